@@ -1,0 +1,8 @@
+from django.urls import path
+
+from agents import views
+
+app_name = "agents"
+urlpatterns = [
+    path("agents/", views.index, name="index"),
+]
