@@ -1,0 +1,498 @@
+"""The records side of the 15 field types, in one place: the form field and
+widget for each type, how a stored value becomes what the form shows and what
+is sent back, and how a value is shown in a table cell or a CSV row.
+
+A field definition is the dict the service returns inside an object's
+`fields` (api-spec.md, "Field"): `key`, `label`, `type`, `options`,
+`required`, `origin`. Everything here reads it tolerantly: a missing type is
+`text`, options may be plain strings (labels) or `{id, label, color}`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlparse
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django import forms
+from django.core.exceptions import ValidationError
+from django.utils.dateparse import parse_date, parse_datetime
+
+from objects.schema import CHOICE_TYPES, FIELD_TYPE_LABELS
+
+TEXT_TYPES = frozenset({"text", "long_text", "email", "phone", "url", "image", "file"})
+NUMBER_TYPES = frozenset({"number", "currency"})
+DATE_TYPES = frozenset({"date", "datetime"})
+WEB_SCHEMES = frozenset({"http", "https"})
+# The "is empty" filter is sent as JSON null (api-spec.md, records `filter`).
+EMPTY = None
+
+
+@dataclass(frozen=True)
+class Option:
+    id: str
+    label: str
+    color: str
+
+
+@dataclass(frozen=True)
+class FieldDef:
+    """One field of an object, as the records side needs it."""
+
+    key: str
+    label: str
+    type: str
+    required: bool
+    options: tuple[Option, ...]
+    origin: str
+    max_length: int | None
+    raw: dict
+
+    @property
+    def type_label(self) -> str:
+        return FIELD_TYPE_LABELS.get(self.type, self.type)
+
+    @property
+    def is_choice(self) -> bool:
+        return self.type in CHOICE_TYPES
+
+    def option_for(self, stored: Any) -> Option | None:
+        """The option a stored value names: records store the option id, but
+        a value written before an options edit may still be its label."""
+        for option in self.options:
+            if stored == option.id:
+                return option
+        for option in self.options:
+            if stored == option.label:
+                return option
+        return None
+
+
+def option_list(raw_options: Any) -> tuple[Option, ...]:
+    options = []
+    for raw in raw_options or []:
+        if isinstance(raw, str):
+            options.append(Option(id=raw, label=raw, color=""))
+        elif isinstance(raw, dict):
+            label = str(raw.get("label") or raw.get("name") or raw.get("id") or "")
+            options.append(Option(id=str(raw.get("id") or label), label=label, color=str(raw.get("color") or "")))
+    return tuple(options)
+
+
+def field_defs(definition: dict) -> list[FieldDef]:
+    """The object's fields, title field first (the table's first column)."""
+    result = []
+    for raw in definition.get("fields") or []:
+        if not isinstance(raw, dict) or not raw.get("key"):
+            continue
+        max_length = raw.get("max_length") or raw.get("maxLength")
+        result.append(
+            FieldDef(
+                key=str(raw["key"]),
+                label=str(raw.get("label") or raw["key"]),
+                type=str(raw.get("type") or "text"),
+                required=bool(raw.get("required")),
+                options=option_list(raw.get("options")),
+                origin=str(raw.get("origin") or "custom"),
+                max_length=int(max_length) if isinstance(max_length, int) else None,
+                raw=raw,
+            )
+        )
+    title_key = title_field_key(definition)
+    result.sort(key=lambda field: field.key != title_key)
+    return result
+
+
+def title_field_key(definition: dict) -> str | None:
+    """The field that titles a record: `title_field`, default the first field."""
+    fields = [f for f in definition.get("fields") or [] if isinstance(f, dict) and f.get("key")]
+    keys = [f["key"] for f in fields]
+    title = definition.get("title_field")
+    if title in keys:
+        return title
+    return keys[0] if keys else None
+
+
+def workspace_zone(name: str | None) -> dt.tzinfo:
+    try:
+        return ZoneInfo(name) if name else dt.timezone.utc
+    except (ZoneInfoNotFoundError, ValueError):
+        return dt.timezone.utc
+
+
+def is_web_address(value: Any) -> bool:
+    """Only http and https become links or images (never javascript:, data:...)."""
+    if not isinstance(value, str):
+        return False
+    parsed = urlparse(value.strip())
+    return parsed.scheme.lower() in WEB_SCHEMES and bool(parsed.netloc)
+
+
+def parse_stored_datetime(value: Any) -> dt.datetime | None:
+    if isinstance(value, dt.datetime):
+        parsed = value
+    elif isinstance(value, str) and value:
+        try:
+            parsed = parse_datetime(value.replace("Z", "+00:00"))
+        except ValueError:
+            parsed = None
+    else:
+        return None
+    if parsed is None:
+        return None
+    if parsed.tzinfo is None:
+        parsed = parsed.replace(tzinfo=dt.timezone.utc)
+    return parsed
+
+
+def parse_stored_date(value: Any) -> dt.date | None:
+    if isinstance(value, dt.date) and not isinstance(value, dt.datetime):
+        return value
+    if isinstance(value, str) and value:
+        try:
+            return parse_date(value[:10])
+        except ValueError:
+            return None
+    return None
+
+
+def parse_stored_number(value: Any) -> decimal.Decimal | None:
+    if isinstance(value, bool) or value is None or value == "":
+        return None
+    try:
+        return decimal.Decimal(str(value))
+    except (decimal.InvalidOperation, ValueError):
+        return None
+
+
+def utc_iso(value: dt.datetime) -> str:
+    """UTC ISO 8601 with a `Z`, as the spec's timestamps are written."""
+    return value.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+
+
+# ---------------------------------------------------------------- form fields
+
+
+class WorkspaceDateTimeField(forms.DateTimeField):
+    """A `datetime-local` input read and shown in the workspace time zone,
+    whatever the server's or the browser's zone is; sent as UTC."""
+
+    input_formats = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S"]
+
+    def __init__(self, *, zone: dt.tzinfo, **kwargs):
+        self.zone = zone
+        kwargs.setdefault(
+            "widget", forms.DateTimeInput(attrs={"type": "datetime-local", "step": "60"}, format="%Y-%m-%dT%H:%M")
+        )
+        super().__init__(**kwargs)
+
+    def prepare_value(self, value):
+        if isinstance(value, dt.datetime):
+            aware = value if value.tzinfo else value.replace(tzinfo=self.zone)
+            return aware.astimezone(self.zone).strftime("%Y-%m-%dT%H:%M")
+        if isinstance(value, str) and (value.endswith("Z") or "+" in value[10:] or value[19:].count("-")):
+            # A stored UTC value: show it as the workspace's wall-clock time.
+            stored = parse_stored_datetime(value)
+            if stored is not None:
+                return stored.astimezone(self.zone).strftime("%Y-%m-%dT%H:%M")
+        # Whatever the person typed is shown back unchanged.
+        return value
+
+    def to_python(self, value):
+        if value in self.empty_values:
+            return None
+        if isinstance(value, dt.datetime):
+            return value if value.tzinfo else value.replace(tzinfo=self.zone)
+        text = str(value).strip()
+        for fmt in self.input_formats:
+            try:
+                naive = dt.datetime.strptime(text, fmt)
+            except ValueError:
+                continue
+            return naive.replace(tzinfo=self.zone)
+        stored = parse_stored_datetime(text)
+        if stored is not None:
+            return stored
+        raise ValidationError(self.error_messages["invalid"], code="invalid")
+
+
+class AddressWidget(forms.URLInput):
+    """An address input for image and file fields, with a preview beside it
+    (a thumbnail for images, a link for files) of the current value."""
+
+    template_name = "objects/widgets/address.html"
+
+    def __init__(self, *, kind: str, attrs=None):
+        self.kind = kind
+        super().__init__(attrs=attrs)
+
+    def get_context(self, name, value, attrs):
+        context = super().get_context(name, value, attrs)
+        context["widget"]["kind"] = self.kind
+        context["widget"]["previewable"] = is_web_address(value)
+        return context
+
+
+def _choices(field: FieldDef) -> list[tuple[str, str]]:
+    return [(option.id, option.label) for option in field.options]
+
+
+def form_field(field: FieldDef, *, zone: dt.tzinfo) -> forms.Field:
+    """The Django form field and widget for one field definition."""
+    common: dict[str, Any] = {"label": field.label, "required": field.required}
+    kind = field.type
+    if kind == "long_text":
+        return forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=field.max_length, **common)
+    if kind == "number":
+        return forms.DecimalField(widget=forms.NumberInput(attrs={"step": "any"}), **common)
+    if kind == "currency":
+        return forms.DecimalField(decimal_places=2, widget=forms.NumberInput(attrs={"step": "0.01"}), **common)
+    if kind == "date":
+        return forms.DateField(widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"), **common)
+    if kind == "datetime":
+        return WorkspaceDateTimeField(zone=zone, **common)
+    if kind == "boolean":
+        # A checkbox cannot say "unknown"; unchecked is sent as false.
+        return forms.BooleanField(label=field.label, required=False)
+    if kind == "email":
+        return forms.EmailField(max_length=field.max_length, **common)
+    if kind == "phone":
+        return forms.CharField(
+            widget=forms.TextInput(attrs={"type": "tel", "autocomplete": "tel"}), max_length=field.max_length, **common
+        )
+    if kind == "url":
+        return forms.URLField(assume_scheme="https", max_length=field.max_length, **common)
+    if kind in {"image", "file"}:
+        return forms.URLField(
+            assume_scheme="https", widget=AddressWidget(kind=kind), max_length=field.max_length, **common
+        )
+    if kind in {"select", "stage"}:
+        empty_label = "—" if not field.required else "Choose…"
+        return forms.ChoiceField(choices=[("", empty_label), *_choices(field)], **common)
+    if kind == "multi_select":
+        return forms.MultipleChoiceField(choices=_choices(field), widget=forms.CheckboxSelectMultiple, **common)
+    return forms.CharField(max_length=field.max_length, **common)
+
+
+def initial_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Any:
+    """What the form shows for a stored value."""
+    if stored is None:
+        return [] if field.type == "multi_select" else None
+    kind = field.type
+    if kind == "datetime":
+        parsed = parse_stored_datetime(stored)
+        return parsed.astimezone(zone) if parsed else stored
+    if kind == "date":
+        return parse_stored_date(stored) or stored
+    if kind in NUMBER_TYPES:
+        return parse_stored_number(stored)
+    if kind == "boolean":
+        return bool(stored)
+    if kind in {"select", "stage"}:
+        option = field.option_for(stored)
+        return option.id if option else stored
+    if kind == "multi_select":
+        values = stored if isinstance(stored, list) else [stored]
+        return [(field.option_for(v).id if field.option_for(v) else v) for v in values]
+    return stored
+
+
+def api_value(field: FieldDef, cleaned: Any) -> Any:
+    """What is sent to the service for a cleaned form value; empty is `None`
+    (JSON null clears a field)."""
+    kind = field.type
+    if kind == "boolean":
+        return bool(cleaned)
+    if cleaned in (None, "", []):
+        return None
+    if kind in NUMBER_TYPES:
+        number = decimal.Decimal(cleaned)
+        if kind == "currency":
+            return float(number.quantize(decimal.Decimal("0.01")))
+        return int(number) if number == number.to_integral_value() else float(number)
+    if kind == "date":
+        return cleaned.isoformat()
+    if kind == "datetime":
+        return utc_iso(cleaned)
+    if kind == "multi_select":
+        return list(cleaned)
+    return cleaned
+
+
+def comparable(field: FieldDef, value: Any) -> Any:
+    """A stored value and a sent value in one shape, to tell whether an edit
+    changed the field (so an edit sends only what changed)."""
+    if value in (None, "", []):
+        return False if field.type == "boolean" else None
+    kind = field.type
+    if kind == "boolean":
+        return bool(value)
+    if kind in NUMBER_TYPES:
+        return parse_stored_number(value)
+    if kind == "datetime":
+        parsed = parse_stored_datetime(value)
+        return parsed.astimezone(dt.timezone.utc).replace(second=0, microsecond=0) if parsed else value
+    if kind == "date":
+        return parse_stored_date(value) or value
+    if kind in {"select", "stage"}:
+        option = field.option_for(value)
+        return option.id if option else value
+    if kind == "multi_select":
+        values = value if isinstance(value, list) else [value]
+        return sorted((field.option_for(v).id if field.option_for(v) else str(v)) for v in values)
+    return value
+
+
+# ---------------------------------------------------------------- table cells
+
+
+@dataclass(frozen=True)
+class Cell:
+    """One shown value: `kind` picks the template branch in records.html."""
+
+    kind: str  # empty, text, long_text, number, mark, link, chips, image, file
+    text: str = ""
+    href: str = ""
+    chips: tuple[Option, ...] = ()
+    value: Any = None
+
+
+def format_number(value: Any, *, places: int | None = None) -> str:
+    number = parse_stored_number(value)
+    if number is None:
+        return str(value)
+    if places is not None:
+        return f"{number.quantize(decimal.Decimal(1).scaleb(-places), rounding=decimal.ROUND_HALF_UP):,.{places}f}"
+    if number == number.to_integral_value():
+        return f"{int(number):,}"
+    return f"{number:,f}".rstrip("0").rstrip(".")
+
+
+def format_datetime(value: Any, *, zone: dt.tzinfo) -> str:
+    parsed = parse_stored_datetime(value)
+    if parsed is None:
+        return str(value)
+    local = parsed.astimezone(zone)
+    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
+
+
+def format_date(value: Any) -> str:
+    parsed = parse_stored_date(value)
+    return parsed.strftime("%Y-%m-%d") if parsed else str(value)
+
+
+def file_name(address: str) -> str:
+    path = urlparse(address).path.rstrip("/")
+    return path.rsplit("/", 1)[-1] or address
+
+
+def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
+    """How a stored value is shown in the records table and on the record page."""
+    kind = field.type
+    if stored is None or stored == "" or stored == []:
+        return Cell(kind="empty")
+    if kind == "boolean":
+        return Cell(kind="mark", value=bool(stored), text="Yes" if stored else "No")
+    if kind == "number":
+        return Cell(kind="number", text=format_number(stored))
+    if kind == "currency":
+        code = field.raw.get("currency") or ""
+        text = format_number(stored, places=2)
+        return Cell(kind="number", text=f"{code} {text}".strip())
+    if kind == "date":
+        return Cell(kind="text", text=format_date(stored))
+    if kind == "datetime":
+        return Cell(kind="text", text=format_datetime(stored, zone=zone))
+    if kind == "email":
+        return Cell(kind="link", text=str(stored), href=f"mailto:{stored}")
+    if kind == "phone":
+        digits = "".join(ch for ch in str(stored) if ch.isdigit() or ch == "+")
+        return Cell(kind="link", text=str(stored), href=f"tel:{digits}")
+    if kind == "url":
+        if is_web_address(stored):
+            return Cell(kind="link", text=str(stored), href=str(stored).strip())
+        return Cell(kind="text", text=str(stored))
+    if kind == "image":
+        if is_web_address(stored):
+            return Cell(kind="image", text=file_name(str(stored)), href=str(stored).strip())
+        return Cell(kind="text", text=str(stored))
+    if kind == "file":
+        if is_web_address(stored):
+            return Cell(kind="file", text=file_name(str(stored)), href=str(stored).strip())
+        return Cell(kind="text", text=str(stored))
+    if kind in {"select", "stage", "multi_select"}:
+        values = stored if isinstance(stored, list) else [stored]
+        chips = []
+        for value in values:
+            option = field.option_for(value)
+            chips.append(option or Option(id=str(value), label=str(value), color=""))
+        return Cell(kind="chips", chips=tuple(chips))
+    if kind == "long_text":
+        return Cell(kind="long_text", text=str(stored))
+    if isinstance(stored, (dict, list)):
+        return Cell(kind="text", text=json.dumps(stored, ensure_ascii=False))
+    return Cell(kind="text", text=str(stored))
+
+
+def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
+    """A value as a CSV cell: choice labels instead of ids, numbers unformatted
+    so a spreadsheet reads them as numbers, times in the workspace zone."""
+    if stored is None or stored == "" or stored == []:
+        return ""
+    kind = field.type
+    if kind == "boolean":
+        return "yes" if stored else "no"
+    if kind in {"select", "stage", "multi_select"}:
+        values = stored if isinstance(stored, list) else [stored]
+        labels = []
+        for value in values:
+            option = field.option_for(value)
+            labels.append(option.label if option else str(value))
+        return "; ".join(labels)
+    if kind == "datetime":
+        parsed = parse_stored_datetime(stored)
+        return parsed.astimezone(zone).isoformat() if parsed else str(stored)
+    if kind == "currency":
+        number = parse_stored_number(stored)
+        return f"{number.quantize(decimal.Decimal('0.01'))}" if number is not None else str(stored)
+    if isinstance(stored, (dict, list)):
+        return json.dumps(stored, ensure_ascii=False)
+    return str(stored)
+
+
+# ---------------------------------------------------------------- filters
+
+
+def filter_value(field: FieldDef, raw: str | list[str]) -> Any:
+    """A filter bar entry as the service's `filter` wants it: choice by
+    option id, booleans `true`/`false`, numbers as numbers, a multi-select
+    as the list of option ids the record must contain."""
+    kind = field.type
+    if kind == "multi_select":
+        values = raw if isinstance(raw, list) else [raw]
+        return [v for v in values if v]
+    value = raw[0] if isinstance(raw, list) else raw
+    if kind == "boolean":
+        return value == "true"
+    if kind in NUMBER_TYPES:
+        number = parse_stored_number(value)
+        if number is None:
+            raise ValueError(f"{field.label}: enter a number.")
+        return int(number) if number == number.to_integral_value() else float(number)
+    if kind == "date":
+        parsed = parse_stored_date(value)
+        if parsed is None:
+            raise ValueError(f"{field.label}: enter a date as YYYY-MM-DD.")
+        return parsed.isoformat()
+    return value
+
+
+def filterable(field: FieldDef) -> bool:
+    """Fields with an exact-value control in the filter bar (every field can
+    be filtered as "is empty"). Datetimes need the exact instant, so they
+    only get "is empty"; image and file addresses likewise."""
+    return field.type not in {"datetime", "image", "file", "long_text"}
