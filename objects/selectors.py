@@ -43,3 +43,79 @@ def object_list(*, client: ServiceClient, kind: str | None, cursor: str | None, 
 
 
 # --- records ---
+import json  # noqa: E402 - the records section keeps its imports with it
+from collections.abc import Iterator  # noqa: E402
+
+# Records are read through these; each is one remote call (record_iter: one per page).
+RECORDS_ITEM_KEY = "records"
+RELATIONSHIPS_ITEM_KEY = "relationships"
+PICKER_LIMIT = 10
+
+
+def record_query_params(*, filters: dict | None, search: str | None, sort: str | None) -> dict[str, str]:
+    """The records list's query: `filter` is URL-encoded JSON (httpx encodes it)."""
+    params: dict[str, str] = {}
+    if filters:
+        params["filter"] = json.dumps(filters, separators=(",", ":"), ensure_ascii=False)
+    if search:
+        params["search"] = search
+    if sort:
+        params["sort"] = sort
+    return params
+
+
+def record_list(
+    *,
+    client: ServiceClient,
+    object_key: str,
+    filters: dict | None,
+    search: str | None,
+    sort: str | None,
+    cursor: str | None,
+    limit: int,
+) -> Page:
+    """One page of an object's records (`GET /v1/objects/{key}/records`)."""
+    params: dict[str, str | int] = {**record_query_params(filters=filters, search=search, sort=sort), "limit": limit}
+    if cursor:
+        params["cursor"] = cursor
+    return client.page(f"/v1/objects/{object_key}/records", params=params, item_key=RECORDS_ITEM_KEY)
+
+
+def record_iter(
+    *, client: ServiceClient, object_key: str, filters: dict | None, search: str | None, sort: str | None
+) -> Iterator[dict]:
+    """Every record of the filtered, sorted view, page after page (100 a page), for the CSV export."""
+    params: dict[str, str | int] = {**record_query_params(filters=filters, search=search, sort=sort), "limit": 100}
+    return client.paginate(f"/v1/objects/{object_key}/records", params=params, item_key=RECORDS_ITEM_KEY)
+
+
+def record_get(*, client: ServiceClient, object_key: str, record_id: str) -> dict:
+    """One record with all its values."""
+    return client.get(f"/v1/objects/{object_key}/records/{record_id}")
+
+
+def record_search(*, client: ServiceClient, object_key: str, text: str) -> list[dict]:
+    """The first records of an object matching typed text, for the link picker."""
+    params: dict[str, str | int] = {"limit": PICKER_LIMIT}
+    if text:
+        params["search"] = text
+    return client.page(f"/v1/objects/{object_key}/records", params=params, item_key=RECORDS_ITEM_KEY).items
+
+
+def relationship_list(*, client: ServiceClient, object_key: str, record_id: str) -> list[dict]:
+    """Every link to or from a record (built-in objects' records too)."""
+    return list(
+        client.paginate(
+            f"/v1/objects/{object_key}/records/{record_id}/relationships",
+            params={"limit": 100},
+            item_key=RELATIONSHIPS_ITEM_KEY,
+        )
+    )
+
+
+def column_hidden_fields(*, user, workspace_id: str, object_key: str) -> list[str]:
+    """The field keys this person hides in this object's table (a local read)."""
+    from objects.models import ColumnPreference
+
+    preference = ColumnPreference.objects.filter(user=user, workspace_id=workspace_id, object_key=object_key).first()
+    return list(preference.hidden_fields) if preference else []

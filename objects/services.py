@@ -40,3 +40,56 @@ def object_update(
 
 
 # --- records ---
+# Every write takes the idempotency key minted when its form was rendered.
+
+
+def record_create(*, client: ServiceClient, object_key: str, values: dict, idempotency_key: str) -> dict:
+    """`POST /v1/objects/{key}/records`; a retry with the same key returns the first record."""
+    return client.post(f"/v1/objects/{object_key}/records", json={"values": values}, idempotency_key=idempotency_key)
+
+
+def record_update(
+    *, client: ServiceClient, object_key: str, record_id: str, changes: dict, idempotency_key: str
+) -> dict:
+    """`PATCH` with only the changed keys (`None` clears a field)."""
+    return client.patch(
+        f"/v1/objects/{object_key}/records/{record_id}", json={"values": changes}, idempotency_key=idempotency_key
+    )
+
+
+def record_delete(*, client: ServiceClient, object_key: str, record_id: str, idempotency_key: str) -> None:
+    """Deletes the record and every relationship to or from it."""
+    client.delete(f"/v1/objects/{object_key}/records/{record_id}", idempotency_key=idempotency_key)
+
+
+def relationship_create(
+    *,
+    client: ServiceClient,
+    object_key: str,
+    record_id: str,
+    relation_key: str,
+    target_object: str,
+    target_id: str,
+    label: str,
+    metadata: dict,
+    idempotency_key: str,
+) -> dict:
+    """Links this record (the source) to a target; the same link again returns the existing one."""
+    body: dict = {"relation_key": relation_key, "target": {"object": target_object, "id": target_id}}
+    if label:
+        body["label"] = label
+    if metadata:
+        body["metadata"] = metadata
+    return client.post(
+        f"/v1/objects/{object_key}/records/{record_id}/relationships", json=body, idempotency_key=idempotency_key
+    )
+
+
+def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fields: list[str]):
+    """Remembers which columns this person hides in this object's table."""
+    from objects.models import ColumnPreference
+
+    preference, _ = ColumnPreference.objects.update_or_create(
+        user=user, workspace_id=workspace_id, object_key=object_key, defaults={"hidden_fields": sorted(set(hidden_fields))}
+    )
+    return preference
