@@ -21,11 +21,15 @@ def object_definition_cache_key(*, workspace_id: str, object_key: str) -> str:
     return f"objects:definition:{workspace_id}:{object_key}"
 
 
-def object_definition_get(*, client: ServiceClient, workspace_id: str, object_key: str) -> dict:
+def object_definition_get(
+    *, client: ServiceClient, workspace_id: str, object_key: str, fresh: bool = False
+) -> dict:
     """The object and its fields (`GET /v1/objects/{key}`), from the cache when
-    it was read in the last minute. Remote errors (404...) propagate."""
+    it was read in the last minute. `fresh=True` (the settings editor, which
+    diffs against it) always reads the service and refreshes the cache.
+    Remote errors (404...) propagate."""
     cache_key = object_definition_cache_key(workspace_id=workspace_id, object_key=object_key)
-    definition = cache.get(cache_key)
+    definition = None if fresh else cache.get(cache_key)
     if definition is None:
         definition = client.get(f"/v1/objects/{object_key}")
         cache.set(cache_key, definition, OBJECT_DEFINITION_TTL_SECONDS)
