@@ -1,0 +1,253 @@
+"""Forms of the Objects area. Two sections: schema (new object, object
+settings, the fields builder) and records. Edit only your own section."""
+
+from __future__ import annotations
+
+import re
+
+from django import forms
+
+from dashboard.idempotency import IdempotencyKeyField
+
+# --- schema ---
+from objects.schema import (  # noqa: E402 - the schema section keeps its imports with it
+    CHOICE_TYPES,
+    COLOR_MAX_LENGTH,
+    DEFAULT_COLOR,
+    DEFAULT_ICON,
+    DESCRIPTION_MAX_LENGTH,
+    FIELD_LABEL_MAX_LENGTH,
+    FIELD_TYPES,
+    ICON_MAX_LENGTH,
+    NAME_MAX_LENGTH,
+    snake_case,
+)
+
+FIELD_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
+HEX_COLOR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
+# New options get these colours in turn, so a fresh select is not all grey.
+OPTION_PALETTE = ["#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#a855f7", "#14b8a6", "#ec4899", "#64748b"]
+
+
+def option_color_for(index: int) -> str:
+    return OPTION_PALETTE[index % len(OPTION_PALETTE)]
+
+
+def normalize_options(options: list | None) -> list[dict]:
+    """Options as the service returns them (strings are labels, or `{id, label, color}`)
+    as `{id, label, color}` dicts, for the editor and for diffs."""
+    normalized = []
+    for option in options or []:
+        if isinstance(option, str):
+            normalized.append({"id": "", "label": option, "color": ""})
+        elif isinstance(option, dict):
+            normalized.append(
+                {
+                    "id": str(option.get("id") or ""),
+                    "label": str(option.get("label") or ""),
+                    "color": str(option.get("color") or ""),
+                }
+            )
+    return normalized
+
+
+class ObjectForm(forms.Form):
+    """Names, description, icon and colour of an object (new and settings)."""
+
+    singular_name = forms.CharField(max_length=NAME_MAX_LENGTH, label="Singular name")
+    plural_name = forms.CharField(
+        max_length=NAME_MAX_LENGTH, label="Plural name", help_text="Makes the object's key, which never changes."
+    )
+    description = forms.CharField(
+        max_length=DESCRIPTION_MAX_LENGTH, required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+    # Rendered as a picker of vendored Lucide icons (templates/objects/new.html#icon_picker).
+    icon = forms.CharField(max_length=ICON_MAX_LENGTH, required=False, initial=DEFAULT_ICON)
+    color = forms.CharField(
+        max_length=COLOR_MAX_LENGTH,
+        required=False,
+        initial=DEFAULT_COLOR,
+        label="Colour",
+        widget=forms.TextInput(attrs={"type": "color"}),
+    )
+    idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        # A colour set outside the console may not be #rrggbb, which a colour input cannot show.
+        current = self.initial.get("color") or ""
+        if current and not HEX_COLOR_PATTERN.match(current):
+            self.fields["color"].widget = forms.TextInput()
+
+    def clean_icon(self) -> str:
+        return self.cleaned_data["icon"] or DEFAULT_ICON
+
+    def clean_color(self) -> str:
+        return self.cleaned_data["color"] or DEFAULT_COLOR
+
+
+class ObjectSettingsForm(ObjectForm):
+    """ObjectForm plus the title field, chosen among the object's existing fields."""
+
+    title_field = forms.ChoiceField(required=False, label="Title field")
+
+    def __init__(self, *args, field_choices: list[tuple[str, str]] = (), **kwargs):
+        super().__init__(*args, **kwargs)
+        self.fields["title_field"].choices = [("", "First field (default)"), *field_choices]
+
+
+class FieldRowForm(forms.Form):
+    """One row of the fields builder. Options are not Django fields: each row
+    posts parallel lists `<prefix>-option_id`, `-option_label`, `-option_color`
+    (one entry per option row), so option rows can be added and removed in
+    place without renumbering anything."""
+
+    label = forms.CharField(max_length=FIELD_LABEL_MAX_LENGTH)
+    key = forms.CharField(
+        max_length=FIELD_LABEL_MAX_LENGTH,
+        required=False,
+        help_text="Optional; the label in snake_case by default.",
+    )
+    type = forms.ChoiceField(choices=FIELD_TYPES, initial="text")
+    required = forms.BooleanField(required=False)
+    # The key of the existing field this row edits (settings); empty for a new field.
+    original_key = forms.CharField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        if self.initial.get("original_key"):
+            # An existing field's key never changes; it is shown, not edited.
+            self.fields["key"].disabled = True
+
+    @property
+    def is_existing(self) -> bool:
+        return bool(self.initial.get("original_key") or (self.is_bound and self.data.get(self.add_prefix("original_key"))))
+
+    @property
+    def option_rows(self) -> list[dict]:
+        """The option rows to render: what was posted (kept exactly as typed), or
+        the field's options, or one blank row for a choice type."""
+        if self.is_bound:
+            ids = self.data.getlist(self.add_prefix("option_id"))
+            labels = self.data.getlist(self.add_prefix("option_label"))
+            colors = self.data.getlist(self.add_prefix("option_color"))
+            rows = [
+                {
+                    "id": ids[i] if i < len(ids) else "",
+                    "label": label,
+                    "color": colors[i] if i < len(colors) else option_color_for(i),
+                }
+                for i, label in enumerate(labels)
+            ]
+        else:
+            rows = normalize_options(self.initial.get("options"))
+            for i, row in enumerate(rows):
+                row["color"] = row["color"] or option_color_for(i)
+        if not rows:
+            rows = [{"id": "", "label": "", "color": option_color_for(0)}]
+        return rows
+
+    @property
+    def current_type(self) -> str:
+        if self.is_bound:
+            return self.data.get(self.add_prefix("type")) or "text"
+        return self.initial.get("type") or "text"
+
+    @property
+    def shows_options(self) -> bool:
+        return self.current_type in CHOICE_TYPES
+
+    def clean_key(self) -> str:
+        key = self.cleaned_data.get("key") or ""
+        if key and not FIELD_KEY_PATTERN.match(key):
+            raise forms.ValidationError("Use lower-case letters, digits and underscores, starting with a letter.")
+        return key
+
+    def clean(self):
+        cleaned = super().clean()
+        options = [row for row in self.option_rows if row["label"].strip()]
+        if cleaned.get("type") in CHOICE_TYPES:
+            if not options:
+                self.add_error(None, "Add at least one option for this type.")
+            labels = [row["label"].strip().lower() for row in options]
+            if len(set(labels)) != len(labels):
+                self.add_error(None, "Two options have the same label.")
+        cleaned["options"] = [
+            {**({"id": row["id"]} if row["id"] else {}), "label": row["label"].strip(), "color": row["color"]}
+            for row in options
+        ]
+        return cleaned
+
+    @property
+    def field_key(self) -> str:
+        """The key this row has or will get (explicit, existing, or the label in snake_case)."""
+        data = getattr(self, "cleaned_data", {}) or {}
+        return self.initial.get("original_key") or data.get("key") or snake_case(data.get("label") or "")
+
+    def as_payload(self) -> dict:
+        """The Field object sent to the service for a new field."""
+        data = self.cleaned_data
+        payload: dict = {"label": data["label"], "type": data["type"], "required": bool(data["required"])}
+        if data.get("key"):
+            payload["key"] = data["key"]
+        if data["type"] in CHOICE_TYPES:
+            payload["options"] = [{k: v for k, v in option.items() if k != "id"} for option in data["options"]]
+        return payload
+
+    def changes_from(self, original: dict) -> dict:
+        """Only what changed on an existing field, as a `fields` item keyed by `key`."""
+        data = self.cleaned_data
+        changes: dict = {}
+        if data["label"] != (original.get("label") or ""):
+            changes["label"] = data["label"]
+        original_type = original.get("type") or "text"
+        if data["type"] != original_type:
+            changes["type"] = data["type"]
+        if bool(data["required"]) != bool(original.get("required")):
+            changes["required"] = bool(data["required"])
+        if data["type"] in CHOICE_TYPES:
+            before = [
+                {k: v for k, v in {"id": o["id"], "label": o["label"], "color": o["color"]}.items() if v}
+                for o in normalize_options(original.get("options"))
+            ]
+            after = [{k: v for k, v in option.items() if v} for option in data["options"]]
+            if after != before or "type" in changes:
+                changes["options"] = data["options"]
+        if changes:
+            changes = {"key": original["key"], **changes}
+        return changes
+
+
+class BaseFieldRowFormSet(forms.BaseFormSet):
+    def live_forms(self) -> list[FieldRowForm]:
+        """Rows not removed and not left blank."""
+        return [
+            form
+            for form in self.forms
+            if not self._should_delete_form(form) and (form.has_changed() or form.is_existing or not form.empty_permitted)
+        ]
+
+    def clean(self):
+        if any(self.errors):
+            return
+        seen: dict[str, FieldRowForm] = {}
+        for form in self.live_forms():
+            key = form.field_key
+            if key in seen:
+                form.add_error("label" if not form.cleaned_data.get("key") else "key", f"Another field already has the key “{key}”.")
+            seen[key] = form
+
+
+NewObjectFieldRows = forms.formset_factory(
+    FieldRowForm, formset=BaseFieldRowFormSet, extra=0, min_num=1, validate_min=True, can_delete=True
+)
+SettingsFieldRows = forms.formset_factory(FieldRowForm, formset=BaseFieldRowFormSet, extra=0, can_delete=True)
+
+
+class FieldRemoveForm(forms.Form):
+    """The confirmation step before `remove_fields`."""
+
+    idempotency_key = IdempotencyKeyField()
+
+
+# --- records ---
