@@ -106,6 +106,8 @@ DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"
 
 # A cache shared by every process: object definitions are cached per
 # workspace and dropped on edit, which must be seen by all web workers.
+# `locmem://` (used by `make test` and the team docs) is an alias of django-environ's `locmemcache://`.
+environ.Env.CACHE_SCHEMES.setdefault("locmem", "django.core.cache.backends.locmem.LocMemCache")
 CACHES = {"default": env.cache("CACHE_URL", default=f"filecache://{VAR_DIR / 'cache'}")}
 
 AUTH_PASSWORD_VALIDATORS = [
@@ -126,6 +128,10 @@ USE_TZ = True
 STATIC_URL = "static/"
 STATICFILES_DIRS = [BASE_DIR / "static"]
 STATIC_ROOT = BASE_DIR / "staticfiles"
+if not PRODUCTION:
+    # WhiteNoise warns on every start when STATIC_ROOT is missing; in development
+    # it serves from the finders, so an empty folder is enough.
+    STATIC_ROOT.mkdir(exist_ok=True)
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -1,6 +1,9 @@
-from django.http import HttpRequest, HttpResponse
+from django.contrib.auth.decorators import login_not_required
+from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
+
+from dashboard.health import health_report
 
 
 @require_GET
@@ -8,6 +11,11 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/home.html")
 
 
+@login_not_required
 @require_GET
-def healthz(request: HttpRequest) -> HttpResponse:  # replaced by the foundation work
-    return HttpResponse("ok")
+def healthz(request: HttpRequest) -> HttpResponse:
+    """Database and broker status as JSON: 200 when both answer, 503 otherwise."""
+    report = health_report()
+    response = JsonResponse(report.as_dict(), status=200 if report.healthy else 503)
+    response["Cache-Control"] = "no-store"
+    return response
