@@ -1,0 +1,290 @@
+"""The records table's state, held entirely in the URL so a view can be shared
+and the browser's back button works.
+
+Query parameters (all optional):
+
+- `q`: search text (the service's `search`);
+- `sort`: a field key, `created_at` or `updated_at`, `-` prefix for descending;
+- `limit`: page size, 25, 50 or 100;
+- `f.<field key>`: an exact-value filter (repeat it for a multi-select: the
+  record must contain every option given); choice filters carry option ids,
+  booleans `true`/`false`;
+- `empty`: a field key whose value must be empty (repeatable);
+- `cursor`: the opaque cursor of the page shown;
+- `back`: the cursors of the pages before it, oldest first, repeated in order
+  (an empty value is the first page). Cursors are opaque, so the trail is the
+  only way back; it also makes a shared link land on the same page.
+
+Changing the search, a filter, the sort or the page size starts again from the
+first page (cursors belong to one query).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from urllib.parse import urlencode
+
+from django.http import QueryDict
+
+from objects.fields import FieldDef, filter_value, filterable
+
+PAGE_SIZES = (25, 50, 100)
+DEFAULT_PAGE_SIZE = 25
+DEFAULT_SORT = "-updated_at"
+TIMESTAMP_COLUMNS = (("created_at", "Created"), ("updated_at", "Updated"))
+FILTER_PREFIX = "f."
+
+
+@dataclass
+class TableState:
+    search: str = ""
+    sort: str = DEFAULT_SORT
+    limit: int = DEFAULT_PAGE_SIZE
+    filters: dict[str, list[str]] = field(default_factory=dict)
+    empty: list[str] = field(default_factory=list)
+    cursor: str = ""
+    back: list[str] = field(default_factory=list)
+
+    @classmethod
+    def from_query(cls, query: QueryDict, fields: list[FieldDef]) -> TableState:
+        known = {f.key: f for f in fields}
+        sortable = set(known) | {key for key, _ in TIMESTAMP_COLUMNS}
+        sort = query.get("sort", "").strip() or DEFAULT_SORT
+        if sort.lstrip("-") not in sortable:
+            sort = DEFAULT_SORT
+        try:
+            limit = int(query.get("limit", DEFAULT_PAGE_SIZE))
+        except ValueError:
+            limit = DEFAULT_PAGE_SIZE
+        if limit not in PAGE_SIZES:
+            limit = DEFAULT_PAGE_SIZE
+        filters: dict[str, list[str]] = {}
+        for name in query:
+            if not name.startswith(FILTER_PREFIX):
+                continue
+            key = name[len(FILTER_PREFIX):]
+            values = [v.strip() for v in query.getlist(name) if v.strip()]
+            if key in known and values and filterable(known[key]):
+                filters[key] = values
+        empty = [key for key in dict.fromkeys(query.getlist("empty")) if key in known]
+        return cls(
+            search=query.get("q", "").strip(),
+            sort=sort,
+            limit=limit,
+            filters=filters,
+            empty=empty,
+            cursor=query.get("cursor", ""),
+            back=query.getlist("back") if query.get("cursor") else [],
+        )
+
+    def service_filter(self, fields: list[FieldDef]) -> tuple[dict, list[str]]:
+        """The service's `filter` object, and a message for each entry that
+        could not be read (that entry is left out, the rest still apply)."""
+        known = {f.key: f for f in fields}
+        result: dict = {}
+        problems: list[str] = []
+        for key, values in self.filters.items():
+            if key in self.empty:
+                continue
+            try:
+                result[key] = filter_value(known[key], values)
+            except ValueError as exc:
+                problems.append(str(exc))
+        for key in self.empty:
+            result[key] = None
+        return result, problems
+
+    # --- URLs -----------------------------------------------------------
+
+    def _pairs(self, *, sort: str | None = None, paging: bool = True) -> list[tuple[str, str]]:
+        pairs: list[tuple[str, str]] = []
+        if self.search:
+            pairs.append(("q", self.search))
+        for key, values in self.filters.items():
+            pairs.extend((FILTER_PREFIX + key, value) for value in values)
+        pairs.extend(("empty", key) for key in self.empty)
+        chosen_sort = self.sort if sort is None else sort
+        if chosen_sort != DEFAULT_SORT:
+            pairs.append(("sort", chosen_sort))
+        if self.limit != DEFAULT_PAGE_SIZE:
+            pairs.append(("limit", str(self.limit)))
+        if paging and self.cursor:
+            pairs.extend(("back", c) for c in self.back)
+            pairs.append(("cursor", self.cursor))
+        return pairs
+
+    def query(self) -> str:
+        """This very page."""
+        return urlencode(self._pairs())
+
+    def first_page_query(self) -> str:
+        return urlencode(self._pairs(paging=False))
+
+    def sort_query(self, key: str) -> str:
+        """Sort by a column: ascending first, again to reverse; from the first page."""
+        new_sort = f"-{key}" if self.sort == key else key
+        return urlencode(self._pairs(sort=new_sort, paging=False))
+
+    def sort_direction(self, key: str) -> str:
+        if self.sort == key:
+            return "ascending"
+        if self.sort == f"-{key}":
+            return "descending"
+        return "none"
+
+    def next_query(self, next_cursor: str) -> str:
+        pairs = self._pairs(paging=False)
+        pairs.extend(("back", c) for c in [*self.back, self.cursor])
+        pairs.append(("cursor", next_cursor))
+        return urlencode(pairs)
+
+    def previous_query(self) -> str | None:
+        """The page before this one, or None on the first page."""
+        if not self.cursor:
+            return None
+        pairs = self._pairs(paging=False)
+        *trail, previous = self.back or [""]
+        if previous:
+            pairs.extend(("back", c) for c in trail)
+            pairs.append(("cursor", previous))
+        return urlencode(pairs)
+
+    @property
+    def page_number(self) -> int:
+        return len(self.back) + 1 if self.cursor else 1
+
+    def export_query(self) -> str:
+        """The whole filtered, sorted view (every page)."""
+        pairs = [(k, v) for k, v in self._pairs(paging=False) if k != "limit"]
+        return urlencode(pairs)
+
+    @property
+    def active_filter_count(self) -> int:
+        return len(self.filters) + len(self.empty)
+
+
+# --- the table as the template shows it --------------------------------------
+
+
+@dataclass
+class Column:
+    key: str
+    label: str
+    field: FieldDef | None  # None for the created/updated columns
+    sort_query: str
+    sort_direction: str
+    is_title: bool = False
+
+
+@dataclass
+class Row:
+    id: str
+    title: object  # the title field's Cell
+    cells: list  # [(Column, Cell)] for the other visible columns
+    created_at: str
+    updated_at: str
+
+
+@dataclass
+class RecordsTable:
+    object_key: str
+    definition: dict
+    fields: list[FieldDef]
+    columns: list[Column]
+    rows: list[Row]
+    state: TableState
+    next_query: str | None
+    previous_query: str | None
+    filter_problems: list[str]
+    hidden_fields: list[str]
+
+    @property
+    def singular_name(self) -> str:
+        return self.definition.get("singular_name") or self.object_key
+
+    @property
+    def plural_name(self) -> str:
+        return self.definition.get("plural_name") or self.object_key
+
+    @property
+    def title_column(self) -> Column | None:
+        return self.columns[0] if self.columns and self.columns[0].is_title else None
+
+    @property
+    def other_columns(self) -> list[Column]:
+        return [c for c in self.columns if not c.is_title]
+
+
+def record_values(record: dict) -> dict:
+    values = record.get("values")
+    return values if isinstance(values, dict) else {}
+
+
+def build_table(
+    *,
+    object_key: str,
+    definition: dict,
+    fields: list[FieldDef],
+    records: list[dict],
+    next_cursor: str | None,
+    state: TableState,
+    hidden_fields: list[str],
+    filter_problems: list[str],
+    zone,
+) -> RecordsTable:
+    from objects.fields import cell, format_datetime, title_field_key
+
+    title_key = title_field_key(definition)
+    columns = []
+    for f in fields:
+        # The title column links to the record, so it cannot be hidden.
+        if f.key in hidden_fields and f.key != title_key:
+            continue
+        columns.append(
+            Column(
+                key=f.key,
+                label=f.label,
+                field=f,
+                sort_query=state.sort_query(f.key),
+                sort_direction=state.sort_direction(f.key),
+                is_title=f.key == title_key,
+            )
+        )
+    for key, label in TIMESTAMP_COLUMNS:
+        columns.append(
+            Column(key=key, label=label, field=None, sort_query=state.sort_query(key), sort_direction=state.sort_direction(key))
+        )
+    rows = []
+    for record in records:
+        values = record_values(record)
+        title_cell = None
+        cells = []
+        for column in columns:
+            if column.field is None:
+                continue
+            shown = cell(column.field, values.get(column.key), zone=zone)
+            if column.is_title:
+                title_cell = shown
+            else:
+                cells.append((column, shown))
+        rows.append(
+            Row(
+                id=str(record.get("id", "")),
+                title=title_cell,
+                cells=cells,
+                created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
+                updated_at=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
+            )
+        )
+    return RecordsTable(
+        object_key=object_key,
+        definition=definition,
+        fields=fields,
+        columns=columns,
+        rows=rows,
+        state=state,
+        next_query=state.next_query(next_cursor) if next_cursor else None,
+        previous_query=state.previous_query(),
+        filter_problems=filter_problems,
+        hidden_fields=hidden_fields,
+    )
