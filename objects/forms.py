@@ -251,3 +251,167 @@ class FieldRemoveForm(forms.Form):
 
 
 # --- records ---
+import datetime as _dt  # noqa: E402 - the records section keeps its imports with it
+import json as _json  # noqa: E402
+
+from dashboard.idempotency import renew_idempotency_key  # noqa: E402
+from objects.fields import (  # noqa: E402
+    FieldDef,
+    api_value,
+    comparable,
+    field_defs,
+    form_field,
+    initial_value,
+)
+
+class RecordForm(forms.Form):
+    """A record's values, one form field per field of the object, built from
+    its definition (required flags, max lengths, choices)."""
+
+    idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, definition: dict, zone: _dt.tzinfo, record: dict | None = None, **kwargs):
+        self.definition = definition
+        self.zone = zone
+        self.record = record
+        self.record_fields: list[FieldDef] = [f for f in field_defs(definition) if f.key != "idempotency_key"]
+        self.stored_values: dict = (record or {}).get("values") or {}
+        if record is not None:
+            kwargs["initial"] = {
+                f.key: initial_value(f, self.stored_values.get(f.key), zone=zone) for f in self.record_fields
+            }
+        super().__init__(*args, **kwargs)
+        for f in self.record_fields:
+            self.fields[f.key] = form_field(f, zone=zone)
+
+    def field_pairs(self):
+        """(definition, bound field) in the object's order, for the template."""
+        return [(f, self[f.key]) for f in self.record_fields]
+
+    def values_to_create(self) -> dict:
+        """Every filled value (and every checkbox) for `POST .../records`."""
+        values = {}
+        for f in self.record_fields:
+            value = api_value(f, self.cleaned_data.get(f.key))
+            if value is not None:
+                values[f.key] = value
+        return values
+
+    def values_changed(self) -> dict:
+        """Only the keys whose value changed, for `PATCH`; a cleared field is `None`."""
+        changes = {}
+        for f in self.record_fields:
+            sent = api_value(f, self.cleaned_data.get(f.key))
+            if comparable(f, sent) != comparable(f, self.stored_values.get(f.key)):
+                changes[f.key] = sent
+        return changes
+
+    def add_service_error(self, exc) -> None:
+        """Put a 422/400 message on the field it names; the typed values stay."""
+        keys = {f.key for f in self.record_fields}
+        labels = {f.label.lower(): f.key for f in self.record_fields}
+        placed = False
+        for name, messages in (getattr(exc, "field_errors", None) or {}).items():
+            key = name.split(".")[-1]
+            if key in keys:
+                for message in messages or [exc.message]:
+                    self.add_error(key, message)
+                placed = True
+        if placed:
+            return
+        key = service_error_field(exc.message, keys=keys, labels=labels)
+        if key:
+            self.add_error(key, exc.message)
+        else:
+            self.add_error(None, exc.message)
+
+    def renew_idempotency_key(self) -> None:
+        """After the service refused the values, the corrected form is a new
+        logical write: it gets a new key (the old one would replay the refusal,
+        or answer 409 for a different body)."""
+        renew_idempotency_key(self)
+
+
+def service_error_field(message: str, *, keys: set[str], labels: dict[str, str]) -> str | None:
+    """The field a service message names: a quoted or leading key, else a label."""
+    text = message or ""
+    for match in re.finditer(r"['\"`]([A-Za-z0-9_]+)['\"`]", text):
+        if match.group(1) in keys:
+            return match.group(1)
+    leading = re.match(r"\s*(?:values\.)?([A-Za-z0-9_]+)\s*[:]", text)
+    if leading and leading.group(1) in keys:
+        return leading.group(1)
+    words = set(re.findall(r"[A-Za-z0-9_]+", text))
+    for key in sorted(keys, key=len, reverse=True):
+        if key in words and ("_" in key or len(key) > 3):
+            return key
+    lowered = text.lower()
+    for label in sorted(labels, key=len, reverse=True):
+        if label and label in lowered:
+            return labels[label]
+    return None
+
+
+SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
+
+
+class RelationshipForm(forms.Form):
+    """Link this record to another one (this record is the source)."""
+
+    idempotency_key = IdempotencyKeyField()
+    relation_key = forms.CharField(
+        label="Kind of link",
+        max_length=100,
+        help_text="snake_case, for example company, owner or related_to",
+    )
+    target_object = forms.ChoiceField(label="Linked object")
+    target_search = forms.CharField(label="Find a record", required=False)
+    target_pick = forms.CharField(required=False)
+    target_id = forms.CharField(label="or its id", required=False, max_length=64)
+    label = forms.CharField(label="Label", max_length=200, required=False)
+    metadata = forms.CharField(
+        label="Metadata (JSON object)", required=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
+
+    def __init__(self, *args, objects: list[dict], **kwargs):
+        super().__init__(*args, **kwargs)
+        choices = []
+        for obj in objects:
+            key = obj.get("key")
+            if key:
+                kind = " (built-in)" if obj.get("kind") == "system" else ""
+                choices.append((key, f"{obj.get('plural_name') or key}{kind}"))
+        self.fields["target_object"].choices = choices
+
+    def clean_relation_key(self) -> str:
+        value = self.cleaned_data["relation_key"].strip()
+        if not SNAKE_CASE.match(value):
+            raise forms.ValidationError(
+                "Use snake_case: lower-case letters, digits and single underscores, starting with a letter "
+                f"(for example {re.sub(r'[^a-z0-9]+', '_', value.lower()).strip('_') or 'related_to'})."
+            )
+        return value
+
+    def clean_metadata(self) -> dict:
+        text = self.cleaned_data.get("metadata", "").strip()
+        if not text:
+            return {}
+        try:
+            value = _json.loads(text)
+        except ValueError as exc:
+            raise forms.ValidationError(f"This is not valid JSON: {exc}.") from exc
+        if not isinstance(value, dict):
+            raise forms.ValidationError('Metadata must be a JSON object, for example {"role": "buyer"}.')
+        return value
+
+    def clean(self):
+        data = super().clean()
+        target = (data.get("target_pick") or "").strip() or (data.get("target_id") or "").strip()
+        if not target:
+            self.add_error("target_id", "Pick a record from the search results, or paste its id.")
+        data["target"] = target
+        return data
+
+
+class RecordDeleteForm(forms.Form):
+    idempotency_key = IdempotencyKeyField()
