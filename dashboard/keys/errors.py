@@ -1,0 +1,29 @@
+"""Errors of the stored-key layer.
+
+Both are caught by `dashboard.errors.RemoteErrorMiddleware`, which sends the
+user to the key settings page with the message below.
+"""
+
+from __future__ import annotations
+
+
+class NoActiveKeyError(Exception):
+    """The user has no usable active API key, so no remote call can be made."""
+
+    default_message = "Add an API key to use the console."
+
+    def __init__(self, message: str | None = None) -> None:
+        self.message = message or self.default_message
+        super().__init__(self.message)
+
+
+class KeyDecryptionError(NoActiveKeyError):
+    """A stored key could not be decrypted with any configured encryption key.
+
+    Never answered with a fallback: the key is unreadable and must be added
+    again (usually KEY_ENCRYPTION_KEYS lost the key it was stored under).
+    A subclass of NoActiveKeyError so that pages needing a client send the
+    user to the key settings page with this message.
+    """
+
+    default_message = "A stored API key can't be read (the encryption key it was stored under is gone). Delete it and add it again."

@@ -1,0 +1,81 @@
+from __future__ import annotations
+
+from functools import cached_property
+from typing import TYPE_CHECKING
+
+from django.conf import settings
+from django.db import models
+from django.db.models import Q
+
+from dashboard.keys.crypto import decrypt_secret
+
+if TYPE_CHECKING:
+    from dashboard.api import ServiceClient
+
+
+class ApiKey(models.Model):
+    """One user's stored API key for one workspace.
+
+    The secret is kept only encrypted (`encrypted_secret`); what the pages
+    show comes from the prefix the service reports and the last 4 characters.
+    The workspace and member fields are what `GET /v1/me` answered at the
+    last check, so the layout can show them without a remote call.
+    """
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="api_keys")
+    label = models.CharField(max_length=100)
+    encrypted_secret = models.TextField()
+    prefix = models.CharField(max_length=64)
+    last4 = models.CharField(max_length=4)
+
+    workspace_id = models.CharField(max_length=64)
+    workspace_name = models.CharField(max_length=200)
+    workspace_timezone = models.CharField(max_length=64, default="UTC")
+    member_id = models.CharField(max_length=64)
+    member_role = models.CharField(max_length=64)
+    key_id = models.CharField(max_length=64)
+    key_name = models.CharField(max_length=200, blank=True)
+    key_created_at = models.DateTimeField(null=True, blank=True)
+
+    last_verified_at = models.DateTimeField(null=True, blank=True)
+    is_active = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        verbose_name = "API key"
+        ordering = ["workspace_name", "label", "pk"]
+        constraints = [
+            # One active key per user: the one every page acts as.
+            models.UniqueConstraint(fields=["user"], condition=Q(is_active=True), name="keys_one_active_key_per_user"),
+            # Adding the same remote key again updates the stored row.
+            models.UniqueConstraint(fields=["user", "key_id"], name="keys_unique_remote_key_per_user"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.label} ({self.workspace_name}, {self.masked})"
+
+    @property
+    def masked(self) -> str:
+        """`svc_sk_ab…wxyz`: the service's prefix and our last 4, never more."""
+        return f"{self.prefix}…{self.last4}"
+
+    def secret(self) -> str:
+        """The plaintext key, in memory only. Raises KeyDecryptionError."""
+        return decrypt_secret(self.encrypted_secret)
+
+    @cached_property
+    def is_readable(self) -> bool:
+        """Whether the stored secret still decrypts under KEY_ENCRYPTION_KEYS."""
+        from dashboard.keys.errors import KeyDecryptionError
+
+        try:
+            self.secret()
+        except KeyDecryptionError:
+            return False
+        return True
+
+    def client(self) -> ServiceClient:
+        """A transport client acting as this key. Raises KeyDecryptionError."""
+        from dashboard.api import ServiceClient
+
+        return ServiceClient(api_key=self.secret())

@@ -1,0 +1,133 @@
+"""Reads of stored API keys and of the identity the remote service reports."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import TYPE_CHECKING, Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import AnonymousUser
+from django.db.models import QuerySet
+from django.shortcuts import get_object_or_404
+
+from dashboard.keys.errors import NoActiveKeyError
+from dashboard.keys.models import ApiKey
+
+if TYPE_CHECKING:
+    from dashboard.api import ServiceClient
+
+User = AbstractBaseUser | AnonymousUser
+
+
+def api_key_list(*, user: User) -> QuerySet[ApiKey]:
+    """The user's own stored keys (never anyone else's)."""
+    if not user.is_authenticated:
+        return ApiKey.objects.none()
+    return ApiKey.objects.filter(user=user)
+
+
+def api_key_get(*, user: User, pk: int | str) -> ApiKey:
+    """One of the user's own keys; 404 for a key that is not theirs."""
+    return get_object_or_404(api_key_list(user=user), pk=pk)
+
+
+def active_key_for(*, user: User) -> ApiKey | None:
+    """The key every page acts as, or None (no remote call, no decryption)."""
+    return api_key_list(user=user).filter(is_active=True).first()
+
+
+def service_client_for(*, user: User) -> ServiceClient:
+    """A transport client for the user's active key.
+
+    Raises NoActiveKeyError when there is none, KeyDecryptionError (a
+    NoActiveKeyError) when it can't be decrypted.
+    """
+    key = active_key_for(user=user)
+    if key is None:
+        raise NoActiveKeyError()
+    return key.client()
+
+
+# ---- The identity `GET /v1/me` answers -------------------------------------
+
+
+@dataclass(frozen=True)
+class AccountIdentity:
+    workspace_id: str
+    workspace_name: str
+    workspace_timezone: str
+    member_id: str
+    member_role: str
+    key_id: str
+    key_name: str
+    key_prefix: str
+    key_created_at: datetime | None
+    key_created_at_raw: str
+    raw: dict[str, Any]
+
+    @property
+    def zone(self) -> ZoneInfo | None:
+        return workspace_zone(self.workspace_timezone)
+
+    @property
+    def key_created_at_in_workspace(self) -> datetime | None:
+        zone = self.zone
+        if self.key_created_at is None or zone is None:
+            return None
+        return self.key_created_at.astimezone(zone)
+
+
+def workspace_zone(name: str) -> ZoneInfo | None:
+    try:
+        return ZoneInfo(name) if name else None
+    except (ZoneInfoNotFoundError, ValueError):
+        return None
+
+
+def parse_timestamp(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        parsed = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if parsed.tzinfo is None:  # the spec says UTC
+        parsed = parsed.replace(tzinfo=ZoneInfo("UTC"))
+    return parsed
+
+
+def account_identity_from(body: dict[str, Any]) -> AccountIdentity:
+    """Read a /v1/me body tolerantly: a missing part reads as empty."""
+    body = body if isinstance(body, dict) else {}
+    workspace = body.get("workspace") if isinstance(body.get("workspace"), dict) else {}
+    member = body.get("member") if isinstance(body.get("member"), dict) else {}
+    key = body.get("key") if isinstance(body.get("key"), dict) else {}
+    created_raw = key.get("created_at") or ""
+    return AccountIdentity(
+        workspace_id=str(workspace.get("id") or ""),
+        workspace_name=str(workspace.get("name") or ""),
+        workspace_timezone=str(workspace.get("timezone") or "UTC"),
+        member_id=str(member.get("id") or ""),
+        member_role=str(member.get("role") or ""),
+        key_id=str(key.get("id") or ""),
+        key_name=str(key.get("name") or ""),
+        key_prefix=str(key.get("prefix") or ""),
+        key_created_at=parse_timestamp(created_raw),
+        key_created_at_raw=str(created_raw),
+        raw=body,
+    )
+
+
+def account_identity_fetch(*, client: ServiceClient) -> AccountIdentity:
+    """`GET /v1/me` for the key behind `client`. Remote errors propagate."""
+    return account_identity_from(client.get("/v1/me"))
+
+
+def account_identity_for(*, user: User) -> tuple[ApiKey, AccountIdentity]:
+    """The active stored key and what the service says it is."""
+    key = active_key_for(user=user)
+    if key is None:
+        raise NoActiveKeyError()
+    return key, account_identity_fetch(client=key.client())

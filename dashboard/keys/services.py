@@ -1,0 +1,122 @@
+"""Writes of stored API keys. Every remote check goes through ServiceClient."""
+
+from __future__ import annotations
+
+from django.db import transaction
+from django.utils import timezone
+
+from dashboard.keys.crypto import encrypt_secret
+from dashboard.keys.models import ApiKey
+from dashboard.keys.selectors import AccountIdentity, User, account_identity_fetch, api_key_get
+
+
+def _safe_prefix(reported: str, secret: str) -> str:
+    """The prefix /v1/me reports, unless showing it beside the last 4 would
+    reveal most of the secret (then only `svc_sk_` and 2 characters)."""
+    if reported and secret.startswith(reported) and len(reported) + 4 <= len(secret) // 2:
+        return reported
+    return secret[: len("svc_sk_") + 2]
+
+
+def _apply_identity(key: ApiKey, identity: AccountIdentity, secret: str) -> None:
+    key.workspace_id = identity.workspace_id
+    key.workspace_name = identity.workspace_name
+    key.workspace_timezone = identity.workspace_timezone
+    key.member_id = identity.member_id
+    key.member_role = identity.member_role
+    key.key_id = identity.key_id
+    key.key_name = identity.key_name
+    key.key_created_at = identity.key_created_at
+    key.prefix = _safe_prefix(identity.key_prefix, secret)
+    key.last4 = secret[-4:]
+    key.last_verified_at = timezone.now()
+
+
+def api_key_add(*, user: User, label: str, secret: str) -> ApiKey:
+    """Check `secret` with `GET /v1/me`, then store it encrypted.
+
+    Nothing is stored when the check fails: the transport's ApiError
+    (AuthenticationError for a refused key) propagates to the caller.
+    Adding a key the user already stored (same remote key id) updates that
+    row, which is how an unreadable key is repaired. The first key becomes
+    the active one.
+    """
+    from dashboard.api import ServiceClient
+
+    identity = account_identity_fetch(client=ServiceClient(api_key=secret))
+
+    with transaction.atomic():
+        key = ApiKey.objects.select_for_update().filter(user=user, key_id=identity.key_id).first() if identity.key_id else None
+        if key is None:
+            key = ApiKey(user=user)
+        key.label = label
+        key.encrypted_secret = encrypt_secret(secret)
+        _apply_identity(key, identity, secret)
+        if not ApiKey.objects.filter(user=user, is_active=True).exclude(pk=key.pk).exists():
+            key.is_active = True
+        key.save()
+    return key
+
+
+def api_key_check(*, user: User, pk: int | str) -> ApiKey:
+    """Run `GET /v1/me` again for one of the user's keys and store the answer.
+
+    Raises KeyDecryptionError for an unreadable key and ApiError subclasses
+    for a refused key or a failed call; the row is then left as it was.
+    """
+    key = api_key_get(user=user, pk=pk)
+    secret = key.secret()
+    from dashboard.api import ServiceClient
+
+    identity = account_identity_fetch(client=ServiceClient(api_key=secret))
+    _apply_identity(key, identity, secret)
+    key.save()
+    return key
+
+
+def api_key_activate(*, user: User, pk: int | str) -> ApiKey:
+    """Make one of the user's keys the active one (404 for anyone else's)."""
+    with transaction.atomic():
+        key = api_key_get(user=user, pk=pk)
+        # Clear first: at most one active key per user (a database constraint).
+        ApiKey.objects.filter(user=user, is_active=True).exclude(pk=key.pk).update(is_active=False)
+        if not key.is_active:
+            key.is_active = True
+            key.save(update_fields=["is_active"])
+    return key
+
+
+def api_key_delete(*, user: User, pk: int | str) -> ApiKey:
+    """Delete one of the user's keys. If it was active, the next one (by
+    workspace name) becomes active so the console keeps working."""
+    with transaction.atomic():
+        key = api_key_get(user=user, pk=pk)
+        was_active = key.is_active
+        key.delete()
+        if was_active:
+            successor = ApiKey.objects.filter(user=user).order_by("workspace_name", "label", "pk").first()
+            if successor is not None:
+                successor.is_active = True
+                successor.save(update_fields=["is_active"])
+    return key
+
+
+def api_key_reencrypt_all() -> tuple[int, list[ApiKey]]:
+    """Re-encrypt every stored key under the newest encryption key.
+
+    Returns (how many were re-encrypted, the keys that could not be read).
+    """
+    from dashboard.keys.crypto import reencrypt_secret
+    from dashboard.keys.errors import KeyDecryptionError
+
+    done = 0
+    unreadable: list[ApiKey] = []
+    for key in ApiKey.objects.order_by("pk").iterator():
+        try:
+            key.encrypted_secret = reencrypt_secret(key.encrypted_secret)
+        except KeyDecryptionError:
+            unreadable.append(key)
+            continue
+        key.save(update_fields=["encrypted_secret"])
+        done += 1
+    return done, unreadable
