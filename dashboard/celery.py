@@ -6,4 +6,23 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
 
 app = Celery("dashboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
+# Django's LOGGING (with the key-redacting filter) stays in charge of the root logger.
+app.conf.worker_hijack_root_logger = False
 app.autodiscover_tasks()
+
+
+@app.on_after_configure.connect
+def add_live_tick(sender: Celery, **kwargs) -> None:
+    """The beat entry of the live poller: `live.tick` every CELERY_BEAT_TICK_SECONDS.
+
+    Read here, not at import, because this module is imported while the
+    settings module itself is still loading.
+    """
+    from django.conf import settings
+
+    every = float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 2.0))
+    sender.add_periodic_task(
+        every,
+        sender.signature("live.tick", options={"expires": max(every * 5, 10.0)}),
+        name="live.tick",
+    )

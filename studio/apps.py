@@ -3,3 +3,8 @@ from django.apps import AppConfig
 
 class StudioConfig(AppConfig):
     name = "studio"
+
+    def ready(self) -> None:
+        from studio.live import register_kinds
+
+        register_kinds()

@@ -1,8 +1,86 @@
+from __future__ import annotations
+
+from dataclasses import replace
+
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.api import errors
+from dashboard.idempotency import renew_idempotency_key
+from dashboard.live.selectors import operation_view
+from studio import selectors, services
+from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm, add_remote_error
+from studio.live import read_turn
+
+# Refusals that belong on the form; everything else goes to the shared error page.
+FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
+
+
+def _index(request: HttpRequest, form: TurnForm) -> HttpResponse:
+    turns = selectors.turns_recent(user=request.user)
+    return render(request, "studio/index.html", {"form": form, "turns": turns, "nav_section": "studio"})
 
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "studio/index.html")
+    return _index(request, TurnForm())
+
+
+@require_POST
+def start_turn(request: HttpRequest) -> HttpResponse:
+    form = TurnForm(request.POST)
+    if not form.is_valid():
+        return _index(request, form)
+    data = form.cleaned_data
+    try:
+        turn = services.turn_start(
+            user=request.user,
+            studio=data["studio"],
+            message=data["message"],
+            idempotency_key=data["idempotency_key"],
+            artifact_id=data["artifact_id"],
+            conversation_id=data["conversation_id"],
+            auto=data["auto"],
+        )
+    except FORM_ERRORS as exc:
+        add_remote_error(form, exc)
+        renew_idempotency_key(form)  # the corrected form is a new write
+        return _index(request, form)
+    return redirect("studio:turn", pk=turn.pk)
+
+
+def _turn_page(request: HttpRequest, turn, reply_form: ReplyForm | None = None) -> HttpResponse:
+    live = operation_view(op=turn, request=request)
+    if reply_form is not None:
+        live = replace(live, extra={**live.extra, "reply_form": reply_form})
+    return render(request, "studio/turn.html", {"op": turn, "live": live, "nav_section": "studio"})
+
+
+@require_GET
+def turn(request: HttpRequest, pk: int) -> HttpResponse:
+    return _turn_page(request, selectors.turn_for_viewer(user=request.user, operation_id=pk))
+
+
+@require_POST
+def reply(request: HttpRequest, pk: int) -> HttpResponse:
+    turn = selectors.turn_for_viewer(user=request.user, operation_id=pk)
+    if turn.status != "needs_input":
+        return redirect("studio:turn", pk=turn.pk)
+    read = read_turn(turn, turn.snapshot or {})
+    form = ReplyForm(
+        request.POST,
+        questions=read["questions"],
+        max_length=MESSAGE_MAX_LENGTH.get(read["studio"], LONGEST_MESSAGE),
+    )
+    if not form.is_valid():
+        return _turn_page(request, turn, reply_form=form)
+    try:
+        next_turn = services.turn_reply(
+            user=request.user, turn=turn, message=form.reply_text(), idempotency_key=form.cleaned_data["idempotency_key"]
+        )
+    except FORM_ERRORS as exc:
+        add_remote_error(form, exc)
+        renew_idempotency_key(form)
+        return _turn_page(request, turn, reply_form=form)
+    return redirect("studio:turn", pk=next_turn.pk)

@@ -1,0 +1,98 @@
+"""The kinds of long operation the console knows how to follow.
+
+Each area app registers its kinds in its AppConfig.ready(), e.g.::
+
+    from dashboard.live.registry import OperationKind, register
+
+    register(OperationKind(
+        name="studio.turn",
+        title="Studio turn",
+        fetch=lambda client, op: client.get(f"/v1/turns/{op.remote_id}"),
+        read_status=lambda snapshot: snapshot.get("status"),
+        final_statuses={"completed", "needs_input", "failed"},
+        template="studio/turn_snapshot.html",
+    ))
+
+The poller only ever calls `fetch` and `read_status`; the status partial only
+ever renders `template` from the stored snapshot. A kind that is not (or no
+longer) registered still renders, as generic JSON, so an old row never
+breaks a page.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from dashboard.api import ServiceClient
+    from dashboard.live.models import TrackedOperation
+
+GENERIC_TEMPLATE = "live/generic_snapshot.html"
+
+
+def status_member(snapshot: dict) -> str | None:
+    """The usual place of a status: the snapshot's top-level `status`."""
+    value = snapshot.get("status") if isinstance(snapshot, dict) else None
+    return str(value) if value not in (None, "") else None
+
+
+@dataclass(frozen=True)
+class OperationKind:
+    name: str
+    title: str
+    # (client, op) -> the latest snapshot of the remote operation (a dict).
+    fetch: Callable[[ServiceClient, TrackedOperation], dict]
+    final_statuses: frozenset[str]
+    template: str = GENERIC_TEMPLATE
+    read_status: Callable[[dict], str | None] = status_member
+    # (op, snapshot, request) -> extra template context (forms, derived values).
+    context: Callable[..., dict[str, Any]] | None = None
+    # op -> the area's own page for this operation (defaults to live:detail).
+    page_url: Callable[[TrackedOperation], str] | None = None
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "final_statuses", frozenset(self.final_statuses))
+
+    def is_final(self, status: str | None) -> bool:
+        return status is not None and status in self.final_statuses
+
+
+@dataclass
+class _Registry:
+    kinds: dict[str, OperationKind] = field(default_factory=dict)
+
+    def register(self, kind: OperationKind) -> OperationKind:
+        existing = self.kinds.get(kind.name)
+        if existing is not None and existing is not kind and existing != kind:
+            raise ValueError(f"operation kind {kind.name!r} is already registered")
+        self.kinds[kind.name] = kind
+        return kind
+
+    def get(self, name: str) -> OperationKind | None:
+        return self.kinds.get(name)
+
+    def names(self) -> Iterable[str]:
+        return sorted(self.kinds)
+
+
+_registry = _Registry()
+
+
+def register(kind: OperationKind) -> OperationKind:
+    """Add a kind; registering the same kind again (a second ready()) is harmless."""
+    return _registry.register(kind)
+
+
+def get_kind(name: str) -> OperationKind | None:
+    return _registry.get(name)
+
+
+def registered_kinds() -> list[str]:
+    return list(_registry.names())
+
+
+def unregister(name: str) -> None:
+    """For tests that register a throwaway kind."""
+    _registry.kinds.pop(name, None)

@@ -1,0 +1,86 @@
+"""Reads of tracked operations. Nothing here calls the remote service: the
+status a browser sees is always the one stored on the row by the poller."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.db.models import QuerySet
+from django.http import Http404
+from django.urls import reverse
+from django.utils import timezone
+
+from dashboard.live import registry
+from dashboard.live.models import TrackedOperation
+
+# A row that is not final and hasn't been refreshed for this long has no
+# worker polling it: the page says live updates are paused.
+PAUSED_AFTER = timedelta(seconds=30)
+
+
+def operation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
+    """The operation if `user` started it; 404 for anyone else (no hint it exists)."""
+    op = TrackedOperation.objects.filter(id=operation_id, started_by=user).first()
+    if op is None:
+        raise Http404("No such operation.")
+    return op
+
+
+def operations_for_user(*, user, kind: str | None = None, limit: int = 20) -> QuerySet[TrackedOperation]:
+    ops = TrackedOperation.objects.filter(started_by=user)
+    if kind:
+        ops = ops.filter(kind=kind)
+    return ops.order_by("-created_at", "-id")[:limit]
+
+
+def last_refreshed_at(op: TrackedOperation) -> datetime:
+    return op.last_polled_at or op.created_at
+
+
+def updates_paused(op: TrackedOperation, *, now: datetime | None = None) -> bool:
+    """True when a live row has gone unrefreshed long enough that no poller can be running."""
+    if op.is_final:
+        return False
+    now = now or timezone.now()
+    return now - last_refreshed_at(op) > PAUSED_AFTER
+
+
+@dataclass(frozen=True)
+class OperationView:
+    op: TrackedOperation
+    kind: registry.OperationKind | None
+    kind_title: str
+    template: str
+    paused: bool
+    refreshed_at: datetime
+    page_url: str
+    extra: dict[str, Any]
+
+    @property
+    def stopped(self) -> bool:
+        return self.op.status == TrackedOperation.STATUS_STOPPED
+
+
+def operation_view(*, op: TrackedOperation, request=None, now: datetime | None = None) -> OperationView:
+    """Everything the status partial renders, from the row alone."""
+    kind = registry.get_kind(op.kind)
+    snapshot = op.snapshot if isinstance(op.snapshot, dict) else {}
+    extra: dict[str, Any] = {}
+    if kind is not None and kind.context is not None:
+        extra = kind.context(op, snapshot, request) or {}
+    if kind is not None and kind.page_url is not None:
+        page_url = kind.page_url(op)
+    else:
+        page_url = reverse("live:detail", args=[op.pk])
+    return OperationView(
+        op=op,
+        kind=kind,
+        kind_title=kind.title if kind else op.kind,
+        template=kind.template if kind else registry.GENERIC_TEMPLATE,
+        paused=updates_paused(op, now=now),
+        refreshed_at=last_refreshed_at(op),
+        page_url=page_url,
+        extra=extra,
+    )

@@ -1,0 +1,30 @@
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import render
+from django.views.decorators.http import require_GET
+
+from dashboard.live import selectors
+
+# htmx stops polling when a poll answers 286 (and still swaps the content).
+STOP_POLLING = 286
+
+
+@require_GET
+def status(request: HttpRequest, pk: int) -> HttpResponse:
+    """The live status region, polled by the browser every 2 s. Renders from the
+    database row alone: zero remote calls however many people watch."""
+    op = selectors.operation_for_viewer(user=request.user, operation_id=pk)
+    live = selectors.operation_view(op=op, request=request)
+    region = "status_row" if request.GET.get("view") == "row" else "status"
+    response = render(request, f"live/operation.html#{region}", {"op": op, "live": live})
+    if op.is_final:
+        response.status_code = STOP_POLLING
+    return response
+
+
+@require_GET
+def detail(request: HttpRequest, pk: int) -> HttpResponse:
+    op = selectors.operation_for_viewer(user=request.user, operation_id=pk)
+    live = selectors.operation_view(op=op, request=request)
+    return render(request, "live/operation.html", {"op": op, "live": live})

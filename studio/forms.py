@@ -1,0 +1,147 @@
+from __future__ import annotations
+
+from django import forms
+
+from dashboard.idempotency import IdempotencyKeyField
+
+# The five studios and the longest `message` each accepts (spec, "Limits").
+STUDIOS: list[tuple[str, str, int]] = [
+    ("website", "Website", 3800),
+    ("document", "Document", 18000),
+    ("app", "App", 18000),
+    ("image", "Image", 3800),
+    ("video", "Video", 3800),
+]
+STUDIO_LABELS = {name: label for name, label, _ in STUDIOS}
+MESSAGE_MAX_LENGTH = {name: limit for name, _, limit in STUDIOS}
+LONGEST_MESSAGE = max(MESSAGE_MAX_LENGTH.values())
+
+
+class StudioSelect(forms.Select):
+    """A studio select whose options carry their message limit, so the
+    message box's maxlength follows the chosen studio (static/js/studio.js)."""
+
+    def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
+        option = super().create_option(name, value, label, selected, index, subindex, attrs)
+        if value in MESSAGE_MAX_LENGTH:
+            option["attrs"]["data-max-length"] = MESSAGE_MAX_LENGTH[value]
+        return option
+
+
+class TurnForm(forms.Form):
+    """Start a Studio turn: one message to a studio's director."""
+
+    studio = forms.ChoiceField(
+        choices=[(name, label) for name, label, _ in STUDIOS],
+        initial="website",
+        widget=StudioSelect(attrs={"data-studio-select": ""}),
+    )
+    message = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 5, "data-studio-message": ""}),
+        max_length=LONGEST_MESSAGE,
+        help_text="Website, image and video turns take up to 3,800 characters; documents and apps up to 18,000.",
+    )
+    artifact_id = forms.UUIDField(
+        required=False,
+        label="Artifact id",
+        help_text="Optional: work on an existing website, document, app, image board or video project.",
+    )
+    conversation_id = forms.UUIDField(
+        required=False, label="Conversation id", help_text="Optional: continue a conversation with the director."
+    )
+    auto = forms.BooleanField(
+        required=False,
+        label="Decide for me",
+        help_text="The director makes it now instead of asking questions first.",
+    )
+    idempotency_key = IdempotencyKeyField()
+
+    def clean(self):
+        cleaned = super().clean()
+        studio, message = cleaned.get("studio"), cleaned.get("message")
+        if studio and message and len(message) > MESSAGE_MAX_LENGTH[studio]:
+            self.add_error(
+                "message",
+                f"{STUDIO_LABELS[studio]} messages can be at most {MESSAGE_MAX_LENGTH[studio]:,} characters "
+                f"(this one has {len(message):,}).",
+            )
+        return cleaned
+
+
+class ReplyForm(forms.Form):
+    """Answer a turn that needs input: pick an option per question and/or write a reply.
+
+    The studio, conversation and artifact come from the stored turn, never from
+    the browser.
+    """
+
+    message = forms.CharField(
+        widget=forms.Textarea(attrs={"rows": 3}),
+        required=False,
+        max_length=LONGEST_MESSAGE,
+        label="Your reply",
+    )
+    idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, questions: list[dict] | None = None, max_length: int = LONGEST_MESSAGE, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.questions = questions or []
+        self.max_length = max_length
+        self.fields["message"].max_length = max_length
+        self.fields["message"].widget.attrs["maxlength"] = str(max_length)
+        for index, question in enumerate(self.questions):
+            options = question.get("options") or []
+            if options:
+                self.fields[f"answer_{index}"] = forms.ChoiceField(
+                    label=question.get("text") or f"Question {index + 1}",
+                    choices=[(option, option) for option in options],
+                    required=False,
+                    widget=forms.RadioSelect,
+                )
+
+    def answer_fields(self):
+        return [self[name] for name in self.fields if name.startswith("answer_")]
+
+    def clean(self):
+        cleaned = super().clean()
+        if not self.reply_text(cleaned):
+            raise forms.ValidationError("Pick an answer or write a reply.")
+        if len(self.reply_text(cleaned)) > self.max_length:
+            self.add_error("message", f"The reply can be at most {self.max_length:,} characters.")
+        return cleaned
+
+    def reply_text(self, cleaned: dict | None = None) -> str:
+        """The message sent to the director: each picked answer under its question, then the free text."""
+        cleaned = self.cleaned_data if cleaned is None else cleaned
+        lines = []
+        for index, question in enumerate(self.questions):
+            answer = cleaned.get(f"answer_{index}")
+            if answer:
+                lines.append(f"{question.get('text') or f'Question {index + 1}'}\n{answer}")
+        text = (cleaned.get("message") or "").strip()
+        if text:
+            lines.append(text)
+        return "\n\n".join(lines)
+
+
+def add_remote_error(form: forms.Form, exc) -> None:
+    """Put the service's refusal (400/422/409) on the named field when it names
+    one of ours, otherwise on the form, with the request id."""
+    suffix = f" (request id {exc.request_id})" if getattr(exc, "request_id", None) else ""
+    placed = False
+    for field, messages in (getattr(exc, "field_errors", None) or {}).items():
+        name = field.split(".")[0]
+        if name in form.fields and name != "idempotency_key":
+            for message in messages:
+                form.add_error(name, f"{message}{suffix}")
+            placed = True
+    if placed:
+        return
+    if exc.__class__.__name__ == "ConflictError":
+        form.add_error(
+            None,
+            "This form was already sent with different content, so the service refused it. "
+            f"Check your recent turns below, then send it again.{suffix}",
+        )
+    else:
+        form.add_error(None, f"{exc.message}{suffix}")
