@@ -91,7 +91,7 @@ class RemoteErrorMiddleware:
             )
             return render_remote_error(request, exception, retarget=MESSAGES_REGION)
         if _is_no_active_key_error(exception):
-            return redirect_to_key_settings(request)
+            return redirect_to_key_settings(request, message=getattr(exception, "message", None))
         return None
 
 
@@ -105,9 +105,9 @@ def _is_no_active_key_error(exception: Exception) -> bool:
     return isinstance(exception, NoActiveKeyError)
 
 
-def redirect_to_key_settings(request: HttpRequest) -> HttpResponse:
+def redirect_to_key_settings(request: HttpRequest, *, message: str | None = None) -> HttpResponse:
     url = _reverse_or_none("keys:list") or _reverse_or_none("home") or "/"
-    messages.info(request, NO_KEY_MESSAGE, fail_silently=True)
+    messages.info(request, message or NO_KEY_MESSAGE, fail_silently=True)
     if _is_htmx(request):
         response = HttpResponse(status=200)
         response["HX-Redirect"] = url
