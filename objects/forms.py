@@ -120,6 +120,16 @@ class FieldRowForm(forms.Form):
             self.fields["key"].disabled = True
 
     @property
+    def index(self) -> int:
+        """The row's number in the formset (its prefix is `fields-<index>`)."""
+        tail = (self.prefix or "").rsplit("-", 1)[-1]
+        return int(tail) if tail.isdigit() else 0
+
+    @property
+    def is_removed(self) -> bool:
+        return bool(self.is_bound and self.data.get(self.add_prefix("DELETE")))
+
+    @property
     def is_existing(self) -> bool:
         return bool(self.initial.get("original_key") or (self.is_bound and self.data.get(self.add_prefix("original_key"))))
 
@@ -145,6 +155,9 @@ class FieldRowForm(forms.Form):
                 row["color"] = row["color"] or option_color_for(i)
         if not rows:
             rows = [{"id": "", "label": "", "color": option_color_for(0)}]
+        for row in rows:
+            # A colour input can only show #rrggbb; other colours are edited as text.
+            row["is_hex"] = bool(HEX_COLOR_PATTERN.match(row["color"]))
         return rows
 
     @property
@@ -166,6 +179,8 @@ class FieldRowForm(forms.Form):
     def clean(self):
         cleaned = super().clean()
         options = [row for row in self.option_rows if row["label"].strip()]
+        # The clean payload is built from plain id/label/color only.
+        options = [{"id": row["id"], "label": row["label"], "color": row["color"]} for row in options]
         if cleaned.get("type") in CHOICE_TYPES:
             if not options:
                 self.add_error(None, "Add at least one option for this type.")

@@ -1,0 +1,79 @@
+"""Fixtures of the Objects tests (schema and records): a fake service address
+mocked with respx, a stored API key, and an empty cache for every test.
+Each side adds its own fixtures in its section."""
+
+from __future__ import annotations
+
+import os
+
+import pytest
+import respx
+from cryptography.fernet import Fernet
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls
+# of browser tests are still synchronous and safe here.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+SERVICE_URL = "https://service.objects.test"
+SECRET = "svc_sk_objs0123456789abcdefghijklmnopqrstuvwxyzABCD"
+WORKSPACE_ID = "ws-objects-1"
+
+
+@pytest.fixture(autouse=True)
+def objects_service_settings(settings):
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    settings.SERVICE_BASE_URL = SERVICE_URL
+    # One attempt per call, so the tests count remote calls exactly.
+    settings.SERVICE_MAX_RETRIES = 0
+    return settings
+
+
+@pytest.fixture(autouse=True)
+def empty_cache():
+    from django.core.cache import cache
+
+    cache.clear()
+    yield
+    cache.clear()
+
+
+@pytest.fixture
+def remote():
+    with respx.mock(base_url=SERVICE_URL, assert_all_called=False) as mock:
+        yield mock
+
+
+def store_api_key(user, secret: str = SECRET, *, workspace_id: str = WORKSPACE_ID, timezone: str = "UTC"):
+    from dashboard.keys.crypto import encrypt_secret
+    from dashboard.keys.models import ApiKey
+
+    return ApiKey.objects.create(
+        user=user,
+        label="Objects key",
+        encrypted_secret=encrypt_secret(secret),
+        prefix=secret[:11],
+        last4=secret[-4:],
+        workspace_id=workspace_id,
+        workspace_name="Acme Objects",
+        workspace_timezone=timezone,
+        member_id=f"member-{user.pk}",
+        member_role="admin",
+        key_id=f"key-{user.pk}-{workspace_id}",
+        is_active=True,
+    )
+
+
+@pytest.fixture
+def api_key(user):
+    return store_api_key(user)
+
+
+@pytest.fixture
+def console(logged_in_client, api_key):
+    """A logged-in browser-less client whose active key points at the mocked service."""
+    return logged_in_client
+
+
+# --- schema ---
+
+# --- records ---
