@@ -1,0 +1,126 @@
+"""Fixtures shared by tests/live and tests/studio (imported by both conftests):
+a fake service address mocked with respx, stored API keys for two users, a
+Celery app that runs tasks inline, and a factory of tracked turns."""
+
+from __future__ import annotations
+
+import os
+from datetime import timedelta
+
+import pytest
+import respx
+from cryptography.fernet import Fernet
+from django.utils import timezone
+
+# Playwright's sync API runs an event loop in the test thread.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
+SERVICE_URL = "https://service.test"
+SECRET = "svc_sk_live0123456789abcdefghijklmnopqrstuvwxyzABCD"
+OTHER_SECRET = "svc_sk_bobs9876543210zyxwvutsrqponmlkjihgfedcbaWXYZ"
+TURN_ID = "3f0c6a52-8f1e-4c1b-9a51-2a7e0d3c9b11"
+CONVERSATION_ID = "c0ffee00-1111-4222-8333-444455556666"
+
+
+@pytest.fixture(autouse=True)
+def service_settings(settings):
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    settings.SERVICE_BASE_URL = SERVICE_URL
+    # One attempt per call, so the tests count remote calls exactly.
+    settings.SERVICE_MAX_RETRIES = 0
+    settings.SERVICE_RETRY_AFTER_CAP = 10.0
+    return settings
+
+
+@pytest.fixture(autouse=True)
+def never_sleep(monkeypatch):
+    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
+
+
+@pytest.fixture
+def remote():
+    with respx.mock(base_url=SERVICE_URL, assert_all_called=False) as mock:
+        yield mock
+
+
+def _store_key(user, secret: str, workspace: str):
+    from dashboard.keys.crypto import encrypt_secret
+    from dashboard.keys.models import ApiKey
+
+    return ApiKey.objects.create(
+        user=user,
+        label=f"{workspace} key",
+        encrypted_secret=encrypt_secret(secret),
+        prefix=secret[:11],
+        last4=secret[-4:],
+        workspace_id=f"ws-{workspace}",
+        workspace_name=workspace,
+        workspace_timezone="UTC",
+        member_id=f"member-{user.pk}",
+        member_role="admin",
+        key_id=f"key-{user.pk}-{workspace}",
+        is_active=True,
+    )
+
+
+@pytest.fixture
+def api_key(user):
+    return _store_key(user, SECRET, "Acme Marketing")
+
+
+@pytest.fixture
+def other_api_key(other_user):
+    return _store_key(other_user, OTHER_SECRET, "Globex Research")
+
+
+@pytest.fixture
+def eager_celery():
+    """Tasks sent with .delay() run at once in this thread."""
+    from dashboard.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield app
+    finally:
+        app.conf.task_always_eager = before
+
+
+def turn_body(status: str = "building", turn_id: str = TURN_ID, **extra) -> dict:
+    body = {
+        "id": turn_id,
+        "object": "studio.turn",
+        "status": status,
+        "studio": "website",
+        "conversation_id": CONVERSATION_ID,
+        "message": "",
+        "created_at": "2026-11-22T00:00:00.000Z",
+    }
+    body.update(extra)
+    return body
+
+
+@pytest.fixture
+def make_turn(api_key, user):
+    """A tracked Studio turn, due for polling now unless told otherwise."""
+    from dashboard.live.models import TrackedOperation
+    from dashboard.live.services import operation_track
+
+    def make(*, remote_id: str = TURN_ID, status: str = "building", due: bool = True, **fields) -> TrackedOperation:
+        op = operation_track(
+            owner_key=fields.pop("owner_key", api_key),
+            user=fields.pop("user", user),
+            kind="studio.turn",
+            remote_id=remote_id,
+            title="Build a landing page for our spring sale",
+            snapshot={"id": remote_id, "status": status},
+            context={"studio": "website"},
+        )
+        if due:
+            fields.setdefault("next_poll_at", timezone.now() - timedelta(seconds=1))
+        if fields:
+            TrackedOperation.objects.filter(pk=op.pk).update(**fields)
+            op.refresh_from_db()
+        return op
+
+    return make
