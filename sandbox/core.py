@@ -1,0 +1,705 @@
+"""The sandbox core: routes, the Request, errors, auth, idempotency, credits,
+rate limit, paging, server-sent events and the WSGI application.
+
+Route modules (account.py, objects.py, and part 2's studio.py, agents.py...)
+declare handlers with `@route(...)`; the decorator's schemas feed both request
+checking (400 with field details) and the OpenAPI document. See CORE.md.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib
+import importlib.util
+import json
+import math
+import re
+import threading
+import time
+import uuid
+from collections import deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Iterator
+from urllib.parse import parse_qs
+
+from sandbox.clock import Clock
+from sandbox.storage import Store
+from sandbox.validation import Validator, details_from, first_message
+
+# Route modules imported by every App, in order. Part 2 adds its modules here;
+# a module that does not exist yet is skipped, a module that fails to import
+# raises (so mistakes are seen).
+ROUTE_MODULES = [
+    "sandbox.account",
+    "sandbox.objects",
+    "sandbox.records",
+    "sandbox.demo",
+    "sandbox.studio",
+    "sandbox.content_apps",
+    "sandbox.library",
+    "sandbox.agents",
+]
+
+KEY_PREFIX = "svc_sk_"
+KEY_RE = re.compile(r"^svc_sk_[A-Za-z0-9_\-]{16,200}$")
+
+
+# --------------------------------------------------------------------------
+# Errors
+# --------------------------------------------------------------------------
+class ApiError(Exception):
+    """Raise from a handler to answer the spec's error body
+    `{error: {type, message, details?}, request_id}`."""
+
+    def __init__(self, status: int, type: str, message: str, details: dict | None = None,
+                 headers: dict | None = None):
+        super().__init__(message)
+        self.status = status
+        self.type = type
+        self.message = message
+        self.details = details
+        self.headers = headers or {}
+
+
+def invalid(details: dict, message: str | None = None) -> ApiError:
+    """400 invalid_request; `details` keyed by field, each a list of messages."""
+    if message is None:
+        field_name = next(iter(details), "request")
+        value = details[field_name] if details else None
+        text = value[0] if isinstance(value, list) and value else "is invalid"
+        message = f"{field_name} {text}"
+    return ApiError(400, "invalid_request", message, details)
+
+
+def not_found(what: str = "resource") -> ApiError:
+    return ApiError(404, "not_found", f"No such {what} in this workspace.")
+
+
+def conflict(message: str, details: dict | None = None) -> ApiError:
+    return ApiError(409, "conflict", message, details)
+
+
+def unprocessable(message: str, details: dict | None = None) -> ApiError:
+    """422 validation_error (record values, activation issues, not runnable)."""
+    return ApiError(422, "validation_error", message, details)
+
+
+def permission_denied(message: str = "This key may not do this.") -> ApiError:
+    return ApiError(403, "permission", message)
+
+
+def insufficient_credits() -> ApiError:
+    return ApiError(402, "insufficient_credits", "The workspace is out of credits; top up in billing settings.")
+
+
+# --------------------------------------------------------------------------
+# Responses
+# --------------------------------------------------------------------------
+@dataclass
+class Response:
+    """A JSON answer. `replay` = (hook_name, ref) makes an idempotent replay
+    call the registered hook instead of repeating the stored body (see
+    `replay_hook`)."""
+
+    body: Any = None
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    replay: tuple[str, Any] | None = None
+    content_type: str = "application/json"
+
+
+@dataclass
+class EventStream:
+    """A `text/event-stream` answer: `events` yields (event_name, data) pairs;
+    each is sent as `event: name\\ndata: {json}\\n\\n` and flushed at once."""
+
+    events: Iterable[tuple[str, Any]]
+    status: int = 200
+    headers: dict = field(default_factory=dict)
+    replay: tuple[str, Any] | None = None
+
+
+def accepted(body: dict, *, replay: tuple[str, Any] | None = None, headers: dict | None = None) -> Response:
+    """202 Accepted for background work. Pass `replay=("hook", ref)` so a
+    repeat of the same request with the same Idempotency-Key re-renders the
+    work's *current* state (202 while running, then the final answer)."""
+    return Response(body, status=202, headers=headers or {}, replay=replay)
+
+
+def event_stream(events: Iterable[tuple[str, Any]], *, replay: tuple[str, Any] | None = None) -> EventStream:
+    return EventStream(events, replay=replay)
+
+
+def sse_frame(event: str, data: Any) -> bytes:
+    return f"event: {event}\ndata: {json.dumps(data, separators=(',', ':'))}\n\n".encode()
+
+
+# --------------------------------------------------------------------------
+# Routes and schemas
+# --------------------------------------------------------------------------
+SCHEMAS: dict[str, dict] = {}
+VALIDATOR = Validator(SCHEMAS)
+
+
+def register_schema(name: str, schema: dict) -> dict:
+    """Add a named schema to `components.schemas`; returns a `$ref` to it."""
+    SCHEMAS[name] = schema
+    return ref(name)
+
+
+def ref(name: str) -> dict:
+    return {"$ref": f"#/components/schemas/{name}"}
+
+
+def page_of(item_schema: dict) -> dict:
+    """Response schema of a list endpoint: `{data: [item], next_cursor}`."""
+    return {
+        "type": "object",
+        "required": ["data", "next_cursor"],
+        "properties": {"data": {"type": "array", "items": item_schema},
+                       "next_cursor": {"type": ["string", "null"]}},
+    }
+
+
+PAGE_QUERY = {
+    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25,
+              "description": "Page size, 1-100 (default 25)."},
+    "cursor": {"type": "string", "description": "`next_cursor` of the previous page."},
+}
+
+UUID = {"type": "string", "format": "uuid"}
+
+
+@dataclass
+class Route:
+    method: str
+    pattern: str
+    handler: Callable
+    regex: re.Pattern
+    operation_id: str
+    summary: str = ""
+    description: str = ""
+    tags: list[str] = field(default_factory=list)
+    auth: bool = True
+    write: bool = False
+    body: dict | None = None
+    body_required: bool = True
+    query: dict = field(default_factory=dict)
+    required_query: list[str] = field(default_factory=list)
+    path_params: dict = field(default_factory=dict)
+    responses: dict = field(default_factory=dict)
+    stream: bool = False
+    slow: bool = False
+    idempotent: bool = True
+
+
+ROUTES: list[Route] = []
+
+
+def _compile(pattern: str) -> re.Pattern:
+    out = "^"
+    for part in re.split(r"(\{[a-z_]+\})", pattern):
+        if part.startswith("{"):
+            out += f"(?P<{part[1:-1]}>[^/]+)"
+        else:
+            out += re.escape(part)
+    return re.compile(out + "$")
+
+
+def route(method: str, pattern: str, *, operation_id: str, summary: str = "", description: str = "",
+          tags: list[str] | None = None, auth: bool = True, write: bool | None = None,
+          body: dict | None = None, body_required: bool = True, query: dict | None = None,
+          required_query: list[str] | None = None, path_params: dict | None = None,
+          responses: dict | None = None, stream: bool = False, slow: bool = False, idempotent: bool = True):
+    """Register a handler `fn(req: Request) -> dict | Response | EventStream`.
+
+    - `body`: JSON Schema of the request body; checked before the handler runs
+      (400 with details keyed by field). `req.body` is the parsed dict.
+    - `query`: {name: schema}; checked and converted (integers, booleans);
+      `req.params` holds them with their `default`s filled in.
+    - `path_params`: {name: schema} for `{name}` parts (default: string).
+    - `responses`: {status: schema or None}; error responses are added to the
+      OpenAPI document automatically.
+    - `write`: defaults to True for POST/PATCH/DELETE: a read-only key gets 403.
+    - `auth=False` for public paths (openapi.json, webhooks).
+    """
+    method = method.upper()
+
+    def decorator(fn):
+        ROUTES.append(Route(
+            method=method, pattern=pattern, handler=fn, regex=_compile(pattern), operation_id=operation_id,
+            summary=summary, description=description or (fn.__doc__ or "").strip(), tags=tags or [],
+            auth=auth, write=(method in ("POST", "PATCH", "DELETE")) if write is None else write,
+            body=body, body_required=body_required, query=query or {}, required_query=required_query or [],
+            path_params=path_params or {}, responses=responses or {200: None}, stream=stream, slow=slow,
+            idempotent=idempotent,
+        ))
+        return fn
+
+    return decorator
+
+
+REPLAY_HOOKS: dict[str, Callable] = {}
+
+
+def replay_hook(name: str):
+    """Register `fn(req, ref) -> Response | EventStream | dict` used when a
+    request is repeated with the same Idempotency-Key and the stored answer
+    was marked `replay=(name, ref)`. `ref` is whatever JSON the handler put
+    there (e.g. {"shot_id": ...}); the hook renders the entity's current state."""
+
+    def decorator(fn):
+        REPLAY_HOOKS[name] = fn
+        return fn
+
+    return decorator
+
+
+def load_route_modules() -> None:
+    for name in ROUTE_MODULES:
+        if importlib.util.find_spec(name) is not None:
+            importlib.import_module(name)
+
+
+# --------------------------------------------------------------------------
+# Paging
+# --------------------------------------------------------------------------
+def encode_cursor(position: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(position, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> Any:
+    try:
+        padded = cursor + "=" * (-len(cursor) % 4)
+        return json.loads(base64.urlsafe_b64decode(padded.encode()).decode())
+    except Exception:
+        raise invalid({"cursor": ["is not a cursor this list gave out"]})
+
+
+def sort_value(value: Any) -> list:
+    """A JSON-safe, totally ordered key for any value: numbers < text < lists;
+    None is handled by the caller (always last)."""
+    if isinstance(value, bool):
+        return [0, float(value)]
+    if isinstance(value, (int, float)):
+        return [0, float(value)]
+    if isinstance(value, str):
+        return [1, value.lower()]
+    return [2, json.dumps(value, sort_keys=True)]
+
+
+def paginate(req: "Request", items: list[dict], *, key: Callable[[dict], Any] | None = None,
+             descending: bool = False, render: Callable[[dict], Any] | None = None) -> dict:
+    """One page of `items` as `{data, next_cursor}` with a keyset cursor.
+
+    `key(item)` must be unique and JSON-serialisable (default: `_seq`, the
+    storage insert order, so paging is stable under inserts: no duplicates,
+    no gaps). For other orders return a list ending in `item["_seq"]`.
+    `render(item)` turns a stored document into its public body.
+    """
+    key = key or (lambda d: d["_seq"])
+    limit = req.params.get("limit", 25)
+    cursor = req.params.get("cursor")
+    ordered = sorted(items, key=key, reverse=descending)
+    if cursor:
+        after = decode_cursor(cursor)
+        if not isinstance(after, dict) or "k" not in after:
+            raise invalid({"cursor": ["is not a cursor this list gave out"]})
+        last = after["k"]
+        try:
+            ordered = [d for d in ordered if (key(d) < last if descending else key(d) > last)]
+        except TypeError:
+            raise invalid({"cursor": ["does not belong to this list or sort"]})
+    page = ordered[:limit]
+    next_cursor = encode_cursor({"k": key(page[-1])}) if len(ordered) > limit else None
+    render = render or (lambda d: d)
+    return {"data": [render(d) for d in page], "next_cursor": next_cursor}
+
+
+# --------------------------------------------------------------------------
+# Request
+# --------------------------------------------------------------------------
+class Headers(dict):
+    def get(self, name: str, default=None):  # case-insensitive
+        return super().get(name.lower(), default)
+
+
+@dataclass
+class Config:
+    time_scale: float = 0.055
+    rate_limit_per_minute: int | None = None
+    app_url: str | None = None  # SANDBOX_APP_URL; default {base_url}/app
+    seed: int = 20261122
+
+
+class Request:
+    """What a handler gets.
+
+    Attributes: `method`, `path`, `path_params`, `params` (checked query with
+    defaults), `query` (raw: name -> list of strings), `headers`, `body`
+    (checked JSON dict, or None), `raw_body`, `request_id`,
+    `idempotency_key` (header value or None), `store`, `clock`, `config`,
+    `app` and, on authenticated routes, `api_key`, `workspace`, `member`,
+    `workspace_id`.
+    """
+
+    def __init__(self, app: "App", environ: dict):
+        self.app = app
+        self.store: Store = app.store
+        self.clock: Clock = app.clock
+        self.config: Config = app.config
+        self.environ = environ
+        self.method = environ["REQUEST_METHOD"].upper()
+        self.path = environ.get("PATH_INFO", "") or "/"
+        self.query = parse_qs(environ.get("QUERY_STRING", ""), keep_blank_values=True)
+        self.headers = Headers()
+        for k, v in environ.items():
+            if k.startswith("HTTP_"):
+                self.headers[k[5:].replace("_", "-").lower()] = v
+        if environ.get("CONTENT_TYPE"):
+            self.headers["content-type"] = environ["CONTENT_TYPE"]
+        client_id = (self.headers.get("x-request-id") or "").strip()
+        self.request_id = client_id[:200] if client_id else f"req_{uuid.uuid4().hex}"
+        self.idempotency_key: str | None = (self.headers.get("idempotency-key") or "").strip()[:255] or None
+        self.minted_idempotency_key = False
+        self.path_params: dict[str, str] = {}
+        self.params: dict[str, Any] = {}
+        self.body: Any = None
+        self.raw_body = b""
+        self.api_key: dict | None = None
+        self.workspace: dict | None = None
+        self.member: dict | None = None
+        self.workspace_id: str | None = None
+
+    # -- things handlers use --------------------------------------------------
+    @property
+    def base_url(self) -> str:
+        host = self.headers.get("host") or f"{self.environ.get('SERVER_NAME')}:{self.environ.get('SERVER_PORT')}"
+        return f"http://{host}"
+
+    @property
+    def app_url(self) -> str:
+        return (self.config.app_url or f"{self.base_url}/app").rstrip("/")
+
+    def ensure_idempotency_key(self) -> str:
+        """The request's Idempotency-Key, minting one when none was sent (the
+        answer is then stored under the minted key, so the client can repeat
+        the request with it to poll, e.g. agent background runs)."""
+        if not self.idempotency_key:
+            self.idempotency_key = str(uuid.uuid4())
+            self.minted_idempotency_key = True
+        return self.idempotency_key
+
+    def check_credits(self, amount: float) -> None:
+        """402 unless the workspace has at least `amount` credits (reserve check)."""
+        ws = self.store.get("workspace", self.workspace_id)
+        if ws is None or ws.get("credits", 0) < amount or ws.get("credits", 0) <= 0:
+            raise insufficient_credits()
+
+    def charge(self, amount: float) -> float:
+        """Debit `amount` credits atomically; 402 when the workspace has too
+        few. Returns the remaining balance."""
+        with self.store.lock:
+            ws = self.store.get("workspace", self.workspace_id)
+            balance = ws.get("credits", 0) if ws else 0
+            if balance <= 0 or balance < amount:
+                raise insufficient_credits()
+            ws["credits"] = balance - amount
+            self.store.save("workspace", ws, touch=False)
+            return ws["credits"]
+
+
+# --------------------------------------------------------------------------
+# The application
+# --------------------------------------------------------------------------
+def hash_secret(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+STATUS_TEXT = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request",
+               401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
+               405: "Method Not Allowed", 409: "Conflict", 413: "Payload Too Large", 422: "Unprocessable Entity",
+               429: "Too Many Requests", 500: "Internal Server Error"}
+
+MAX_BODY = 5 * 1024 * 1024
+
+
+def _strip_seq(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_seq(v) for k, v in value.items() if k != "_seq"}
+    if isinstance(value, list):
+        return [_strip_seq(v) for v in value]
+    return value
+
+
+class App:
+    """The WSGI application. `App(store, clock, config)`; call `seed()` once."""
+
+    def __init__(self, store: Store, clock: Clock, config: Config):
+        self.store = store
+        self.clock = clock
+        self.config = config
+        store.clock = clock
+        load_route_modules()
+        self._rate: dict[str, deque] = {}
+        self._rate_lock = threading.Lock()
+        self._idem_locks: dict[tuple[str, str], threading.Lock] = {}
+        self._idem_guard = threading.Lock()
+
+    def seed(self) -> None:
+        from sandbox.seed import run_seed
+
+        run_seed(self.store, self.clock, self.config)
+
+    # -- WSGI ---------------------------------------------------------------
+    def __call__(self, environ, start_response):
+        req = Request(self, environ)
+        try:
+            result = self.dispatch(req)
+        except ApiError as exc:
+            result = self.error_response(exc)
+        except Exception:  # a bug: answer the spec's 500 body, never a traceback
+            import traceback
+
+            traceback.print_exc()
+            result = self.error_response(ApiError(500, "server_error", "The sandbox failed; this is a bug."))
+        return self.send(req, result, start_response)
+
+    def error_response(self, exc: ApiError) -> Response:
+        error = {"type": exc.type, "message": exc.message}
+        if exc.details is not None:
+            error["details"] = exc.details
+        return Response({"error": error}, status=exc.status, headers=dict(exc.headers))
+
+    def send(self, req: Request, result, start_response):
+        headers = {"X-Request-Id": req.request_id}
+        if isinstance(result, EventStream):
+            headers.update({"Content-Type": "text/event-stream", "Cache-Control": "no-cache"})
+            headers.update(result.headers)
+            start_response(f"{result.status} {STATUS_TEXT.get(result.status, '')}", list(headers.items()))
+
+            def frames():
+                try:
+                    for event, data in result.events:
+                        yield sse_frame(event, _strip_seq(data))
+                except ApiError as exc:
+                    yield sse_frame("error", {"message": exc.message, "request_id": req.request_id})
+                except Exception:
+                    import traceback
+
+                    traceback.print_exc()
+                    yield sse_frame("error", {"message": "The sandbox failed; this is a bug.",
+                                              "request_id": req.request_id})
+
+            return frames()
+        body = result.body
+        if isinstance(body, dict) and "error" in body and result.status >= 400:
+            body = {**body, "request_id": req.request_id}
+        headers.update(result.headers)
+        if body is None:
+            payload = b""
+        elif result.content_type == "application/json":
+            payload = json.dumps(_strip_seq(body), separators=(",", ":")).encode()
+        else:
+            payload = body if isinstance(body, bytes) else str(body).encode()
+        if payload or result.status != 204:
+            headers.setdefault("Content-Type", result.content_type)
+        headers["Content-Length"] = str(len(payload))
+        start_response(f"{result.status} {STATUS_TEXT.get(result.status, '')}", list(headers.items()))
+        return [payload]
+
+    # -- dispatch -------------------------------------------------------------
+    def match(self, req: Request) -> Route:
+        allowed = []
+        for r in ROUTES:
+            m = r.regex.match(req.path)
+            if m:
+                if r.method == req.method or (req.method == "HEAD" and r.method == "GET"):
+                    req.path_params = m.groupdict()
+                    return r
+                allowed.append(r.method)
+        if allowed:
+            raise ApiError(405, "method_not_allowed", f"{req.method} is not allowed on {req.path}.",
+                           headers={"Allow": ", ".join(sorted(set(allowed)))})
+        raise ApiError(404, "not_found", f"No such path: {req.path}")
+
+    def dispatch(self, req: Request):
+        r = self.match(req)
+        if r.auth:
+            self.authenticate(req)
+            self.rate_limit(req)
+            if r.write and req.member.get("role") == "viewer":
+                raise permission_denied("This key belongs to a read-only member and may not write.")
+        self.check_path(req, r)
+        self.check_query(req, r)
+        self.read_body(req, r)
+        if r.write and r.idempotent and r.auth:
+            return self.idempotent_call(req, r)
+        return self.call(req, r)
+
+    def call(self, req: Request, r: Route):
+        result = r.handler(req)
+        if isinstance(result, (Response, EventStream)):
+            return result
+        return Response(result)
+
+    # -- auth and rate limit -------------------------------------------------
+    def authenticate(self, req: Request) -> None:
+        header = req.headers.get("authorization") or ""
+        if not header:
+            raise ApiError(401, "authentication", "Missing API key: send Authorization: Bearer svc_sk_...")
+        scheme, _, secret = header.partition(" ")
+        secret = secret.strip()
+        if scheme.lower() != "bearer" or not KEY_RE.match(secret):
+            raise ApiError(401, "authentication", "Malformed API key: expected Authorization: Bearer svc_sk_...")
+        key = self.store.api_key_by_hash(hash_secret(secret))
+        if key is None:
+            raise ApiError(401, "authentication", "Unknown API key.")
+        if key["revoked"]:
+            raise ApiError(401, "authentication", "This API key was revoked.")
+        req.api_key = key
+        req.workspace_id = key["workspace_id"]
+        req.workspace = self.store.get("workspace", key["workspace_id"])
+        req.member = self.store.get("member", key["member_id"])
+        if req.workspace is None or req.member is None:
+            raise ApiError(401, "authentication", "This API key no longer reaches a workspace.")
+
+    def rate_limit(self, req: Request) -> None:
+        limit = self.config.rate_limit_per_minute
+        if not limit:
+            return
+        now = time.monotonic()
+        with self._rate_lock:
+            window = self._rate.setdefault(req.api_key["id"], deque())
+            while window and now - window[0] >= 60:
+                window.popleft()
+            if len(window) >= limit:
+                retry_after = max(1, math.ceil(60 - (now - window[0])))
+                raise ApiError(429, "rate_limited", f"Too many requests: {limit} per minute per key.",
+                               headers={"Retry-After": str(retry_after)})
+            window.append(now)
+
+    # -- checking inputs -------------------------------------------------------
+    def check_path(self, req: Request, r: Route) -> None:
+        errors = []
+        for name, value in req.path_params.items():
+            schema = r.path_params.get(name)
+            if schema:
+                errors += VALIDATOR.errors(value, schema, (name,))
+        if errors:
+            raise invalid(details_from(errors), first_message(errors))
+
+    def check_query(self, req: Request, r: Route) -> None:
+        errors = []
+        params: dict[str, Any] = {}
+        for name, schema in r.query.items():
+            values = req.query.get(name)
+            if not values:
+                if name in r.required_query:
+                    errors.append(((name,), "is required"))
+                elif "default" in schema:
+                    params[name] = schema["default"]
+                continue
+            raw = values[-1]
+            resolved = VALIDATOR.resolve(schema)
+            kind = resolved.get("type")
+            value: Any = raw
+            if kind == "integer":
+                if re.fullmatch(r"-?\d{1,18}", raw.strip()):
+                    value = int(raw)
+                else:
+                    errors.append(((name,), "must be an integer"))
+                    continue
+            elif kind == "boolean":
+                if raw.lower() in ("true", "1"):
+                    value = True
+                elif raw.lower() in ("false", "0"):
+                    value = False
+                else:
+                    errors.append(((name,), "must be true or false"))
+                    continue
+            errors += VALIDATOR.errors(value, schema, (name,))
+            params[name] = value
+        if errors:
+            raise invalid(details_from(errors), first_message(errors))
+        req.params = params
+
+    def read_body(self, req: Request, r: Route) -> None:
+        try:
+            length = int(req.environ.get("CONTENT_LENGTH") or 0)
+        except ValueError:
+            length = 0
+        if length > MAX_BODY:
+            raise invalid({"body": ["is too large"]})
+        req.raw_body = req.environ["wsgi.input"].read(length) if length > 0 else b""
+        if r.body is None:
+            return
+        if not req.raw_body.strip():
+            if r.body_required:
+                raise invalid({"body": ["is required (a JSON object)"]}, "A JSON body is required.")
+            req.body = {}
+        else:
+            try:
+                req.body = json.loads(req.raw_body)
+            except (ValueError, UnicodeDecodeError):
+                raise invalid({"body": ["is not valid JSON"]}, "The body is not valid JSON.")
+        errors = VALIDATOR.errors(req.body, r.body)
+        if errors:
+            raise invalid(details_from(errors), first_message(errors))
+
+    # -- idempotency -----------------------------------------------------------
+    def fingerprint(self, req: Request) -> str:
+        if req.body is not None:
+            canonical = json.dumps(req.body, sort_keys=True, separators=(",", ":")).encode()
+        else:
+            canonical = req.raw_body
+        return hashlib.sha256(req.method.encode() + b" " + req.path.encode() + b"\n" + canonical).hexdigest()
+
+    def _idem_lock(self, workspace_id: str, key: str) -> threading.Lock:
+        with self._idem_guard:
+            return self._idem_locks.setdefault((workspace_id, key), threading.Lock())
+
+    def idempotent_call(self, req: Request, r: Route):
+        """Same key + same body: replay the first answer (or its replay hook);
+        same key + another body: 409. Only successful (2xx) answers are kept,
+        so a refused request (400/402/422...) can be fixed and resent."""
+        if not req.idempotency_key:
+            result = self.call(req, r)
+            if req.minted_idempotency_key:
+                self.remember(req, result)
+            return result
+        with self._idem_lock(req.workspace_id, req.idempotency_key):
+            stored = self.store.idempotency_get(req.workspace_id, req.idempotency_key)
+            fingerprint = self.fingerprint(req)
+            if stored is not None:
+                if stored["fingerprint"] != fingerprint:
+                    raise conflict("This Idempotency-Key was already used with a different request.",
+                                   {"idempotency_key": ["was used with a different body or path"]})
+                return self.replay(req, stored)
+            result = self.call(req, r)
+            self.remember(req, result)
+            return result
+
+    def remember(self, req: Request, result) -> None:
+        if not (200 <= result.status < 300):
+            return
+        if isinstance(result, EventStream) and result.replay is None:
+            return  # a stream without a replay hook cannot be stored
+        body = None if isinstance(result, EventStream) else result.body
+        self.store.idempotency_put(
+            req.workspace_id, req.idempotency_key, fingerprint=self.fingerprint(req), status=result.status,
+            body=_strip_seq(body), headers={k: v for k, v in result.headers.items()}, replay=result.replay,
+        )
+
+    def replay(self, req: Request, stored: dict):
+        hook = stored.get("replay")
+        if hook:
+            name, ref_value = hook
+            result = REPLAY_HOOKS[name](req, ref_value)
+            if not isinstance(result, (Response, EventStream)):
+                result = Response(result)
+        else:
+            result = Response(stored["body"], status=stored["status"], headers=dict(stored["headers"]))
+        result.headers["Idempotent-Replayed"] = "true"
+        return result

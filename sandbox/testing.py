@@ -1,0 +1,51 @@
+"""Start a sandbox inside the test process: `start_sandbox()`.
+
+    handle = start_sandbox(time_scale=0.002)
+    handle.base_url      # "http://127.0.0.1:PORT" (paths begin with /v1)
+    handle.demo_key      # a key of the seeded demo workspace (member role admin)
+    handle.mint_key("readonly")   # demo | member | readonly | revoked | no_credits | other_workspace
+    handle.stop()
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from sandbox.core import App, Config
+from sandbox.seed import create_key
+from sandbox.server import build_app, start_in_thread
+
+
+@dataclass
+class SandboxHandle:
+    app: App
+    server: object
+    thread: object
+    base_url: str
+    demo_key: str
+
+    @property
+    def store(self):
+        return self.app.store
+
+    def mint_key(self, kind: str = "demo") -> str:
+        """A fresh secret of this kind (see sandbox/README.md, Key kinds)."""
+        return create_key(self.app.store, self.app.clock, kind)
+
+    def stop(self) -> None:
+        self.server.shutdown()
+        self.server.server_close()
+        self.thread.join(timeout=5)
+        self.app.store.close()
+
+
+def start_sandbox(*, time_scale: float = 0.002, db_path: str = ":memory:", port: int = 0,
+                  rate_limit_per_minute: int | None = None, app_url: str | None = None) -> SandboxHandle:
+    """Serve a sandbox on 127.0.0.1 in a background thread. No rate limit
+    unless `rate_limit_per_minute` is given."""
+    config = Config(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute, app_url=app_url)
+    app = build_app(db_path=str(db_path), config=config)
+    server, thread = start_in_thread(app, port=port)
+    base_url = f"http://127.0.0.1:{server.server_port}"
+    demo_key = create_key(app.store, app.clock, "demo", name="demo key")
+    return SandboxHandle(app=app, server=server, thread=thread, base_url=base_url, demo_key=demo_key)

@@ -1,0 +1,197 @@
+"""A small JSON Schema checker (the subset the sandbox's OpenAPI uses).
+
+The same schemas a route declares for OpenAPI are used to check request
+bodies and query parameters, so the published document and the behaviour
+cannot drift apart. Supported keywords: type (string or list), properties,
+required, additionalProperties (bool or schema), items, minItems, maxItems,
+minLength, maxLength, pattern, enum, const, minimum, maximum, format (uuid,
+date, date-time, email, uri), anyOf, oneOf (treated as anyOf), $ref to
+`#/components/schemas/<Name>`.
+"""
+
+from __future__ import annotations
+
+import re
+import uuid
+from datetime import date
+from typing import Any, Callable
+
+from sandbox.clock import parse_iso
+
+Path = tuple[str, ...]
+
+EMAIL_RE = re.compile(r"^[^@\s]+@[^@\s]+\.[^@\s]+$")
+URL_RE = re.compile(r"^https?://[^\s/$.?#][^\s]*$", re.IGNORECASE)
+
+
+def is_uuid(value: Any) -> bool:
+    if not isinstance(value, str):
+        return False
+    try:
+        uuid.UUID(value)
+    except ValueError:
+        return False
+    return len(value) == 36
+
+
+def is_date(value: Any) -> bool:
+    if not isinstance(value, str) or not re.fullmatch(r"\d{4}-\d{2}-\d{2}", value):
+        return False
+    try:
+        date.fromisoformat(value)
+    except ValueError:
+        return False
+    return True
+
+
+def is_datetime(value: Any) -> bool:
+    if not isinstance(value, str) or not re.match(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}", value):
+        return False
+    try:
+        parse_iso(value)
+    except ValueError:
+        return False
+    return True
+
+
+FORMATS: dict[str, Callable[[Any], bool]] = {
+    "uuid": is_uuid,
+    "date": is_date,
+    "date-time": is_datetime,
+    "email": lambda v: isinstance(v, str) and bool(EMAIL_RE.match(v)),
+    "uri": lambda v: isinstance(v, str) and bool(URL_RE.match(v)),
+}
+
+TYPE_NAMES = {
+    "string": "a string",
+    "integer": "an integer",
+    "number": "a number",
+    "boolean": "a boolean",
+    "object": "an object",
+    "array": "a list",
+    "null": "null",
+}
+
+
+def _type_ok(value: Any, type_name: str) -> bool:
+    if type_name == "string":
+        return isinstance(value, str)
+    if type_name == "integer":
+        return isinstance(value, int) and not isinstance(value, bool)
+    if type_name == "number":
+        return isinstance(value, (int, float)) and not isinstance(value, bool)
+    if type_name == "boolean":
+        return isinstance(value, bool)
+    if type_name == "object":
+        return isinstance(value, dict)
+    if type_name == "array":
+        return isinstance(value, list)
+    if type_name == "null":
+        return value is None
+    return True
+
+
+class Validator:
+    def __init__(self, components: dict[str, dict] | None = None):
+        self.components = components if components is not None else {}
+
+    def resolve(self, schema: dict) -> dict:
+        while "$ref" in schema:
+            name = schema["$ref"].rsplit("/", 1)[-1]
+            schema = self.components[name]
+        return schema
+
+    def errors(self, value: Any, schema: dict, path: Path = ()) -> list[tuple[Path, str]]:
+        schema = self.resolve(schema)
+        out: list[tuple[Path, str]] = []
+        alternatives = schema.get("anyOf") or schema.get("oneOf")
+        if alternatives:
+            best: list[tuple[Path, str]] | None = None
+            for alt in alternatives:
+                errs = self.errors(value, alt, path)
+                if not errs:
+                    best = []
+                    break
+                if best is None or len(errs) < len(best):
+                    best = errs
+            if best:
+                out.extend(best)
+                return out
+        types = schema.get("type")
+        if types is not None:
+            type_list = types if isinstance(types, list) else [types]
+            if not any(_type_ok(value, t) for t in type_list):
+                names = " or ".join(TYPE_NAMES.get(t, t) for t in type_list)
+                return [(path, f"must be {names}")]
+        if "const" in schema and value != schema["const"]:
+            out.append((path, f"must be {schema['const']!r}"))
+        if "enum" in schema and value not in schema["enum"]:
+            choices = ", ".join(str(v) for v in schema["enum"] if v is not None)
+            out.append((path, f"must be one of: {choices}"))
+        if isinstance(value, str):
+            if "minLength" in schema and len(value) < schema["minLength"]:
+                out.append((path, "may not be blank" if schema["minLength"] == 1 else
+                            f"must be at least {schema['minLength']} characters"))
+            if "maxLength" in schema and len(value) > schema["maxLength"]:
+                out.append((path, f"must be at most {schema['maxLength']} characters"))
+            if "pattern" in schema and not re.search(schema["pattern"], value):
+                out.append((path, schema.get("x-pattern-message", "has an invalid format")))
+            fmt = schema.get("format")
+            if fmt in FORMATS and not FORMATS[fmt](value):
+                out.append((path, {"uuid": "must be a UUID", "date": "must be a date (YYYY-MM-DD)",
+                                   "date-time": "must be an ISO 8601 date and time", "email": "must be an email address",
+                                   "uri": "must be an http or https URL"}[fmt]))
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if "minimum" in schema and value < schema["minimum"]:
+                out.append((path, f"must be at least {schema['minimum']}"))
+            if "maximum" in schema and value > schema["maximum"]:
+                out.append((path, f"must be at most {schema['maximum']}"))
+        if isinstance(value, list):
+            if "minItems" in schema and len(value) < schema["minItems"]:
+                out.append((path, f"must have at least {schema['minItems']} item(s)"))
+            if "maxItems" in schema and len(value) > schema["maxItems"]:
+                out.append((path, f"must have at most {schema['maxItems']} items"))
+            if "items" in schema:
+                for i, item in enumerate(value):
+                    out.extend(self.errors(item, schema["items"], path + (str(i),)))
+        if isinstance(value, dict):
+            props = schema.get("properties", {})
+            for name in schema.get("required", []):
+                if name not in value:
+                    out.append((path + (name,), "is required"))
+            for name, item in value.items():
+                if name in props:
+                    out.extend(self.errors(item, props[name], path + (name,)))
+                else:
+                    extra = schema.get("additionalProperties", True)
+                    if extra is False:
+                        out.append((path + (name,), "is not an accepted field"))
+                    elif isinstance(extra, dict):
+                        out.extend(self.errors(item, extra, path + (name,)))
+        return out
+
+
+def details_from(errors: list[tuple[Path, str]], *, root: str = "body") -> dict:
+    """Nest error paths into the spec's details shape: {"fields": {"0": {"label": ["..."]}}}.
+    An error on the whole document is filed under `root`."""
+    details: dict = {}
+    for path, message in errors:
+        if not path:
+            path = (root,)
+        node = details
+        for part in path[:-1]:
+            child = node.get(part)
+            if not isinstance(child, dict):
+                child = {}
+                node[part] = child
+            node = child
+        leaf = node.setdefault(path[-1], [])
+        if isinstance(leaf, list) and message not in leaf:
+            leaf.append(message)
+    return details
+
+
+def first_message(errors: list[tuple[Path, str]]) -> str:
+    path, message = errors[0]
+    where = ".".join(path) if path else "body"
+    return f"{where} {message}"
