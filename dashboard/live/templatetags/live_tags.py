@@ -18,21 +18,21 @@ MAX_DEPTH = 8
 
 def _render(value, depth: int) -> SafeString:
     if depth > MAX_DEPTH:
-        return format_html('<span class="json-more muted">…</span>')
+        return mark_safe('<span class="json-more muted">…</span>')
     if isinstance(value, dict):
         if not value:
-            return format_html('<span class="muted">(empty)</span>')
+            return mark_safe('<span class="muted">(empty)</span>')
         rows = format_html_join(
             "", "<dt>{}</dt><dd>{}</dd>", ((_label(k), _render(v, depth + 1)) for k, v in value.items())
         )
         return format_html('<dl class="json-object">{}</dl>', rows)
     if isinstance(value, list):
         if not value:
-            return format_html('<span class="muted">(none)</span>')
+            return mark_safe('<span class="muted">(none)</span>')
         items = format_html_join("", "<li>{}</li>", ((_render(v, depth + 1),) for v in value))
         return format_html('<ul class="json-list">{}</ul>', items)
     if value is None:
-        return format_html('<span class="muted">null</span>')
+        return mark_safe('<span class="muted">null</span>')
     if isinstance(value, bool):
         return format_html('<span class="json-bool">{}</span>', "yes" if value else "no")
     return format_html('<span class="json-scalar">{}</span>', value)

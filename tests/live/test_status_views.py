@@ -1,0 +1,115 @@
+"""The status partial the browser polls: rendered from the row alone."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import httpx
+from django.urls import reverse
+from django.utils import timezone
+
+from dashboard.live import services
+from dashboard.live.models import TrackedOperation
+from tests.live.fixtures import TURN_ID, turn_body
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+POLLING = 'hx-trigger="every 2s"'
+
+
+def test_twenty_browser_polls_make_no_remote_call_and_the_final_one_answers_286(
+    db, remote, make_turn, logged_in_client
+):
+    route = remote.get(f"/v1/turns/{TURN_ID}").mock(
+        return_value=httpx.Response(200, json=turn_body("completed", message="Your site is live."))
+    )
+    op = make_turn(due=False)
+    url = reverse("live:status", args=[op.pk])
+
+    for _ in range(20):
+        response = logged_in_client.get(url, **HTMX)
+        assert response.status_code == 200
+        assert POLLING in response.content.decode()
+    assert remote.calls.call_count == 0
+
+    services.operation_poll(operation_id=op.pk)
+    assert route.call_count == 1
+
+    response = logged_in_client.get(url, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 286
+    assert "hx-trigger" not in body and "hx-get" not in body
+    assert "Completed" in body and "Your site is live." in body
+    assert route.call_count == 1
+
+
+def test_the_row_variant_polls_itself_until_final(db, make_turn, logged_in_client):
+    op = make_turn(due=False)
+    url = reverse("live:status", args=[op.pk]) + "?view=row"
+    body = logged_in_client.get(url, **HTMX).content.decode()
+    assert f'id="live-row-{op.pk}"' in body and POLLING in body and "?view=row" in body
+
+    TrackedOperation.objects.filter(pk=op.pk).update(status="failed", is_final=True)
+    response = logged_in_client.get(url, **HTMX)
+    assert response.status_code == 286 and POLLING not in response.content.decode()
+
+
+def test_live_updates_paused_after_30_seconds_without_a_refresh(db, make_turn, logged_in_client):
+    op = make_turn(due=False)
+    url = reverse("live:status", args=[op.pk])
+    now = timezone.now()
+
+    TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=now - timedelta(seconds=10))
+    assert "Live updates paused" not in logged_in_client.get(url, **HTMX).content.decode()
+
+    stale = now - timedelta(seconds=31)
+    TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=stale)
+    body = logged_in_client.get(url, **HTMX).content.decode()
+    assert "Live updates paused" in body
+    assert stale.strftime("%H:%M:%S") in body
+    assert POLLING in body  # keeps asking, so it resumes when a worker is back
+
+    # A row never polled counts from when it was recorded.
+    TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=None, created_at=now - timedelta(seconds=45))
+    assert "Live updates paused" in logged_in_client.get(url, **HTMX).content.decode()
+
+    # A final row is never "paused".
+    TrackedOperation.objects.filter(pk=op.pk).update(is_final=True, status="completed")
+    assert "Live updates paused" not in logged_in_client.get(url, **HTMX).content.decode()
+
+
+def test_another_users_operation_is_404(db, make_turn, other_user, client):
+    op = make_turn(due=False)
+    client.force_login(other_user)
+    assert client.get(reverse("live:status", args=[op.pk]), **HTMX).status_code == 404
+    assert client.get(reverse("live:detail", args=[op.pk])).status_code == 404
+
+
+def test_a_stopped_operation_shows_why_with_the_request_id(db, make_turn, logged_in_client):
+    op = make_turn(due=False)
+    TrackedOperation.objects.filter(pk=op.pk).update(
+        status=TrackedOperation.STATUS_STOPPED,
+        is_final=True,
+        last_error="The service refused the API key this was started with.",
+        last_error_request_id="req_refused_1",
+    )
+    response = logged_in_client.get(reverse("live:status", args=[op.pk]), **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 286
+    assert "refused the API key" in body and "req_refused_1" in body
+    assert "svc_sk_" not in body
+
+
+def test_an_unknown_kind_renders_its_snapshot_as_readable_json(db, api_key, user, logged_in_client):
+    op = services.operation_track(
+        owner_key=api_key,
+        user=user,
+        kind="someday.thing",
+        remote_id="r-1",
+        title="Something new",
+        snapshot={"status": "running", "progress": {"done_steps": 3, "notes": ["a <b>", None]}},
+    )
+    response = logged_in_client.get(reverse("live:detail", args=[op.pk]))
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "done steps" in body and "a &lt;b&gt;" in body and "<b>" not in body
+    assert 'class="json-view"' in body
