@@ -221,20 +221,13 @@ class WorkspaceDateTimeField(forms.DateTimeField):
 
 
 class AddressWidget(forms.URLInput):
-    """An address input for image and file fields, with a preview beside it
-    (a thumbnail for images, a link for files) of the current value."""
-
-    template_name = "objects/widgets/address.html"
+    """An address input for image and file fields; the form shows a preview
+    beside it (a thumbnail for images, a link for files), which
+    static/js/objects.js updates as the address is typed."""
 
     def __init__(self, *, kind: str, attrs=None):
         self.kind = kind
-        super().__init__(attrs=attrs)
-
-    def get_context(self, name, value, attrs):
-        context = super().get_context(name, value, attrs)
-        context["widget"]["kind"] = self.kind
-        context["widget"]["previewable"] = is_web_address(value)
-        return context
+        super().__init__(attrs={"data-preview": kind, "inputmode": "url", **(attrs or {})})
 
 
 def _choices(field: FieldDef) -> list[tuple[str, str]]:
