@@ -1,0 +1,163 @@
+"""RemoteErrorMiddleware: every remote error as a full page and as an htmx
+partial, with the request id, never a traceback or the key."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from django.contrib.messages import get_messages
+from django.urls import reverse
+
+from tests.api.conftest import API_KEY
+
+pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
+
+HTMX = {"HTTP_HX_REQUEST": "true", "HTTP_HX_CURRENT_URL": "http://testserver/objects/leads/"}
+
+CASES = [
+    # kind, status of the full page, words the person reads
+    ("401", 401, "The service refused your API key"),
+    ("402", 402, "run out of credits"),
+    ("403", 403, "This API key may not do this"),
+    ("404", 404, "Not found"),
+    ("409", 409, "It changed meanwhile"),
+    ("429", 429, "Try again in 30 s"),
+    ("500", 502, "The service is unreachable right now"),
+    ("503", 502, "The service is unreachable right now"),
+    ("connection", 502, "The service is unreachable right now"),
+    ("timeout", 502, "The service is unreachable right now"),
+    ("stream", 502, "The agent failed to answer."),
+]
+
+
+def assert_safe(content: str) -> None:
+    assert "Traceback" not in content
+    assert "Exception Value" not in content
+    assert API_KEY not in content
+
+
+@pytest.mark.parametrize(("kind", "status", "words"), CASES)
+def test_each_remote_error_renders_as_a_full_page(logged_in_client, kind, status, words):
+    response = logged_in_client.get(f"/test-remote-error/{kind}/")
+
+    content = response.content.decode()
+    assert response.status_code == status
+    assert words in content
+    assert f"req_{kind}" in content
+    assert "<html" in content and 'id="messages"' in content  # inside the real layout
+    assert response["Cache-Control"] == "no-store"
+    assert_safe(content)
+
+
+@pytest.mark.parametrize(("kind", "status", "words"), CASES)
+def test_each_remote_error_renders_as_an_htmx_partial_in_the_messages_region(logged_in_client, kind, status, words):
+    response = logged_in_client.post(f"/test-remote-error/{kind}/", **HTMX)
+
+    content = response.content.decode()
+    assert response.status_code == 200  # htmx 2 does not swap 4xx/5xx
+    assert response["HX-Retarget"] == "#messages"
+    assert response["HX-Reswap"] == "innerHTML show:top"
+    assert words in content
+    assert f"req_{kind}" in content
+    assert "<html" not in content and 'role="alert"' in content
+    assert_safe(content)
+
+
+def test_debug_mode_still_shows_the_message_not_a_traceback(logged_in_client, settings):
+    settings.DEBUG = True
+
+    response = logged_in_client.get("/test-remote-error/500/")
+
+    assert response.status_code == 502
+    assert "req_500" in response.content.decode()
+    assert_safe(response.content.decode())
+
+
+def test_401_links_to_the_key_settings(logged_in_client):
+    content = logged_in_client.get("/test-remote-error/401/").content.decode()
+
+    assert f'href="{reverse("keys:list")}"' in content
+    assert "Add a new API key" in content
+
+
+def test_429_tells_the_browser_when_to_retry(logged_in_client):
+    response = logged_in_client.get("/test-remote-error/429/")
+
+    assert response["Retry-After"] == "30"
+
+
+def test_404_offers_the_way_back_to_where_the_person_came_from(logged_in_client):
+    content = logged_in_client.get("/test-remote-error/404/", HTTP_REFERER="http://testserver/objects/").content.decode()
+
+    assert 'href="http://testserver/objects/"' in content
+    assert "Go back" in content
+
+
+def test_404_never_links_back_to_another_site(logged_in_client):
+    content = logged_in_client.get("/test-remote-error/404/", HTTP_REFERER="https://evil.test/").content.decode()
+
+    assert "evil.test" not in content
+    assert f'href="{reverse("home")}"' in content
+
+
+def test_409_offers_to_reload_the_page_the_person_is_on(logged_in_client):
+    content = logged_in_client.post("/test-remote-error/409/", **HTMX).content.decode()
+
+    assert 'href="/objects/leads/"' in content
+    assert "Reload" in content
+    assert "approval already decided" in content
+
+
+def test_a_remote_401_from_a_real_call_becomes_the_page(logged_in_client, remote):
+    route = remote.get("/v1/me").respond(
+        401, json={"error": {"type": "authentication", "message": "revoked"}, "request_id": "req_from_service"}
+    )
+
+    response = logged_in_client.get("/test-remote-call/")
+
+    assert route.call_count == 1
+    assert response.status_code == 401
+    assert "req_from_service" in response.content.decode()
+    assert_safe(response.content.decode())
+
+
+def test_an_unreachable_service_answers_502_after_the_retries(logged_in_client, remote, slept):
+    route = remote.get("/v1/me").mock(side_effect=httpx.ConnectError("refused"))
+
+    response = logged_in_client.get("/test-remote-call/")
+
+    assert route.call_count == 3
+    assert len(slept) == 2
+    assert response.status_code == 502
+    assert route.calls.last.request.headers["X-Request-Id"] in response.content.decode()
+
+
+def test_a_view_can_place_the_message_itself(logged_in_client, remote):
+    remote.get("/v1/me").respond(403, json={"error": {"type": "permission", "message": "readonly"}, "request_id": "req_placed"})
+
+    response = logged_in_client.get("/test-remote-call-placed/", **HTMX)
+
+    assert response.status_code == 200
+    assert "HX-Retarget" not in response
+    assert "This API key may not do this" in response.content.decode()
+    assert "req_placed" in response.content.decode()
+
+
+def test_no_active_key_redirects_to_the_key_settings_with_a_message(logged_in_client):
+    response = logged_in_client.get("/test-no-key/")
+
+    assert response.status_code == 302
+    assert response["Location"] == reverse("keys:list")
+    assert [str(message) for message in get_messages(response.wsgi_request)] == ["Add an API key to use the console."]
+
+
+def test_no_active_key_redirects_htmx_requests_with_hx_redirect(logged_in_client):
+    response = logged_in_client.post("/test-no-key/", **HTMX)
+
+    assert response.status_code == 200
+    assert response["HX-Redirect"] == reverse("keys:list")
+
+
+def test_other_exceptions_are_left_to_django(logged_in_client):
+    with pytest.raises(RuntimeError):
+        logged_in_client.get("/test-other-error/")

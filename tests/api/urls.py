@@ -1,0 +1,60 @@
+"""Test-only URLs: views that fail the way real views do, in front of the
+console's own URLs (so the error page renders inside the real layout)."""
+
+from django.http import HttpResponse
+from django.urls import include, path
+
+from dashboard.api import ServiceClient, errors
+from dashboard.errors import render_remote_error
+from tests.api.conftest import API_KEY
+
+REMOTE_ERRORS = {
+    "401": lambda: errors.AuthenticationError(f"key {API_KEY} revoked", status=401, type="authentication", request_id="req_401"),
+    "402": lambda: errors.InsufficientCreditsError("no credits", status=402, type="insufficient_credits", request_id="req_402"),
+    "403": lambda: errors.PermissionDeniedError("readonly key", status=403, type="permission", request_id="req_403"),
+    "404": lambda: errors.NotFoundError("no such agent", status=404, type="not_found", request_id="req_404"),
+    "409": lambda: errors.ConflictError("approval already decided", status=409, type="conflict", request_id="req_409"),
+    "429": lambda: errors.RateLimitedError("slow down", status=429, type="rate_limited", request_id="req_429", retry_after=29.2),
+    "500": lambda: errors.ServerError("boom", status=500, type="server_error", request_id="req_500"),
+    "503": lambda: errors.ServerError("The service answered 503 Service Unavailable.", status=503, request_id="req_503"),
+    "connection": lambda: errors.ApiConnectionError(request_id="req_connection"),
+    "timeout": lambda: errors.ApiTimeoutError(request_id="req_timeout"),
+    "stream": lambda: errors.StreamError("The agent failed to answer.", request_id="req_stream"),
+}
+
+
+def raise_remote_error(request, kind):
+    raise REMOTE_ERRORS[kind]()
+
+
+def call_the_service(request):
+    data = ServiceClient(API_KEY).get("/v1/me")
+    return HttpResponse(f"hello {data['workspace']['name']}")
+
+
+def place_the_error_itself(request):
+    try:
+        ServiceClient(API_KEY).get("/v1/me")
+    except errors.ApiError as exc:
+        return render_remote_error(request, exc)
+    return HttpResponse("unexpected")
+
+
+def raise_no_active_key(request):
+    from dashboard.keys.errors import NoActiveKeyError
+
+    raise NoActiveKeyError()
+
+
+def raise_something_else(request):
+    raise RuntimeError("not a remote error")
+
+
+urlpatterns = [
+    path("test-remote-error/<str:kind>/", raise_remote_error),
+    path("test-remote-call/", call_the_service),
+    path("test-remote-call-placed/", place_the_error_itself),
+    path("test-no-key/", raise_no_active_key),
+    path("test-other-error/", raise_something_else),
+    path("", include("dashboard.urls")),
+]
