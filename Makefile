@@ -1,12 +1,19 @@
 # Two commands for a fresh machine: `make run` and `make test`.
+# Needs only Python 3.11+ (PYTHON=python3.12 make run to pick another one).
 PYTHON ?= python3
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+# Ports of `make run`: the console and the local sandbox.
+WEB_PORT ?= 8000
+SANDBOX_PORT ?= 8100
+export WEB_PORT SANDBOX_PORT
 
-.PHONY: run test install bootstrap check bench clean
+.PHONY: run test install bootstrap demo-password check bench clean
 
 $(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "Workspace Console needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"; exit 1; }
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
@@ -14,18 +21,25 @@ $(STAMP): pyproject.toml
 
 install: $(STAMP)
 
+# Migrations, the demo user and its sandbox key; also writes .env on first run.
 bootstrap: install
 	$(PY) manage.py bootstrap
 
+# Sandbox, Celery worker and beat, and the web server, through honcho.
 run: bootstrap
-	$(VENV)/bin/honcho start -f Procfile
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile
+
+# A new generated password for the demo user, printed once.
+demo-password: install
+	$(PY) manage.py bootstrap --reset-demo-password
 
 test: install
 	CACHE_URL=locmem:// $(PY) -m pytest $(PYTEST_ARGS)
 
 check: install
 	$(PY) manage.py check
-	CONSOLE_ENV=production SECRET_KEY=check-only-$$(date +%s)-not-a-real-secret-value-xxxxxxxxxxxxxxxx \
+	env -u DJANGO_ALLOW_ASYNC_UNSAFE CONSOLE_ENV=production \
+	  SECRET_KEY=check-only-$$(date +%s)-not-a-real-secret-value-xxxxxxxxxxxxxxxx \
 	  KEY_ENCRYPTION_KEYS=$$($(PY) -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())") \
 	  ALLOWED_HOSTS=console.example.com $(PY) manage.py check --deploy --fail-level WARNING
 

@@ -37,8 +37,10 @@ CSRF_TRUSTED_ORIGINS = env.list("CSRF_TRUSTED_ORIGINS", default=[])
 KEY_ENCRYPTION_KEYS = env.list("KEY_ENCRYPTION_KEYS")
 
 # The remote service. The default is the local sandbox started by `make run`.
-SERVICE_BASE_URL = env.str("SERVICE_BASE_URL", default="http://127.0.0.1:8100").rstrip("/")
-SERVICE_APP_URL = env.str("SERVICE_APP_URL", default="http://127.0.0.1:8100/app").rstrip("/")
+# SANDBOX_PORT moves the local sandbox (and so this default) off 8100.
+SANDBOX_BASE_URL = f"http://127.0.0.1:{env.int('SANDBOX_PORT', default=8100)}"
+SERVICE_BASE_URL = env.str("SERVICE_BASE_URL", default=SANDBOX_BASE_URL).rstrip("/")
+SERVICE_APP_URL = env.str("SERVICE_APP_URL", default=f"{SANDBOX_BASE_URL}/app").rstrip("/")
 SERVICE_TIMEOUT = env.float("SERVICE_TIMEOUT", default=30.0)
 SERVICE_SLOW_TIMEOUT = env.float("SERVICE_SLOW_TIMEOUT", default=800.0)
 SERVICE_MAX_RETRIES = env.int("SERVICE_MAX_RETRIES", default=2)
