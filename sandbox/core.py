@@ -65,11 +65,20 @@ class ApiError(Exception):
 def invalid(details: dict, message: str | None = None) -> ApiError:
     """400 invalid_request; `details` keyed by field, each a list of messages."""
     if message is None:
-        field_name = next(iter(details), "request")
-        value = details[field_name] if details else None
-        text = value[0] if isinstance(value, list) and value else "is invalid"
-        message = f"{field_name} {text}"
+        message = _first_detail(details) or "The request is invalid."
     return ApiError(400, "invalid_request", message, details)
+
+
+def _first_detail(details: Any, path: tuple = ()) -> str | None:
+    """`fields.0.options is required for select fields` from nested details."""
+    if isinstance(details, list):
+        return f"{'.'.join(path) or 'request'} {details[0]}" if details else None
+    if isinstance(details, dict):
+        for name, value in details.items():
+            found = _first_detail(value, path + (str(name),))
+            if found:
+                return found
+    return None
 
 
 def not_found(what: str = "resource") -> ApiError:
