@@ -44,6 +44,9 @@ SERVICE_APP_URL = env.str("SERVICE_APP_URL", default=f"{SANDBOX_BASE_URL}/app").
 SERVICE_TIMEOUT = env.float("SERVICE_TIMEOUT", default=30.0)
 SERVICE_SLOW_TIMEOUT = env.float("SERVICE_SLOW_TIMEOUT", default=800.0)
 SERVICE_MAX_RETRIES = env.int("SERVICE_MAX_RETRIES", default=2)
+SERVICE_CONNECT_TIMEOUT = env.float("SERVICE_CONNECT_TIMEOUT", default=5.0)
+# A longer Retry-After is not slept inside a web request: RateLimitedError says "try again in N s".
+SERVICE_RETRY_AFTER_CAP = env.float("SERVICE_RETRY_AFTER_CAP", default=10.0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",
