@@ -326,10 +326,14 @@ class RecordForm(forms.Form):
         keys = {f.key for f in self.record_fields}
         labels = {f.label.lower(): f.key for f in self.record_fields}
         placed = False
+        by_key = {f.key: f for f in self.record_fields}
         for name, messages in (getattr(exc, "field_errors", None) or {}).items():
             key = name.split(".")[-1]
             if key in keys:
                 for message in messages or [exc.message]:
+                    # The service says "is required"; the field says "Email is required."
+                    if message[:1].islower():
+                        message = f"{by_key[key].label} {message.rstrip('.')}."
                     self.add_error(key, message)
                 placed = True
         if placed:

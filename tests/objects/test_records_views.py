@@ -1,0 +1,269 @@
+"""Records table, export and column choice against a mocked service (respx):
+typed cells, the URL state sent as the service's query, paging both ways,
+remote errors in place, CSV through every page."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+
+from objects.models import ColumnPreference
+from tests.objects.conftest import WORKSPACE_ID, store_api_key
+from tests.objects.records_fixtures import (
+    ACME,
+    DEALS,
+    OBJECT_KEY,
+    RECORD_ID,
+    error_body,
+    page,
+    record,
+)
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+RECORDS_URL = f"/objects/{OBJECT_KEY}/records/"
+RECORDS_PATH = f"/v1/objects/{OBJECT_KEY}/records"
+
+
+@pytest.fixture
+def paris_console(logged_in_client, user):
+    store_api_key(user, timezone="Europe/Paris")
+    return logged_in_client
+
+
+def mock_definition(remote):
+    return remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+
+
+def query_of(call) -> dict[str, list[str]]:
+    return parse_qs(urlsplit(str(call.request.url)).query, keep_blank_values=True)
+
+
+def test_records_page_shows_every_type_in_its_cell(paris_console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([ACME])))
+
+    response = paris_console.get(RECORDS_URL)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    # Title first, linking to the record page.
+    assert f'<a href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/">Acme renewal</a>' in html
+    assert html.index(">Name<") < html.index(">Notes<")
+    assert "1,250" in html  # number
+    assert "1,234.50" in html  # currency, 2 decimals
+    assert "2026-11-22 10:30 CET" in html  # datetime in the workspace zone (Paris), not UTC
+    assert "2026-12-01" in html
+    assert 'aria-label="Yes"' in html  # boolean mark
+    assert 'href="mailto:buyer@acme.test"' in html
+    assert 'href="tel:+33123456789"' in html
+    assert 'href="https://acme.test"' in html
+    # Choices by label in their stored colour (ids never shown).
+    assert '<span class="chip" data-color="#22c55e">Open</span>' in html
+    assert '<span class="chip" data-color="#f97316">Hot</span><span class="chip" data-color="#8b5cf6">VIP</span>' in html
+    assert "opt-open" not in html.split("<tbody>")[1]
+    assert '<img src="https://cdn.acme.test/logo.png"' in html
+    assert ">contract.pdf</a>" in html
+    assert "style=" not in html  # CSP: colours come from data-color
+
+
+def test_unsafe_url_values_are_not_links(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(
+        return_value=httpx.Response(
+            200, json=page([record(RECORD_ID, "Bad", website="javascript:alert(1)", logo="ftp://x.test/a.png")])
+        )
+    )
+    html = console.get(RECORDS_URL).content.decode()
+    assert 'href="javascript:' not in html
+    assert 'src="ftp://' not in html
+    assert "javascript:alert(1)" in html  # shown as text
+
+
+def test_url_state_becomes_the_service_query(console, remote):
+    mock_definition(remote)
+    records_route = remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([])))
+
+    response = console.get(
+        RECORDS_URL,
+        {
+            "q": "acme",
+            "f.status": "opt-open",
+            "f.tags": ["opt-hot", "opt-vip"],
+            "f.active": "false",
+            "f.seats": "12",
+            "f.name": "Acme renewal",
+            "empty": "email",
+            "sort": "-amount",
+            "limit": "50",
+        },
+    )
+
+    assert response.status_code == 200
+    sent = query_of(records_route.calls.last)
+    assert json.loads(sent["filter"][0]) == {
+        "status": "opt-open",
+        "tags": ["opt-hot", "opt-vip"],
+        "active": False,
+        "seats": 12,
+        "name": "Acme renewal",
+        "email": None,
+    }
+    assert sent["search"] == ["acme"]
+    assert sent["sort"] == ["-amount"]
+    assert sent["limit"] == ["50"]
+    assert "cursor" not in sent
+    html = response.content.decode()
+    assert 'value="acme"' in html  # the search box keeps the state
+    assert "No deals match this search and these filters." in html
+
+
+def test_a_bad_filter_value_is_explained_and_left_out(console, remote):
+    mock_definition(remote)
+    records_route = remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([])))
+    html = console.get(RECORDS_URL, {"f.seats": "twelve", "f.status": "opt-lost"}).content.decode()
+    assert json.loads(query_of(records_route.calls.last)["filter"][0]) == {"status": "opt-lost"}
+    assert "Seats: enter a number." in html
+
+
+def test_sort_header_toggles_and_unknown_sort_falls_back(console, remote):
+    mock_definition(remote)
+    records_route = remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([ACME])))
+
+    html = console.get(RECORDS_URL, {"sort": "amount"}).content.decode()
+    assert query_of(records_route.calls.last)["sort"] == ["amount"]
+    assert 'aria-sort="ascending"' in html
+    assert "?sort=-amount" in html  # clicking again reverses
+    assert "?sort=created_at" in html  # created and updated are sortable too
+
+    console.get(RECORDS_URL, {"sort": "no_such_field"})
+    assert query_of(records_route.calls.last)["sort"] == ["-updated_at"]
+
+
+def test_paging_forward_and_back_keeps_the_cursor_trail(console, remote):
+    mock_definition(remote)
+    records_route = remote.get(RECORDS_PATH).mock(
+        side_effect=[
+            httpx.Response(200, json=page([record(RECORD_ID, "One")], next_cursor="c2")),
+            httpx.Response(200, json=page([record(RECORD_ID, "Two")], next_cursor="c3")),
+            httpx.Response(200, json=page([record(RECORD_ID, "One")], next_cursor="c2")),
+        ]
+    )
+
+    first = console.get(RECORDS_URL, {"q": "x"}).content.decode()
+    assert "Previous page" not in first
+    assert f'href="{RECORDS_URL}?q=x&amp;back=&amp;cursor=c2"' in first
+
+    second = console.get(RECORDS_URL, {"q": "x", "back": "", "cursor": "c2"}, **HTMX)
+    assert query_of(records_route.calls[1])["cursor"] == ["c2"]
+    html = second.content.decode()
+    assert '<div id="records-table"' in html and "<html" not in html  # only the region
+    assert f'href="{RECORDS_URL}?q=x&amp;back=&amp;back=c2&amp;cursor=c3"' in html  # next
+    assert f'href="{RECORDS_URL}?q=x"' in html  # previous: the first page
+    assert "Page 2" in html
+
+    console.get(RECORDS_URL, {"q": "x"})
+    assert "cursor" not in query_of(records_route.calls[2])
+
+
+def test_history_restore_gets_the_whole_page(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([ACME])))
+    html = console.get(RECORDS_URL, HTTP_HX_REQUEST="true", HTTP_HX_HISTORY_RESTORE_REQUEST="true").content.decode()
+    assert "<html" in html and 'id="records-search"' in html
+
+
+def test_htmx_swap_keeps_the_query_form_sort_in_step(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([ACME])))
+    html = console.get(RECORDS_URL, {"sort": "seats"}, **HTMX).content.decode()
+    assert '<div id="records-state" hx-swap-oob="true"><input type="hidden" name="sort" value="seats"></div>' in html
+
+
+def test_remote_error_on_the_records_page_is_shown_with_the_request_id(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(
+        return_value=httpx.Response(500, json=error_body("server_error", "boom", request_id="req_boom_7"))
+    )
+    response = console.get(RECORDS_URL, **HTMX)
+    assert response.status_code == 200  # htmx swaps it
+    html = response.content.decode()
+    assert "req_boom_7" in html
+    assert "Traceback" not in html
+
+
+def test_unknown_object_shows_not_found(console, remote):
+    remote.get("/v1/objects/nope").mock(
+        return_value=httpx.Response(404, json=error_body("not_found", "No object nope", request_id="req_404"))
+    )
+    response = console.get("/objects/nope/records/")
+    assert response.status_code == 404
+    assert "req_404" in response.content.decode()
+
+
+def test_columns_are_remembered_per_user_and_object(console, remote, user):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([ACME])))
+
+    response = console.post(
+        f"/objects/{OBJECT_KEY}/records/columns/",
+        {"shown": ["name", "amount", "status"], "query": "q=acme&sort=amount"},
+        **HTMX,
+    )
+
+    assert response.status_code == 200
+    preference = ColumnPreference.objects.get(user=user, workspace_id=WORKSPACE_ID, object_key=OBJECT_KEY)
+    assert "notes" in preference.hidden_fields and "amount" not in preference.hidden_fields
+    html = console.get(RECORDS_URL).content.decode()
+    head = html.split("<thead>")[1].split("</thead>")[0]
+    assert ">Amount<" in head and ">Status<" in head and ">Name<" in head
+    assert ">Notes<" not in head and ">Email<" not in head
+
+
+def test_export_streams_every_page_with_labels(console, remote):
+    mock_definition(remote)
+    records_route = remote.get(RECORDS_PATH).mock(
+        side_effect=[
+            httpx.Response(200, json=page([ACME], next_cursor="c2")),
+            httpx.Response(200, json=page([record("7a1c2d3e-0000-4000-8000-0000000000b2", "Beta, Inc", seats=3)])),
+        ]
+    )
+
+    response = console.get(f"/objects/{OBJECT_KEY}/records/export.csv", {"f.status": "opt-open", "sort": "seats"})
+
+    assert response.status_code == 200
+    assert response["Content-Type"].startswith("text/csv")
+    assert "attachment" in response["Content-Disposition"]
+    body = b"".join(response.streaming_content).decode("utf-8-sig")
+    rows = list(csv.reader(io.StringIO(body)))
+    assert rows[0][:3] == ["id", "Name", "Notes"]
+    assert len(rows) == 3
+    header = rows[0]
+    acme = dict(zip(header, rows[1]))
+    assert acme["Status"] == "Open"
+    assert acme["Tags"] == "Hot; VIP"
+    assert acme["Amount"] == "1234.50"
+    assert acme["Active"] == "yes"
+    assert dict(zip(header, rows[2]))["Name"] == "Beta, Inc"
+    # Same filter and sort on every page; 100 a page; the second page by cursor.
+    first, second = (query_of(call) for call in records_route.calls)
+    assert json.loads(first["filter"][0]) == {"status": "opt-open"} == json.loads(second["filter"][0])
+    assert first["sort"] == ["seats"] and first["limit"] == ["100"]
+    assert second["cursor"] == ["c2"]
+
+
+def test_export_of_a_missing_object_is_an_error_page_not_a_file(console, remote):
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    remote.get(RECORDS_PATH).mock(
+        return_value=httpx.Response(401, json=error_body("authentication", "Key revoked", request_id="req_401"))
+    )
+    response = console.get(f"/objects/{OBJECT_KEY}/records/export.csv")
+    assert response.status_code == 401
+    assert not response.streaming if hasattr(response, "streaming") else True
+    assert "req_401" in response.content.decode()
