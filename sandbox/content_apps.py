@@ -13,7 +13,6 @@ sandbox/README.md and follow what each app starts from.
 from __future__ import annotations
 
 import copy
-import re
 from typing import Any
 
 ASPECTS = ["4:5", "1:1", "16:9", "9:16", "4:3", "3:4", "21:9"]
@@ -26,9 +25,6 @@ FORMATS = [
 # The real identifiers carry vendor names; the spec writes them as placeholders.
 IMAGE_MODELS = ["auto", "image-model-1", "image-model-2", "image-model-3", "image-model-4"]
 VIDEO_TIERS = ["auto", "draft", "standard", "cinema", "video-model-1", "video-model-2"]
-
-UUID_RE = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-
 
 def _uuid(description: str) -> dict:
     return {"type": "string", "format": "uuid", "description": description}
@@ -267,80 +263,297 @@ def find_app(studio: str, app_id: str) -> dict | None:
 
 
 # -- validation --------------------------------------------------------------
+def validate(body: Any, schema: dict) -> dict:
+    """Check a run body against an app's `inputs` schema with the core's
+    checker (the same messages as every other 400), plus `dependentRequired`.
+    Answers the spec's details shape (field -> messages); empty when valid."""
+    from sandbox.core import VALIDATOR
+    from sandbox.validation import details_from
 
-_TYPE_NAMES = {"string": "a string", "integer": "an integer", "number": "a number", "boolean": "true or false",
-               "array": "a list", "object": "an object"}
-
-
-def _type_ok(value: Any, expected: str) -> bool:
-    if expected == "string":
-        return isinstance(value, str)
-    if expected == "integer":
-        return isinstance(value, int) and not isinstance(value, bool)
-    if expected == "number":
-        return isinstance(value, (int, float)) and not isinstance(value, bool)
-    if expected == "boolean":
-        return isinstance(value, bool)
-    if expected == "array":
-        return isinstance(value, list)
-    if expected == "object":
-        return isinstance(value, dict)
-    return True
-
-
-def _check_value(value: Any, schema: dict) -> list[str]:
-    expected = schema.get("type")
-    if expected and not _type_ok(value, expected):
-        return [f"Must be {_TYPE_NAMES.get(expected, expected)}."]
-    messages = []
-    if "enum" in schema and value not in schema["enum"]:
-        messages.append("Must be one of: " + ", ".join(map(str, schema["enum"])) + ".")
-    if isinstance(value, str):
-        if "minLength" in schema and len(value) < schema["minLength"]:
-            messages.append(f"Must be at least {schema['minLength']} characters.")
-        if "maxLength" in schema and len(value) > schema["maxLength"]:
-            messages.append(f"Must be at most {schema['maxLength']} characters (got {len(value)}).")
-        if schema.get("format") == "uuid" and not UUID_RE.match(value):
-            messages.append("Must be a UUID.")
-    if isinstance(value, (int, float)) and not isinstance(value, bool):
-        if "minimum" in schema and value < schema["minimum"]:
-            messages.append(f"Must be at least {schema['minimum']}.")
-        if "maximum" in schema and value > schema["maximum"]:
-            messages.append(f"Must be at most {schema['maximum']}.")
-    if isinstance(value, list):
-        if "maxItems" in schema and len(value) > schema["maxItems"]:
-            messages.append(f"At most {schema['maxItems']} items.")
-        item_schema = schema.get("items")
-        if item_schema:
-            for index, item in enumerate(value):
-                for message in _check_value(item, item_schema):
-                    messages.append(f"Item {index}: {message}")
-    return messages
-
-
-def validate(body: Any, schema: dict) -> dict[str, list[str]]:
-    """Check `body` against one of our object schemas; answer field -> messages
-    (empty when valid). Covers the keywords the descriptors use."""
     if not isinstance(body, dict):
-        return {"body": ["Must be a JSON object."]}
-    errors: dict[str, list[str]] = {}
-    properties = schema.get("properties", {})
-    for name in schema.get("required", []):
-        if body.get(name) is None:
-            errors.setdefault(name, []).append("This field is required.")
-    for name, value in body.items():
-        if name not in properties:
-            if schema.get("additionalProperties") is False:
-                errors.setdefault(name, []).append("Unknown field; this app does not accept it.")
-            continue
-        if value is None and name not in schema.get("required", []):
-            continue
-        messages = _check_value(value, properties[name])
-        if messages:
-            errors.setdefault(name, []).extend(messages)
+        return {"body": ["must be a JSON object"]}
+    errors = VALIDATOR.errors(body, schema)
     for name, needed in schema.get("dependentRequired", {}).items():
         if body.get(name) is not None:
-            for other in needed:
-                if body.get(other) is None:
-                    errors.setdefault(other, []).append(f"Required when {name} is given.")
-    return errors
+            errors += [((other,), f"is required when {name} is given") for other in needed if body.get(other) is None]
+    return details_from(errors)
+
+
+# --------------------------------------------------------------------------
+# Running apps
+# --------------------------------------------------------------------------
+# Service seconds (scaled by the clock), from the spec's typical durations.
+IMAGE_APP_SECONDS = 40
+VIDEO_SHOT_SECONDS = 90
+LIBRARY_SHOT_SECONDS = 80
+MOTION_SECONDS = 120
+# Credits: each image made; one video shot; one motion composition.
+IMAGE_CREDITS = 1
+SHOT_CREDITS = 10
+MOTION_CREDITS = 5
+MAX_CLIP_SECONDS = 15
+SHORT_PROMPT = 20  # characters; a shorter motion prompt is too ambiguous
+
+VIDEO_SOURCE_FIELDS = ("source_asset_id",)  # recast and remake start from a clip
+
+
+def _image_asset_problems(req, body: dict, *, board_id: str | None, image_fields: list[str]) -> dict:
+    """Every source or reference image must exist in the workspace and, when a
+    board is named, be on that board (the spec's rule for image apps)."""
+    problems: dict[str, list[str]] = {}
+    for name in image_fields:
+        values = body.get(name)
+        if values is None:
+            continue
+        ids = values if isinstance(values, list) else [values]
+        for asset_id in ids:
+            asset = req.store.get("image_asset", asset_id, workspace_id=req.workspace_id)
+            if asset is None:
+                problems.setdefault(name, []).append(f"no image {asset_id} in this workspace")
+            elif board_id and asset.get("board_id") != board_id:
+                problems.setdefault(name, []).append(f"image {asset_id} is not on board {board_id}")
+    return problems
+
+
+def _check_references(req, studio: str, app: dict, body: dict) -> None:
+    from sandbox.core import invalid, not_found
+
+    board_id = body.get("board_id")
+    if board_id and req.store.get("image_board", board_id, workspace_id=req.workspace_id) is None:
+        raise not_found("image board")
+    project_id = body.get("project_id")
+    if project_id and req.store.get("video_project", project_id, workspace_id=req.workspace_id) is None:
+        raise not_found("video project")
+    image_fields = [f for f in BOARD_ASSET_FIELDS if f in body] + (
+        ["reference_asset_ids"] if "reference_asset_ids" in body else [])
+    if studio == "video":
+        image_fields = [f for f in image_fields if f not in VIDEO_SOURCE_FIELDS]
+    elif image_fields and not board_id:
+        raise invalid({"board_id": [f"is required when {image_fields[0]} is given (sources must be on a board)"]})
+    problems = _image_asset_problems(req, body, board_id=board_id, image_fields=image_fields)
+    if studio == "video" and body.get("source_asset_id"):
+        clip = req.store.get("video_asset", body["source_asset_id"], workspace_id=req.workspace_id)
+        if clip is None:
+            problems.setdefault("source_asset_id", []).append("no video clip with this id in this workspace")
+        elif clip.get("seconds", 0) > MAX_CLIP_SECONDS:
+            problems.setdefault("source_asset_id", []).append(
+                f"the clip is {clip['seconds']} seconds; at most {MAX_CLIP_SECONDS} seconds")
+    if problems:
+        raise invalid(problems)
+
+
+def _result_size(req, app_id: str, body: dict) -> tuple[int, int] | None:
+    from sandbox.images import size_for_aspect
+
+    source = req.store.get("image_asset", body["source_asset_id"]) if body.get("source_asset_id") else None
+    if app_id == "upscale" and source:
+        return min(source["width"] * 2, 4096), min(source["height"] * 2, 4096)
+    if body.get("aspect"):
+        return size_for_aspect(body["aspect"])
+    if source:
+        return source["width"], source["height"]
+    return None
+
+
+def _describe(app_id: str, body: dict, req) -> str:
+    if body.get("prompt"):
+        return body["prompt"]
+    if body.get("product"):
+        return f"{app_id}: {body['product']}"
+    source = req.store.get("image_asset", body["source_asset_id"]) if body.get("source_asset_id") else None
+    if source:
+        return f"{app_id} of {source.get('prompt', '')}".strip()
+    return app_id
+
+
+def run_image_app(req, app: dict, body: dict):
+    from sandbox.library import create_image_asset, render_image_asset
+    from sandbox.studio import wait_until
+
+    count = body.get("count", 1)
+    req.check_credits(count * IMAGE_CREDITS)  # reserved before the run
+    ready_at = req.clock.at(req.clock.iso(), IMAGE_APP_SECONDS)
+    prompt = _describe(app["id"], body, req)
+    size = _result_size(req, app["id"], body)
+    assets = [create_image_asset(req, board_id=body.get("board_id"), prompt=f"{prompt} #{i + 1}" if count > 1 else prompt,
+                                 aspect=body.get("aspect"), size=size, ready_at=ready_at, made_by=f"app:{app['id']}")
+              for i in range(count)]
+    req.charge(len(assets) * IMAGE_CREDITS)  # only what was made
+    wait_until(ready_at)
+    return {"studio": "image", "app": app["id"], "status": "complete", "board_id": body.get("board_id"),
+            "credits_charged": len(assets) * IMAGE_CREDITS, "assets": [render_image_asset(req, a) for a in assets]}
+
+
+def render_shot(req, shot: dict) -> tuple[int, dict]:
+    """A video shot as it is now: 202 building, then 200 complete with `asset`."""
+    from sandbox.library import is_ready, render_video_asset
+
+    done = is_ready(shot["ready_at"])
+    job = {"id": shot["id"], "status": "succeeded" if done else "building", "app": shot["app"],
+           "project_id": shot.get("project_id"), "seconds": shot["seconds"], "started_at": shot["created_at"],
+           "finished_at": shot["ready_at"] if done else None, "error": None}
+    body = {"studio": "video", "app": shot["app"], "status": "complete" if done else "building", "job": job,
+            "project_id": shot.get("project_id"), "idempotency_key": shot.get("idempotency_key")}
+    if done:
+        asset = req.store.get("video_asset", shot["asset_id"])
+        body["asset"] = render_video_asset(req, asset)
+    return (200 if done else 202), body
+
+
+def run_video_shot(req, app: dict, body: dict):
+    """Start a shot: charged once, filmed over scaled time, added to the end of
+    the project when done. The answer is stored under the Idempotency-Key with a
+    replay hook, so repeating the request polls instead of filming again."""
+    from sandbox.core import Response
+    from sandbox.library import create_video_asset
+    from sandbox.studio import wait_until
+
+    req.check_credits(SHOT_CREDITS)
+    project_id = body.get("project_id")
+    seconds = body.get("seconds", 8)
+    started = req.clock.iso()
+    ready_at = req.clock.at(started, VIDEO_SHOT_SECONDS if project_id else LIBRARY_SHOT_SECONDS)
+    prompt = _describe(app["id"], body, req)
+    project = req.store.get("video_project", project_id) if project_id else None
+    aspect = body.get("aspect") or (project or {}).get("aspect", "9:16")
+    asset = create_video_asset(req, project_id=project_id, prompt=prompt, seconds=seconds, aspect=aspect,
+                               ready_at=ready_at, made_by=f"app:{app['id']}")
+    key = req.ensure_idempotency_key() if project_id else req.idempotency_key
+    shot = req.store.insert("video_shot", {
+        "app": app["id"], "project_id": project_id, "input": body, "seconds": seconds, "asset_id": asset["id"],
+        "ready_at": ready_at, "idempotency_key": key, "created_at": started,
+    }, workspace_id=req.workspace_id)
+    if project is not None:
+        with req.store.lock:
+            project = req.store.get("video_project", project_id)
+            project["shots"] = project.get("shots", []) + [{
+                "asset_id": asset["id"], "seconds": seconds, "app": app["id"], "prompt": prompt,
+                "ready_at": ready_at, "shot_id": shot["id"]}]
+            req.store.save("video_project", project)
+    req.charge(SHOT_CREDITS)
+    ref_value = {"shot_id": shot["id"]}
+    if project_id:
+        status, rendered = render_shot(req, shot)
+        return Response(rendered, status=status, replay=("video_shot", ref_value))
+    wait_until(ready_at)  # a Library shot answers when done
+    status, rendered = render_shot(req, shot)
+    return Response(rendered, status=status, replay=("video_shot", ref_value))
+
+
+def run_motion(req, app: dict, body: dict):
+    from sandbox.library import create_video_asset, render_video_asset
+    from sandbox.studio import wait_until
+
+    prompt = body["prompt"].strip()
+    req.check_credits(MOTION_CREDITS)
+    ready_at = req.clock.at(req.clock.iso(), MOTION_SECONDS)
+    if len(prompt) < SHORT_PROMPT:
+        # Too little to go on: nothing is made and nothing is charged.
+        wait_until(req.clock.at(req.clock.iso(), 5))
+        return {"studio": "video", "app": "motion", "status": "needs_input", "motion": {
+            "status": "needs_input",
+            "questions": [
+                {"text": "What should the animation show?", "options": ["A title card", "A chart", "A logo reveal"]},
+                {"text": "How long should it run?", "options": ["4 seconds", "6 seconds", "10 seconds"]},
+            ],
+            "hint": "Send a more specific prompt (what, style, length)."}}
+    seconds = body.get("seconds", 6)
+    asset = create_video_asset(req, project_id=body.get("project_id"), prompt=prompt, seconds=seconds,
+                               aspect=body.get("aspect", "9:16"), ready_at=ready_at, made_by="app:motion")
+    if body.get("project_id"):
+        with req.store.lock:
+            project = req.store.get("video_project", body["project_id"])
+            project["shots"] = project.get("shots", []) + [{
+                "asset_id": asset["id"], "seconds": seconds, "app": "motion", "prompt": prompt, "ready_at": ready_at}]
+            req.store.save("video_project", project)
+    req.charge(MOTION_CREDITS)
+    wait_until(ready_at)
+    return {"studio": "video", "app": "motion", "status": "complete", "motion": {
+        "status": "complete", "id": asset["id"], "editable": True,
+        "composition": {"duration_seconds": seconds, "aspect": body.get("aspect", "9:16"),
+                        "layers": [{"kind": "background"}, {"kind": "text", "text": prompt[:120]},
+                                   {"kind": "shape", "animation": "slide-in"}]},
+        "asset": render_video_asset(req, asset)}}
+
+
+# --------------------------------------------------------------------------
+# Routes
+# --------------------------------------------------------------------------
+def _register_routes() -> None:
+    from sandbox.core import UUID, ApiError, not_found, ref, register_schema, replay_hook, route, unprocessable
+
+    descriptor = register_schema("ContentApp", {
+        "type": "object",
+        "required": ["studio", "id", "label", "short_label", "description", "examples", "group", "kind", "path",
+                     "runnable", "not_runnable_reason", "returns", "timing", "inputs"],
+        "properties": {
+            "studio": {"type": "string", "enum": ["image", "video"]}, "id": {"type": "string"},
+            "label": {"type": "string"}, "short_label": {"type": "string"}, "description": {"type": "string"},
+            "examples": {"type": "array", "items": {"type": "string"}}, "group": {"type": "string"},
+            "kind": {"type": "string"}, "path": {"type": "string"}, "runnable": {"type": "boolean"},
+            "not_runnable_reason": {"type": ["string", "null"]},
+            "returns": {"type": "string", "enum": ["assets", "job", "motion"]}, "timing": {"type": "string"},
+            "inputs": {"type": "object"},
+        },
+    })
+    run_result = register_schema("ContentAppRun", {
+        "type": "object", "required": ["studio", "app", "status"],
+        "properties": {
+            "studio": {"type": "string"}, "app": {"type": "string"},
+            "status": {"type": "string", "enum": ["complete", "building", "needs_input"]},
+            "assets": {"type": "array", "items": ref("ImageAsset")},
+            "job": {"type": "object"}, "asset": {"type": "object"}, "motion": {"type": "object"},
+            "project_id": {"type": ["string", "null"]}, "board_id": {"type": ["string", "null"]},
+            "idempotency_key": {"type": ["string", "null"]},
+        },
+    })
+
+    @route("GET", "/v1/studio/apps", operation_id="studio_apps_list", summary="Every Content App with its inputs",
+           tags=["Content Apps"], query={"studio": {"type": "string", "enum": ["image", "video"]}},
+           responses={200: {"type": "object", "required": ["apps"],
+                            "properties": {"apps": {"type": "array", "items": descriptor}}}})
+    def studio_apps_list(req):
+        """Free and instant. `inputs` is the JSON Schema of the body each app accepts."""
+        return {"apps": list_apps(req.params.get("studio"))}
+
+    @route("POST", "/v1/studio/{studio}/apps/{app}", operation_id="studio_app_run", summary="Run a Content App",
+           tags=["Content Apps"], path_params={"studio": {"type": "string", "enum": ["image", "video"]},
+                                               "app": {"type": "string", "maxLength": 64}},
+           body={"type": "object", "description": "Only the fields the app's `inputs` schema accepts."},
+           body_required=False, responses={200: run_result, 202: run_result}, slow=True)
+    def studio_app_run(req):
+        """Image apps answer `assets` when saved; video apps with `project_id` answer 202 `building` with a
+        `job` (repeat with the same Idempotency-Key to poll: 200 `complete` with `asset`, charged once);
+        `generate` without a project answers when done; `motion` answers `motion`. 422 when not runnable."""
+        studio, app_id = req.path_params["studio"], req.path_params["app"]
+        app = find_app(studio, app_id)
+        if app is None:
+            raise not_found(f"{studio} app {app_id!r}")
+        if not app["runnable"]:
+            raise unprocessable(f"The {app['label']} app is not runnable: {app['not_runnable_reason']}",
+                                {"reason": app["not_runnable_reason"], "app": app_id})
+        body = req.body or {}
+        problems = validate(body, app["inputs"])
+        if problems:
+            from sandbox.core import invalid
+
+            raise invalid(problems)
+        _check_references(req, studio, app, body)
+        if studio == "image":
+            return run_image_app(req, app, body)
+        if app_id == "motion":
+            return run_motion(req, app, body)
+        return run_video_shot(req, app, body)
+
+    @replay_hook("video_shot")
+    def replay_video_shot(req, ref_value):
+        from sandbox.core import Response
+
+        shot = req.store.get("video_shot", ref_value["shot_id"])
+        if shot is None:
+            raise ApiError(404, "not_found", "No such video shot.")
+        status, body = render_shot(req, shot)
+        return Response(body, status=status)
+
+
+_register_routes()
