@@ -79,8 +79,8 @@ def renew_idempotency_key(form: forms.BaseForm, field_name: str = "idempotency_k
         data = form.data.copy()
         data[form.add_prefix(field_name)] = key
         form.data = data
-        # Drop the cached bound field so the new value renders.
-        form._bound_fields_cache.pop(field_name, None)
     else:
         form.initial = {**form.initial, field_name: key}
+    # Drop the cached bound field (it caches its initial) so the new key renders.
+    form._bound_fields_cache.pop(field_name, None)
     return key
