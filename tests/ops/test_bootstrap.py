@@ -1,0 +1,94 @@
+"""`manage.py bootstrap`, the setup half of `make run`: migrations, the demo
+user with a printed password, and a sandbox key checked with /v1/me. It runs
+again without failing. The sandbox it starts is real HTTP over a SQLite file."""
+
+from __future__ import annotations
+
+import io
+import re
+
+import pytest
+from django.contrib.auth import authenticate
+from django.core.management import call_command
+
+from dashboard.keys.models import ApiKey
+
+PASSWORD_LINE = re.compile(r"user demo, password (\S+)")
+
+
+@pytest.fixture
+def sandbox_db(tmp_path, monkeypatch):
+    path = tmp_path / "sandbox.sqlite3"
+    monkeypatch.setenv("SANDBOX_DB", str(path))
+    return path
+
+
+def bootstrap(*args: str) -> str:
+    out = io.StringIO()
+    call_command("bootstrap", *args, stdout=out)
+    return out.getvalue()
+
+
+@pytest.mark.django_db
+def test_first_run_creates_the_demo_user_with_a_printed_password_and_a_working_sandbox_key(sandbox_db):
+    output = bootstrap()
+
+    password = PASSWORD_LINE.search(output).group(1)
+    assert authenticate(username="demo", password=password) is not None
+    key = ApiKey.objects.get(user__username="demo")
+    assert key.is_active
+    assert key.workspace_name  # filled from the sandbox's /v1/me answer
+    assert key.last_verified_at is not None
+    assert key.secret().startswith("svc_sk_")
+    assert key.secret() not in output
+    assert sandbox_db.exists()
+    assert "http://127.0.0.1:8000" in output
+
+
+@pytest.mark.django_db
+def test_second_run_keeps_user_and_key_and_says_how_to_reset_the_password(sandbox_db):
+    first_password = PASSWORD_LINE.search(bootstrap()).group(1)
+    first_key = ApiKey.objects.get(user__username="demo")
+
+    output = bootstrap()
+
+    assert PASSWORD_LINE.search(output) is None
+    assert "make demo-password" in output
+    assert authenticate(username="demo", password=first_password) is not None
+    assert list(ApiKey.objects.filter(user__username="demo").values_list("pk", flat=True)) == [first_key.pk]
+    assert "still works" in output
+
+
+@pytest.mark.django_db
+def test_reset_demo_password_prints_a_new_one_that_works(sandbox_db):
+    old_password = PASSWORD_LINE.search(bootstrap()).group(1)
+
+    new_password = PASSWORD_LINE.search(bootstrap("--reset-demo-password")).group(1)
+
+    assert new_password != old_password
+    assert authenticate(username="demo", password=new_password) is not None
+    assert authenticate(username="demo", password=old_password) is None
+
+
+@pytest.mark.django_db
+def test_a_lost_sandbox_database_gets_the_demo_user_a_fresh_working_key(sandbox_db):
+    bootstrap()
+    old_key = ApiKey.objects.get(user__username="demo")
+    sandbox_db.unlink()
+
+    output = bootstrap()
+
+    active = ApiKey.objects.get(user__username="demo", is_active=True)
+    assert active.secret() != old_key.secret()
+    assert "is stored" in output
+
+
+@pytest.mark.django_db
+def test_with_a_real_service_configured_no_sandbox_is_started(settings, sandbox_db):
+    settings.SERVICE_BASE_URL = "https://api.example.com"
+
+    output = bootstrap()
+
+    assert "add your own key" in output
+    assert not ApiKey.objects.filter(user__username="demo").exists()
+    assert not sandbox_db.exists()
