@@ -1,0 +1,127 @@
+"""The base layout and stylesheet other areas build on."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from cryptography.fernet import Fernet
+from django.urls import reverse
+
+from dashboard.keys.crypto import encrypt_secret
+from dashboard.keys.models import ApiKey
+
+ROOT = Path(__file__).resolve().parents[2]
+CONSOLE_CSS = (ROOT / "static" / "css" / "console.css").read_text()
+
+SHARED_CLASSES = [
+    "btn", "btn-primary", "btn-danger", "btn-small", "card", "table", "form-field", "field-error", "help",
+    "badge", "muted", "toolbar", "empty-state", "alert", "alert-error", "alert-info", "alert-success",
+    "tabs", "chip", "spinner", "htmx-indicator", "htmx-request", "grid", "stack", "page-header",
+]
+
+
+@pytest.fixture(autouse=True)
+def encryption_keys(settings):
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+
+
+def store_key(user, *, workspace_name: str, role: str, active: bool, key_id: str) -> ApiKey:
+    # Rows written directly: the layout reads them without any remote call.
+    return ApiKey.objects.create(
+        user=user, label=f"{workspace_name} key", encrypted_secret=encrypt_secret("svc_sk_layouttest0000000000000000abcd"),
+        prefix="svc_sk_la", last4="abcd", workspace_id=f"ws-{key_id}", workspace_name=workspace_name,
+        workspace_timezone="UTC", member_id="m-1", member_role=role, key_id=key_id, is_active=active,
+    )
+
+
+@pytest.mark.parametrize("name", SHARED_CLASSES)
+def test_stylesheet_defines_the_shared_class(name):
+    assert re.search(rf"\.{re.escape(name)}(?![\w-])", CONSOLE_CSS), name
+
+
+def test_stylesheet_has_visible_focus_and_small_screen_rules():
+    assert ":focus-visible" in CONSOLE_CSS
+    assert "@media (max-width: 30rem)" in CONSOLE_CSS
+    assert "position: sticky" in CONSOLE_CSS  # table headers stay in view
+
+
+def test_layout_landmarks_skip_link_and_messages(logged_in_client):
+    html = logged_in_client.get(reverse("home")).content.decode()
+
+    assert '<a class="skip-link" href="#main">' in html
+    assert '<header class="site-header">' in html
+    assert '<nav class="main-nav" aria-label="Main">' in html
+    assert '<main id="main"' in html
+    assert '<div id="messages" class="messages" role="status"' in html
+    assert "hx-headers='{\"X-CSRFToken\": " in html
+    for label in ("Studio", "Agents", "Objects", "Approvals", "Account"):
+        assert f">{label}</a>" in html
+    assert 'action="/accounts/logout/"' in html and 'method="post"' in html
+
+
+def test_layout_is_csp_safe(logged_in_client, user):
+    store_key(user, workspace_name="Acme", role="admin", active=True, key_id="k1")
+    for name in ("home", "keys:list", "keys:add"):
+        html = logged_in_client.get(reverse(name)).content.decode()
+        assert "style=" not in html, name
+        assert "hx-on" not in html, name
+        assert "<script>" not in html and not re.search(r"<script(?![^>]*\bsrc=)", html), name
+        assert "javascript:" not in html, name
+
+
+def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(logged_in_client, user, django_assert_max_num_queries):
+    store_key(user, workspace_name="Acme", role="admin", active=True, key_id="k1")
+    other = store_key(user, workspace_name="Globex", role="member", active=False, key_id="k2")
+
+    with django_assert_max_num_queries(4):  # session, user, keys: one query for the switcher
+        html = logged_in_client.get(reverse("home")).content.decode()
+
+    assert '<span class="switcher__name">Acme</span>' in html
+    assert '<span class="switcher__role">admin</span>' in html
+    assert f'name="key" value="{other.pk}"' in html
+    assert "Manage keys" in html
+
+
+def test_switcher_is_replaced_by_an_add_prompt_without_keys(logged_in_client):
+    html = logged_in_client.get(reverse("home")).content.decode()
+    assert "switcher" not in html.split("<main")[0]
+    assert "Add an API key" in html
+
+
+def test_login_page_has_no_header_tools(client, db):
+    html = client.get(reverse("login")).content.decode()
+    assert "Log out" not in html and 'aria-label="Main"' not in html
+    assert '<label for="id_username">' in html and '<label for="id_password">' in html
+
+
+@pytest.mark.parametrize("url_name", ["keys:list", "home"])
+def test_nav_marks_no_area_on_pages_outside_the_areas(logged_in_client, url_name):
+    html = logged_in_client.get(reverse(url_name)).content.decode()
+    assert 'aria-current="page"' not in html.split("</nav>")[0]
+
+
+@pytest.mark.parametrize(
+    ("url_name", "section"),
+    [("studio:index", "studio"), ("agents:index", "agents"), ("agents:approvals", "approvals"),
+     ("objects:index", "objects"), ("account", "account"), ("keys:list", "")],
+)
+def test_nav_section_follows_the_url(rf, url_name, section):
+    from django.urls import resolve
+
+    from dashboard.keys.context_processors import nav_section_for
+
+    request = rf.get(reverse(url_name))
+    request.resolver_match = resolve(request.path)
+    assert nav_section_for(request) == section
+
+
+def test_messages_render_as_alerts(logged_in_client, user):
+    first = store_key(user, workspace_name="Acme", role="admin", active=True, key_id="k1")
+    second = store_key(user, workspace_name="Globex", role="member", active=False, key_id="k2")
+    assert first.is_active
+
+    response = logged_in_client.post(reverse("keys:activate"), {"key": second.pk}, follow=True)
+
+    assert '<div class="alert alert-success">Now working in Globex as member.</div>' in response.content.decode()
