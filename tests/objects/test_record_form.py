@@ -1,0 +1,282 @@
+"""Record form (new and edit) against a mocked service (respx): one widget
+per type, values converted on send, only changed keys on edit, 422 on the
+named field with the input kept, idempotency keys."""
+
+from __future__ import annotations
+
+import re
+
+import httpx
+import pytest
+
+from tests.objects.conftest import store_api_key
+from tests.objects.records_fixtures import (
+    ACME,
+    DEALS,
+    OBJECT_KEY,
+    RECORD_ID,
+    error_body,
+    hidden_value,
+    sent_json,
+)
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+NEW_URL = f"/objects/{OBJECT_KEY}/records/new/"
+EDIT_URL = f"/objects/{OBJECT_KEY}/records/{RECORD_ID}/edit/"
+RECORDS_PATH = f"/v1/objects/{OBJECT_KEY}/records"
+RECORD_PATH = f"{RECORDS_PATH}/{RECORD_ID}"
+
+FILLED = {
+    "name": "Globex expansion",
+    "notes": "Two lines\nof notes",
+    "seats": "42",
+    "amount": "1999.9",
+    "close_date": "2026-12-24",
+    "meeting_at": "2026-11-23T14:15",
+    "active": "on",
+    "email": "cfo@globex.test",
+    "phone": "+1 555 0100",
+    "website": "https://globex.test",
+    "status": "opt-lost",
+    "tags": ["opt-hot", "opt-vip"],
+    "stage": "opt-lead",
+    "logo": "https://cdn.globex.test/logo.png",
+    "contract": "https://cdn.globex.test/contract.pdf",
+}
+
+
+def field_block(html: str, key: str) -> str:
+    """The markup of one field's block in the record form (from its opening tag)."""
+    marker = f'data-field="{key}"'
+    start = html.rindex("<div", 0, html.index(marker))
+    end = html.find('data-field="', html.index(marker) + len(marker))
+    return html[start : end if end != -1 else len(html)]
+
+
+@pytest.fixture
+def paris_console(logged_in_client, user):
+    store_api_key(user, timezone="Europe/Paris")
+    return logged_in_client
+
+
+@pytest.fixture
+def definition(remote):
+    return remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+
+
+def test_new_form_has_one_widget_per_type(console, definition):
+    html = console.get(NEW_URL).content.decode()
+    assert '<textarea name="notes"' in html
+    assert 'type="number" name="seats"' in html and 'step="any"' in html
+    assert 'type="number" name="amount"' in html and 'step="0.01"' in html
+    assert 'type="date" name="close_date"' in html
+    assert 'type="datetime-local" name="meeting_at"' in html
+    assert 'type="checkbox" name="active"' in html
+    assert 'type="email" name="email"' in html
+    assert 'type="tel" name="phone"' in html
+    assert 'type="url" name="website"' in html
+    assert '<select name="status"' in html and '<option value="opt-open">Open</option>' in html
+    assert 'type="checkbox" name="tags" value="opt-hot"' in html
+    assert '<select name="stage"' in html
+    assert 'type="url" name="logo"' in html and 'data-preview="image"' in html
+    assert 'type="url" name="contract"' in html and 'data-preview="file"' in html
+    # Required mark and attribute mirrored from the definition.
+    assert 'name="name"' in html and 'required id="id_name"' in html
+    assert hidden_value(html, "idempotency_key")
+
+
+def test_create_sends_typed_values_with_the_forms_idempotency_key(paris_console, definition, remote):
+    create = remote.post(RECORDS_PATH).mock(return_value=httpx.Response(201, json={**ACME, "id": RECORD_ID}))
+    key = hidden_value(paris_console.get(NEW_URL).content.decode(), "idempotency_key")
+
+    response = paris_console.post(NEW_URL, {**FILLED, "idempotency_key": key})
+
+    assert response.status_code == 302
+    assert response["Location"] == f"/objects/{OBJECT_KEY}/records/{RECORD_ID}/"
+    call = create.calls.last
+    assert call.request.headers["Idempotency-Key"] == key
+    assert sent_json(call) == {
+        "values": {
+            "name": "Globex expansion",
+            "notes": "Two lines\nof notes",
+            "seats": 42,
+            "amount": 1999.9,
+            "close_date": "2026-12-24",
+            "meeting_at": "2026-11-23T13:15:00Z",  # 14:15 in Paris is 13:15 UTC
+            "active": True,
+            "email": "cfo@globex.test",
+            "phone": "+1 555 0100",
+            "website": "https://globex.test",
+            "status": "opt-lost",
+            "tags": ["opt-hot", "opt-vip"],
+            "stage": "opt-lead",
+            "logo": "https://cdn.globex.test/logo.png",
+            "contract": "https://cdn.globex.test/contract.pdf",
+        }
+    }
+
+
+def test_htmx_create_redirects_the_browser(console, definition, remote):
+    remote.post(RECORDS_PATH).mock(return_value=httpx.Response(201, json=ACME))
+    response = console.post(NEW_URL, {"name": "Only a name"}, **HTMX)
+    assert response["HX-Redirect"] == f"/objects/{OBJECT_KEY}/records/{RECORD_ID}/"
+
+
+def test_the_same_form_posted_twice_reuses_its_key(console, definition, remote):
+    create = remote.post(RECORDS_PATH).mock(return_value=httpx.Response(201, json=ACME))
+    key = hidden_value(console.get(NEW_URL).content.decode(), "idempotency_key")
+
+    console.post(NEW_URL, {"name": "Twice", "idempotency_key": key})
+    console.post(NEW_URL, {"name": "Twice", "idempotency_key": key})
+
+    assert create.call_count == 2
+    assert {call.request.headers["Idempotency-Key"] for call in create.calls} == {key}
+
+
+def test_422_lands_on_the_named_field_and_keeps_every_typed_value(console, definition, remote):
+    create = remote.post(RECORDS_PATH).mock(
+        side_effect=[
+            httpx.Response(
+                422,
+                json=error_body(
+                    "validation_error",
+                    "Phone (phone) must be a phone number (digits, spaces, + - ( )).",
+                    details={"phone": ["must be a phone number (digits, spaces, + - ( ))"]},
+                    request_id="req_422_phone",
+                ),
+            ),
+            httpx.Response(201, json=ACME),
+        ]
+    )
+    key = hidden_value(console.get(NEW_URL).content.decode(), "idempotency_key")
+    typed = {**FILLED, "phone": "call me", "idempotency_key": key}
+
+    response = console.post(NEW_URL, typed, **HTMX)
+
+    assert response.status_code == 200  # htmx swaps it
+    html = response.content.decode()
+    assert '<form id="record-form"' in html and "<html" not in html
+    phone_block = field_block(html, "phone")
+    assert "has-error" in phone_block.split(">")[0]
+    assert "Phone must be a phone number" in phone_block
+    assert "req_422_phone" in html
+    # Everything typed is still there.
+    assert 'value="call me"' in html
+    assert 'value="Globex expansion"' in html
+    assert "Two lines\nof notes" in html
+    assert 'value="2026-11-23T14:15"' in html
+    assert '<option value="opt-lost" selected>Lost</option>' in html
+    assert re.search(r'<input type="checkbox" name="tags" value="opt-vip"[^>]*checked', html)
+    # A new key after the refusal: the corrected body is a new logical write.
+    new_key = hidden_value(html, "idempotency_key")
+    assert new_key != key
+
+    console.post(NEW_URL, {**typed, "phone": "+1 555 0100", "idempotency_key": new_key}, **HTMX)
+    assert create.calls.last.request.headers["Idempotency-Key"] == new_key
+
+
+def test_a_locally_invalid_form_keeps_its_key_and_sends_nothing(console, definition, remote):
+    create = remote.post(RECORDS_PATH).mock(return_value=httpx.Response(201, json=ACME))
+    key = hidden_value(console.get(NEW_URL).content.decode(), "idempotency_key")
+
+    html = console.post(NEW_URL, {"name": "", "email": "not-an-email", "idempotency_key": key}).content.decode()
+
+    assert create.call_count == 0
+    assert "This field is required." in html
+    assert "Enter a valid email address." in html
+    assert 'value="not-an-email"' in html
+    assert hidden_value(html, "idempotency_key") == key
+
+
+def test_edit_form_shows_stored_values_in_the_workspace_zone(paris_console, definition, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    html = paris_console.get(EDIT_URL).content.decode()
+    assert 'value="2026-11-22T10:30"' in html  # 09:30Z shown in Paris
+    assert re.search(r'name="amount" value="1234.50?"', html)
+    assert '<option value="opt-open" selected>Open</option>' in html
+    assert re.search(r'<input type="checkbox" name="active"[^>]*checked', html)
+
+
+def test_edit_sends_only_changed_keys_and_null_for_cleared(paris_console, definition, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    update = remote.patch(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    html = paris_console.get(EDIT_URL).content.decode()
+    key = hidden_value(html, "idempotency_key")
+    unchanged = {
+        "name": "Acme renewal",
+        "notes": "Call before Friday",
+        "seats": "1250",
+        "amount": "1234.50",
+        "close_date": "2026-12-01",
+        "meeting_at": "2026-11-22T10:30",
+        "active": "on",
+        "email": "buyer@acme.test",
+        "phone": "+33 1 23 45 67 89",
+        "website": "https://acme.test",
+        "status": "opt-open",
+        "tags": ["opt-vip", "opt-hot"],
+        "stage": "opt-won",
+        "logo": "https://cdn.acme.test/logo.png",
+        "contract": "https://cdn.acme.test/files/contract.pdf",
+    }
+
+    response = paris_console.post(
+        EDIT_URL, {**unchanged, "seats": "1300", "email": "", "active": "", "idempotency_key": key}
+    )
+
+    assert response.status_code == 302
+    call = update.calls.last
+    assert sent_json(call) == {"values": {"seats": 1300, "email": None, "active": False}}
+    assert call.request.headers["Idempotency-Key"] == key
+
+
+def test_an_unchanged_edit_sends_nothing(console, definition, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    update = remote.patch(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    form = {
+        "name": "Acme renewal",
+        "notes": "Call before Friday",
+        "seats": "1250",
+        "amount": "1234.5",
+        "close_date": "2026-12-01",
+        "meeting_at": "2026-11-22T09:30",
+        "active": "on",
+        "email": "buyer@acme.test",
+        "phone": "+33 1 23 45 67 89",
+        "website": "https://acme.test",
+        "status": "opt-open",
+        "tags": ["opt-hot", "opt-vip"],
+        "stage": "opt-won",
+        "logo": "https://cdn.acme.test/logo.png",
+        "contract": "https://cdn.acme.test/files/contract.pdf",
+    }
+    response = console.post(EDIT_URL, form)
+    assert response.status_code == 302
+    assert update.call_count == 0
+
+
+def test_edit_422_names_the_field(console, definition, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    remote.patch(RECORD_PATH).mock(
+        return_value=httpx.Response(
+            422,
+            json=error_body("validation_error", "Seats (seats) must be a number.", request_id="req_seats"),
+        )
+    )
+    html = console.post(EDIT_URL, {"name": "Acme renewal", "seats": "7"}, **HTMX).content.decode()
+    seats_block = field_block(html, "seats")
+    assert "Seats (seats) must be a number." in seats_block
+    assert 'value="7"' in seats_block
+
+
+def test_remote_server_error_on_create_is_shown_and_the_key_kept_for_a_retry(console, definition, remote):
+    create = remote.post(RECORDS_PATH).mock(
+        return_value=httpx.Response(503, json=error_body("server_error", "down", request_id="req_down"))
+    )
+    key = hidden_value(console.get(NEW_URL).content.decode(), "idempotency_key")
+    response = console.post(NEW_URL, {"name": "Retry me", "idempotency_key": key}, **HTMX)
+    assert response.status_code == 200
+    assert "req_down" in response.content.decode()
+    assert create.calls.last.request.headers["Idempotency-Key"] == key
