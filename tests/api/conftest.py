@@ -3,6 +3,8 @@ a recorded (never slept) retry delay, and a client with a recognisable key."""
 
 from __future__ import annotations
 
+import os
+
 import pytest
 import respx
 
@@ -39,3 +41,8 @@ def service():
     from dashboard.api import ServiceClient
 
     return ServiceClient(API_KEY)
+
+
+# Playwright's sync API runs an event loop in the test thread; the ORM calls
+# the browser tests make are synchronous and safe.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

@@ -2,6 +2,7 @@
 console's own URLs (so the error page renders inside the real layout)."""
 
 from django.http import HttpResponse
+from django.template import engines
 from django.urls import include, path
 
 from dashboard.api import ServiceClient, errors
@@ -50,7 +51,27 @@ def raise_something_else(request):
     raise RuntimeError("not a remote error")
 
 
+# A page like the area pages: a table row with an htmx action targeting the
+# row itself, and an htmx form targeting itself (browser test).
+ROW_PAGE = """{% extends "base.html" %}{% block title %}Leads{% endblock %}{% block content %}
+<table class="table"><tbody>
+  <tr id="lead-row"><td>Ada Lovelace</td><td>
+    <button class="btn btn-danger" hx-post="/test-remote-error/500/" hx-target="#lead-row" hx-swap="outerHTML">Delete</button>
+  </td></tr>
+</tbody></table>
+<form id="note-form" method="post" action="/test-remote-error/402/" hx-post="/test-remote-error/402/" hx-target="this" hx-swap="outerHTML">{% csrf_token %}
+  <div class="form-field"><label for="note">Note</label><input id="note" name="note"></div>
+  <button class="btn btn-primary" type="submit">Save note</button>
+</form>
+{% endblock %}"""
+
+
+def row_page(request):
+    return HttpResponse(engines["django"].from_string(ROW_PAGE).render({}, request))
+
+
 urlpatterns = [
+    path("test-row-page/", row_page),
     path("test-remote-error/<str:kind>/", raise_remote_error),
     path("test-remote-call/", call_the_service),
     path("test-remote-call-placed/", place_the_error_itself),

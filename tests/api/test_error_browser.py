@@ -1,0 +1,57 @@
+"""Remote errors in Chromium with the real htmx and CSP: the message box lands
+in #messages, the row and the typed text stay where they were."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import Page, expect
+
+PASSWORD = "correct horse battery staple"
+
+pytestmark = [pytest.mark.urls("tests.api.urls")]
+
+
+@pytest.fixture
+def signed_in_page(live_server, transactional_db, django_user_model, page: Page):
+    django_user_model.objects.create_user(username="erin", password=PASSWORD)
+    page.goto(live_server.url + "/accounts/login/")
+    page.get_by_label("Username").fill("erin")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    page.wait_for_url(lambda url: "/accounts/login/" not in url)
+    return live_server, page
+
+
+@pytest.mark.browser
+def test_htmx_errors_show_in_messages_and_nothing_is_lost(signed_in_page):
+    server, page = signed_in_page
+    csp_violations: list[str] = []
+    page.on("console", lambda message: csp_violations.append(message.text) if "Content Security Policy" in message.text else None)
+    page.goto(server.url + "/test-row-page/")
+
+    page.get_by_role("button", name="Delete").click()
+
+    messages = page.locator("#messages")
+    expect(messages.get_by_role("alert")).to_contain_text("The service is unreachable right now")
+    expect(messages).to_contain_text("req_500")
+    expect(page.get_by_role("row", name="Ada Lovelace")).to_be_visible()  # the row was not replaced
+
+    page.get_by_label("Note").fill("call back on Monday")
+    page.get_by_role("button", name="Save note").click()
+
+    expect(messages.get_by_role("alert")).to_contain_text("Your workspace has run out of credits")
+    expect(messages).to_contain_text("req_402")
+    expect(messages.get_by_role("alert")).to_have_count(1)  # replaced, not stacked
+    expect(page.get_by_label("Note")).to_have_value("call back on Monday")
+    assert csp_violations == []
+
+
+@pytest.mark.browser
+def test_without_javascript_the_form_posts_to_a_full_error_page(signed_in_page):
+    server, page = signed_in_page
+    page.goto(server.url + "/test-row-page/")
+    page.evaluate("() => document.getElementById('note-form').submit()")  # a plain post, no htmx
+
+    expect(page.get_by_role("alert")).to_contain_text("Your workspace has run out of credits")
+    expect(page.get_by_role("alert")).to_contain_text("req_402")
+    expect(page).to_have_title("Your workspace has run out of credits · Workspace Console")
