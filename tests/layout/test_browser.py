@@ -9,8 +9,7 @@ import pytest
 from cryptography.fernet import Fernet
 from playwright.sync_api import Page, expect
 
-from dashboard.keys.crypto import encrypt_secret
-from dashboard.keys.models import ApiKey
+from dashboard.keys.testing import stored_api_key
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 PASSWORD = "correct horse battery staple"
@@ -21,10 +20,9 @@ def signed_in_page(live_server, settings, transactional_db, django_user_model, p
     settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
     user = django_user_model.objects.create_user(username="dana", password=PASSWORD)
     for index, (name, role) in enumerate([("Acme Marketing", "admin"), ("Globex Research with a long name", "member")]):
-        ApiKey.objects.create(
-            user=user, label=f"{name.split()[0]} key", encrypted_secret=encrypt_secret(f"svc_sk_phone{index}000000000000000wxyz"),
-            prefix="svc_sk_ph", last4="wxyz", workspace_id=f"ws-{index}", workspace_name=name, workspace_timezone="UTC",
-            member_id=f"m-{index}", member_role=role, key_id=f"k-{index}", is_active=index == 0,
+        stored_api_key(
+            user=user, secret=f"svc_sk_phone{index}000000000000000wxyz", label=f"{name.split()[0]} key",
+            workspace_id=f"ws-{index}", workspace_name=name, member_role=role, is_active=index == 0,
         )
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto(live_server.url + "/accounts/login/")

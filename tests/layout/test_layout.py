@@ -9,8 +9,7 @@ import pytest
 from cryptography.fernet import Fernet
 from django.urls import reverse
 
-from dashboard.keys.crypto import encrypt_secret
-from dashboard.keys.models import ApiKey
+from dashboard.keys.testing import stored_api_key
 
 ROOT = Path(__file__).resolve().parents[2]
 CONSOLE_CSS = (ROOT / "static" / "css" / "console.css").read_text()
@@ -27,12 +26,10 @@ def encryption_keys(settings):
     settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
 
 
-def store_key(user, *, workspace_name: str, role: str, active: bool, key_id: str) -> ApiKey:
-    # Rows written directly: the layout reads them without any remote call.
-    return ApiKey.objects.create(
-        user=user, label=f"{workspace_name} key", encrypted_secret=encrypt_secret("svc_sk_layouttest0000000000000000abcd"),
-        prefix="svc_sk_la", last4="abcd", workspace_id=f"ws-{key_id}", workspace_name=workspace_name,
-        workspace_timezone="UTC", member_id="m-1", member_role=role, key_id=key_id, is_active=active,
+def store_key(user, *, workspace_name: str, role: str, active: bool, key_id: str):
+    return stored_api_key(
+        user=user, secret="svc_sk_layouttest0000000000000000abcd", label=f"{workspace_name} key",
+        workspace_id=f"ws-{key_id}", workspace_name=workspace_name, member_role=role, key_id=key_id, is_active=active,
     )
 
 

@@ -1,0 +1,45 @@
+"""A stored key for tests of any area, written straight to the database (no
+/v1/me call): the same columns `api_key_add` fills, encrypted the same way.
+
+    from dashboard.keys.testing import stored_api_key
+    key = stored_api_key(user=user, secret="svc_sk_...", workspace_id="ws-1")
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from dashboard.keys.crypto import encrypt_secret
+from dashboard.keys.models import ApiKey
+
+
+def stored_api_key(
+    *,
+    user: Any,
+    secret: str,
+    label: str = "Test key",
+    workspace_id: str = "ws-test",
+    workspace_name: str = "Test Workspace",
+    workspace_timezone: str = "UTC",
+    member_role: str = "admin",
+    key_id: str | None = None,
+    is_active: bool = True,
+) -> ApiKey:
+    if is_active:
+        # The one-active-key-per-user constraint.
+        ApiKey.objects.filter(user=user, is_active=True).update(is_active=False)
+    return ApiKey.objects.create(
+        user=user,
+        label=label,
+        encrypted_secret=encrypt_secret(secret),
+        prefix=secret[: len("svc_sk_") + 2],
+        last4=secret[-4:],
+        workspace_id=workspace_id,
+        workspace_name=workspace_name,
+        workspace_timezone=workspace_timezone,
+        member_id=f"member-{user.pk}",
+        member_role=member_role,
+        key_id=key_id or f"key-{workspace_id}-{secret[-4:]}",
+        key_name=label,
+        is_active=is_active,
+    )
