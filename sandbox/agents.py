@@ -581,6 +581,34 @@ INVOCATION = register_schema("AgentInvocation", {
 ID_PATH = {"id": UUID}
 
 
+def activate_agent(req, agent: dict, *, token: str | None = None) -> tuple[dict, list[dict]]:
+    """Publish the draft as a new immutable version and set up its wake-ups
+    (a webhook gets a fresh private endpoint; the old one stops answering)."""
+    number = (agent.get("version") or 0) + 1
+    version = req.store.insert("agent_version", {
+        "agent_id": agent["id"], "number": number, "plan": agent["plan"], "profile": agent["profile"],
+        "wakeups": agent["wakeups"],
+    }, workspace_id=agent["workspace_id"])
+    deployments = []
+    for wake in agent["wakeups"]:
+        deployment = {"id": str(uuid.uuid4()), "wakeup_id": wake["id"], "kind": wake["kind"], "status": "live",
+                      "version_id": version["id"], "created_at": req.clock.iso()}
+        if wake["kind"] == "webhook":
+            deployment["token"] = token or "wh_" + secrets.token_urlsafe(24)
+        if wake["kind"] == "schedule":
+            deployment["rule"] = wake["config"]
+        deployments.append(deployment)
+    req.store.delete_where("webhook_deployment", where={"agent_id": agent["id"]})
+    for deployment in deployments:
+        if deployment["kind"] == "webhook":
+            req.store.insert("webhook_deployment", {"token": deployment["token"], "agent_id": agent["id"],
+                                                    "deployment_id": deployment["id"]},
+                             workspace_id=agent["workspace_id"])
+    agent.update(status="active", active_version_id=version["id"], version=number, deployments=deployments)
+    req.store.save("agent", agent)
+    return version, deployments
+
+
 # --------------------------------------------------------------------------
 # Agent routes
 # --------------------------------------------------------------------------
@@ -670,30 +698,9 @@ def agents_activate(req):
             raise unprocessable("The plan is not ready to activate: " +
                                 " ".join(i["message"] for i in validation["issues"]),
                                 {"issues": validation["issues"]})
-        number = (agent.get("version") or 0) + 1
-        version = req.store.insert("agent_version", {
-            "agent_id": agent["id"], "number": number, "plan": agent["plan"], "profile": agent["profile"],
-            "wakeups": agent["wakeups"],
-        }, workspace_id=req.workspace_id)
-        deployments = []
-        for wake in agent["wakeups"]:
-            deployment = {"id": str(uuid.uuid4()), "wakeup_id": wake["id"], "kind": wake["kind"], "status": "live",
-                          "version_id": version["id"], "created_at": req.clock.iso()}
-            if wake["kind"] == "webhook":
-                deployment["token"] = "wh_" + secrets.token_urlsafe(24)
-            if wake["kind"] == "schedule":
-                deployment["rule"] = wake["config"]
-            deployments.append(deployment)
-        req.store.delete_where("webhook_deployment", where={"agent_id": agent["id"]})
-        for deployment in deployments:
-            if deployment["kind"] == "webhook":
-                req.store.insert("webhook_deployment", {"token": deployment["token"], "agent_id": agent["id"],
-                                                        "deployment_id": deployment["id"]},
-                                 workspace_id=req.workspace_id)
-        agent.update(status="active", active_version_id=version["id"], version=number, deployments=deployments)
-        req.store.save("agent", agent)
+        version, deployments = activate_agent(req, agent)
     wait_seconds(req, 5)
-    return {"status": "active", "version": number, "version_id": version["id"],
+    return {"status": "active", "version": version["number"], "version_id": version["id"],
             "deployments": [render_deployment(req, d) for d in deployments]}
 
 
@@ -880,3 +887,83 @@ def agents_webhook(req):
     req.charge(RUN_CREDITS)
     return accepted({"run_id": run["id"], "status": "running", "agent_id": agent["id"]})
 
+
+
+# --------------------------------------------------------------------------
+# Demo data (through the core's seed hook)
+# --------------------------------------------------------------------------
+class SeedClock:
+    """The real clock, except that "now" is a fixed moment in the past, so
+    seeded runs and approvals look like history and are already settled."""
+
+    def __init__(self, clock, at: datetime):
+        self.clock, self.moment = clock, at
+
+    def iso(self, dt=None) -> str:
+        from sandbox.clock import iso
+
+        return iso(dt or self.moment)
+
+    def at(self, started_at: str, service_seconds: float) -> str:
+        return self.clock.at(started_at, service_seconds)
+
+    def real_seconds(self, service_seconds: float) -> float:
+        return self.clock.real_seconds(service_seconds)
+
+
+class SeedRequest:
+    """Just enough of a Request for the builder, activation and runs."""
+
+    def __init__(self, ctx: SeedContext, workspace_id: str, at: datetime):
+        self.store, self.clock, self.workspace_id = ctx.store, SeedClock(ctx.clock, at), workspace_id
+        self.workspace = ctx.store.get("workspace", workspace_id)
+
+
+SEED_AGENTS = [
+    # (name, brief, final status, past chat messages)
+    ("Lead qualifier", "When a new lead is added, qualify it and if it looks promising email a summary to "
+     "sales@acme.example. Ask first.", "active", ["Qualify the lead Jane Doe from Northwind", "please fail on this one",
+                                                   "Qualify the lead Omar Haddad from Contoso"]),
+    ("Weekly pipeline report", "Every Monday, email the pipeline report to team@acme.example automatically. "
+     "Also accept a webhook from our CRM.", "active", ["Send this week's report now"]),
+    ("Stale deal cleaner", "Delete deals that were lost more than a year ago; ask first.", "paused",
+     ["Clean up the lost deals from 2025"]),
+    ("Customer FAQ helper", "Answer customer questions about our products and pricing in chat.", "draft",
+     ["What does the Pro plan cost?"]),
+    ("Welcome emails", "Email every new customer a friendly welcome message.", "draft", []),
+]
+
+
+@seed_hook("studio_agents", order=110)
+def seed_agents(ctx: SeedContext) -> None:
+    rng = ctx.rng("studio_agents")
+    workspace_id = ctx.demo_workspace_id
+    start = ctx.clock.now() - timedelta(days=6)
+    for index, (name, brief, status, messages) in enumerate(SEED_AGENTS):
+        at = start + timedelta(hours=index * 5)
+        req = SeedRequest(ctx, workspace_id, at)
+        agent = {"id": ctx.uuid(rng), "name": name, "status": "draft", "active_version_id": None, "version": None,
+                 "brief": [brief], "deployments": [], "profile": None, "plan": None, "wakeups": [], "issues": [],
+                 "created_at": req.clock.iso(), "updated_at": req.clock.iso()}
+        apply_build(agent, build_plan(brief, auto=True, answering=False))
+        agent = ctx.store.insert("agent", agent, workspace_id=workspace_id)
+        if status in ("active", "paused"):
+            activate_agent(req, agent, token=f"wh_demo_{rng.getrandbits(96):024x}")
+        for number, message in enumerate(messages):
+            req.clock.moment = at + timedelta(hours=1 + number * 7)
+            start_run(req, agent, event={"kind": "chat", "message": message, "payload": None},
+                      thread_id=ctx.uuid(rng), idempotency_key=None)
+        if status == "paused":
+            agent = ctx.store.get("agent", agent["id"])
+            agent.update(status="paused", deployments=[])
+            ctx.store.delete_where("webhook_deployment", where={"agent_id": agent["id"]})
+            ctx.store.save("agent", agent, touch=False)
+    # One of the Lead qualifier's approvals was decided already (history).
+    decided = next((a for a in ctx.store.list("approval", workspace_id=workspace_id)), None)
+    if decided is not None:
+        decided_at = ctx.clock.iso(start + timedelta(hours=3))
+        decided.update(status="approved", decision="approve", decided_at=decided_at)
+        ctx.store.save("approval", decided, touch=False)
+        run = ctx.store.get("run", decided["run_id"])
+        run.update(resolution="approved", resolved_at=decided_at)
+        ctx.store.save("run", run, touch=False)

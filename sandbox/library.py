@@ -367,3 +367,85 @@ def files_get(req):
     else:  # the pattern allows only png and svg
         raise ApiError(404, "not_found", "No such file.")
     return Response(data, content_type=mime, headers={"Cache-Control": "public, max-age=86400"})
+
+
+# --------------------------------------------------------------------------
+# Demo data (through the core's seed hook)
+# --------------------------------------------------------------------------
+def _seed_library(ctx) -> None:
+    from datetime import timedelta
+
+    from sandbox.clock import iso
+
+    rng = ctx.rng("studio_library")
+    ws = ctx.demo_workspace_id
+    store = ctx.store
+    base = ctx.clock.now() - timedelta(days=5)
+
+    def at(hours: float) -> str:
+        return iso(base + timedelta(hours=hours))
+
+    store.insert("website", {
+        "id": ctx.uuid(rng), "name": "Acme Spring Launch", "slug": "acme-spring-launch", "status": "published",
+        "brief": "A launch site for the spring collection with a sign-up form.",
+        "job": {"id": ctx.uuid(rng), "started_at": at(0), "ready_at": at(0.05)}, "first_live_at": at(0.05),
+        "pages": [{"path": "/", "title": "Home"}, {"path": "/collection", "title": "Collection"},
+                  {"path": "/signup", "title": "Sign up"}],
+        "created_at": at(0), "updated_at": at(0.05),
+    }, workspace_id=ws)
+    outline = {"title": "Q3 partnership proposal", "doc_type": "proposal",
+               "sections": [{"heading": h} for h in ("Summary", "Goals", "Approach", "Timeline", "Pricing")]}
+    store.insert("document", {
+        "id": ctx.uuid(rng), "name": "Q3 partnership proposal", "doc_type": "proposal", "outline": outline,
+        "revision": 2, "created_at": at(2), "updated_at": at(3),
+        "content": "# Q3 partnership proposal\n\n## Summary\n\nAcme and Northwind co-market the spring line to "
+                   "12,000 shared customers.\n\n## Goals\n\n- 1,500 sign-ups\n- 300 first orders\n\n## Approach\n\n"
+                   "Joint newsletter, two webinars and a shared landing page.\n\n## Timeline\n\nJuly to September."
+                   "\n\n## Pricing\n\nEach side covers its own costs; leads are shared weekly.\n",
+    }, workspace_id=ws)
+    store.insert("app", {
+        "id": ctx.uuid(rng), "name": "Deal desk", "status": "live", "brief": "Review and approve discounts on deals.",
+        "screens": [{"name": "Deals to review"}, {"name": "Deal"}, {"name": "Approve discount"}],
+        "objects": ["deals", "companies"], "actions": ["update"], "has_unpublished_changes": False,
+        "created_at": at(4), "updated_at": at(4),
+    }, workspace_id=ws)
+    board = store.insert("image_board", {"id": ctx.uuid(rng), "name": "Spring campaign", "created_at": at(6),
+                                         "updated_at": at(6)}, workspace_id=ws)
+    for i, (prompt, aspect) in enumerate([("Trail shoes on a mossy rock, morning light", "4:5"),
+                                          ("Flat lay of the spring collection on linen", "1:1"),
+                                          ("Runner at sunrise on a coastal path", "16:9"),
+                                          ("Close-up of the shoe's sole pattern", "4:5")]):
+        width, height = size_for_aspect(aspect)
+        store.insert("image_asset", {
+            "id": ctx.uuid(rng), "board_id": board["id"], "prompt": prompt, "aspect": aspect, "width": width,
+            "height": height, "mime_type": PNG_MIME, "ready_at": None, "made_by": "seed",
+            "created_at": at(6 + i * 0.1), "updated_at": at(6 + i * 0.1),
+        }, workspace_id=ws)
+    project_id = ctx.uuid(rng)
+    shots = []
+    for i, (prompt, seconds) in enumerate([("Opening: the shoe box opens", 4), ("Runner laces up at dawn", 6)]):
+        asset = store.insert("video_asset", {
+            "id": ctx.uuid(rng), "project_id": project_id, "prompt": prompt, "seconds": seconds, "aspect": "9:16",
+            "width": 720, "height": 1280, "ready_at": None, "made_by": "seed", "created_at": at(8 + i),
+            "updated_at": at(8 + i),
+        }, workspace_id=ws)
+        shots.append({"asset_id": asset["id"], "seconds": seconds, "app": "generate", "prompt": prompt,
+                      "ready_at": None})
+    store.insert("video_project", {"id": project_id, "name": "Launch teaser", "aspect": "9:16", "shots": shots,
+                                   "title": "Spring is here", "created_at": at(8), "updated_at": at(9)},
+                 workspace_id=ws)
+    # A Library clip longer than 15 seconds: recast and remake refuse it.
+    store.insert("video_asset", {
+        "id": ctx.uuid(rng), "project_id": None, "prompt": "Full-length brand film", "seconds": 42, "aspect": "16:9",
+        "width": 1280, "height": 720, "ready_at": None, "made_by": "seed", "created_at": at(10),
+        "updated_at": at(10),
+    }, workspace_id=ws)
+
+
+def _register_seed() -> None:
+    from sandbox.seed import seed_hook
+
+    seed_hook("studio_library", order=100)(_seed_library)
+
+
+_register_seed()
