@@ -1,0 +1,215 @@
+"""Record page, relationships panel, add-link form and picker, and record
+deletion against a mocked service (respx)."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.objects.records_fixtures import (
+    ACME,
+    DEALS,
+    OBJECT_KEY,
+    OTHER_ID,
+    RECORD_ID,
+    error_body,
+    hidden_value,
+    page,
+    record,
+    sent_json,
+)
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+RECORD_URL = f"/objects/{OBJECT_KEY}/records/{RECORD_ID}/"
+LINK_URL = f"{RECORD_URL}links/new/"
+PICK_URL = f"{RECORD_URL}links/pick/"
+DELETE_URL = f"{RECORD_URL}delete/"
+RECORD_PATH = f"/v1/objects/{OBJECT_KEY}/records/{RECORD_ID}"
+AGENT_ID = "9b9b9b9b-0000-4000-8000-00000000a9e7"
+
+LINKS = [
+    {
+        "id": "rel-1",
+        "relation_key": "related_to",
+        "direction": "outgoing",
+        "object": OBJECT_KEY,
+        "record_id": OTHER_ID,
+        "other": {"object": OBJECT_KEY, "id": OTHER_ID},
+        "source": {"object": OBJECT_KEY, "id": RECORD_ID},
+        "target": {"object": OBJECT_KEY, "id": OTHER_ID},
+        "label": "sister deal",
+        "metadata": {"weight": 2},
+        "created_at": "2026-11-20T10:00:00Z",
+    },
+    {
+        "id": "rel-2",
+        "relation_key": "owner",
+        "direction": "incoming",
+        "object": "agents",
+        "record_id": AGENT_ID,
+        "other": {"object": "agents", "id": AGENT_ID},
+        "source": {"object": "agents", "id": AGENT_ID},
+        "target": {"object": OBJECT_KEY, "id": RECORD_ID},
+        "label": "",
+        "metadata": {},
+        "created_at": "2026-11-20T10:00:00Z",
+    },
+]
+OBJECTS = [
+    DEALS,
+    {"key": "agents", "kind": "system", "singular_name": "Agent", "plural_name": "Agents", "fields": []},
+]
+
+
+@pytest.fixture
+def definition(remote):
+    return remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+
+
+@pytest.fixture
+def links(remote):
+    return remote.get(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(200, json=page(LINKS)))
+
+
+def test_record_page_shows_values_times_and_links_both_ways(console, definition, links, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+
+    response = console.get(RECORD_URL)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert "<h1>Acme renewal</h1>" in html
+    assert "1,234.50" in html and "buyer@acme.test" in html
+    assert "2026-11-01 08:00 UTC" in html and "2026-11-20 17:45 UTC" in html  # created, updated
+    # Grouped by relation_key, each linking to the other end (built-in objects too).
+    assert "<code>owner</code>" in html and "<code>related_to</code>" in html
+    assert html.index("<code>owner</code>") < html.index("<code>related_to</code>")
+    assert f'href="/objects/{OBJECT_KEY}/records/{OTHER_ID}/"' in html
+    assert f'href="/objects/agents/records/{AGENT_ID}/"' in html
+    assert "→ to" in html and "← from" in html
+    assert "sister deal" in html
+    # The add-link form loads on demand: three remote calls for the page.
+    assert len(remote.calls) == 3
+
+
+def test_delete_asks_first_and_says_relationships_go_too(console, definition, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    delete = remote.delete(RECORD_PATH).mock(
+        return_value=httpx.Response(200, json={"id": RECORD_ID, "deleted": True, "relationships_deleted": 2})
+    )
+
+    confirm = console.get(DELETE_URL, **HTMX).content.decode()
+    assert "every relationship to or from it" in confirm
+    assert delete.call_count == 0
+    key = hidden_value(confirm, "idempotency_key")
+
+    response = console.post(DELETE_URL, {"idempotency_key": key}, **HTMX)
+
+    assert response["HX-Redirect"] == f"/objects/{OBJECT_KEY}/records/"
+    assert delete.calls.last.request.headers["Idempotency-Key"] == key
+
+
+def test_delete_confirmation_page_works_without_javascript(console, definition, remote):
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
+    html = console.get(DELETE_URL).content.decode()
+    assert "<html" in html and "Delete this record" in html and "cannot be undone" in html
+
+
+def test_link_form_lists_custom_and_built_in_objects(console, remote):
+    remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    html = console.get(LINK_URL, **HTMX).content.decode()
+    assert '<option value="deals" selected>Deals</option>' in html
+    assert '<option value="agents">Agents (built-in)</option>' in html
+    assert hidden_value(html, "idempotency_key")
+
+
+def test_picker_searches_the_target_objects_records(console, definition, remote):
+    search = remote.get(f"/v1/objects/{OBJECT_KEY}/records").mock(
+        return_value=httpx.Response(200, json=page([record(OTHER_ID, "Globex"), ACME]))
+    )
+    html = console.get(PICK_URL, {"target_object": OBJECT_KEY, "target_search": "glo"}, **HTMX).content.decode()
+    sent = search.calls.last.request.url.params
+    assert sent["search"] == "glo" and sent["limit"] == "10"
+    assert f'value="{OTHER_ID}"' in html and "Globex" in html
+    assert f'value="{RECORD_ID}"' not in html  # not to itself
+
+
+def test_link_is_sent_with_metadata_and_key(console, remote):
+    remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    create = remote.post(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(201, json=LINKS[0]))
+    key = hidden_value(console.get(LINK_URL, **HTMX).content.decode(), "idempotency_key")
+
+    response = console.post(
+        LINK_URL,
+        {
+            "relation_key": "related_to",
+            "target_object": OBJECT_KEY,
+            "target_pick": OTHER_ID,
+            "label": "sister deal",
+            "metadata": '{"weight": 2}',
+            "idempotency_key": key,
+        },
+        **HTMX,
+    )
+
+    assert response["HX-Redirect"] == f"{RECORD_URL}#relationships"
+    call = create.calls.last
+    assert sent_json(call) == {
+        "relation_key": "related_to",
+        "target": {"object": OBJECT_KEY, "id": OTHER_ID},
+        "label": "sister deal",
+        "metadata": {"weight": 2},
+    }
+    assert call.request.headers["Idempotency-Key"] == key
+
+
+@pytest.mark.parametrize(
+    ("field", "value", "message"),
+    [
+        ("relation_key", "Related To", "Use snake_case"),
+        ("metadata", "{weight: 2}", "This is not valid JSON"),
+        ("metadata", "[1, 2]", "Metadata must be a JSON object"),
+    ],
+)
+def test_link_form_checks_snake_case_and_json_before_sending(console, remote, field, value, message):
+    remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    create = remote.post(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(201, json=LINKS[0]))
+    data = {"relation_key": "related_to", "target_object": OBJECT_KEY, "target_id": OTHER_ID, field: value}
+
+    response = console.post(LINK_URL, data, **HTMX)
+
+    assert response.status_code == 200
+    html = response.content.decode()
+    assert message in html
+    assert create.call_count == 0
+    assert value.replace('"', "&quot;") in html or value in html  # what was typed is kept
+
+
+def test_link_to_a_missing_target_is_shown_in_the_form(console, remote):
+    remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    remote.post(f"{RECORD_PATH}/relationships").mock(
+        return_value=httpx.Response(404, json=error_body("not_found", "No record in deals", request_id="req_link_404"))
+    )
+    html = console.post(
+        LINK_URL, {"relation_key": "owner", "target_object": OBJECT_KEY, "target_id": OTHER_ID}, **HTMX
+    ).content.decode()
+    assert '<form id="link-form"' in html
+    assert "No record in deals" in html and "req_link_404" in html
+    assert 'value="owner"' in html
+
+
+def test_record_of_a_built_in_object_lists_its_links(console, remote):
+    agents = {"key": "agents", "kind": "system", "plural_name": "Agents", "fields": []}
+    remote.get("/v1/objects/agents").mock(return_value=httpx.Response(200, json=agents))
+    remote.get(f"/v1/objects/agents/records/{AGENT_ID}").mock(
+        return_value=httpx.Response(404, json=error_body("not_found", "no such record"))
+    )
+    remote.get(f"/v1/objects/agents/records/{AGENT_ID}/relationships").mock(
+        return_value=httpx.Response(200, json=page([{**LINKS[1], "direction": "outgoing", "other": {"object": OBJECT_KEY, "id": RECORD_ID}}]))
+    )
+    html = console.get(f"/objects/agents/records/{AGENT_ID}/").content.decode()
+    assert "its values belong to its own area" in html
+    assert f'href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/"' in html
+    assert "Delete" not in html.split("<h1>")[1].split("relationships-heading")[0]
