@@ -311,9 +311,12 @@ class ServiceClient:
     ) -> Iterator[ServerSentEvent]:
         """POST with `stream: true` and yield the server-sent events.
 
-        Opening the stream is retried like any call (same key); once events
-        flow, a broken connection raises `ApiConnectionError` instead (the
-        caller can repeat the call with the same key to get the result)."""
+        Nothing is sent until the first event is asked for (a generator):
+        iterate inside the `try` that handles `ApiError`. `stream: true` is
+        added to the body. Opening the stream is retried like any call (same
+        key); once events flow, a broken connection raises
+        `ApiConnectionError` instead (the caller can repeat the call with the
+        same key to get the result)."""
         body = {**(json or {}), "stream": True}
         call = self._prepare("POST", path, json=body, idempotency_key=idempotency_key, slow=True, stream=True)
         response = self._request(call)
