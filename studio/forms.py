@@ -99,8 +99,12 @@ class ReplyForm(forms.Form):
                     widget=forms.RadioSelect,
                 )
 
-    def answer_fields(self):
-        return [self[name] for name in self.fields if name.startswith("answer_")]
+    def question_rows(self) -> list[tuple[dict, forms.BoundField | None]]:
+        """Each question with its answer field (None for a question without options)."""
+        return [
+            (question, self[f"answer_{index}"] if f"answer_{index}" in self.fields else None)
+            for index, question in enumerate(self.questions)
+        ]
 
     def clean(self):
         cleaned = super().clean()

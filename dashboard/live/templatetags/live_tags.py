@@ -53,3 +53,10 @@ def get_item(mapping, key):
     if isinstance(mapping, dict):
         return mapping.get(key)
     return None
+
+
+@register.filter
+def status_label(status) -> str:
+    """`needs_input` -> `Needs input`: a remote status in the user's words."""
+    text = str(status or "").replace("_", " ").replace("-", " ").strip()
+    return text[:1].upper() + text[1:]

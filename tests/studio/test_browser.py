@@ -1,0 +1,109 @@
+"""The Studio path in Chromium, against the real sandbox over HTTP: start a
+turn, watch it update live, answer a director's questions.
+
+A small in-test poller runs the real `live.tick` task (tasks inline) in a
+thread, standing in for Celery beat and a worker.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+import pytest
+from django.db import connection
+from playwright.sync_api import Page, expect
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+PASSWORD = "correct horse battery staple"
+
+
+@pytest.fixture
+def console(live_server, sandbox, settings, transactional_db, django_user_model):
+    from dashboard.keys.crypto import encrypt_secret
+    from dashboard.keys.models import ApiKey
+
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    user = django_user_model.objects.create_user(username="dora", password=PASSWORD)
+    secret = sandbox.demo_key
+    ApiKey.objects.create(
+        user=user, label="Sandbox", encrypted_secret=encrypt_secret(secret), prefix=secret[:11], last4=secret[-4:],
+        workspace_id="demo", workspace_name="Acme Marketing", member_id="m", member_role="admin", key_id="k",
+        is_active=True,
+    )
+    return live_server
+
+
+@pytest.fixture
+def poller(eager_celery):
+    """Runs `live.tick` every 0.2 s until the test ends."""
+    from dashboard.live.tasks import tick
+
+    stop = threading.Event()
+
+    def run():
+        try:
+            while not stop.is_set():
+                tick()
+                stop.wait(0.2)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, name="test-poller", daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(timeout=10)
+
+
+def log_in(page: Page, base_url: str) -> None:
+    page.goto(base_url + "/studio/")
+    page.get_by_label("Username").fill("dora")
+    page.get_by_label("Password").fill(PASSWORD)
+    page.get_by_role("button", name="Log in").click()
+    expect(page.get_by_role("heading", name="Studio", exact=True)).to_be_visible()
+
+
+@pytest.mark.browser
+def test_start_a_website_turn_and_watch_it_complete_live(console, poller, page: Page):
+    csp_errors: list[str] = []
+    page.on("console", lambda m: csp_errors.append(m.text) if "Content Security Policy" in m.text else None)
+    log_in(page, console.url)
+
+    page.get_by_label("Studio", exact=True).select_option("website")
+    page.get_by_label("Message").fill("A landing page for our spring bicycle sale, bright and friendly")
+    page.get_by_label("Decide for me").check()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "studio-index.png"), full_page=True)
+    page.get_by_role("button", name="Start the turn").click()
+
+    expect(page.get_by_role("heading", name="Website turn")).to_be_visible()
+    status = page.get_by_role("region", name="Studio turn status")
+    # The page never reloads: htmx swaps the status region in as the poller stores new states.
+    expect(status).to_contain_text("Completed", timeout=20_000)
+    expect(status).to_contain_text("Your website is built and live.")
+    expect(status.get_by_role("link", name="Open in the Studio")).to_be_visible()
+    expect(status).not_to_have_attribute("hx-trigger", "every 2s")
+    page.screenshot(path=str(SCREENSHOTS / "studio-turn-completed.png"), full_page=True)
+
+    page.get_by_role("link", name="Back to the Studio").click()
+    expect(page.get_by_role("listitem").filter(has_text="spring bicycle sale")).to_contain_text("Completed")
+    assert csp_errors == []
+
+
+@pytest.mark.browser
+def test_answer_the_directors_questions_from_the_turn_page(console, poller, page: Page):
+    log_in(page, console.url)
+    page.get_by_label("Message").fill("A website")
+    page.get_by_role("button", name="Start the turn").click()
+
+    status = page.get_by_role("region", name="Studio turn status")
+    expect(status).to_contain_text("The director asks", timeout=20_000)
+    page.screenshot(path=str(SCREENSHOTS / "studio-turn-needs-input.png"), full_page=True)
+    page.get_by_role("radio", name="A local business").check()
+    page.get_by_role("radio", name="Warm and friendly").check()
+    page.get_by_label("Your reply").fill("It is a bicycle repair shop.")
+    page.get_by_role("button", name="Send the reply").click()
+
+    expect(page.locator(".turn-asked")).to_contain_text("What is the website for?\nA local business")
+    expect(page.get_by_role("region", name="Studio turn status")).to_contain_text("Completed", timeout=20_000)
