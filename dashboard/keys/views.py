@@ -45,7 +45,8 @@ def _safe_next(request: HttpRequest, fallback: str) -> str:
 @require_GET
 def key_list(request: HttpRequest) -> HttpResponse:
     keys = list(selectors.api_key_list(user=request.user))
-    return render(request, "keys/list.html", {"keys": keys})
+    unreadable_keys = [key.label for key in keys if not key.is_readable]
+    return render(request, "keys/list.html", {"keys": keys, "unreadable_keys": unreadable_keys})
 
 
 @require_http_methods(["GET", "POST"])

@@ -267,7 +267,7 @@ def test_unreadable_key_is_flagged_and_pages_send_you_to_re_add_it(logged_in_cli
     assert account.status_code == 302 and account["Location"] == reverse("keys:list")
 
     listing = logged_in_client.get(reverse("keys:list")).content.decode()
-    assert "can&#x27;t be read" in listing and "add it again" in listing
+    assert "1 stored key can't be read" in listing and "Delete Acme and add it again" in listing
     assert route.call_count == 0
 
 
@@ -356,3 +356,21 @@ def test_wrong_password_says_so(client, user):
     response = client.post(reverse("login"), {"username": "alice", "password": "nope"})
     assert response.status_code == 200
     assert "Please enter a correct username and password" in response.content.decode()
+
+
+# ---- Django admin --------------------------------------------------------------
+
+
+def test_admin_lists_and_shows_keys_without_the_secret(admin_client, user, add_key):
+    key = add_key(user)
+
+    listing = admin_client.get(reverse("admin:keys_apikey_changelist"))
+    change = admin_client.get(reverse("admin:keys_apikey_change", args=[key.pk]))
+
+    for response in (listing, change):
+        html = response.content.decode()
+        assert response.status_code == 200
+        assert key.masked in html
+        assert DEMO_SECRET not in html
+        assert key.encrypted_secret not in html  # not even the ciphertext
+    assert admin_client.get(reverse("admin:keys_apikey_add")).status_code == 403
