@@ -48,6 +48,13 @@ ROW_PREFIX_PATTERN = re.compile(r"^fields-\d+$")
 OBJECT_SETTINGS_NAMES = ("singular_name", "plural_name", "description", "icon", "color", "title_field")
 
 
+def _wants_region(request: HttpRequest) -> bool:
+    """An htmx request that swaps one region (not a boosted page load or a
+    history restore, which need the whole page)."""
+    htmx = request.htmx
+    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
+
+
 def _workspace_id(request: HttpRequest) -> str:
     key = active_key_for(user=request.user)
     return str(key.workspace_id) if key and key.workspace_id else ""
@@ -120,7 +127,7 @@ def index(request: HttpRequest) -> HttpResponse:
             base={"kind": kind}, cursor=cursor, trail=request.GET.get("trail", ""), next_cursor=page.next_cursor
         ),
     }
-    template = "objects/index.html#object_list" if request.htmx else "objects/index.html"
+    template = "objects/index.html#object_list" if _wants_region(request) else "objects/index.html"
     return render(request, template, context)
 
 
@@ -227,7 +234,7 @@ def object_new(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def object_create_view(request: HttpRequest) -> HttpResponse:
-    template = "objects/new.html#object_form" if request.htmx else "objects/new.html"
+    template = "objects/new.html#object_form" if _wants_region(request) else "objects/new.html"
     builder_data = _builder_action(request.POST)
     data = builder_data if builder_data is not None else request.POST
     title_row = data.get("title_row", "")
@@ -430,7 +437,7 @@ def _settings_changes(*, definition: dict, form: ObjectSettingsForm, sent_rows: 
 
 @require_POST
 def object_settings_save(request: HttpRequest, object_key: str) -> HttpResponse:
-    template = "objects/settings.html#settings_form" if request.htmx else "objects/settings.html"
+    template = "objects/settings.html#settings_form" if _wants_region(request) else "objects/settings.html"
     client = service_client_for(user=request.user)
     workspace_id = _workspace_id(request)
     definition = object_definition_get(client=client, workspace_id=workspace_id, object_key=object_key, fresh=True)
@@ -483,7 +490,7 @@ def field_remove_confirm(request: HttpRequest, object_key: str, field_key: str) 
         messages.error(request, f"“{field_key}” is not a custom field of this object; built-in fields can't be removed.")
         return _redirect(request, reverse("objects:settings", args=[object_key]))
     removal = {"field": field, "form": FieldRemoveForm()}
-    if request.htmx:
+    if _wants_region(request):
         return render(request, "objects/settings.html#field_removal", {"removal": removal, "object_key": object_key})
     form, rows = _settings_forms(definition=definition)
     return render(
@@ -511,7 +518,7 @@ def field_remove(request: HttpRequest, object_key: str, field_key: str) -> HttpR
         )
     except api_errors.ApiError as exc:
         removal = {"field": field, "form": confirm, "remote_error": _remote_error_box(request, exc)}
-        if request.htmx:
+        if _wants_region(request):
             return render(request, "objects/settings.html#field_removal", {"removal": removal, "object_key": object_key})
         form, rows = _settings_forms(definition=definition)
         return render(
