@@ -43,7 +43,8 @@ def remote():
         yield mock
 
 
-def _store_key(user, secret: str, workspace: str):
+def store_key(user, secret: str, workspace: str = "Acme Marketing"):
+    """A stored, active API key for `user` (as if checked with /v1/me)."""
     from dashboard.keys.crypto import encrypt_secret
     from dashboard.keys.models import ApiKey
 
@@ -65,12 +66,12 @@ def _store_key(user, secret: str, workspace: str):
 
 @pytest.fixture
 def api_key(user):
-    return _store_key(user, SECRET, "Acme Marketing")
+    return store_key(user, SECRET, "Acme Marketing")
 
 
 @pytest.fixture
 def other_api_key(other_user):
-    return _store_key(other_user, OTHER_SECRET, "Globex Research")
+    return store_key(other_user, OTHER_SECRET, "Globex Research")
 
 
 @pytest.fixture

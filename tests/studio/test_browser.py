@@ -14,23 +14,17 @@ import pytest
 from django.db import connection
 from playwright.sync_api import Page, expect
 
+from tests.live.fixtures import store_key
+
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
 def console(live_server, sandbox, settings, transactional_db, django_user_model):
-    from dashboard.keys.crypto import encrypt_secret
-    from dashboard.keys.models import ApiKey
-
     settings.SERVICE_BASE_URL = sandbox.base_url
     user = django_user_model.objects.create_user(username="dora", password=PASSWORD)
-    secret = sandbox.demo_key
-    ApiKey.objects.create(
-        user=user, label="Sandbox", encrypted_secret=encrypt_secret(secret), prefix=secret[:11], last4=secret[-4:],
-        workspace_id="demo", workspace_name="Acme Marketing", member_id="m", member_role="admin", key_id="k",
-        is_active=True,
-    )
+    store_key(user, sandbox.demo_key)
     return live_server
 
 

@@ -11,20 +11,13 @@ from dashboard.idempotency import new_idempotency_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
 from studio.services import turn_reply, turn_start
+from tests.live.fixtures import store_key
 
 
 @pytest.fixture
 def sandbox_key(sandbox, settings, user):
-    from dashboard.keys.crypto import encrypt_secret
-    from dashboard.keys.models import ApiKey
-
     settings.SERVICE_BASE_URL = sandbox.base_url
-    secret = sandbox.demo_key
-    return ApiKey.objects.create(
-        user=user, label="Sandbox", encrypted_secret=encrypt_secret(secret), prefix=secret[:11], last4=secret[-4:],
-        workspace_id="demo", workspace_name="Acme Marketing", member_id="m", member_role="admin", key_id="k",
-        is_active=True,
-    )
+    return store_key(user, sandbox.demo_key)
 
 
 def poll_until_final(op: TrackedOperation, *, max_polls: int = 200) -> TrackedOperation:
