@@ -19,8 +19,9 @@ def _with_request_id(text: str, exc: api_errors.ApiError) -> str:
     return f"{text} (request id {request_id})" if request_id else text
 
 
-def check_failure_message(exc: api_errors.ApiError) -> str:
-    """What to tell the user when `GET /v1/me` did not accept a key."""
+def check_failure_message(exc: api_errors.ApiError, *, then: str = "") -> str:
+    """What to tell the user when `GET /v1/me` did not accept a key (`then`
+    is added before the request id)."""
     if isinstance(exc, api_errors.AuthenticationError):
         text = "The service refused this key. Check that you copied all of it and that it has not been revoked."
     elif isinstance(exc, api_errors.PermissionDeniedError):
@@ -32,7 +33,7 @@ def check_failure_message(exc: api_errors.ApiError) -> str:
         text = "The service could not be reached to check this key. Try again in a moment."
     else:
         text = "The service could not check this key right now. Try again in a moment."
-    return _with_request_id(text, exc)
+    return _with_request_id(f"{text} {then}".strip(), exc)
 
 
 def _safe_next(request: HttpRequest, fallback: str) -> str:
@@ -60,7 +61,7 @@ def key_add(request: HttpRequest) -> HttpResponse:
         except api_errors.ApiError as exc:
             # Nothing was stored; the message goes on the key field and the
             # secret is not rendered back (PasswordInput(render_value=False)).
-            form.add_error("secret", f"{check_failure_message(exc)} Nothing was stored.")
+            form.add_error("secret", check_failure_message(exc, then="Nothing was stored."))
         else:
             state = "It is now the active key." if key.is_active else "Switch to it from the header when you need it."
             messages.success(request, f"Key “{key.label}” added for workspace {key.workspace_name}. {state}")

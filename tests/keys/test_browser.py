@@ -47,6 +47,8 @@ def test_log_in_add_keys_see_account_and_switch_workspace(console, sandbox, page
     violations = csp_violations(page)
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
+    page.goto(server.url + "/")
+    page.screenshot(path=str(SCREENSHOTS / "login.png"))
     log_in(page, server.url)
     expect(page.get_by_text("Add an API key to get started")).to_be_visible()
 
@@ -56,6 +58,7 @@ def test_log_in_add_keys_see_account_and_switch_workspace(console, sandbox, page
     expect(page.get_by_text("The service refused this key")).to_be_visible()
     expect(page.get_by_label("Label")).to_have_value("Old key")
     expect(page.get_by_label("API key")).to_have_value("")
+    page.screenshot(path=str(SCREENSHOTS / "add-key-refused.png"), full_page=True)
     assert not ApiKey.objects.filter(user=user).exists()
 
     # The demo workspace's key: checked, stored, active.
@@ -80,6 +83,7 @@ def test_log_in_add_keys_see_account_and_switch_workspace(console, sandbox, page
 
     # Switch from the header menu.
     page.get_by_role("banner").locator("summary").click()
+    page.screenshot(path=str(SCREENSHOTS / "switcher-open.png"))
     page.get_by_role("button", name="Globex Research").click()
     expect(page.get_by_role("banner").locator("summary")).to_contain_text("Globex Research")
     expect(page.get_by_role("status")).to_contain_text("Now working in Globex Research")
