@@ -268,6 +268,9 @@ def object_create_view(request: HttpRequest) -> HttpResponse:
         )
     except api_errors.ConflictError as exc:
         existing = _existing_object_key(exc)
+        for name, field_messages in exc.field_errors.items():
+            if name in ("singular_name", "plural_name"):  # e.g. "makes the key 'x', which X already uses"
+                form.add_error(name, " ".join(field_messages))
         if existing is None and "idempotency" not in exc.message.lower():
             existing = snake_case(body["plural_name"])
         extra["conflict"] = {

@@ -11,7 +11,7 @@ import httpx
 import pytest
 
 from objects.schema import FIELD_TYPES, ICONS
-from tests.objects.conftest import WORKSPACE_ID
+from tests.objects.conftest import SECRET, WORKSPACE_ID
 
 pytestmark = pytest.mark.django_db
 
@@ -328,6 +328,50 @@ def test_a_taken_key_links_to_the_existing_object(console, remote):
     assert 'href="/objects/sales_leads/records/"' in html
     assert 'value="Full name"' in html  # nothing typed is lost
     assert hidden_value(html, "idempotency_key") != "5b0f0c4e-1111-4222-8333-444455556666"
+
+
+def test_a_taken_key_message_also_lands_on_the_plural_name(console, remote):
+    remote.post("/v1/objects").mock(
+        return_value=httpx.Response(
+            409,
+            json=error_body(
+                "conflict",
+                "Taken.",
+                details={"key": "sales_leads", "plural_name": ["makes the key 'sales_leads', which Sales leads already uses"]},
+            ),
+        )
+    )
+
+    html = console.post("/objects/create/", new_object_post()).content.decode()
+
+    message = html.index("which Sales leads already uses")
+    assert html.index('name="plural_name"') < message < html.index('name="description"')
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "expected"),
+    [
+        (401, "authentication", "refused your API key"),
+        (402, "insufficient_credits", "credits"),
+        (403, "permission", "req_create_err"),
+        (404, "not_found", "req_create_err"),
+        (429, "rate_limited", "req_create_err"),
+        (500, "server_error", "req_create_err"),
+    ],
+)
+def test_create_remote_errors_show_in_the_form_and_keep_everything(console, remote, status, error_type, expected):
+    remote.post("/v1/objects").mock(
+        return_value=httpx.Response(status, json=error_body(error_type, "nope", request_id="req_create_err"))
+    )
+
+    response = console.post("/objects/create/", new_object_post(), **HTMX)
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert 'id="object-form"' in html and "remote-error" in html
+    assert expected in html and "req_create_err" in html
+    assert 'value="Sales leads"' in html and 'value="Temperature"' in html and 'value="Cold"' in html
+    assert SECRET not in html
 
 
 def test_a_taken_key_without_details_links_by_the_derived_key(console, remote):
