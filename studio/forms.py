@@ -56,6 +56,19 @@ class TurnForm(forms.Form):
     )
     idempotency_key = IdempotencyKeyField()
 
+    @classmethod
+    def initial_from(cls, query) -> dict:
+        """Initial values from a link (`?studio=&conversation_id=&artifact_id=`); anything malformed is ignored."""
+        initial = {}
+        if query.get("studio") in MESSAGE_MAX_LENGTH:
+            initial["studio"] = query["studio"]
+        for name in ("conversation_id", "artifact_id"):
+            try:
+                initial[name] = cls.base_fields[name].clean(query.get(name) or "") or None
+            except forms.ValidationError:
+                continue
+        return {key: value for key, value in initial.items() if value}
+
     def clean(self):
         cleaned = super().clean()
         studio, message = cleaned.get("studio"), cleaned.get("message")

@@ -7,24 +7,42 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
+from dashboard.errors import describe_remote_error
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.live.selectors import operation_view
 from studio import selectors, services
 from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm, add_remote_error
 from studio.live import read_turn
 
-# Refusals that belong on the form; everything else goes to the shared error page.
+# Refusals of the values sent: the message goes on the field, and the corrected
+# form is a new write (new key).
 FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
+# Failures where sending the same form again is a retry of the same write: the
+# form keeps its key so the service can never start the turn twice.
+RETRY_SAME_WRITE = (errors.RateLimitedError, errors.ServerError, errors.ApiConnectionError)
 
 
-def _index(request: HttpRequest, form: TurnForm) -> HttpResponse:
+def _remote_error_in_place(request: HttpRequest, form, exc: errors.ApiError):
+    """Any other remote error is shown in a message box above the form, which
+    keeps everything typed (never a full error page that loses the message)."""
+    if not isinstance(exc, RETRY_SAME_WRITE):
+        renew_idempotency_key(form)
+    return describe_remote_error(request, exc)
+
+
+def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpResponse:
     turns = selectors.turns_recent(user=request.user)
-    return render(request, "studio/index.html", {"form": form, "turns": turns, "nav_section": "studio"})
+    return render(
+        request,
+        "studio/index.html",
+        {"form": form, "turns": turns, "remote_error": remote_error, "nav_section": "studio"},
+    )
 
 
 @require_GET
 def index(request: HttpRequest) -> HttpResponse:
-    return _index(request, TurnForm())
+    # "Continue this conversation" links prefill the studio, conversation and artifact.
+    return _index(request, TurnForm(initial=TurnForm.initial_from(request.GET)))
 
 
 @require_POST
@@ -47,13 +65,15 @@ def start_turn(request: HttpRequest) -> HttpResponse:
         add_remote_error(form, exc)
         renew_idempotency_key(form)  # the corrected form is a new write
         return _index(request, form)
+    except errors.ApiError as exc:
+        return _index(request, form, remote_error=_remote_error_in_place(request, form, exc))
     return redirect("studio:turn", pk=turn.pk)
 
 
-def _turn_page(request: HttpRequest, turn, reply_form: ReplyForm | None = None) -> HttpResponse:
+def _turn_page(request: HttpRequest, turn, reply_form: ReplyForm | None = None, remote_error=None) -> HttpResponse:
     live = operation_view(op=turn, request=request)
     if reply_form is not None:
-        live = replace(live, extra={**live.extra, "reply_form": reply_form})
+        live = replace(live, extra={**live.extra, "reply_form": reply_form, "remote_error": remote_error})
     return render(request, "studio/turn.html", {"op": turn, "live": live, "nav_section": "studio"})
 
 
@@ -83,4 +103,6 @@ def reply(request: HttpRequest, pk: int) -> HttpResponse:
         add_remote_error(form, exc)
         renew_idempotency_key(form)
         return _turn_page(request, turn, reply_form=form)
+    except errors.ApiError as exc:
+        return _turn_page(request, turn, reply_form=form, remote_error=_remote_error_in_place(request, form, exc))
     return redirect("studio:turn", pk=next_turn.pk)

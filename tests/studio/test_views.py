@@ -230,3 +230,58 @@ def test_starting_a_turn_without_a_key_sends_you_to_the_key_settings(db, remote,
     response = logged_in_client.post(reverse("studio:start"), data)
     assert response.status_code == 302 and response.url.startswith(reverse("keys:list"))
     assert remote.calls.call_count == 0
+
+
+def test_out_of_credits_is_shown_above_the_form_with_the_request_id_and_nothing_typed_is_lost(
+    db, remote, api_key, logged_in_client
+):
+    remote.post("/v1/studio/website/turns").mock(
+        return_value=httpx.Response(
+            402,
+            json={"error": {"type": "insufficient_credits", "message": "No credits left"}, "request_id": "req_402"},
+        )
+    )
+    data = start_form(logged_in_client)
+    response = logged_in_client.post(reverse("studio:start"), data)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "credits" in body.lower() and "req_402" in body
+    assert data["message"] in body
+    # A refused write is over: sending the form again is a new write.
+    assert form_key(body) != data["idempotency_key"]
+    assert TrackedOperation.objects.count() == 0
+    assert "Traceback" not in body and "svc_sk_" not in body
+
+
+def test_an_unreachable_service_keeps_the_key_so_sending_again_is_the_same_write(
+    db, remote, api_key, logged_in_client
+):
+    route = remote.post("/v1/studio/website/turns").mock(
+        side_effect=[
+            httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}, "request_id": "req_503"}),
+            httpx.Response(202, json={"id": TURN_ID, "status": "building"}),
+        ]
+    )
+    data = start_form(logged_in_client)
+    failed = logged_in_client.post(reverse("studio:start"), data).content.decode()
+    assert "req_503" in failed and form_key(failed) == data["idempotency_key"]
+
+    again = logged_in_client.post(reverse("studio:start"), {**data, "idempotency_key": form_key(failed)})
+    assert again.status_code == 302
+    assert [c.request.headers["Idempotency-Key"] for c in route.calls] == [data["idempotency_key"]] * 2
+    assert TrackedOperation.objects.count() == 1
+
+
+def test_a_finished_turn_offers_to_continue_its_conversation(db, make_turn, logged_in_client):
+    op = make_turn(due=False)
+    TrackedOperation.objects.filter(pk=op.pk).update(
+        status="completed",
+        is_final=True,
+        snapshot=turn_body("completed", artifact={"id": "5b0e1f4a-0000-4000-8000-000000000001", "name": "Site"}),
+    )
+    page = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content.decode()
+    link = re.search(r'href="([^"]+)">Continue this conversation', page).group(1).replace("&amp;", "&")
+    form = logged_in_client.get(link).content.decode()
+    assert f'value="{CONVERSATION_ID}"' in form
+    assert 'value="5b0e1f4a-0000-4000-8000-000000000001"' in form
+    assert re.search(r'<option value="website"[^>]* selected', form)
