@@ -179,10 +179,27 @@ class Column:
 @dataclass
 class Row:
     id: str
+    url: str
     title: object  # the title field's Cell
     cells: list  # [(Column, Cell)] for the other visible columns
     created_at: str
     updated_at: str
+
+    @property
+    def cells_html(self):
+        """The row's value cells as one piece of markup: a template loop over
+        ~1,500 cells of a 100-row page was most of its render time."""
+        from html import escape
+
+        from django.utils.safestring import mark_safe
+
+        from objects.templatetags.records import render_cell
+
+        return mark_safe(
+            "".join(
+                f'<td class="cell cell--{escape(column.field.type)}">{render_cell(shown)}</td>' for column, shown in self.cells
+            )
+        )
 
 
 @dataclass
@@ -232,9 +249,15 @@ def build_table(
     filter_problems: list[str],
     zone,
 ) -> RecordsTable:
+    from urllib.parse import quote
+
+    from django.urls import reverse
+
     from objects.fields import cell, format_datetime, title_field_key
 
     title_key = title_field_key(definition)
+    # One reverse() for the page, not one per row.
+    record_url_prefix = reverse("objects:record", args=[object_key, "-"])[:-2]
     columns = []
     for f in fields:
         # The title column links to the record, so it cannot be hidden.
@@ -267,9 +290,11 @@ def build_table(
                 title_cell = shown
             else:
                 cells.append((column, shown))
+        record_id = str(record.get("id", ""))
         rows.append(
             Row(
-                id=str(record.get("id", "")),
+                id=record_id,
+                url=record_url_prefix + quote(record_id, safe="") + "/",
                 title=title_cell,
                 cells=cells,
                 created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
