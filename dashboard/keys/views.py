@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.http import url_has_allowed_host_and_scheme
@@ -91,20 +91,18 @@ def key_check(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("keys:list")
 
 
+def _key_pk(request: HttpRequest) -> int:
+    try:
+        return int(request.POST.get("key", ""))
+    except ValueError:
+        raise Http404("No such key") from None
+
+
 @require_POST
 def key_activate(request: HttpRequest) -> HttpResponse:
     key = services.api_key_activate(user=request.user, pk=_key_pk(request))
     messages.success(request, f"Now working in {key.workspace_name} as {key.member_role}.")
     return redirect(_safe_next(request, reverse("home")))
-
-
-def _key_pk(request: HttpRequest) -> int:
-    from django.http import Http404
-
-    try:
-        return int(request.POST.get("key", ""))
-    except ValueError:
-        raise Http404("No such key") from None
 
 
 @require_http_methods(["GET", "POST"])
