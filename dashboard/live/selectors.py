@@ -6,6 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db.models import QuerySet
 from django.http import Http404
@@ -22,14 +23,14 @@ PAUSED_AFTER = timedelta(seconds=30)
 
 def operation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
     """The operation if `user` started it; 404 for anyone else (no hint it exists)."""
-    op = TrackedOperation.objects.filter(id=operation_id, started_by=user).first()
+    op = TrackedOperation.objects.select_related("owner_key").filter(id=operation_id, started_by=user).first()
     if op is None:
         raise Http404("No such operation.")
     return op
 
 
 def operations_for_user(*, user, kind: str | None = None, limit: int = 20) -> QuerySet[TrackedOperation]:
-    ops = TrackedOperation.objects.filter(started_by=user)
+    ops = TrackedOperation.objects.select_related("owner_key").filter(started_by=user)
     if kind:
         ops = ops.filter(kind=kind)
     return ops.order_by("-created_at", "-id")[:limit]
@@ -37,6 +38,14 @@ def operations_for_user(*, user, kind: str | None = None, limit: int = 20) -> Qu
 
 def last_refreshed_at(op: TrackedOperation) -> datetime:
     return op.last_polled_at or op.created_at
+
+
+def workspace_zone(op: TrackedOperation) -> ZoneInfo:
+    """Times are shown in the workspace's own time zone (stored with the key)."""
+    try:
+        return ZoneInfo(op.owner_key.workspace_timezone or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
 
 
 def updates_paused(op: TrackedOperation, *, now: datetime | None = None) -> bool:
@@ -80,7 +89,7 @@ def operation_view(*, op: TrackedOperation, request=None, now: datetime | None =
         kind_title=kind.title if kind else op.kind,
         template=kind.template if kind else registry.GENERIC_TEMPLATE,
         paused=updates_paused(op, now=now),
-        refreshed_at=last_refreshed_at(op),
+        refreshed_at=last_refreshed_at(op).astimezone(workspace_zone(op)),
         page_url=page_url,
         extra=extra,
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from zoneinfo import ZoneInfo
 
 import httpx
 from django.urls import reverse
@@ -53,7 +54,7 @@ def test_the_row_variant_polls_itself_until_final(db, make_turn, logged_in_clien
     assert response.status_code == 286 and POLLING not in response.content.decode()
 
 
-def test_live_updates_paused_after_30_seconds_without_a_refresh(db, make_turn, logged_in_client):
+def test_live_updates_paused_after_30_seconds_without_a_refresh(db, api_key, make_turn, logged_in_client):
     op = make_turn(due=False)
     url = reverse("live:status", args=[op.pk])
     now = timezone.now()
@@ -65,8 +66,14 @@ def test_live_updates_paused_after_30_seconds_without_a_refresh(db, make_turn, l
     TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=stale)
     body = logged_in_client.get(url, **HTMX).content.decode()
     assert "Live updates paused" in body
-    assert stale.strftime("%H:%M:%S") in body
+    assert stale.strftime("%H:%M:%S UTC") in body
     assert POLLING in body  # keeps asking, so it resumes when a worker is back
+
+    # Shown in the workspace's own time zone.
+    api_key.workspace_timezone = "Asia/Tokyo"
+    api_key.save()
+    body = logged_in_client.get(url, **HTMX).content.decode()
+    assert stale.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S JST") in body
 
     # A row never polled counts from when it was recorded.
     TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=None, created_at=now - timedelta(seconds=45))
