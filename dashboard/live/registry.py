@@ -17,6 +17,22 @@ The poller only ever calls `fetch` and `read_status`; the status partial only
 ever renders `template` from the stored snapshot. A kind that is not (or no
 longer) registered still renders, as generic JSON, so an old row never
 breaks a page.
+
+How an area uses it (see studio/ for a complete example):
+
+1. Start the remote operation in background mode, then record it:
+   `dashboard.live.services.operation_track(owner_key=..., user=..., kind=...,
+   remote_id=..., title=..., snapshot=<the 202 body>, context={...})`.
+   The same (owner key, kind, remote id) is always one row.
+2. Show it live: `live = dashboard.live.selectors.operation_view(op=op, request=request)`
+   and `{% include "live/operation.html#status" %}` (with `op` and `live` in the
+   context) for the full region, or `{% include "live/operation.html#status_row" %}`
+   inside a `<ul class="live-list">` for a list row. Both poll `live:status`
+   every 2 s until final (answered 286, rendered without the trigger).
+3. The kind's `template` is included with `op`, `snapshot` (the stored dict)
+   and `extra` (what `context(op, snapshot, request)` returned). Read the
+   snapshot tolerantly; `{% load live_tags %}{% json_view value %}` shows any
+   shape readably.
 """
 
 from __future__ import annotations
