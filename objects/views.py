@@ -208,6 +208,16 @@ def _place_remote_field_errors(*, exc: api_errors.ApiError, form, sent_rows: lis
     return placed
 
 
+def _refused(*, exc: api_errors.ApiError, form, sent_rows: list) -> dict:
+    """The service refused the values (400/422/409): messages on the named inputs,
+    a summary with the request id, and a new idempotency key, since the
+    corrected form is a new logical write."""
+    if not _place_remote_field_errors(exc=exc, form=form, sent_rows=sent_rows):
+        form.add_error(None, exc.message)
+    renew_idempotency_key(form)
+    return {"refused": {"message": exc.message, "request_id": exc.request_id}}
+
+
 def _existing_object_key(exc: api_errors.ApiError) -> str | None:
     """The key of the object a 409 names (`details` is loosely specified: look for a `key`)."""
     details = exc.details
@@ -282,10 +292,7 @@ def object_create_view(request: HttpRequest) -> HttpResponse:
         }
         renew_idempotency_key(form)
     except (api_errors.InvalidRequestError, api_errors.UnprocessableError) as exc:
-        if not _place_remote_field_errors(exc=exc, form=form, sent_rows=sent_rows):
-            form.add_error(None, exc.message)
-        extra["refused"] = {"message": exc.message, "request_id": exc.request_id}
-        renew_idempotency_key(form)
+        extra.update(_refused(exc=exc, form=form, sent_rows=sent_rows))
     except api_errors.ApiError as exc:
         # Not the input's fault (5xx, timeout, 429, 401...): keep the key, so
         # sending the same form again is a retry of the same create.
@@ -465,10 +472,7 @@ def object_settings_save(request: HttpRequest, object_key: str) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except (api_errors.InvalidRequestError, api_errors.UnprocessableError, api_errors.ConflictError) as exc:
-        if not _place_remote_field_errors(exc=exc, form=form, sent_rows=item_rows):
-            form.add_error(None, exc.message)
-        extra["refused"] = {"message": exc.message, "request_id": exc.request_id}
-        renew_idempotency_key(form)
+        extra.update(_refused(exc=exc, form=form, sent_rows=item_rows))
     except api_errors.ApiError as exc:
         extra["remote_error"] = _remote_error_box(request, exc)
     else:
@@ -492,9 +496,16 @@ def field_remove_confirm(request: HttpRequest, object_key: str, field_key: str) 
     if field is None:
         messages.error(request, f"“{field_key}” is not a custom field of this object; built-in fields can't be removed.")
         return _redirect(request, reverse("objects:settings", args=[object_key]))
-    removal = {"field": field, "form": FieldRemoveForm()}
+    return _render_field_removal(
+        request, definition=definition, removal={"field": field, "form": FieldRemoveForm()}
+    )
+
+
+def _render_field_removal(request: HttpRequest, *, definition: dict, removal: dict) -> HttpResponse:
+    """The removal confirmation: in place for htmx, else on the settings page."""
     if _wants_region(request):
-        return render(request, "objects/settings.html#field_removal", {"removal": removal, "object_key": object_key})
+        context = {"removal": removal, "object_key": definition.get("key") or ""}
+        return render(request, "objects/settings.html#field_removal", context)
     form, rows = _settings_forms(definition=definition)
     return render(
         request, "objects/settings.html", _settings_context(definition=definition, form=form, rows=rows, removal=removal)
@@ -521,14 +532,7 @@ def field_remove(request: HttpRequest, object_key: str, field_key: str) -> HttpR
         )
     except api_errors.ApiError as exc:
         removal = {"field": field, "form": confirm, "remote_error": _remote_error_box(request, exc)}
-        if _wants_region(request):
-            return render(request, "objects/settings.html#field_removal", {"removal": removal, "object_key": object_key})
-        form, rows = _settings_forms(definition=definition)
-        return render(
-            request,
-            "objects/settings.html",
-            _settings_context(definition=definition, form=form, rows=rows, removal=removal),
-        )
+        return _render_field_removal(request, definition=definition, removal=removal)
     messages.success(
         request,
         f"Removed the field “{field.get('label') or field_key}”. Its values stay on records but are no longer shown.",

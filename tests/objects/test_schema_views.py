@@ -4,7 +4,6 @@ and the definition cache."""
 
 from __future__ import annotations
 
-import json
 import re
 
 import httpx
@@ -12,6 +11,7 @@ import pytest
 
 from objects.schema import FIELD_TYPES, ICONS
 from tests.objects.conftest import SECRET, WORKSPACE_ID
+from tests.objects.records_fixtures import error_body, hidden_value, sent_json
 
 pytestmark = pytest.mark.django_db
 
@@ -42,25 +42,6 @@ LEADS = {
         {"key": "created_by", "label": "Created by", "type": "text", "required": False, "origin": "system"},
     ],
 }
-
-
-def error_body(status_type: str, message: str, *, details=None, request_id: str = "req_test_1") -> dict:
-    error = {"type": status_type, "message": message}
-    if details is not None:
-        error["details"] = details
-    return {"error": error, "request_id": request_id}
-
-
-def sent_json(call) -> dict:
-    return json.loads(call.request.content)
-
-
-def hidden_value(html: str, name: str) -> str:
-    match = re.search(rf'name="{re.escape(name)}"[^>]*value="([^"]*)"', html) or re.search(
-        rf'value="([^"]*)"[^>]*name="{re.escape(name)}"', html
-    )
-    assert match, f"no input {name}"
-    return match.group(1)
 
 
 def new_object_post(**overrides) -> dict:
