@@ -604,8 +604,9 @@ def activate_agent(req, agent: dict, *, token: str | None = None) -> tuple[dict,
             req.store.insert("webhook_deployment", {"token": deployment["token"], "agent_id": agent["id"],
                                                     "deployment_id": deployment["id"]},
                              workspace_id=agent["workspace_id"])
-    agent.update(status="active", active_version_id=version["id"], version=number, deployments=deployments)
-    req.store.save("agent", agent)
+    agent.update(status="active", active_version_id=version["id"], version=number, deployments=deployments,
+                 updated_at=req.clock.iso())
+    req.store.save("agent", agent, touch=False)
     return version, deployments
 
 

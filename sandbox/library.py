@@ -442,10 +442,14 @@ def _seed_library(ctx) -> None:
     }, workspace_id=ws)
 
 
-def _register_seed() -> None:
+def _register_hooks() -> None:
+    from sandbox.objects import register_system_records
     from sandbox.seed import seed_hook
 
     seed_hook("studio_library", order=100)(_seed_library)
+    # A website's status moves with time, so the built-in `websites` records compute it on read.
+    register_system_records("websites", kind="website",
+                            values=lambda doc: {"name": doc.get("name", ""), "status": website_status(doc)})
 
 
-_register_seed()
+_register_hooks()
