@@ -602,6 +602,17 @@ def test_removing_a_field_asks_first_then_sends_remove_fields(console, remote):
     assert patch.calls.last.request.headers["Idempotency-Key"] == key
 
 
+def test_without_javascript_the_removal_confirmation_is_on_the_settings_page(console, remote):
+    remote.get("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
+
+    html = console.get("/objects/sales_leads/settings/fields/stage/remove/").content.decode()
+
+    assert "<html" in html and 'id="settings-form"' in html
+    confirmation = html[html.index('role="alertdialog"') : html.index('id="settings-form"')]
+    assert "Remove the field “Stage”" in confirmation
+    assert 'action="/objects/sales_leads/settings/fields/stage/remove/confirm/"' in html
+
+
 def test_a_built_in_field_cannot_be_removed(console, remote):
     remote.get("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
     patch = remote.patch("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
