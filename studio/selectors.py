@@ -5,13 +5,13 @@ from __future__ import annotations
 from django.http import Http404
 
 from dashboard.live.models import TrackedOperation
-from dashboard.live.selectors import OperationView, operation_view, operations_for_user
+from dashboard.live.selectors import OperationView, operation_views_for_user
 from studio.live import TURN_KIND
 
 
 def turns_recent(*, user, limit: int = 20) -> list[OperationView]:
     """This user's latest turns with their live state, newest first."""
-    return [operation_view(op=op) for op in operations_for_user(user=user, kind=TURN_KIND, limit=limit)]
+    return operation_views_for_user(user=user, kind=TURN_KIND, limit=limit)
 
 
 def turn_for_viewer(*, user, operation_id: int) -> TrackedOperation:

@@ -93,3 +93,8 @@ def operation_view(*, op: TrackedOperation, request=None, now: datetime | None =
         page_url=page_url,
         extra=extra,
     )
+
+
+def operation_views_for_user(*, user, kind: str | None = None, limit: int = 50) -> list[OperationView]:
+    """The user's latest operations ready to render as live rows."""
+    return [operation_view(op=op) for op in operations_for_user(user=user, kind=kind, limit=limit)]

@@ -28,3 +28,10 @@ def detail(request: HttpRequest, pk: int) -> HttpResponse:
     op = selectors.operation_for_viewer(user=request.user, operation_id=pk)
     live = selectors.operation_view(op=op, request=request)
     return render(request, "live/operation.html", {"op": op, "live": live})
+
+
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    """Everything this user started that the console follows, newest first."""
+    operations = selectors.operation_views_for_user(user=request.user)
+    return render(request, "live/index.html", {"operations": operations})

@@ -120,3 +120,15 @@ def test_an_unknown_kind_renders_its_snapshot_as_readable_json(db, api_key, user
     assert response.status_code == 200
     assert "done steps" in body and "a &lt;b&gt;" in body and "<b>" not in body
     assert 'class="json-view"' in body
+
+
+def test_the_background_work_page_lists_only_my_operations_live(
+    db, make_turn, other_api_key, other_user, logged_in_client, remote
+):
+    mine = make_turn(due=False)
+    theirs = make_turn(remote_id="their-turn", owner_key=other_api_key, user=other_user, due=False)
+    body = logged_in_client.get(reverse("live:index")).content.decode()
+    assert f'id="live-row-{mine.pk}"' in body and POLLING in body
+    assert reverse("studio:turn", args=[mine.pk]) in body
+    assert f'id="live-row-{theirs.pk}"' not in body
+    assert remote.calls.call_count == 0
