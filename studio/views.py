@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_POST
 from dashboard.api import errors
 from dashboard.errors import describe_remote_error
 from dashboard.idempotency import renew_idempotency_key
+from dashboard.keys.selectors import active_key_for
 from dashboard.live.selectors import operation_view
 from studio import selectors, services
 from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm, add_remote_error
@@ -35,7 +36,13 @@ def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpRespo
     return render(
         request,
         "studio/index.html",
-        {"form": form, "turns": turns, "remote_error": remote_error, "nav_section": "studio"},
+        {
+            "form": form,
+            "turns": turns,
+            "remote_error": remote_error,
+            "has_key": active_key_for(user=request.user) is not None,
+            "nav_section": "studio",
+        },
     )
 
 

@@ -226,6 +226,8 @@ def test_another_users_turn_is_404(db, make_turn, other_user, client):
 
 
 def test_starting_a_turn_without_a_key_sends_you_to_the_key_settings(db, remote, logged_in_client):
+    page = logged_in_client.get(reverse("studio:index")).content.decode()
+    assert "Add an API key" in page and reverse("keys:add") in page
     data = start_form(logged_in_client)
     response = logged_in_client.post(reverse("studio:start"), data)
     assert response.status_code == 302 and response.url.startswith(reverse("keys:list"))
