@@ -29,10 +29,14 @@ def operation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
     return op
 
 
-def operations_for_user(*, user, kind: str | None = None, limit: int = 20) -> QuerySet[TrackedOperation]:
+def operations_for_user(
+    *, user, kind: str | None = None, workspace_id: str | None = None, limit: int = 20
+) -> QuerySet[TrackedOperation]:
     ops = TrackedOperation.objects.select_related("owner_key").filter(started_by=user)
     if kind:
         ops = ops.filter(kind=kind)
+    if workspace_id:
+        ops = ops.filter(owner_key__workspace_id=workspace_id)
     return ops.order_by("-created_at", "-id")[:limit]
 
 
@@ -95,6 +99,9 @@ def operation_view(*, op: TrackedOperation, request=None, now: datetime | None =
     )
 
 
-def operation_views_for_user(*, user, kind: str | None = None, limit: int = 50) -> list[OperationView]:
+def operation_views_for_user(
+    *, user, kind: str | None = None, workspace_id: str | None = None, limit: int = 50
+) -> list[OperationView]:
     """The user's latest operations ready to render as live rows."""
-    return [operation_view(op=op) for op in operations_for_user(user=user, kind=kind, limit=limit)]
+    ops = operations_for_user(user=user, kind=kind, workspace_id=workspace_id, limit=limit)
+    return [operation_view(op=op) for op in ops]

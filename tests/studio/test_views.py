@@ -124,6 +124,22 @@ def test_the_index_lists_my_recent_turns_live_and_not_other_peoples(
     assert f'id="live-row-{theirs.pk}"' not in body
 
 
+def test_the_index_lists_the_turns_of_the_workspace_i_am_working_in(db, make_turn, api_key, user, logged_in_client):
+    from tests.live.fixtures import store_key
+
+    here = make_turn(due=False)
+    api_key.is_active = False
+    api_key.save()
+    elsewhere_key = store_key(user, "svc_sk_elsewhere0123456789abcdefghijklmnopqrstu", "Globex Research")
+    elsewhere = make_turn(remote_id="turn-elsewhere", owner_key=elsewhere_key, due=False)
+
+    body = logged_in_client.get(reverse("studio:index")).content.decode()
+    assert f'id="live-row-{elsewhere.pk}"' in body and f'id="live-row-{here.pk}"' not in body
+    everything = logged_in_client.get(reverse("live:index")).content.decode()
+    assert f'id="live-row-{elsewhere.pk}"' in everything and f'id="live-row-{here.pk}"' in everything
+    assert "Globex Research" in everything and "Acme Marketing" in everything
+
+
 def test_a_completed_website_turn_shows_the_director_artifact_and_links(db, make_turn, logged_in_client):
     op = make_turn(due=False)
     TrackedOperation.objects.filter(pk=op.pk).update(
