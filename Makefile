@@ -25,8 +25,10 @@ install: $(STAMP)
 bootstrap: install
 	$(PY) manage.py bootstrap
 
-# Sandbox, Celery worker and beat, and the web server, through honcho.
-run: bootstrap
+# Setup (as `make bootstrap`, after checking the ports are free), then the
+# sandbox, Celery worker and beat, and the web server, through honcho.
+run: install
+	$(PY) manage.py bootstrap --check-ports
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile
 
 # A new generated password for the demo user, printed once.

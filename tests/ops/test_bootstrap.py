@@ -92,3 +92,21 @@ def test_with_a_real_service_configured_no_sandbox_is_started(settings, sandbox_
     assert "add your own key" in output
     assert not ApiKey.objects.filter(user__username="demo").exists()
     assert not sandbox_db.exists()
+
+
+@pytest.mark.django_db
+def test_make_run_stops_early_with_a_hint_when_the_web_port_is_taken(sandbox_db, monkeypatch):
+    import socket
+
+    from django.core.management.base import CommandError
+
+    with socket.socket() as listener:
+        listener.bind(("127.0.0.1", 0))
+        listener.listen()
+        monkeypatch.setenv("WEB_PORT", str(listener.getsockname()[1]))
+
+        with pytest.raises(CommandError, match=r"Port in use: WEB_PORT=\d+.*WEB_PORT=8200 SANDBOX_PORT=8300 make run"):
+            bootstrap("--check-ports")
+
+    assert not ApiKey.objects.exists()
+    assert not sandbox_db.exists()

@@ -23,13 +23,14 @@ from __future__ import annotations
 
 import os
 import secrets
+import socket
 from pathlib import Path
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.management import call_command
-from django.core.management.base import BaseCommand
+from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
 DEMO_USERNAME = "demo"
@@ -54,6 +55,28 @@ def demo_user_ensure(*, reset_password: bool) -> tuple[AbstractBaseUser, str | N
         user.set_password(password)
         user.save(update_fields=["password"])
     return user, password
+
+
+def port_in_use(*, port: int) -> bool:
+    with socket.socket() as sock:
+        sock.settimeout(1)
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def ports_check() -> None:
+    """Fail before starting anything when a port `make run` needs is taken,
+    with the way out, instead of one process dying among the others' logs.
+    (The Procfile starts the sandbox even when a real service is configured.)"""
+    wanted = [
+        ("WEB_PORT", int(os.environ.get("WEB_PORT", "8000"))),
+        ("SANDBOX_PORT", int(os.environ.get("SANDBOX_PORT", "8100"))),
+    ]
+    taken = [f"{name}={port}" for name, port in wanted if port_in_use(port=port)]
+    if taken:
+        raise CommandError(
+            f"Port in use: {', '.join(taken)} (another `make run`?). "
+            "Stop it, or pick free ports, e.g. `WEB_PORT=8200 SANDBOX_PORT=8300 make run`."
+        )
 
 
 def sandbox_db_path() -> Path:
@@ -100,14 +123,18 @@ class Command(BaseCommand):
         parser.add_argument(
             "--reset-demo-password", action="store_true", help="Give the demo user a new generated password and print it."
         )
+        parser.add_argument(
+            "--check-ports", action="store_true", help="First check that WEB_PORT and SANDBOX_PORT are free (make run)."
+        )
 
-    def handle(self, *args, reset_demo_password: bool = False, **options):
+    def handle(self, *args, reset_demo_password: bool = False, check_ports: bool = False, **options):
         verbosity = options.get("verbosity", 1)
+        if check_ports:
+            ports_check()
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         user, password = demo_user_ensure(reset_password=reset_demo_password)
 
-        uses_sandbox = settings.SERVICE_BASE_URL == settings.SANDBOX_BASE_URL
-        if uses_sandbox:
+        if settings.SERVICE_BASE_URL == settings.SANDBOX_BASE_URL:
             key_state = demo_sandbox_key_ensure(user=user, db_path=sandbox_db_path())
         else:
             key_state = "remote"
