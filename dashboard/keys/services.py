@@ -2,12 +2,19 @@
 
 from __future__ import annotations
 
+from django.contrib.auth import get_user_model
 from django.db import transaction
 from django.utils import timezone
 
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import AccountIdentity, User, account_identity_fetch, api_key_get
+
+
+def _lock_keys_of(user: User) -> None:
+    """Serialise key writes of one user (inside a transaction): two tabs
+    adding a first key, or switching at once, must not both make one active."""
+    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
 
 
 def _safe_prefix(reported: str, secret: str) -> str:
@@ -46,7 +53,8 @@ def api_key_add(*, user: User, label: str, secret: str) -> ApiKey:
     identity = account_identity_fetch(client=ServiceClient(api_key=secret))
 
     with transaction.atomic():
-        key = ApiKey.objects.select_for_update().filter(user=user, key_id=identity.key_id).first() if identity.key_id else None
+        _lock_keys_of(user)
+        key = ApiKey.objects.filter(user=user, key_id=identity.key_id).first() if identity.key_id else None
         if key is None:
             key = ApiKey(user=user)
         key.label = label
@@ -77,6 +85,7 @@ def api_key_check(*, user: User, pk: int | str) -> ApiKey:
 def api_key_activate(*, user: User, pk: int | str) -> ApiKey:
     """Make one of the user's keys the active one (404 for anyone else's)."""
     with transaction.atomic():
+        _lock_keys_of(user)
         key = api_key_get(user=user, pk=pk)
         # Clear first: at most one active key per user (a database constraint).
         ApiKey.objects.filter(user=user, is_active=True).exclude(pk=key.pk).update(is_active=False)
@@ -90,6 +99,7 @@ def api_key_delete(*, user: User, pk: int | str) -> ApiKey:
     """Delete one of the user's keys. If it was active, the next one (by
     workspace name) becomes active so the console keeps working."""
     with transaction.atomic():
+        _lock_keys_of(user)
         key = api_key_get(user=user, pk=pk)
         was_active = key.is_active
         key.delete()
