@@ -1,7 +1,7 @@
 """Typed cells of the records table and the record page.
 
 `{% record_cell cell %}` renders one `objects.fields.Cell`: numbers, marks,
-links (http/https only), chips in their option colour (data-color, painted by
+links (http/https only), chips in their option colour (data-option-color, painted by
 static/js/objects.js), thumbnails, files. It builds the markup in Python
 rather than through an included template: a 100-row page has ~1,700 cells,
 and an inclusion template per cell cost most of the page's time (see
@@ -44,7 +44,7 @@ def render_cell(cell: Cell | None) -> SafeString:
         return mark_safe(f'<a href="{href}">{text}</a>')
     if kind == "chips":
         chips = "".join(
-            f'<span class="chip" data-color="{_escape(chip.color)}">{_escape(chip.label)}</span>'
+            f'<span class="chip" data-option-color="{_escape(chip.color)}">{_escape(chip.label)}</span>'
             if chip.color
             else f'<span class="chip">{_escape(chip.label)}</span>'
             for chip in cell.chips

@@ -1,6 +1,6 @@
 // Records pages: paint choice chips in their option colour (CSP forbids
-// style attributes, the CSSOM is allowed), and keep image/file previews in
-// step with the typed address. Runs on load and on every htmx swap.
+// style attributes, the CSSOM is allowed), keep image/file previews in step
+// with the typed address, and keep empty filters out of the records URL.
 (function () {
   "use strict";
 
@@ -17,15 +17,30 @@
     return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? "#111827" : "#ffffff";
   }
 
+  // One CSS rule per option colour, in a constructed stylesheet: the CSSOM is
+  // allowed by the strict CSP, and unlike style attributes it leaves nothing
+  // in the markup that htmx snapshots for the back button (restoring inline
+  // styles from a snapshot is what the CSP blocks). The attribute is
+  // data-option-color, not data-color, so console.js's inline --item-color
+  // does not touch these chips.
+  var sheet = null;
+  var painted = {};
+
   function paint(root) {
-    var chips = root.querySelectorAll ? root.querySelectorAll("[data-color]") : [];
+    var chips = root.querySelectorAll ? root.querySelectorAll(".chip[data-option-color]") : [];
     Array.prototype.forEach.call(chips, function (el) {
-      var colour = (el.getAttribute("data-color") || "").trim();
-      if (!HEX.test(colour) || el.classList.contains("object-icon")) { return; }
-      el.style.backgroundColor = colour;
-      el.style.borderColor = colour;
-      el.style.color = textColourFor(colour);
-      el.classList.add("chip--painted");
+      var colour = (el.getAttribute("data-option-color") || "").trim().toLowerCase();
+      if (!HEX.test(colour) || painted[colour]) { return; }
+      if (!sheet) {
+        sheet = new CSSStyleSheet();
+        document.adoptedStyleSheets = document.adoptedStyleSheets.concat([sheet]);
+      }
+      painted[colour] = true;
+      sheet.insertRule(
+        '.chip[data-option-color="' + colour + '" i] { background-color: ' + colour + "; border-color: " + colour +
+        "; color: " + textColourFor(colour) + "; font-weight: 600; }",
+        sheet.cssRules.length
+      );
     });
   }
 
@@ -62,6 +77,34 @@
     if (target && target.matches && target.matches("input[data-preview]")) {
       updatePreview(target);
     }
+  });
+
+  // The records query form sends every filter input, most of them empty;
+  // leave the empty ones out so the pushed URL (the shareable state) stays short.
+  document.addEventListener("htmx:configRequest", function (event) {
+    var detail = event.detail;
+    var elt = detail.elt;
+    if (detail.verb !== "get" || !elt || !elt.closest || !elt.closest("[data-drop-empty-params]")) { return; }
+    var data = detail.formData;
+    var names = [];
+    data.forEach(function (value, name) { if (names.indexOf(name) === -1) { names.push(name); } });
+    names.forEach(function (name) {
+      var all = data.getAll(name);
+      var kept = all.filter(function (value) { return value !== ""; });
+      if (kept.length === all.length) { return; }
+      delete detail.parameters[name];
+      kept.forEach(function (value) { data.append(name, value); });
+    });
+  });
+
+  // Chromium leaves empty style="" attributes on some form inputs; htmx's
+  // history snapshot would keep them, and restoring it (the back button)
+  // is refused by the CSP. Take the snapshot without them.
+  document.addEventListener("htmx:beforeHistorySave", function (event) {
+    var root = (event.detail && event.detail.historyElt) || document.body;
+    Array.prototype.forEach.call(root.querySelectorAll("[style]"), function (node) {
+      if (!node.getAttribute("style").trim()) { node.removeAttribute("style"); }
+    });
   });
 
   function start() {

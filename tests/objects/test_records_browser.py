@@ -1,0 +1,241 @@
+"""The records side in Chromium, against the real sandbox over HTTP: create a
+record filling every type (and a wrong value first), filter, search, sort,
+page both ways with the browser's back button, link two records and see the
+link from both sides, delete a record, export CSV and read it back."""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from pathlib import Path
+
+import pytest
+from django.test import Client
+from playwright.sync_api import Page, expect
+
+from dashboard.api import ServiceClient
+from tests.objects.records_sandbox import create_every_type_object, sample_values, store_sandbox_key
+
+SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+ROWS = "table.records tbody tr"
+
+
+@pytest.fixture
+def deals(live_server, sandbox, settings, transactional_db, django_user_model, page: Page):
+    """An object with one field of every type and 30 records in the sandbox's
+    demo workspace (Europe/Berlin), and a browser logged in with its key."""
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    service = ServiceClient(api_key=sandbox.demo_key)
+    obj = create_every_type_object(service)
+    records = [
+        service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)}) for i in range(30)
+    ]
+    user = django_user_model.objects.create_user(username="rita", password="records are fun to test")
+    store_sandbox_key(user, service, sandbox.demo_key)
+    browser_client = Client()
+    browser_client.force_login(user)
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": browser_client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return {"server": live_server, "key": obj["key"], "object": obj, "records": records, "service": service}
+
+
+def csp_violations(page: Page) -> list[str]:
+    seen: list[str] = []
+    page.on("console", lambda m: seen.append(m.text) if "Content Security Policy" in m.text else None)
+    return seen
+
+
+def field(page: Page, key: str):
+    return page.locator(f'[data-field="{key}"]')
+
+
+def row_titles(page: Page) -> list[str]:
+    return page.locator(f"{ROWS} th[scope=row]").all_inner_texts()
+
+
+@pytest.mark.browser
+def test_create_a_record_filling_every_type_after_a_wrong_value(deals, page: Page):
+    violations = csp_violations(page)
+    base = deals["server"].url
+    page.goto(f"{base}/objects/{deals['key']}/records/new/")
+    expect(page.get_by_role("heading", name=re.compile("^New "))).to_be_visible()
+
+    page.get_by_label("Name").fill("Zeta expansion")
+    page.get_by_label("Notes").fill("Signed at the fair.\nSecond line.")
+    page.get_by_label("Seats").fill("7")
+    page.get_by_label("Amount").fill("1999.5")
+    page.get_by_label("Close date").fill("2026-12-24")
+    page.get_by_label("Meeting at").fill("2026-11-23T14:15")
+    page.get_by_label("Active").check()
+    page.get_by_label("Email").fill("cfo@zeta.test")
+    page.get_by_label("Phone").fill("call me maybe")  # refused by the service (422)
+    page.get_by_label("Website").fill("https://zeta.test")
+    page.get_by_label("Status").select_option(label="Lost")
+    field(page, "tags").get_by_label("Hot").check()
+    field(page, "tags").get_by_label("VIP").check()
+    page.get_by_label("Stage").select_option(label="Won")
+    page.get_by_label("Logo").fill("https://img.example.test/zeta.png")
+    page.get_by_label("Contract").fill("https://files.example.test/zeta.pdf")
+    expect(field(page, "logo").locator("img")).to_have_attribute("src", "https://img.example.test/zeta.png")
+    page.get_by_role("button", name=re.compile("^Create ")).click()
+
+    # The service's message on the Phone field; everything typed is kept.
+    expect(field(page, "phone").locator(".field-error")).to_contain_text("must be a phone number")
+    expect(page.get_by_role("alert").first).to_be_visible()
+    expect(page.get_by_label("Name")).to_have_value("Zeta expansion")
+    expect(page.get_by_label("Meeting at")).to_have_value("2026-11-23T14:15")
+    expect(page.get_by_label("Status")).to_have_value(re.compile(".+"))
+    expect(field(page, "tags").get_by_label("VIP")).to_be_checked()
+    expect(page.get_by_label("Phone")).to_have_value("call me maybe")
+    page.screenshot(path=str(SCREENSHOTS / "record-form-422.png"), full_page=True)
+
+    page.get_by_label("Phone").fill("+49 30 1234567")
+    page.get_by_role("button", name=re.compile("^Create ")).click()
+
+    expect(page.get_by_role("heading", name="Zeta expansion")).to_be_visible()
+    values = page.locator(".record-values")
+    expect(values).to_contain_text("1,999.50")
+    expect(values).to_contain_text("2026-11-23 14:15 CET")  # Berlin wall-clock time, as typed
+    expect(values).to_contain_text("2026-12-24")
+    expect(values.get_by_role("img", name="Yes")).to_be_visible()
+    expect(values.get_by_role("link", name="cfo@zeta.test")).to_have_attribute("href", "mailto:cfo@zeta.test")
+    expect(values.get_by_role("link", name="https://zeta.test")).to_be_visible()
+    expect(values.locator(".chip", has_text="Lost")).to_be_visible()
+    expect(values.locator(".chip", has_text="VIP")).to_be_visible()
+    expect(values.locator(".chip", has_text="Won")).to_be_visible()
+    expect(values.locator("img[src='https://img.example.test/zeta.png']")).to_have_count(1)
+    expect(values.get_by_role("link", name="zeta.pdf")).to_be_visible()
+    # Option colours painted from data-color (no style attributes in the HTML).
+    expect(values.locator(".chip", has_text="Lost")).to_have_css("background-color", "rgb(220, 38, 38)")
+    page.screenshot(path=str(SCREENSHOTS / "record-page.png"), full_page=True)
+
+    stored = deals["service"].paginate(f"/v1/objects/{deals['key']}/records", {"search": "Zeta"})
+    (created,) = list(stored)
+    assert created["values"]["meeting_at"].startswith("2026-11-23T13:15:00")  # sent as UTC
+    assert created["values"]["amount"] == 1999.5
+    assert violations == []
+
+
+@pytest.mark.browser
+def test_filter_search_sort_page_and_go_back(deals, page: Page):
+    violations = csp_violations(page)
+    base = deals["server"].url
+    records_url = f"{base}/objects/{deals['key']}/records/"
+    page.goto(records_url)
+    expect(page.locator(ROWS)).to_have_count(25)
+    page.screenshot(path=str(SCREENSHOTS / "records-table.png"), full_page=True)
+
+    # Page forward and back, then the browser's back button.
+    page.get_by_role("link", name="Next page").click()
+    expect(page.locator(ROWS)).to_have_count(5)
+    expect(page).to_have_url(re.compile(r"cursor="))
+    page.get_by_role("link", name="Previous page").click()
+    expect(page.locator(ROWS)).to_have_count(25)
+    page.go_back()
+    expect(page.locator(ROWS)).to_have_count(5)
+    page.go_back()
+    expect(page.locator(ROWS)).to_have_count(25)
+    expect(page).to_have_url(records_url)
+
+    # Sort by a header, again to reverse.
+    page.get_by_role("link", name=re.compile("^Seats")).click()
+    expect(page.locator(f"{ROWS} th[scope=row]").first).to_have_text("Deal 000")
+    expect(page).to_have_url(re.compile(r"sort=seats"))
+    page.get_by_role("link", name=re.compile("^Seats")).click()
+    expect(page.locator(f"{ROWS} th[scope=row]").first).to_have_text("Deal 029")
+
+    # Search (debounced, htmx), keeping the sort.
+    page.get_by_role("searchbox", name=re.compile("Search")).fill("Deal 01")
+    expect(page.locator(ROWS)).to_have_count(10)
+    expect(page).to_have_url(re.compile(r"q=Deal(\+|%20)01"))
+    assert "f.name=" not in page.url  # empty filters stay out of the shared URL
+    expect(page.locator(f"{ROWS} th[scope=row]").first).to_have_text("Deal 019")
+
+    # Filter by a select option: Lost is every third deal (012, 015, 018 here).
+    page.get_by_text("Filters", exact=True).click()
+    page.get_by_label("Filter Status").select_option(label="Lost")
+    expect(page.locator(ROWS)).to_have_count(3)
+    assert row_titles(page) == ["Deal 018", "Deal 015", "Deal 012"]
+    expect(page).to_have_url(re.compile(r"f\.status="))
+    page.screenshot(path=str(SCREENSHOTS / "records-filtered.png"), full_page=True)
+
+    # Back: the search without the filter.
+    page.go_back()
+    expect(page.locator(ROWS)).to_have_count(10)
+
+    # A shared link lands on the same view.
+    page.goto(f"{records_url}?q=Deal+01&sort=seats&f.status={_option_id(deals, 'status', 'Lost')}")
+    expect(page.locator(ROWS)).to_have_count(3)
+    assert row_titles(page) == ["Deal 012", "Deal 015", "Deal 018"]
+    assert violations == []
+
+
+def _option_id(deals, field_key: str, label: str) -> str:
+    (definition,) = [f for f in deals["object"]["fields"] if f["key"] == field_key]
+    return next(o["id"] for o in definition["options"] if o["label"] == label)
+
+
+@pytest.mark.browser
+def test_link_two_records_see_both_sides_delete_one_and_export(deals, page: Page, tmp_path):
+    violations = csp_violations(page)
+    base = deals["server"].url
+    key = deals["key"]
+    first, second = deals["records"][1], deals["records"][2]
+
+    page.goto(f"{base}/objects/{key}/records/{first['id']}/")
+    expect(page.get_by_role("heading", name="Deal 001")).to_be_visible()
+    page.get_by_role("link", name="Add a link").click()
+    page.get_by_label("Kind of link").fill("Related To")
+    page.get_by_label("Find a record").fill("Deal 002")
+    page.get_by_label(re.compile("^Deal 002")).check()
+    page.get_by_label("Label").fill("sister deal")
+    page.get_by_label("Metadata (JSON object)").fill('{"weight": 2')
+    page.get_by_role("button", name="Link").click()
+    # Checked before sending: snake_case and JSON, with what was typed kept.
+    expect(page.locator("#link-form")).to_contain_text("Use snake_case")
+    expect(page.locator("#link-form")).to_contain_text("not valid JSON")
+    page.get_by_label("Kind of link").fill("related_to")
+    page.get_by_label("Metadata (JSON object)").fill('{"weight": 2}')
+    page.get_by_label("Find a record").fill("Deal 002")
+    page.get_by_label(re.compile("^Deal 002")).check()
+    page.get_by_role("button", name="Link").click()
+
+    panel = page.locator("#relationships")
+    expect(panel).to_contain_text("related_to")
+    expect(panel).to_contain_text("sister deal")
+    page.screenshot(path=str(SCREENSHOTS / "record-links.png"), full_page=True)
+    panel.get_by_role("link", name="sister deal").click()
+
+    # The other side sees it as incoming, linking back.
+    expect(page.get_by_role("heading", name="Deal 002")).to_be_visible()
+    expect(page.locator("#relationships")).to_contain_text("← from")
+    expect(page.locator("#relationships").get_by_role("link", name="sister deal")).to_have_attribute(
+        "href", f"/objects/{key}/records/{first['id']}/"
+    )
+
+    # Delete it: asked first, relationships go too.
+    page.get_by_role("link", name="Delete").click()
+    expect(page.get_by_text("every relationship to or from it")).to_be_visible()
+    page.get_by_role("button", name="Delete this record").click()
+    expect(page).to_have_url(re.compile(rf"/objects/{key}/records/$"))
+    page.goto(f"{base}/objects/{key}/records/{first['id']}/")
+    expect(page.locator("#relationships")).to_contain_text("No links to or from this record yet.")
+
+    # Export the filtered, sorted view, through every page.
+    page.goto(f"{base}/objects/{key}/records/?sort=seats&f.status={_option_id(deals, 'status', 'Open')}&limit=25")
+    with page.expect_download() as download_info:
+        page.get_by_role("link", name="Export CSV").click()
+    path = tmp_path / "export.csv"
+    download_info.value.save_as(path)
+    rows = list(csv.DictReader(io.StringIO(path.read_text(encoding="utf-8-sig"))))
+    names = [row["Name"] for row in rows]
+    # Open is every deal not divisible by 3; Deal 002 was deleted.
+    expected = [f"Deal {i:03d}" for i in range(30) if i % 3 and i != 2]
+    assert names == expected
+    assert {row["Status"] for row in rows} == {"Open"}
+    assert rows[0]["Tags"] == "Hot"
+    assert rows[0]["Amount"] == "101.25"
+    assert violations == []
