@@ -436,6 +436,8 @@ def _settings_changes(*, definition: dict, form: ObjectSettingsForm, sent_rows: 
     items, item_rows = [], []
     for row in sent_rows:
         original = by_key.get(row.initial.get("original_key"))
+        if original is None and row.is_existing:
+            continue  # a row for a built-in field, or one removed meanwhile: never sent, never re-added
         item = row.changes_from(original) if original else row.as_payload()
         if item:
             items.append(item)
@@ -878,6 +880,19 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
             context["error"] = exc
         else:
             return _records_redirect(request, reverse("objects:record", args=[object_key, record_id]) + "#relationships")
+    if request.method == "POST" and (request.POST.get("target_search") or request.POST.get("target_pick")):
+        # Re-rendered with a message: show the same search results, the pick still chosen.
+        context.update(
+            _picker_context(
+                client=client,
+                workspace_id=workspace_id,
+                object_key=object_key,
+                record_id=record_id,
+                target_object=request.POST.get("target_object") or object_key,
+                text=request.POST.get("target_search", "").strip(),
+                picked=request.POST.get("target_pick", ""),
+            )
+        )
     if _records_swap(request):
         return render(request, "objects/record.html#link-form", context)
     page = _record_page_context(
@@ -886,12 +901,10 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
     return render(request, "objects/record.html", {**page, **context})
 
 
-@require_GET
-def relationship_picker(request: HttpRequest, object_key: str, record_id: str) -> HttpResponse:
-    """Search-as-you-type over the target object's records (10 at most)."""
-    client, workspace_id, zone = _records_workspace(request)
-    target_object = request.GET.get("target_object", "").strip() or object_key
-    text = request.GET.get("target_search", "").strip()
+def _picker_context(
+    *, client, workspace_id: str, object_key: str, record_id: str, target_object: str, text: str, picked: str = ""
+) -> dict:
+    """The picker's choices: the target object's first records matching the text."""
     choices = []
     error = None
     try:
@@ -902,11 +915,31 @@ def relationship_picker(request: HttpRequest, object_key: str, record_id: str) -
             title = values.get(title_key) if title_key else None
             if str(item.get("id")) == record_id and target_object == object_key:
                 continue  # a record does not link to itself
-            choices.append({"id": str(item.get("id", "")), "title": str(title) if title not in (None, "") else "Untitled"})
+            choices.append(
+                {"id": str(item.get("id", "")), "title": str(title) if title not in (None, "") else "Untitled"}
+            )
     except _api_errors.ApiError as exc:
         error = exc
-    return render(
-        request,
-        "objects/record.html#picker-results",
-        {"choices": choices, "picker_error": error, "target_object": target_object, "searched": text},
+    return {
+        "choices": choices,
+        "picker_error": error,
+        "target_object": target_object,
+        "searched": text,
+        "picked": picked,
+        "picker_shown": True,
+    }
+
+
+@require_GET
+def relationship_picker(request: HttpRequest, object_key: str, record_id: str) -> HttpResponse:
+    """Search-as-you-type over the target object's records (10 at most)."""
+    client, workspace_id, zone = _records_workspace(request)
+    context = _picker_context(
+        client=client,
+        workspace_id=workspace_id,
+        object_key=object_key,
+        record_id=record_id,
+        target_object=request.GET.get("target_object", "").strip() or object_key,
+        text=request.GET.get("target_search", "").strip(),
     )
+    return render(request, "objects/record.html#picker-results", context)

@@ -509,6 +509,27 @@ def test_settings_sends_only_what_changed(console, remote):
     }
 
 
+def test_settings_never_sends_a_built_in_field_even_when_posted(console, remote):
+    remote.get("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
+    patch = remote.patch("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
+    html = console.get("/objects/sales_leads/settings/").content.decode()
+
+    data = settings_post(
+        html,
+        plural_name="Leads",
+        **{
+            "fields-TOTAL_FORMS": "3",
+            "fields-INITIAL_FORMS": "3",
+            "fields-2-original_key": "created_by",
+            "fields-2-label": "Author",
+            "fields-2-type": "text",
+        },
+    )
+    console.post("/objects/sales_leads/settings/save/", data)
+
+    assert sent_json(patch.calls.last) == {"plural_name": "Leads"}
+
+
 def test_settings_sends_replaced_options_of_a_choice_field(console, remote):
     remote.get("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
     patch = remote.patch("/v1/objects/sales_leads").mock(return_value=httpx.Response(200, json=LEADS))
