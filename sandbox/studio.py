@@ -119,18 +119,18 @@ def write_document(message: str, outline: dict) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-WORDS_FOR_COUNT = {"one": 1, "two": 2, "three": 3, "four": 4, "a pair of": 2}
+NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
+COUNT_RE = re.compile(r"\b([1-9]|one|two|three|four)\s+(?:more\s+|new\s+|different\s+)?"
+                      r"(?:images|pictures|photos|variations|versions|options)\b")
 
 
 def image_count(message: str) -> int:
-    lowered = message.lower()
-    match = re.search(r"\b([1-9])\s+(?:images|pictures|photos|variations|versions|options)\b", lowered)
-    if match:
-        return max(1, min(4, int(match.group(1))))
-    for word, number in WORDS_FOR_COUNT.items():
-        if re.search(rf"\b{word}\s+(?:images|pictures|photos|variations|versions|options)\b", lowered):
-            return number
-    return 1
+    """"Two images", "3 more photos": 1-4, default 1."""
+    match = COUNT_RE.search(message.lower())
+    if not match:
+        return 1
+    number = NUMBER_WORDS.get(match.group(1)) or int(match.group(1))
+    return max(1, min(4, number))
 
 
 def image_aspect(message: str) -> str:

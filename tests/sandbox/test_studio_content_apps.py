@@ -193,3 +193,19 @@ def test_library_reads_page_and_show_full_items(api):
     assert api.get(f"/v1/apps/{app['id']}").json()["screens"]
     assert api.get("/v1/websites/00000000-0000-4000-8000-000000000000").status_code == 404
     assert api.get("/files/00000000-0000-4000-8000-000000000000.png").status_code == 404
+
+
+def test_a_video_shot_sent_without_a_key_is_polled_with_the_minted_one(api):
+    project = api.get("/v1/videos").json()["data"][0]
+    body = {"project_id": project["id"], "prompt": "Close-up of rain on a shop window", "seconds": 5}
+    first = run(api, "video", "generate", body)
+    assert first.status_code == 202
+    key = first.json()["idempotency_key"]
+    assert key
+    for _ in range(200):
+        again = run(api, "video", "generate", body, headers={"Idempotency-Key": key})
+        if again.status_code == 200:
+            break
+        time.sleep(0.02)
+    assert again.json()["job"]["id"] == first.json()["job"]["id"]
+    assert again.json()["asset"]["duration_seconds"] == 5

@@ -216,3 +216,27 @@ def test_turns_charge_credits(fresh_sandbox, fresh_api):
 def test_turn_of_another_workspace_is_404(api, client_for):
     body = turn(api, "document", message="Write an invoice for 3 hours of design work at 90 EUR").json()
     assert client_for("other_workspace").get(f"/v1/turns/{body['id']}").status_code == 404
+
+
+def test_a_website_edit_rebuilds_and_keeps_the_site_public(api):
+    made = turn(api, "website", message=WEBSITE_BRIEF).json()
+    built, _ = poll_turn(api, made["id"], until={"completed"})
+    public_url = built["artifact"]["public_url"]
+
+    edit = turn(api, "website", message="Make the header green and add a menu page", artifact_id=made["artifact"]["id"])
+    body = edit.json()
+    assert body["status"] == "building" and body["artifact"]["id"] == made["artifact"]["id"]
+    assert body["job"]["id"] != built["job"]["id"]
+    assert body["artifact"]["public_url"] == public_url  # the live site stays up while it rebuilds
+    assert api.get(f"/v1/websites/{made['artifact']['id']}").json()["status"] == "building"
+    final, _ = poll_turn(api, body["id"], until={"completed"})
+    assert final["job"]["status"] == "succeeded"
+    assert api.get(f"/v1/websites/{made['artifact']['id']}").json()["status"] == "published"
+
+
+def test_an_image_turn_on_a_board_adds_to_that_board(api):
+    board = turn(api, "image", message="A lighthouse on a cliff at dusk, 1:1").json()["artifact"]
+    more = turn(api, "image", message="Two more images with a stormy sky", artifact_id=board["id"]).json()
+    assert more["artifact"]["id"] == board["id"] and len(more["images"]) == 2
+    listed = api.get("/v1/images/boards", params={"limit": 100}).json()["data"]
+    assert next(b for b in listed if b["id"] == board["id"])["image_count"] == 3
