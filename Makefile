@@ -35,6 +35,8 @@ run: install
 demo-password: install
 	$(PY) manage.py bootstrap --reset-demo-password
 
+# The whole suite in one process: it takes minutes, well inside CI's budget, and
+# pytest-xdist would start a sandbox and a browser per worker on a 2-core runner.
 test: install
 	CACHE_URL=locmem:// $(PY) -m pytest $(PYTEST_ARGS)
 
