@@ -27,7 +27,7 @@ def account_me(req):
     return {
         "workspace": {"id": req.workspace["id"], "name": req.workspace["name"],
                       "timezone": req.workspace["timezone"]},
-        "member": {"id": req.member["id"], "role": req.member["role"], "name": req.member.get("name")},
+        "member": {"id": req.member["id"], "role": req.member["role"]},
         "key": {"id": key["id"], "name": key["name"], "prefix": key["prefix"], "created_at": key["created_at"]},
     }
 

@@ -516,7 +516,7 @@ class App:
             headers.setdefault("Content-Type", result.content_type)
         headers["Content-Length"] = str(len(payload))
         start_response(f"{result.status} {STATUS_TEXT.get(result.status, '')}", list(headers.items()))
-        return [payload]
+        return [b""] if req.method == "HEAD" else [payload]
 
     # -- dispatch -------------------------------------------------------------
     def match(self, req: Request) -> Route:
