@@ -178,6 +178,8 @@ class FieldRowForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
+        if cleaned.get("label") and not cleaned.get("key") and not self.is_existing and not snake_case(cleaned["label"]):
+            self.add_error("key", "The label has no letters or digits to make a key from; give a key.")
         options = [row for row in self.option_rows if row["label"].strip()]
         # The clean payload is built from plain id/label/color only.
         options = [{"id": row["id"], "label": row["label"], "color": row["color"]} for row in options]

@@ -287,6 +287,17 @@ def test_a_choice_field_without_options_is_refused_before_sending(console, remot
     assert "Add at least one option for this type." in response.content.decode()
 
 
+def test_fields_with_the_same_key_or_no_key_are_refused_before_sending(console, remote):
+    data = new_object_post(**{"fields-1-label": "Full name!", "fields-1-key": "", "fields-1-type": "text"})
+    html = console.post("/objects/create/", data).content.decode()
+    assert "Another field already has the key “full_name”." in html
+
+    data = new_object_post(**{"fields-1-label": "???", "fields-1-key": ""})
+    html = console.post("/objects/create/", data).content.decode()
+    assert "give a key" in html
+    assert len(remote.calls) == 0
+
+
 def test_a_taken_key_links_to_the_existing_object(console, remote):
     remote.post("/v1/objects").mock(
         return_value=httpx.Response(
