@@ -217,6 +217,16 @@ def test_without_javascript_add_field_and_add_option_rerender_the_form_keeping_e
     assert html.count('name="fields-1-option_label"') == 3
     assert len(remote.calls) == 0
 
+    response = console.post("/objects/create/", new_object_post(remove_option="fields-1:0"))
+    html = response.content.decode()
+    assert 'value="Hot"' not in html and 'value="Cold"' in html
+
+    response = console.post("/objects/create/", new_object_post(remove_field="1"))
+    html = response.content.decode()
+    assert 'name="fields-1-DELETE" value="on"' in html
+    assert 'value="Temperature"' not in html and 'value="Full name"' in html
+    assert len(remote.calls) == 0
+
 
 def test_create_sends_the_object_with_its_fields_options_and_idempotency_key(console, remote):
     route = remote.post("/v1/objects").mock(return_value=httpx.Response(200, json=LEADS))
