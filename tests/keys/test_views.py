@@ -374,3 +374,36 @@ def test_admin_lists_and_shows_keys_without_the_secret(admin_client, user, add_k
         assert DEMO_SECRET not in html
         assert key.encrypted_secret not in html  # not even the ciphertext
     assert admin_client.get(reverse("admin:keys_apikey_add")).status_code == 403
+
+
+def test_check_again_of_an_unreadable_key_says_so_without_a_remote_call(logged_in_client, user, add_key, settings, service):
+    from cryptography.fernet import Fernet
+
+    key = add_key(user)
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    route = service.get("/v1/me").mock(return_value=httpx.Response(200, json=me_body()))
+
+    response = logged_in_client.post(reverse("keys:check", args=[key.pk]), headers={"HX-Request": "true"})
+
+    html = response.content.decode()
+    assert response.status_code == 200
+    assert "can&#x27;t be read" in html and "add it again" in html
+    assert route.call_count == 0
+
+
+@pytest.mark.parametrize(
+    ("status", "error_type", "headers", "expected"),
+    [
+        (403, "permission", {}, "may not read its own account"),
+        (429, "rate_limited", {"Retry-After": "30"}, "try again in 30 seconds"),
+    ],
+)
+def test_check_again_explains_other_refusals(logged_in_client, user, add_key, service, status, error_type, headers, expected):
+    key = add_key(user)
+    service.get("/v1/me").mock(
+        return_value=httpx.Response(status, json=error_body(error_type, "nope", "req_other"), headers=headers)
+    )
+
+    html = logged_in_client.post(reverse("keys:check", args=[key.pk]), headers={"HX-Request": "true"}).content.decode()
+
+    assert expected in html and "req_other" in html
