@@ -1,13 +1,527 @@
+"""Views of the Agents area: the approvals queue, the agents list, an agent's
+page (activate, pause, rename, change with a message, runs), chat, runs.
+
+Remote errors a person can fix (400/409/422) are placed on the form or row
+they concern; every other remote error is shown in place too (a message box
+in the form or row, with the request id) except on plain page loads, which
+the errors middleware turns into a full error page.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+from uuid import UUID
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+
+from django.contrib import messages
 from django.http import HttpRequest, HttpResponse
-from django.shortcuts import render
-from django.views.decorators.http import require_GET
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.http import url_has_allowed_host_and_scheme
+from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import HttpResponseClientRedirect
+
+from agents import selectors, services
+from agents.forms import (
+    AGENT_STATUSES,
+    APPROVAL_STATUSES,
+    RUN_STATUSES,
+    AgentActionForm,
+    AgentChangeForm,
+    AgentCreateForm,
+    AgentRenameForm,
+    ApprovalDecisionForm,
+    ChatForm,
+    place_remote_error,
+)
+from agents.reading import read_agent, read_agent_summary, read_approval, read_build, read_issues, read_run
+from dashboard.api import errors
+from dashboard.errors import describe_remote_error
+from dashboard.idempotency import renew_idempotency_key
+from dashboard.keys.selectors import active_key_for, service_client_for
+from dashboard.live.selectors import operation_view
+
+# Refusals of the values sent: shown on the form, and the corrected form is a new write (new key).
+FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
+# Failures after which sending the same form again is a retry of the same
+# write: the form keeps its key, so the service never does the work twice.
+RETRY_SAME_WRITE = (errors.RateLimitedError, errors.ServerError, errors.ApiConnectionError)
+# The last builder answer of an agent, kept so the agent page can show its questions.
+BUILD_SESSION_KEY = "agents:build:{agent_id}"
 
 
-@require_GET
-def index(request: HttpRequest) -> HttpResponse:
-    return render(request, "agents/index.html")
+# --- helpers ----------------------------------------------------------------------
+
+
+def _wants_region(request: HttpRequest) -> bool:
+    htmx = request.htmx
+    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
+
+
+def _workspace_zone(request: HttpRequest) -> ZoneInfo:
+    key = active_key_for(user=request.user)
+    try:
+        return ZoneInfo((key.workspace_timezone if key else "") or "UTC")
+    except (ZoneInfoNotFoundError, ValueError):
+        return ZoneInfo("UTC")
+
+
+def _choice(value: str | None, choices: list[tuple[str, str]], default: str) -> str:
+    return value if value in dict(choices) else default
+
+
+def _uuid_or_empty(value: str | None) -> str:
+    try:
+        return str(UUID(str(value))) if value else ""
+    except ValueError:
+        return ""
+
+
+def _tabs(choices: list[tuple[str, str]], current: str, base: dict, name: str = "status") -> list[dict]:
+    tabs = []
+    for value, label in choices:
+        query = {**base, name: value} if value else dict(base)
+        query = {k: v for k, v in query.items() if v}
+        tabs.append({"label": label, "url": "?" + urlencode(query), "active": value == current})
+    return tabs
+
+
+def _paging(request: HttpRequest, base: dict, next_cursor: str | None) -> dict:
+    """Next/previous links of a cursor list. The cursors of earlier pages
+    travel in `trail`, so links can be shared and Back works."""
+    cursor = request.GET.get("cursor") or ""
+    earlier = request.GET.get("trail", "").split(",") if cursor else []
+    base = {k: v for k, v in base.items() if v}
+    links: dict[str, str | None] = {"next": None, "previous": None}
+    if next_cursor:
+        links["next"] = "?" + urlencode({**base, "cursor": next_cursor, "trail": ",".join([*earlier, cursor])})
+    if cursor:
+        previous = earlier[-1] if earlier else ""
+        query = dict(base)
+        if previous:
+            query.update(cursor=previous, trail=",".join(earlier[:-1]))
+        links["previous"] = "?" + urlencode(query)
+    return links
+
+
+def _error_box(request: HttpRequest, form, exc: errors.ApiError):
+    """A remote error to show inside the form. A retryable failure keeps the
+    form's key (the retry is the same write); anything else renews it."""
+    if form is not None and not isinstance(exc, RETRY_SAME_WRITE):
+        renew_idempotency_key(form)
+    return describe_remote_error(request, exc)
+
+
+def _back_to(request: HttpRequest, fallback: str) -> str:
+    target = request.POST.get("next") or ""
+    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
+        return target
+    return fallback
+
+
+# --- approvals queue ------------------------------------------------------------------
+
+
+def _decision_forms(approval: dict) -> dict[str, ApprovalDecisionForm]:
+    """One form (and one Idempotency-Key) per possible decision of a pending approval."""
+    if approval["status"] != "pending":
+        return {}
+    agent_id = approval["agent_id"] or None
+    forms = {
+        "approve": ApprovalDecisionForm(initial={"decision": "approve", "agent_id": agent_id}),
+        "reject": ApprovalDecisionForm(initial={"decision": "reject", "agent_id": agent_id}),
+    }
+    if approval["can_always_allow"]:
+        forms["always"] = ApprovalDecisionForm(initial={"decision": "approve", "always": True, "agent_id": agent_id})
+    return forms
+
+
+def _approval_row(
+    approval: dict, *, agent_names: dict[str, str], outcome: Any = None, notice: str = "", error=None
+) -> dict[str, Any]:
+    return {
+        "approval": approval,
+        "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
+        "forms": _decision_forms(approval),
+        "outcome": read_run(outcome) if isinstance(outcome, dict) else None,
+        "outcome_raw": outcome,
+        "notice": notice,
+        "remote_error": error,
+    }
+
+
+def _agent_names(client) -> dict[str, str]:
+    """Agent id -> name for the filter and the rows (one page of up to 100 agents)."""
+    page = selectors.agent_list(client=client, status=None, cursor=None, limit=100)
+    return {summary["id"]: summary["name"] for summary in map(read_agent_summary, page.items)}
 
 
 @require_GET
 def approvals(request: HttpRequest) -> HttpResponse:
-    return render(request, "agents/approvals.html")
+    status = _choice(request.GET.get("status"), APPROVAL_STATUSES, "pending")
+    agent_id = _uuid_or_empty(request.GET.get("agent"))
+    client = service_client_for(user=request.user)
+    page = selectors.approval_list(client=client, status=status, agent_id=agent_id, cursor=request.GET.get("cursor"))
+    agent_names = _agent_names(client)
+    rows = [_approval_row(read_approval(item), agent_names=agent_names) for item in page.items]
+    context = {
+        "status": status,
+        "agent_id": agent_id,
+        "agent_choices": sorted(agent_names.items(), key=lambda pair: pair[1].lower()),
+        "tabs": _tabs(APPROVAL_STATUSES, status, {"agent": agent_id}),
+        "rows": rows,
+        "paging": _paging(request, {"status": status, "agent": agent_id}, page.next_cursor),
+        "workspace_zone": _workspace_zone(request),
+        "next": request.get_full_path(),
+    }
+    template = "agents/approvals.html#approval_list" if _wants_region(request) else "agents/approvals.html"
+    return render(request, template, context)
+
+
+@require_POST
+def approval_decide(request: HttpRequest, approval_id: UUID) -> HttpResponse:
+    """Decide one approval. The row comes back in place with its new state and
+    the resumed run's outcome; a second decision (409) says so and re-reads it."""
+    form = ApprovalDecisionForm(request.POST)
+    client = service_client_for(user=request.user)
+    if not form.is_valid():
+        messages.error(request, " ".join(form.errors.get("__all__", ["This decision could not be read."])))
+        return redirect(_back_to(request, reverse("agents:approvals")))
+    data = form.cleaned_data
+    agent_id = str(data["agent_id"]) if data["agent_id"] else None
+    try:
+        answer = services.approval_decide(
+            client=client,
+            approval_id=str(approval_id),
+            decision=data["decision"],
+            always=data["always"],
+            idempotency_key=data["idempotency_key"],
+        )
+    except errors.ConflictError as exc:
+        current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
+        notice = "Already decided: someone decided this approval before you."
+        if not _wants_region(request):
+            messages.info(request, notice)
+            return redirect(_back_to(request, reverse("agents:approvals")))
+        if current is None:
+            return render_approval_error(request, exc)
+        if exc.request_id:
+            notice = f"{notice} (request id {exc.request_id})"
+        return _render_row(request, _approval_row(read_approval(current), agent_names=_posted_name(request), notice=notice))
+    except errors.ApiError as exc:
+        if not _wants_region(request):
+            raise
+        return render_approval_error(request, exc, approval_id=str(approval_id))
+    answer = answer if isinstance(answer, dict) else {}
+    approval = read_approval(answer.get("approval") or {"id": str(approval_id), "status": data["decision"] + "d"})
+    if not _wants_region(request):
+        verb = "Approved" if approval["status"] == "approved" else "Rejected"
+        messages.success(request, f"{verb}: {approval['summary']}")
+        return redirect(_back_to(request, reverse("agents:approvals")))
+    return _render_row(request, _approval_row(approval, agent_names=_posted_name(request), outcome=answer.get("outcome")))
+
+
+def _posted_name(request: HttpRequest) -> dict[str, str]:
+    """The agent's name as the row showed it (display only; the spec's approval has no name)."""
+    agent_id, name = request.POST.get("agent_id", ""), request.POST.get("agent_name", "")
+    return {agent_id: name[:200]} if agent_id and name else {}
+
+
+def _render_row(request: HttpRequest, row: dict) -> HttpResponse:
+    return render(
+        request,
+        "agents/approvals.html#approval_row",
+        {"row": row, "workspace_zone": _workspace_zone(request), "next": reverse("agents:approvals")},
+    )
+
+
+def render_approval_error(request: HttpRequest, exc: errors.ApiError, approval_id: str | None = None) -> HttpResponse:
+    """The message box in the row's own message region; the row and its
+    buttons (with their keys, so a retry is the same decision) stay as they are."""
+    from dashboard.errors import render_remote_error
+
+    target = f"#approval-{approval_id}-messages" if approval_id else "#messages"
+    return render_remote_error(request, exc, retarget=target)
+
+
+# --- agents list and new agent ---------------------------------------------------------
+
+
+def _agents_index(request: HttpRequest, form: AgentCreateForm, remote_error=None) -> HttpResponse:
+    status = _choice(request.GET.get("status"), AGENT_STATUSES, "")
+    client = service_client_for(user=request.user)
+    page = selectors.agent_list(client=client, status=status or None, cursor=request.GET.get("cursor"))
+    context = {
+        "status": status,
+        "tabs": _tabs(AGENT_STATUSES, status, {}),
+        "agents": [read_agent_summary(item) for item in page.items],
+        "paging": _paging(request, {"status": status}, page.next_cursor),
+        "form": form,
+        "remote_error": remote_error,
+        "workspace_zone": _workspace_zone(request),
+    }
+    template = "agents/index.html#agent_list" if request.method == "GET" and _wants_region(request) else "agents/index.html"
+    return render(request, template, context)
+
+
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    return _agents_index(request, AgentCreateForm())
+
+
+@require_POST
+def agent_create(request: HttpRequest) -> HttpResponse:
+    form = AgentCreateForm(request.POST)
+    if not form.is_valid():
+        return _agents_index(request, form)
+    data = form.cleaned_data
+    client = service_client_for(user=request.user)
+    try:
+        build = services.agent_create(
+            client=client, name=data["name"], message=data["message"], auto=data["auto"], idempotency_key=data["idempotency_key"]
+        )
+    except FORM_ERRORS as exc:
+        place_remote_error(form, exc)
+        renew_idempotency_key(form)
+        return _agents_index(request, form)
+    except errors.ApiError as exc:
+        return _agents_index(request, form, remote_error=_error_box(request, form, exc))
+    read = read_build(build)
+    if not read["agent_id"]:
+        messages.error(request, "The builder answered without an agent; look for it in the list.")
+        return redirect("agents:index")
+    _remember_build(request, read)
+    return _after_write(request, read["agent_id"])
+
+
+def _remember_build(request: HttpRequest, build: dict) -> None:
+    request.session[BUILD_SESSION_KEY.format(agent_id=build["agent_id"])] = {
+        "status": build["status"], "message": build["message"], "questions": build["questions"],
+    }
+
+
+def _last_build(request: HttpRequest, agent_id: str) -> dict | None:
+    return request.session.get(BUILD_SESSION_KEY.format(agent_id=agent_id))
+
+
+# --- one agent ---------------------------------------------------------------------------
+
+
+def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = None, **overrides) -> HttpResponse:
+    """The agent page (or one of its regions for htmx), with any form or
+    message given in `overrides` in place of the fresh one."""
+    client = service_client_for(user=request.user)
+    agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id))
+    build = _last_build(request, agent_id)
+    needs_input = (build or {}).get("status") == "needs_input" or agent["builder_needs_input"]
+    questions = (build or {}).get("questions") or [] if needs_input else []
+    context: dict[str, Any] = {
+        "agent": agent,
+        "build": build,
+        "needs_input": needs_input,
+        "activate_form": AgentActionForm(),
+        "pause_form": AgentActionForm(),
+        "rename_form": AgentRenameForm(initial={"name": agent["name"]}),
+        "change_form": AgentChangeForm(questions=questions),
+        "chat_form": ChatForm(),
+        "workspace_zone": _workspace_zone(request),
+        "approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
+    }
+    context.update(overrides)
+    if region is None or not _wants_region(request):
+        context.update(_runs_context(request, client, agent_id))
+        return render(request, "agents/agent.html", context)
+    return render(request, f"agents/agent.html#{region}", context)
+
+
+def _runs_context(request: HttpRequest, client, agent_id: str) -> dict[str, Any]:
+    status = _choice(request.GET.get("status"), RUN_STATUSES, "")
+    page = selectors.run_list(client=client, agent_id=agent_id, status=status or None, cursor=request.GET.get("cursor"))
+    return {
+        "run_status": status,
+        "run_tabs": _tabs(RUN_STATUSES, status, {}),
+        "runs": [read_run(item) for item in page.items],
+        "run_paging": _paging(request, {"status": status}, page.next_cursor),
+    }
+
+
+@require_GET
+def agent_detail(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    if _wants_region(request) and request.GET.get("region") == "runs":
+        # Filtering or paging the runs swaps the runs alone: one remote call.
+        client = service_client_for(user=request.user)
+        context = {"agent": {"id": str(agent_id)}, "workspace_zone": _workspace_zone(request)}
+        context.update(_runs_context(request, client, str(agent_id)))
+        return render(request, "agents/agent.html#runs", context)
+    return _agent_page(request, str(agent_id))
+
+
+def _after_write(request: HttpRequest, agent_id: str) -> HttpResponse:
+    url = reverse("agents:detail", args=[agent_id])
+    return HttpResponseClientRedirect(url) if _wants_region(request) else redirect(url)
+
+
+@require_POST
+def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    form = AgentActionForm(request.POST)
+    form.is_valid()
+    client = service_client_for(user=request.user)
+    try:
+        answer = services.agent_activate(
+            client=client, agent_id=str(agent_id), idempotency_key=form.cleaned_data["idempotency_key"]
+        )
+    except errors.UnprocessableError as exc:
+        issues = read_issues((exc.details or {}).get("issues") if isinstance(exc.details, dict) else exc.details)
+        return _agent_page(
+            request, str(agent_id), region="activation",
+            activation_issues=issues or [{"message": exc.message, "code": "", "where": ""}],
+            activation_request_id=exc.request_id,
+        )
+    except errors.ApiError as exc:
+        return _agent_page(request, str(agent_id), region="activation", activation_error=_error_box(request, None, exc))
+    version = answer.get("version") if isinstance(answer, dict) else None
+    messages.success(request, f"The agent is active{f' (version {version})' if version else ''}.")
+    return _after_write(request, str(agent_id))
+
+
+@require_POST
+def agent_pause(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    form = AgentActionForm(request.POST)
+    form.is_valid()
+    client = service_client_for(user=request.user)
+    try:
+        services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=form.cleaned_data["idempotency_key"])
+    except errors.ApiError as exc:
+        return _agent_page(request, str(agent_id), region="activation", activation_error=_error_box(request, None, exc))
+    messages.success(request, "The agent is paused: its wake-ups are off; runs in flight finish.")
+    return _after_write(request, str(agent_id))
+
+
+@require_POST
+def agent_rename(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    form = AgentRenameForm(request.POST)
+    if not form.is_valid():
+        return _agent_page(request, str(agent_id), region="rename", rename_form=form)
+    client = service_client_for(user=request.user)
+    try:
+        services.agent_rename(
+            client=client, agent_id=str(agent_id), name=form.cleaned_data["name"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except FORM_ERRORS as exc:
+        place_remote_error(form, exc)
+        renew_idempotency_key(form)
+        return _agent_page(request, str(agent_id), region="rename", rename_form=form)
+    except errors.ApiError as exc:
+        return _agent_page(request, str(agent_id), region="rename", rename_form=form, rename_error=_error_box(request, form, exc))
+    messages.success(request, "Renamed.")
+    return _after_write(request, str(agent_id))
+
+
+@require_POST
+def agent_change(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    build = _last_build(request, str(agent_id)) or {}
+    questions = build.get("questions") or [] if build.get("status") == "needs_input" else []
+    form = AgentChangeForm(request.POST, questions=questions)
+    if not form.is_valid():
+        return _agent_page(request, str(agent_id), region="change", change_form=form)
+    client = service_client_for(user=request.user)
+    try:
+        answer = services.agent_change(
+            client=client, agent_id=str(agent_id), message=form.builder_message(), auto=form.cleaned_data["auto"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except FORM_ERRORS as exc:
+        place_remote_error(form, exc)
+        renew_idempotency_key(form)
+        return _agent_page(request, str(agent_id), region="change", change_form=form)
+    except errors.ApiError as exc:
+        return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=_error_box(request, form, exc))
+    read = read_build(answer)
+    read["agent_id"] = str(agent_id)
+    _remember_build(request, read)
+    if read["status"] != "needs_input":
+        messages.success(request, "The builder changed the draft. Activate the agent to publish the change.")
+    return _after_write(request, str(agent_id))
+
+
+# --- chat ----------------------------------------------------------------------------------
+
+
+def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = None, remote_error=None) -> HttpResponse:
+    thread_id = _uuid_or_empty(request.GET.get("thread") or request.POST.get("thread_id"))
+    client = service_client_for(user=request.user)
+    agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id))
+    messages_in_thread = (
+        selectors.invocations_in_thread(user=request.user, agent_id=agent_id, thread_id=thread_id) if thread_id else []
+    )
+    return render(
+        request,
+        "agents/chat.html",
+        {
+            "agent": agent,
+            "thread_id": thread_id,
+            "thread": messages_in_thread,
+            "form": form or ChatForm(initial={"thread_id": thread_id or None}),
+            "remote_error": remote_error,
+        },
+    )
+
+
+@require_GET
+def chat(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    return _chat_page(request, str(agent_id))
+
+
+@require_POST
+def chat_send(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    form = ChatForm(request.POST)
+    if not form.is_valid():
+        return _chat_page(request, str(agent_id), form=form)
+    data = form.cleaned_data
+    try:
+        op = services.invocation_start(
+            user=request.user,
+            agent_id=str(agent_id),
+            message=data["message"],
+            thread_id=str(data["thread_id"]) if data["thread_id"] else None,
+            idempotency_key=data["idempotency_key"],
+        )
+    except FORM_ERRORS as exc:
+        place_remote_error(form, exc)
+        renew_idempotency_key(form)
+        return _chat_page(request, str(agent_id), form=form)
+    except errors.ApiError as exc:
+        return _chat_page(request, str(agent_id), form=form, remote_error=_error_box(request, form, exc))
+    thread_id = (op.context or {}).get("thread_id") or ""
+    url = reverse("agents:chat", args=[agent_id])
+    return redirect(f"{url}?{urlencode({'thread': thread_id})}" if thread_id else url)
+
+
+# --- runs ------------------------------------------------------------------------------------
+
+
+@require_GET
+def run_detail(request: HttpRequest, run_id: UUID) -> HttpResponse:
+    """A run as the service reports it now; a run still going is followed by
+    the live poller and the page updates from the console's row."""
+    client = service_client_for(user=request.user)
+    body = selectors.run_get(client=client, run_id=str(run_id))
+    run = read_run(body)
+    live = None
+    if not run["is_final"]:
+        op = services.run_follow(user=request.user, run=body)
+        if op is not None and not op.is_final:
+            live = operation_view(op=op, request=request)
+    return render(
+        request,
+        "agents/run.html",
+        {
+            "run": run,
+            "op": live.op if live else None,
+            "live": live,
+            "extra": {"run": run},
+            "workspace_zone": _workspace_zone(request),
+        },
+    )

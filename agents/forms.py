@@ -1,0 +1,151 @@
+"""Forms of the Agents area. Every form that writes carries its own
+Idempotency-Key (a hidden field minted at render)."""
+
+from __future__ import annotations
+
+from django import forms
+
+from dashboard.api import errors
+from dashboard.idempotency import IdempotencyKeyField
+
+# Spec, "Limits": agent name 120, message 20000 (create, change, run).
+NAME_MAX_LENGTH = 120
+MESSAGE_MAX_LENGTH = 20000
+
+AGENT_STATUSES = [("", "All"), ("draft", "Draft"), ("active", "Active"), ("paused", "Paused"), ("archived", "Archived")]
+RUN_STATUSES = [
+    ("", "All"), ("running", "Running"), ("waiting", "Waiting"), ("completed", "Completed"), ("failed", "Failed"),
+    ("cancelled", "Cancelled"),
+]
+APPROVAL_STATUSES = [("pending", "Pending"), ("approved", "Approved"), ("rejected", "Rejected"), ("all", "All")]
+
+
+def _message_field(*, error_messages: dict | None = None, **kwargs) -> forms.CharField:
+    return forms.CharField(
+        max_length=MESSAGE_MAX_LENGTH,
+        widget=forms.Textarea(attrs={"rows": 4, "maxlength": str(MESSAGE_MAX_LENGTH)}),
+        error_messages={
+            "required": "Write a message.",
+            "max_length": f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters.",
+            **(error_messages or {}),
+        },
+        **kwargs,
+    )
+
+
+class AgentCreateForm(forms.Form):
+    name = forms.CharField(
+        max_length=NAME_MAX_LENGTH,
+        required=False,
+        help_text="Optional; the builder names it otherwise.",
+        error_messages={"max_length": f"The name can be at most {NAME_MAX_LENGTH} characters."},
+    )
+    message = _message_field(
+        label="What should the agent do?",
+        help_text="Describe the job in your own words: when it wakes up, what it does, whom it tells.",
+    )
+    auto = forms.BooleanField(
+        required=False, label="Draft it now", help_text="The builder drafts the plan now instead of asking questions first."
+    )
+    idempotency_key = IdempotencyKeyField()
+
+
+class AgentChangeForm(forms.Form):
+    """A builder turn: change the draft with a message, or answer the builder's questions."""
+
+    message = _message_field(label="Your message", required=False)
+    auto = forms.BooleanField(required=False, label="Draft it now", help_text="No more questions: the builder decides.")
+    idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, questions: list[dict] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.questions = questions or []
+        for index, question in enumerate(self.questions):
+            if question.get("options"):
+                self.fields[f"answer_{index}"] = forms.ChoiceField(
+                    label=question.get("text") or f"Question {index + 1}",
+                    choices=[(option, option) for option in question["options"]],
+                    required=False,
+                    widget=forms.RadioSelect,
+                )
+
+    def question_rows(self) -> list[tuple[dict, forms.BoundField | None]]:
+        return [
+            (question, self[f"answer_{index}"] if f"answer_{index}" in self.fields else None)
+            for index, question in enumerate(self.questions)
+        ]
+
+    def clean(self):
+        cleaned = super().clean()
+        text = self.builder_message(cleaned)
+        if not text:
+            self.add_error("message", "Write a message, or pick an answer to the builder's questions.")
+        elif len(text) > MESSAGE_MAX_LENGTH:
+            self.add_error("message", f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters with the answers.")
+        return cleaned
+
+    def builder_message(self, cleaned: dict | None = None) -> str:
+        """Each picked answer under its question, then the free text."""
+        cleaned = self.cleaned_data if cleaned is None else cleaned
+        parts = []
+        for index, question in enumerate(self.questions):
+            answer = cleaned.get(f"answer_{index}")
+            if answer:
+                parts.append(f"{question.get('text') or f'Question {index + 1}'}\n{answer}")
+        typed = (cleaned.get("message") or "").strip()
+        if typed:
+            parts.append(typed)
+        return "\n\n".join(parts)
+
+
+class AgentRenameForm(forms.Form):
+    name = forms.CharField(
+        max_length=NAME_MAX_LENGTH,
+        label="Name",
+        error_messages={
+            "required": "Give the agent a name.",
+            "max_length": f"The name can be at most {NAME_MAX_LENGTH} characters.",
+        },
+    )
+    idempotency_key = IdempotencyKeyField()
+
+
+class AgentActionForm(forms.Form):
+    """Activate or pause: no values, only the write's key."""
+
+    idempotency_key = IdempotencyKeyField()
+
+
+class ApprovalDecisionForm(forms.Form):
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")], widget=forms.HiddenInput)
+    always = forms.BooleanField(required=False, widget=forms.HiddenInput)
+    # Narrows the re-read after a 409 to the approval's agent.
+    agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    idempotency_key = IdempotencyKeyField()
+
+    def clean(self):
+        cleaned = super().clean()
+        if cleaned.get("always") and cleaned.get("decision") != "approve":
+            raise forms.ValidationError("Only an approval can be allowed always.")
+        return cleaned
+
+
+class ChatForm(forms.Form):
+    message = _message_field(label="Message", error_messages={"required": "Write a message to the agent."})
+    thread_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    idempotency_key = IdempotencyKeyField()
+
+
+def place_remote_error(form: forms.Form, exc: errors.ApiError) -> None:
+    """The service's refusal (400/409/422) on the field it names when it is
+    one of the form's, otherwise on the form, with the request id."""
+    suffix = f" (request id {exc.request_id})" if exc.request_id else ""
+    placed = False
+    for field, messages in exc.field_errors.items():
+        name = field.split(".")[0]
+        if name in form.fields and name != "idempotency_key":
+            for message in messages:
+                form.add_error(name, f"{message}{suffix}")
+            placed = True
+    if not placed:
+        form.add_error(None, f"{exc.message}{suffix}")

@@ -1,0 +1,110 @@
+"""Reads of the Agents area: agents, runs, approvals (one remote call each,
+except `approval_find`, which pages until it meets the approval)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+from urllib.parse import quote
+
+from django.http import Http404
+
+from dashboard.live.models import TrackedOperation
+from dashboard.live.selectors import OperationView, operation_view
+
+if TYPE_CHECKING:
+    from dashboard.api import Page, ServiceClient
+
+PAGE_SIZE = 25
+# The re-read after a second decision looks through at most this many pages.
+FIND_PAGES = 20
+
+
+def _path_id(value: str) -> str:
+    return quote(str(value), safe="")
+
+
+def _params(**values) -> dict:
+    return {name: value for name, value in values.items() if value not in (None, "")}
+
+
+def agent_list(*, client: ServiceClient, status: str | None, cursor: str | None, limit: int = PAGE_SIZE) -> Page:
+    """One page of agent summaries, oldest first (`GET /v1/agents`)."""
+    return client.page("/v1/agents", params=_params(status=status, cursor=cursor, limit=limit), item_key="agents")
+
+
+def agent_get(*, client: ServiceClient, agent_id: str) -> dict:
+    """The full agent (`GET /v1/agents/{id}`)."""
+    return client.get(f"/v1/agents/{_path_id(agent_id)}")
+
+
+def run_list(
+    *,
+    client: ServiceClient,
+    agent_id: str,
+    status: str | None = None,
+    thread_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = PAGE_SIZE,
+) -> Page:
+    """One page of an agent's runs, newest first (`GET /v1/agents/{id}/runs`)."""
+    return client.page(
+        f"/v1/agents/{_path_id(agent_id)}/runs",
+        params=_params(status=status, thread_id=thread_id, cursor=cursor, limit=limit),
+        item_key="runs",
+    )
+
+
+def run_get(*, client: ServiceClient, run_id: str) -> dict:
+    """A run with its steps (`GET /v1/runs/{id}`)."""
+    return client.get(f"/v1/runs/{_path_id(run_id)}")
+
+
+def approval_list(
+    *,
+    client: ServiceClient,
+    status: str | None = "pending",
+    agent_id: str | None = None,
+    cursor: str | None = None,
+    limit: int = PAGE_SIZE,
+) -> Page:
+    """One page of approvals (`GET /v1/approvals`); pending ones first-come-first."""
+    return client.page(
+        "/v1/approvals", params=_params(status=status, agent_id=agent_id, cursor=cursor, limit=limit), item_key="approvals"
+    )
+
+
+def approval_find(*, client: ServiceClient, approval_id: str, agent_id: str | None = None) -> dict | None:
+    """One approval as it is now. The service has no read of a single approval,
+    so this pages through every status (narrowed to its agent when known)."""
+    cursor = None
+    for _ in range(FIND_PAGES):
+        page = approval_list(client=client, status="all", agent_id=agent_id, cursor=cursor, limit=100)
+        for item in page.items:
+            if isinstance(item, dict) and str(item.get("id")) == str(approval_id):
+                return item
+        if not page.next_cursor:
+            return None
+        cursor = page.next_cursor
+    return None
+
+
+# --- tracked operations (local rows; no remote call) ---------------------------
+
+
+def invocations_in_thread(*, user, agent_id: str, thread_id: str, limit: int = 50) -> list[OperationView]:
+    """This user's messages to one agent in one conversation, oldest first, with their live state."""
+    from agents.live import INVOCATION_KIND
+
+    ops = TrackedOperation.objects.select_related("owner_key").filter(
+        started_by=user, kind=INVOCATION_KIND, context__agent_id=agent_id, context__thread_id=thread_id
+    ).order_by("created_at", "id")[:limit]
+    return [operation_view(op=op) for op in ops]
+
+
+def invocation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
+    from agents.live import INVOCATION_KIND
+
+    op = TrackedOperation.objects.filter(id=operation_id, started_by=user, kind=INVOCATION_KIND).first()
+    if op is None:
+        raise Http404("No such message.")
+    return op

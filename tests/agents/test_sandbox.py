@@ -1,0 +1,81 @@
+"""The Agents area against a real sandbox over HTTP: the queue shows the
+seeded pending approvals, approving one resumes its run, and each page of the
+area renders from the service's real answers."""
+
+from __future__ import annotations
+
+import re
+
+from django.urls import reverse
+
+from tests.agents.conftest import form_keys
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def pending_rows(html: str) -> list[str]:
+    return re.findall(r'<li id="approval-([0-9a-f-]{36})" class="card approval approval--pending"', html)
+
+
+def decision_form(html: str, approval_id: str, decision: str) -> dict:
+    """The fields of one rendered decision form (its own Idempotency-Key)."""
+    row = html.split(f'id="approval-{approval_id}"', 1)[1].split("</li>", 1)[0]
+    for form in re.findall(r"<form .*?</form>", row, flags=re.S):
+        fields = dict(re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)"', form))
+        if fields.get("decision") == decision and fields.get("always") != "True":
+            return fields
+    raise AssertionError(f"no {decision} form in the row")
+
+
+def test_approving_a_seeded_pending_approval_resumes_its_run(sandbox_client, seeded_sandbox):
+    queue = sandbox_client.get(reverse("agents:approvals")).content.decode()
+    assert "Lead qualifier" in queue
+    row_ids = pending_rows(queue)
+    assert row_ids, "the demo workspace has pending approvals"
+    row = queue.split(f'id="approval-{row_ids[0]}"', 1)[1].split("</li>", 1)[0]
+    assert "Exactly what will run" in row and 'class="badge risk risk--send"' in row
+    assert "svc_sk_" not in queue
+
+    fields = decision_form(queue, row_ids[0], "approve")
+    response = sandbox_client.post(reverse("agents:approval_decide", args=[row_ids[0]]), fields, **HTMX)
+    body = response.content.decode()
+
+    assert response.status_code == 200
+    assert f'id="approval-{row_ids[0]}" class="card approval approval--approved"' in body
+    assert "The run is now" in body and "Completed" in body
+    run_id = re.search(r'href="/runs/([0-9a-f-]{36})/"', body).group(1)
+    run_page = sandbox_client.get(reverse("agents:run", args=[run_id])).content.decode()
+    assert 'run-status--completed' in run_page
+    assert "Approved and done" in run_page
+
+    # The same form again is the same decision: the service replays it.
+    again = sandbox_client.post(reverse("agents:approval_decide", args=[row_ids[0]]), fields, **HTMX)
+    assert "approval--approved" in again.content.decode()
+    pending_after = pending_rows(sandbox_client.get(reverse("agents:approvals")).content.decode())
+    assert row_ids[0] not in pending_after
+
+
+def test_a_new_form_for_a_decided_approval_says_already_decided(sandbox_client):
+    queue = sandbox_client.get(reverse("agents:approvals")).content.decode()
+    approval_id = pending_rows(queue)[0]
+    approve = decision_form(queue, approval_id, "approve")
+    reject = decision_form(queue, approval_id, "reject")
+    sandbox_client.post(reverse("agents:approval_decide", args=[approval_id]), reject, **HTMX)
+
+    late = sandbox_client.post(reverse("agents:approval_decide", args=[approval_id]), approve, **HTMX)
+    body = late.content.decode()
+    assert late.status_code == 200
+    assert "Already decided" in body
+    assert f'id="approval-{approval_id}" class="card approval approval--rejected"' in body
+
+
+def test_the_agents_pages_render_the_demo_agents(sandbox_client):
+    listing = sandbox_client.get(reverse("agents:index")).content.decode()
+    for name in ("Lead qualifier", "Weekly pipeline report", "Stale deal cleaner", "Customer FAQ helper", "Welcome emails"):
+        assert name in listing
+    agent_id = re.search(r'href="/agents/([0-9a-f-]{36})/">Weekly pipeline report<', listing).group(1)
+    page = sandbox_client.get(reverse("agents:detail", args=[agent_id])).content.decode()
+    assert "webhook configured" in page
+    assert "/v1/hooks/" not in page, "the webhook address is private"
+    assert "next run" in page
+    assert len(form_keys(page)) >= 4
