@@ -14,6 +14,7 @@ export WEB_PORT SANDBOX_PORT
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Workspace Console needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"; exit 1; }
+	@echo "Installing Workspace Console into $(VENV) (a few minutes the first time)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
 	$(PY) -m pip install --quiet -e '.[test]'
