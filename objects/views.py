@@ -9,8 +9,8 @@ from urllib.parse import urlencode
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, QueryDict
 from django.shortcuts import redirect, render
-from django.urls import NoReverseMatch, reverse
 from django.template.loader import render_to_string
+from django.urls import NoReverseMatch, reverse
 from django.views.decorators.http import require_GET, require_POST
 from django_htmx.http import HttpResponseClientRedirect
 
