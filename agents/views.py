@@ -326,7 +326,7 @@ def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = Non
         "change_form": AgentChangeForm(questions=questions),
         "chat_form": ChatForm(),
         "workspace_zone": _workspace_zone(request),
-        "approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
+        "agent_approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
     }
     context.update(overrides)
     if region is None or not _wants_region(request):

@@ -1,0 +1,330 @@
+"""Agents list, new agent, the agent page (activate, pause, rename, change
+with a message), chat in the background and the run page, with the service
+mocked (respx)."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import httpx
+import pytest
+from django.urls import reverse
+
+from dashboard.live.models import TrackedOperation
+from dashboard.live.services import operation_poll
+from tests.agents.conftest import form_keys
+
+AGENT_ID = "22222222-2222-4222-8222-222222222222"
+RUN_ID = "cccccccc-0000-4000-8000-000000000001"
+THREAD_ID = "dddddddd-0000-4000-8000-000000000001"
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def full_agent(**extra) -> dict:
+    body = {
+        "id": AGENT_ID,
+        "object": "agent",
+        "name": "Welcome emails",
+        "status": "draft",
+        "active_version_id": None,
+        "created_at": "2026-11-20T08:00:00.000Z",
+        "updated_at": "2026-11-21T08:00:00.000Z",
+        "profile": {"purpose": "Welcome new contacts", "instructions": "Be brief", "autonomy": "ask_first",
+                    "model": "standard", "tools": ["email", {"name": "records"}]},
+        "plan": {
+            "nodes": [
+                {"id": "n1", "kind": "trigger", "label": "New contact"},
+                {"id": "n2", "kind": "email", "label": "Send the welcome email", "config": {"to": None}},
+            ],
+            "edges": [{"from": "n1", "to": "n2"}],
+        },
+        "wakeups": [
+            {"id": "w1", "kind": "object_created", "config": {"object": "contacts"}, "deployment": None},
+            {"id": "w2", "kind": "webhook", "deployment": {"status": "live", "endpoint": "https://hooks.example/v1/hooks/SECRET-TOKEN"}},
+        ],
+        "schedule": [{"description": "Every day at 08:00", "next_run_at": "2026-11-22T07:00:00.000Z"}],
+        "validation": {"ready": False, "issues": [{"code": "missing_recipient", "node_id": "n2", "field": "to",
+                                                    "message": "The email step has no recipient."}]},
+        "pending_approvals": 2,
+    }
+    body.update(extra)
+    return body
+
+
+@pytest.fixture
+def agent_routes(remote, api_key):
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
+    runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(
+        return_value=httpx.Response(200, json={"data": [
+            {"id": RUN_ID, "status": "waiting", "waiting_for": {"kind": "approval"}, "event": {"kind": "chat", "message": "hello"},
+             "created_at": "2026-11-21T09:00:00.000Z"}], "next_cursor": None})
+    )
+    return runs
+
+
+def error(status: int, error_type: str, text: str = "no", **details) -> httpx.Response:
+    body = {"error": {"type": error_type, "message": text}, "request_id": f"req_{status}"}
+    if details:
+        body["error"]["details"] = details
+    return httpx.Response(status, json=body)
+
+
+# --- list and create ---------------------------------------------------------------
+
+
+def test_the_agents_list_shows_status_tabs_rows_and_a_next_page(remote, api_key, logged_in_client):
+    listing = remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [
+        {"id": AGENT_ID, "name": "Lead qualifier", "status": "active", "active_version_id": "ver_1234567890",
+         "updated_at": "2026-11-21T08:00:00.000Z"}], "next_cursor": "c2"}))
+    body = logged_in_client.get(reverse("agents:index"), {"status": "active"}).content.decode()
+    assert dict(listing.calls.last.request.url.params) == {"status": "active", "limit": "25"}
+    assert f'href="/agents/{AGENT_ID}/">Lead qualifier</a>' in body
+    assert "agent-status--active" in body and "21 Nov 2026, 09:00" in body
+    assert "cursor=c2" in body and 'aria-current="page">Active<' in body
+    assert len(form_keys(body)) == 1
+
+
+def test_a_new_agent_form_that_is_invalid_keeps_what_was_typed_and_calls_nothing(remote, api_key, logged_in_client):
+    remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
+    key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
+    create = remote.post("/v1/agents")
+    response = logged_in_client.post(reverse("agents:create"), {"name": "n" * 121, "message": "", "idempotency_key": key})
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "The name can be at most 120 characters." in body and "Write a message." in body
+    assert "n" * 121 in body and form_keys(body) == [key]
+    assert create.call_count == 0
+
+
+def test_creating_an_agent_sends_the_brief_with_the_forms_key_and_lands_on_its_page(agent_routes, remote, logged_in_client):
+    remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
+    key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
+    create = remote.post("/v1/agents").mock(return_value=httpx.Response(200, json={
+        "status": "needs_input", "message": "Before I draft the plan, a few questions.",
+        "questions": [{"text": "Who should get the email?", "options": ["The new contact", "Sales"]}],
+        "agent": full_agent()}))
+
+    response = logged_in_client.post(reverse("agents:create"), {"name": "Welcome emails", "message": "Welcome people", "idempotency_key": key})
+
+    assert response.status_code == 302 and response.url == reverse("agents:detail", args=[AGENT_ID])
+    sent = create.calls.last.request
+    assert sent.headers["Idempotency-Key"] == key
+    assert json.loads(sent.content) == {"name": "Welcome emails", "message": "Welcome people", "auto": False}
+    page = logged_in_client.get(response.url).content.decode()
+    assert "The builder needs your answers" in page and "Who should get the email?" in page
+    assert 'value="The new contact"' in page
+
+
+def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote, api_key, logged_in_client):
+    remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
+    key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
+    remote.post("/v1/agents").mock(return_value=error(400, "invalid_request", "Invalid body", message=["is too vague"]))
+    body = logged_in_client.post(reverse("agents:create"), {"message": "Do things", "idempotency_key": key}).content.decode()
+    assert "is too vague (request id req_400)" in body
+    assert "Do things" in body and form_keys(body) != [key]
+
+
+def test_a_server_failure_on_create_is_shown_above_the_form_keeping_the_key(remote, api_key, logged_in_client):
+    remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
+    key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
+    remote.post("/v1/agents").mock(return_value=error(500, "server_error"))
+    body = logged_in_client.post(reverse("agents:create"), {"message": "Welcome people", "idempotency_key": key}).content.decode()
+    assert "The service is unreachable right now" in body and "req_500" in body
+    assert form_keys(body) == [key], "a retry of a failed write is the same write"
+
+
+# --- the agent page ------------------------------------------------------------------
+
+
+def test_the_agent_page_shows_profile_plan_wakeups_schedule_validation_and_runs(agent_routes, logged_in_client):
+    body = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    assert "Welcome new contacts" in body and "Asks first before risky actions" in body
+    assert "Send the welcome email" in body and "New contact → Send the welcome email" in body
+    assert "webhook configured" in body and "SECRET-TOKEN" not in body
+    assert "Every day at 08:00" in body and "Sun 22 Nov 2026, 08:00 CET" in body
+    assert "The email step has no recipient." in body
+    assert f'href="/approvals/?agent={AGENT_ID}">2 pending approvals' in body
+    assert f'href="/runs/{RUN_ID}/"' in body
+
+
+def test_runs_filter_swaps_the_runs_region_with_one_call(agent_routes, remote, logged_in_client):
+    remote.calls.reset()
+    body = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID]), {"status": "waiting", "region": "runs"}, **HTMX).content.decode()
+    assert body.lstrip().startswith('<section id="agent-runs"')
+    assert remote.calls.call_count == 1
+    assert dict(agent_routes.calls.last.request.url.params) == {"status": "waiting", "limit": "25"}
+
+
+def test_activation_issues_are_shown_in_place_as_a_list(agent_routes, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    key = re.search(r'agents/%s/activate".*?name="idempotency_key" value="([^"]+)"' % AGENT_ID, page, flags=re.S).group(1)
+    activate = remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(return_value=error(
+        422, "validation_error", "The plan is not ready.",
+        issues=[{"code": "missing_recipient", "node_id": "n2", "field": "to", "message": "The email step has no recipient."},
+                {"code": "no_plan", "message": "There is no plan yet."}]))
+
+    response = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX)
+    body = response.content.decode()
+
+    assert response.status_code == 200
+    assert activate.calls.last.request.headers["Idempotency-Key"] == key
+    assert body.lstrip().startswith('<section id="agent-activation"')
+    issues = body.split("data-activation-issues", 1)[1]
+    assert "<li>The email step has no recipient." in issues and "<li>There is no plan yet." in issues
+    assert "req_422" in issues
+
+
+def test_activating_without_javascript_shows_the_issues_on_the_full_page(agent_routes, remote, logged_in_client):
+    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(return_value=error(422, "validation_error", issues=[{"message": "Fix the plan."}]))
+    body = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {}).content.decode()
+    assert "<html" in body and "Fix the plan." in body
+
+
+def test_a_successful_activation_reloads_the_page_with_the_version(agent_routes, remote, logged_in_client):
+    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(return_value=httpx.Response(200, json={
+        "status": "active", "version": 3, "version_id": "v3", "deployments": []}))
+    response = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {}, **HTMX)
+    assert response["HX-Redirect"] == reverse("agents:detail", args=[AGENT_ID])
+    page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    assert "The agent is active (version 3)." in page
+
+
+def test_pausing_a_draft_shows_the_services_refusal_in_place(agent_routes, remote, logged_in_client):
+    remote.post(f"/v1/agents/{AGENT_ID}/pause").mock(return_value=error(409, "conflict", "A draft was never on."))
+    body = logged_in_client.post(reverse("agents:pause", args=[AGENT_ID]), {}, **HTMX).content.decode()
+    assert body.lstrip().startswith('<section id="agent-activation"')
+    assert "A draft was never on." in body and "req_409" in body
+
+
+def test_rename_refused_by_the_service_keeps_the_name_typed(agent_routes, remote, logged_in_client):
+    remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=error(400, "invalid_request", "bad", name=["is taken"]))
+    body = logged_in_client.post(reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"}, **HTMX).content.decode()
+    assert body.lstrip().startswith('<section id="agent-rename"')
+    assert "is taken (request id req_400)" in body and 'value="Hello there"' in body
+
+
+def test_rename_sends_the_name_alone(agent_routes, remote, logged_in_client):
+    rename = remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={"status": "built", "agent": full_agent()}))
+    response = logged_in_client.post(reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"})
+    assert response.status_code == 302
+    assert json.loads(rename.calls.last.request.content) == {"name": "Hello there"}
+
+
+def test_answering_the_builders_questions_sends_one_message_with_the_answers(agent_routes, remote, logged_in_client):
+    session = logged_in_client.session
+    session[f"agents:build:{AGENT_ID}"] = {"status": "needs_input", "message": "",
+                                           "questions": [{"text": "Who should get the email?", "options": ["Sales", "The new contact"]}]}
+    session.save()
+    change = remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={
+        "status": "built", "message": "Drafted: a welcome email to each new contact.", "agent": full_agent()}))
+
+    response = logged_in_client.post(reverse("agents:change", args=[AGENT_ID]), {"answer_0": "Sales", "message": "Keep it short"})
+
+    assert response.status_code == 302
+    assert json.loads(change.calls.last.request.content) == {
+        "message": "Who should get the email?\nSales\n\nKeep it short", "auto": False}
+    page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    assert "Drafted: a welcome email to each new contact." in page
+    assert "The builder needs your answers" not in page
+
+
+def test_a_change_without_a_message_or_answer_is_refused_in_place(agent_routes, remote, logged_in_client):
+    change = remote.patch(f"/v1/agents/{AGENT_ID}")
+    body = logged_in_client.post(reverse("agents:change", args=[AGENT_ID]), {"message": " "}, **HTMX).content.decode()
+    assert body.lstrip().startswith('<section id="agent-change"')
+    assert "Write a message, or pick an answer" in body
+    assert change.call_count == 0
+
+
+# --- chat and runs ----------------------------------------------------------------------
+
+
+def test_a_chat_message_runs_in_the_background_and_the_poll_repeats_it_with_the_same_key(
+    agent_routes, remote, api_key, logged_in_client
+):
+    page = logged_in_client.get(reverse("agents:chat", args=[AGENT_ID])).content.decode()
+    key = form_keys(page)[0]
+    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(side_effect=[
+        httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID, "idempotency_key": key}),
+        httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID}),
+        httpx.Response(200, json={"status": "completed", "answer": "Our Pro plan is 49 EUR a month.", "thread_id": THREAD_ID,
+                                  "run_id": RUN_ID, "steps": [{"kind": "trigger"}, {"kind": "agent"}]}),
+    ])
+
+    response = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "What does Pro cost?", "idempotency_key": key})
+
+    assert response.status_code == 302 and response.url == f"{reverse('agents:chat', args=[AGENT_ID])}?thread={THREAD_ID}"
+    assert json.loads(runs.calls[0].request.content) == {"message": "What does Pro cost?", "background": True}
+    op = TrackedOperation.objects.get(kind="agents.invocation")
+    assert op.remote_id == key and op.context["thread_id"] == THREAD_ID
+    operation_poll(operation_id=op.pk)
+    op = operation_poll(operation_id=op.pk)
+    assert op.is_final and op.status == "completed"
+    assert [call.request.headers["Idempotency-Key"] for call in runs.calls] == [key, key, key]
+    assert len({call.request.content for call in runs.calls}) == 1
+
+    thread = logged_in_client.get(response.url).content.decode()
+    assert "What does Pro cost?" in thread and "Our Pro plan is 49 EUR a month." in thread
+    assert f'name="thread_id" value="{THREAD_ID}"' in thread
+    assert f'href="/runs/{RUN_ID}/"' in thread
+
+
+def test_continuing_the_conversation_sends_the_thread_id(agent_routes, remote, api_key, logged_in_client):
+    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID}))
+    logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "And Team?", "thread_id": THREAD_ID})
+    assert json.loads(runs.calls.last.request.content) == {"message": "And Team?", "background": True, "thread_id": THREAD_ID}
+
+
+def test_out_of_credits_in_chat_is_shown_above_the_message_which_stays(agent_routes, remote, api_key, logged_in_client):
+    remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=error(402, "insufficient_credits"))
+    body = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "Hello agent"}).content.decode()
+    assert "Your workspace has run out of credits" in body and "req_402" in body and "Hello agent" in body
+    assert not TrackedOperation.objects.exists()
+
+
+def run_body(status: str, **extra) -> dict:
+    body = {"id": RUN_ID, "agent_id": AGENT_ID, "thread_id": THREAD_ID, "status": status,
+            "event": {"kind": "chat", "message": "hello"}, "steps": [
+                {"kind": "trigger", "label": "Chat", "input": {"message": "hello"}, "result": None, "error": None}],
+            "tasks": [], "approvals": [], "cost_usd": 0.0123, "created_at": "2026-11-21T09:00:00.000Z"}
+    body.update(extra)
+    return body
+
+
+def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logged_in_client):
+    read = remote.get(f"/v1/runs/{RUN_ID}").mock(side_effect=[
+        httpx.Response(200, json=run_body("waiting", waiting_for={"kind": "approval", "approval_id": "x"})),
+        httpx.Response(200, json=run_body("completed", answer="All done.", steps=[
+            {"kind": "trigger", "input": {}, "result": None, "error": None},
+            {"kind": "email", "label": "Send", "input": {"to": "a@b.c"}, "result": {"sent": True}, "error": None}])),
+    ])
+
+    page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
+
+    op = TrackedOperation.objects.get(kind="agents.run", remote_id=RUN_ID)
+    assert f'hx-get="{reverse("live:status", args=[op.pk])}"' in page and 'hx-trigger="every 2s"' in page
+    assert "waiting for approval" in page and "decide it in Approvals" in page
+    operation_poll(operation_id=op.pk)
+    assert read.call_count == 2
+    status = logged_in_client.get(reverse("live:status", args=[op.pk]))
+    assert status.status_code == 286
+    body = status.content.decode()
+    assert "All done." in body and "Send" in body and "$0.0123" in body
+    assert read.call_count == 2, "the browser's poll reads the console's row, not the service"
+
+
+def test_a_finished_run_is_shown_without_live_tracking(remote, api_key, logged_in_client):
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json=run_body(
+        "failed", error={"type": "agent_error", "message": "The model gave up."},
+        steps=[{"kind": "agent", "input": {}, "result": None, "error": {"message": "The model gave up."}}])))
+    page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
+    assert "The run failed." in page and "The model gave up." in page
+    assert "every 2s" not in page and not TrackedOperation.objects.exists()
+
+
+def test_an_unknown_run_offers_the_way_back(remote, api_key, logged_in_client):
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=error(404, "not_found"))
+    response = logged_in_client.get(reverse("agents:run", args=[RUN_ID]))
+    assert response.status_code == 404
+    assert "Back to agents" in response.content.decode() and "req_404" in response.content.decode()
