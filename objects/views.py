@@ -879,7 +879,17 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
             renew_idempotency_key(form)
             context["error"] = exc
         else:
-            return _records_redirect(request, reverse("objects:record", args=[object_key, record_id]) + "#relationships")
+            if not _records_swap(request):
+                return HttpResponseRedirect(reverse("objects:record", args=[object_key, record_id]) + "#relationships")
+            # The panel, re-read, in place of the form's region (a redirect to
+            # this same page plus a #fragment would not reload it).
+            page = _record_page_context(
+                client=client, workspace_id=workspace_id, zone=zone, object_key=object_key, record_id=record_id
+            )
+            response = render(request, "objects/record.html#relationships", page)
+            response["HX-Retarget"] = "#relationships"
+            response["HX-Reswap"] = "outerHTML"
+            return response
     if request.method == "POST" and (request.POST.get("target_search") or request.POST.get("target_pick")):
         # Re-rendered with a message: show the same search results, the pick still chosen.
         context.update(

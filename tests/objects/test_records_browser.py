@@ -190,7 +190,7 @@ def test_link_two_records_see_both_sides_delete_one_and_export(deals, page: Page
     page.get_by_role("link", name="Add a link").click()
     page.get_by_label("Kind of link").fill("Related To")
     page.get_by_label("Find a record").fill("Deal 002")
-    page.get_by_label(re.compile("^Deal 002")).check()
+    page.get_by_role("radio", name=re.compile("Deal 002")).check()
     page.get_by_label("Label").fill("sister deal")
     page.get_by_label("Metadata (JSON object)").fill('{"weight": 2')
     page.get_by_role("button", name="Link").click()
@@ -200,7 +200,7 @@ def test_link_two_records_see_both_sides_delete_one_and_export(deals, page: Page
     page.get_by_label("Kind of link").fill("related_to")
     page.get_by_label("Metadata (JSON object)").fill('{"weight": 2}')
     page.get_by_label("Find a record").fill("Deal 002")
-    page.get_by_label(re.compile("^Deal 002")).check()
+    page.get_by_role("radio", name=re.compile("Deal 002")).check()
     page.get_by_role("button", name="Link").click()
 
     panel = page.locator("#relationships")

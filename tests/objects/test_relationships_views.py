@@ -136,8 +136,9 @@ def test_picker_searches_the_target_objects_records(console, definition, remote)
     assert f'value="{RECORD_ID}"' not in html  # not to itself
 
 
-def test_link_is_sent_with_metadata_and_key(console, remote):
+def test_link_is_sent_with_metadata_and_key(console, definition, links, remote):
     remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     create = remote.post(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(201, json=LINKS[0]))
     key = hidden_value(console.get(LINK_URL, **HTMX).content.decode(), "idempotency_key")
 
@@ -154,7 +155,11 @@ def test_link_is_sent_with_metadata_and_key(console, remote):
         **HTMX,
     )
 
-    assert response["HX-Redirect"] == f"{RECORD_URL}#relationships"
+    # The panel, re-read, replaces the form's region in place.
+    assert response["HX-Retarget"] == "#relationships"
+    html = response.content.decode()
+    assert html.lstrip().startswith('<section id="relationships"')
+    assert f'href="/objects/{OBJECT_KEY}/records/{OTHER_ID}/"' in html
     call = create.calls.last
     assert sent_json(call) == {
         "relation_key": "related_to",
@@ -163,6 +168,14 @@ def test_link_is_sent_with_metadata_and_key(console, remote):
         "metadata": {"weight": 2},
     }
     assert call.request.headers["Idempotency-Key"] == key
+
+
+def test_link_without_javascript_redirects_to_the_record(console, remote):
+    remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    remote.post(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(201, json=LINKS[0]))
+    response = console.post(LINK_URL, {"relation_key": "owner", "target_object": OBJECT_KEY, "target_id": OTHER_ID})
+    assert response.status_code == 302
+    assert response["Location"] == f"{RECORD_URL}#relationships"
 
 
 @pytest.mark.parametrize(
