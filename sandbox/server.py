@@ -75,6 +75,8 @@ def serve_forever(*, port: int, db_path: str | None = None, time_scale: float | 
 
 def start_in_thread(app: App, *, port: int = 0):
     server = serve(app, port=port)
-    thread = threading.Thread(target=server.serve_forever, name="sandbox-server", daemon=True)
+    # A short poll interval so `stop()` returns at once (tests start and stop many sandboxes).
+    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="sandbox-server",
+                              daemon=True)
     thread.start()
     return server, thread
