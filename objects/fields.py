@@ -309,7 +309,7 @@ def api_value(field: FieldDef, cleaned: Any) -> Any:
     if kind in NUMBER_TYPES:
         number = decimal.Decimal(cleaned)
         if kind == "currency":
-            return float(number.quantize(decimal.Decimal("0.01")))
+            return float(number.quantize(decimal.Decimal("0.01"), rounding=decimal.ROUND_HALF_UP))
         return int(number) if number == number.to_integral_value() else float(number)
     if kind == "date":
         return cleaned.isoformat()
@@ -455,7 +455,7 @@ def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
         return parsed.astimezone(zone).isoformat() if parsed else str(stored)
     if kind == "currency":
         number = parse_stored_number(stored)
-        return f"{number.quantize(decimal.Decimal('0.01'))}" if number is not None else str(stored)
+        return f"{number.quantize(decimal.Decimal('0.01'), rounding=decimal.ROUND_HALF_UP)}" if number is not None else str(stored)
     if isinstance(stored, (dict, list)):
         return json.dumps(stored, ensure_ascii=False)
     return str(stored)
