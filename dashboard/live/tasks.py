@@ -3,12 +3,15 @@ secret), re-read the row, never sleep, and are safe to run twice."""
 
 from __future__ import annotations
 
-from celery import shared_task
-
+from dashboard.celery import app
 from dashboard.live import services
 
+# Bound to the project's app, not `shared_task`: a shared task resolves the
+# "current" app per thread, which in a thread of its own (a test poller, an
+# embedded runner) can be a default app that isn't configured.
 
-@shared_task(name="live.tick", acks_late=True, ignore_result=True)
+
+@app.task(name="live.tick", acks_late=True, ignore_result=True)
 def tick() -> int:
     """Claim every due operation and enqueue one poll per claimed row."""
     claims = services.operations_claim_due()
@@ -17,7 +20,7 @@ def tick() -> int:
     return len(claims)
 
 
-@shared_task(name="live.poll_operation", acks_late=True, ignore_result=True)
+@app.task(name="live.poll_operation", acks_late=True, ignore_result=True)
 def poll_operation(operation_id: int, lease_token: str | None = None) -> None:
     """Poll one operation once, if this task still holds its lease."""
     services.operation_poll(operation_id=operation_id, lease_token=lease_token)

@@ -31,9 +31,9 @@ def redis_celery():
     saved = {key: app.conf[key] for key in ("broker_url", "broker_transport_options", "task_always_eager")}
 
     def forget_connections():
-        # Connections are pooled per broker address: drop the pool so the new address is used.
-        if app._pool is not None:
-            app._pool.force_close_all()
+        # The app caches its pools; drop them so the next use builds them for the
+        # new address. Never close them: kombu keeps pools in a process-wide
+        # registry by address, and a closed one would be handed out again later.
         app._pool = None
         app.amqp._producer_pool = None
 
