@@ -78,16 +78,23 @@ def _uuid_or_empty(value: str | None) -> str:
         return ""
 
 
-def _tabs(choices: list[tuple[str, str]], current: str, base: dict, name: str = "status") -> list[dict]:
+def _with_region(url: str, region: str | None) -> str:
+    """The htmx address of a link that swaps only `region` of its page."""
+    if not region:
+        return url
+    return f"{url}{'&' if len(url) > 1 else ''}region={region}"
+
+
+def _tabs(choices: list[tuple[str, str]], current: str, base: dict, *, region: str | None = None) -> list[dict]:
     tabs = []
     for value, label in choices:
-        query = {**base, name: value} if value else dict(base)
-        query = {k: v for k, v in query.items() if v}
-        tabs.append({"label": label, "url": "?" + urlencode(query), "active": value == current})
+        query = {k: v for k, v in {**base, "status": value}.items() if v}
+        url = "?" + urlencode(query)
+        tabs.append({"label": label, "url": url, "hx_url": _with_region(url, region), "active": value == current})
     return tabs
 
 
-def _paging(request: HttpRequest, base: dict, next_cursor: str | None) -> dict:
+def _paging(request: HttpRequest, base: dict, next_cursor: str | None, *, region: str | None = None) -> dict:
     """Next/previous links of a cursor list. The cursors of earlier pages
     travel in `trail`, so links can be shared and Back works."""
     cursor = request.GET.get("cursor") or ""
@@ -102,6 +109,8 @@ def _paging(request: HttpRequest, base: dict, next_cursor: str | None) -> dict:
         if previous:
             query.update(cursor=previous, trail=",".join(earlier[:-1]))
         links["previous"] = "?" + urlencode(query)
+    links["hx_next"] = _with_region(links["next"], region) if links["next"] else None
+    links["hx_previous"] = _with_region(links["previous"], region) if links["previous"] else None
     return links
 
 
@@ -340,9 +349,9 @@ def _runs_context(request: HttpRequest, client, agent_id: str) -> dict[str, Any]
     page = selectors.run_list(client=client, agent_id=agent_id, status=status or None, cursor=request.GET.get("cursor"))
     return {
         "run_status": status,
-        "run_tabs": _tabs(RUN_STATUSES, status, {}),
+        "run_tabs": _tabs(RUN_STATUSES, status, {}, region="runs"),
         "runs": [read_run(item) for item in page.items],
-        "run_paging": _paging(request, {"status": status}, page.next_cursor),
+        "run_paging": _paging(request, {"status": status}, page.next_cursor, region="runs"),
     }
 
 

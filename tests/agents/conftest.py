@@ -8,37 +8,19 @@ import os
 import re
 
 import pytest
-import respx
-from cryptography.fernet import Fernet
 
 from dashboard.keys.testing import stored_api_key
+
+# The fake service address mocked with respx, one attempt per remote call (so
+# tests count calls exactly) and no sleeping between retries: shared with
+# tests/live and tests/studio.
+from tests.live.fixtures import never_sleep, remote, service_settings  # noqa: F401
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls
 # of browser tests are synchronous and safe here.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
-SERVICE_URL = "https://service.agents.test"
 SECRET = "svc_sk_agnt0123456789abcdefghijklmnopqrstuvwxyzABCD"
-
-
-@pytest.fixture(autouse=True)
-def agents_service_settings(settings):
-    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
-    settings.SERVICE_BASE_URL = SERVICE_URL
-    # One attempt per call, so the tests count remote calls exactly.
-    settings.SERVICE_MAX_RETRIES = 0
-    return settings
-
-
-@pytest.fixture(autouse=True)
-def never_sleep(monkeypatch):
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
-
-
-@pytest.fixture
-def remote():
-    with respx.mock(base_url=SERVICE_URL, assert_all_called=False) as mock:
-        yield mock
 
 
 @pytest.fixture
