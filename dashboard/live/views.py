@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from dashboard.live import selectors
@@ -10,6 +11,7 @@ from dashboard.live import selectors
 STOP_POLLING = 286
 
 
+@never_cache
 @require_GET
 def status(request: HttpRequest, pk: int) -> HttpResponse:
     """The live status region, polled by the browser every 2 s. Renders from the

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from dashboard.live import services, tasks
 from dashboard.live.models import TrackedOperation
-from tests.live.fixtures import TURN_ID, turn_body
+from tests.live.fixtures import SECRET, TURN_ID, turn_body
 
 TURN_PATH = f"/v1/turns/{TURN_ID}"
 
@@ -19,7 +19,7 @@ def make_due(op: TrackedOperation) -> None:
     TrackedOperation.objects.filter(pk=op.pk).update(next_poll_at=timezone.now() - timedelta(seconds=1))
 
 
-def test_a_turn_moves_from_building_to_completed_through_the_poll_task(db, remote, make_turn, eager_celery):
+def test_a_turn_moves_from_building_to_completed_through_the_poll_task(db, remote, make_turn, eager_celery, caplog):
     route = remote.get(TURN_PATH).mock(
         side_effect=[
             httpx.Response(200, json=turn_body("building", job={"status": "queued", "stage": "generate"})),
@@ -57,6 +57,9 @@ def test_a_turn_moves_from_building_to_completed_through_the_poll_task(db, remot
     assert tasks.tick() == 0
     tasks.poll_operation(op.pk)
     assert route.call_count == 2
+    # The key went out in the Authorization header only, never into a log line.
+    assert route.calls.last.request.headers["Authorization"] == f"Bearer {SECRET}"
+    assert SECRET not in caplog.text and "svc_sk_" not in caplog.text
 
 
 def test_polls_every_5_seconds_at_first_then_every_10(db, remote, make_turn):
