@@ -25,7 +25,7 @@ YES_MARK = mark_safe('<span class="cell-mark cell-mark--yes" role="img" aria-lab
 NO_MARK = mark_safe('<span class="cell-mark cell-mark--no" role="img" aria-label="No">✗</span>')
 
 
-def render_cell(cell: Cell | None) -> SafeString:
+def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
     """One value's markup. Plain f-strings over `html.escape` (every piece of
     data is escaped here, once): format_html per cell was the slowest part of
     a 100-row page."""
@@ -62,14 +62,16 @@ def render_cell(cell: Cell | None) -> SafeString:
             f'<a class="cell-file" href="{href}" rel="noopener noreferrer" target="_blank" download>{text}</a>'
         )
     if kind == "long_text":
+        if full:  # the record page shows every line
+            return mark_safe(f'<span class="cell-long cell-long--full">{text}</span>')
         short = _escape(Truncator(cell.text).chars(80))
         return mark_safe(f'<span class="cell-long" title="{text}">{short}</span>')
     return mark_safe(text)
 
 
 @register.simple_tag
-def record_cell(cell: Cell | None) -> SafeString:
-    return render_cell(cell)
+def record_cell(cell: Cell | None, full: bool = False) -> SafeString:
+    return render_cell(cell, full=full)
 
 
 @register.filter

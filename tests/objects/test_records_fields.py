@@ -146,3 +146,14 @@ def test_service_messages_name_their_field(message, field):
     keys = {f.key for f in field_defs(DEALS)}
     labels = {f.label.lower(): f.key for f in field_defs(DEALS)}
     assert service_error_field(message, keys=keys, labels=labels) == field
+
+
+def test_long_text_is_cut_in_the_table_and_whole_on_the_record_page():
+    from objects.templatetags.records import render_cell
+
+    text = "First line <b>\n" + "x" * 200
+    shown = cell(FIELDS["notes"], text, zone=UTC)
+    short, whole = render_cell(shown), render_cell(shown, full=True)
+    assert "…" in short and len(short) < len(whole)
+    assert "x" * 200 in whole and "&lt;b&gt;\n" in whole  # escaped, lines kept for CSS pre-line
+    assert "<b>" not in short + whole
