@@ -195,7 +195,14 @@ def approval_decide(request: HttpRequest, approval_id: UUID) -> HttpResponse:
     form = ApprovalDecisionForm(request.POST)
     client = service_client_for(user=request.user)
     if not form.is_valid():
-        messages.error(request, " ".join(form.errors.get("__all__", ["This decision could not be read."])))
+        # Only a changed or stale page posts this: nothing is sent.
+        problem = " ".join(form.errors.get("__all__", [])) or "This decision could not be read; reload the page and decide again."
+        if _wants_region(request):
+            response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
+            response["HX-Retarget"] = f"#approval-{approval_id}-messages"
+            response["HX-Reswap"] = "innerHTML"
+            return response
+        messages.error(request, problem)
         return redirect(_back_to(request, reverse("agents:approvals")))
     data = form.cleaned_data
     agent_id = str(data["agent_id"]) if data["agent_id"] else None

@@ -220,3 +220,13 @@ def test_every_other_remote_error_shows_in_the_rows_message_region(
     assert response["HX-Retarget"] == f"#approval-{SEND_ID}-messages"
     assert expected in body and f"req_{status}" in body
     assert "Traceback" not in body and "svc_sk_" not in body
+
+
+def test_a_tampered_decision_is_refused_in_the_row_and_nothing_is_sent(queue, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = {**decision_fields(page, DELETE_ID, "Reject"), "always": "True"}
+    decide = remote.post(f"/v1/approvals/{DELETE_ID}")
+    response = logged_in_client.post(reverse("agents:approval_decide", args=[DELETE_ID]), fields, **HTMX)
+    assert response["HX-Retarget"] == f"#approval-{DELETE_ID}-messages"
+    assert "Only an approval can be allowed always." in response.content.decode()
+    assert decide.call_count == 0

@@ -79,3 +79,78 @@ def test_the_agents_pages_render_the_demo_agents(sandbox_client):
     assert "/v1/hooks/" not in page, "the webhook address is private"
     assert "next run" in page
     assert len(form_keys(page)) >= 4
+
+
+def agent_id_named(client, name: str) -> str:
+    listing = client.get(reverse("agents:index")).content.decode()
+    return re.search(rf'href="/agents/([0-9a-f-]{{36}})/">{re.escape(name)}<', listing).group(1)
+
+
+def poll_until_final(operation_id: int):
+    """The live poller's own step, repeated until the sandbox's clock has moved
+    the operation to a final status (a bounded number of polls)."""
+    import time
+
+    from dashboard.live.services import operation_poll
+
+    for _ in range(100):
+        op = operation_poll(operation_id=operation_id)
+        if op.is_final:
+            return op
+        time.sleep(0.02)
+    raise AssertionError(f"operation {operation_id} never finished: {op.status}")
+
+
+def test_activating_an_agent_that_is_not_ready_lists_the_issues(sandbox_client):
+    agent_id = agent_id_named(sandbox_client, "Welcome emails")
+    page = sandbox_client.get(reverse("agents:detail", args=[agent_id])).content.decode()
+    key = re.search(rf'agents/{agent_id}/activate".*?name="idempotency_key" value="([^"]+)"', page, flags=re.S).group(1)
+    response = sandbox_client.post(reverse("agents:activate", args=[agent_id]), {"idempotency_key": key}, **HTMX)
+    body = response.content.decode()
+    assert "The agent was not activated" in body
+    assert re.search(r"<li>[^<]*recipient", body, flags=re.I)
+
+
+def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_client):
+    page = sandbox_client.get(reverse("agents:index")).content.decode()
+    created = sandbox_client.post(reverse("agents:create"), {"message": "Help sales", "idempotency_key": form_keys(page)[0]})
+    assert created.status_code == 302
+    agent_page = sandbox_client.get(created.url).content.decode()
+    assert "The builder needs your answers" in agent_page
+    answer = re.search(r'name="answer_0" value="([^"]+)"', agent_page).group(1)
+    key = re.search(r'/change".*?name="idempotency_key" value="([^"]+)"', agent_page, flags=re.S).group(1)
+
+    changed = sandbox_client.post(created.url + "change", {"answer_0": answer, "idempotency_key": key})
+
+    assert changed.status_code == 302
+    built = sandbox_client.get(created.url).content.decode()
+    assert "The builder needs your answers" not in built and "The builder says" in built
+    assert "No plan yet." not in built
+
+
+def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(sandbox_client):
+    from dashboard.live.models import TrackedOperation
+
+    agent_id = agent_id_named(sandbox_client, "Customer FAQ helper")
+    page = sandbox_client.get(reverse("agents:chat", args=[agent_id])).content.decode()
+    sent = sandbox_client.post(
+        reverse("agents:chat_send", args=[agent_id]), {"message": "What does the Pro plan cost?", "idempotency_key": form_keys(page)[0]}
+    )
+    assert sent.status_code == 302 and "?thread=" in sent.url
+    op = poll_until_final(TrackedOperation.objects.get(kind="agents.invocation").pk)
+    assert op.status == "completed" and op.snapshot["answer"]
+
+    thread = sandbox_client.get(sent.url).content.decode()
+    assert op.snapshot["answer"] in thread
+    run_id = op.snapshot["run_id"]
+    run_page = sandbox_client.get(reverse("agents:run", args=[run_id])).content.decode()
+    assert "run-status--completed" in run_page and "Trigger" in run_page and "Agent" in run_page
+    # Continuing the conversation stays in the same thread.
+    form = sandbox_client.get(sent.url).content.decode()
+    again = sandbox_client.post(
+        reverse("agents:chat_send", args=[agent_id]) + sent.url[sent.url.index("?"):],
+        {"message": "And the Team plan?", "thread_id": re.search(r'name="thread_id" value="([^"]+)"', form).group(1),
+         "idempotency_key": form_keys(form)[0]},
+    )
+    assert again.url == sent.url
+    assert TrackedOperation.objects.filter(kind="agents.invocation", context__thread_id=op.context["thread_id"]).count() == 2
