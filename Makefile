@@ -30,7 +30,9 @@ bootstrap: install
 # sandbox, Celery worker and beat, and the web server, through honcho.
 run: install
 	$(PY) manage.py bootstrap --check-ports
-	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" $(VENV)/bin/honcho start -f Procfile
+	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
+	  WEB_READY_HINT="Log in as demo (password printed above; make demo-password sets a new one). Ctrl-C stops everything." \
+	  $(VENV)/bin/honcho start -f Procfile
 
 # A new generated password for the demo user, printed once.
 demo-password: install

@@ -35,3 +35,7 @@ def when_ready(server):
     host, port = bind.rsplit(":", 1)
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
     server.log.info("Workspace Console is ready at http://%s:%s", shown, port)
+    # `make run` sets this: its login banner has scrolled away by now.
+    hint = os.environ.get("WEB_READY_HINT")
+    if hint:
+        server.log.info("%s", hint)
