@@ -82,6 +82,8 @@ def test_start_a_website_turn_and_watch_it_complete_live(console, poller, page: 
 
     page.get_by_role("link", name="Back to the Studio").click()
     expect(page.get_by_role("listitem").filter(has_text="spring bicycle sale")).to_contain_text("Completed")
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.screenshot(path=str(SCREENSHOTS / "studio-index-375.png"), full_page=True)
     assert csp_errors == []
 
 
