@@ -553,10 +553,12 @@ from datetime import date as _date  # noqa: E402
 from itertools import chain as _chain  # noqa: E402
 
 from django.http import HttpResponseRedirect, StreamingHttpResponse  # noqa: E402
+from django.http import QueryDict as _QueryDict  # noqa: E402
 from django.urls import reverse  # noqa: E402
 from django.views.decorators.http import require_http_methods, require_POST  # noqa: E402
 
 from dashboard.api import errors as _api_errors  # noqa: E402
+from dashboard.idempotency import renew_idempotency_key as _renew_idempotency_key  # noqa: E402
 from dashboard.keys.errors import NoActiveKeyError  # noqa: E402
 from dashboard.keys.selectors import active_key_for  # noqa: E402
 from objects import selectors as _records_selectors  # noqa: E402
@@ -654,10 +656,8 @@ def records_columns(request: HttpRequest, object_key: str) -> HttpResponse:
     url = reverse("objects:records", args=[object_key]) + (f"?{query}" if query else "")
     if not _records_swap(request):
         return HttpResponseRedirect(url)
-    from django.http import QueryDict
-
     table = _records_table(
-        request, client=client, workspace_id=workspace_id, zone=zone, object_key=object_key, query=QueryDict(query)
+        request, client=client, workspace_id=workspace_id, zone=zone, object_key=object_key, query=_QueryDict(query)
     )
     return render(request, "objects/records.html#records-table", {"table": table, "swap": True})
 
@@ -874,9 +874,7 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
                     placed = True
             if not placed:
                 form.add_error(None, exc.message)
-            from dashboard.idempotency import renew_idempotency_key
-
-            renew_idempotency_key(form)
+            _renew_idempotency_key(form)
             context["error"] = exc
         else:
             if not _records_swap(request):
