@@ -189,6 +189,17 @@ def read_wakeups(raw: Any) -> list[dict[str, Any]]:
     return wakeups
 
 
+def webhook_endpoints(agent: dict) -> list[str]:
+    """The webhook addresses of an active agent's deployments (private: shown
+    only on the page that reveals them)."""
+    endpoints = []
+    for wake in as_list(as_dict(agent).get("wakeups")):
+        deployment = as_dict(as_dict(wake).get("deployment"))
+        if isinstance(deployment.get("endpoint"), str) and deployment["endpoint"]:
+            endpoints.append(deployment["endpoint"])
+    return endpoints
+
+
 def read_schedule(raw: Any) -> list[dict[str, Any]]:
     items = []
     for item in as_list(raw):

@@ -11,6 +11,7 @@ urlpatterns = [
     path("agents/<uuid:agent_id>/pause", views.agent_pause, name="pause"),
     path("agents/<uuid:agent_id>/rename", views.agent_rename, name="rename"),
     path("agents/<uuid:agent_id>/change", views.agent_change, name="change"),
+    path("agents/<uuid:agent_id>/webhook", views.agent_webhook, name="webhook"),
     path("agents/<uuid:agent_id>/chat/", views.chat, name="chat"),
     path("agents/<uuid:agent_id>/chat/send", views.chat_send, name="chat_send"),
     path("runs/<uuid:run_id>/", views.run_detail, name="run"),

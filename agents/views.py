@@ -35,7 +35,15 @@ from agents.forms import (
     ChatForm,
     place_remote_error,
 )
-from agents.reading import read_agent, read_agent_summary, read_approval, read_build, read_issues, read_run
+from agents.reading import (
+    read_agent,
+    read_agent_summary,
+    read_approval,
+    read_build,
+    read_issues,
+    read_run,
+    webhook_endpoints,
+)
 from dashboard.api import errors
 from dashboard.errors import describe_remote_error
 from dashboard.idempotency import renew_idempotency_key
@@ -460,6 +468,19 @@ def agent_change(request: HttpRequest, agent_id: UUID) -> HttpResponse:
     if read["status"] != "needs_input":
         messages.success(request, "The builder changed the draft. Activate the agent to publish the change.")
     return _after_write(request, str(agent_id))
+
+
+@require_GET
+def agent_webhook(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+    """The private webhook address, only when someone asks to see it (never
+    on the agent page itself): whoever holds it can wake the agent."""
+    client = service_client_for(user=request.user)
+    agent = selectors.agent_get(client=client, agent_id=str(agent_id))
+    endpoints = webhook_endpoints(agent)
+    template = "agents/webhook.html#address" if _wants_region(request) else "agents/webhook.html"
+    response = render(request, template, {"agent": read_agent(agent), "endpoints": endpoints})
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 # --- chat ----------------------------------------------------------------------------------

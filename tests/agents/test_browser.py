@@ -4,12 +4,16 @@ pending list. Screenshots of the queue and an agent page go to var/screenshots."
 
 from __future__ import annotations
 
+import re
+import threading
 from pathlib import Path
 
 import pytest
+from django.db import connection
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.testing import stored_api_key
+from tests.live.fixtures import eager_celery  # noqa: F401 - the poller's tasks run inline
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 PASSWORD = "correct horse battery staple"
@@ -83,3 +87,56 @@ def test_the_agent_page_of_a_scheduled_agent(console, page: Page):
     expect(page.get_by_text("webhook configured (its address is private)")).to_be_visible()
     expect(page.get_by_role("heading", name="Runs")).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "agents-agent-page.png"), full_page=True)
+
+    page.get_by_role("link", name="Show the address").click()
+    address = page.get_by_role("textbox", name="Webhook address")
+    expect(address).to_have_value(re.compile(r"/v1/hooks/"))
+    page.get_by_role("button", name="Copy").click()
+    expect(page.get_by_text(re.compile(r"^(Copied|Selected)"))).to_be_visible()
+
+
+@pytest.fixture
+def poller(eager_celery):
+    """Runs the real `live.tick` (tasks inline) every 0.2 s until the test
+    ends, standing in for Celery beat and a worker."""
+    from dashboard.live.tasks import tick
+
+    stop = threading.Event()
+
+    def run():
+        try:
+            while not stop.is_set():
+                tick()
+                stop.wait(0.2)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, name="agents-test-poller", daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(timeout=10)
+
+
+def test_chatting_with_an_agent_shows_the_answer_live_and_continues_the_thread(console, poller, page: Page):
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    log_in(page, console.url + "/agents/")
+    page.get_by_role("link", name="Customer FAQ helper").click()
+    page.get_by_role("link", name="Chat with the agent").click()
+    page.get_by_role("textbox", name="Message").fill("What does the Pro plan cost?")
+    page.get_by_role("button", name="Send").click()
+
+    conversation = page.get_by_role("list", name="Conversation")
+    expect(conversation.get_by_text("What does the Pro plan cost?")).to_be_visible()
+    expect(conversation.locator(".agent-answer")).to_have_count(1, timeout=15000)
+    expect(conversation.get_by_text("Completed", exact=True)).to_be_visible()
+
+    page.get_by_role("textbox", name="Message").fill("And the Team plan?")
+    page.get_by_role("button", name="Send").click()
+    expect(conversation.locator(".agent-answer")).to_have_count(2, timeout=15000)
+    page.screenshot(path=str(SCREENSHOTS / "agents-chat.png"), full_page=True)
+
+    conversation.get_by_role("link", name=re.compile("Open the run")).first.click()
+    expect(page.get_by_role("heading", name="Agent run")).to_be_visible()
+    expect(page.get_by_role("heading", name="Steps")).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "agents-run.png"), full_page=True)

@@ -154,3 +154,13 @@ def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(san
     )
     assert again.url == sent.url
     assert TrackedOperation.objects.filter(kind="agents.invocation", context__thread_id=op.context["thread_id"]).count() == 2
+
+
+def test_the_webhook_address_is_shown_only_when_asked_for(sandbox_client):
+    agent_id = agent_id_named(sandbox_client, "Weekly pipeline report")
+    page = sandbox_client.get(reverse("agents:detail", args=[agent_id])).content.decode()
+    assert "/v1/hooks/" not in page and "Show the address" in page
+    revealed = sandbox_client.get(reverse("agents:webhook", args=[agent_id]), **HTMX)
+    body = revealed.content.decode()
+    assert re.search(r'value="http://127\.0\.0\.1:\d+/v1/hooks/[^"]+"', body)
+    assert revealed["Cache-Control"] == "no-store" and "<html" not in body
