@@ -239,3 +239,22 @@ def test_link_two_records_see_both_sides_delete_one_and_export(deals, page: Page
     assert rows[0]["Tags"] == "Hot"
     assert rows[0]["Amount"] == "101.25"
     assert violations == []
+
+
+@pytest.mark.browser
+def test_hidden_columns_are_remembered(deals, page: Page):
+    records_url = f"{deals['server'].url}/objects/{deals['key']}/records/"
+    page.goto(records_url)
+    header = page.locator("table.records thead")
+    expect(header).to_contain_text("Notes")
+    page.get_by_text("Columns", exact=True).click()
+    page.get_by_role("checkbox", name="Notes").uncheck()
+    page.get_by_role("checkbox", name="Email").uncheck()
+    page.get_by_role("button", name="Save columns").click()
+    expect(header).not_to_contain_text("Notes")
+    expect(header).not_to_contain_text("Email")
+    expect(header).to_contain_text("Seats")
+
+    page.goto(records_url)  # remembered for this person and object
+    expect(page.locator("table.records thead")).not_to_contain_text("Notes")
+    expect(page.locator("table.records thead")).to_contain_text("Name")
