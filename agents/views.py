@@ -46,7 +46,7 @@ from agents.reading import (
 )
 from dashboard.api import errors
 from dashboard.errors import describe_remote_error
-from dashboard.idempotency import renew_idempotency_key
+from dashboard.idempotency import new_idempotency_key, renew_idempotency_key
 from dashboard.keys.selectors import active_key_for, service_client_for
 from dashboard.live.selectors import operation_view
 
@@ -386,15 +386,18 @@ def _after_write(request: HttpRequest, agent_id: str) -> HttpResponse:
     return HttpResponseClientRedirect(url) if _wants_region(request) else redirect(url)
 
 
+def _action_key(request: HttpRequest) -> str:
+    """The key of an activate/pause button; a missing or malformed one (a
+    hand-made request) gets a fresh key rather than an error nobody can fix."""
+    form = AgentActionForm(request.POST)
+    return form.cleaned_data["idempotency_key"] if form.is_valid() else new_idempotency_key()
+
+
 @require_POST
 def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
-    form = AgentActionForm(request.POST)
-    form.is_valid()
     client = service_client_for(user=request.user)
     try:
-        answer = services.agent_activate(
-            client=client, agent_id=str(agent_id), idempotency_key=form.cleaned_data["idempotency_key"]
-        )
+        answer = services.agent_activate(client=client, agent_id=str(agent_id), idempotency_key=_action_key(request))
     except errors.UnprocessableError as exc:
         issues = read_issues((exc.details or {}).get("issues") if isinstance(exc.details, dict) else exc.details)
         return _agent_page(
@@ -411,11 +414,9 @@ def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 
 @require_POST
 def agent_pause(request: HttpRequest, agent_id: UUID) -> HttpResponse:
-    form = AgentActionForm(request.POST)
-    form.is_valid()
     client = service_client_for(user=request.user)
     try:
-        services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=form.cleaned_data["idempotency_key"])
+        services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=_action_key(request))
     except errors.ApiError as exc:
         return _agent_page(request, str(agent_id), region="activation", activation_error=_error_box(request, None, exc))
     messages.success(request, "The agent is paused: its wake-ups are off; runs in flight finish.")
