@@ -82,6 +82,7 @@ def test_the_agent_page_of_a_scheduled_agent(console, page: Page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     log_in(page, console.url + "/agents/")
     expect(page.get_by_role("heading", name="Agents", exact=True)).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "agents-list.png"), full_page=True)
     page.get_by_role("link", name="Weekly pipeline report").click()
     expect(page.get_by_role("heading", name="Weekly pipeline report")).to_be_visible()
     expect(page.get_by_text("webhook configured (its address is private)")).to_be_visible()
