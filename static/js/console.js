@@ -7,17 +7,40 @@
   "use strict";
 
   /* Colours that come from data (object or option colours): markup carries
-   * data-color="#3366ff" (or a colour name) and we set it through the CSSOM,
-   * which the CSP allows, as the --item-color custom property. */
+   * data-color="#3366ff" (or a colour name). Each distinct colour gets one
+   * rule in a constructed stylesheet that sets --item-color. The CSSOM is
+   * allowed by the CSP, and unlike element.style it leaves nothing in the
+   * markup: htmx's history snapshot would otherwise save style="" attributes
+   * whose restore (the back button) the CSP refuses. */
+  var colourSheet = null;
+  var paintedColours = {};
+
   function applyDataColors(root) {
     var nodes = root.querySelectorAll ? root.querySelectorAll("[data-color]") : [];
     Array.prototype.forEach.call(nodes, function (node) {
-      var value = node.getAttribute("data-color");
-      if (value && window.CSS && CSS.supports("color", value)) {
-        node.style.setProperty("--item-color", value);
+      var value = (node.getAttribute("data-color") || "").trim();
+      if (!value || paintedColours[value] || !(window.CSS && CSS.supports("color", value))) { return; }
+      if (!colourSheet) {
+        colourSheet = new CSSStyleSheet();
+        document.adoptedStyleSheets = document.adoptedStyleSheets.concat([colourSheet]);
       }
+      paintedColours[value] = true;
+      colourSheet.insertRule(
+        '[data-color="' + CSS.escape(value) + '"] { --item-color: ' + value + "; }",
+        colourSheet.cssRules.length
+      );
     });
   }
+
+  /* Chromium leaves empty style="" attributes on some form inputs; the
+   * history snapshot would keep them and the CSP would refuse the restore.
+   * Take every snapshot without them. */
+  document.addEventListener("htmx:beforeHistorySave", function (event) {
+    var root = (event.detail && event.detail.historyElt) || document.body;
+    Array.prototype.forEach.call(root.querySelectorAll("[style]"), function (node) {
+      if (!node.getAttribute("style").trim()) { node.removeAttribute("style"); }
+    });
+  });
 
   /* <details data-dismissable> menus (the workspace switcher) close on
    * Escape and on a click elsewhere, like a normal menu. */

@@ -20,9 +20,8 @@
   // One CSS rule per option colour, in a constructed stylesheet: the CSSOM is
   // allowed by the strict CSP, and unlike style attributes it leaves nothing
   // in the markup that htmx snapshots for the back button (restoring inline
-  // styles from a snapshot is what the CSP blocks). The attribute is
-  // data-option-color, not data-color, so console.js's inline --item-color
-  // does not touch these chips.
+  // styles from a snapshot is what the CSP blocks). Chips use their own
+  // data-option-color attribute because they also need a readable text colour.
   var sheet = null;
   var painted = {};
 
@@ -94,16 +93,6 @@
       if (kept.length === all.length) { return; }
       delete detail.parameters[name];
       kept.forEach(function (value) { data.append(name, value); });
-    });
-  });
-
-  // Chromium leaves empty style="" attributes on some form inputs; htmx's
-  // history snapshot would keep them, and restoring it (the back button)
-  // is refused by the CSP. Take the snapshot without them.
-  document.addEventListener("htmx:beforeHistorySave", function (event) {
-    var root = (event.detail && event.detail.historyElt) || document.body;
-    Array.prototype.forEach.call(root.querySelectorAll("[style]"), function (node) {
-      if (!node.getAttribute("style").trim()) { node.removeAttribute("style"); }
     });
   });
 

@@ -39,31 +39,6 @@
     }
   });
 
-  /* Data colours are set through the CSSOM (console.js), which the CSP allows;
-   * but htmx's history snapshot serialises them as style="" attributes, and
-   * restoring that snapshot (the back button) would be refused by the CSP.
-   * So the snapshot is taken without them, and they are put back at once. */
-  function setDataColors(root) {
-    Array.prototype.forEach.call(root.querySelectorAll("[data-color]"), function (node) {
-      var value = node.getAttribute("data-color");
-      if (value && window.CSS && CSS.supports("color", value)) {
-        node.style.setProperty("--item-color", value);
-      }
-    });
-  }
-
-  document.addEventListener("htmx:beforeHistorySave", function (event) {
-    var root = (event.detail && event.detail.historyElt) || document.body;
-    Array.prototype.forEach.call(root.querySelectorAll("[style]"), function (node) {
-      // Our colours, and empty leftovers (Chromium leaves style="" on some inputs).
-      if (node.hasAttribute("data-color") || !node.getAttribute("style").trim()) {
-        node.removeAttribute("style");
-      }
-    });
-    window.setTimeout(function () { setDataColors(document); }, 0);
-  });
-  document.addEventListener("htmx:historyRestore", function () { setDataColors(document); });
-
   /* A newly added field row gets the focus on its label. */
   document.addEventListener("htmx:afterSwap", function (event) {
     var target = event.detail && event.detail.target;
