@@ -141,3 +141,25 @@ def test_chatting_with_an_agent_shows_the_answer_live_and_continues_the_thread(c
     expect(page.get_by_role("heading", name="Agent run")).to_be_visible()
     expect(page.get_by_role("heading", name="Steps")).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "agents-run.png"), full_page=True)
+
+
+def test_a_new_agent_answers_the_builders_questions_then_is_activated(console, page: Page):
+    log_in(page, console.url + "/agents/")
+    page.get_by_role("button", name="Create the agent").click()
+    expect(page.get_by_text("Write a message.")).to_be_visible()  # refused in place, nothing sent
+
+    page.get_by_label("Name").fill("Sales helper")
+    page.get_by_label("What should the agent do?").fill("Help sales")
+    page.get_by_role("button", name="Create the agent").click()
+    expect(page.get_by_role("heading", name="Sales helper")).to_be_visible()
+    expect(page.get_by_role("heading", name="The builder needs your answers")).to_be_visible()
+
+    change = page.locator("#agent-change")
+    change.get_by_role("radio").first.check()
+    change.get_by_role("button", name="Send the answers").click()
+    expect(page.get_by_role("heading", name="The builder says")).to_be_visible()
+    expect(page.get_by_text("No plan yet.")).to_have_count(0)
+
+    page.get_by_role("button", name="Activate").click()
+    expect(page.get_by_text("The agent is active (version 1).")).to_be_visible()
+    expect(page.locator("h1 .agent-status")).to_have_text("Active")
