@@ -45,7 +45,7 @@ from agents.reading import (
     webhook_endpoints,
 )
 from dashboard.api import errors
-from dashboard.errors import describe_remote_error
+from dashboard.errors import describe_remote_error, render_remote_error
 from dashboard.idempotency import new_idempotency_key, renew_idempotency_key
 from dashboard.keys.selectors import active_key_for, service_client_for
 from dashboard.live.selectors import operation_view
@@ -154,9 +154,7 @@ def _decision_forms(approval: dict) -> dict[str, ApprovalDecisionForm]:
     return forms
 
 
-def _approval_row(
-    approval: dict, *, agent_names: dict[str, str], outcome: Any = None, notice: str = "", error=None
-) -> dict[str, Any]:
+def _approval_row(approval: dict, *, agent_names: dict[str, str], outcome: Any = None, notice: str = "") -> dict[str, Any]:
     return {
         "approval": approval,
         "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
@@ -164,7 +162,6 @@ def _approval_row(
         "outcome": read_run(outcome) if isinstance(outcome, dict) else None,
         "outcome_raw": outcome,
         "notice": notice,
-        "remote_error": error,
     }
 
 
@@ -238,7 +235,8 @@ def approval_decide(request: HttpRequest, approval_id: UUID) -> HttpResponse:
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
     answer = answer if isinstance(answer, dict) else {}
-    approval = read_approval(answer.get("approval") or {"id": str(approval_id), "status": data["decision"] + "d"})
+    decided = {"approve": "approved", "reject": "rejected"}[data["decision"]]
+    approval = read_approval(answer.get("approval") or {"id": str(approval_id), "status": decided})
     if not _wants_region(request):
         verb = "Approved" if approval["status"] == "approved" else "Rejected"
         messages.success(request, f"{verb}: {approval['summary']}")
@@ -263,8 +261,6 @@ def _render_row(request: HttpRequest, row: dict) -> HttpResponse:
 def render_approval_error(request: HttpRequest, exc: errors.ApiError, approval_id: str | None = None) -> HttpResponse:
     """The message box in the row's own message region; the row and its
     buttons (with their keys, so a retry is the same decision) stay as they are."""
-    from dashboard.errors import render_remote_error
-
     target = f"#approval-{approval_id}-messages" if approval_id else "#messages"
     return render_remote_error(request, exc, retarget=target)
 

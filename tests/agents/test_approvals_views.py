@@ -230,3 +230,12 @@ def test_a_tampered_decision_is_refused_in_the_row_and_nothing_is_sent(queue, re
     assert response["HX-Retarget"] == f"#approval-{DELETE_ID}-messages"
     assert "Only an approval can be allowed always." in response.content.decode()
     assert decide.call_count == 0
+
+
+def test_a_decision_answered_without_the_approval_still_shows_its_new_state(queue, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    remote.post(f"/v1/approvals/{DELETE_ID}").mock(return_value=httpx.Response(200, json={"outcome": {"status": "cancelled"}}))
+    body = logged_in_client.post(
+        reverse("agents:approval_decide", args=[DELETE_ID]), decision_fields(page, DELETE_ID, "Reject"), **HTMX
+    ).content.decode()
+    assert f'class="card approval approval--rejected"' in body and "Cancelled" in body
