@@ -344,13 +344,15 @@ def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = Non
         "pause_form": AgentActionForm(),
         "rename_form": AgentRenameForm(initial={"name": agent["name"]}),
         "change_form": AgentChangeForm(questions=questions),
-        "chat_form": ChatForm(),
         "workspace_zone": _workspace_zone(request),
         "agent_approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
     }
     context.update(overrides)
     if region is None or not _wants_region(request):
         context.update(_runs_context(request, client, agent_id))
+        if build and not needs_input:
+            # The builder's summary is news once; its questions stay until answered.
+            request.session.pop(BUILD_SESSION_KEY.format(agent_id=agent_id), None)
         return render(request, "agents/agent.html", context)
     return render(request, f"agents/agent.html#{region}", context)
 
@@ -389,11 +391,22 @@ def _action_key(request: HttpRequest) -> str:
     return form.cleaned_data["idempotency_key"] if form.is_valid() else new_idempotency_key()
 
 
+def _action_failed(request: HttpRequest, agent_id: str, *, form_name: str, key: str, exc: errors.ApiError) -> HttpResponse:
+    """Activate or pause failed: the message in the readiness region. After a
+    failure worth retrying the button keeps its key, so pressing it again can
+    never publish two versions."""
+    overrides: dict[str, Any] = {"activation_error": _error_box(request, None, exc)}
+    if isinstance(exc, RETRY_SAME_WRITE):
+        overrides[form_name] = AgentActionForm(initial={"idempotency_key": key})
+    return _agent_page(request, agent_id, region="activation", **overrides)
+
+
 @require_POST
 def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
     client = service_client_for(user=request.user)
+    key = _action_key(request)
     try:
-        answer = services.agent_activate(client=client, agent_id=str(agent_id), idempotency_key=_action_key(request))
+        answer = services.agent_activate(client=client, agent_id=str(agent_id), idempotency_key=key)
     except errors.UnprocessableError as exc:
         issues = read_issues((exc.details or {}).get("issues") if isinstance(exc.details, dict) else exc.details)
         return _agent_page(
@@ -402,7 +415,7 @@ def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
             activation_request_id=exc.request_id,
         )
     except errors.ApiError as exc:
-        return _agent_page(request, str(agent_id), region="activation", activation_error=_error_box(request, None, exc))
+        return _action_failed(request, str(agent_id), form_name="activate_form", key=key, exc=exc)
     version = answer.get("version") if isinstance(answer, dict) else None
     messages.success(request, f"The agent is active{f' (version {version})' if version else ''}.")
     return _after_write(request, str(agent_id))
@@ -411,10 +424,11 @@ def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 @require_POST
 def agent_pause(request: HttpRequest, agent_id: UUID) -> HttpResponse:
     client = service_client_for(user=request.user)
+    key = _action_key(request)
     try:
-        services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=_action_key(request))
+        services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=key)
     except errors.ApiError as exc:
-        return _agent_page(request, str(agent_id), region="activation", activation_error=_error_box(request, None, exc))
+        return _action_failed(request, str(agent_id), form_name="pause_form", key=key, exc=exc)
     messages.success(request, "The agent is paused: its wake-ups are off; runs in flight finish.")
     return _after_write(request, str(agent_id))
 

@@ -328,3 +328,19 @@ def test_an_unknown_run_offers_the_way_back(remote, api_key, logged_in_client):
     response = logged_in_client.get(reverse("agents:run", args=[RUN_ID]))
     assert response.status_code == 404
     assert "Back to agents" in response.content.decode() and "req_404" in response.content.decode()
+
+
+def test_after_a_timeout_the_activate_button_keeps_its_key_so_a_retry_is_the_same_activation(agent_routes, remote, logged_in_client):
+    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(side_effect=httpx.ReadTimeout("slow"))
+    key = "a0a0a0a0-0000-4000-8000-00000000aaaa"
+    body = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX).content.decode()
+    assert "The service is unreachable right now" in body
+    assert f'name="idempotency_key" value="{key}"' in body
+
+
+def test_the_builders_summary_is_shown_once(agent_routes, logged_in_client):
+    session = logged_in_client.session
+    session[f"agents:build:{AGENT_ID}"] = {"status": "built", "message": "Drafted the welcome flow.", "questions": []}
+    session.save()
+    assert "Drafted the welcome flow." in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    assert "Drafted the welcome flow." not in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
