@@ -110,3 +110,23 @@ def test_make_run_stops_early_with_a_hint_when_the_web_port_is_taken(sandbox_db,
 
     assert not ApiKey.objects.exists()
     assert not sandbox_db.exists()
+
+
+@pytest.mark.django_db
+def test_a_refused_key_check_ends_with_the_message_and_request_id_not_a_traceback(sandbox_db, monkeypatch):
+    from django.core.management.base import CommandError
+
+    from dashboard.api import errors
+
+    def refuse(**kwargs):
+        raise errors.ServerError("The service failed.", status=500, request_id="req_bootstrap_1")
+
+    monkeypatch.setattr("dashboard.keys.services.api_key_add", refuse)
+
+    with pytest.raises(CommandError) as failure:
+        bootstrap()
+
+    assert "The service failed." in str(failure.value)
+    assert "req_bootstrap_1" in str(failure.value)
+    assert str(sandbox_db) in str(failure.value)
+    assert not ApiKey.objects.exists()

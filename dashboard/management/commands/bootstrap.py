@@ -135,7 +135,17 @@ class Command(BaseCommand):
         user, password = demo_user_ensure(reset_password=reset_demo_password)
 
         if settings.SERVICE_BASE_URL == settings.SANDBOX_BASE_URL:
-            key_state = demo_sandbox_key_ensure(user=user, db_path=sandbox_db_path())
+            from dashboard.api.errors import ApiError
+
+            try:
+                key_state = demo_sandbox_key_ensure(user=user, db_path=sandbox_db_path())
+            except ApiError as exc:
+                # The message and request id only: the key itself is never printed.
+                raise CommandError(
+                    f"The sandbox refused the demo key check (GET /v1/me): {exc.message} "
+                    f"[status {exc.status}, request id {exc.request_id}]. "
+                    f"Deleting {sandbox_db_path()} makes the next run start a fresh sandbox."
+                ) from exc
         else:
             key_state = "remote"
 
