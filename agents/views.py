@@ -130,6 +130,17 @@ def _error_box(request: HttpRequest, form, exc: errors.ApiError):
     return describe_remote_error(request, exc)
 
 
+def _failed_write(request: HttpRequest, form, exc: errors.ApiError):
+    """Where a failed write's error goes. A refusal of the values lands on the
+    form (with a new key: the corrected form is a new write) and nothing else
+    is returned; any other error comes back as the box to show above the form."""
+    if isinstance(exc, FORM_ERRORS):
+        place_remote_error(form, exc)
+        renew_idempotency_key(form)
+        return None
+    return _error_box(request, form, exc)
+
+
 def _back_to(request: HttpRequest, fallback: str) -> str:
     target = request.POST.get("next") or ""
     if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
@@ -301,12 +312,8 @@ def agent_create(request: HttpRequest) -> HttpResponse:
         build = services.agent_create(
             client=client, name=data["name"], message=data["message"], auto=data["auto"], idempotency_key=data["idempotency_key"]
         )
-    except FORM_ERRORS as exc:
-        place_remote_error(form, exc)
-        renew_idempotency_key(form)
-        return _agents_index(request, form)
     except errors.ApiError as exc:
-        return _agents_index(request, form, remote_error=_error_box(request, form, exc))
+        return _agents_index(request, form, remote_error=_failed_write(request, form, exc))
     read = read_build(build)
     if not read["agent_id"]:
         messages.error(request, "The builder answered without an agent; look for it in the list.")
@@ -444,12 +451,9 @@ def agent_rename(request: HttpRequest, agent_id: UUID) -> HttpResponse:
             client=client, agent_id=str(agent_id), name=form.cleaned_data["name"],
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
-    except FORM_ERRORS as exc:
-        place_remote_error(form, exc)
-        renew_idempotency_key(form)
-        return _agent_page(request, str(agent_id), region="rename", rename_form=form)
     except errors.ApiError as exc:
-        return _agent_page(request, str(agent_id), region="rename", rename_form=form, rename_error=_error_box(request, form, exc))
+        error = _failed_write(request, form, exc)
+        return _agent_page(request, str(agent_id), region="rename", rename_form=form, rename_error=error)
     messages.success(request, "Renamed.")
     return _after_write(request, str(agent_id))
 
@@ -467,12 +471,9 @@ def agent_change(request: HttpRequest, agent_id: UUID) -> HttpResponse:
             client=client, agent_id=str(agent_id), message=form.builder_message(), auto=form.cleaned_data["auto"],
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
-    except FORM_ERRORS as exc:
-        place_remote_error(form, exc)
-        renew_idempotency_key(form)
-        return _agent_page(request, str(agent_id), region="change", change_form=form)
     except errors.ApiError as exc:
-        return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=_error_box(request, form, exc))
+        error = _failed_write(request, form, exc)
+        return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=error)
     read = read_build(answer)
     read["agent_id"] = str(agent_id)
     _remember_build(request, read)
@@ -536,12 +537,8 @@ def chat_send(request: HttpRequest, agent_id: UUID) -> HttpResponse:
             thread_id=str(data["thread_id"]) if data["thread_id"] else None,
             idempotency_key=data["idempotency_key"],
         )
-    except FORM_ERRORS as exc:
-        place_remote_error(form, exc)
-        renew_idempotency_key(form)
-        return _chat_page(request, str(agent_id), form=form)
     except errors.ApiError as exc:
-        return _chat_page(request, str(agent_id), form=form, remote_error=_error_box(request, form, exc))
+        return _chat_page(request, str(agent_id), form=form, remote_error=_failed_write(request, form, exc))
     thread_id = (op.context or {}).get("thread_id") or ""
     url = reverse("agents:chat", args=[agent_id])
     return redirect(f"{url}?{urlencode({'thread': thread_id})}" if thread_id else url)
