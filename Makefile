@@ -1,6 +1,9 @@
 # Two commands for a fresh machine: `make run` and `make test`.
-# Needs only Python 3.11+ (PYTHON=python3.12 make run to pick another one).
-PYTHON ?= python3
+# Needs only Python 3.11+: the newest python3.x found on PATH, or PYTHON=/path/to/python.
+ifeq ($(origin PYTHON), undefined)
+PYTHON := $(shell for p in python3.13 python3.12 python3.11 python3; do \
+  $$p -c 'import sys; sys.exit(sys.version_info < (3, 11))' 2>/dev/null && { echo $$p; break; }; done)
+endif
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
@@ -12,8 +15,8 @@ export WEB_PORT SANDBOX_PORT
 .PHONY: run test install bootstrap demo-password check bench clean
 
 $(STAMP): pyproject.toml
-	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
-	  { echo "Workspace Console needs Python 3.11 or newer; set PYTHON=/path/to/python3.11"; exit 1; }
+	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
+	  { echo "Workspace Console needs Python 3.11 or newer (found: $(or $(PYTHON),none on PATH)). Set PYTHON=/path/to/python3.11"; exit 1; }
 	@echo "Installing Workspace Console into $(VENV) (a few minutes the first time)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
