@@ -153,6 +153,7 @@ def test_a_new_agent_answers_the_builders_questions_then_is_activated(console, p
     page.get_by_role("button", name="Create the agent").click()
     expect(page.get_by_role("heading", name="Sales helper")).to_be_visible()
     expect(page.get_by_role("heading", name="The builder needs your answers")).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "agents-builder-questions.png"), full_page=True)
 
     change = page.locator("#agent-change")
     change.get_by_role("radio").first.check()
@@ -163,3 +164,15 @@ def test_a_new_agent_answers_the_builders_questions_then_is_activated(console, p
     page.get_by_role("button", name="Activate").click()
     expect(page.get_by_text("The agent is active (version 1).")).to_be_visible()
     expect(page.locator("h1 .agent-status")).to_have_text("Active")
+
+
+def test_activating_an_agent_that_is_not_ready_lists_what_to_fix_in_place(console, page: Page):
+    log_in(page, console.url + "/agents/")
+    page.get_by_role("link", name="Welcome emails").click()
+    page.get_by_role("textbox", name="Name").fill("Welcome emails (typed, not sent)")
+    page.get_by_role("button", name="Activate").click()
+    issues = page.get_by_role("alert").filter(has_text="The agent was not activated")
+    expect(issues.get_by_role("listitem")).not_to_have_count(0)
+    expect(page.get_by_role("textbox", name="Name")).to_have_value("Welcome emails (typed, not sent)")
+    expect(page.locator("h1 .agent-status")).to_have_text("Draft")
+    page.screenshot(path=str(SCREENSHOTS / "agents-activation-issues.png"), full_page=True)
