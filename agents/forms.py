@@ -131,9 +131,28 @@ class ApprovalDecisionForm(forms.Form):
 
 
 class ChatForm(forms.Form):
-    message = _message_field(label="Message", error_messages={"required": "Write a message to the agent."})
+    message = _message_field(label="Message", required=False)
+    payload = forms.JSONField(
+        required=False,
+        label="Event (JSON, optional)",
+        help_text='A JSON object for the agent to act on, instead of or beside a message, e.g. {"order": 42}.',
+        widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
+        error_messages={"invalid": "This is not valid JSON."},
+    )
     thread_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     idempotency_key = IdempotencyKeyField()
+
+    def clean_payload(self):
+        payload = self.cleaned_data.get("payload")
+        if payload is not None and not isinstance(payload, dict):
+            raise forms.ValidationError('The event must be a JSON object, like {"order": 42}.')
+        return payload
+
+    def clean(self):
+        cleaned = super().clean()
+        if not (cleaned.get("message") or "").strip() and cleaned.get("payload") is None and "payload" not in self.errors:
+            self.add_error("message", "Write a message to the agent, or give it an event.")
+        return cleaned
 
 
 def place_remote_error(form: forms.Form, exc: errors.ApiError) -> None:

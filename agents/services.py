@@ -4,6 +4,7 @@ turns, activation, decisions, runs) use the transport's long timeout."""
 
 from __future__ import annotations
 
+import json
 from typing import TYPE_CHECKING, Any
 from urllib.parse import quote
 
@@ -68,7 +69,7 @@ def approval_decide(
 
 
 def invocation_start(
-    *, user, agent_id: str, message: str, thread_id: str | None, idempotency_key: str
+    *, user, agent_id: str, message: str, thread_id: str | None, idempotency_key: str, payload: dict | None = None
 ) -> TrackedOperation:
     """Send a chat message in background mode and record it for the live
     poller, which repeats the same request with the same key until the
@@ -79,7 +80,11 @@ def invocation_start(
     key = active_key_for(user=user)
     if key is None:
         raise NoActiveKeyError()
-    body: dict[str, Any] = {"message": message, "background": True}
+    body: dict[str, Any] = {"background": True}
+    if message:
+        body["message"] = message
+    if payload is not None:
+        body["payload"] = payload
     if thread_id:
         body["thread_id"] = str(thread_id)
     response = key.client().request(
@@ -91,7 +96,7 @@ def invocation_start(
         user=user,
         kind=INVOCATION_KIND,
         remote_id=idempotency_key,
-        title=message,
+        title=message or f"Event {json.dumps(payload, ensure_ascii=False)}",
         snapshot=answer,
         context={
             "agent_id": str(agent_id),

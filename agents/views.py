@@ -533,7 +533,8 @@ def chat_send(request: HttpRequest, agent_id: UUID) -> HttpResponse:
         op = services.invocation_start(
             user=request.user,
             agent_id=str(agent_id),
-            message=data["message"],
+            message=(data["message"] or "").strip(),
+            payload=data["payload"],
             thread_id=str(data["thread_id"]) if data["thread_id"] else None,
             idempotency_key=data["idempotency_key"],
         )

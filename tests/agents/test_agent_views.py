@@ -344,3 +344,18 @@ def test_the_builders_summary_is_shown_once(agent_routes, logged_in_client):
     session.save()
     assert "Drafted the welcome flow." in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
     assert "Drafted the welcome flow." not in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+
+
+def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_place(agent_routes, remote, api_key, logged_in_client):
+    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID}))
+    refused = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "", "payload": "{order: 42"}).content.decode()
+    assert "This is not valid JSON." in refused and "{order: 42" in refused
+    listed = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"payload": "[1, 2]"}).content.decode()
+    assert "The event must be a JSON object" in listed
+    empty = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "  "}).content.decode()
+    assert "Write a message to the agent, or give it an event." in empty
+    assert runs.call_count == 0
+
+    logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"payload": '{"order": 42}'})
+    assert json.loads(runs.calls.last.request.content) == {"background": True, "payload": {"order": 42}}
+    assert TrackedOperation.objects.get().title == 'Event {"order": 42}'
