@@ -205,7 +205,7 @@ def approvals(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def approval_decide(request: HttpRequest, approval_id: UUID) -> HttpResponse:
+def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
     """Decide one approval. The row comes back in place with its new state and
     the resumed run's outcome; a second decision (409) says so and re-reads it."""
     form = ApprovalDecisionForm(request.POST)
@@ -376,7 +376,7 @@ def _runs_context(request: HttpRequest, client, agent_id: str) -> dict[str, Any]
 
 
 @require_GET
-def agent_detail(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def agent_detail(request: HttpRequest, agent_id: str) -> HttpResponse:
     if _wants_region(request) and request.GET.get("region") == "runs":
         # Filtering or paging the runs swaps the runs alone: one remote call.
         client = service_client_for(user=request.user)
@@ -409,7 +409,7 @@ def _action_failed(request: HttpRequest, agent_id: str, *, form_name: str, key: 
 
 
 @require_POST
-def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
     client = service_client_for(user=request.user)
     key = _action_key(request)
     try:
@@ -429,7 +429,7 @@ def agent_activate(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 
 
 @require_POST
-def agent_pause(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def agent_pause(request: HttpRequest, agent_id: str) -> HttpResponse:
     client = service_client_for(user=request.user)
     key = _action_key(request)
     try:
@@ -441,7 +441,7 @@ def agent_pause(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 
 
 @require_POST
-def agent_rename(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
     form = AgentRenameForm(request.POST)
     if not form.is_valid():
         return _agent_page(request, str(agent_id), region="rename", rename_form=form)
@@ -459,7 +459,7 @@ def agent_rename(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 
 
 @require_POST
-def agent_change(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
     build = _last_build(request, str(agent_id)) or {}
     questions = build.get("questions") or [] if build.get("status") == "needs_input" else []
     form = AgentChangeForm(request.POST, questions=questions)
@@ -483,7 +483,7 @@ def agent_change(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 
 
 @require_GET
-def agent_webhook(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
     """The private webhook address, only when someone asks to see it (never
     on the agent page itself): whoever holds it can wake the agent."""
     client = service_client_for(user=request.user)
@@ -505,6 +505,13 @@ def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = N
     messages_in_thread = (
         selectors.invocations_in_thread(user=request.user, agent_id=agent_id, thread_id=thread_id) if thread_id else []
     )
+    earlier = []
+    if thread_id:
+        # Turns of this conversation sent from elsewhere (another person, the
+        # API): the service lists them as the thread's runs, newest first.
+        followed = {str((view.op.snapshot or {}).get("run_id") or (view.op.context or {}).get("run_id")) for view in messages_in_thread}
+        runs = selectors.run_list(client=client, agent_id=agent_id, thread_id=thread_id, limit=100).items
+        earlier = [run for run in map(read_run, reversed(runs)) if run["id"] not in followed]
     return render(
         request,
         "agents/chat.html",
@@ -512,6 +519,8 @@ def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = N
             "agent": agent,
             "thread_id": thread_id,
             "thread": messages_in_thread,
+            "earlier": earlier,
+            "workspace_zone": _workspace_zone(request),
             "form": form or ChatForm(initial={"thread_id": thread_id or None}),
             "remote_error": remote_error,
         },
@@ -519,12 +528,12 @@ def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = N
 
 
 @require_GET
-def chat(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def chat(request: HttpRequest, agent_id: str) -> HttpResponse:
     return _chat_page(request, str(agent_id))
 
 
 @require_POST
-def chat_send(request: HttpRequest, agent_id: UUID) -> HttpResponse:
+def chat_send(request: HttpRequest, agent_id: str) -> HttpResponse:
     form = ChatForm(request.POST)
     if not form.is_valid():
         return _chat_page(request, str(agent_id), form=form)
@@ -549,7 +558,7 @@ def chat_send(request: HttpRequest, agent_id: UUID) -> HttpResponse:
 
 
 @require_GET
-def run_detail(request: HttpRequest, run_id: UUID) -> HttpResponse:
+def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     """A run as the service reports it now; a run still going is followed by
     the live poller and the page updates from the console's row."""
     client = service_client_for(user=request.user)

@@ -359,3 +359,16 @@ def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_pl
     logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"payload": '{"order": 42}'})
     assert json.loads(runs.calls.last.request.content) == {"background": True, "payload": {"order": 42}}
     assert TrackedOperation.objects.get().title == 'Event {"order": 42}'
+
+
+def test_a_conversation_started_elsewhere_shows_its_earlier_turns_oldest_first(remote, api_key, logged_in_client):
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
+    runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(200, json={"data": [
+        run_body("completed", id="r2", event={"kind": "chat", "message": "Second question"}, answer="Second answer"),
+        run_body("completed", id="r1", event={"kind": "chat", "message": "First question"}, answer="First answer"),
+    ], "next_cursor": None}))
+    body = logged_in_client.get(reverse("agents:chat", args=[AGENT_ID]), {"thread": THREAD_ID}).content.decode()
+    assert dict(runs.calls.last.request.url.params) == {"thread_id": THREAD_ID, "limit": "100"}
+    assert "Earlier in this conversation" in body
+    assert body.index("First question") < body.index("First answer") < body.index("Second question")
+    assert f'name="thread_id" value="{THREAD_ID}"' in body
