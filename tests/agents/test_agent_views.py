@@ -372,3 +372,22 @@ def test_a_conversation_started_elsewhere_shows_its_earlier_turns_oldest_first(r
     assert "Earlier in this conversation" in body
     assert body.index("First question") < body.index("First answer") < body.index("Second question")
     assert f'name="thread_id" value="{THREAD_ID}"' in body
+
+
+def test_odd_shapes_from_the_service_render_instead_of_crashing(remote, api_key, logged_in_client):
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={
+        "id": AGENT_ID, "name": None, "status": "draft", "profile": "a plain string", "plan": {"nodes": "none", "edges": [1]},
+        "wakeups": {"kind": "chat"}, "schedule": None, "validation": {"ready": "maybe", "issues": {"code": "odd"}},
+        "pending_approvals": "two", "brand_new_member": {"x": 1}}))
+    remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(200, json={"runs": [
+        {"id": RUN_ID, "status": None, "event": "webhook", "steps": ["a string step"]}]}))
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={
+        "id": RUN_ID, "status": "completed", "steps": ["a string step", {"kind": None, "error": "boom"}],
+        "approvals": ["x"], "cost_usd": "free", "waiting_for": "time", "tasks": {"not": "a list"}}))
+
+    agent_page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID]))
+    run_page = logged_in_client.get(reverse("agents:run", args=[RUN_ID]))
+
+    assert agent_page.status_code == 200 and run_page.status_code == 200
+    assert "(unnamed agent)" in agent_page.content.decode() and "brand new member" in agent_page.content.decode()
+    assert "a string step" in run_page.content.decode() and "boom" in run_page.content.decode()
