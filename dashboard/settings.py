@@ -149,7 +149,8 @@ STORAGES = {
 }
 
 # Celery: Redis in production; an embedded filesystem broker on a fresh machine.
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://")
+# "localhost" only silences kombu's "No hostname was supplied" warning; the folders below are what count.
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
 if CELERY_BROKER_URL.startswith("filesystem://"):
     _broker_dir = VAR_DIR / "broker"
     _broker_dir.mkdir(parents=True, exist_ok=True)
