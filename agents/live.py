@@ -12,6 +12,7 @@
 
 from __future__ import annotations
 
+import json
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -30,10 +31,13 @@ def fetch_run(client, op) -> dict:
 
 def fetch_invocation(client, op) -> dict:
     context = op.context or {}
+    # The same body as the first request, in the same key order (parsing the
+    # stored text keeps it), so the service sees the very same request.
+    body = json.loads(context.get("body_json") or "{}")
     response = client.request(
         "POST",
         f"/v1/agents/{quote(str(context.get('agent_id', '')), safe='')}/runs",
-        json=context.get("body") or {},
+        json=body,
         idempotency_key=context.get("idempotency_key") or op.remote_id,
     )
     return response.data if isinstance(response.data, dict) else {}

@@ -100,8 +100,9 @@ def invocation_start(
         snapshot=answer,
         context={
             "agent_id": str(agent_id),
-            # What the poll repeats, exactly (never a secret).
-            "body": body,
+            # What the poll repeats, byte for byte (never a secret). Kept as
+            # text: a JSONB column would reorder the keys of the body.
+            "body_json": json.dumps(body, ensure_ascii=False),
             "idempotency_key": idempotency_key,
             "thread_id": str(answer.get("thread_id") or thread_id or ""),
             "run_id": str(answer.get("run_id") or ""),
