@@ -214,11 +214,14 @@ class ServiceClient:
     """A client acting with one API key. Cheap to make: all instances share
     the module's pooled `httpx.Client`."""
 
-    def __init__(self, api_key: str, *, base_url: str | None = None) -> None:
+    def __init__(self, api_key: str, *, base_url: str | None = None, max_retries: int | None = None) -> None:
+        """`max_retries` overrides `settings.SERVICE_MAX_RETRIES`; background
+        pollers pass 0 so that a worker never sleeps: the next poll is the retry."""
         if not api_key:
             raise ValueError("ServiceClient needs an API key")
         self._auth = _BearerToken(api_key)
         self._base_url = base_url.rstrip("/") if base_url else None
+        self._max_retries = max_retries
 
     def __repr__(self) -> str:
         return f"<ServiceClient base_url={self.base_url!r} key=[hidden]>"
@@ -390,7 +393,8 @@ class ServiceClient:
         """The one retry loop. Returns a successful response (still open when
         `call.stream`), or raises a typed `ApiError`."""
         http = shared_http_client()
-        max_retries = max(0, int(settings.SERVICE_MAX_RETRIES))
+        configured = settings.SERVICE_MAX_RETRIES if self._max_retries is None else self._max_retries
+        max_retries = max(0, int(configured))
         retry_after_cap = float(getattr(settings, "SERVICE_RETRY_AFTER_CAP", DEFAULT_RETRY_AFTER_CAP))
         attempts = max_retries + 1
         attempt = 0

@@ -74,8 +74,8 @@ class ApiKey(models.Model):
             return False
         return True
 
-    def client(self) -> ServiceClient:
+    def client(self, *, max_retries: int | None = None) -> ServiceClient:
         """A transport client acting as this key. Raises KeyDecryptionError."""
         from dashboard.api import ServiceClient
 
-        return ServiceClient(api_key=self.secret())
+        return ServiceClient(api_key=self.secret(), max_retries=max_retries)

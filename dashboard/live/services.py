@@ -234,7 +234,7 @@ def operation_poll(*, operation_id: int, lease_token: str | None = None, now: da
         return _finish(op, lease_token, now, stop_message=f"The console doesn't know how to follow {op.kind!r}.")
 
     try:
-        snapshot = kind.fetch(op.owner_key.client(), op)
+        snapshot = kind.fetch(op.owner_key.client(max_retries=0), op)
     except errors.RateLimitedError as exc:
         wait = timedelta(seconds=exc.retry_after) if exc.retry_after else error_backoff(error_count=op.error_count + 1)
         # Strictly after Retry-After, never on its edge.

@@ -203,6 +203,18 @@ def test_the_number_of_retries_follows_the_setting(remote, service, settings, sl
     assert slept == []
 
 
+def test_a_client_can_turn_retries_off_whatever_the_setting(remote, settings, slept):
+    settings.SERVICE_MAX_RETRIES = 2
+    poller = ServiceClient(api_key=API_KEY, max_retries=0)
+    route = remote.get("/v1/agents").respond(503, json={"error": {"type": "server_error", "message": "x"}})
+
+    with pytest.raises(errors.ServerError):
+        poller.get("/v1/agents")
+
+    assert route.call_count == 1
+    assert slept == []
+
+
 def test_429_waits_for_retry_after_in_seconds(remote, service, slept):
     route = remote.post("/v1/agents/a1/runs").mock(
         side_effect=[
