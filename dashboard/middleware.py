@@ -1,0 +1,35 @@
+"""Middleware of the console's own that is not about remote errors."""
+
+from __future__ import annotations
+
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import resolve_url
+
+
+class HtmxLoginRedirectMiddleware:
+    """An htmx request from an expired session gets `HX-Redirect` to the login page.
+
+    Without it, LoginRequiredMiddleware's 302 is followed by the browser's XHR
+    and htmx swaps the login page into whatever region asked (a status poll, a
+    table). The login page then comes back to the page the person was on
+    (`HX-Current-URL`), not to the partial's address.
+    Sits just outside LoginRequiredMiddleware.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+
+    def __call__(self, request: HttpRequest) -> HttpResponse:
+        response = self.get_response(request)
+        if request.headers.get("HX-Request") != "true" or response.status_code != 302:
+            return response
+        login_path = resolve_url(settings.LOGIN_URL)
+        if not response["Location"].split("?", 1)[0].endswith(login_path):
+            return response
+        page = request.headers.get("HX-Current-URL") or request.get_full_path()
+        redirect = HttpResponse(status=200)
+        redirect["HX-Redirect"] = f"{login_path}?{urlencode({'next': page})}"
+        return redirect
