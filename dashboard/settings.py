@@ -192,8 +192,10 @@ CONTENT_SECURITY_POLICY = {
         "default-src": ["'self'"],
         "script-src": ["'self'"],
         "style-src": ["'self'"],
-        # Thumbnails and Studio images come from the remote service.
-        "img-src": ["'self'", "data:", "https:", SERVICE_BASE_URL],
+        # Thumbnails and Studio images come from the remote service; outside
+        # production also from a local sandbox on any port (tests pick free ones).
+        "img-src": ["'self'", "data:", "https:", SERVICE_BASE_URL]
+        + ([] if PRODUCTION else ["http://127.0.0.1:*", "http://localhost:*"]),
         "connect-src": ["'self'"],
         "frame-ancestors": ["'none'"],
         "form-action": ["'self'"],
