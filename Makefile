@@ -34,7 +34,7 @@ bootstrap: install
 run: install
 	$(PY) manage.py bootstrap --check-ports
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
-	  WEB_READY_HINT="Log in as demo (password printed above; make demo-password sets a new one). Ctrl-C stops everything." \
+	  WEB_READY_HINT="Log in as demo (password: printed by the first make run; make demo-password sets a new one). Ctrl-C stops everything." \
 	  $(VENV)/bin/honcho start -f Procfile
 
 # A new generated password for the demo user, printed once.
