@@ -103,10 +103,12 @@ def make_context(store: Store, clock: Clock, config: Config) -> SeedContext:
 
 def run_seed(store: Store, clock: Clock, config: Config) -> None:
     with store.lock:
-        if store.meta_get("seeded") == SEED_VERSION:
+        # Each hook runs once per database: a hook added later still runs on a
+        # database seeded before it existed.
+        done = set((store.meta_get("seed_hooks_done") or "").split(",")) - {""}
+        if all(name in done for _, name, _ in SEED_HOOKS):
             return
         ctx = make_context(store, clock, config)
-        done = set((store.meta_get("seed_hooks_done") or "").split(",")) - {""}
         for order, name, fn in sorted(SEED_HOOKS, key=lambda h: (h[0], h[1])):
             if name in done:
                 continue

@@ -76,3 +76,17 @@ def test_state_and_keys_survive_a_restart_with_a_file_database(tmp_path):
             assert client.get("/v1/me").json()["member"]["role"] == "viewer"
     finally:
         second.stop()
+
+
+def test_a_seed_step_added_later_runs_once_on_an_already_seeded_database(tmp_path, monkeypatch):
+    from sandbox import seed
+
+    db = tmp_path / "sandbox.sqlite3"
+    start_sandbox(db_path=str(db)).stop()
+    runs = []
+    monkeypatch.setattr(seed, "SEED_HOOKS", [*seed.SEED_HOOKS, (999, "added_later", lambda ctx: runs.append(1))])
+
+    start_sandbox(db_path=str(db)).stop()
+    start_sandbox(db_path=str(db)).stop()
+
+    assert runs == [1]
