@@ -274,11 +274,10 @@ def test_out_of_credits_is_shown_above_the_form_with_the_request_id_and_nothing_
 def test_an_unreachable_service_keeps_the_key_so_sending_again_is_the_same_write(
     db, remote, api_key, logged_in_client
 ):
+    down = httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}, "request_id": "req_503"})
     route = remote.post("/v1/studio/website/turns").mock(
-        side_effect=[
-            httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}, "request_id": "req_503"}),
-            httpx.Response(202, json={"id": TURN_ID, "status": "building"}),
-        ]
+        # The transport's first attempt and both of its retries fail, then the service is back.
+        side_effect=[down, down, down, httpx.Response(202, json={"id": TURN_ID, "status": "building"})]
     )
     data = start_form(logged_in_client)
     failed = logged_in_client.post(reverse("studio:start"), data).content.decode()
@@ -286,7 +285,7 @@ def test_an_unreachable_service_keeps_the_key_so_sending_again_is_the_same_write
 
     again = logged_in_client.post(reverse("studio:start"), {**data, "idempotency_key": form_key(failed)})
     assert again.status_code == 302
-    assert [c.request.headers["Idempotency-Key"] for c in route.calls] == [data["idempotency_key"]] * 2
+    assert [c.request.headers["Idempotency-Key"] for c in route.calls] == [data["idempotency_key"]] * 4
     assert TrackedOperation.objects.count() == 1
 
 
