@@ -1,4 +1,4 @@
-"""Serving the sandbox: a threaded stdlib wsgiref server on 127.0.0.1.
+"""Serving the sandbox: a threaded stdlib wsgiref server (on 127.0.0.1 unless told otherwise).
 
 wsgiref writes and flushes each chunk an iterator yields, so server-sent
 events reach the client as they happen.
@@ -56,13 +56,14 @@ def serve(app: App, *, host: str = "127.0.0.1", port: int = 0):
     return make_server(host, port, app, server_class=ThreadingWSGIServer, handler_class=QuietHandler)
 
 
-def serve_forever(*, port: int, db_path: str | None = None, time_scale: float | None = None,
+def serve_forever(*, port: int, host: str = "127.0.0.1", db_path: str | None = None, time_scale: float | None = None,
                   rate_limit_per_minute: int | None = None, app_url: str | None = None) -> None:
+    """Serve until interrupted. `host` 0.0.0.0 lets other containers reach it (docker-compose's `sandbox`)."""
     db_path = db_path or os.environ.get("SANDBOX_DB", DEFAULT_DB)
     config = config_from_env(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute, app_url=app_url)
     app = build_app(db_path=db_path, config=config)
-    server = serve(app, port=port)
-    print(f"sandbox: http://127.0.0.1:{server.server_port}/v1 (db {db_path}, time scale {config.time_scale}, "
+    server = serve(app, host=host, port=port)
+    print(f"sandbox: http://{host}:{server.server_port}/v1 (db {db_path}, time scale {config.time_scale}, "
           f"rate limit {config.rate_limit_per_minute or 'off'}/min)", flush=True)
     try:
         server.serve_forever()
