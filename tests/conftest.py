@@ -9,6 +9,8 @@ import os
 
 import pytest
 
+from tests.helpers import PASSWORD, running_sandbox
+
 # Tests that need Redis, PostgreSQL or a browser fail instead of skipping
 # when this is set (CI sets it in .ci/run).
 REQUIRE_SERVICES = os.environ.get("CONSOLE_TEST_REQUIRE_SERVICES") == "1"
@@ -44,18 +46,13 @@ def sandbox():
     """A real sandbox server over HTTP on a free port, in-memory storage,
     near-instant time scale. Yields a handle with `.base_url` and
     `.mint_key(kind)` (see sandbox/testing.py)."""
-    from sandbox.testing import start_sandbox
-
-    handle = start_sandbox(time_scale=0.002)
-    try:
+    with running_sandbox() as handle:
         yield handle
-    finally:
-        handle.stop()
 
 
 @pytest.fixture
 def user(db, django_user_model):
-    return django_user_model.objects.create_user(username="alice", password="correct horse battery staple")
+    return django_user_model.objects.create_user(username="alice", password=PASSWORD)
 
 
 @pytest.fixture
@@ -67,3 +64,43 @@ def other_user(db, django_user_model):
 def logged_in_client(client, user):
     client.force_login(user)
     return client
+
+
+@pytest.fixture
+def eager_celery():
+    """Tasks sent with .delay() run at once in this thread."""
+    from dashboard.celery import app
+
+    before = app.conf.task_always_eager
+    app.conf.task_always_eager = True
+    try:
+        yield app
+    finally:
+        app.conf.task_always_eager = before
+
+
+@pytest.fixture
+def poller(eager_celery):
+    """Runs the real `live.tick` (tasks inline) in a thread every 0.2 s until
+    the test ends, standing in for Celery beat and a worker (browser tests)."""
+    import threading
+
+    from django.db import connection
+
+    from dashboard.live.tasks import tick
+
+    stop = threading.Event()
+
+    def run():
+        try:
+            while not stop.is_set():
+                tick()
+                stop.wait(0.2)
+        finally:
+            connection.close()
+
+    thread = threading.Thread(target=run, name="test-poller", daemon=True)
+    thread.start()
+    yield
+    stop.set()
+    thread.join(timeout=10)

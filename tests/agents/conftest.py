@@ -10,6 +10,7 @@ import re
 import pytest
 
 from dashboard.keys.testing import stored_api_key
+from tests.helpers import running_sandbox
 
 # The fake service address mocked with respx, one attempt per remote call (so
 # tests count calls exactly) and no sleeping between retries: shared with
@@ -33,13 +34,8 @@ def seeded_sandbox():
     """A real sandbox over HTTP of this module's own: its demo seed (the
     pending approvals of "Lead qualifier" and "Stale deal cleaner") is
     untouched by tests elsewhere that decide approvals in the session one."""
-    from sandbox.testing import start_sandbox
-
-    handle = start_sandbox(time_scale=0.002)
-    try:
+    with running_sandbox() as handle:
         yield handle
-    finally:
-        handle.stop()
 
 
 @pytest.fixture

@@ -5,15 +5,12 @@ pending list. Screenshots of the queue and an agent page go to var/screenshots."
 from __future__ import annotations
 
 import re
-import threading
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.testing import stored_api_key
-from tests.live.fixtures import eager_celery  # noqa: F401 - the poller's tasks run inline
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 PASSWORD = "correct horse battery staple"
@@ -94,29 +91,6 @@ def test_the_agent_page_of_a_scheduled_agent(console, page: Page):
     expect(address).to_have_value(re.compile(r"/v1/hooks/"))
     page.get_by_role("button", name="Copy").click()
     expect(page.get_by_text(re.compile(r"^(Copied|Selected)"))).to_be_visible()
-
-
-@pytest.fixture
-def poller(eager_celery):
-    """Runs the real `live.tick` (tasks inline) every 0.2 s until the test
-    ends, standing in for Celery beat and a worker."""
-    from dashboard.live.tasks import tick
-
-    stop = threading.Event()
-
-    def run():
-        try:
-            while not stop.is_set():
-                tick()
-                stop.wait(0.2)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run, name="agents-test-poller", daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(timeout=10)
 
 
 def test_chatting_with_an_agent_shows_the_answer_live_and_continues_the_thread(console, poller, page: Page):

@@ -1,6 +1,6 @@
 """Fixtures shared by tests/live and tests/studio (imported by both conftests):
-a fake service address mocked with respx, stored API keys for two users, a
-Celery app that runs tasks inline, and a factory of tracked turns."""
+a fake service address mocked with respx, stored API keys for two users, and
+a factory of tracked turns. `eager_celery` is in tests/conftest.py."""
 
 from __future__ import annotations
 
@@ -73,19 +73,6 @@ def api_key(user):
 @pytest.fixture
 def other_api_key(other_user):
     return store_key(other_user, OTHER_SECRET, "Globex Research")
-
-
-@pytest.fixture
-def eager_celery():
-    """Tasks sent with .delay() run at once in this thread."""
-    from dashboard.celery import app
-
-    before = app.conf.task_always_eager
-    app.conf.task_always_eager = True
-    try:
-        yield app
-    finally:
-        app.conf.task_always_eager = before
 
 
 def turn_body(status: str = "building", turn_id: str = TURN_ID, **extra) -> dict:

@@ -12,7 +12,7 @@ import uuid
 import httpx
 import pytest
 
-from sandbox.testing import start_sandbox
+from tests.helpers import running_sandbox
 
 
 def http_client(handle, key: str | None) -> httpx.Client:
@@ -45,11 +45,8 @@ def client_for(sandbox):
 @pytest.fixture(scope="module")
 def fresh_sandbox():
     """A sandbox of this module's own (its seed untouched by other tests)."""
-    handle = start_sandbox(time_scale=0.002)
-    try:
+    with running_sandbox() as handle:
         yield handle
-    finally:
-        handle.stop()
 
 
 @pytest.fixture

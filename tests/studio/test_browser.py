@@ -1,17 +1,15 @@
 """The Studio path in Chromium, against the real sandbox over HTTP: start a
 turn, watch it update live, answer a director's questions.
 
-A small in-test poller runs the real `live.tick` task (tasks inline) in a
-thread, standing in for Celery beat and a worker.
+The `poller` fixture (tests/conftest.py) runs the real `live.tick` task
+(tasks inline) in a thread, standing in for Celery beat and a worker.
 """
 
 from __future__ import annotations
 
-import threading
 from pathlib import Path
 
 import pytest
-from django.db import connection
 from playwright.sync_api import Page, expect
 
 from tests.live.fixtures import store_key
@@ -26,28 +24,6 @@ def console(live_server, sandbox, settings, transactional_db, django_user_model)
     user = django_user_model.objects.create_user(username="dora", password=PASSWORD)
     store_key(user, sandbox.demo_key)
     return live_server
-
-
-@pytest.fixture
-def poller(eager_celery):
-    """Runs `live.tick` every 0.2 s until the test ends."""
-    from dashboard.live.tasks import tick
-
-    stop = threading.Event()
-
-    def run():
-        try:
-            while not stop.is_set():
-                tick()
-                stop.wait(0.2)
-        finally:
-            connection.close()
-
-    thread = threading.Thread(target=run, name="test-poller", daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(timeout=10)
 
 
 def log_in(page: Page, base_url: str) -> None:

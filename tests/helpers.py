@@ -1,0 +1,57 @@
+"""Helpers shared by the test folders (fixtures themselves live in the
+conftest.py files): a sandbox of a fixture's own, the settings and respx
+mock of a fake service address, and the browser login form."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import respx
+
+# The password of the `user` fixture and of the users browser tests create.
+PASSWORD = "correct horse battery staple"
+
+
+@contextmanager
+def running_sandbox() -> Iterator[Any]:
+    """A real sandbox server over HTTP on a free port, in-memory storage,
+    near-instant time scale, stopped on exit. The handle has `.base_url`,
+    `.demo_key` and `.mint_key(kind)` (see sandbox/testing.py)."""
+    from sandbox.testing import start_sandbox
+
+    handle = start_sandbox(time_scale=0.002)
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
+def use_fake_service(settings, base_url: str, *, max_retries: int = 0, **more: Any):
+    """Point the console at `base_url` with a fresh key-encryption key.
+
+    `max_retries=0` (the default) makes one attempt per remote call, so tests
+    can count calls exactly; `more` sets further settings by name."""
+    from cryptography.fernet import Fernet
+
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    settings.SERVICE_BASE_URL = base_url
+    settings.SERVICE_MAX_RETRIES = max_retries
+    for name, value in more.items():
+        setattr(settings, name, value)
+    return settings
+
+
+@contextmanager
+def mocked_service(base_url: str) -> Iterator[respx.MockRouter]:
+    """respx routes for `base_url`; routes a test adds need not all be called."""
+    with respx.mock(base_url=base_url, assert_all_called=False) as mock:
+        yield mock
+
+
+def fill_login_form(page, username: str, password: str = PASSWORD) -> None:
+    """Fill the login form on the page that shows it and submit it."""
+    page.get_by_label("Username").fill(username)
+    page.get_by_label("Password").fill(password)
+    page.get_by_role("button", name="Log in").click()
