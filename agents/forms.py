@@ -6,6 +6,7 @@ from __future__ import annotations
 from django import forms
 
 from dashboard.api import errors
+from dashboard.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
 
 # Spec, "Limits": agent name 120, message 20000 (create, change, run).
@@ -50,7 +51,7 @@ class AgentCreateForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
 
 
-class AgentChangeForm(forms.Form):
+class AgentChangeForm(QuestionsForm):
     """A builder turn: change the draft with a message, or answer the builder's questions."""
 
     message = _message_field(label="Your message", required=False)
@@ -59,43 +60,16 @@ class AgentChangeForm(forms.Form):
 
     def __init__(self, *args, questions: list[dict] | None = None, **kwargs):
         super().__init__(*args, **kwargs)
-        self.questions = questions or []
-        for index, question in enumerate(self.questions):
-            if question.get("options"):
-                self.fields[f"answer_{index}"] = forms.ChoiceField(
-                    label=question.get("text") or f"Question {index + 1}",
-                    choices=[(option, option) for option in question["options"]],
-                    required=False,
-                    widget=forms.RadioSelect,
-                )
-
-    def question_rows(self) -> list[tuple[dict, forms.BoundField | None]]:
-        return [
-            (question, self[f"answer_{index}"] if f"answer_{index}" in self.fields else None)
-            for index, question in enumerate(self.questions)
-        ]
+        self.add_question_fields(questions)
 
     def clean(self):
         cleaned = super().clean()
-        text = self.builder_message(cleaned)
+        text = self.reply_text(cleaned)
         if not text:
             self.add_error("message", "Write a message, or pick an answer to the builder's questions.")
         elif len(text) > MESSAGE_MAX_LENGTH:
             self.add_error("message", f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters with the answers.")
         return cleaned
-
-    def builder_message(self, cleaned: dict | None = None) -> str:
-        """Each picked answer under its question, then the free text."""
-        cleaned = self.cleaned_data if cleaned is None else cleaned
-        parts = []
-        for index, question in enumerate(self.questions):
-            answer = cleaned.get(f"answer_{index}")
-            if answer:
-                parts.append(f"{question.get('text') or f'Question {index + 1}'}\n{answer}")
-        typed = (cleaned.get("message") or "").strip()
-        if typed:
-            parts.append(typed)
-        return "\n\n".join(parts)
 
 
 class AgentRenameForm(forms.Form):

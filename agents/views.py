@@ -468,7 +468,7 @@ def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
     client = service_client_for(user=request.user)
     try:
         answer = services.agent_change(
-            client=client, agent_id=str(agent_id), message=form.builder_message(), auto=form.cleaned_data["auto"],
+            client=client, agent_id=str(agent_id), message=form.reply_text(), auto=form.cleaned_data["auto"],
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except errors.ApiError as exc:

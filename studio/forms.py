@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django import forms
 
+from dashboard.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
 
 # The five studios and the longest `message` each accepts (spec, "Limits").
@@ -81,7 +82,7 @@ class TurnForm(forms.Form):
         return cleaned
 
 
-class ReplyForm(forms.Form):
+class ReplyForm(QuestionsForm):
     """Answer a turn that needs input: pick an option per question and/or write a reply.
 
     The studio, conversation and artifact come from the stored turn, never from
@@ -98,26 +99,10 @@ class ReplyForm(forms.Form):
 
     def __init__(self, *args, questions: list[dict] | None = None, max_length: int = LONGEST_MESSAGE, **kwargs):
         super().__init__(*args, **kwargs)
-        self.questions = questions or []
         self.max_length = max_length
         self.fields["message"].max_length = max_length
         self.fields["message"].widget.attrs["maxlength"] = str(max_length)
-        for index, question in enumerate(self.questions):
-            options = question.get("options") or []
-            if options:
-                self.fields[f"answer_{index}"] = forms.ChoiceField(
-                    label=question.get("text") or f"Question {index + 1}",
-                    choices=[(option, option) for option in options],
-                    required=False,
-                    widget=forms.RadioSelect,
-                )
-
-    def question_rows(self) -> list[tuple[dict, forms.BoundField | None]]:
-        """Each question with its answer field (None for a question without options)."""
-        return [
-            (question, self[f"answer_{index}"] if f"answer_{index}" in self.fields else None)
-            for index, question in enumerate(self.questions)
-        ]
+        self.add_question_fields(questions)
 
     def clean(self):
         cleaned = super().clean()
@@ -126,19 +111,6 @@ class ReplyForm(forms.Form):
         if len(self.reply_text(cleaned)) > self.max_length:
             self.add_error("message", f"The reply can be at most {self.max_length:,} characters.")
         return cleaned
-
-    def reply_text(self, cleaned: dict | None = None) -> str:
-        """The message sent to the director: each picked answer under its question, then the free text."""
-        cleaned = self.cleaned_data if cleaned is None else cleaned
-        lines = []
-        for index, question in enumerate(self.questions):
-            answer = cleaned.get(f"answer_{index}")
-            if answer:
-                lines.append(f"{question.get('text') or f'Question {index + 1}'}\n{answer}")
-        text = (cleaned.get("message") or "").strip()
-        if text:
-            lines.append(text)
-        return "\n\n".join(lines)
 
 
 def add_remote_error(form: forms.Form, exc) -> None:
