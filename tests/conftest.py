@@ -9,7 +9,7 @@ import os
 
 import pytest
 
-from tests.helpers import PASSWORD, running_sandbox
+from tests.helpers import PASSWORD, mocked_service, running_sandbox
 
 # Tests that need Redis, PostgreSQL or a browser fail instead of skipping
 # when this is set (CI sets it in .ci/run).
@@ -48,6 +48,14 @@ def sandbox():
     `.mint_key(kind)` (see sandbox/testing.py)."""
     with running_sandbox() as handle:
         yield handle
+
+
+@pytest.fixture
+def remote(settings):
+    """respx routes for the fake service address a folder's autouse settings
+    fixture set (autouse fixtures run first)."""
+    with mocked_service(settings.SERVICE_BASE_URL) as mock:
+        yield mock
 
 
 @pytest.fixture

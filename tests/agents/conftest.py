@@ -12,10 +12,9 @@ import pytest
 from dashboard.keys.testing import stored_api_key
 from tests.helpers import running_sandbox
 
-# The fake service address mocked with respx, one attempt per remote call (so
-# tests count calls exactly) and no sleeping between retries: shared with
-# tests/live and tests/studio.
-from tests.live.fixtures import never_sleep, remote, service_settings  # noqa: F401
+# The fake service address (mocked by `remote`, tests/conftest.py) and no
+# sleeping between retries: shared with tests/live and tests/studio.
+from tests.live.fixtures import never_sleep, service_settings  # noqa: F401
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls
 # of browser tests are synchronous and safe here.

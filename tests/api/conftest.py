@@ -1,12 +1,14 @@
-"""Fixtures of the transport tests: a fake service address mocked with respx,
-a recorded (never slept) retry delay, and a client with a recognisable key."""
+"""Fixtures of the transport tests: a fake service address (mocked by
+`remote`, tests/conftest.py), a recorded (never slept) retry delay, and a
+client with a recognisable key."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
-import respx
+
+from tests.helpers import use_fake_service
 
 SERVICE_URL = "https://service.test"
 API_KEY = "svc_sk_TEST_secret_value_never_shown_0123456789"
@@ -14,12 +16,10 @@ API_KEY = "svc_sk_TEST_secret_value_never_shown_0123456789"
 
 @pytest.fixture(autouse=True)
 def service_settings(settings):
-    settings.SERVICE_BASE_URL = SERVICE_URL
-    settings.SERVICE_TIMEOUT = 30.0
-    settings.SERVICE_SLOW_TIMEOUT = 800.0
-    settings.SERVICE_MAX_RETRIES = 2
-    settings.SERVICE_RETRY_AFTER_CAP = 10.0
-    return settings
+    return use_fake_service(
+        settings, SERVICE_URL, max_retries=2,
+        SERVICE_TIMEOUT=30.0, SERVICE_SLOW_TIMEOUT=800.0, SERVICE_RETRY_AFTER_CAP=10.0,
+    )
 
 
 @pytest.fixture(autouse=True)
@@ -28,12 +28,6 @@ def slept(monkeypatch):
     delays: list[float] = []
     monkeypatch.setattr("dashboard.api.client.sleep_before_retry", delays.append)
     return delays
-
-
-@pytest.fixture
-def remote():
-    with respx.mock(base_url=SERVICE_URL, assert_all_called=False) as mock:
-        yield mock
 
 
 @pytest.fixture

@@ -18,6 +18,7 @@ import pytest
 from dashboard.api import ApiResponse, ServiceClient, errors
 from dashboard.api import client as client_module
 from tests.api.conftest import API_KEY, SERVICE_URL
+from tests.helpers import mocked_service
 
 
 def error_response(status: int, error_type: str | None, message: str, request_id: str, **kwargs) -> httpx.Response:
@@ -114,9 +115,7 @@ def test_the_base_url_is_read_from_settings_at_call_time(settings, service):
 
 
 def httpx_mock_for(base_url):
-    import respx
-
-    return respx.mock(base_url=base_url, assert_all_called=False)
+    return mocked_service(base_url)
 
 
 def test_absolute_urls_are_refused_so_the_key_only_goes_to_the_service(remote, service):

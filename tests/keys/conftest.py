@@ -8,7 +8,8 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from cryptography.fernet import Fernet
+
+from tests.helpers import use_fake_service
 
 # Playwright's sync API runs an event loop in the test thread; Django's ORM
 # calls in browser tests are still synchronous and safe here.
@@ -22,11 +23,8 @@ OTHER_SECRET = "svc_sk_othr9876543210zyxwvutsrqponmlkjihgfedcbaQRST"
 
 @pytest.fixture(autouse=True)
 def key_settings(settings):
-    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
-    settings.SERVICE_BASE_URL = SERVICE
     # One attempt per call, so the tests can count remote calls exactly.
-    settings.SERVICE_MAX_RETRIES = 0
-    return settings
+    return use_fake_service(settings, SERVICE, max_retries=0)
 
 
 def me_body(

@@ -6,17 +6,17 @@ import logging
 
 import httpx
 import pytest
-import respx
 from django.urls import reverse
 
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import active_key_for
+from tests.helpers import mocked_service
 from tests.keys.conftest import DEMO_SECRET, OTHER_ME, OTHER_SECRET, SERVICE, error_body, me_body
 
 
 @pytest.fixture
 def service():
-    with respx.mock(base_url=SERVICE, assert_all_called=False) as mock:
+    with mocked_service(SERVICE) as mock:
         yield mock
 
 

@@ -1,6 +1,6 @@
 """Fixtures shared by tests/live and tests/studio (imported by both conftests):
-a fake service address mocked with respx, stored API keys for two users, and
-a factory of tracked turns. `eager_celery` is in tests/conftest.py."""
+a fake service address (mocked by `remote`, tests/conftest.py), stored API
+keys for two users, and a factory of tracked turns."""
 
 from __future__ import annotations
 
@@ -8,9 +8,9 @@ import os
 from datetime import timedelta
 
 import pytest
-import respx
-from cryptography.fernet import Fernet
 from django.utils import timezone
+
+from tests.helpers import use_fake_service
 
 # Playwright's sync API runs an event loop in the test thread.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
@@ -24,24 +24,14 @@ CONVERSATION_ID = "c0ffee00-1111-4222-8333-444455556666"
 
 @pytest.fixture(autouse=True)
 def service_settings(settings):
-    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
-    settings.SERVICE_BASE_URL = SERVICE_URL
     # Web requests retry; the poller must not (the next poll is its retry),
     # which the call counts in these tests check.
-    settings.SERVICE_MAX_RETRIES = 2
-    settings.SERVICE_RETRY_AFTER_CAP = 10.0
-    return settings
+    return use_fake_service(settings, SERVICE_URL, max_retries=2, SERVICE_RETRY_AFTER_CAP=10.0)
 
 
 @pytest.fixture(autouse=True)
 def never_sleep(monkeypatch):
     monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
-
-
-@pytest.fixture
-def remote():
-    with respx.mock(base_url=SERVICE_URL, assert_all_called=False) as mock:
-        yield mock
 
 
 def store_key(user, secret: str, workspace: str = "Acme Marketing"):

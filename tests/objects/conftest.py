@@ -1,14 +1,14 @@
 """Fixtures of the Objects tests (schema and records): a fake service address
-mocked with respx, a stored API key, and an empty cache for every test.
-Each side adds its own fixtures in its section."""
+(mocked by `remote`, tests/conftest.py), a stored API key, and an empty cache
+for every test. Each side adds its own fixtures in its section."""
 
 from __future__ import annotations
 
 import os
 
 import pytest
-import respx
-from cryptography.fernet import Fernet
+
+from tests.helpers import use_fake_service
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls
 # of browser tests are still synchronous and safe here.
@@ -21,11 +21,8 @@ WORKSPACE_ID = "ws-objects-1"
 
 @pytest.fixture(autouse=True)
 def objects_service_settings(settings):
-    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
-    settings.SERVICE_BASE_URL = SERVICE_URL
     # One attempt per call, so the tests count remote calls exactly.
-    settings.SERVICE_MAX_RETRIES = 0
-    return settings
+    return use_fake_service(settings, SERVICE_URL, max_retries=0)
 
 
 @pytest.fixture(autouse=True)
@@ -35,12 +32,6 @@ def empty_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-@pytest.fixture
-def remote():
-    with respx.mock(base_url=SERVICE_URL, assert_all_called=False) as mock:
-        yield mock
 
 
 def store_api_key(user, secret: str = SECRET, *, workspace_id: str = WORKSPACE_ID, timezone: str = "UTC"):
