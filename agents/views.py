@@ -45,16 +45,11 @@ from agents.reading import (
     webhook_endpoints,
 )
 from dashboard.api import errors
-from dashboard.errors import describe_remote_error, render_remote_error
+from dashboard.errors import FORM_ERRORS, RETRY_SAME_WRITE, form_error_box, render_remote_error
 from dashboard.idempotency import new_idempotency_key, renew_idempotency_key
 from dashboard.keys.selectors import active_key_for, service_client_for
 from dashboard.live.selectors import operation_view
 
-# Refusals of the values sent: shown on the form, and the corrected form is a new write (new key).
-FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
-# Failures after which sending the same form again is a retry of the same
-# write: the form keeps its key, so the service never does the work twice.
-RETRY_SAME_WRITE = (errors.RateLimitedError, errors.ServerError, errors.ApiConnectionError)
 # The last builder answer of an agent, kept so the agent page can show its questions.
 BUILD_SESSION_KEY = "agents:build:{agent_id}"
 
@@ -122,14 +117,6 @@ def _paging(request: HttpRequest, base: dict, next_cursor: str | None, *, region
     return links
 
 
-def _error_box(request: HttpRequest, form, exc: errors.ApiError):
-    """A remote error to show inside the form. A retryable failure keeps the
-    form's key (the retry is the same write); anything else renews it."""
-    if form is not None and not isinstance(exc, RETRY_SAME_WRITE):
-        renew_idempotency_key(form)
-    return describe_remote_error(request, exc)
-
-
 def _failed_write(request: HttpRequest, form, exc: errors.ApiError):
     """Where a failed write's error goes. A refusal of the values lands on the
     form (with a new key: the corrected form is a new write) and nothing else
@@ -138,7 +125,7 @@ def _failed_write(request: HttpRequest, form, exc: errors.ApiError):
         place_remote_error(form, exc)
         renew_idempotency_key(form)
         return None
-    return _error_box(request, form, exc)
+    return form_error_box(request, form, exc)
 
 
 def _back_to(request: HttpRequest, fallback: str) -> str:
@@ -402,7 +389,7 @@ def _action_failed(request: HttpRequest, agent_id: str, *, form_name: str, key: 
     """Activate or pause failed: the message in the readiness region. After a
     failure worth retrying the button keeps its key, so pressing it again can
     never publish two versions."""
-    overrides: dict[str, Any] = {"activation_error": _error_box(request, None, exc)}
+    overrides: dict[str, Any] = {"activation_error": form_error_box(request, None, exc)}
     if isinstance(exc, RETRY_SAME_WRITE):
         overrides[form_name] = AgentActionForm(initial={"idempotency_key": key})
     return _agent_page(request, agent_id, region="activation", **overrides)

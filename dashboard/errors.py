@@ -41,6 +41,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from dashboard.api import errors
+from dashboard.idempotency import renew_idempotency_key
 from dashboard.logging import redact
 
 logger = logging.getLogger("dashboard.errors")
@@ -141,6 +142,24 @@ def render_remote_error(request: HttpRequest, exc: errors.ApiError, *, retarget:
         response["Retry-After"] = str(view.retry_after)
     response["Cache-Control"] = "no-store"
     return response
+
+
+# A view that sends a form catches these itself. Refusals of the values sent
+# go on the form, and the corrected form is a new write (new key).
+FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
+# Failures after which sending the same form again is a retry of the same
+# write: the form keeps its key, so the service never does the work twice.
+RETRY_SAME_WRITE = (errors.RateLimitedError, errors.ServerError, errors.ApiConnectionError)
+
+
+def form_error_box(request: HttpRequest, form, exc: errors.ApiError) -> RemoteErrorView:
+    """A remote error to show in a message box above the form, which keeps
+    everything typed (never a full error page that loses the message). A
+    retryable failure keeps the form's key (the retry is the same write);
+    anything else renews it. `form` None: no form to renew."""
+    if form is not None and not isinstance(exc, RETRY_SAME_WRITE):
+        renew_idempotency_key(form)
+    return describe_remote_error(request, exc)
 
 
 def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteErrorView:

@@ -7,29 +7,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
-from dashboard.errors import describe_remote_error
+from dashboard.errors import FORM_ERRORS, form_error_box
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.keys.selectors import active_key_for
 from dashboard.live.selectors import operation_view
 from studio import selectors, services
 from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm, add_remote_error
 from studio.live import read_turn
-
-# Refusals of the values sent: the message goes on the field, and the corrected
-# form is a new write (new key).
-FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
-# Failures where sending the same form again is a retry of the same write: the
-# form keeps its key so the service can never start the turn twice.
-RETRY_SAME_WRITE = (errors.RateLimitedError, errors.ServerError, errors.ApiConnectionError)
-
-
-def _remote_error_in_place(request: HttpRequest, form, exc: errors.ApiError):
-    """Any other remote error is shown in a message box above the form, which
-    keeps everything typed (never a full error page that loses the message)."""
-    if not isinstance(exc, RETRY_SAME_WRITE):
-        renew_idempotency_key(form)
-    return describe_remote_error(request, exc)
-
 
 def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpResponse:
     turns = selectors.turns_recent(user=request.user)
@@ -73,7 +57,7 @@ def start_turn(request: HttpRequest) -> HttpResponse:
         renew_idempotency_key(form)  # the corrected form is a new write
         return _index(request, form)
     except errors.ApiError as exc:
-        return _index(request, form, remote_error=_remote_error_in_place(request, form, exc))
+        return _index(request, form, remote_error=form_error_box(request, form, exc))
     return redirect("studio:turn", pk=turn.pk)
 
 
@@ -111,5 +95,5 @@ def reply(request: HttpRequest, pk: int) -> HttpResponse:
         renew_idempotency_key(form)
         return _turn_page(request, turn, reply_form=form)
     except errors.ApiError as exc:
-        return _turn_page(request, turn, reply_form=form, remote_error=_remote_error_in_place(request, form, exc))
+        return _turn_page(request, turn, reply_form=form, remote_error=form_error_box(request, form, exc))
     return redirect("studio:turn", pk=next_turn.pk)
