@@ -36,22 +36,11 @@ def never_sleep(monkeypatch):
 
 def store_key(user, secret: str, workspace: str = "Acme Marketing"):
     """A stored, active API key for `user` (as if checked with /v1/me)."""
-    from dashboard.keys.crypto import encrypt_secret
-    from dashboard.keys.models import ApiKey
+    from dashboard.keys.testing import stored_api_key
 
-    return ApiKey.objects.create(
-        user=user,
-        label=f"{workspace} key",
-        encrypted_secret=encrypt_secret(secret),
-        prefix=secret[:11],
-        last4=secret[-4:],
-        workspace_id=f"ws-{workspace}",
-        workspace_name=workspace,
-        workspace_timezone="UTC",
-        member_id=f"member-{user.pk}",
-        member_role="admin",
+    return stored_api_key(
+        user=user, secret=secret, label=f"{workspace} key", workspace_id=f"ws-{workspace}", workspace_name=workspace,
         key_id=f"key-{user.pk}-{workspace}",
-        is_active=True,
     )
 
 

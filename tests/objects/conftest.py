@@ -35,22 +35,11 @@ def empty_cache():
 
 
 def store_api_key(user, secret: str = SECRET, *, workspace_id: str = WORKSPACE_ID, timezone: str = "UTC"):
-    from dashboard.keys.crypto import encrypt_secret
-    from dashboard.keys.models import ApiKey
+    from dashboard.keys.testing import stored_api_key
 
-    return ApiKey.objects.create(
-        user=user,
-        label="Objects key",
-        encrypted_secret=encrypt_secret(secret),
-        prefix=secret[:11],
-        last4=secret[-4:],
-        workspace_id=workspace_id,
-        workspace_name="Acme Objects",
-        workspace_timezone=timezone,
-        member_id=f"member-{user.pk}",
-        member_role="admin",
-        key_id=f"key-{user.pk}-{workspace_id}",
-        is_active=True,
+    return stored_api_key(
+        user=user, secret=secret, label="Objects key", workspace_id=workspace_id, workspace_name="Acme Objects",
+        workspace_timezone=timezone, key_id=f"key-{user.pk}-{workspace_id}",
     )
 
 
