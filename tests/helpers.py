@@ -55,3 +55,16 @@ def fill_login_form(page, username: str, password: str = PASSWORD) -> None:
     page.get_by_label("Username").fill(username)
     page.get_by_label("Password").fill(password)
     page.get_by_role("button", name="Log in").click()
+
+
+def csp_violations(page) -> list[str]:
+    """Every Content Security Policy report the page logs from now on, with
+    the page address and source location (a list that fills as it goes)."""
+    seen: list[str] = []
+    page.on(
+        "console",
+        lambda message: seen.append(f"{page.url} {message.location} {message.text}")
+        if "Content Security Policy" in message.text
+        else None,
+    )
+    return seen

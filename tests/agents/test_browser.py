@@ -11,9 +11,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.testing import stored_api_key
+from tests.helpers import PASSWORD, fill_login_form
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-PASSWORD = "correct horse battery staple"
 
 pytestmark = pytest.mark.browser
 
@@ -29,9 +29,7 @@ def console(live_server, seeded_sandbox, settings, transactional_db, django_user
 
 def log_in(page: Page, url: str) -> None:
     page.goto(url)
-    page.get_by_label("Username").fill("mona")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    fill_login_form(page, "mona")
 
 
 def test_a_manager_approves_one_action_and_rejects_another(console, page: Page):

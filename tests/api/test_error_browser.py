@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-PASSWORD = "correct horse battery staple"
+from tests.helpers import PASSWORD, fill_login_form
 
 pytestmark = [pytest.mark.urls("tests.api.urls")]
 
@@ -15,9 +15,7 @@ pytestmark = [pytest.mark.urls("tests.api.urls")]
 def signed_in_page(live_server, transactional_db, django_user_model, page: Page):
     django_user_model.objects.create_user(username="erin", password=PASSWORD)
     page.goto(live_server.url + "/accounts/login/")
-    page.get_by_label("Username").fill("erin")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    fill_login_form(page, "erin")
     page.wait_for_url(lambda url: "/accounts/login/" not in url)
     return live_server, page
 

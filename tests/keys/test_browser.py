@@ -9,9 +9,9 @@ from playwright.sync_api import Page, expect
 
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import active_key_for
+from tests.helpers import PASSWORD, csp_violations, fill_login_form
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -21,18 +21,10 @@ def console(live_server, sandbox, settings, transactional_db, django_user_model)
     return live_server, user
 
 
-def csp_violations(page: Page) -> list[str]:
-    seen: list[str] = []
-    page.on("console", lambda message: seen.append(message.text) if "Content Security Policy" in message.text else None)
-    return seen
-
-
 def log_in(page: Page, base_url: str) -> None:
     page.goto(base_url + "/")
     expect(page.get_by_role("heading", name="Log in")).to_be_visible()
-    page.get_by_label("Username").fill("carol")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    fill_login_form(page, "carol")
 
 
 def add_key_through_the_form(page: Page, *, label: str, secret: str) -> None:

@@ -10,9 +10,9 @@ from cryptography.fernet import Fernet
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.testing import stored_api_key
+from tests.helpers import PASSWORD, fill_login_form
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -26,9 +26,7 @@ def signed_in_page(live_server, settings, transactional_db, django_user_model, p
         )
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto(live_server.url + "/accounts/login/")
-    page.get_by_label("Username").fill("dana")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    fill_login_form(page, "dana")
     expect(page.get_by_role("heading", name="Acme Marketing")).to_be_visible()
     return live_server, page
 

@@ -15,6 +15,7 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from dashboard.api import ServiceClient
+from tests.helpers import csp_violations
 from tests.objects.records_sandbox import create_every_type_object, sample_values, store_sandbox_key
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
@@ -40,12 +41,6 @@ def deals(live_server, sandbox, settings, transactional_db, django_user_model, p
     )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return {"server": live_server, "key": obj["key"], "object": obj, "records": records, "service": service}
-
-
-def csp_violations(page: Page) -> list[str]:
-    seen: list[str] = []
-    page.on("console", lambda m: seen.append(m.text) if "Content Security Policy" in m.text else None)
-    return seen
 
 
 def field(page: Page, key: str):

@@ -12,9 +12,9 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from objects.schema import CHOICE_TYPES, FIELD_TYPES, snake_case
+from tests.helpers import PASSWORD, csp_violations, fill_login_form
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -29,21 +29,8 @@ def schema_console(live_server, sandbox, settings, transactional_db, django_user
 
 def log_in(page: Page, base_url: str) -> None:
     page.goto(base_url + "/accounts/login/")
-    page.get_by_label("Username").fill("dana")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    fill_login_form(page, "dana")
     expect(page.get_by_role("button", name="Log out")).to_be_visible()
-
-
-def csp_violations(page: Page) -> list[str]:
-    seen: list[str] = []
-    page.on(
-        "console",
-        lambda message: seen.append(f"{page.url} {message.location} {message.text}")
-        if "Content Security Policy" in message.text
-        else None,
-    )
-    return seen
 
 
 @pytest.mark.browser

@@ -12,10 +12,10 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, expect
 
+from tests.helpers import PASSWORD, fill_login_form
 from tests.live.fixtures import store_key
 
 SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
-PASSWORD = "correct horse battery staple"
 
 
 @pytest.fixture
@@ -28,9 +28,7 @@ def console(live_server, sandbox, settings, transactional_db, django_user_model)
 
 def log_in(page: Page, base_url: str) -> None:
     page.goto(base_url + "/studio/")
-    page.get_by_label("Username").fill("dora")
-    page.get_by_label("Password").fill(PASSWORD)
-    page.get_by_role("button", name="Log in").click()
+    fill_login_form(page, "dora")
     expect(page.get_by_role("heading", name="Studio", exact=True)).to_be_visible()
 
 
