@@ -140,24 +140,26 @@ def test_the_index_lists_the_turns_of_the_workspace_i_am_working_in(db, make_tur
     assert "Globex Research" in everything and "Acme Marketing" in everything
 
 
+def finish(op, status: str, **snapshot) -> None:
+    """Mark the tracked turn final in `status`, its snapshot a turn body with `snapshot`."""
+    TrackedOperation.objects.filter(pk=op.pk).update(status=status, is_final=True, snapshot=turn_body(status, **snapshot))
+
+
 def test_a_completed_website_turn_shows_the_director_artifact_and_links(db, make_turn, logged_in_client):
     op = make_turn(due=False)
-    TrackedOperation.objects.filter(pk=op.pk).update(
-        status="completed",
-        is_final=True,
-        snapshot=turn_body(
-            "completed",
-            message="Your spring sale site is ready.",
-            job={"id": "j1", "status": "succeeded", "stage": "complete", "error": None},
-            artifact={
-                "id": "a1",
-                "type": "website",
-                "name": "Spring Sale",
-                "url": "https://app.example/websites/a1",
-                "public_url": "https://spring.example.site",
-            },
-            brand_new_member={"shape": "unknown"},
-        ),
+    finish(
+        op,
+        "completed",
+        message="Your spring sale site is ready.",
+        job={"id": "j1", "status": "succeeded", "stage": "complete", "error": None},
+        artifact={
+            "id": "a1",
+            "type": "website",
+            "name": "Spring Sale",
+            "url": "https://app.example/websites/a1",
+            "public_url": "https://spring.example.site",
+        },
+        brand_new_member={"shape": "unknown"},
     )
     body = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content.decode()
     assert "Your spring sale site is ready." in body
@@ -169,14 +171,11 @@ def test_a_completed_website_turn_shows_the_director_artifact_and_links(db, make
 
 def test_an_image_turn_shows_thumbnails_and_a_failed_turn_its_error(db, make_turn, logged_in_client):
     op = make_turn(due=False)
-    TrackedOperation.objects.filter(pk=op.pk).update(
-        status="completed",
-        is_final=True,
-        snapshot=turn_body(
-            "completed",
-            studio="image",
-            images=[{"id": "i1", "url": "https://cdn.example/i1.png", "prompt": "A red bicycle", "width": 800, "height": 1000}],
-        ),
+    finish(
+        op,
+        "completed",
+        studio="image",
+        images=[{"id": "i1", "url": "https://cdn.example/i1.png", "prompt": "A red bicycle", "width": 800, "height": 1000}],
     )
     body = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content.decode()
     assert '<img src="https://cdn.example/i1.png" alt="A red bicycle"' in body
@@ -189,14 +188,11 @@ def test_an_image_turn_shows_thumbnails_and_a_failed_turn_its_error(db, make_tur
 
 
 def needs_input(op) -> None:
-    TrackedOperation.objects.filter(pk=op.pk).update(
-        status="needs_input",
-        is_final=True,
-        snapshot=turn_body(
-            "needs_input",
-            message="A few questions first.",
-            questions=[{"text": "Which colour scheme?", "options": ["Bright", "Muted"]}, {"text": "Anything else?"}],
-        ),
+    finish(
+        op,
+        "needs_input",
+        message="A few questions first.",
+        questions=[{"text": "Which colour scheme?", "options": ["Bright", "Muted"]}, {"text": "Anything else?"}],
     )
 
 
@@ -291,11 +287,7 @@ def test_an_unreachable_service_keeps_the_key_so_sending_again_is_the_same_write
 
 def test_a_finished_turn_offers_to_continue_its_conversation(db, make_turn, logged_in_client):
     op = make_turn(due=False)
-    TrackedOperation.objects.filter(pk=op.pk).update(
-        status="completed",
-        is_final=True,
-        snapshot=turn_body("completed", artifact={"id": "5b0e1f4a-0000-4000-8000-000000000001", "name": "Site"}),
-    )
+    finish(op, "completed", artifact={"id": "5b0e1f4a-0000-4000-8000-000000000001", "name": "Site"})
     page = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content.decode()
     link = re.search(r'href="([^"]+)">Continue this conversation', page).group(1).replace("&amp;", "&")
     form = logged_in_client.get(link).content.decode()
