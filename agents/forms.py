@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from django import forms
 
-from dashboard.api import errors
 from dashboard.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
 
@@ -127,18 +126,3 @@ class ChatForm(forms.Form):
         if not (cleaned.get("message") or "").strip() and cleaned.get("payload") is None and "payload" not in self.errors:
             self.add_error("message", "Write a message to the agent, or give it an event.")
         return cleaned
-
-
-def place_remote_error(form: forms.Form, exc: errors.ApiError) -> None:
-    """The service's refusal (400/409/422) on the field it names when it is
-    one of the form's, otherwise on the form, with the request id."""
-    suffix = f" (request id {exc.request_id})" if exc.request_id else ""
-    placed = False
-    for field, messages in exc.field_errors.items():
-        name = field.split(".")[0]
-        if name in form.fields and name != "idempotency_key":
-            for message in messages:
-                form.add_error(name, f"{message}{suffix}")
-            placed = True
-    if not placed:
-        form.add_error(None, f"{exc.message}{suffix}")

@@ -33,7 +33,6 @@ from agents.forms import (
     AgentRenameForm,
     ApprovalDecisionForm,
     ChatForm,
-    place_remote_error,
 )
 from agents.reading import (
     read_agent,
@@ -46,6 +45,7 @@ from agents.reading import (
 )
 from dashboard.api import errors
 from dashboard.errors import FORM_ERRORS, RETRY_SAME_WRITE, form_error_box, render_remote_error
+from dashboard.forms import place_remote_error
 from dashboard.idempotency import new_idempotency_key, renew_idempotency_key
 from dashboard.keys.selectors import active_key_for, service_client_for
 from dashboard.live.selectors import operation_view

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from django import forms
 
+from dashboard.api import errors
+
 
 class QuestionsForm(forms.Form):
     """A reply to a service that asked questions (the agent builder, a studio's
@@ -51,3 +53,24 @@ class QuestionsForm(forms.Form):
 
 def _question_text(question: dict, index: int) -> str:
     return question.get("text") or f"Question {index + 1}"
+
+
+def place_remote_error(form: forms.Form, exc: errors.ApiError, *, conflict_message: str | None = None) -> None:
+    """The service's refusal (400/409/422) on the field it names when it is
+    one of the form's, otherwise on the form, with the request id. A conflict
+    that names no field says `conflict_message` instead of the service's text
+    when one is given."""
+    suffix = f" (request id {exc.request_id})" if exc.request_id else ""
+    placed = False
+    for field, messages in exc.field_errors.items():
+        name = field.split(".")[0]
+        if name in form.fields and name != "idempotency_key":
+            for message in messages:
+                form.add_error(name, f"{message}{suffix}")
+            placed = True
+    if placed:
+        return
+    if conflict_message is not None and isinstance(exc, errors.ConflictError):
+        form.add_error(None, f"{conflict_message}{suffix}")
+    else:
+        form.add_error(None, f"{exc.message}{suffix}")

@@ -113,24 +113,8 @@ class ReplyForm(QuestionsForm):
         return cleaned
 
 
-def add_remote_error(form: forms.Form, exc) -> None:
-    """Put the service's refusal (400/422/409) on the named field when it names
-    one of ours, otherwise on the form, with the request id."""
-    suffix = f" (request id {exc.request_id})" if getattr(exc, "request_id", None) else ""
-    placed = False
-    for field, messages in (getattr(exc, "field_errors", None) or {}).items():
-        name = field.split(".")[0]
-        if name in form.fields and name != "idempotency_key":
-            for message in messages:
-                form.add_error(name, f"{message}{suffix}")
-            placed = True
-    if placed:
-        return
-    if exc.__class__.__name__ == "ConflictError":
-        form.add_error(
-            None,
-            "This form was already sent with different content, so the service refused it. "
-            f"Check your recent turns below, then send it again.{suffix}",
-        )
-    else:
-        form.add_error(None, f"{exc.message}{suffix}")
+# A refusal of a reused Idempotency-Key names no field: say what to do about it.
+CONFLICT_MESSAGE = (
+    "This form was already sent with different content, so the service refused it. "
+    "Check your recent turns below, then send it again."
+)

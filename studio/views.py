@@ -8,11 +8,12 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
 from dashboard.errors import FORM_ERRORS, form_error_box
+from dashboard.forms import place_remote_error
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.keys.selectors import active_key_for
 from dashboard.live.selectors import operation_view
 from studio import selectors, services
-from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm, add_remote_error
+from studio.forms import CONFLICT_MESSAGE, LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm
 from studio.live import read_turn
 
 def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpResponse:
@@ -53,7 +54,7 @@ def start_turn(request: HttpRequest) -> HttpResponse:
             auto=data["auto"],
         )
     except FORM_ERRORS as exc:
-        add_remote_error(form, exc)
+        place_remote_error(form, exc, conflict_message=CONFLICT_MESSAGE)
         renew_idempotency_key(form)  # the corrected form is a new write
         return _index(request, form)
     except errors.ApiError as exc:
@@ -91,7 +92,7 @@ def reply(request: HttpRequest, pk: int) -> HttpResponse:
             user=request.user, turn=turn, message=form.reply_text(), idempotency_key=form.cleaned_data["idempotency_key"]
         )
     except FORM_ERRORS as exc:
-        add_remote_error(form, exc)
+        place_remote_error(form, exc, conflict_message=CONFLICT_MESSAGE)
         renew_idempotency_key(form)
         return _turn_page(request, turn, reply_form=form)
     except errors.ApiError as exc:
