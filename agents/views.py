@@ -44,9 +44,8 @@ from agents.reading import (
     webhook_endpoints,
 )
 from dashboard.api import errors
-from dashboard.errors import FORM_ERRORS, RETRY_SAME_WRITE, form_error_box, render_remote_error
-from dashboard.forms import place_remote_error
-from dashboard.idempotency import new_idempotency_key, renew_idempotency_key
+from dashboard.errors import RETRY_SAME_WRITE, failed_write, form_error_box, render_remote_error
+from dashboard.idempotency import new_idempotency_key
 from dashboard.keys.selectors import active_key_for, service_client_for
 from dashboard.live.selectors import operation_view
 
@@ -115,17 +114,6 @@ def _paging(request: HttpRequest, base: dict, next_cursor: str | None, *, region
     links["hx_next"] = _with_region(links["next"], region) if links["next"] else None
     links["hx_previous"] = _with_region(links["previous"], region) if links["previous"] else None
     return links
-
-
-def _failed_write(request: HttpRequest, form, exc: errors.ApiError):
-    """Where a failed write's error goes. A refusal of the values lands on the
-    form (with a new key: the corrected form is a new write) and nothing else
-    is returned; any other error comes back as the box to show above the form."""
-    if isinstance(exc, FORM_ERRORS):
-        place_remote_error(form, exc)
-        renew_idempotency_key(form)
-        return None
-    return form_error_box(request, form, exc)
 
 
 def _back_to(request: HttpRequest, fallback: str) -> str:
@@ -300,7 +288,7 @@ def agent_create(request: HttpRequest) -> HttpResponse:
             client=client, name=data["name"], message=data["message"], auto=data["auto"], idempotency_key=data["idempotency_key"]
         )
     except errors.ApiError as exc:
-        return _agents_index(request, form, remote_error=_failed_write(request, form, exc))
+        return _agents_index(request, form, remote_error=failed_write(request, form, exc))
     read = read_build(build)
     if not read["agent_id"]:
         messages.error(request, "The builder answered without an agent; look for it in the list.")
@@ -439,7 +427,7 @@ def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except errors.ApiError as exc:
-        error = _failed_write(request, form, exc)
+        error = failed_write(request, form, exc)
         return _agent_page(request, str(agent_id), region="rename", rename_form=form, rename_error=error)
     messages.success(request, "Renamed.")
     return _after_write(request, str(agent_id))
@@ -459,7 +447,7 @@ def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except errors.ApiError as exc:
-        error = _failed_write(request, form, exc)
+        error = failed_write(request, form, exc)
         return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=error)
     read = read_build(answer)
     read["agent_id"] = str(agent_id)
@@ -535,7 +523,7 @@ def chat_send(request: HttpRequest, agent_id: str) -> HttpResponse:
             idempotency_key=data["idempotency_key"],
         )
     except errors.ApiError as exc:
-        return _chat_page(request, str(agent_id), form=form, remote_error=_failed_write(request, form, exc))
+        return _chat_page(request, str(agent_id), form=form, remote_error=failed_write(request, form, exc))
     thread_id = (op.context or {}).get("thread_id") or ""
     url = reverse("agents:chat", args=[agent_id])
     return redirect(f"{url}?{urlencode({'thread': thread_id})}" if thread_id else url)

@@ -41,6 +41,7 @@ from django.urls import NoReverseMatch, reverse
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from dashboard.api import errors
+from dashboard.forms import place_remote_error
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.logging import redact
 
@@ -160,6 +161,17 @@ def form_error_box(request: HttpRequest, form, exc: errors.ApiError) -> RemoteEr
     if form is not None and not isinstance(exc, RETRY_SAME_WRITE):
         renew_idempotency_key(form)
     return describe_remote_error(request, exc)
+
+
+def failed_write(request: HttpRequest, form, exc: errors.ApiError, *, conflict_message: str | None = None):
+    """Where a failed write's error goes. A refusal of the values lands on the
+    form (with a new key: the corrected form is a new write) and None is
+    returned; any other error comes back as the box to show above the form."""
+    if isinstance(exc, FORM_ERRORS):
+        place_remote_error(form, exc, conflict_message=conflict_message)
+        renew_idempotency_key(form)
+        return None
+    return form_error_box(request, form, exc)
 
 
 def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteErrorView:

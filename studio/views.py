@@ -7,14 +7,13 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
-from dashboard.errors import FORM_ERRORS, form_error_box
-from dashboard.forms import place_remote_error
-from dashboard.idempotency import renew_idempotency_key
+from dashboard.errors import failed_write
 from dashboard.keys.selectors import active_key_for
 from dashboard.live.selectors import operation_view
 from studio import selectors, services
 from studio.forms import CONFLICT_MESSAGE, LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm
 from studio.live import read_turn
+
 
 def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpResponse:
     turns = selectors.turns_recent(user=request.user)
@@ -53,12 +52,8 @@ def start_turn(request: HttpRequest) -> HttpResponse:
             conversation_id=data["conversation_id"],
             auto=data["auto"],
         )
-    except FORM_ERRORS as exc:
-        place_remote_error(form, exc, conflict_message=CONFLICT_MESSAGE)
-        renew_idempotency_key(form)  # the corrected form is a new write
-        return _index(request, form)
     except errors.ApiError as exc:
-        return _index(request, form, remote_error=form_error_box(request, form, exc))
+        return _index(request, form, remote_error=failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE))
     return redirect("studio:turn", pk=turn.pk)
 
 
@@ -91,10 +86,7 @@ def reply(request: HttpRequest, pk: int) -> HttpResponse:
         next_turn = services.turn_reply(
             user=request.user, turn=turn, message=form.reply_text(), idempotency_key=form.cleaned_data["idempotency_key"]
         )
-    except FORM_ERRORS as exc:
-        place_remote_error(form, exc, conflict_message=CONFLICT_MESSAGE)
-        renew_idempotency_key(form)
-        return _turn_page(request, turn, reply_form=form)
     except errors.ApiError as exc:
-        return _turn_page(request, turn, reply_form=form, remote_error=form_error_box(request, form, exc))
+        error = failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE)
+        return _turn_page(request, turn, reply_form=form, remote_error=error)
     return redirect("studio:turn", pk=next_turn.pk)
