@@ -11,6 +11,10 @@ import pytest
 
 from tests.helpers import PASSWORD, mocked_service, running_sandbox
 
+# Playwright's sync API runs an event loop in the test thread; the ORM calls
+# of browser tests are synchronous and safe here.
+os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
+
 # Tests that need Redis, PostgreSQL or a browser fail instead of skipping
 # when this is set (CI sets it in .ci/run).
 REQUIRE_SERVICES = os.environ.get("CONSOLE_TEST_REQUIRE_SERVICES") == "1"

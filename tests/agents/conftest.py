@@ -4,7 +4,6 @@ a stored key for it (view tests), or a stored key of the real sandbox
 
 from __future__ import annotations
 
-import os
 import re
 
 import pytest
@@ -15,10 +14,6 @@ from tests.helpers import running_sandbox
 # The fake service address (mocked by `remote`, tests/conftest.py) and no
 # sleeping between retries: shared with tests/live and tests/studio.
 from tests.live.fixtures import never_sleep, service_settings  # noqa: F401
-
-# Playwright's sync API runs an event loop in the test thread; the ORM calls
-# of browser tests are synchronous and safe here.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 SECRET = "svc_sk_agnt0123456789abcdefghijklmnopqrstuvwxyzABCD"
 

@@ -4,8 +4,6 @@ client with a recognisable key."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests.helpers import use_fake_service
@@ -35,8 +33,3 @@ def service():
     from dashboard.api import ServiceClient
 
     return ServiceClient(API_KEY)
-
-
-# Playwright's sync API runs an event loop in the test thread; the ORM calls
-# the browser tests make are synchronous and safe.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"

@@ -3,17 +3,12 @@ service address for respx, and /v1/me bodies."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from typing import Any
 
 import pytest
 
 from tests.helpers import use_fake_service
-
-# Playwright's sync API runs an event loop in the test thread; Django's ORM
-# calls in browser tests are still synchronous and safe here.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 SERVICE = "https://service.example.test"
 

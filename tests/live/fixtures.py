@@ -4,16 +4,12 @@ keys for two users, and a factory of tracked turns."""
 
 from __future__ import annotations
 
-import os
 from datetime import timedelta
 
 import pytest
 from django.utils import timezone
 
 from tests.helpers import use_fake_service
-
-# Playwright's sync API runs an event loop in the test thread.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 SERVICE_URL = "https://service.test"
 SECRET = "svc_sk_live0123456789abcdefghijklmnopqrstuvwxyzABCD"

@@ -4,15 +4,9 @@ for every test. Each side adds its own fixtures in its section."""
 
 from __future__ import annotations
 
-import os
-
 import pytest
 
 from tests.helpers import use_fake_service
-
-# Playwright's sync API runs an event loop in the test thread; the ORM calls
-# of browser tests are still synchronous and safe here.
-os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
 SERVICE_URL = "https://service.objects.test"
 SECRET = "svc_sk_objs0123456789abcdefghijklmnopqrstuvwxyzABCD"
