@@ -22,6 +22,7 @@ def stored_api_key(
     workspace_name: str = "Test Workspace",
     workspace_timezone: str = "UTC",
     member_role: str = "admin",
+    member_id: str | None = None,
     key_id: str | None = None,
     is_active: bool = True,
 ) -> ApiKey:
@@ -37,7 +38,7 @@ def stored_api_key(
         workspace_id=workspace_id,
         workspace_name=workspace_name,
         workspace_timezone=workspace_timezone,
-        member_id=f"member-{user.pk}",
+        member_id=member_id or f"member-{user.pk}",
         member_role=member_role,
         key_id=key_id or f"key-{workspace_id}-{secret[-4:]}",
         key_name=label,

@@ -77,23 +77,19 @@ def sample_values(i: int) -> dict:
 
 def store_sandbox_key(user, client, secret: str):
     """Store `secret` as the user's active key, with the identity /v1/me reports."""
-    from dashboard.keys.crypto import encrypt_secret
-    from dashboard.keys.models import ApiKey
+    from dashboard.keys.testing import stored_api_key
 
     me = client.get("/v1/me")
-    return ApiKey.objects.create(
+    return stored_api_key(
         user=user,
+        secret=secret,
         label="Sandbox",
-        encrypted_secret=encrypt_secret(secret),
-        prefix=secret[:11],
-        last4=secret[-4:],
         workspace_id=me["workspace"]["id"],
         workspace_name=me["workspace"]["name"],
         workspace_timezone=me["workspace"].get("timezone") or "UTC",
         member_id=me["member"]["id"],
         member_role=me["member"]["role"],
         key_id=me["key"]["id"],
-        is_active=True,
     )
 
 
