@@ -6,9 +6,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 import respx
+
+PROJECT_DIR = Path(__file__).resolve().parents[1]
+# Where browser tests save their screenshots.
+SCREENSHOTS = PROJECT_DIR / "var" / "screenshots"
 
 # The password of the `user` fixture and of the users browser tests create.
 PASSWORD = "correct horse battery staple"

@@ -5,15 +5,12 @@ pending list. Screenshots of the queue and an agent page go to var/screenshots."
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.testing import stored_api_key
-from tests.helpers import PASSWORD, fill_login_form
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 
 pytestmark = pytest.mark.browser
 

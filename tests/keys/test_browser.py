@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import active_key_for
-from tests.helpers import PASSWORD, csp_violations, fill_login_form
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+from tests.helpers import PASSWORD, SCREENSHOTS, csp_violations, fill_login_form
 
 
 @pytest.fixture

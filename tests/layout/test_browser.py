@@ -3,16 +3,12 @@ switcher opens and closes from the keyboard."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from cryptography.fernet import Fernet
 from playwright.sync_api import Page, expect
 
 from dashboard.keys.testing import stored_api_key
-from tests.helpers import PASSWORD, fill_login_form
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 
 
 @pytest.fixture

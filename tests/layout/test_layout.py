@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from cryptography.fernet import Fernet
 from django.urls import reverse
 
 from dashboard.keys.testing import stored_api_key
+from tests.helpers import PROJECT_DIR as ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 CONSOLE_CSS = (ROOT / "static" / "css" / "console.css").read_text()
 
 SHARED_CLASSES = [

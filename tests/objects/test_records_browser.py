@@ -8,17 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import re
-from pathlib import Path
 
 import pytest
 from django.test import Client
 from playwright.sync_api import Page, expect
 
 from dashboard.api import ServiceClient
-from tests.helpers import csp_violations
+from tests.helpers import SCREENSHOTS, csp_violations
 from tests.objects.records_sandbox import create_every_type_object, sample_values, store_sandbox_key
 
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 ROWS = "table.records tbody tr"
 
 

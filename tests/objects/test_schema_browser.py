@@ -6,15 +6,12 @@ from __future__ import annotations
 
 import re
 import uuid
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from objects.schema import CHOICE_TYPES, FIELD_TYPES, snake_case
-from tests.helpers import PASSWORD, csp_violations, fill_login_form
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
+from tests.helpers import PASSWORD, SCREENSHOTS, csp_violations, fill_login_form
 
 
 @pytest.fixture

@@ -5,11 +5,10 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from pathlib import Path
 
 import pytest
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from tests.helpers import PROJECT_DIR
 
 
 def compose(*args: str) -> subprocess.CompletedProcess:

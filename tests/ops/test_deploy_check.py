@@ -5,11 +5,10 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
-from pathlib import Path
 
 from cryptography.fernet import Fernet
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from tests.helpers import PROJECT_DIR
 
 
 def production_env(**overrides: str) -> dict[str, str]:

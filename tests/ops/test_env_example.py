@@ -4,9 +4,9 @@ that both django-environ and docker-compose read the same way."""
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
-PROJECT_DIR = Path(__file__).resolve().parents[2]
+from tests.helpers import PROJECT_DIR
+
 SETTING_READ = re.compile(r"""env\.(?:str|bool|int|float|list|db|cache|url|json|path)\(\s*["']([A-Z][A-Z0-9_]+)["']""")
 
 

@@ -7,15 +7,11 @@ The `poller` fixture (tests/conftest.py) runs the real `live.tick` task
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.helpers import PASSWORD, fill_login_form
+from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 from tests.live.fixtures import store_key
-
-SCREENSHOTS = Path(__file__).resolve().parents[2] / "var" / "screenshots"
 
 
 @pytest.fixture
