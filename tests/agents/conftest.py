@@ -32,13 +32,18 @@ def seeded_sandbox():
         yield handle
 
 
+def store_demo_key(user, handle):
+    """A fresh demo-workspace key of the sandbox `handle`, active for `user`."""
+    return stored_api_key(user=user, secret=handle.mint_key("demo"), workspace_name="Acme Marketing",
+                          workspace_timezone="Europe/Berlin")
+
+
 @pytest.fixture
 def sandbox_client(seeded_sandbox, settings, user, client):
     """The console's test client logged in as a user whose active key is a
     fresh demo-workspace key of the real sandbox."""
     settings.SERVICE_BASE_URL = seeded_sandbox.base_url
-    stored_api_key(user=user, secret=seeded_sandbox.mint_key("demo"), workspace_name="Acme Marketing",
-                   workspace_timezone="Europe/Berlin")
+    store_demo_key(user, seeded_sandbox)
     client.force_login(user)
     return client
 

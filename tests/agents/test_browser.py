@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from dashboard.keys.testing import stored_api_key
+from tests.agents.conftest import store_demo_key
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 
 pytestmark = pytest.mark.browser
@@ -19,8 +19,7 @@ pytestmark = pytest.mark.browser
 def console(live_server, seeded_sandbox, settings, transactional_db, django_user_model):
     settings.SERVICE_BASE_URL = seeded_sandbox.base_url
     manager = django_user_model.objects.create_user(username="mona", password=PASSWORD)
-    stored_api_key(user=manager, secret=seeded_sandbox.mint_key("demo"), workspace_name="Acme Marketing",
-                   workspace_timezone="Europe/Berlin")
+    store_demo_key(manager, seeded_sandbox)
     return live_server
 
 
