@@ -97,12 +97,12 @@ def test_chatting_with_an_agent_shows_the_answer_live_and_continues_the_thread(c
 
     conversation = page.get_by_role("list", name="Conversation")
     expect(conversation.get_by_text("What does the Pro plan cost?")).to_be_visible()
-    expect(conversation.locator(".agent-answer")).to_have_count(1, timeout=15000)
+    expect(conversation.locator(".agent-answer")).to_have_count(1, timeout=40_000)
     expect(conversation.get_by_text("Completed", exact=True)).to_be_visible()
 
     page.get_by_role("textbox", name="Message").fill("And the Team plan?")
     page.get_by_role("button", name="Send").click()
-    expect(conversation.locator(".agent-answer")).to_have_count(2, timeout=15000)
+    expect(conversation.locator(".agent-answer")).to_have_count(2, timeout=40_000)
     page.screenshot(path=str(SCREENSHOTS / "agents-chat.png"), full_page=True)
 
     conversation.get_by_role("link", name=re.compile("Open the run")).first.click()
