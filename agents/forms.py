@@ -14,7 +14,11 @@ MESSAGE_MAX_LENGTH = 20000
 
 AGENT_STATUSES = [("", "All"), ("draft", "Draft"), ("active", "Active"), ("paused", "Paused"), ("archived", "Archived")]
 RUN_STATUSES = [
-    ("", "All"), ("running", "Running"), ("waiting", "Waiting"), ("completed", "Completed"), ("failed", "Failed"),
+    ("", "All"),
+    ("running", "Running"),
+    ("waiting", "Waiting"),
+    ("completed", "Completed"),
+    ("failed", "Failed"),
     ("cancelled", "Cancelled"),
 ]
 APPROVAL_STATUSES = [("pending", "Pending"), ("approved", "Approved"), ("rejected", "Rejected"), ("all", "All")]
@@ -45,7 +49,9 @@ class AgentCreateForm(forms.Form):
         help_text="Describe the job in your own words: when it wakes up, what it does, whom it tells.",
     )
     auto = forms.BooleanField(
-        required=False, label="Draft it now", help_text="The builder drafts the plan now instead of asking questions first."
+        required=False,
+        label="Draft it now",
+        help_text="The builder drafts the plan now instead of asking questions first.",
     )
     idempotency_key = IdempotencyKeyField()
 
@@ -123,6 +129,10 @@ class ChatForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if not (cleaned.get("message") or "").strip() and cleaned.get("payload") is None and "payload" not in self.errors:
+        if (
+            not (cleaned.get("message") or "").strip()
+            and cleaned.get("payload") is None
+            and "payload" not in self.errors
+        ):
             self.add_error("message", "Write a message to the agent, or give it an event.")
         return cleaned

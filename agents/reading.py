@@ -120,7 +120,9 @@ def read_profile(raw: Any) -> dict[str, Any]:
         "purpose": text(profile.get("purpose")),
         "instructions": text(profile.get("instructions")),
         "autonomy": text(profile.get("autonomy")),
-        "model": text(profile.get("model")) if not isinstance(profile.get("model"), dict) else pretty_json(profile["model"]),
+        "model": text(profile.get("model"))
+        if not isinstance(profile.get("model"), dict)
+        else pretty_json(profile["model"]),
         "tools": [_tool_name(tool) for tool in as_list(tools)] if isinstance(tools, list) else [],
         "tools_raw": tools if tools is not None and not isinstance(tools, list) else None,
         "always_allowed": [text(risk) for risk in as_list(profile.get("always_allowed"))],
@@ -168,7 +170,11 @@ def read_deployment(raw: Any) -> dict[str, Any] | None:
         "version_id": text(raw.get("version_id")),
         "has_endpoint": bool(endpoint),
         "next_run_at": when(raw.get("next_run_at")),
-        "other": {k: v for k, v in raw.items() if k not in {"endpoint", "status", "version_id", "next_run_at", "id", "wakeup_id", "kind"}},
+        "other": {
+            k: v
+            for k, v in raw.items()
+            if k not in {"endpoint", "status", "version_id", "next_run_at", "id", "wakeup_id", "kind"}
+        },
     }
 
 
@@ -216,8 +222,21 @@ def read_schedule(raw: Any) -> list[dict[str, Any]]:
 
 KNOWN_AGENT_MEMBERS = frozenset(
     {
-        "id", "object", "name", "status", "active_version_id", "created_at", "updated_at", "profile", "plan",
-        "wakeups", "schedule", "validation", "pending_approvals", "version", "builder_status",
+        "id",
+        "object",
+        "name",
+        "status",
+        "active_version_id",
+        "created_at",
+        "updated_at",
+        "profile",
+        "plan",
+        "wakeups",
+        "schedule",
+        "validation",
+        "pending_approvals",
+        "version",
+        "builder_status",
     }
 )
 
@@ -298,8 +317,22 @@ def read_step(step: Any, index: int) -> dict[str, Any]:
 
 KNOWN_RUN_MEMBERS = frozenset(
     {
-        "id", "object", "agent_id", "version_id", "thread_id", "status", "waiting_for", "event", "steps", "tasks",
-        "approvals", "cost_usd", "answer", "error", "created_at", "completed_at",
+        "id",
+        "object",
+        "agent_id",
+        "version_id",
+        "thread_id",
+        "status",
+        "waiting_for",
+        "event",
+        "steps",
+        "tasks",
+        "approvals",
+        "cost_usd",
+        "answer",
+        "error",
+        "created_at",
+        "completed_at",
     }
 )
 

@@ -69,7 +69,9 @@ def approval_list(
 ) -> Page:
     """One page of approvals (`GET /v1/approvals`); pending ones first-come-first."""
     return client.page(
-        "/v1/approvals", params=_params(status=status, agent_id=agent_id, cursor=cursor, limit=limit), item_key="approvals"
+        "/v1/approvals",
+        params=_params(status=status, agent_id=agent_id, cursor=cursor, limit=limit),
+        item_key="approvals",
     )
 
 
@@ -95,9 +97,11 @@ def invocations_in_thread(*, user, agent_id: str, thread_id: str, limit: int = 5
     """This user's messages to one agent in one conversation, oldest first, with their live state."""
     from agents.live import INVOCATION_KIND
 
-    ops = TrackedOperation.objects.select_related("owner_key").filter(
-        started_by=user, kind=INVOCATION_KIND, context__agent_id=agent_id, context__thread_id=thread_id
-    ).order_by("created_at", "id")[:limit]
+    ops = (
+        TrackedOperation.objects.select_related("owner_key")
+        .filter(started_by=user, kind=INVOCATION_KIND, context__agent_id=agent_id, context__thread_id=thread_id)
+        .order_by("created_at", "id")[:limit]
+    )
     return [operation_view(op=op) for op in ops]
 
 

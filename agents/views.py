@@ -140,7 +140,9 @@ def _decision_forms(approval: dict) -> dict[str, ApprovalDecisionForm]:
     return forms
 
 
-def _approval_row(approval: dict, *, agent_names: dict[str, str], outcome: Any = None, notice: str = "") -> dict[str, Any]:
+def _approval_row(
+    approval: dict, *, agent_names: dict[str, str], outcome: Any = None, notice: str = ""
+) -> dict[str, Any]:
     return {
         "approval": approval,
         "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
@@ -187,7 +189,10 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
     client = service_client_for(user=request.user)
     if not form.is_valid():
         # Only a changed or stale page posts this: nothing is sent.
-        problem = " ".join(form.errors.get("__all__", [])) or "This decision could not be read; reload the page and decide again."
+        problem = (
+            " ".join(form.errors.get("__all__", []))
+            or "This decision could not be read; reload the page and decide again."
+        )
         if _wants_region(request):
             response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
             response["HX-Retarget"] = f"#approval-{approval_id}-messages"
@@ -215,7 +220,9 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
             return render_approval_error(request, exc)
         if exc.request_id:
             notice = f"{notice} (request id {exc.request_id})"
-        return _render_row(request, _approval_row(read_approval(current), agent_names=_posted_name(request), notice=notice))
+        return _render_row(
+            request, _approval_row(read_approval(current), agent_names=_posted_name(request), notice=notice)
+        )
     except errors.ApiError as exc:
         if not _wants_region(request):
             raise
@@ -227,7 +234,9 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
         verb = "Approved" if approval["status"] == "approved" else "Rejected"
         messages.success(request, f"{verb}: {approval['summary']}")
         return redirect(_back_to(request, reverse("agents:approvals")))
-    return _render_row(request, _approval_row(approval, agent_names=_posted_name(request), outcome=answer.get("outcome")))
+    return _render_row(
+        request, _approval_row(approval, agent_names=_posted_name(request), outcome=answer.get("outcome"))
+    )
 
 
 def _posted_name(request: HttpRequest) -> dict[str, str]:
@@ -267,7 +276,9 @@ def _agents_index(request: HttpRequest, form: AgentCreateForm, remote_error=None
         "remote_error": remote_error,
         "workspace_zone": _workspace_zone(request),
     }
-    template = "agents/index.html#agent_list" if request.method == "GET" and _wants_region(request) else "agents/index.html"
+    template = (
+        "agents/index.html#agent_list" if request.method == "GET" and _wants_region(request) else "agents/index.html"
+    )
     return render(request, template, context)
 
 
@@ -285,7 +296,11 @@ def agent_create(request: HttpRequest) -> HttpResponse:
     client = service_client_for(user=request.user)
     try:
         build = services.agent_create(
-            client=client, name=data["name"], message=data["message"], auto=data["auto"], idempotency_key=data["idempotency_key"]
+            client=client,
+            name=data["name"],
+            message=data["message"],
+            auto=data["auto"],
+            idempotency_key=data["idempotency_key"],
         )
     except errors.ApiError as exc:
         return _agents_index(request, form, remote_error=failed_write(request, form, exc))
@@ -299,7 +314,9 @@ def agent_create(request: HttpRequest) -> HttpResponse:
 
 def _remember_build(request: HttpRequest, build: dict) -> None:
     request.session[BUILD_SESSION_KEY.format(agent_id=build["agent_id"])] = {
-        "status": build["status"], "message": build["message"], "questions": build["questions"],
+        "status": build["status"],
+        "message": build["message"],
+        "questions": build["questions"],
     }
 
 
@@ -373,7 +390,9 @@ def _action_key(request: HttpRequest) -> str:
     return form.cleaned_data["idempotency_key"] if form.is_valid() else new_idempotency_key()
 
 
-def _action_failed(request: HttpRequest, agent_id: str, *, form_name: str, key: str, exc: errors.ApiError) -> HttpResponse:
+def _action_failed(
+    request: HttpRequest, agent_id: str, *, form_name: str, key: str, exc: errors.ApiError
+) -> HttpResponse:
     """Activate or pause failed: the message in the readiness region. After a
     failure worth retrying the button keeps its key, so pressing it again can
     never publish two versions."""
@@ -392,7 +411,9 @@ def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
     except errors.UnprocessableError as exc:
         issues = read_issues((exc.details or {}).get("issues") if isinstance(exc.details, dict) else exc.details)
         return _agent_page(
-            request, str(agent_id), region="activation",
+            request,
+            str(agent_id),
+            region="activation",
             activation_issues=issues or [{"message": exc.message, "code": "", "where": ""}],
             activation_request_id=exc.request_id,
         )
@@ -423,7 +444,9 @@ def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
     client = service_client_for(user=request.user)
     try:
         services.agent_rename(
-            client=client, agent_id=str(agent_id), name=form.cleaned_data["name"],
+            client=client,
+            agent_id=str(agent_id),
+            name=form.cleaned_data["name"],
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except errors.ApiError as exc:
@@ -443,7 +466,10 @@ def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
     client = service_client_for(user=request.user)
     try:
         answer = services.agent_change(
-            client=client, agent_id=str(agent_id), message=form.reply_text(), auto=form.cleaned_data["auto"],
+            client=client,
+            agent_id=str(agent_id),
+            message=form.reply_text(),
+            auto=form.cleaned_data["auto"],
             idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except errors.ApiError as exc:
@@ -484,7 +510,10 @@ def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = N
     if thread_id:
         # Turns of this conversation sent from elsewhere (another person, the
         # API): the service lists them as the thread's runs, newest first.
-        followed = {str((view.op.snapshot or {}).get("run_id") or (view.op.context or {}).get("run_id")) for view in messages_in_thread}
+        followed = {
+            str((view.op.snapshot or {}).get("run_id") or (view.op.context or {}).get("run_id"))
+            for view in messages_in_thread
+        }
         runs = selectors.run_list(client=client, agent_id=agent_id, thread_id=thread_id, limit=100).items
         earlier = [run for run in map(read_run, reversed(runs)) if run["id"] not in followed]
     return render(

@@ -89,7 +89,10 @@ class RemoteErrorMiddleware:
         if isinstance(exception, errors.ApiError):
             logger.warning(
                 "remote error shown to the user: %s status=%s request_id=%s path=%s",
-                type(exception).__name__, exception.status, exception.request_id, request.path,
+                type(exception).__name__,
+                exception.status,
+                exception.request_id,
+                request.path,
             )
             return render_remote_error(request, exception, retarget=MESSAGES_REGION)
         if _is_no_active_key_error(exception):
@@ -136,7 +139,7 @@ def render_remote_error(request: HttpRequest, exc: errors.ApiError, *, retarget:
         status = 200 if _is_htmx(request) else view.page_status
         try:
             response = render(request, TEMPLATE, context, status=status)
-        except Exception:  # noqa: BLE001 - the layout itself failed (e.g. it calls the service too)
+        except Exception:
             logger.exception("error page layout failed; answering with the bare message box")
             response = HttpResponse(render_to_string(PARTIAL, context, request=request), status=status)
     if view.retry_after is not None:
@@ -284,10 +287,7 @@ def _is_htmx(request: HttpRequest) -> bool:
 
 
 def _wants_full_page(request: HttpRequest) -> bool:
-    return (
-        request.headers.get("HX-Boosted") == "true"
-        or request.headers.get("HX-History-Restore-Request") == "true"
-    )
+    return request.headers.get("HX-Boosted") == "true" or request.headers.get("HX-History-Restore-Request") == "true"
 
 
 def _remote_message(exc: errors.ApiError) -> str:
@@ -309,7 +309,9 @@ def _action(label: str, url: str | None) -> list[ErrorAction]:
 
 
 def _same_site(request: HttpRequest, url: str | None) -> str | None:
-    if url and url_has_allowed_host_and_scheme(url, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+    if url and url_has_allowed_host_and_scheme(
+        url, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return url
     return None
 

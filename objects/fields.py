@@ -119,9 +119,9 @@ def title_field_key(definition: dict) -> str | None:
 
 def workspace_zone(name: str | None) -> dt.tzinfo:
     try:
-        return ZoneInfo(name) if name else dt.timezone.utc
+        return ZoneInfo(name) if name else dt.UTC
     except (ZoneInfoNotFoundError, ValueError):
-        return dt.timezone.utc
+        return dt.UTC
 
 
 def is_web_address(value: Any) -> bool:
@@ -149,7 +149,7 @@ def parse_stored_datetime(value: Any) -> dt.datetime | None:
     if parsed is None:
         return None
     if parsed.tzinfo is None:
-        parsed = parsed.replace(tzinfo=dt.timezone.utc)
+        parsed = parsed.replace(tzinfo=dt.UTC)
     return parsed
 
 
@@ -175,7 +175,7 @@ def parse_stored_number(value: Any) -> decimal.Decimal | None:
 
 def utc_iso(value: dt.datetime) -> str:
     """UTC ISO 8601 with a `Z`, as the spec's timestamps are written."""
-    return value.astimezone(dt.timezone.utc).isoformat().replace("+00:00", "Z")
+    return value.astimezone(dt.UTC).isoformat().replace("+00:00", "Z")
 
 
 # ---------------------------------------------------------------- form fields
@@ -332,7 +332,7 @@ def comparable(field: FieldDef, value: Any) -> Any:
         return parse_stored_number(value)
     if kind == "datetime":
         parsed = parse_stored_datetime(value)
-        return parsed.astimezone(dt.timezone.utc).replace(second=0, microsecond=0) if parsed else value
+        return parsed.astimezone(dt.UTC).replace(second=0, microsecond=0) if parsed else value
     if kind == "date":
         return parse_stored_date(value) or value
     if kind in {"select", "stage"}:
@@ -455,7 +455,11 @@ def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
         return parsed.astimezone(zone).isoformat() if parsed else str(stored)
     if kind == "currency":
         number = parse_stored_number(stored)
-        return f"{number.quantize(decimal.Decimal('0.01'), rounding=decimal.ROUND_HALF_UP)}" if number is not None else str(stored)
+        return (
+            f"{number.quantize(decimal.Decimal('0.01'), rounding=decimal.ROUND_HALF_UP)}"
+            if number is not None
+            else str(stored)
+        )
     if isinstance(stored, (dict, list)):
         return json.dumps(stored, ensure_ascii=False)
     return str(stored)

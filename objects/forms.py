@@ -10,7 +10,7 @@ from django import forms
 from dashboard.idempotency import IdempotencyKeyField
 
 # --- schema ---
-from objects.schema import (  # noqa: E402 - the schema section keeps its imports with it
+from objects.schema import (
     CHOICE_TYPES,
     COLOR_MAX_LENGTH,
     DEFAULT_COLOR,
@@ -131,7 +131,9 @@ class FieldRowForm(forms.Form):
 
     @property
     def is_existing(self) -> bool:
-        return bool(self.initial.get("original_key") or (self.is_bound and self.data.get(self.add_prefix("original_key"))))
+        return bool(
+            self.initial.get("original_key") or (self.is_bound and self.data.get(self.add_prefix("original_key")))
+        )
 
     @property
     def option_rows(self) -> list[dict]:
@@ -178,7 +180,12 @@ class FieldRowForm(forms.Form):
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("label") and not cleaned.get("key") and not self.is_existing and not snake_case(cleaned["label"]):
+        if (
+            cleaned.get("label")
+            and not cleaned.get("key")
+            and not self.is_existing
+            and not snake_case(cleaned["label"])
+        ):
             self.add_error("key", "The label has no letters or digits to make a key from; give a key.")
         options = [row for row in self.option_rows if row["label"].strip()]
         # The clean payload is built from plain id/label/color only.
@@ -241,7 +248,8 @@ class BaseFieldRowFormSet(forms.BaseFormSet):
         return [
             form
             for form in self.forms
-            if not self._should_delete_form(form) and (form.has_changed() or form.is_existing or not form.empty_permitted)
+            if not self._should_delete_form(form)
+            and (form.has_changed() or form.is_existing or not form.empty_permitted)
         ]
 
     def clean(self):
@@ -251,7 +259,10 @@ class BaseFieldRowFormSet(forms.BaseFormSet):
         for form in self.live_forms():
             key = form.field_key
             if key in seen:
-                form.add_error("label" if not form.cleaned_data.get("key") else "key", f"Another field already has the key “{key}”.")
+                form.add_error(
+                    "label" if not form.cleaned_data.get("key") else "key",
+                    f"Another field already has the key “{key}”.",
+                )
             seen[key] = form
 
 
@@ -280,6 +291,7 @@ from objects.fields import (  # noqa: E402
     form_field,
     initial_value,
 )
+
 
 class RecordForm(forms.Form):
     """A record's values, one form field per field of the object, built from
@@ -390,9 +402,7 @@ class RelationshipForm(forms.Form):
     target_pick = forms.CharField(required=False)
     target_id = forms.CharField(label="or its id", required=False, max_length=64)
     label = forms.CharField(label="Label", max_length=200, required=False)
-    metadata = forms.CharField(
-        label="Metadata (JSON object)", required=False, widget=forms.Textarea(attrs={"rows": 3})
-    )
+    metadata = forms.CharField(label="Metadata (JSON object)", required=False, widget=forms.Textarea(attrs={"rows": 3}))
 
     def __init__(self, *args, objects: list[dict], **kwargs):
         super().__init__(*args, **kwargs)

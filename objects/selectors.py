@@ -21,9 +21,7 @@ def object_definition_cache_key(*, workspace_id: str, object_key: str) -> str:
     return f"objects:definition:{workspace_id}:{object_key}"
 
 
-def object_definition_get(
-    *, client: ServiceClient, workspace_id: str, object_key: str, fresh: bool = False
-) -> dict:
+def object_definition_get(*, client: ServiceClient, workspace_id: str, object_key: str, fresh: bool = False) -> dict:
     """The object and its fields (`GET /v1/objects/{key}`), from the cache when
     it was read in the last minute. `fresh=True` (the settings editor, which
     diffs against it) always reads the service and refreshes the cache.

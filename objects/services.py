@@ -90,6 +90,9 @@ def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fi
     from objects.models import ColumnPreference
 
     preference, _ = ColumnPreference.objects.update_or_create(
-        user=user, workspace_id=workspace_id, object_key=object_key, defaults={"hidden_fields": sorted(set(hidden_fields))}
+        user=user,
+        workspace_id=workspace_id,
+        object_key=object_key,
+        defaults={"hidden_fields": sorted(set(hidden_fields))},
     )
     return preference

@@ -62,7 +62,7 @@ class TableState:
         for name in query:
             if not name.startswith(FILTER_PREFIX):
                 continue
-            key = name[len(FILTER_PREFIX):]
+            key = name[len(FILTER_PREFIX) :]
             values = [v.strip() for v in query.getlist(name) if v.strip()]
             if key in known and values and filterable(known[key]):
                 filters[key] = values
@@ -197,7 +197,8 @@ class Row:
 
         return mark_safe(
             "".join(
-                f'<td class="cell cell--{escape(column.field.type)}">{render_cell(shown)}</td>' for column, shown in self.cells
+                f'<td class="cell cell--{escape(column.field.type)}">{render_cell(shown)}</td>'
+                for column, shown in self.cells
             )
         )
 
@@ -275,7 +276,13 @@ def build_table(
         )
     for key, label in TIMESTAMP_COLUMNS:
         columns.append(
-            Column(key=key, label=label, field=None, sort_query=state.sort_query(key), sort_direction=state.sort_direction(key))
+            Column(
+                key=key,
+                label=label,
+                field=None,
+                sort_query=state.sort_query(key),
+                sort_direction=state.sort_direction(key),
+            )
         )
     rows = []
     for record in records:

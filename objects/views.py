@@ -21,7 +21,7 @@ from dashboard.idempotency import renew_idempotency_key
 from dashboard.keys.selectors import active_key_for, service_client_for
 
 # --- schema ---
-from objects.forms import (  # noqa: E402 - the schema section keeps its imports with it
+from objects.forms import (
     FieldRemoveForm,
     FieldRowForm,
     NewObjectFieldRows,
@@ -30,7 +30,7 @@ from objects.forms import (  # noqa: E402 - the schema section keeps its imports
     SettingsFieldRows,
     option_color_for,
 )
-from objects.schema import (  # noqa: E402
+from objects.schema import (
     DEFAULT_COLOR,
     DEFAULT_ICON,
     FIELD_TYPE_LABELS,
@@ -38,8 +38,8 @@ from objects.schema import (  # noqa: E402
     icon_file,
     snake_case,
 )
-from objects.selectors import object_definition_get, object_list  # noqa: E402
-from objects.services import object_create, object_update  # noqa: E402
+from objects.selectors import object_definition_get, object_list
+from objects.services import object_create, object_update
 
 OBJECT_KINDS = [("custom", "Custom"), ("system", "System")]
 OBJECTS_PAGE_SIZE = 25
@@ -136,7 +136,9 @@ def index(request: HttpRequest) -> HttpResponse:
 
 def _remote_error_box(request: HttpRequest, exc: api_errors.ApiError) -> str:
     """The shared message box (with the request id), placed inside the form so nothing typed is lost."""
-    return render_to_string(REMOTE_ERROR_PARTIAL, {"remote_error": describe_remote_error(request, exc)}, request=request)
+    return render_to_string(
+        REMOTE_ERROR_PARTIAL, {"remote_error": describe_remote_error(request, exc)}, request=request
+    )
 
 
 def _builder_action(data: QueryDict) -> QueryDict | None:
@@ -299,7 +301,9 @@ def object_create_view(request: HttpRequest) -> HttpResponse:
         extra["remote_error"] = _remote_error_box(request, exc)
     else:
         messages.success(request, f"Created {created.get('plural_name') or body['plural_name']}.")
-        return _redirect(request, reverse("objects:settings", args=[created.get("key") or snake_case(body["plural_name"])]))
+        return _redirect(
+            request, reverse("objects:settings", args=[created.get("key") or snake_case(body["plural_name"])])
+        )
     return render(request, template, _new_object_context(form=form, rows=rows, title_row=title_row, **extra))
 
 
@@ -328,7 +332,9 @@ def field_row_removed(request: HttpRequest) -> HttpResponse:
     """What stays of a removed new row: its DELETE mark, so the formset's numbering holds."""
     index = request.GET.get("index", "")
     return render(
-        request, "objects/_field_row.html#removed_row", {"removed_prefix": f"{FIELD_ROWS_PREFIX}-{index}" if index.isdigit() else ""}
+        request,
+        "objects/_field_row.html#removed_row",
+        {"removed_prefix": f"{FIELD_ROWS_PREFIX}-{index}" if index.isdigit() else ""},
     )
 
 
@@ -374,7 +380,11 @@ def _object_initial(definition: dict) -> dict:
 
 
 def _field_choices(definition: dict) -> list[tuple[str, str]]:
-    return [(f.get("key"), f"{f.get('label') or f.get('key')} ({f.get('key')})") for f in definition.get("fields") or [] if f.get("key")]
+    return [
+        (f.get("key"), f"{f.get('label') or f.get('key')} ({f.get('key')})")
+        for f in definition.get("fields") or []
+        if f.get("key")
+    ]
 
 
 def _settings_context(*, definition: dict, form, rows, **extra) -> dict:
@@ -496,11 +506,11 @@ def field_remove_confirm(request: HttpRequest, object_key: str, field_key: str) 
     definition = object_definition_get(client=client, workspace_id=_workspace_id(request), object_key=object_key)
     field = _custom_field(definition, field_key)
     if field is None:
-        messages.error(request, f"“{field_key}” is not a custom field of this object; built-in fields can't be removed.")
+        messages.error(
+            request, f"“{field_key}” is not a custom field of this object; built-in fields can't be removed."
+        )
         return _redirect(request, reverse("objects:settings", args=[object_key]))
-    return _render_field_removal(
-        request, definition=definition, removal={"field": field, "form": FieldRemoveForm()}
-    )
+    return _render_field_removal(request, definition=definition, removal={"field": field, "form": FieldRemoveForm()})
 
 
 def _render_field_removal(request: HttpRequest, *, definition: dict, removal: dict) -> HttpResponse:
@@ -510,7 +520,9 @@ def _render_field_removal(request: HttpRequest, *, definition: dict, removal: di
         return render(request, "objects/settings.html#field_removal", context)
     form, rows = _settings_forms(definition=definition)
     return render(
-        request, "objects/settings.html", _settings_context(definition=definition, form=form, rows=rows, removal=removal)
+        request,
+        "objects/settings.html",
+        _settings_context(definition=definition, form=form, rows=rows, removal=removal),
     )
 
 
@@ -554,13 +566,11 @@ from itertools import chain as _chain  # noqa: E402
 
 from django.http import HttpResponseRedirect, StreamingHttpResponse  # noqa: E402
 from django.http import QueryDict as _QueryDict  # noqa: E402
-from django.urls import reverse  # noqa: E402
 from django.views.decorators.http import require_http_methods, require_POST  # noqa: E402
 
 from dashboard.api import errors as _api_errors  # noqa: E402
 from dashboard.idempotency import renew_idempotency_key as _renew_idempotency_key  # noqa: E402
 from dashboard.keys.errors import NoActiveKeyError  # noqa: E402
-from dashboard.keys.selectors import active_key_for  # noqa: E402
 from objects import selectors as _records_selectors  # noqa: E402
 from objects import services as _records_services  # noqa: E402
 from objects.fields import cell as _cell  # noqa: E402
@@ -611,7 +621,9 @@ def _records_table(request: HttpRequest, *, client, workspace_id: str, zone, obj
         cursor=state.cursor or None,
         limit=state.limit,
     )
-    hidden = _records_selectors.column_hidden_fields(user=request.user, workspace_id=workspace_id, object_key=object_key)
+    hidden = _records_selectors.column_hidden_fields(
+        user=request.user, workspace_id=workspace_id, object_key=object_key
+    )
     return build_table(
         object_key=object_key,
         definition=definition,
@@ -730,7 +742,8 @@ def record_new(request: HttpRequest, object_key: str) -> HttpResponse:
             form.add_service_error(exc)
             form.renew_idempotency_key()
             return _record_form_response(
-                request, template_context={"form": form, "definition": definition, "object_key": object_key, "error": exc}
+                request,
+                template_context={"form": form, "definition": definition, "object_key": object_key, "error": exc},
             )
         return _records_redirect(request, reverse("objects:record", args=[object_key, record.get("id")]))
     return _record_form_response(
@@ -813,7 +826,10 @@ def record_delete(request: HttpRequest, object_key: str, record_id: str) -> Http
     form = RecordDeleteForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         _records_services.record_delete(
-            client=client, object_key=object_key, record_id=record_id, idempotency_key=form.cleaned_data["idempotency_key"]
+            client=client,
+            object_key=object_key,
+            record_id=record_id,
+            idempotency_key=form.cleaned_data["idempotency_key"],
         )
         return _records_redirect(request, reverse("objects:records", args=[object_key]))
     definition = _records_definition(client=client, workspace_id=workspace_id, object_key=object_key)

@@ -4,36 +4,67 @@ from __future__ import annotations
 
 from sandbox.core import Response, ref, register_schema, route
 
-register_schema("Me", {
-    "type": "object",
-    "required": ["workspace", "member", "key"],
-    "properties": {
-        "workspace": {"type": "object", "required": ["id", "name", "timezone"],
-                      "properties": {"id": {"type": "string", "format": "uuid"}, "name": {"type": "string"},
-                                     "timezone": {"type": "string"}}},
-        "member": {"type": "object", "required": ["id", "role"],
-                   "properties": {"id": {"type": "string", "format": "uuid"}, "role": {"type": "string"}}},
-        "key": {"type": "object", "required": ["id", "name", "prefix", "created_at"],
-                "properties": {"id": {"type": "string", "format": "uuid"}, "name": {"type": "string"},
-                               "prefix": {"type": "string"}, "created_at": {"type": "string"}}},
+register_schema(
+    "Me",
+    {
+        "type": "object",
+        "required": ["workspace", "member", "key"],
+        "properties": {
+            "workspace": {
+                "type": "object",
+                "required": ["id", "name", "timezone"],
+                "properties": {
+                    "id": {"type": "string", "format": "uuid"},
+                    "name": {"type": "string"},
+                    "timezone": {"type": "string"},
+                },
+            },
+            "member": {
+                "type": "object",
+                "required": ["id", "role"],
+                "properties": {"id": {"type": "string", "format": "uuid"}, "role": {"type": "string"}},
+            },
+            "key": {
+                "type": "object",
+                "required": ["id", "name", "prefix", "created_at"],
+                "properties": {
+                    "id": {"type": "string", "format": "uuid"},
+                    "name": {"type": "string"},
+                    "prefix": {"type": "string"},
+                    "created_at": {"type": "string"},
+                },
+            },
+        },
     },
-})
+)
 
 
-@route("GET", "/v1/me", operation_id="account_me", summary="Which workspace, member and key this request acts as",
-       tags=["Account"], responses={200: ref("Me")})
+@route(
+    "GET",
+    "/v1/me",
+    operation_id="account_me",
+    summary="Which workspace, member and key this request acts as",
+    tags=["Account"],
+    responses={200: ref("Me")},
+)
 def account_me(req):
     key = req.api_key
     return {
-        "workspace": {"id": req.workspace["id"], "name": req.workspace["name"],
-                      "timezone": req.workspace["timezone"]},
+        "workspace": {"id": req.workspace["id"], "name": req.workspace["name"], "timezone": req.workspace["timezone"]},
         "member": {"id": req.member["id"], "role": req.member["role"]},
         "key": {"id": key["id"], "name": key["name"], "prefix": key["prefix"], "created_at": key["created_at"]},
     }
 
 
-@route("GET", "/v1/openapi.json", operation_id="openapi_document", summary="The OpenAPI 3.1 document",
-       tags=["Meta"], auth=False, responses={200: {"type": "object"}})
+@route(
+    "GET",
+    "/v1/openapi.json",
+    operation_id="openapi_document",
+    summary="The OpenAPI 3.1 document",
+    tags=["Meta"],
+    auth=False,
+    responses={200: {"type": "object"}},
+)
 def openapi_document(req):
     from sandbox.openapi import build_document
 
@@ -60,8 +91,15 @@ Endpoints:
 """
 
 
-@route("GET", "/v1/llms-full.txt", operation_id="llms_guide", summary="A short plain-text guide",
-       tags=["Meta"], auth=False, responses={200: ("text/plain", {"type": "string"})})
+@route(
+    "GET",
+    "/v1/llms-full.txt",
+    operation_id="llms_guide",
+    summary="A short plain-text guide",
+    tags=["Meta"],
+    auth=False,
+    responses={200: ("text/plain", {"type": "string"})},
+)
 def llms_guide(req):
     from sandbox.core import ROUTES
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import os
 
-from sandbox.server import DEFAULT_DB, build_app, config_from_env
 from sandbox.seed import KEY_KINDS, create_key
+from sandbox.server import DEFAULT_DB, build_app, config_from_env
 
 
 def mint_key(*, db_path: str | None = None, kind: str = "demo", name: str | None = None) -> str:

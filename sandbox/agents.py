@@ -22,8 +22,20 @@ from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
 
 from sandbox.core import (
-    PAGE_QUERY, UUID, Response, accepted, conflict, event_stream, invalid, not_found, page_of, paginate,
-    register_schema, replay_hook, route, unprocessable,
+    PAGE_QUERY,
+    UUID,
+    Response,
+    accepted,
+    conflict,
+    event_stream,
+    invalid,
+    not_found,
+    page_of,
+    paginate,
+    register_schema,
+    replay_hook,
+    route,
+    unprocessable,
 )
 from sandbox.library import is_ready, name_from_message, now_utc
 from sandbox.seed import SeedContext, seed_hook
@@ -51,11 +63,19 @@ ALWAYS_ALLOWABLE = {"send", "write"}
 # --------------------------------------------------------------------------
 def builder_questions() -> list[dict]:
     return [
-        {"text": "What should the agent do?",
-         "options": ["Qualify new leads", "Send a weekly report by email", "Answer questions about our deals"]},
-        {"text": "When should it wake up?",
-         "options": ["When someone messages it", "Every morning", "When a webhook is called",
-                     "When a record is created"]},
+        {
+            "text": "What should the agent do?",
+            "options": ["Qualify new leads", "Send a weekly report by email", "Answer questions about our deals"],
+        },
+        {
+            "text": "When should it wake up?",
+            "options": [
+                "When someone messages it",
+                "Every morning",
+                "When a webhook is called",
+                "When a record is created",
+            ],
+        },
     ]
 
 
@@ -111,47 +131,87 @@ def build_plan(brief: str, *, auto: bool, answering: bool) -> dict:
     nodes, edges, issues = [], [], []
     triggers = []
     for wake in wakeups:
-        trigger = {"id": node_id("trigger"), "kind": "trigger", "label": f"Wake-up: {wake['kind']}",
-                   "config": {"wakeup_id": wake["id"]}}
+        trigger = {
+            "id": node_id("trigger"),
+            "kind": "trigger",
+            "label": f"Wake-up: {wake['kind']}",
+            "config": {"wakeup_id": wake["id"]},
+        }
         nodes.append(trigger)
         triggers.append(trigger["id"])
-    agent_node = {"id": node_id("agent"), "kind": "agent", "label": "Understand the request and plan",
-                  "config": {"model": "standard"}}
+    agent_node = {
+        "id": node_id("agent"),
+        "kind": "agent",
+        "label": "Understand the request and plan",
+        "config": {"model": "standard"},
+    }
     nodes.append(agent_node)
     edges += [{"from": t, "to": agent_node["id"]} for t in triggers]
     last = agent_node["id"]
     if re.search(r"\b(decide|classify|qualif\w*|score|prioriti[sz]e)\b", text):
-        decide = {"id": node_id("ai_decide"), "kind": "ai_decide", "label": "Decide what it deserves",
-                  "config": {"choices": ["yes", "no"]}}
+        decide = {
+            "id": node_id("ai_decide"),
+            "kind": "ai_decide",
+            "label": "Decide what it deserves",
+            "config": {"choices": ["yes", "no"]},
+        }
         nodes.append(decide)
         edges.append({"from": last, "to": decide["id"]})
         last = decide["id"]
     if re.search(r"\b(if|otherwise|unless)\b", text):
-        branch = {"id": node_id("branch"), "kind": "branch", "label": "Branch on the decision",
-                  "config": {"condition": "decision == 'yes'"}}
+        branch = {
+            "id": node_id("branch"),
+            "kind": "branch",
+            "label": "Branch on the decision",
+            "config": {"condition": "decision == 'yes'"},
+        }
         nodes.append(branch)
         edges.append({"from": last, "to": branch["id"]})
         last = branch["id"]
     actions = []
     if re.search(r"\b(e-?mail|mail)\b", text):
         recipient = EMAIL_RE.search(brief)
-        email = {"id": node_id("email"), "kind": "email", "label": "Send an email",
-                 "config": {"to": recipient.group(0) if recipient else None,
-                            "subject": name_from_message(brief, "Update from your agent")}}
+        email = {
+            "id": node_id("email"),
+            "kind": "email",
+            "label": "Send an email",
+            "config": {
+                "to": recipient.group(0) if recipient else None,
+                "subject": name_from_message(brief, "Update from your agent"),
+            },
+        }
         actions.append(email)
         if not recipient:
-            issues.append({"code": "missing_recipient", "node_id": email["id"], "field": "to",
-                           "message": "The email step has no recipient: say who should receive it "
-                                      "(an email address)."})
+            issues.append(
+                {
+                    "code": "missing_recipient",
+                    "node_id": email["id"],
+                    "field": "to",
+                    "message": "The email step has no recipient: say who should receive it (an email address).",
+                }
+            )
     if re.search(r"\b(update|change|tag)\b.*\brecords?\b|\bupdate the (lead|deal|contact)", text):
-        actions.append({"id": node_id("update_record"), "kind": "update_record", "label": "Update the record",
-                        "config": {"object": _object_named(text)}})
+        actions.append(
+            {
+                "id": node_id("update_record"),
+                "kind": "update_record",
+                "label": "Update the record",
+                "config": {"object": _object_named(text)},
+            }
+        )
     if re.search(r"\b(delete|remove)\b", text):
-        actions.append({"id": node_id("delete_record"), "kind": "delete_record", "label": "Delete records",
-                        "config": {"object": _object_named(text)}})
+        actions.append(
+            {
+                "id": node_id("delete_record"),
+                "kind": "delete_record",
+                "label": "Delete records",
+                "config": {"object": _object_named(text)},
+            }
+        )
     if re.search(r"\b(buy|purchase|pay|spend)\b", text):
-        actions.append({"id": node_id("purchase"), "kind": "purchase", "label": "Spend money",
-                        "config": {"limit_usd": 50}})
+        actions.append(
+            {"id": node_id("purchase"), "kind": "purchase", "label": "Spend money", "config": {"limit_usd": 50}}
+        )
     for action in actions:
         nodes.append(action)
         edges.append({"from": last, "to": action["id"]})
@@ -163,8 +223,18 @@ def build_plan(brief: str, *, auto: bool, answering: bool) -> dict:
         autonomy = "automatic"
     else:
         autonomy = "ask_first" if risky else "automatic"
-    tools = sorted({{"email": "email.send", "update_record": "records.update", "delete_record": "records.delete",
-                     "purchase": "payments.charge"}[a["kind"]] for a in actions} | {"records.read"})
+    tools = sorted(
+        {
+            {
+                "email": "email.send",
+                "update_record": "records.update",
+                "delete_record": "records.delete",
+                "purchase": "payments.charge",
+            }[a["kind"]]
+            for a in actions
+        }
+        | {"records.read"}
+    )
     profile = {
         "purpose": name_from_message(brief, "A helpful agent"),
         "instructions": brief.strip(),
@@ -172,12 +242,20 @@ def build_plan(brief: str, *, auto: bool, answering: bool) -> dict:
         "model": "standard",
         "tools": [{"name": t, "granted": True} for t in tools],
     }
-    summary = (f"I drafted a plan with {len(nodes)} steps and {len(wakeups)} wake-up(s); autonomy is "
-               f"{autonomy.replace('_', ' ')}.")
+    summary = (
+        f"I drafted a plan with {len(nodes)} steps and {len(wakeups)} wake-up(s); autonomy is "
+        f"{autonomy.replace('_', ' ')}."
+    )
     if issues:
         summary += " Before it can be activated: " + " ".join(i["message"] for i in issues)
-    return {"status": "built", "profile": profile, "plan": {"nodes": nodes, "edges": edges}, "wakeups": wakeups,
-            "issues": issues, "summary": summary}
+    return {
+        "status": "built",
+        "profile": profile,
+        "plan": {"nodes": nodes, "edges": edges},
+        "wakeups": wakeups,
+        "issues": issues,
+        "summary": summary,
+    }
 
 
 def _object_named(text: str) -> str:
@@ -206,17 +284,30 @@ def apply_build(agent: dict, result: dict) -> None:
 
 def validation_of(agent: dict) -> dict:
     if not agent.get("plan"):
-        return {"ready": False, "issues": [{"code": "no_plan", "node_id": None, "field": None,
-                                            "message": "The agent has no plan yet: answer the builder's questions."}]}
+        return {
+            "ready": False,
+            "issues": [
+                {
+                    "code": "no_plan",
+                    "node_id": None,
+                    "field": None,
+                    "message": "The agent has no plan yet: answer the builder's questions.",
+                }
+            ],
+        }
     issues = agent.get("issues") or []
     return {"ready": not issues, "issues": issues}
 
 
 def pending_approvals_count(req, agent_id: str) -> int:
     now = now_utc()
-    return sum(1 for a in req.store.list("approval", workspace_id=req.workspace_id,
-                                         where={"agent_id": agent_id, "status": "pending"})
-               if is_ready(a.get("requested_at"), now))
+    return sum(
+        1
+        for a in req.store.list(
+            "approval", workspace_id=req.workspace_id, where={"agent_id": agent_id, "status": "pending"}
+        )
+        if is_ready(a.get("requested_at"), now)
+    )
 
 
 def deployments_of(req, agent: dict) -> list[dict]:
@@ -235,9 +326,15 @@ def render_deployment(req, deployment: dict) -> dict:
 
 
 def render_agent_summary(agent: dict) -> dict:
-    return {"id": agent["id"], "object": "agent", "name": agent["name"], "status": agent["status"],
-            "active_version_id": agent.get("active_version_id"), "created_at": agent["created_at"],
-            "updated_at": agent["updated_at"]}
+    return {
+        "id": agent["id"],
+        "object": "agent",
+        "name": agent["name"],
+        "status": agent["status"],
+        "active_version_id": agent.get("active_version_id"),
+        "created_at": agent["created_at"],
+        "updated_at": agent["updated_at"],
+    }
 
 
 def render_agent(req, agent: dict) -> dict:
@@ -249,29 +346,48 @@ def render_agent(req, agent: dict) -> dict:
     for wake in agent.get("wakeups") or []:
         wakeups.append({**wake, "deployment": deployments.get(wake["id"])})
         if wake["kind"] == "schedule":
-            schedule.append({"wakeup_id": wake["id"], "description": wake["config"].get("description"),
-                             "timezone": timezone_name,
-                             "next_run_at": next_run_at(wake["config"], timezone_name, now_utc())})
-    profile = dict(agent.get("profile") or {"purpose": "", "instructions": "", "autonomy": "ask_first",
-                                            "model": "standard", "tools": [], "always_allowed": []})
-    body.update({
-        "version": agent.get("version"),
-        "profile": profile,
-        "plan": agent.get("plan") or {"nodes": [], "edges": []},
-        "wakeups": wakeups,
-        "schedule": schedule,
-        "validation": validation_of(agent),
-        "pending_approvals": pending_approvals_count(req, agent["id"]),
-        "builder_status": agent.get("builder_status"),
-    })
+            schedule.append(
+                {
+                    "wakeup_id": wake["id"],
+                    "description": wake["config"].get("description"),
+                    "timezone": timezone_name,
+                    "next_run_at": next_run_at(wake["config"], timezone_name, now_utc()),
+                }
+            )
+    profile = dict(
+        agent.get("profile")
+        or {
+            "purpose": "",
+            "instructions": "",
+            "autonomy": "ask_first",
+            "model": "standard",
+            "tools": [],
+            "always_allowed": [],
+        }
+    )
+    body.update(
+        {
+            "version": agent.get("version"),
+            "profile": profile,
+            "plan": agent.get("plan") or {"nodes": [], "edges": []},
+            "wakeups": wakeups,
+            "schedule": schedule,
+            "validation": validation_of(agent),
+            "pending_approvals": pending_approvals_count(req, agent["id"]),
+            "builder_status": agent.get("builder_status"),
+        }
+    )
     return body
 
 
 def render_build(req, agent: dict, *, message: str | None = None) -> dict:
     if agent.get("builder_status") == "needs_input":
-        return {"status": "needs_input", "questions": agent.get("questions") or builder_questions(),
-                "message": message or "Before I draft the plan, a few questions.",
-                "agent": render_agent(req, agent)}
+        return {
+            "status": "needs_input",
+            "questions": agent.get("questions") or builder_questions(),
+            "message": message or "Before I draft the plan, a few questions.",
+            "agent": render_agent(req, agent),
+        }
     return {"status": "built", "agent": render_agent(req, agent), "message": message or agent.get("summary", "")}
 
 
@@ -306,14 +422,27 @@ def decide_run(*, text: str, plan: dict | None, profile: dict | None) -> dict:
 
 
 def _step(node: dict, *, input: dict, result, error=None, at: str) -> dict:
-    return {"id": str(uuid.uuid4()), "node_id": node["id"], "kind": node["kind"], "label": node.get("label"),
-            "input": input, "result": result, "error": error, "started_at": at, "finished_at": at}
+    return {
+        "id": str(uuid.uuid4()),
+        "node_id": node["id"],
+        "kind": node["kind"],
+        "label": node.get("label"),
+        "input": input,
+        "result": result,
+        "error": error,
+        "started_at": at,
+        "finished_at": at,
+    }
 
 
 def action_result(node: dict, event: dict) -> dict:
     if node["kind"] == "email":
-        return {"sent": True, "to": node["config"].get("to"), "subject": node["config"].get("subject"),
-                "message_id": f"msg_{uuid.uuid4().hex[:16]}"}
+        return {
+            "sent": True,
+            "to": node["config"].get("to"),
+            "subject": node["config"].get("subject"),
+            "message_id": f"msg_{uuid.uuid4().hex[:16]}",
+        }
     if node["kind"] == "update_record":
         return {"updated": 1, "object": node["config"].get("object")}
     if node["kind"] == "delete_record":
@@ -337,8 +466,14 @@ def action_input(node: dict, event: dict) -> dict:
 def plan_steps(plan: dict, event: dict, decision: dict, at: str) -> tuple[list[dict], list[dict]]:
     """Steps the run takes up to its outcome, and the steps after an approval."""
     nodes = (plan or {}).get("nodes", [])
-    trigger = next((n for n in nodes if n["kind"] == "trigger"
-                    and n["config"].get("wakeup_id", "").endswith(event["kind"].split("_")[-1])), None)
+    trigger = next(
+        (
+            n
+            for n in nodes
+            if n["kind"] == "trigger" and n["config"].get("wakeup_id", "").endswith(event["kind"].split("_")[-1])
+        ),
+        None,
+    )
     trigger = trigger or (nodes[0] if nodes else {"id": "chat", "kind": "trigger", "label": "Chat", "config": {}})
     before = [_step(trigger, input={"event": event["kind"]}, result={"woke": True}, at=at)]
     after: list[dict] = []
@@ -347,16 +482,30 @@ def plan_steps(plan: dict, event: dict, decision: dict, at: str) -> tuple[list[d
         if node["kind"] == "trigger":
             continue
         if decision["outcome"] == "failed" and node["kind"] == "agent":
-            before.append(_step(node, input={"message": event.get("message"), "payload": event.get("payload")},
-                                result=None, error={"type": "agent_error",
-                                                    "message": "The agent could not finish: the message asked it "
-                                                               "to fail."}, at=at))
+            before.append(
+                _step(
+                    node,
+                    input={"message": event.get("message"), "payload": event.get("payload")},
+                    result=None,
+                    error={
+                        "type": "agent_error",
+                        "message": "The agent could not finish: the message asked it to fail.",
+                    },
+                    at=at,
+                )
+            )
             return before, after
         # Everything from the action that needs approval onwards runs only once it is approved.
         target = after if (waiting_on is not None and (node["id"] == waiting_on["id"] or after)) else before
         if node["kind"] == "agent":
-            target.append(_step(node, input={"message": event.get("message"), "payload": event.get("payload")},
-                                result={"plan": "follow the operating plan"}, at=at))
+            target.append(
+                _step(
+                    node,
+                    input={"message": event.get("message"), "payload": event.get("payload")},
+                    result={"plan": "follow the operating plan"},
+                    at=at,
+                )
+            )
         else:
             target.append(_step(node, input=action_input(node, event), result=action_result(node, event), at=at))
     return before, after
@@ -375,15 +524,24 @@ def answer_for(outcome: str, agent: dict, event: dict) -> str:
     return f"Done. {('You said: ' + said[:200]) if said else 'I handled the event.'}"
 
 
-def start_run(req, agent: dict, *, event: dict, thread_id: str | None, idempotency_key: str | None,
-              workspace_id: str | None = None) -> dict:
+def start_run(
+    req,
+    agent: dict,
+    *,
+    event: dict,
+    thread_id: str | None,
+    idempotency_key: str | None,
+    workspace_id: str | None = None,
+) -> dict:
     """Create a run (and its approval when it will wait); charged once."""
     workspace_id = workspace_id or req.workspace_id
     use_version = agent["status"] == "active" and agent.get("active_version_id")
     if use_version:
         version = req.store.get("agent_version", agent["active_version_id"])
-        plan, profile = version["plan"], {**version["profile"],
-                                          "always_allowed": agent.get("profile", {}).get("always_allowed", [])}
+        plan, profile = (
+            version["plan"],
+            {**version["profile"], "always_allowed": agent.get("profile", {}).get("always_allowed", [])},
+        )
     else:
         plan, profile = agent.get("plan"), agent.get("profile")
     text = (event.get("message") or "") + " " + json.dumps(event.get("payload") or {})
@@ -391,25 +549,59 @@ def start_run(req, agent: dict, *, event: dict, thread_id: str | None, idempoten
     started = req.clock.iso()
     ready_at = req.clock.at(started, RUN_SECONDS)
     before, after = plan_steps(plan, event, decision, ready_at)
-    run = req.store.insert("run", {
-        "agent_id": agent["id"], "version_id": agent.get("active_version_id") if use_version else None,
-        "thread_id": thread_id or str(uuid.uuid4()), "event": event, "outcome": decision["outcome"],
-        "ready_at": ready_at, "steps_before": before, "steps_after": after, "resolution": None,
-        "resolved_at": None, "approval_id": None, "idempotency_key": idempotency_key,
-        "answer": answer_for(decision["outcome"], agent, event),
-        "tasks": [{"id": str(uuid.uuid4()), "title": "Look up the context", "status": "completed",
-                   "tools": [{"name": "records.read", "calls": 1}]}] if plan and plan.get("nodes") else [],
-        "cost_usd": round(0.002 * (len(before) + len(after)) + 0.001, 4), "created_at": started,
-    }, workspace_id=workspace_id)
+    run = req.store.insert(
+        "run",
+        {
+            "agent_id": agent["id"],
+            "version_id": agent.get("active_version_id") if use_version else None,
+            "thread_id": thread_id or str(uuid.uuid4()),
+            "event": event,
+            "outcome": decision["outcome"],
+            "ready_at": ready_at,
+            "steps_before": before,
+            "steps_after": after,
+            "resolution": None,
+            "resolved_at": None,
+            "approval_id": None,
+            "idempotency_key": idempotency_key,
+            "answer": answer_for(decision["outcome"], agent, event),
+            "tasks": [
+                {
+                    "id": str(uuid.uuid4()),
+                    "title": "Look up the context",
+                    "status": "completed",
+                    "tools": [{"name": "records.read", "calls": 1}],
+                }
+            ]
+            if plan and plan.get("nodes")
+            else [],
+            "cost_usd": round(0.002 * (len(before) + len(after)) + 0.001, 4),
+            "created_at": started,
+        },
+        workspace_id=workspace_id,
+    )
     node = decision["risky_node"]
     if decision["outcome"] == "waiting" and node is not None:
         risk = RISKY_KINDS[node["kind"]]
-        approval = req.store.insert("approval", {
-            "agent_id": agent["id"], "agent_name": agent["name"], "run_id": run["id"], "node_id": node["id"],
-            "summary": approval_summary(node), "input": action_input(node, event), "risk": risk,
-            "can_always_allow": risk in ALWAYS_ALLOWABLE, "status": "pending", "decision": None,
-            "always": False, "decided_at": None, "requested_at": ready_at,
-        }, workspace_id=workspace_id)
+        approval = req.store.insert(
+            "approval",
+            {
+                "agent_id": agent["id"],
+                "agent_name": agent["name"],
+                "run_id": run["id"],
+                "node_id": node["id"],
+                "summary": approval_summary(node),
+                "input": action_input(node, event),
+                "risk": risk,
+                "can_always_allow": risk in ALWAYS_ALLOWABLE,
+                "status": "pending",
+                "decision": None,
+                "always": False,
+                "decided_at": None,
+                "requested_at": ready_at,
+            },
+            workspace_id=workspace_id,
+        )
         run["approval_id"] = approval["id"]
         req.store.save("run", run, touch=False)
     return run
@@ -418,7 +610,7 @@ def start_run(req, agent: dict, *, event: dict, thread_id: str | None, idempoten
 def approval_summary(node: dict) -> str:
     config = node.get("config", {})
     return {
-        "email": f"Send the email \"{config.get('subject', '')}\" to {config.get('to') or 'the recipient'}.",
+        "email": f'Send the email "{config.get("subject", "")}" to {config.get("to") or "the recipient"}.',
         "update_record": f"Update a record in {config.get('object', 'records')}.",
         "delete_record": f"Delete records in {config.get('object', 'records')}.",
         "purchase": f"Spend up to ${config.get('limit_usd', 0)}.",
@@ -444,11 +636,20 @@ def run_steps(run: dict, status: str) -> list[dict]:
 
 def render_approval(req, approval: dict) -> dict:
     return {
-        "id": approval["id"], "object": "approval", "agent_id": approval["agent_id"],
-        "agent_name": approval.get("agent_name"), "run_id": approval["run_id"], "summary": approval["summary"],
-        "input": approval["input"], "risk": approval["risk"], "can_always_allow": approval["can_always_allow"],
-        "status": approval["status"], "decision": approval.get("decision"), "always": approval.get("always", False),
-        "created_at": approval.get("requested_at") or approval["created_at"], "decided_at": approval.get("decided_at"),
+        "id": approval["id"],
+        "object": "approval",
+        "agent_id": approval["agent_id"],
+        "agent_name": approval.get("agent_name"),
+        "run_id": approval["run_id"],
+        "summary": approval["summary"],
+        "input": approval["input"],
+        "risk": approval["risk"],
+        "can_always_allow": approval["can_always_allow"],
+        "status": approval["status"],
+        "decision": approval.get("decision"),
+        "always": approval.get("always", False),
+        "created_at": approval.get("requested_at") or approval["created_at"],
+        "decided_at": approval.get("decided_at"),
     }
 
 
@@ -456,11 +657,22 @@ def render_run(req, run: dict) -> dict:
     now = now_utc()
     status = run_status(run, now)
     body = {
-        "id": run["id"], "object": "run", "agent_id": run["agent_id"], "version_id": run.get("version_id"),
-        "thread_id": run["thread_id"], "status": status, "waiting_for": None, "event": run["event"],
-        "steps": run_steps(run, status), "tasks": run.get("tasks", []) if status != "running" else [],
-        "approvals": [], "cost_usd": run.get("cost_usd", 0) if status != "running" else 0,
-        "answer": None, "error": None, "created_at": run["created_at"], "completed_at": None,
+        "id": run["id"],
+        "object": "run",
+        "agent_id": run["agent_id"],
+        "version_id": run.get("version_id"),
+        "thread_id": run["thread_id"],
+        "status": status,
+        "waiting_for": None,
+        "event": run["event"],
+        "steps": run_steps(run, status),
+        "tasks": run.get("tasks", []) if status != "running" else [],
+        "approvals": [],
+        "cost_usd": run.get("cost_usd", 0) if status != "running" else 0,
+        "answer": None,
+        "error": None,
+        "created_at": run["created_at"],
+        "completed_at": None,
     }
     if run.get("approval_id") and status != "running":
         approval = req.store.get("approval", run["approval_id"])
@@ -471,11 +683,13 @@ def render_run(req, run: dict) -> dict:
     if status in ("completed", "failed", "cancelled", "waiting"):
         body["answer"] = run["answer"] if status != "cancelled" else answer_for("cancelled", {}, run["event"])
         if run.get("resolution") == "approved":
-            body["answer"] = "Approved and done: " + "; ".join(
-                s.get("label") or s["kind"] for s in run["steps_after"]) + "."
+            body["answer"] = (
+                "Approved and done: " + "; ".join(s.get("label") or s["kind"] for s in run["steps_after"]) + "."
+            )
     if status == "failed":
-        body["error"] = next((s["error"] for s in body["steps"] if s.get("error")),
-                             {"type": "agent_error", "message": "The run failed."})
+        body["error"] = next(
+            (s["error"] for s in body["steps"] if s.get("error")), {"type": "agent_error", "message": "The run failed."}
+        )
     if status in ("completed", "failed", "cancelled"):
         body["completed_at"] = run.get("resolved_at") or run["ready_at"]
     return body
@@ -483,9 +697,18 @@ def render_run(req, run: dict) -> dict:
 
 def render_invocation(req, run: dict) -> dict:
     full = render_run(req, run)
-    body = {"object": "agent.invocation", "status": full["status"], "answer": full["answer"],
-            "steps": full["steps"], "run_id": run["id"], "thread_id": run["thread_id"], "agent_id": run["agent_id"],
-            "approvals": full["approvals"], "waiting_for": full["waiting_for"], "error": full["error"]}
+    body = {
+        "object": "agent.invocation",
+        "status": full["status"],
+        "answer": full["answer"],
+        "steps": full["steps"],
+        "run_id": run["id"],
+        "thread_id": run["thread_id"],
+        "agent_id": run["agent_id"],
+        "approvals": full["approvals"],
+        "waiting_for": full["waiting_for"],
+        "error": full["error"],
+    }
     if run.get("idempotency_key"):
         body["idempotency_key"] = run["idempotency_key"]
     return body
@@ -513,70 +736,170 @@ def run_events(req, run: dict, *, live: bool):
 # --------------------------------------------------------------------------
 STAMPS = {"created_at": {"type": "string"}, "updated_at": {"type": "string"}}
 AGENT_STATUS = {"type": "string", "enum": ["draft", "active", "paused", "archived"]}
-AGENT_SUMMARY = register_schema("AgentSummary", {
-    "type": "object", "required": ["id", "object", "name", "status", "active_version_id", "created_at", "updated_at"],
-    "properties": {"id": UUID, "object": {"const": "agent"}, "name": {"type": "string"}, "status": AGENT_STATUS,
-                   "active_version_id": {"type": ["string", "null"]}, **STAMPS},
-})
-AGENT = register_schema("Agent", {
-    "type": "object",
-    "required": ["id", "object", "name", "status", "active_version_id", "profile", "plan", "wakeups", "schedule",
-                 "validation", "pending_approvals"],
-    "properties": {
-        "id": UUID, "object": {"const": "agent"}, "name": {"type": "string"}, "status": AGENT_STATUS,
-        "active_version_id": {"type": ["string", "null"]}, "version": {"type": ["integer", "null"]},
-        "profile": {"type": "object", "required": ["autonomy"],
-                    "properties": {"autonomy": {"type": "string", "enum": ["automatic", "ask_first"]}}},
-        "plan": {"type": "object", "required": ["nodes", "edges"],
-                 "properties": {"nodes": {"type": "array", "items": {"type": "object", "required": ["id", "kind"]}},
-                                "edges": {"type": "array"}}},
-        "wakeups": {"type": "array", "items": {"type": "object", "required": ["id", "kind"],
-                                               "properties": {"deployment": {"type": ["object", "null"]}}}},
-        "schedule": {"type": "array", "items": {"type": "object", "required": ["next_run_at"]}},
-        "validation": {"type": "object", "required": ["ready", "issues"],
-                       "properties": {"ready": {"type": "boolean"}, "issues": {"type": "array"}}},
-        "pending_approvals": {"type": "integer", "minimum": 0}, **STAMPS,
+AGENT_SUMMARY = register_schema(
+    "AgentSummary",
+    {
+        "type": "object",
+        "required": ["id", "object", "name", "status", "active_version_id", "created_at", "updated_at"],
+        "properties": {
+            "id": UUID,
+            "object": {"const": "agent"},
+            "name": {"type": "string"},
+            "status": AGENT_STATUS,
+            "active_version_id": {"type": ["string", "null"]},
+            **STAMPS,
+        },
     },
-})
-BUILD = register_schema("AgentBuild", {
-    "type": "object", "required": ["status", "agent"],
-    "properties": {"status": {"type": "string", "enum": ["built", "needs_input"]}, "agent": AGENT,
-                   "message": {"type": "string"},
-                   "questions": {"type": "array", "items": {"type": "object", "required": ["text", "options"]}}},
-})
-ACTIVATION = register_schema("AgentActivation", {
-    "type": "object", "required": ["status", "version", "version_id", "deployments"],
-    "properties": {"status": {"const": "active"}, "version": {"type": "integer"}, "version_id": UUID,
-                   "deployments": {"type": "array", "items": {"type": "object", "required": ["id", "kind"]}}},
-})
-APPROVAL = register_schema("Approval", {
-    "type": "object",
-    "required": ["id", "object", "agent_id", "run_id", "summary", "input", "risk", "can_always_allow", "status"],
-    "properties": {"id": UUID, "object": {"const": "approval"}, "agent_id": UUID, "run_id": UUID,
-                   "summary": {"type": "string"}, "input": {"type": "object"},
-                   "risk": {"type": "string", "enum": ["write", "send", "spend", "destructive"]},
-                   "can_always_allow": {"type": "boolean"},
-                   "status": {"type": "string", "enum": ["pending", "approved", "rejected"]}},
-})
+)
+AGENT = register_schema(
+    "Agent",
+    {
+        "type": "object",
+        "required": [
+            "id",
+            "object",
+            "name",
+            "status",
+            "active_version_id",
+            "profile",
+            "plan",
+            "wakeups",
+            "schedule",
+            "validation",
+            "pending_approvals",
+        ],
+        "properties": {
+            "id": UUID,
+            "object": {"const": "agent"},
+            "name": {"type": "string"},
+            "status": AGENT_STATUS,
+            "active_version_id": {"type": ["string", "null"]},
+            "version": {"type": ["integer", "null"]},
+            "profile": {
+                "type": "object",
+                "required": ["autonomy"],
+                "properties": {"autonomy": {"type": "string", "enum": ["automatic", "ask_first"]}},
+            },
+            "plan": {
+                "type": "object",
+                "required": ["nodes", "edges"],
+                "properties": {
+                    "nodes": {"type": "array", "items": {"type": "object", "required": ["id", "kind"]}},
+                    "edges": {"type": "array"},
+                },
+            },
+            "wakeups": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["id", "kind"],
+                    "properties": {"deployment": {"type": ["object", "null"]}},
+                },
+            },
+            "schedule": {"type": "array", "items": {"type": "object", "required": ["next_run_at"]}},
+            "validation": {
+                "type": "object",
+                "required": ["ready", "issues"],
+                "properties": {"ready": {"type": "boolean"}, "issues": {"type": "array"}},
+            },
+            "pending_approvals": {"type": "integer", "minimum": 0},
+            **STAMPS,
+        },
+    },
+)
+BUILD = register_schema(
+    "AgentBuild",
+    {
+        "type": "object",
+        "required": ["status", "agent"],
+        "properties": {
+            "status": {"type": "string", "enum": ["built", "needs_input"]},
+            "agent": AGENT,
+            "message": {"type": "string"},
+            "questions": {"type": "array", "items": {"type": "object", "required": ["text", "options"]}},
+        },
+    },
+)
+ACTIVATION = register_schema(
+    "AgentActivation",
+    {
+        "type": "object",
+        "required": ["status", "version", "version_id", "deployments"],
+        "properties": {
+            "status": {"const": "active"},
+            "version": {"type": "integer"},
+            "version_id": UUID,
+            "deployments": {"type": "array", "items": {"type": "object", "required": ["id", "kind"]}},
+        },
+    },
+)
+APPROVAL = register_schema(
+    "Approval",
+    {
+        "type": "object",
+        "required": ["id", "object", "agent_id", "run_id", "summary", "input", "risk", "can_always_allow", "status"],
+        "properties": {
+            "id": UUID,
+            "object": {"const": "approval"},
+            "agent_id": UUID,
+            "run_id": UUID,
+            "summary": {"type": "string"},
+            "input": {"type": "object"},
+            "risk": {"type": "string", "enum": ["write", "send", "spend", "destructive"]},
+            "can_always_allow": {"type": "boolean"},
+            "status": {"type": "string", "enum": ["pending", "approved", "rejected"]},
+        },
+    },
+)
 RUN_STATUS = {"type": "string", "enum": ["running", "waiting", "completed", "failed", "cancelled"]}
-RUN = register_schema("Run", {
-    "type": "object",
-    "required": ["id", "object", "agent_id", "thread_id", "status", "event", "steps", "tasks", "approvals",
-                 "cost_usd", "answer"],
-    "properties": {
-        "id": UUID, "object": {"const": "run"}, "agent_id": UUID, "thread_id": UUID, "status": RUN_STATUS,
-        "waiting_for": {"type": ["object", "null"]}, "event": {"type": "object", "required": ["kind"]},
-        "steps": {"type": "array", "items": {"type": "object", "required": ["kind", "input", "result", "error"]}},
-        "tasks": {"type": "array"}, "approvals": {"type": "array", "items": APPROVAL},
-        "cost_usd": {"type": "number"}, "answer": {"type": ["string", "null"]},
+RUN = register_schema(
+    "Run",
+    {
+        "type": "object",
+        "required": [
+            "id",
+            "object",
+            "agent_id",
+            "thread_id",
+            "status",
+            "event",
+            "steps",
+            "tasks",
+            "approvals",
+            "cost_usd",
+            "answer",
+        ],
+        "properties": {
+            "id": UUID,
+            "object": {"const": "run"},
+            "agent_id": UUID,
+            "thread_id": UUID,
+            "status": RUN_STATUS,
+            "waiting_for": {"type": ["object", "null"]},
+            "event": {"type": "object", "required": ["kind"]},
+            "steps": {"type": "array", "items": {"type": "object", "required": ["kind", "input", "result", "error"]}},
+            "tasks": {"type": "array"},
+            "approvals": {"type": "array", "items": APPROVAL},
+            "cost_usd": {"type": "number"},
+            "answer": {"type": ["string", "null"]},
+        },
     },
-})
-INVOCATION = register_schema("AgentInvocation", {
-    "type": "object", "required": ["status", "thread_id"],
-    "properties": {"status": {"type": "string", "enum": ["running", "waiting", "completed", "failed", "cancelled"]},
-                   "answer": {"type": ["string", "null"]}, "steps": {"type": "array"},
-                   "run_id": UUID, "thread_id": UUID, "idempotency_key": {"type": "string"}},
-})
+)
+INVOCATION = register_schema(
+    "AgentInvocation",
+    {
+        "type": "object",
+        "required": ["status", "thread_id"],
+        "properties": {
+            "status": {"type": "string", "enum": ["running", "waiting", "completed", "failed", "cancelled"]},
+            "answer": {"type": ["string", "null"]},
+            "steps": {"type": "array"},
+            "run_id": UUID,
+            "thread_id": UUID,
+            "idempotency_key": {"type": "string"},
+        },
+    },
+)
 
 ID_PATH = {"id": UUID}
 
@@ -585,14 +908,27 @@ def activate_agent(req, agent: dict, *, token: str | None = None) -> tuple[dict,
     """Publish the draft as a new immutable version and set up its wake-ups
     (a webhook gets a fresh private endpoint; the old one stops answering)."""
     number = (agent.get("version") or 0) + 1
-    version = req.store.insert("agent_version", {
-        "agent_id": agent["id"], "number": number, "plan": agent["plan"], "profile": agent["profile"],
-        "wakeups": agent["wakeups"],
-    }, workspace_id=agent["workspace_id"])
+    version = req.store.insert(
+        "agent_version",
+        {
+            "agent_id": agent["id"],
+            "number": number,
+            "plan": agent["plan"],
+            "profile": agent["profile"],
+            "wakeups": agent["wakeups"],
+        },
+        workspace_id=agent["workspace_id"],
+    )
     deployments = []
     for wake in agent["wakeups"]:
-        deployment = {"id": str(uuid.uuid4()), "wakeup_id": wake["id"], "kind": wake["kind"], "status": "live",
-                      "version_id": version["id"], "created_at": req.clock.iso()}
+        deployment = {
+            "id": str(uuid.uuid4()),
+            "wakeup_id": wake["id"],
+            "kind": wake["kind"],
+            "status": "live",
+            "version_id": version["id"],
+            "created_at": req.clock.iso(),
+        }
         if wake["kind"] == "webhook":
             deployment["token"] = token or "wh_" + secrets.token_urlsafe(24)
         if wake["kind"] == "schedule":
@@ -601,11 +937,18 @@ def activate_agent(req, agent: dict, *, token: str | None = None) -> tuple[dict,
     req.store.delete_where("webhook_deployment", where={"agent_id": agent["id"]})
     for deployment in deployments:
         if deployment["kind"] == "webhook":
-            req.store.insert("webhook_deployment", {"token": deployment["token"], "agent_id": agent["id"],
-                                                    "deployment_id": deployment["id"]},
-                             workspace_id=agent["workspace_id"])
-    agent.update(status="active", active_version_id=version["id"], version=number, deployments=deployments,
-                 updated_at=req.clock.iso())
+            req.store.insert(
+                "webhook_deployment",
+                {"token": deployment["token"], "agent_id": agent["id"], "deployment_id": deployment["id"]},
+                workspace_id=agent["workspace_id"],
+            )
+    agent.update(
+        status="active",
+        active_version_id=version["id"],
+        version=number,
+        deployments=deployments,
+        updated_at=req.clock.iso(),
+    )
     req.store.save("agent", agent, touch=False)
     return version, deployments
 
@@ -613,8 +956,15 @@ def activate_agent(req, agent: dict, *, token: str | None = None) -> tuple[dict,
 # --------------------------------------------------------------------------
 # Agent routes
 # --------------------------------------------------------------------------
-@route("GET", "/v1/agents", operation_id="agents_list", summary="Agents, oldest first", tags=TAG,
-       query={"status": AGENT_STATUS, **PAGE_QUERY}, responses={200: page_of(AGENT_SUMMARY)})
+@route(
+    "GET",
+    "/v1/agents",
+    operation_id="agents_list",
+    summary="Agents, oldest first",
+    tags=TAG,
+    query={"status": AGENT_STATUS, **PAGE_QUERY},
+    responses={200: page_of(AGENT_SUMMARY)},
+)
 def agents_list(req):
     """Archived agents are left out unless `status=archived`."""
     status = req.params.get("status")
@@ -623,20 +973,41 @@ def agents_list(req):
     return paginate(req, agents, render=render_agent_summary)
 
 
-@route("POST", "/v1/agents", operation_id="agents_create", summary="Draft a new agent from a message", tags=TAG,
-       body={"type": "object", "required": ["message"],
-             "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 120},
-                            "message": {"type": "string", "minLength": 1, "maxLength": 20000},
-                            "auto": {"type": "boolean", "default": False}}},
-       responses={200: BUILD}, slow=True)
+@route(
+    "POST",
+    "/v1/agents",
+    operation_id="agents_create",
+    summary="Draft a new agent from a message",
+    tags=TAG,
+    body={
+        "type": "object",
+        "required": ["message"],
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 120},
+            "message": {"type": "string", "minLength": 1, "maxLength": 20000},
+            "auto": {"type": "boolean", "default": False},
+        },
+    },
+    responses={200: BUILD},
+    slow=True,
+)
 def agents_create(req):
     """The draft exists whether the builder answers `built` or `needs_input`."""
     req.check_credits(BUILD_CREDITS)
     body = req.body
     result = build_plan(body["message"], auto=bool(body.get("auto")), answering=False)
-    agent = {"name": body.get("name") or name_from_message(body["message"], "New agent"), "status": "draft",
-             "active_version_id": None, "version": None, "brief": [body["message"]], "deployments": [],
-             "profile": None, "plan": None, "wakeups": [], "issues": []}
+    agent = {
+        "name": body.get("name") or name_from_message(body["message"], "New agent"),
+        "status": "draft",
+        "active_version_id": None,
+        "version": None,
+        "brief": [body["message"]],
+        "deployments": [],
+        "profile": None,
+        "plan": None,
+        "wakeups": [],
+        "issues": [],
+    }
     apply_build(agent, result)
     agent = req.store.insert("agent", agent, workspace_id=req.workspace_id)
     req.charge(BUILD_CREDITS)
@@ -644,19 +1015,37 @@ def agents_create(req):
     return render_build(req, agent)
 
 
-@route("GET", "/v1/agents/{id}", operation_id="agents_get", summary="The full agent", tags=TAG,
-       path_params=ID_PATH, responses={200: AGENT})
+@route(
+    "GET",
+    "/v1/agents/{id}",
+    operation_id="agents_get",
+    summary="The full agent",
+    tags=TAG,
+    path_params=ID_PATH,
+    responses={200: AGENT},
+)
 def agents_get(req):
     return render_agent(req, get_agent(req, req.path_params["id"]))
 
 
-@route("PATCH", "/v1/agents/{id}", operation_id="agents_update", summary="Rename, or change the draft by message",
-       tags=TAG, path_params=ID_PATH,
-       body={"type": "object",
-             "properties": {"name": {"type": "string", "minLength": 1, "maxLength": 120},
-                            "message": {"type": "string", "minLength": 1, "maxLength": 20000},
-                            "auto": {"type": "boolean", "default": False}}},
-       responses={200: BUILD}, slow=True)
+@route(
+    "PATCH",
+    "/v1/agents/{id}",
+    operation_id="agents_update",
+    summary="Rename, or change the draft by message",
+    tags=TAG,
+    path_params=ID_PATH,
+    body={
+        "type": "object",
+        "properties": {
+            "name": {"type": "string", "minLength": 1, "maxLength": 120},
+            "message": {"type": "string", "minLength": 1, "maxLength": 20000},
+            "auto": {"type": "boolean", "default": False},
+        },
+    },
+    responses={200: BUILD},
+    slow=True,
+)
 def agents_update(req):
     """`name` alone renames (free). `message` runs a builder turn on the draft (also how questions are
     answered); an active agent keeps running its activated version until activated again."""
@@ -675,8 +1064,7 @@ def agents_update(req):
         if "message" in body:
             answering = agent.get("builder_status") == "needs_input"
             agent["brief"] = agent.get("brief", []) + [body["message"]]
-            apply_build(agent, build_plan("\n".join(agent["brief"]), auto=bool(body.get("auto")),
-                                          answering=answering))
+            apply_build(agent, build_plan("\n".join(agent["brief"]), auto=bool(body.get("auto")), answering=answering))
             req.charge(BUILD_CREDITS)
         agent = req.store.save("agent", agent)
     if "message" in body:
@@ -684,9 +1072,16 @@ def agents_update(req):
     return render_build(req, agent, message=note)
 
 
-@route("POST", "/v1/agents/{id}/activate", operation_id="agents_activate",
-       summary="Publish a version and turn the agent on", tags=TAG, path_params=ID_PATH,
-       responses={200: ACTIVATION}, slow=True)
+@route(
+    "POST",
+    "/v1/agents/{id}/activate",
+    operation_id="agents_activate",
+    summary="Publish a version and turn the agent on",
+    tags=TAG,
+    path_params=ID_PATH,
+    responses={200: ACTIVATION},
+    slow=True,
+)
 def agents_activate(req):
     """422 with `error.details.issues` when the plan is not ready. Every activation publishes a new
     immutable version and sets up the wake-ups (a webhook gets a fresh private endpoint)."""
@@ -696,25 +1091,38 @@ def agents_activate(req):
             raise conflict("This agent is archived and cannot be activated.")
         validation = validation_of(agent)
         if not validation["ready"]:
-            raise unprocessable("The plan is not ready to activate: " +
-                                " ".join(i["message"] for i in validation["issues"]),
-                                {"issues": validation["issues"]})
+            raise unprocessable(
+                "The plan is not ready to activate: " + " ".join(i["message"] for i in validation["issues"]),
+                {"issues": validation["issues"]},
+            )
         version, deployments = activate_agent(req, agent)
     wait_seconds(req, 5)
-    return {"status": "active", "version": version["number"], "version_id": version["id"],
-            "deployments": [render_deployment(req, d) for d in deployments]}
+    return {
+        "status": "active",
+        "version": version["number"],
+        "version_id": version["id"],
+        "deployments": [render_deployment(req, d) for d in deployments],
+    }
 
 
-@route("POST", "/v1/agents/{id}/pause", operation_id="agents_pause", summary="Stop listening for wake-ups",
-       tags=TAG, path_params=ID_PATH, responses={200: AGENT})
+@route(
+    "POST",
+    "/v1/agents/{id}/pause",
+    operation_id="agents_pause",
+    summary="Stop listening for wake-ups",
+    tags=TAG,
+    path_params=ID_PATH,
+    responses={200: AGENT},
+)
 def agents_pause(req):
     """Tears down every wake-up (a webhook endpoint answers 404 after); runs in flight finish. Pausing a
     paused agent is harmless; a draft was never on (409)."""
     with req.store.lock:
         agent = get_agent(req, req.path_params["id"])
         if agent["status"] in ("draft", "archived"):
-            raise conflict(f"A {agent['status']} agent is not running, so it cannot be paused.",
-                           {"status": [agent["status"]]})
+            raise conflict(
+                f"A {agent['status']} agent is not running, so it cannot be paused.", {"status": [agent["status"]]}
+            )
         if agent["status"] == "active":
             agent.update(status="paused", deployments=[])
             req.store.delete_where("webhook_deployment", where={"agent_id": agent["id"]})
@@ -725,9 +1133,16 @@ def agents_pause(req):
 # --------------------------------------------------------------------------
 # Run routes
 # --------------------------------------------------------------------------
-@route("GET", "/v1/agents/{id}/runs", operation_id="agents_runs_list", summary="An agent's runs, newest first",
-       tags=TAG, path_params=ID_PATH, query={"status": RUN_STATUS, "thread_id": UUID, **PAGE_QUERY},
-       responses={200: page_of(RUN)})
+@route(
+    "GET",
+    "/v1/agents/{id}/runs",
+    operation_id="agents_runs_list",
+    summary="An agent's runs, newest first",
+    tags=TAG,
+    path_params=ID_PATH,
+    query={"status": RUN_STATUS, "thread_id": UUID, **PAGE_QUERY},
+    responses={200: page_of(RUN)},
+)
 def agents_runs_list(req):
     agent = get_agent(req, req.path_params["id"])
     where = {"agent_id": agent["id"]}
@@ -740,14 +1155,27 @@ def agents_runs_list(req):
     return paginate(req, runs, descending=True, render=lambda r: render_run(req, r))
 
 
-@route("POST", "/v1/agents/{id}/runs", operation_id="agents_runs_create", summary="Talk to an agent or send it an event",
-       tags=TAG, path_params=ID_PATH,
-       body={"type": "object",
-             "properties": {"message": {"type": "string", "minLength": 1, "maxLength": 20000},
-                            "payload": {"type": "object"}, "thread_id": UUID,
-                            "stream": {"type": "boolean", "default": False},
-                            "background": {"type": "boolean", "default": False}}},
-       responses={200: INVOCATION, 202: INVOCATION}, stream=True, slow=True)
+@route(
+    "POST",
+    "/v1/agents/{id}/runs",
+    operation_id="agents_runs_create",
+    summary="Talk to an agent or send it an event",
+    tags=TAG,
+    path_params=ID_PATH,
+    body={
+        "type": "object",
+        "properties": {
+            "message": {"type": "string", "minLength": 1, "maxLength": 20000},
+            "payload": {"type": "object"},
+            "thread_id": UUID,
+            "stream": {"type": "boolean", "default": False},
+            "background": {"type": "boolean", "default": False},
+        },
+    },
+    responses={200: INVOCATION, 202: INVOCATION},
+    stream=True,
+    slow=True,
+)
 def agents_runs_create(req):
     """Waits by default; `stream: true` answers `started` then `result` or `error`; `background: true`
     answers 202 with `status: running`, `thread_id` and `idempotency_key` (repeat with that key to poll)."""
@@ -764,14 +1192,26 @@ def agents_runs_create(req):
     event = {"kind": "chat", "message": body.get("message"), "payload": body.get("payload")}
     run = start_run(req, agent, event=event, thread_id=body.get("thread_id"), idempotency_key=key)
     req.charge(RUN_CREDITS)
-    ref_value = {"run_id": run["id"], "mode": "stream" if body.get("stream") else
-                 "background" if body.get("background") else "wait"}
+    ref_value = {
+        "run_id": run["id"],
+        "mode": "stream" if body.get("stream") else "background" if body.get("background") else "wait",
+    }
     if body.get("stream"):
         return event_stream(run_events(req, run, live=True), replay=("agent_run", ref_value))
     if body.get("background"):
-        return accepted({"object": "agent.invocation", "status": "running", "run_id": run["id"],
-                         "thread_id": run["thread_id"], "agent_id": agent["id"], "idempotency_key": key,
-                         "answer": None, "steps": []}, replay=("agent_run", ref_value))
+        return accepted(
+            {
+                "object": "agent.invocation",
+                "status": "running",
+                "run_id": run["id"],
+                "thread_id": run["thread_id"],
+                "agent_id": agent["id"],
+                "idempotency_key": key,
+                "answer": None,
+                "steps": [],
+            },
+            replay=("agent_run", ref_value),
+        )
     wait_for_run(run)
     return Response(render_invocation(req, run), replay=("agent_run", ref_value))
 
@@ -791,8 +1231,15 @@ def replay_agent_run(req, ref_value):
     return Response(body)
 
 
-@route("GET", "/v1/runs/{id}", operation_id="runs_get", summary="A run with its steps", tags=TAG,
-       path_params=ID_PATH, responses={200: RUN})
+@route(
+    "GET",
+    "/v1/runs/{id}",
+    operation_id="runs_get",
+    summary="A run with its steps",
+    tags=TAG,
+    path_params=ID_PATH,
+    responses={200: RUN},
+)
 def runs_get(req):
     run = req.store.get("run", req.path_params["id"], workspace_id=req.workspace_id)
     if run is None:
@@ -803,28 +1250,61 @@ def runs_get(req):
 # --------------------------------------------------------------------------
 # Approvals
 # --------------------------------------------------------------------------
-@route("GET", "/v1/approvals", operation_id="approvals_list", summary="Actions waiting for a person", tags=TAG,
-       query={"status": {"type": "string", "enum": ["pending", "approved", "rejected", "all"], "default": "pending"},
-              "agent_id": UUID, **PAGE_QUERY},
-       responses={200: page_of(APPROVAL)})
+@route(
+    "GET",
+    "/v1/approvals",
+    operation_id="approvals_list",
+    summary="Actions waiting for a person",
+    tags=TAG,
+    query={
+        "status": {"type": "string", "enum": ["pending", "approved", "rejected", "all"], "default": "pending"},
+        "agent_id": UUID,
+        **PAGE_QUERY,
+    },
+    responses={200: page_of(APPROVAL)},
+)
 def approvals_list(req):
     """Pending first, first-come-first; then decided ones, oldest first."""
     where = {"agent_id": req.params["agent_id"]} if req.params.get("agent_id") else None
     status = req.params.get("status", "pending")
     now = now_utc()
-    items = [a for a in req.store.list("approval", workspace_id=req.workspace_id, where=where)
-             if is_ready(a.get("requested_at"), now) and (status == "all" or a["status"] == status)]
-    return paginate(req, items, key=lambda a: [0 if a["status"] == "pending" else 1, a["_seq"]],
-                    render=lambda a: render_approval(req, a))
+    items = [
+        a
+        for a in req.store.list("approval", workspace_id=req.workspace_id, where=where)
+        if is_ready(a.get("requested_at"), now) and (status == "all" or a["status"] == status)
+    ]
+    return paginate(
+        req,
+        items,
+        key=lambda a: [0 if a["status"] == "pending" else 1, a["_seq"]],
+        render=lambda a: render_approval(req, a),
+    )
 
 
-@route("POST", "/v1/approvals/{id}", operation_id="approvals_decide", summary="Approve or reject an action",
-       tags=TAG, path_params=ID_PATH,
-       body={"type": "object", "required": ["decision"],
-             "properties": {"decision": {"type": "string", "enum": ["approve", "reject"]},
-                            "always": {"type": "boolean", "default": False}}},
-       responses={200: {"type": "object", "required": ["approval", "outcome"],
-                        "properties": {"approval": APPROVAL, "outcome": {"type": "object"}}}}, slow=True)
+@route(
+    "POST",
+    "/v1/approvals/{id}",
+    operation_id="approvals_decide",
+    summary="Approve or reject an action",
+    tags=TAG,
+    path_params=ID_PATH,
+    body={
+        "type": "object",
+        "required": ["decision"],
+        "properties": {
+            "decision": {"type": "string", "enum": ["approve", "reject"]},
+            "always": {"type": "boolean", "default": False},
+        },
+    },
+    responses={
+        200: {
+            "type": "object",
+            "required": ["approval", "outcome"],
+            "properties": {"approval": APPROVAL, "outcome": {"type": "object"}},
+        }
+    },
+    slow=True,
+)
 def approvals_decide(req):
     """Approve runs the action exactly as in `input` and resumes the run (`outcome` is the resumed run);
     reject cancels the run. A second decision answers 409. `always: true` only with `approve` and only
@@ -836,16 +1316,19 @@ def approvals_decide(req):
         if approval is None or not is_ready(approval.get("requested_at")):
             raise not_found("approval")
         if approval["status"] != "pending":
-            raise conflict(f"This approval was already decided ({approval['status']}).",
-                           {"status": [approval["status"]]})
+            raise conflict(
+                f"This approval was already decided ({approval['status']}).", {"status": [approval["status"]]}
+            )
         if always and decision != "approve":
             raise invalid({"always": ["only goes with decision approve"]})
         if always and not approval["can_always_allow"]:
-            raise invalid({"always": [f"{approval['risk']} actions cannot be always allowed; approve this one "
-                                      "without always"]})
+            raise invalid(
+                {"always": [f"{approval['risk']} actions cannot be always allowed; approve this one without always"]}
+            )
         now = req.clock.iso()
-        approval.update(status="approved" if decision == "approve" else "rejected", decision=decision,
-                        always=always, decided_at=now)
+        approval.update(
+            status="approved" if decision == "approve" else "rejected", decision=decision, always=always, decided_at=now
+        )
         req.store.save("approval", approval)
         run = req.store.get("run", approval["run_id"])
         if run is not None:
@@ -867,11 +1350,24 @@ def approvals_decide(req):
 # --------------------------------------------------------------------------
 # Webhook wake-ups
 # --------------------------------------------------------------------------
-@route("POST", "/v1/hooks/{token}", operation_id="agents_webhook", summary="Wake an active agent with a JSON event",
-       tags=TAG, auth=False, path_params={"token": {"type": "string", "maxLength": 200}},
-       body={"type": ["object", "array", "string", "number", "boolean", "null"]}, body_required=False,
-       responses={202: {"type": "object", "required": ["run_id", "status"],
-                        "properties": {"run_id": UUID, "status": {"const": "running"}, "agent_id": UUID}}})
+@route(
+    "POST",
+    "/v1/hooks/{token}",
+    operation_id="agents_webhook",
+    summary="Wake an active agent with a JSON event",
+    tags=TAG,
+    auth=False,
+    path_params={"token": {"type": "string", "maxLength": 200}},
+    body={"type": ["object", "array", "string", "number", "boolean", "null"]},
+    body_required=False,
+    responses={
+        202: {
+            "type": "object",
+            "required": ["run_id", "status"],
+            "properties": {"run_id": UUID, "status": {"const": "running"}, "agent_id": UUID},
+        }
+    },
+)
 def agents_webhook(req):
     """The endpoint of an active agent's webhook deployment; the address is the secret (no key). 404 once
     the agent is paused. The JSON body becomes the run's `event.payload` (`event.kind: webhook`)."""
@@ -887,7 +1383,6 @@ def agents_webhook(req):
     run = start_run(req, agent, event=event, thread_id=None, idempotency_key=None)
     req.charge(RUN_CREDITS)
     return accepted({"run_id": run["id"], "status": "running", "agent_id": agent["id"]})
-
 
 
 # --------------------------------------------------------------------------
@@ -922,15 +1417,36 @@ class SeedRequest:
 
 SEED_AGENTS = [
     # (name, brief, final status, past chat messages)
-    ("Lead qualifier", "When a new lead is added, qualify it and if it looks promising email a summary to "
-     "sales@acme.example. Ask first.", "active", ["Qualify the lead Jane Doe from Northwind", "please fail on this one",
-                                                   "Qualify the lead Omar Haddad from Contoso"]),
-    ("Weekly pipeline report", "Every Monday, email the pipeline report to team@acme.example automatically. "
-     "Also accept a webhook from our CRM.", "active", ["Send this week's report now"]),
-    ("Stale deal cleaner", "Delete deals that were lost more than a year ago; ask first.", "paused",
-     ["Clean up the lost deals from 2025"]),
-    ("Customer FAQ helper", "Answer customer questions about our products and pricing in chat.", "draft",
-     ["What does the Pro plan cost?"]),
+    (
+        "Lead qualifier",
+        "When a new lead is added, qualify it and if it looks promising email a summary to "
+        "sales@acme.example. Ask first.",
+        "active",
+        [
+            "Qualify the lead Jane Doe from Northwind",
+            "please fail on this one",
+            "Qualify the lead Omar Haddad from Contoso",
+        ],
+    ),
+    (
+        "Weekly pipeline report",
+        "Every Monday, email the pipeline report to team@acme.example automatically. "
+        "Also accept a webhook from our CRM.",
+        "active",
+        ["Send this week's report now"],
+    ),
+    (
+        "Stale deal cleaner",
+        "Delete deals that were lost more than a year ago; ask first.",
+        "paused",
+        ["Clean up the lost deals from 2025"],
+    ),
+    (
+        "Customer FAQ helper",
+        "Answer customer questions about our products and pricing in chat.",
+        "draft",
+        ["What does the Pro plan cost?"],
+    ),
     ("Welcome emails", "Email every new customer a friendly welcome message.", "draft", []),
 ]
 
@@ -943,17 +1459,34 @@ def seed_agents(ctx: SeedContext) -> None:
     for index, (name, brief, status, messages) in enumerate(SEED_AGENTS):
         at = start + timedelta(hours=index * 5)
         req = SeedRequest(ctx, workspace_id, at)
-        agent = {"id": ctx.uuid(rng), "name": name, "status": "draft", "active_version_id": None, "version": None,
-                 "brief": [brief], "deployments": [], "profile": None, "plan": None, "wakeups": [], "issues": [],
-                 "created_at": req.clock.iso(), "updated_at": req.clock.iso()}
+        agent = {
+            "id": ctx.uuid(rng),
+            "name": name,
+            "status": "draft",
+            "active_version_id": None,
+            "version": None,
+            "brief": [brief],
+            "deployments": [],
+            "profile": None,
+            "plan": None,
+            "wakeups": [],
+            "issues": [],
+            "created_at": req.clock.iso(),
+            "updated_at": req.clock.iso(),
+        }
         apply_build(agent, build_plan(brief, auto=True, answering=False))
         agent = ctx.store.insert("agent", agent, workspace_id=workspace_id)
         if status in ("active", "paused"):
             activate_agent(req, agent, token=f"wh_demo_{rng.getrandbits(96):024x}")
         for number, message in enumerate(messages):
             req.clock.moment = at + timedelta(hours=1 + number * 7)
-            start_run(req, agent, event={"kind": "chat", "message": message, "payload": None},
-                      thread_id=ctx.uuid(rng), idempotency_key=None)
+            start_run(
+                req,
+                agent,
+                event={"kind": "chat", "message": message, "payload": None},
+                thread_id=ctx.uuid(rng),
+                idempotency_key=None,
+            )
         if status == "paused":
             agent = ctx.store.get("agent", agent["id"])
             agent.update(status="paused", deployments=[])

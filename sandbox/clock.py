@@ -8,12 +8,12 @@ lazily on read from stored timestamps: `clock.reached(started_at, 180)`.
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 
 
 def iso(dt: datetime) -> str:
     """ISO 8601 UTC with milliseconds and a `Z`: 2026-01-31T12:00:00.123Z."""
-    dt = dt.astimezone(timezone.utc)
+    dt = dt.astimezone(UTC)
     return dt.strftime("%Y-%m-%dT%H:%M:%S.") + f"{dt.microsecond // 1000:03d}Z"
 
 
@@ -24,8 +24,8 @@ def parse_iso(text: str) -> datetime:
         value = value[:-1] + "+00:00"
     dt = datetime.fromisoformat(value)
     if dt.tzinfo is None:
-        dt = dt.replace(tzinfo=timezone.utc)
-    return dt.astimezone(timezone.utc)
+        dt = dt.replace(tzinfo=UTC)
+    return dt.astimezone(UTC)
 
 
 class Clock:
@@ -33,7 +33,7 @@ class Clock:
         self.time_scale = float(time_scale)
 
     def now(self) -> datetime:
-        return datetime.now(timezone.utc)
+        return datetime.now(UTC)
 
     def iso(self, dt: datetime | None = None) -> str:
         return iso(dt or self.now())

@@ -19,8 +19,9 @@ import threading
 import time
 import uuid
 from collections import deque
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Iterator
+from typing import Any
 from urllib.parse import parse_qs
 
 from sandbox.clock import Clock
@@ -52,8 +53,7 @@ class ApiError(Exception):
     """Raise from a handler to answer the spec's error body
     `{error: {type, message, details?}, request_id}`."""
 
-    def __init__(self, status: int, type: str, message: str, details: dict | None = None,
-                 headers: dict | None = None):
+    def __init__(self, status: int, type: str, message: str, details: dict | None = None, headers: dict | None = None):
         super().__init__(message)
         self.status = status
         self.type = type
@@ -166,14 +166,18 @@ def page_of(item_schema: dict) -> dict:
     return {
         "type": "object",
         "required": ["data", "next_cursor"],
-        "properties": {"data": {"type": "array", "items": item_schema},
-                       "next_cursor": {"type": ["string", "null"]}},
+        "properties": {"data": {"type": "array", "items": item_schema}, "next_cursor": {"type": ["string", "null"]}},
     }
 
 
 PAGE_QUERY = {
-    "limit": {"type": "integer", "minimum": 1, "maximum": 100, "default": 25,
-              "description": "Page size, 1-100 (default 25)."},
+    "limit": {
+        "type": "integer",
+        "minimum": 1,
+        "maximum": 100,
+        "default": 25,
+        "description": "Page size, 1-100 (default 25).",
+    },
     "cursor": {"type": "string", "description": "`next_cursor` of the previous page."},
 }
 
@@ -216,11 +220,26 @@ def _compile(pattern: str) -> re.Pattern:
     return re.compile(out + "$")
 
 
-def route(method: str, pattern: str, *, operation_id: str, summary: str = "", description: str = "",
-          tags: list[str] | None = None, auth: bool = True, write: bool | None = None,
-          body: dict | None = None, body_required: bool = True, query: dict | None = None,
-          required_query: list[str] | None = None, path_params: dict | None = None,
-          responses: dict | None = None, stream: bool = False, slow: bool = False, idempotent: bool = True):
+def route(
+    method: str,
+    pattern: str,
+    *,
+    operation_id: str,
+    summary: str = "",
+    description: str = "",
+    tags: list[str] | None = None,
+    auth: bool = True,
+    write: bool | None = None,
+    body: dict | None = None,
+    body_required: bool = True,
+    query: dict | None = None,
+    required_query: list[str] | None = None,
+    path_params: dict | None = None,
+    responses: dict | None = None,
+    stream: bool = False,
+    slow: bool = False,
+    idempotent: bool = True,
+):
     """Register a handler `fn(req: Request) -> dict | Response | EventStream`.
 
     - `body`: JSON Schema of the request body; checked before the handler runs
@@ -236,14 +255,29 @@ def route(method: str, pattern: str, *, operation_id: str, summary: str = "", de
     method = method.upper()
 
     def decorator(fn):
-        ROUTES.append(Route(
-            method=method, pattern=pattern, handler=fn, regex=_compile(pattern), operation_id=operation_id,
-            summary=summary, description=description or (fn.__doc__ or "").strip(), tags=tags or [],
-            auth=auth, write=(method in ("POST", "PATCH", "DELETE")) if write is None else write,
-            body=body, body_required=body_required, query=query or {}, required_query=required_query or [],
-            path_params=path_params or {}, responses=responses or {200: None}, stream=stream, slow=slow,
-            idempotent=idempotent,
-        ))
+        ROUTES.append(
+            Route(
+                method=method,
+                pattern=pattern,
+                handler=fn,
+                regex=_compile(pattern),
+                operation_id=operation_id,
+                summary=summary,
+                description=description or (fn.__doc__ or "").strip(),
+                tags=tags or [],
+                auth=auth,
+                write=(method in ("POST", "PATCH", "DELETE")) if write is None else write,
+                body=body,
+                body_required=body_required,
+                query=query or {},
+                required_query=required_query or [],
+                path_params=path_params or {},
+                responses=responses or {200: None},
+                stream=stream,
+                slow=slow,
+                idempotent=idempotent,
+            )
+        )
         return fn
 
     return decorator
@@ -298,8 +332,14 @@ def sort_value(value: Any) -> list:
     return [2, json.dumps(value, sort_keys=True)]
 
 
-def paginate(req: "Request", items: list[dict], *, key: Callable[[dict], Any] | None = None,
-             descending: bool = False, render: Callable[[dict], Any] | None = None) -> dict:
+def paginate(
+    req: Request,
+    items: list[dict],
+    *,
+    key: Callable[[dict], Any] | None = None,
+    descending: bool = False,
+    render: Callable[[dict], Any] | None = None,
+) -> dict:
     """One page of `items` as `{data, next_cursor}` with a keyset cursor.
 
     `key(item)` must be unique and JSON-serialisable (default: `_seq`, the
@@ -353,7 +393,7 @@ class Request:
     `workspace_id`.
     """
 
-    def __init__(self, app: "App", environ: dict):
+    def __init__(self, app: App, environ: dict):
         self.app = app
         self.store: Store = app.store
         self.clock: Clock = app.clock
@@ -426,10 +466,23 @@ def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
 
-STATUS_TEXT = {200: "OK", 201: "Created", 202: "Accepted", 204: "No Content", 400: "Bad Request",
-               401: "Unauthorized", 402: "Payment Required", 403: "Forbidden", 404: "Not Found",
-               405: "Method Not Allowed", 409: "Conflict", 413: "Payload Too Large", 422: "Unprocessable Entity",
-               429: "Too Many Requests", 500: "Internal Server Error"}
+STATUS_TEXT = {
+    200: "OK",
+    201: "Created",
+    202: "Accepted",
+    204: "No Content",
+    400: "Bad Request",
+    401: "Unauthorized",
+    402: "Payment Required",
+    403: "Forbidden",
+    404: "Not Found",
+    405: "Method Not Allowed",
+    409: "Conflict",
+    413: "Payload Too Large",
+    422: "Unprocessable Entity",
+    429: "Too Many Requests",
+    500: "Internal Server Error",
+}
 
 MAX_BODY = 5 * 1024 * 1024
 
@@ -498,8 +551,9 @@ class App:
                     import traceback
 
                     traceback.print_exc()
-                    yield sse_frame("error", {"message": "The sandbox failed; this is a bug.",
-                                              "request_id": req.request_id})
+                    yield sse_frame(
+                        "error", {"message": "The sandbox failed; this is a bug.", "request_id": req.request_id}
+                    )
 
             return frames()
         body = result.body
@@ -529,8 +583,12 @@ class App:
                     return r
                 allowed.append(r.method)
         if allowed:
-            raise ApiError(405, "method_not_allowed", f"{req.method} is not allowed on {req.path}.",
-                           headers={"Allow": ", ".join(sorted(set(allowed)))})
+            raise ApiError(
+                405,
+                "method_not_allowed",
+                f"{req.method} is not allowed on {req.path}.",
+                headers={"Allow": ", ".join(sorted(set(allowed)))},
+            )
         raise ApiError(404, "not_found", f"No such path: {req.path}")
 
     def dispatch(self, req: Request):
@@ -585,8 +643,12 @@ class App:
                 window.popleft()
             if len(window) >= limit:
                 retry_after = max(1, math.ceil(60 - (now - window[0])))
-                raise ApiError(429, "rate_limited", f"Too many requests: {limit} per minute per key.",
-                               headers={"Retry-After": str(retry_after)})
+                raise ApiError(
+                    429,
+                    "rate_limited",
+                    f"Too many requests: {limit} per minute per key.",
+                    headers={"Retry-After": str(retry_after)},
+                )
             window.append(now)
 
     # -- checking inputs -------------------------------------------------------
@@ -683,8 +745,10 @@ class App:
             fingerprint = self.fingerprint(req)
             if stored is not None:
                 if stored["fingerprint"] != fingerprint:
-                    raise conflict("This Idempotency-Key was already used with a different request.",
-                                   {"idempotency_key": ["was used with a different body or path"]})
+                    raise conflict(
+                        "This Idempotency-Key was already used with a different request.",
+                        {"idempotency_key": ["was used with a different body or path"]},
+                    )
                 return self.replay(req, stored)
             result = self.call(req, r)
             self.remember(req, result)
@@ -697,8 +761,13 @@ class App:
             return  # a stream without a replay hook cannot be stored
         body = None if isinstance(result, EventStream) else result.body
         self.store.idempotency_put(
-            req.workspace_id, req.idempotency_key, fingerprint=self.fingerprint(req), status=result.status,
-            body=_strip_seq(body), headers={k: v for k, v in result.headers.items()}, replay=result.replay,
+            req.workspace_id,
+            req.idempotency_key,
+            fingerprint=self.fingerprint(req),
+            status=result.status,
+            body=_strip_seq(body),
+            headers=dict(result.headers),
+            replay=result.replay,
         )
 
     def replay(self, req: Request, stored: dict):

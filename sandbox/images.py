@@ -99,7 +99,7 @@ def render_svg(*, prompt: str, width: int, height: int, caption: str = "") -> by
     top, bottom, shape = palette_for(prompt)
 
     def hex_colour(rgb: tuple[int, int, int]) -> str:
-        return "#%02x%02x%02x" % rgb
+        return "#{:02x}{:02x}{:02x}".format(*rgb)
 
     radius = min(width, height) // 4
     text = escape((caption or prompt or "")[:80])
@@ -115,7 +115,7 @@ def render_svg(*, prompt: str, width: int, height: int, caption: str = "") -> by
         f'<text x="{width // 2}" y="{height * 17 // 20}" font-family="sans-serif" '
         f'font-size="{max(height // 24, 12)}" fill="#ffffff" text-anchor="middle">{text}</text>'
         "</svg>"
-    ).encode("utf-8")
+    ).encode()
 
 
 def png_size(data: bytes) -> tuple[int, int]:

@@ -9,16 +9,41 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
-from sandbox.core import (PAGE_QUERY, Response, conflict, invalid, not_found, page_of, paginate, ref,
-                          register_schema, route)
+from sandbox.core import (
+    PAGE_QUERY,
+    Response,
+    conflict,
+    invalid,
+    not_found,
+    page_of,
+    paginate,
+    ref,
+    register_schema,
+    route,
+)
 from sandbox.storage import Store
 from sandbox.validation import is_uuid
 
-FIELD_TYPES = ["text", "long_text", "number", "currency", "date", "datetime", "boolean", "email", "phone", "url",
-               "select", "multi_select", "stage", "image", "file"]
+FIELD_TYPES = [
+    "text",
+    "long_text",
+    "number",
+    "currency",
+    "date",
+    "datetime",
+    "boolean",
+    "email",
+    "phone",
+    "url",
+    "select",
+    "multi_select",
+    "stage",
+    "image",
+    "file",
+]
 CHOICE_TYPES = {"select", "multi_select", "stage"}
 SYSTEM_OBJECT_KEYS = ["agents", "websites", "image_boards", "video_boards", "files"]
 OPTION_COLORS = ["#3b82f6", "#22c55e", "#f59e0b", "#ef4444", "#8b5cf6", "#ec4899", "#14b8a6", "#64748b"]
@@ -34,69 +59,143 @@ def snake_case(text: str) -> str:
 # --------------------------------------------------------------------------
 # Schemas (request checking and OpenAPI)
 # --------------------------------------------------------------------------
-OPTION_INPUT = {"anyOf": [
-    {"type": "string", "minLength": 1, "maxLength": 120},
-    {"type": "object", "required": ["label"], "additionalProperties": False,
-     "properties": {"id": {"type": "string", "maxLength": 64}, "label": {"type": "string", "minLength": 1, "maxLength": 120},
-                    "color": {"type": "string", "maxLength": 32}}},
-]}
+OPTION_INPUT = {
+    "anyOf": [
+        {"type": "string", "minLength": 1, "maxLength": 120},
+        {
+            "type": "object",
+            "required": ["label"],
+            "additionalProperties": False,
+            "properties": {
+                "id": {"type": "string", "maxLength": 64},
+                "label": {"type": "string", "minLength": 1, "maxLength": 120},
+                "color": {"type": "string", "maxLength": 32},
+            },
+        },
+    ]
+}
 FIELD_INPUT_PROPS = {
     "label": {"type": "string", "minLength": 1, "maxLength": 120},
-    "key": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": SNAKE_RE,
-            "x-pattern-message": "must be snake_case (a-z, 0-9, _; starting with a letter)"},
+    "key": {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 64,
+        "pattern": SNAKE_RE,
+        "x-pattern-message": "must be snake_case (a-z, 0-9, _; starting with a letter)",
+    },
     "type": {"type": "string", "enum": FIELD_TYPES},
     "options": {"type": "array", "maxItems": 200, "items": OPTION_INPUT},
     "required": {"type": "boolean"},
 }
-register_schema("FieldInput", {"type": "object", "required": ["label"], "additionalProperties": False,
-                               "properties": FIELD_INPUT_PROPS})
-register_schema("FieldChange", {"type": "object", "additionalProperties": False, "properties": FIELD_INPUT_PROPS,
-                                "description": "With an existing `key`: updates that field. Otherwise adds one (label required)."})
-register_schema("Option", {"type": "object", "required": ["id", "label", "color"],
-                           "properties": {"id": {"type": "string"}, "label": {"type": "string"},
-                                          "color": {"type": "string"}}})
-register_schema("Field", {
-    "type": "object", "required": ["key", "label", "type", "required", "origin"],
-    "properties": {"id": {"type": "string"}, "key": {"type": "string"}, "label": {"type": "string"},
-                   "type": {"type": "string", "enum": FIELD_TYPES}, "required": {"type": "boolean"},
-                   "origin": {"type": "string", "enum": ["custom", "system"]},
-                   "options": {"type": "array", "items": ref("Option")}},
-})
-register_schema("Object", {
-    "type": "object",
-    "required": ["id", "key", "kind", "singular_name", "plural_name", "description", "icon", "color", "title_field",
-                 "fields", "created_at", "updated_at"],
-    "properties": {
-        "id": {"type": "string", "format": "uuid"}, "key": {"type": "string"},
-        "kind": {"type": "string", "enum": ["custom", "system"]},
-        "singular_name": {"type": "string"}, "plural_name": {"type": "string"}, "description": {"type": "string"},
-        "icon": {"type": "string"}, "color": {"type": "string"}, "title_field": {"type": ["string", "null"]},
-        "fields": {"type": "array", "items": ref("Field")},
-        "views": {"type": "array", "items": {"type": "object"}},
-        "created_at": {"type": "string"}, "updated_at": {"type": "string"},
+register_schema(
+    "FieldInput",
+    {"type": "object", "required": ["label"], "additionalProperties": False, "properties": FIELD_INPUT_PROPS},
+)
+register_schema(
+    "FieldChange",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": FIELD_INPUT_PROPS,
+        "description": "With an existing `key`: updates that field. Otherwise adds one (label required).",
     },
-})
+)
+register_schema(
+    "Option",
+    {
+        "type": "object",
+        "required": ["id", "label", "color"],
+        "properties": {"id": {"type": "string"}, "label": {"type": "string"}, "color": {"type": "string"}},
+    },
+)
+register_schema(
+    "Field",
+    {
+        "type": "object",
+        "required": ["key", "label", "type", "required", "origin"],
+        "properties": {
+            "id": {"type": "string"},
+            "key": {"type": "string"},
+            "label": {"type": "string"},
+            "type": {"type": "string", "enum": FIELD_TYPES},
+            "required": {"type": "boolean"},
+            "origin": {"type": "string", "enum": ["custom", "system"]},
+            "options": {"type": "array", "items": ref("Option")},
+        },
+    },
+)
+register_schema(
+    "Object",
+    {
+        "type": "object",
+        "required": [
+            "id",
+            "key",
+            "kind",
+            "singular_name",
+            "plural_name",
+            "description",
+            "icon",
+            "color",
+            "title_field",
+            "fields",
+            "created_at",
+            "updated_at",
+        ],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "key": {"type": "string"},
+            "kind": {"type": "string", "enum": ["custom", "system"]},
+            "singular_name": {"type": "string"},
+            "plural_name": {"type": "string"},
+            "description": {"type": "string"},
+            "icon": {"type": "string"},
+            "color": {"type": "string"},
+            "title_field": {"type": ["string", "null"]},
+            "fields": {"type": "array", "items": ref("Field")},
+            "views": {"type": "array", "items": {"type": "object"}},
+            "created_at": {"type": "string"},
+            "updated_at": {"type": "string"},
+        },
+    },
+)
 NAME = {"type": "string", "minLength": 1, "maxLength": 80}
 OBJECT_PROPS = {
-    "singular_name": NAME, "plural_name": NAME,
+    "singular_name": NAME,
+    "plural_name": NAME,
     "description": {"type": "string", "maxLength": 2000},
     "icon": {"type": "string", "minLength": 1, "maxLength": 64},
     "color": {"type": "string", "minLength": 1, "maxLength": 32},
     "title_field": {"type": "string", "minLength": 1, "maxLength": 64},
 }
-OBJECT_CREATE = register_schema("ObjectCreate", {
-    "type": "object", "additionalProperties": False,
-    "required": ["singular_name", "plural_name", "fields"],
-    "properties": {**OBJECT_PROPS,
-                   "fields": {"type": "array", "minItems": 1, "maxItems": 200, "items": ref("FieldInput")}},
-})
-OBJECT_UPDATE = register_schema("ObjectUpdate", {
-    "type": "object", "additionalProperties": False,
-    "properties": {**OBJECT_PROPS,
-                   "fields": {"type": "array", "maxItems": 200, "items": ref("FieldChange")},
-                   "remove_fields": {"type": "array", "maxItems": 200,
-                                     "items": {"type": "string", "minLength": 1, "maxLength": 64}}},
-})
+OBJECT_CREATE = register_schema(
+    "ObjectCreate",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "required": ["singular_name", "plural_name", "fields"],
+        "properties": {
+            **OBJECT_PROPS,
+            "fields": {"type": "array", "minItems": 1, "maxItems": 200, "items": ref("FieldInput")},
+        },
+    },
+)
+OBJECT_UPDATE = register_schema(
+    "ObjectUpdate",
+    {
+        "type": "object",
+        "additionalProperties": False,
+        "properties": {
+            **OBJECT_PROPS,
+            "fields": {"type": "array", "maxItems": 200, "items": ref("FieldChange")},
+            "remove_fields": {
+                "type": "array",
+                "maxItems": 200,
+                "items": {"type": "string", "minLength": 1, "maxLength": 64},
+            },
+        },
+    },
+)
 
 
 # --------------------------------------------------------------------------
@@ -118,8 +217,13 @@ class SystemRecords:
         return self.as_record(doc) if doc else None
 
     def as_record(self, doc: dict) -> dict:
-        return {"id": doc["id"], "values": self.values(doc), "created_at": doc.get("created_at"),
-                "updated_at": doc.get("updated_at"), "_seq": doc.get("_seq", 0)}
+        return {
+            "id": doc["id"],
+            "values": self.values(doc),
+            "created_at": doc.get("created_at"),
+            "updated_at": doc.get("updated_at"),
+            "_seq": doc.get("_seq", 0),
+        }
 
 
 def _name_and_status(doc: dict) -> dict:
@@ -156,16 +260,39 @@ def ensure_system_objects(store: Store, workspace_id: str) -> None:
         if store.find_one("object", workspace_id=workspace_id, key=key):
             continue
         fields = [
-            {"id": str(uuid.uuid4()), "key": "name", "label": "Name", "type": "text", "required": True,
-             "origin": "system"},
-            {"id": str(uuid.uuid4()), "key": "status", "label": "Status", "type": "text", "required": False,
-             "origin": "system"},
+            {
+                "id": str(uuid.uuid4()),
+                "key": "name",
+                "label": "Name",
+                "type": "text",
+                "required": True,
+                "origin": "system",
+            },
+            {
+                "id": str(uuid.uuid4()),
+                "key": "status",
+                "label": "Status",
+                "type": "text",
+                "required": False,
+                "origin": "system",
+            },
         ]
-        store.insert("object", {
-            "key": key, "kind": "system", "singular_name": singular, "plural_name": plural,
-            "description": description, "icon": icon, "color": color, "title_field": "name", "fields": fields,
-            "views": [{"id": str(uuid.uuid4()), "type": "table", "name": "Table"}],
-        }, workspace_id=workspace_id)
+        store.insert(
+            "object",
+            {
+                "key": key,
+                "kind": "system",
+                "singular_name": singular,
+                "plural_name": plural,
+                "description": description,
+                "icon": icon,
+                "color": color,
+                "title_field": "name",
+                "fields": fields,
+                "views": [{"id": str(uuid.uuid4()), "type": "table", "name": "Table"}],
+            },
+            workspace_id=workspace_id,
+        )
 
 
 # --------------------------------------------------------------------------
@@ -180,8 +307,14 @@ def field_map(obj: dict) -> dict[str, dict]:
 
 
 def render_field(f: dict) -> dict:
-    out = {"id": f.get("id"), "key": f["key"], "label": f["label"], "type": f["type"],
-           "required": bool(f.get("required")), "origin": f.get("origin", "custom")}
+    out = {
+        "id": f.get("id"),
+        "key": f["key"],
+        "label": f["label"],
+        "type": f["type"],
+        "required": bool(f.get("required")),
+        "origin": f.get("origin", "custom"),
+    }
     if f["type"] in CHOICE_TYPES:
         out["options"] = [dict(o) for o in f.get("options", [])]
     return out
@@ -189,13 +322,20 @@ def render_field(f: dict) -> dict:
 
 def render_object(obj: dict) -> dict:
     return {
-        "id": obj["id"], "object": "object", "key": obj["key"], "kind": obj["kind"],
-        "singular_name": obj["singular_name"], "plural_name": obj["plural_name"],
-        "description": obj.get("description", ""), "icon": obj.get("icon", "Box"),
-        "color": obj.get("color", "#64748b"), "title_field": obj.get("title_field"),
+        "id": obj["id"],
+        "object": "object",
+        "key": obj["key"],
+        "kind": obj["kind"],
+        "singular_name": obj["singular_name"],
+        "plural_name": obj["plural_name"],
+        "description": obj.get("description", ""),
+        "icon": obj.get("icon", "Box"),
+        "color": obj.get("color", "#64748b"),
+        "title_field": obj.get("title_field"),
         "fields": [render_field(f) for f in active_fields(obj)],
         "views": obj.get("views", []),
-        "created_at": obj["created_at"], "updated_at": obj["updated_at"],
+        "created_at": obj["created_at"],
+        "updated_at": obj["updated_at"],
     }
 
 
@@ -249,17 +389,30 @@ def _check_options(details: dict, index: int, ftype: str, options: list | None) 
 # --------------------------------------------------------------------------
 # Routes
 # --------------------------------------------------------------------------
-@route("GET", "/v1/objects", operation_id="objects_list", summary="List objects with their fields", tags=["Objects"],
-       query={"kind": {"type": "string", "enum": ["custom", "system"]}, **PAGE_QUERY},
-       responses={200: page_of(ref("Object"))})
+@route(
+    "GET",
+    "/v1/objects",
+    operation_id="objects_list",
+    summary="List objects with their fields",
+    tags=["Objects"],
+    query={"kind": {"type": "string", "enum": ["custom", "system"]}, **PAGE_QUERY},
+    responses={200: page_of(ref("Object"))},
+)
 def objects_list(req):
     where = {"kind": req.params["kind"]} if req.params.get("kind") else None
     objects = req.store.list("object", workspace_id=req.workspace_id, where=where)
     return paginate(req, objects, render=render_object)
 
 
-@route("POST", "/v1/objects", operation_id="objects_create", summary="Create an object", tags=["Objects"],
-       body=OBJECT_CREATE, responses={201: ref("Object")})
+@route(
+    "POST",
+    "/v1/objects",
+    operation_id="objects_create",
+    summary="Create an object",
+    tags=["Objects"],
+    body=OBJECT_CREATE,
+    responses={201: ref("Object")},
+)
 def objects_create(req):
     body = req.body
     key = snake_case(body["plural_name"])
@@ -278,8 +431,14 @@ def objects_create(req):
             _field_error(details, i, "key", f"'{fkey}' is used by another field")
         seen.add(fkey)
         _check_options(details, i, ftype, item.get("options"))
-        field = {"id": str(uuid.uuid4()), "key": fkey, "label": item["label"], "type": ftype,
-                 "required": bool(item.get("required", False)), "origin": "custom"}
+        field = {
+            "id": str(uuid.uuid4()),
+            "key": fkey,
+            "label": item["label"],
+            "type": ftype,
+            "required": bool(item.get("required", False)),
+            "origin": "custom",
+        }
         if ftype in CHOICE_TYPES:
             field["options"] = build_options(item.get("options") or [])
         fields.append(field)
@@ -293,31 +452,60 @@ def objects_create(req):
         if existing:
             raise conflict(
                 f"An object with key '{key}' already exists: {existing['plural_name']} ({existing['id']}).",
-                {"key": key, "id": existing["id"],
-                 "existing": {"id": existing["id"], "key": key, "kind": existing["kind"],
-                              "singular_name": existing["singular_name"], "plural_name": existing["plural_name"]},
-                 "plural_name": [f"makes the key '{key}', which {existing['plural_name']} already uses"]},
+                {
+                    "key": key,
+                    "id": existing["id"],
+                    "existing": {
+                        "id": existing["id"],
+                        "key": key,
+                        "kind": existing["kind"],
+                        "singular_name": existing["singular_name"],
+                        "plural_name": existing["plural_name"],
+                    },
+                    "plural_name": [f"makes the key '{key}', which {existing['plural_name']} already uses"],
+                },
             )
         req.charge(1)
-        obj = req.store.insert("object", {
-            "key": key, "kind": "custom", "singular_name": body["singular_name"],
-            "plural_name": body["plural_name"], "description": body.get("description", ""),
-            "icon": body.get("icon", "Box"), "color": body.get("color", "#64748b"),
-            "title_field": title_field or fields[0]["key"], "fields": fields,
-            "views": [{"id": str(uuid.uuid4()), "type": "table", "name": "Table"}],
-        }, workspace_id=req.workspace_id)
+        obj = req.store.insert(
+            "object",
+            {
+                "key": key,
+                "kind": "custom",
+                "singular_name": body["singular_name"],
+                "plural_name": body["plural_name"],
+                "description": body.get("description", ""),
+                "icon": body.get("icon", "Box"),
+                "color": body.get("color", "#64748b"),
+                "title_field": title_field or fields[0]["key"],
+                "fields": fields,
+                "views": [{"id": str(uuid.uuid4()), "type": "table", "name": "Table"}],
+            },
+            workspace_id=req.workspace_id,
+        )
     return Response(render_object(obj), status=201)
 
 
-@route("GET", "/v1/objects/{object}", operation_id="objects_get", summary="Get an object by key or id",
-       tags=["Objects"], responses={200: ref("Object")})
+@route(
+    "GET",
+    "/v1/objects/{object}",
+    operation_id="objects_get",
+    summary="Get an object by key or id",
+    tags=["Objects"],
+    responses={200: ref("Object")},
+)
 def objects_get(req):
     return render_object(get_object_or_404(req, req.path_params["object"]))
 
 
-@route("PATCH", "/v1/objects/{object}", operation_id="objects_update",
-       summary="Change an object: only what is sent changes", tags=["Objects"], body=OBJECT_UPDATE,
-       responses={200: ref("Object")})
+@route(
+    "PATCH",
+    "/v1/objects/{object}",
+    operation_id="objects_update",
+    summary="Change an object: only what is sent changes",
+    tags=["Objects"],
+    body=OBJECT_UPDATE,
+    responses={200: ref("Object")},
+)
 def objects_update(req):
     body = req.body
     with req.store.lock:
@@ -353,8 +541,14 @@ def objects_update(req):
                 continue
             ftype = item.get("type", "text")
             _check_options(details, i, ftype, item.get("options"))
-            new = {"id": (current or {}).get("id") or str(uuid.uuid4()), "key": fkey, "label": item["label"],
-                   "type": ftype, "required": bool(item.get("required", False)), "origin": "custom"}
+            new = {
+                "id": (current or {}).get("id") or str(uuid.uuid4()),
+                "key": fkey,
+                "label": item["label"],
+                "type": ftype,
+                "required": bool(item.get("required", False)),
+                "origin": "custom",
+            }
             if ftype in CHOICE_TYPES:
                 new["options"] = build_options(item.get("options") or [], (current or {}).get("options"))
             if current is not None:  # a removed field comes back
@@ -368,7 +562,8 @@ def objects_update(req):
                 details.setdefault("remove_fields", {}).setdefault(str(i), []).append(f"'{fkey}' is not a field")
             elif current.get("origin") == "system":
                 details.setdefault("remove_fields", {}).setdefault(str(i), []).append(
-                    f"'{fkey}' is a built-in field and cannot be removed")
+                    f"'{fkey}' is a built-in field and cannot be removed"
+                )
             else:
                 current["removed"] = True
         active = [f["key"] for f in fields if not f.get("removed")]

@@ -11,22 +11,25 @@ import copy
 
 from sandbox.core import ROUTES, SCHEMAS, register_schema
 
-ERROR = register_schema("Error", {
-    "type": "object",
-    "required": ["error", "request_id"],
-    "properties": {
-        "error": {
-            "type": "object",
-            "required": ["type", "message"],
-            "properties": {
-                "type": {"type": "string"},
-                "message": {"type": "string"},
-                "details": {"type": "object"},
+ERROR = register_schema(
+    "Error",
+    {
+        "type": "object",
+        "required": ["error", "request_id"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["type", "message"],
+                "properties": {
+                    "type": {"type": "string"},
+                    "message": {"type": "string"},
+                    "details": {"type": "object"},
+                },
             },
+            "request_id": {"type": "string"},
         },
-        "request_id": {"type": "string"},
     },
-})
+)
 
 ERROR_TEXT = {
     400: "Invalid request: `error.details` names the fields",
@@ -80,23 +83,31 @@ def build_document(base_url: str | None = None) -> dict:
         if not r.auth:
             op["security"] = []
         for name in _path_names(r.pattern):
-            op["parameters"].append({"name": name, "in": "path", "required": True,
-                                     "schema": _param_schema(r.path_params.get(name, {"type": "string"}))})
+            op["parameters"].append(
+                {
+                    "name": name,
+                    "in": "path",
+                    "required": True,
+                    "schema": _param_schema(r.path_params.get(name, {"type": "string"})),
+                }
+            )
         for name, schema in r.query.items():
-            param = {"name": name, "in": "query", "required": name in r.required_query,
-                     "schema": _param_schema(schema)}
+            param = {"name": name, "in": "query", "required": name in r.required_query, "schema": _param_schema(schema)}
             if schema.get("description"):
                 param["description"] = schema["description"]
             op["parameters"].append(param)
         if r.write:
-            op["parameters"].append({
-                "name": "Idempotency-Key", "in": "header", "required": False,
-                "description": "One per logical write; a retry with the same key and body replays the first answer.",
-                "schema": {"type": "string", "maxLength": 255},
-            })
+            op["parameters"].append(
+                {
+                    "name": "Idempotency-Key",
+                    "in": "header",
+                    "required": False,
+                    "description": "One per logical write; a retry with the same key and body replays the first answer.",
+                    "schema": {"type": "string", "maxLength": 255},
+                }
+            )
         if r.body is not None:
-            op["requestBody"] = {"required": r.body_required,
-                                 "content": {"application/json": {"schema": r.body}}}
+            op["requestBody"] = {"required": r.body_required, "content": {"application/json": {"schema": r.body}}}
         for status, schema in r.responses.items():
             content_type = "application/json"
             if isinstance(schema, tuple):  # (content type, schema)
@@ -119,14 +130,15 @@ def build_document(base_url: str | None = None) -> dict:
             "title": "Workspace Studio, Agents and Objects API (sandbox)",
             "version": API_VERSION,
             "description": "Local stand-in for the remote service. Every error answers "
-                           "`{error: {type, message, details?}, request_id}`.",
+            "`{error: {type, message, details?}, request_id}`.",
         },
         "servers": [{"url": base_url or "/"}],
         "security": [{"bearerAuth": []}],
         "paths": paths,
         "components": {
-            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer",
-                                               "description": "svc_sk_... API key"}},
+            "securitySchemes": {
+                "bearerAuth": {"type": "http", "scheme": "bearer", "description": "svc_sk_... API key"}
+            },
             "schemas": copy.deepcopy(SCHEMAS),
         },
     }

@@ -12,50 +12,110 @@ import re
 from typing import Any
 
 from sandbox.clock import iso, parse_iso
-from sandbox.core import (PAGE_QUERY, UUID, ApiError, Response, invalid, not_found, page_of, paginate, ref,
-                          register_schema, route, sort_value)
-from sandbox.objects import (CHOICE_TYPES, SNAKE_RE, SYSTEM_RECORDS, active_fields, field_map, find_object,
-                             get_object_or_404)
+from sandbox.core import (
+    PAGE_QUERY,
+    UUID,
+    ApiError,
+    Response,
+    invalid,
+    not_found,
+    page_of,
+    paginate,
+    ref,
+    register_schema,
+    route,
+    sort_value,
+)
+from sandbox.objects import (
+    CHOICE_TYPES,
+    SNAKE_RE,
+    SYSTEM_RECORDS,
+    active_fields,
+    field_map,
+    find_object,
+    get_object_or_404,
+)
 from sandbox.validation import EMAIL_RE, URL_RE, is_date, is_datetime
 
 PHONE_RE = re.compile(r"^\+?[0-9][0-9 ()\-./]{3,30}$")
 
-register_schema("Record", {
-    "type": "object", "required": ["id", "object", "values", "created_at", "updated_at"],
-    "properties": {"id": {"type": "string", "format": "uuid"}, "object": {"type": "string"},
-                   "values": {"type": "object"}, "title": {"type": ["string", "null"]},
-                   "created_at": {"type": "string"}, "updated_at": {"type": "string"}},
-})
-RECORD_VALUES = register_schema("RecordValues", {
-    "type": "object", "required": ["values"], "additionalProperties": False,
-    "properties": {"values": {"type": "object", "description": "field key -> value; null clears a field"}},
-})
-END = {"type": "object", "required": ["object", "id"],
-       "properties": {"object": {"type": "string"}, "id": {"type": "string"}}}
-register_schema("Relationship", {
+register_schema(
+    "Record",
+    {
+        "type": "object",
+        "required": ["id", "object", "values", "created_at", "updated_at"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "object": {"type": "string"},
+            "values": {"type": "object"},
+            "title": {"type": ["string", "null"]},
+            "created_at": {"type": "string"},
+            "updated_at": {"type": "string"},
+        },
+    },
+)
+RECORD_VALUES = register_schema(
+    "RecordValues",
+    {
+        "type": "object",
+        "required": ["values"],
+        "additionalProperties": False,
+        "properties": {"values": {"type": "object", "description": "field key -> value; null clears a field"}},
+    },
+)
+END = {
     "type": "object",
-    "required": ["id", "relation_key", "direction", "object", "record_id", "label", "metadata", "created_at"],
-    "properties": {
-        "id": {"type": "string", "format": "uuid"}, "relation_key": {"type": "string"},
-        "direction": {"type": "string", "enum": ["outgoing", "incoming"]},
-        "object": {"type": "string", "description": "the other end's object key"},
-        "record_id": {"type": "string", "description": "the other end's record id"},
-        "other": END, "source": END, "target": END,
-        "label": {"type": "string"}, "metadata": {"type": "object"}, "created_at": {"type": "string"},
+    "required": ["object", "id"],
+    "properties": {"object": {"type": "string"}, "id": {"type": "string"}},
+}
+register_schema(
+    "Relationship",
+    {
+        "type": "object",
+        "required": ["id", "relation_key", "direction", "object", "record_id", "label", "metadata", "created_at"],
+        "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "relation_key": {"type": "string"},
+            "direction": {"type": "string", "enum": ["outgoing", "incoming"]},
+            "object": {"type": "string", "description": "the other end's object key"},
+            "record_id": {"type": "string", "description": "the other end's record id"},
+            "other": END,
+            "source": END,
+            "target": END,
+            "label": {"type": "string"},
+            "metadata": {"type": "object"},
+            "created_at": {"type": "string"},
+        },
     },
-})
-RELATIONSHIP_CREATE = register_schema("RelationshipCreate", {
-    "type": "object", "required": ["relation_key", "target"], "additionalProperties": False,
-    "properties": {
-        "relation_key": {"type": "string", "minLength": 1, "maxLength": 64, "pattern": SNAKE_RE,
-                         "x-pattern-message": "must be snake_case (a-z, 0-9, _; starting with a letter)"},
-        "target": {"type": "object", "required": ["object", "id"], "additionalProperties": False,
-                   "properties": {"object": {"type": "string", "minLength": 1, "maxLength": 200},
-                                  "id": {"type": "string", "format": "uuid"}}},
-        "label": {"type": "string", "maxLength": 200},
-        "metadata": {"type": "object"},
+)
+RELATIONSHIP_CREATE = register_schema(
+    "RelationshipCreate",
+    {
+        "type": "object",
+        "required": ["relation_key", "target"],
+        "additionalProperties": False,
+        "properties": {
+            "relation_key": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": 64,
+                "pattern": SNAKE_RE,
+                "x-pattern-message": "must be snake_case (a-z, 0-9, _; starting with a letter)",
+            },
+            "target": {
+                "type": "object",
+                "required": ["object", "id"],
+                "additionalProperties": False,
+                "properties": {
+                    "object": {"type": "string", "minLength": 1, "maxLength": 200},
+                    "id": {"type": "string", "format": "uuid"},
+                },
+            },
+            "label": {"type": "string", "maxLength": 200},
+            "metadata": {"type": "object"},
+        },
     },
-})
+)
 
 RECORD_PATH = {"id": UUID}
 
@@ -162,9 +222,14 @@ def render_record(obj: dict, doc: dict) -> dict:
     values = doc.get("values", {})
     shown = {f["key"]: values.get(f["key"]) for f in active_fields(obj)}
     title = values.get(obj.get("title_field")) if obj.get("title_field") else None
-    return {"id": doc["id"], "object": obj["key"], "values": shown,
-            "title": title if isinstance(title, str) else (None if title is None else str(title)),
-            "created_at": doc["created_at"], "updated_at": doc["updated_at"]}
+    return {
+        "id": doc["id"],
+        "object": obj["key"],
+        "values": shown,
+        "title": title if isinstance(title, str) else (None if title is None else str(title)),
+        "created_at": doc["created_at"],
+        "updated_at": doc["updated_at"],
+    }
 
 
 def _filter_predicate(obj: dict, raw: str):
@@ -295,21 +360,37 @@ def find_any_record(req, obj: dict, record_id: str) -> dict | None:
 
 def system_record_doc(obj: dict, record: dict) -> dict:
     """A built-in object's record in the shape `render_record` takes."""
-    return {"id": record["id"], "values": record.get("values", {}), "created_at": record.get("created_at") or "",
-            "updated_at": record.get("updated_at") or "", "_seq": record.get("_seq", 0)}
+    return {
+        "id": record["id"],
+        "values": record.get("values", {}),
+        "created_at": record.get("created_at") or "",
+        "updated_at": record.get("updated_at") or "",
+        "_seq": record.get("_seq", 0),
+    }
 
 
 # --------------------------------------------------------------------------
 # Record routes
 # --------------------------------------------------------------------------
-@route("GET", "/v1/objects/{object}/records", operation_id="objects_records_list",
-       summary="List records with filter, search and sort", tags=["Records"],
-       query={"filter": {"type": "string", "description": "URL-encoded JSON object of field key to value."},
-              "search": {"type": "string", "maxLength": 500, "description": "Text found anywhere in the values."},
-              "sort": {"type": "string", "maxLength": 100, "default": "-updated_at",
-                       "description": "updated_at, created_at or a field key; prefix - for descending."},
-              **PAGE_QUERY},
-       responses={200: page_of(ref("Record"))})
+@route(
+    "GET",
+    "/v1/objects/{object}/records",
+    operation_id="objects_records_list",
+    summary="List records with filter, search and sort",
+    tags=["Records"],
+    query={
+        "filter": {"type": "string", "description": "URL-encoded JSON object of field key to value."},
+        "search": {"type": "string", "maxLength": 500, "description": "Text found anywhere in the values."},
+        "sort": {
+            "type": "string",
+            "maxLength": 100,
+            "default": "-updated_at",
+            "description": "updated_at, created_at or a field key; prefix - for descending.",
+        },
+        **PAGE_QUERY,
+    },
+    responses={200: page_of(ref("Record"))},
+)
 def records_list(req):
     obj = get_object_or_404(req, req.path_params["object"])
     if obj["kind"] == "system":
@@ -328,8 +409,15 @@ def records_list(req):
     return paginate(req, docs, key=key, descending=descending, render=lambda d: render_record(obj, d))
 
 
-@route("POST", "/v1/objects/{object}/records", operation_id="objects_records_create", summary="Create a record",
-       tags=["Records"], body=RECORD_VALUES, responses={201: ref("Record")})
+@route(
+    "POST",
+    "/v1/objects/{object}/records",
+    operation_id="objects_records_create",
+    summary="Create a record",
+    tags=["Records"],
+    body=RECORD_VALUES,
+    responses={201: ref("Record")},
+)
 def records_create(req):
     obj = get_custom_object(req)
     values = check_values(obj, req.body["values"], creating=True)
@@ -339,8 +427,15 @@ def records_create(req):
     return Response(render_record(obj, doc), status=201)
 
 
-@route("GET", "/v1/objects/{object}/records/{id}", operation_id="objects_records_get", summary="Get a record",
-       tags=["Records"], path_params=RECORD_PATH, responses={200: ref("Record")})
+@route(
+    "GET",
+    "/v1/objects/{object}/records/{id}",
+    operation_id="objects_records_get",
+    summary="Get a record",
+    tags=["Records"],
+    path_params=RECORD_PATH,
+    responses={200: ref("Record")},
+)
 def records_get(req):
     obj = get_object_or_404(req, req.path_params["object"])
     record = find_any_record(req, obj, req.path_params["id"])
@@ -351,9 +446,16 @@ def records_get(req):
     return render_record(obj, record)
 
 
-@route("PATCH", "/v1/objects/{object}/records/{id}", operation_id="objects_records_update",
-       summary="Change a record: only the keys sent change; null clears", tags=["Records"],
-       path_params=RECORD_PATH, body=RECORD_VALUES, responses={200: ref("Record")})
+@route(
+    "PATCH",
+    "/v1/objects/{object}/records/{id}",
+    operation_id="objects_records_update",
+    summary="Change a record: only the keys sent change; null clears",
+    tags=["Records"],
+    path_params=RECORD_PATH,
+    body=RECORD_VALUES,
+    responses={200: ref("Record")},
+)
 def records_update(req):
     obj = get_custom_object(req)
     with req.store.lock:  # the merge happens under the lock: a concurrent edit of other keys is never lost
@@ -370,20 +472,32 @@ def records_update(req):
     return render_record(obj, doc)
 
 
-@route("DELETE", "/v1/objects/{object}/records/{id}", operation_id="objects_records_delete",
-       summary="Delete a record and every relationship to or from it", tags=["Records"], path_params=RECORD_PATH,
-       responses={200: {"type": "object", "required": ["id", "deleted"],
-                        "properties": {"id": {"type": "string"}, "deleted": {"type": "boolean"},
-                                       "relationships_deleted": {"type": "integer"}}}})
+@route(
+    "DELETE",
+    "/v1/objects/{object}/records/{id}",
+    operation_id="objects_records_delete",
+    summary="Delete a record and every relationship to or from it",
+    tags=["Records"],
+    path_params=RECORD_PATH,
+    responses={
+        200: {
+            "type": "object",
+            "required": ["id", "deleted"],
+            "properties": {
+                "id": {"type": "string"},
+                "deleted": {"type": "boolean"},
+                "relationships_deleted": {"type": "integer"},
+            },
+        }
+    },
+)
 def records_delete(req):
     obj = get_custom_object(req)
     with req.store.lock:
         doc = get_record_or_404(req, obj, req.path_params["id"])
         req.store.delete("record", doc["id"])
-        removed = req.store.delete_where("relationship", workspace_id=req.workspace_id,
-                                         where={"source_id": doc["id"]})
-        removed += req.store.delete_where("relationship", workspace_id=req.workspace_id,
-                                          where={"target_id": doc["id"]})
+        removed = req.store.delete_where("relationship", workspace_id=req.workspace_id, where={"source_id": doc["id"]})
+        removed += req.store.delete_where("relationship", workspace_id=req.workspace_id, where={"target_id": doc["id"]})
     return {"id": doc["id"], "object": obj["key"], "deleted": True, "relationships_deleted": removed}
 
 
@@ -395,16 +509,31 @@ def render_relationship(rel: dict, record_id: str) -> dict:
     source = {"object": rel["source_object"], "id": rel["source_id"]}
     target = {"object": rel["target_object"], "id": rel["target_id"]}
     other = target if outgoing else source
-    return {"id": rel["id"], "relation_key": rel["relation_key"], "direction": "outgoing" if outgoing else "incoming",
-            "object": other["object"], "record_id": other["id"], "other": other, "source": source,
-            "target": target, "label": rel.get("label", ""), "metadata": rel.get("metadata", {}),
-            "created_at": rel["created_at"]}
+    return {
+        "id": rel["id"],
+        "relation_key": rel["relation_key"],
+        "direction": "outgoing" if outgoing else "incoming",
+        "object": other["object"],
+        "record_id": other["id"],
+        "other": other,
+        "source": source,
+        "target": target,
+        "label": rel.get("label", ""),
+        "metadata": rel.get("metadata", {}),
+        "created_at": rel["created_at"],
+    }
 
 
-@route("GET", "/v1/objects/{object}/records/{id}/relationships", operation_id="objects_relationships_list",
-       summary="List a record's links in both directions", tags=["Relationships"], path_params=RECORD_PATH,
-       query={"relation_key": {"type": "string", "maxLength": 64}, **PAGE_QUERY},
-       responses={200: page_of(ref("Relationship"))})
+@route(
+    "GET",
+    "/v1/objects/{object}/records/{id}/relationships",
+    operation_id="objects_relationships_list",
+    summary="List a record's links in both directions",
+    tags=["Relationships"],
+    path_params=RECORD_PATH,
+    query={"relation_key": {"type": "string", "maxLength": 64}, **PAGE_QUERY},
+    responses={200: page_of(ref("Relationship"))},
+)
 def relationships_list(req):
     obj = get_object_or_404(req, req.path_params["object"])
     record_id = req.path_params["id"]
@@ -414,15 +543,24 @@ def relationships_list(req):
     if req.params.get("relation_key"):
         where["relation_key"] = req.params["relation_key"]
     rels = req.store.list("relationship", workspace_id=req.workspace_id, where={**where, "source_id": record_id})
-    rels += [r for r in req.store.list("relationship", workspace_id=req.workspace_id,
-                                       where={**where, "target_id": record_id}) if r["source_id"] != record_id]
+    rels += [
+        r
+        for r in req.store.list("relationship", workspace_id=req.workspace_id, where={**where, "target_id": record_id})
+        if r["source_id"] != record_id
+    ]
     return paginate(req, rels, render=lambda r: render_relationship(r, record_id))
 
 
-@route("POST", "/v1/objects/{object}/records/{id}/relationships", operation_id="objects_relationships_create",
-       summary="Link this record to another record (repeating a link returns it)", tags=["Relationships"],
-       path_params=RECORD_PATH, body=RELATIONSHIP_CREATE,
-       responses={200: ref("Relationship"), 201: ref("Relationship")})
+@route(
+    "POST",
+    "/v1/objects/{object}/records/{id}/relationships",
+    operation_id="objects_relationships_create",
+    summary="Link this record to another record (repeating a link returns it)",
+    tags=["Relationships"],
+    path_params=RECORD_PATH,
+    body=RELATIONSHIP_CREATE,
+    responses={200: ref("Relationship"), 201: ref("Relationship")},
+)
 def relationships_create(req):
     obj = get_object_or_404(req, req.path_params["object"])
     record_id = req.path_params["id"]
@@ -435,16 +573,28 @@ def relationships_create(req):
             raise not_found(f"object '{body['target']['object']}'")
         if find_any_record(req, target_obj, body["target"]["id"]) is None:
             raise not_found(f"record in {target_obj['key']}")
-        existing = req.store.find_one("relationship", workspace_id=req.workspace_id, source_id=record_id,
-                                      target_id=body["target"]["id"], relation_key=body["relation_key"])
+        existing = req.store.find_one(
+            "relationship",
+            workspace_id=req.workspace_id,
+            source_id=record_id,
+            target_id=body["target"]["id"],
+            relation_key=body["relation_key"],
+        )
         if existing:
             return Response(render_relationship(existing, record_id), status=200)
-        rel = req.store.insert("relationship", {
-            "relation_key": body["relation_key"],
-            "source_object": obj["key"], "source_object_id": obj["id"], "source_id": record_id,
-            "target_object": target_obj["key"], "target_object_id": target_obj["id"],
-            "target_id": body["target"]["id"],
-            "label": body.get("label", ""), "metadata": body.get("metadata", {}),
-        }, workspace_id=req.workspace_id)
+        rel = req.store.insert(
+            "relationship",
+            {
+                "relation_key": body["relation_key"],
+                "source_object": obj["key"],
+                "source_object_id": obj["id"],
+                "source_id": record_id,
+                "target_object": target_obj["key"],
+                "target_object_id": target_obj["id"],
+                "target_id": body["target"]["id"],
+                "label": body.get("label", ""),
+                "metadata": body.get("metadata", {}),
+            },
+            workspace_id=req.workspace_id,
+        )
     return Response(render_relationship(rel, record_id), status=201)
-

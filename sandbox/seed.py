@@ -12,8 +12,8 @@ from __future__ import annotations
 import random
 import secrets
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable
 
 from sandbox.clock import Clock
 from sandbox.core import KEY_PREFIX, Config, hash_secret
@@ -33,16 +33,46 @@ WORKSPACES = [
 ]
 
 MEMBERS = [
-    {"id": "0a9b8c7d-6e5f-4a3b-8c1d-0e9f8a7b6c51", "workspace_id": DEMO_WORKSPACE_ID, "name": "Dana Admin",
-     "email": "dana@acme.example", "role": "admin", "slot": "demo"},
-    {"id": "1b2c3d4e-5f6a-4b7c-9d8e-1f2a3b4c5d62", "workspace_id": DEMO_WORKSPACE_ID, "name": "Morgan Member",
-     "email": "morgan@acme.example", "role": "member", "slot": "member"},
-    {"id": "2c3d4e5f-6a7b-4c8d-8e9f-2a3b4c5d6e73", "workspace_id": DEMO_WORKSPACE_ID, "name": "Vic Viewer",
-     "email": "vic@acme.example", "role": "viewer", "slot": "readonly"},
-    {"id": "3d4e5f6a-7b8c-4d9e-9f0a-3b4c5d6e7f84", "workspace_id": OTHER_WORKSPACE_ID, "name": "Grace Globex",
-     "email": "grace@globex.example", "role": "admin", "slot": "other_workspace"},
-    {"id": "4e5f6a7b-8c9d-4e0f-8a1b-4c5d6e7f8a95", "workspace_id": NO_CREDITS_WORKSPACE_ID, "name": "Ian Initech",
-     "email": "ian@initech.example", "role": "admin", "slot": "no_credits"},
+    {
+        "id": "0a9b8c7d-6e5f-4a3b-8c1d-0e9f8a7b6c51",
+        "workspace_id": DEMO_WORKSPACE_ID,
+        "name": "Dana Admin",
+        "email": "dana@acme.example",
+        "role": "admin",
+        "slot": "demo",
+    },
+    {
+        "id": "1b2c3d4e-5f6a-4b7c-9d8e-1f2a3b4c5d62",
+        "workspace_id": DEMO_WORKSPACE_ID,
+        "name": "Morgan Member",
+        "email": "morgan@acme.example",
+        "role": "member",
+        "slot": "member",
+    },
+    {
+        "id": "2c3d4e5f-6a7b-4c8d-8e9f-2a3b4c5d6e73",
+        "workspace_id": DEMO_WORKSPACE_ID,
+        "name": "Vic Viewer",
+        "email": "vic@acme.example",
+        "role": "viewer",
+        "slot": "readonly",
+    },
+    {
+        "id": "3d4e5f6a-7b8c-4d9e-9f0a-3b4c5d6e7f84",
+        "workspace_id": OTHER_WORKSPACE_ID,
+        "name": "Grace Globex",
+        "email": "grace@globex.example",
+        "role": "admin",
+        "slot": "other_workspace",
+    },
+    {
+        "id": "4e5f6a7b-8c9d-4e0f-8a1b-4c5d6e7f8a95",
+        "workspace_id": NO_CREDITS_WORKSPACE_ID,
+        "name": "Ian Initech",
+        "email": "ian@initech.example",
+        "role": "admin",
+        "slot": "no_credits",
+    },
 ]
 
 # Key kind -> member slot (the member the key acts as) and whether it is revoked.
@@ -95,8 +125,11 @@ def seed_hook(name: str, *, order: int = 100):
 
 def make_context(store: Store, clock: Clock, config: Config) -> SeedContext:
     ctx = SeedContext(store=store, clock=clock, config=config)
-    ctx.workspaces = {"demo": DEMO_WORKSPACE_ID, "other_workspace": OTHER_WORKSPACE_ID,
-                      "no_credits": NO_CREDITS_WORKSPACE_ID}
+    ctx.workspaces = {
+        "demo": DEMO_WORKSPACE_ID,
+        "other_workspace": OTHER_WORKSPACE_ID,
+        "no_credits": NO_CREDITS_WORKSPACE_ID,
+    }
     ctx.members = {m["slot"]: store.get("member", m["id"]) or m for m in MEMBERS}
     return ctx
 
@@ -109,7 +142,7 @@ def run_seed(store: Store, clock: Clock, config: Config) -> None:
         if all(name in done for _, name, _ in SEED_HOOKS):
             return
         ctx = make_context(store, clock, config)
-        for order, name, fn in sorted(SEED_HOOKS, key=lambda h: (h[0], h[1])):
+        for _order, name, fn in sorted(SEED_HOOKS, key=lambda h: (h[0], h[1])):
             if name in done:
                 continue
             fn(ctx)
@@ -140,8 +173,14 @@ def create_key(store: Store, clock: Clock, kind: str, *, name: str | None = None
     member = next(m for m in MEMBERS if m["slot"] == slot)
     secret = KEY_PREFIX + secrets.token_urlsafe(30).replace("-", "x").replace("_", "y")
     store.add_api_key(
-        hash=hash_secret(secret), id=str(uuid.uuid4()), workspace_id=member["workspace_id"],
-        member_id=member["id"], name=name or f"{kind} key", prefix=secret[:12], kind=kind, revoked=revoked,
+        hash=hash_secret(secret),
+        id=str(uuid.uuid4()),
+        workspace_id=member["workspace_id"],
+        member_id=member["id"],
+        name=name or f"{kind} key",
+        prefix=secret[:12],
+        kind=kind,
+        revoked=revoked,
         created_at=clock.iso(),
     )
     return secret

@@ -31,16 +31,20 @@ class QuietHandler(WSGIRequestHandler):
             super().log_message(format, *args)
 
 
-def config_from_env(*, time_scale: float | None = None, rate_limit_per_minute: int | None = None,
-                    app_url: str | None = None) -> Config:
+def config_from_env(
+    *, time_scale: float | None = None, rate_limit_per_minute: int | None = None, app_url: str | None = None
+) -> Config:
     """Settings from arguments, else SANDBOX_* environment variables, else defaults."""
     env = os.environ
     if time_scale is None:
         time_scale = float(env.get("SANDBOX_TIME_SCALE", DEFAULT_TIME_SCALE))
     if rate_limit_per_minute is None:
         rate_limit_per_minute = int(env.get("SANDBOX_RATE_LIMIT_PER_MINUTE", DEFAULT_RATE_LIMIT)) or None
-    return Config(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute,
-                  app_url=app_url or env.get("SANDBOX_APP_URL") or None)
+    return Config(
+        time_scale=time_scale,
+        rate_limit_per_minute=rate_limit_per_minute,
+        app_url=app_url or env.get("SANDBOX_APP_URL") or None,
+    )
 
 
 def build_app(*, db_path: str, config: Config) -> App:
@@ -56,15 +60,25 @@ def serve(app: App, *, host: str = "127.0.0.1", port: int = 0):
     return make_server(host, port, app, server_class=ThreadingWSGIServer, handler_class=QuietHandler)
 
 
-def serve_forever(*, port: int, host: str = "127.0.0.1", db_path: str | None = None, time_scale: float | None = None,
-                  rate_limit_per_minute: int | None = None, app_url: str | None = None) -> None:
+def serve_forever(
+    *,
+    port: int,
+    host: str = "127.0.0.1",
+    db_path: str | None = None,
+    time_scale: float | None = None,
+    rate_limit_per_minute: int | None = None,
+    app_url: str | None = None,
+) -> None:
     """Serve until interrupted. `host` 0.0.0.0 lets other containers reach it (docker-compose's `sandbox`)."""
     db_path = db_path or os.environ.get("SANDBOX_DB", DEFAULT_DB)
     config = config_from_env(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute, app_url=app_url)
     app = build_app(db_path=db_path, config=config)
     server = serve(app, host=host, port=port)
-    print(f"sandbox: http://{host}:{server.server_port}/v1 (db {db_path}, time scale {config.time_scale}, "
-          f"rate limit {config.rate_limit_per_minute or 'off'}/min)", flush=True)
+    print(
+        f"sandbox: http://{host}:{server.server_port}/v1 (db {db_path}, time scale {config.time_scale}, "
+        f"rate limit {config.rate_limit_per_minute or 'off'}/min)",
+        flush=True,
+    )
     try:
         server.serve_forever()
     except KeyboardInterrupt:
@@ -77,7 +91,8 @@ def serve_forever(*, port: int, host: str = "127.0.0.1", db_path: str | None = N
 def start_in_thread(app: App, *, port: int = 0):
     server = serve(app, port=port)
     # A short poll interval so `stop()` returns at once (tests start and stop many sandboxes).
-    thread = threading.Thread(target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="sandbox-server",
-                              daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever, kwargs={"poll_interval": 0.05}, name="sandbox-server", daemon=True
+    )
     thread.start()
     return server, thread

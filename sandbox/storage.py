@@ -17,8 +17,9 @@ import json
 import sqlite3
 import threading
 import uuid
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS docs (
@@ -195,8 +196,19 @@ class Store:
             return self.conn.execute(sql, args).fetchone()[0]
 
     # -- api keys -----------------------------------------------------------
-    def add_api_key(self, *, hash: str, id: str, workspace_id: str, member_id: str, name: str, prefix: str,
-                    kind: str, revoked: bool, created_at: str) -> None:
+    def add_api_key(
+        self,
+        *,
+        hash: str,
+        id: str,
+        workspace_id: str,
+        member_id: str,
+        name: str,
+        prefix: str,
+        kind: str,
+        revoked: bool,
+        created_at: str,
+    ) -> None:
         with self.lock:
             self.conn.execute(
                 "INSERT INTO api_keys (hash, id, workspace_id, member_id, name, prefix, kind, revoked, created_at)"
@@ -234,14 +246,23 @@ class Store:
             "created_at": row[5],
         }
 
-    def idempotency_put(self, workspace_id: str, key: str, *, fingerprint: str, status: int, body: Any,
-                        headers: dict, replay: Any) -> None:
+    def idempotency_put(
+        self, workspace_id: str, key: str, *, fingerprint: str, status: int, body: Any, headers: dict, replay: Any
+    ) -> None:
         with self.lock:
             self.conn.execute(
                 "INSERT OR REPLACE INTO idempotency (workspace_id, key, fingerprint, status, body, headers, replay, created_at)"
                 " VALUES (?,?,?,?,?,?,?,?)",
-                (workspace_id, key, fingerprint, status, None if body is None else json.dumps(body),
-                 json.dumps(headers), json.dumps(replay) if replay is not None else None, self._now()),
+                (
+                    workspace_id,
+                    key,
+                    fingerprint,
+                    status,
+                    None if body is None else json.dumps(body),
+                    json.dumps(headers),
+                    json.dumps(replay) if replay is not None else None,
+                    self._now(),
+                ),
             )
 
     # -- meta ---------------------------------------------------------------

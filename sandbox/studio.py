@@ -21,19 +21,39 @@ from datetime import datetime
 
 from sandbox.clock import parse_iso
 from sandbox.core import (
-    UUID, Response, accepted, event_stream, invalid, not_found, ref, register_schema, replay_hook, route,
+    UUID,
+    Response,
+    accepted,
+    event_stream,
+    invalid,
+    not_found,
+    ref,
+    register_schema,
+    replay_hook,
+    route,
 )
 from sandbox.images import ASPECT_SIZES
 from sandbox.library import (
-    create_image_asset, create_video_asset, is_ready, name_from_message, now_utc, render_image_asset, slugify,
-    website_job, website_public_url,
+    create_image_asset,
+    is_ready,
+    name_from_message,
+    now_utc,
+    render_image_asset,
+    slugify,
+    website_job,
+    website_public_url,
 )
 
 STUDIOS = ("website", "document", "app", "image", "video")
 MESSAGE_LIMITS = {"website": 3800, "document": 18000, "app": 18000, "image": 3800, "video": 3800}
 # The storage kind of each studio's artifact.
-ARTIFACT_KINDS = {"website": "website", "document": "document", "app": "app", "image": "image_board",
-                  "video": "video_project"}
+ARTIFACT_KINDS = {
+    "website": "website",
+    "document": "document",
+    "app": "app",
+    "image": "image_board",
+    "video": "video_project",
+}
 
 # Service seconds (scaled by the clock) for the director's answer, from the
 # spec's typical durations; website builds take 180 s new, 120 s after an edit.
@@ -70,19 +90,37 @@ def questions_for(studio: str) -> list[dict]:
     if studio == "website":
         return [
             {"text": "What is the website for?", "options": ["A product launch", "A local business", "A portfolio"]},
-            {"text": "Which style fits best?", "options": ["Clean and minimal", "Bold and colourful", "Warm and friendly"]},
+            {
+                "text": "Which style fits best?",
+                "options": ["Clean and minimal", "Bold and colourful", "Warm and friendly"],
+            },
         ]
     if studio == "document":
-        return [{"text": "Shall I write it from this outline?",
-                 "options": ["Yes, write it", "Add a pricing section", "Make it shorter"]}]
+        return [
+            {
+                "text": "Shall I write it from this outline?",
+                "options": ["Yes, write it", "Add a pricing section", "Make it shorter"],
+            }
+        ]
     if studio == "app":
-        return [{"text": "Which records should the app work with?", "options": ["Contacts", "Companies", "Deals"]},
-                {"text": "Who will use it?", "options": ["The sales team", "Customers", "Everyone in the workspace"]}]
+        return [
+            {"text": "Which records should the app work with?", "options": ["Contacts", "Companies", "Deals"]},
+            {"text": "Who will use it?", "options": ["The sales team", "Customers", "Everyone in the workspace"]},
+        ]
     if studio == "image":
-        return [{"text": "What should the image show?", "options": ["A product shot", "A lifestyle scene", "An illustration"]},
-                {"text": "Which aspect ratio?", "options": list(ASPECT_SIZES)}]
-    return [{"text": "What should I change in the project?",
-             "options": ["Trim the clips", "Add a title", "Reorder the shots"]}]
+        return [
+            {
+                "text": "What should the image show?",
+                "options": ["A product shot", "A lifestyle scene", "An illustration"],
+            },
+            {"text": "Which aspect ratio?", "options": list(ASPECT_SIZES)},
+        ]
+    return [
+        {
+            "text": "What should I change in the project?",
+            "options": ["Trim the clips", "Add a title", "Reorder the shots"],
+        }
+    ]
 
 
 DOC_TYPES = ("deck", "proposal", "resume", "invoice", "one-pager", "report")
@@ -120,12 +158,14 @@ def write_document(message: str, outline: dict) -> str:
 
 
 NUMBER_WORDS = {"one": 1, "two": 2, "three": 3, "four": 4}
-COUNT_RE = re.compile(r"\b([1-9]|one|two|three|four)\s+(?:more\s+|new\s+|different\s+)?"
-                      r"(?:images|pictures|photos|variations|versions|options)\b")
+COUNT_RE = re.compile(
+    r"\b([1-9]|one|two|three|four)\s+(?:more\s+|new\s+|different\s+)?"
+    r"(?:images|pictures|photos|variations|versions|options)\b"
+)
 
 
 def image_count(message: str) -> int:
-    """"Two images", "3 more photos": 1-4, default 1."""
+    """ "Two images", "3 more photos": 1-4, default 1."""
     match = COUNT_RE.search(message.lower())
     if not match:
         return 1
@@ -139,8 +179,13 @@ def image_aspect(message: str) -> str:
 
 
 VIDEO_EDITS = [
-    ("trim", r"\btrim"), ("reorder", r"\b(?:reorder|move|swap)"), ("title", r"\btitle"),
-    ("overlay", r"\boverlay"), ("music", r"\bmusic"), ("cut", r"\bcut\b"), ("speed", r"\b(?:speed|slow)"),
+    ("trim", r"\btrim"),
+    ("reorder", r"\b(?:reorder|move|swap)"),
+    ("title", r"\btitle"),
+    ("overlay", r"\boverlay"),
+    ("music", r"\bmusic"),
+    ("cut", r"\bcut\b"),
+    ("speed", r"\b(?:speed|slow)"),
 ]
 VIDEO_PENDING = [
     ("generate", r"\b(?:film|shoot|new shot|ai shot)", "Film an AI shot"),
@@ -163,9 +208,16 @@ def plan_video_edits(message: str, shot_count: int) -> dict:
                 skipped.append({"operation": name, "reason": "The project has no shots yet."})
     for app, pattern, label in VIDEO_PENDING:
         if re.search(pattern, lowered):
-            pending.append({"app": app if app in ("generate", "motion") else None, "kind": app, "label": label,
-                            "path": f"/v1/studio/video/apps/{app}" if app in ("generate", "motion") else None,
-                            "prompt": message.strip()[:500], "needs_confirmation": True})
+            pending.append(
+                {
+                    "app": app if app in ("generate", "motion") else None,
+                    "kind": app,
+                    "label": label,
+                    "path": f"/v1/studio/video/apps/{app}" if app in ("generate", "motion") else None,
+                    "prompt": message.strip()[:500],
+                    "needs_confirmation": True,
+                }
+            )
     return {"operations": applied, "operations_skipped": skipped, "pending_requests": pending}
 
 
@@ -184,8 +236,13 @@ def render_artifact(req, turn: dict, now: datetime) -> dict | None:
         public_url = website_public_url(req, doc, now)
     elif turn["studio"] == "app" and doc.get("status") == "live":
         public_url = f"{req.app_url}/apps/{doc['id']}/live"
-    return {"id": doc["id"], "type": turn["studio"], "name": doc["name"],
-            "url": f"{req.app_url}/{turn['studio']}/{doc['id']}", "public_url": public_url}
+    return {
+        "id": doc["id"],
+        "type": turn["studio"],
+        "name": doc["name"],
+        "url": f"{req.app_url}/{turn['studio']}/{doc['id']}",
+        "public_url": public_url,
+    }
 
 
 def turn_status(req, turn: dict, now: datetime | None = None) -> str:
@@ -206,10 +263,15 @@ def render_turn(req, turn: dict) -> dict:
     now = now_utc()
     status = turn_status(req, turn, now)
     body = {
-        "id": turn["id"], "object": "studio.turn", "status": status, "studio": turn["studio"],
-        "artifact": render_artifact(req, turn, now), "conversation_id": turn["conversation_id"],
+        "id": turn["id"],
+        "object": "studio.turn",
+        "status": status,
+        "studio": turn["studio"],
+        "artifact": render_artifact(req, turn, now),
+        "conversation_id": turn["conversation_id"],
         "message": turn["answer"] if is_ready(turn["director_ready_at"], now) else "The director is working on it.",
-        "created_at": turn["created_at"], "completed_at": None,
+        "created_at": turn["created_at"],
+        "completed_at": None,
     }
     if status == "needs_input":
         body["questions"] = turn.get("questions") or []
@@ -218,8 +280,9 @@ def render_turn(req, turn: dict) -> dict:
     if status == "failed":
         body["error"] = turn["error"]
     if turn["studio"] == "website" and turn["outcome"] == "make":
-        body["job"] = website_job({"job": {"id": turn["job_id"], "started_at": turn["created_at"],
-                                           "ready_at": turn["build_ready_at"]}}, now)
+        body["job"] = website_job(
+            {"job": {"id": turn["job_id"], "started_at": turn["created_at"], "ready_at": turn["build_ready_at"]}}, now
+        )
     elif turn["studio"] == "website":
         body["job"] = None
     if turn["studio"] == "image":
@@ -239,8 +302,11 @@ def render_turn(req, turn: dict) -> dict:
     if status == "completed" and turn["studio"] == "website" and turn["outcome"] == "make":
         body["message"] = "Your website is built and live."
     if status in ("completed", "failed", "needs_input"):
-        finished = turn.get("build_ready_at") if status == "completed" and turn.get("build_ready_at") else \
-            turn["director_ready_at"]
+        finished = (
+            turn.get("build_ready_at")
+            if status == "completed" and turn.get("build_ready_at")
+            else turn["director_ready_at"]
+        )
         body["completed_at"] = finished
     return body
 
@@ -278,12 +344,23 @@ def make_artifact(req, studio: str, turn: dict, message: str, previous: dict | N
             req.store.save("website", site)
         else:
             name = name_from_message(brief, "New website")
-            site = req.store.insert("website", {
-                "name": name, "slug": f"{slugify(name)}-{turn['id'][:6]}", "brief": brief, "job": job,
-                "first_live_at": ready_at, "status": "building",
-                "pages": [{"path": "/", "title": "Home"}, {"path": "/about", "title": "About"},
-                          {"path": "/contact", "title": "Contact"}],
-            }, workspace_id=req.workspace_id)
+            site = req.store.insert(
+                "website",
+                {
+                    "name": name,
+                    "slug": f"{slugify(name)}-{turn['id'][:6]}",
+                    "brief": brief,
+                    "job": job,
+                    "first_live_at": ready_at,
+                    "status": "building",
+                    "pages": [
+                        {"path": "/", "title": "Home"},
+                        {"path": "/about", "title": "About"},
+                        {"path": "/contact", "title": "Contact"},
+                    ],
+                },
+                workspace_id=req.workspace_id,
+            )
             turn["artifact_id"] = site["id"]
         turn["build_ready_at"] = ready_at
         turn["answer"] = "Building your website now; it will be live in a few minutes."
@@ -295,10 +372,17 @@ def make_artifact(req, studio: str, turn: dict, message: str, previous: dict | N
             doc["revision"] = doc.get("revision", 1) + 1
             req.store.save("document", doc)
         else:
-            doc = req.store.insert("document", {
-                "name": outline["title"], "doc_type": outline["doc_type"], "outline": outline,
-                "content": write_document(brief, outline), "revision": 1,
-            }, workspace_id=req.workspace_id)
+            doc = req.store.insert(
+                "document",
+                {
+                    "name": outline["title"],
+                    "doc_type": outline["doc_type"],
+                    "outline": outline,
+                    "content": write_document(brief, outline),
+                    "revision": 1,
+                },
+                workspace_id=req.workspace_id,
+            )
             turn["artifact_id"] = doc["id"]
         turn["answer"] = f"I wrote the {outline['doc_type']} from your brief."
     elif studio == "app":
@@ -310,31 +394,46 @@ def make_artifact(req, studio: str, turn: dict, message: str, previous: dict | N
             req.store.save("app", app)
             turn["answer"] = "I changed the app; publish it in the Studio to make the change live."
         else:
-            app = req.store.insert("app", {
-                "name": name_from_message(brief, "New app"), "status": "live", "brief": brief,
-                "screens": [{"name": "List"}, {"name": "Detail"}, {"name": "Form"}],
-                "objects": ["contacts"], "actions": ["create", "update"], "has_unpublished_changes": False,
-            }, workspace_id=req.workspace_id)
+            app = req.store.insert(
+                "app",
+                {
+                    "name": name_from_message(brief, "New app"),
+                    "status": "live",
+                    "brief": brief,
+                    "screens": [{"name": "List"}, {"name": "Detail"}, {"name": "Form"}],
+                    "objects": ["contacts"],
+                    "actions": ["create", "update"],
+                    "has_unpublished_changes": False,
+                },
+                workspace_id=req.workspace_id,
+            )
             turn["artifact_id"] = app["id"]
             turn["answer"] = "I built the app, compiled it and published it."
     elif studio == "image":
         if not artifact_id:
-            board = req.store.insert("image_board", {"name": name_from_message(brief, "New board")},
-                                     workspace_id=req.workspace_id)
+            board = req.store.insert(
+                "image_board", {"name": name_from_message(brief, "New board")}, workspace_id=req.workspace_id
+            )
             turn["artifact_id"] = board["id"]
         count = image_count(message)
         aspect = image_aspect(message)
-        assets = [create_image_asset(req, board_id=turn["artifact_id"], prompt=f"{brief} #{i + 1}", aspect=aspect,
-                                     ready_at=director_ready) for i in range(count)]
+        assets = [
+            create_image_asset(
+                req, board_id=turn["artifact_id"], prompt=f"{brief} #{i + 1}", aspect=aspect, ready_at=director_ready
+            )
+            for i in range(count)
+        ]
         turn["image_ids"] = [a["id"] for a in assets]
         turn["answer"] = f"Here {'is' if count == 1 else 'are'} {count} image{'s' if count > 1 else ''} on the board."
     elif studio == "video":
         if artifact_id:
             project = req.store.get("video_project", artifact_id)
         else:
-            project = req.store.insert("video_project", {"name": name_from_message(brief, "New video"),
-                                                         "aspect": "9:16", "shots": []},
-                                       workspace_id=req.workspace_id)
+            project = req.store.insert(
+                "video_project",
+                {"name": name_from_message(brief, "New video"), "aspect": "9:16", "shots": []},
+                workspace_id=req.workspace_id,
+            )
             turn["artifact_id"] = project["id"]
         plan = plan_video_edits(message, len(project.get("shots", [])))
         if "title" in plan["operations"]:
@@ -342,8 +441,9 @@ def make_artifact(req, studio: str, turn: dict, message: str, previous: dict | N
         project["edits"] = project.get("edits", []) + plan["operations"]
         req.store.save("video_project", project)
         turn["video"] = plan
-        turn["answer"] = (f"Applied {len(plan['operations'])} edit(s)."
-                          + (" Some actions need your confirmation." if plan["pending_requests"] else ""))
+        turn["answer"] = f"Applied {len(plan['operations'])} edit(s)." + (
+            " Some actions need your confirmation." if plan["pending_requests"] else ""
+        )
 
 
 def start_turn(req, studio: str) -> dict:
@@ -369,25 +469,35 @@ def start_turn(req, studio: str) -> dict:
     if not conversation_id:
         conversation_id = (previous or {}).get("conversation_id")
     if not conversation_id:
-        conversation_id = req.store.insert("conversation", {"studio": studio},
-                                           workspace_id=req.workspace_id)["id"]
+        conversation_id = req.store.insert("conversation", {"studio": studio}, workspace_id=req.workspace_id)["id"]
     if not artifact_id and previous is not None:
         artifact_id = previous.get("artifact_id")
     created = req.clock.iso()
     turn = {
-        "studio": studio, "conversation_id": conversation_id, "artifact_id": artifact_id, "message": message,
-        "auto": auto, "outcome": outcome, "created_at": created, "updated_at": created,
-        "director_ready_at": req.clock.at(created, DIRECTOR_SECONDS[studio]), "job_id": None,
+        "studio": studio,
+        "conversation_id": conversation_id,
+        "artifact_id": artifact_id,
+        "message": message,
+        "auto": auto,
+        "outcome": outcome,
+        "created_at": created,
+        "updated_at": created,
+        "director_ready_at": req.clock.at(created, DIRECTOR_SECONDS[studio]),
+        "job_id": None,
         "build_ready_at": None,
     }
     turn = req.store.insert("turn", turn, workspace_id=req.workspace_id)
     if outcome == "fail":
         turn["answer"] = "The director could not finish this turn."
-        turn["error"] = {"type": "director_failed",
-                         "message": "The director failed while working on this turn (the message asked it to fail)."}
+        turn["error"] = {
+            "type": "director_failed",
+            "message": "The director failed while working on this turn (the message asked it to fail).",
+        }
     elif outcome == "answer":
-        turn["answer"] = (f"Answering directly: in this {studio} studio I make and change things when you "
-                          "describe them; ask me to make something and I will.")
+        turn["answer"] = (
+            f"Answering directly: in this {studio} studio I make and change things when you "
+            "describe them; ask me to make something and I will."
+        )
     elif outcome == "needs_input":
         turn["answer"] = "Before I start, a few questions."
         turn["questions"] = questions_for(studio)
@@ -416,14 +526,18 @@ def wait_until(iso_time: str | None) -> None:
 
 
 def turn_events(req, turn: dict, *, live: bool):
-    yield "turn", {"id": turn["id"], "studio": turn["studio"], "conversation_id": turn["conversation_id"],
-                   "status": "building"}
+    yield (
+        "turn",
+        {"id": turn["id"], "studio": turn["studio"], "conversation_id": turn["conversation_id"], "status": "building"},
+    )
     yield "plan", {"steps": plan_steps(turn)}
     if live:
         wait_until(turn["director_ready_at"])
     current = render_turn(req, turn)
-    yield "status", {"status": current["status"], "message": current["message"],
-                     "stage": (current.get("job") or {}).get("stage")}
+    yield (
+        "status",
+        {"status": current["status"], "message": current["message"], "stage": (current.get("job") or {}).get("stage")},
+    )
     if current["status"] == "failed":
         yield "error", {"message": current["error"]["message"], "request_id": req.request_id}
         return
@@ -466,49 +580,98 @@ def replay_turn(req, ref_value):
 # --------------------------------------------------------------------------
 # OpenAPI schemas and routes
 # --------------------------------------------------------------------------
-ARTIFACT = {"type": ["object", "null"], "required": ["id", "type", "name", "url", "public_url"],
-            "properties": {"id": UUID, "type": {"type": "string", "enum": list(STUDIOS)}, "name": {"type": "string"},
-                           "url": {"type": "string"}, "public_url": {"type": ["string", "null"]}}}
-TURN = register_schema("StudioTurn", {
-    "type": "object",
-    "required": ["id", "object", "status", "studio", "artifact", "conversation_id", "message", "created_at",
-                 "completed_at"],
+ARTIFACT = {
+    "type": ["object", "null"],
+    "required": ["id", "type", "name", "url", "public_url"],
     "properties": {
-        "id": UUID, "object": {"const": "studio.turn"},
-        "status": {"type": "string", "enum": ["completed", "needs_input", "building", "failed"]},
-        "studio": {"type": "string", "enum": list(STUDIOS)}, "artifact": ARTIFACT, "conversation_id": UUID,
-        "message": {"type": "string"},
-        "questions": {"type": "array", "items": {"type": "object", "required": ["text", "options"],
-                                                  "properties": {"text": {"type": "string"},
-                                                                 "options": {"type": "array",
-                                                                             "items": {"type": "string"}}}}},
-        "outline": {},
-        "job": {"type": ["object", "null"],
-                "properties": {"id": UUID, "status": {"type": "string"}, "stage": {"type": "string"},
-                               "error": {}}},
-        "images": {"type": "array", "items": ref("ImageAsset")},
-        "video": {"type": "object", "required": ["operations_applied", "operations_skipped", "pending_requests"],
-                  "properties": {"operations_applied": {"type": "integer"},
-                                 "operations_skipped": {"type": "array"}, "pending_requests": {"type": "array"}}},
-        "error": {"type": "object"},
-        "created_at": {"type": "string"}, "completed_at": {"type": ["string", "null"]},
+        "id": UUID,
+        "type": {"type": "string", "enum": list(STUDIOS)},
+        "name": {"type": "string"},
+        "url": {"type": "string"},
+        "public_url": {"type": ["string", "null"]},
     },
-})
+}
+TURN = register_schema(
+    "StudioTurn",
+    {
+        "type": "object",
+        "required": [
+            "id",
+            "object",
+            "status",
+            "studio",
+            "artifact",
+            "conversation_id",
+            "message",
+            "created_at",
+            "completed_at",
+        ],
+        "properties": {
+            "id": UUID,
+            "object": {"const": "studio.turn"},
+            "status": {"type": "string", "enum": ["completed", "needs_input", "building", "failed"]},
+            "studio": {"type": "string", "enum": list(STUDIOS)},
+            "artifact": ARTIFACT,
+            "conversation_id": UUID,
+            "message": {"type": "string"},
+            "questions": {
+                "type": "array",
+                "items": {
+                    "type": "object",
+                    "required": ["text", "options"],
+                    "properties": {
+                        "text": {"type": "string"},
+                        "options": {"type": "array", "items": {"type": "string"}},
+                    },
+                },
+            },
+            "outline": {},
+            "job": {
+                "type": ["object", "null"],
+                "properties": {"id": UUID, "status": {"type": "string"}, "stage": {"type": "string"}, "error": {}},
+            },
+            "images": {"type": "array", "items": ref("ImageAsset")},
+            "video": {
+                "type": "object",
+                "required": ["operations_applied", "operations_skipped", "pending_requests"],
+                "properties": {
+                    "operations_applied": {"type": "integer"},
+                    "operations_skipped": {"type": "array"},
+                    "pending_requests": {"type": "array"},
+                },
+            },
+            "error": {"type": "object"},
+            "created_at": {"type": "string"},
+            "completed_at": {"type": ["string", "null"]},
+        },
+    },
+)
 
 
 def turn_body(studio: str) -> dict:
     return {
-        "type": "object", "required": ["message"],
+        "type": "object",
+        "required": ["message"],
         "properties": {
-            "message": {"type": "string", "minLength": 1, "maxLength": MESSAGE_LIMITS[studio],
-                        "description": "What you want; the director's reply goes here too."},
+            "message": {
+                "type": "string",
+                "minLength": 1,
+                "maxLength": MESSAGE_LIMITS[studio],
+                "description": "What you want; the director's reply goes here too.",
+            },
             "artifact_id": {**UUID, "description": f"Work on an existing {studio} artifact."},
             "conversation_id": {**UUID, "description": "Continue a conversation (answer the director's questions)."},
-            "auto": {"type": "boolean", "default": False,
-                     "description": "The director decides and makes the artifact now."},
+            "auto": {
+                "type": "boolean",
+                "default": False,
+                "description": "The director decides and makes the artifact now.",
+            },
             "stream": {"type": "boolean", "default": False, "description": "Answer as server-sent events."},
-            "background": {"type": "boolean", "default": False,
-                           "description": "Answer 202 at once; poll GET /v1/turns/{id}."},
+            "background": {
+                "type": "boolean",
+                "default": False,
+                "description": "Answer 202 at once; poll GET /v1/turns/{id}.",
+            },
         },
     }
 
@@ -520,23 +683,39 @@ def _turn_handler(studio: str):
         return answer_turn(req, turn, mode=mode)
 
     handler.__name__ = f"studio_{studio}_turn"
-    handler.__doc__ = (f"One message to the {studio} director. Waits by default; `stream: true` answers "
-                       "server-sent events turn, plan, status, then result or error; `background: true` "
-                       "answers 202 with the turn (poll GET /v1/turns/{id}).")
+    handler.__doc__ = (
+        f"One message to the {studio} director. Waits by default; `stream: true` answers "
+        "server-sent events turn, plan, status, then result or error; `background: true` "
+        "answers 202 with the turn (poll GET /v1/turns/{id})."
+    )
     return handler
 
 
 for _studio in STUDIOS:
-    route("POST", f"/v1/studio/{_studio}/turns", operation_id=f"studio_{_studio}_turn",
-          summary=f"Send a turn to the {_studio} director", tags=["Studio"], body=turn_body(_studio),
-          responses={200: TURN, 202: TURN}, stream=True, slow=True)(_turn_handler(_studio))
+    route(
+        "POST",
+        f"/v1/studio/{_studio}/turns",
+        operation_id=f"studio_{_studio}_turn",
+        summary=f"Send a turn to the {_studio} director",
+        tags=["Studio"],
+        body=turn_body(_studio),
+        responses={200: TURN, 202: TURN},
+        stream=True,
+        slow=True,
+    )(_turn_handler(_studio))
 
 
-@route("GET", "/v1/turns/{id}", operation_id="studio_turn_get", summary="A Studio turn as it is now",
-       tags=["Studio"], path_params={"id": UUID}, responses={200: TURN})
+@route(
+    "GET",
+    "/v1/turns/{id}",
+    operation_id="studio_turn_get",
+    summary="A Studio turn as it is now",
+    tags=["Studio"],
+    path_params={"id": UUID},
+    responses={200: TURN},
+)
 def studio_turn_get(req):
     turn = req.store.get("turn", req.path_params["id"], workspace_id=req.workspace_id)
     if turn is None:
         raise not_found("turn")
     return render_turn(req, turn)
-

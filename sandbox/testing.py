@@ -1,10 +1,10 @@
 """Start a sandbox inside the test process: `start_sandbox()`.
 
-    handle = start_sandbox(time_scale=0.002)
-    handle.base_url      # "http://127.0.0.1:PORT" (paths begin with /v1)
-    handle.demo_key      # a key of the seeded demo workspace (member role admin)
-    handle.mint_key("readonly")   # demo | member | readonly | revoked | no_credits | other_workspace
-    handle.stop()
+handle = start_sandbox(time_scale=0.002)
+handle.base_url      # "http://127.0.0.1:PORT" (paths begin with /v1)
+handle.demo_key      # a key of the seeded demo workspace (member role admin)
+handle.mint_key("readonly")   # demo | member | readonly | revoked | no_credits | other_workspace
+handle.stop()
 """
 
 from __future__ import annotations
@@ -39,8 +39,14 @@ class SandboxHandle:
         self.app.store.close()
 
 
-def start_sandbox(*, time_scale: float = 0.002, db_path: str = ":memory:", port: int = 0,
-                  rate_limit_per_minute: int | None = None, app_url: str | None = None) -> SandboxHandle:
+def start_sandbox(
+    *,
+    time_scale: float = 0.002,
+    db_path: str = ":memory:",
+    port: int = 0,
+    rate_limit_per_minute: int | None = None,
+    app_url: str | None = None,
+) -> SandboxHandle:
     """Serve a sandbox on 127.0.0.1 in a background thread. No rate limit
     unless `rate_limit_per_minute` is given."""
     config = Config(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute, app_url=app_url)

@@ -13,8 +13,9 @@ from __future__ import annotations
 
 import re
 import uuid
+from collections.abc import Callable
 from datetime import date
-from typing import Any, Callable
+from typing import Any
 
 from sandbox.clock import parse_iso
 
@@ -130,17 +131,32 @@ class Validator:
             out.append((path, f"must be one of: {choices}"))
         if isinstance(value, str):
             if "minLength" in schema and len(value) < schema["minLength"]:
-                out.append((path, "may not be blank" if schema["minLength"] == 1 else
-                            f"must be at least {schema['minLength']} characters"))
+                out.append(
+                    (
+                        path,
+                        "may not be blank"
+                        if schema["minLength"] == 1
+                        else f"must be at least {schema['minLength']} characters",
+                    )
+                )
             if "maxLength" in schema and len(value) > schema["maxLength"]:
                 out.append((path, f"must be at most {schema['maxLength']} characters"))
             if "pattern" in schema and not re.search(schema["pattern"], value):
                 out.append((path, schema.get("x-pattern-message", "has an invalid format")))
             fmt = schema.get("format")
             if fmt in FORMATS and not FORMATS[fmt](value):
-                out.append((path, {"uuid": "must be a UUID", "date": "must be a date (YYYY-MM-DD)",
-                                   "date-time": "must be an ISO 8601 date and time", "email": "must be an email address",
-                                   "uri": "must be an http or https URL"}[fmt]))
+                out.append(
+                    (
+                        path,
+                        {
+                            "uuid": "must be a UUID",
+                            "date": "must be a date (YYYY-MM-DD)",
+                            "date-time": "must be an ISO 8601 date and time",
+                            "email": "must be an email address",
+                            "uri": "must be an http or https URL",
+                        }[fmt],
+                    )
+                )
         if isinstance(value, (int, float)) and not isinstance(value, bool):
             if "minimum" in schema and value < schema["minimum"]:
                 out.append((path, f"must be at least {schema['minimum']}"))

@@ -20,8 +20,21 @@ FINAL_TURN_STATUSES = frozenset({"completed", "needs_input", "failed"})
 # shown as generic JSON (DESIGN.md, "Where the spec says not shown").
 KNOWN_TURN_MEMBERS = frozenset(
     {
-        "id", "object", "status", "studio", "artifact", "conversation_id", "message", "questions",
-        "outline", "job", "images", "video", "error", "created_at", "completed_at",
+        "id",
+        "object",
+        "status",
+        "studio",
+        "artifact",
+        "conversation_id",
+        "message",
+        "questions",
+        "outline",
+        "job",
+        "images",
+        "video",
+        "error",
+        "created_at",
+        "completed_at",
     }
 )
 
@@ -65,7 +78,8 @@ def read_turn(op, snapshot: dict) -> dict[str, Any]:
     artifact = _dict(snapshot.get("artifact"))
     job = _dict(snapshot.get("job"))
     images = [
-        image for image in (snapshot.get("images") if isinstance(snapshot.get("images"), list) else [])
+        image
+        for image in (snapshot.get("images") if isinstance(snapshot.get("images"), list) else [])
         if isinstance(image, dict) and isinstance(image.get("url"), str)
     ]
     error = snapshot.get("error")
@@ -90,7 +104,7 @@ def read_turn(op, snapshot: dict) -> dict[str, Any]:
 
 
 def turn_context(op, snapshot: dict, request=None) -> dict[str, Any]:
-    from studio.forms import MESSAGE_MAX_LENGTH, LONGEST_MESSAGE, ReplyForm
+    from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm
 
     turn = read_turn(op, snapshot)
     context: dict[str, Any] = {"turn": turn}

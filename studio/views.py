@@ -84,7 +84,10 @@ def reply(request: HttpRequest, pk: int) -> HttpResponse:
         return _turn_page(request, turn, reply_form=form)
     try:
         next_turn = services.turn_reply(
-            user=request.user, turn=turn, message=form.reply_text(), idempotency_key=form.cleaned_data["idempotency_key"]
+            user=request.user,
+            turn=turn,
+            message=form.reply_text(),
+            idempotency_key=form.cleaned_data["idempotency_key"],
         )
     except errors.ApiError as exc:
         error = failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE)

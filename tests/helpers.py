@@ -68,8 +68,10 @@ def csp_violations(page) -> list[str]:
     seen: list[str] = []
     page.on(
         "console",
-        lambda message: seen.append(f"{page.url} {message.location} {message.text}")
-        if "Content Security Policy" in message.text
-        else None,
+        lambda message: (
+            seen.append(f"{page.url} {message.location} {message.text}")
+            if "Content Security Policy" in message.text
+            else None
+        ),
     )
     return seen

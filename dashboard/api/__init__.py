@@ -1,7 +1,7 @@
 """The one transport to the remote service (see client.py for the choices).
 
-    from dashboard.api import ServiceClient, Page, ApiResponse, ServerSentEvent
-    from dashboard.api import errors
+from dashboard.api import ServiceClient, Page, ApiResponse, ServerSentEvent
+from dashboard.api import errors
 """
 
 from dashboard.api import errors

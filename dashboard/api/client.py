@@ -406,7 +406,12 @@ class ServiceClient:
             status_text: str
             try:
                 outgoing = http.build_request(
-                    call.method, call.url, params=call.params, json=call.json, headers=call.headers, timeout=call.timeout
+                    call.method,
+                    call.url,
+                    params=call.params,
+                    json=call.json,
+                    headers=call.headers,
+                    timeout=call.timeout,
                 )
                 response = http.send(outgoing, auth=self._auth, stream=call.stream)
             except httpx.TimeoutException as exc:
@@ -428,7 +433,15 @@ class ServiceClient:
                 status_text = type(exc).__name__
             else:
                 if response.status_code < 300:
-                    self._log(call, attempt, attempts, started, str(response.status_code), _response_request_id(response, call), logging.INFO)
+                    self._log(
+                        call,
+                        attempt,
+                        attempts,
+                        started,
+                        str(response.status_code),
+                        _response_request_id(response, call),
+                        logging.INFO,
+                    )
                     return response
                 if call.stream:
                     response.read()
@@ -445,7 +458,13 @@ class ServiceClient:
                     # Too long to hold a web request: let the caller show "try again in N s".
                     will_retry = False
             self._log(
-                call, attempt, attempts, started, status_text, error.request_id, logging.WARNING,
+                call,
+                attempt,
+                attempts,
+                started,
+                status_text,
+                error.request_id,
+                logging.WARNING,
                 retry_in=delay if will_retry else None,
             )
             if not will_retry:
@@ -468,13 +487,26 @@ class ServiceClient:
             logger.log(
                 level,
                 "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs",
-                call.method, _loggable_path(call.path), status, request_id, attempt, attempts, elapsed,
+                call.method,
+                _loggable_path(call.path),
+                status,
+                request_id,
+                attempt,
+                attempts,
+                elapsed,
             )
         else:
             logger.log(
                 level,
                 "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs retry_in=%.2fs",
-                call.method, _loggable_path(call.path), status, request_id, attempt, attempts, elapsed, retry_in,
+                call.method,
+                _loggable_path(call.path),
+                status,
+                request_id,
+                attempt,
+                attempts,
+                elapsed,
+                retry_in,
             )
 
 

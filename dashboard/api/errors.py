@@ -27,7 +27,7 @@ class ApiError(Exception):
         message: str | None = None,
         *,
         status: int | None = None,
-        type: str | None = None,  # noqa: A002 - the contract's own name for it
+        type: str | None = None,
         details: Any = None,
         request_id: str | None = None,
         retry_after: float | None = None,

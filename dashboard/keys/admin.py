@@ -14,9 +14,21 @@ class ApiKeyAdmin(admin.ModelAdmin):
     search_fields = ["label", "user__username", "workspace_name", "key_name"]
     exclude = ["encrypted_secret"]
     readonly_fields = [
-        "user", "masked", "prefix", "last4", "workspace_id", "workspace_name", "workspace_timezone",
-        "member_id", "member_role", "key_id", "key_name", "key_created_at", "last_verified_at",
-        "is_active", "created_at",
+        "user",
+        "masked",
+        "prefix",
+        "last4",
+        "workspace_id",
+        "workspace_name",
+        "workspace_timezone",
+        "member_id",
+        "member_role",
+        "key_id",
+        "key_name",
+        "key_created_at",
+        "last_verified_at",
+        "is_active",
+        "created_at",
     ]
     fields = ["label", *readonly_fields]
 

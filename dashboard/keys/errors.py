@@ -26,4 +26,6 @@ class KeyDecryptionError(NoActiveKeyError):
     user to the key settings page with this message.
     """
 
-    default_message = "A stored API key can't be read (the encryption key it was stored under is gone). Delete it and add it again."
+    default_message = (
+        "A stored API key can't be read (the encryption key it was stored under is gone). Delete it and add it again."
+    )

@@ -23,6 +23,12 @@ class AddApiKeyForm(forms.Form):
 
     def clean_secret(self) -> str:
         secret = self.cleaned_data["secret"]
-        if not secret.startswith(KEY_PREFIX) or len(secret) <= len(KEY_PREFIX) + 4 or any(ch.isspace() for ch in secret):
-            raise forms.ValidationError("This doesn't look like an API key: it should start with svc_sk_ followed by more characters.")
+        if (
+            not secret.startswith(KEY_PREFIX)
+            or len(secret) <= len(KEY_PREFIX) + 4
+            or any(ch.isspace() for ch in secret)
+        ):
+            raise forms.ValidationError(
+                "This doesn't look like an API key: it should start with svc_sk_ followed by more characters."
+            )
         return secret

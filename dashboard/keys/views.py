@@ -38,7 +38,9 @@ def check_failure_message(exc: api_errors.ApiError, *, then: str = "") -> str:
 
 def _safe_next(request: HttpRequest, fallback: str) -> str:
     candidate = request.POST.get("next") or ""
-    if candidate and url_has_allowed_host_and_scheme(candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()):
+    if candidate and url_has_allowed_host_and_scheme(
+        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    ):
         return candidate
     return fallback
 
@@ -83,7 +85,9 @@ def key_check(request: HttpRequest, pk: int) -> HttpResponse:
     except api_errors.ApiError as exc:
         check_error = check_failure_message(exc)
     if request.htmx:
-        return render(request, "keys/list.html#key_row", {"key": key, "check_error": check_error, "checked": not check_error})
+        return render(
+            request, "keys/list.html#key_row", {"key": key, "check_error": check_error, "checked": not check_error}
+        )
     if check_error:
         messages.error(request, f"“{key.label}”: {check_error}")
     else:
@@ -110,7 +114,9 @@ def key_delete(request: HttpRequest, pk: int) -> HttpResponse:
     key = selectors.api_key_get(user=request.user, pk=pk)
     if request.method == "POST":
         services.api_key_delete(user=request.user, pk=key.pk)
-        messages.success(request, f"Key “{key.label}” deleted from the console. It still works at the service until revoked there.")
+        messages.success(
+            request, f"Key “{key.label}” deleted from the console. It still works at the service until revoked there."
+        )
         return redirect("keys:list")
     return render(request, "keys/delete.html", {"key": key})
 

@@ -5,7 +5,17 @@ from dashboard.live.models import TrackedOperation
 
 @admin.register(TrackedOperation)
 class TrackedOperationAdmin(admin.ModelAdmin):
-    list_display = ("id", "kind", "title", "status", "is_final", "next_poll_at", "poll_count", "started_by", "created_at")
+    list_display = (
+        "id",
+        "kind",
+        "title",
+        "status",
+        "is_final",
+        "next_poll_at",
+        "poll_count",
+        "started_by",
+        "created_at",
+    )
     list_filter = ("kind", "is_final", "status")
     search_fields = ("remote_id", "title")
     # The owner key is shown by its label only; its secret never reaches the admin.

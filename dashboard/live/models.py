@@ -57,9 +57,7 @@ class TrackedOperation(models.Model):
         ]
         indexes = [
             # The tick's due-rows query: not final, next_poll_at <= now.
-            models.Index(
-                fields=["next_poll_at"], name="live_op_due", condition=Q(is_final=False)
-            ),
+            models.Index(fields=["next_poll_at"], name="live_op_due", condition=Q(is_final=False)),
             models.Index(fields=["started_by", "kind", "-created_at"], name="live_op_user_kind"),
         ]
 

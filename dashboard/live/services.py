@@ -154,9 +154,9 @@ def operations_claim_due(*, now: datetime | None = None, limit: int | None = Non
             lease_until=now + lease_duration(), lease_token=token
         )
         claimed = list(
-            TrackedOperation.objects.filter(id__in=ids, lease_token=token).order_by("next_poll_at", "id").values_list(
-                "id", flat=True
-            )
+            TrackedOperation.objects.filter(id__in=ids, lease_token=token)
+            .order_by("next_poll_at", "id")
+            .values_list("id", flat=True)
         )
     return [Claim(operation_id=op_id, lease_token=token) for op_id in claimed]
 
@@ -186,7 +186,10 @@ _STOPPING_ERRORS = (
 
 # What the page says when a poll fails, most specific class first.
 _STOP_MESSAGES: list[tuple[type[errors.ApiError], str]] = [
-    (errors.AuthenticationError, "The service refused the API key this was started with. Add a new key to follow new work."),
+    (
+        errors.AuthenticationError,
+        "The service refused the API key this was started with. Add a new key to follow new work.",
+    ),
     (errors.PermissionDeniedError, "The API key this was started with may not read this operation."),
     (errors.NotFoundError, "The service no longer knows this operation (not found)."),
 ]
@@ -210,7 +213,9 @@ def _transient_message(exc: errors.ApiError) -> str:
     return _message_for(exc, _TRANSIENT_MESSAGES, f"The last check failed ({exc.message}); trying again shortly.")
 
 
-def operation_poll(*, operation_id: int, lease_token: str | None = None, now: datetime | None = None) -> TrackedOperation | None:
+def operation_poll(
+    *, operation_id: int, lease_token: str | None = None, now: datetime | None = None
+) -> TrackedOperation | None:
     """Fetch the latest state of one operation once, store it, schedule the next poll.
 
     Idempotent: a final row, a missing row, or a row whose lease the caller
@@ -247,7 +252,7 @@ def operation_poll(*, operation_id: int, lease_token: str | None = None, now: da
         )
     except KeyDecryptionError:
         return _finish(op, lease_token, now, stop_message="The stored API key can't be read any more; add it again.")
-    except Exception:  # noqa: BLE001 - a bug in a kind's fetch must not stop the poller
+    except Exception:
         logger.exception("live: polling operation %s failed", operation_id)
         return _record_error(
             op, lease_token, now, None, next_poll_at=now + error_backoff(error_count=op.error_count + 1)

@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,17 +14,28 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='ColumnPreference',
+            name="ColumnPreference",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('workspace_id', models.CharField(max_length=64)),
-                ('object_key', models.CharField(max_length=200)),
-                ('hidden_fields', models.JSONField(blank=True, default=list)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='column_preferences', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("workspace_id", models.CharField(max_length=64)),
+                ("object_key", models.CharField(max_length=200)),
+                ("hidden_fields", models.JSONField(blank=True, default=list)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="column_preferences",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('user', 'workspace_id', 'object_key'), name='objects_one_column_preference')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("user", "workspace_id", "object_key"), name="objects_one_column_preference"
+                    )
+                ],
             },
         ),
     ]

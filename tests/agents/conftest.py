@@ -34,8 +34,9 @@ def seeded_sandbox():
 
 def store_demo_key(user, handle):
     """A fresh demo-workspace key of the sandbox `handle`, active for `user`."""
-    return stored_api_key(user=user, secret=handle.mint_key("demo"), workspace_name="Acme Marketing",
-                          workspace_timezone="Europe/Berlin")
+    return stored_api_key(
+        user=user, secret=handle.mint_key("demo"), workspace_name="Acme Marketing", workspace_timezone="Europe/Berlin"
+    )
 
 
 @pytest.fixture

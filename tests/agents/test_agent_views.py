@@ -30,8 +30,13 @@ def full_agent(**extra) -> dict:
         "active_version_id": None,
         "created_at": "2026-11-20T08:00:00.000Z",
         "updated_at": "2026-11-21T08:00:00.000Z",
-        "profile": {"purpose": "Welcome new contacts", "instructions": "Be brief", "autonomy": "ask_first",
-                    "model": "standard", "tools": ["email", {"name": "records"}]},
+        "profile": {
+            "purpose": "Welcome new contacts",
+            "instructions": "Be brief",
+            "autonomy": "ask_first",
+            "model": "standard",
+            "tools": ["email", {"name": "records"}],
+        },
         "plan": {
             "nodes": [
                 {"id": "n1", "kind": "trigger", "label": "New contact"},
@@ -41,11 +46,24 @@ def full_agent(**extra) -> dict:
         },
         "wakeups": [
             {"id": "w1", "kind": "object_created", "config": {"object": "contacts"}, "deployment": None},
-            {"id": "w2", "kind": "webhook", "deployment": {"status": "live", "endpoint": "https://hooks.example/v1/hooks/SECRET-TOKEN"}},
+            {
+                "id": "w2",
+                "kind": "webhook",
+                "deployment": {"status": "live", "endpoint": "https://hooks.example/v1/hooks/SECRET-TOKEN"},
+            },
         ],
         "schedule": [{"description": "Every day at 08:00", "next_run_at": "2026-11-22T07:00:00.000Z"}],
-        "validation": {"ready": False, "issues": [{"code": "missing_recipient", "node_id": "n2", "field": "to",
-                                                    "message": "The email step has no recipient."}]},
+        "validation": {
+            "ready": False,
+            "issues": [
+                {
+                    "code": "missing_recipient",
+                    "node_id": "n2",
+                    "field": "to",
+                    "message": "The email step has no recipient.",
+                }
+            ],
+        },
         "pending_approvals": 2,
     }
     body.update(extra)
@@ -56,9 +74,21 @@ def full_agent(**extra) -> dict:
 def agent_routes(remote, api_key):
     remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
     runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(
-        return_value=httpx.Response(200, json={"data": [
-            {"id": RUN_ID, "status": "waiting", "waiting_for": {"kind": "approval"}, "event": {"kind": "chat", "message": "hello"},
-             "created_at": "2026-11-21T09:00:00.000Z"}], "next_cursor": None})
+        return_value=httpx.Response(
+            200,
+            json={
+                "data": [
+                    {
+                        "id": RUN_ID,
+                        "status": "waiting",
+                        "waiting_for": {"kind": "approval"},
+                        "event": {"kind": "chat", "message": "hello"},
+                        "created_at": "2026-11-21T09:00:00.000Z",
+                    }
+                ],
+                "next_cursor": None,
+            },
+        )
     )
     return runs
 
@@ -74,9 +104,23 @@ def error(status: int, error_type: str, text: str = "no", **details) -> httpx.Re
 
 
 def test_the_agents_list_shows_status_tabs_rows_and_a_next_page(remote, api_key, logged_in_client):
-    listing = remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [
-        {"id": AGENT_ID, "name": "Lead qualifier", "status": "active", "active_version_id": "ver_1234567890",
-         "updated_at": "2026-11-21T08:00:00.000Z"}], "next_cursor": "c2"}))
+    listing = remote.get("/v1/agents").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "data": [
+                    {
+                        "id": AGENT_ID,
+                        "name": "Lead qualifier",
+                        "status": "active",
+                        "active_version_id": "ver_1234567890",
+                        "updated_at": "2026-11-21T08:00:00.000Z",
+                    }
+                ],
+                "next_cursor": "c2",
+            },
+        )
+    )
     body = logged_in_client.get(reverse("agents:index"), {"status": "active"}).content.decode()
     assert dict(listing.calls.last.request.url.params) == {"status": "active", "limit": "25"}
     assert f'href="/agents/{AGENT_ID}/">Lead qualifier</a>' in body
@@ -89,7 +133,9 @@ def test_a_new_agent_form_that_is_invalid_keeps_what_was_typed_and_calls_nothing
     remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
     key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
     create = remote.post("/v1/agents")
-    response = logged_in_client.post(reverse("agents:create"), {"name": "n" * 121, "message": "", "idempotency_key": key})
+    response = logged_in_client.post(
+        reverse("agents:create"), {"name": "n" * 121, "message": "", "idempotency_key": key}
+    )
     body = response.content.decode()
     assert response.status_code == 200
     assert "The name can be at most 120 characters." in body and "Write a message." in body
@@ -97,15 +143,26 @@ def test_a_new_agent_form_that_is_invalid_keeps_what_was_typed_and_calls_nothing
     assert create.call_count == 0
 
 
-def test_creating_an_agent_sends_the_brief_with_the_forms_key_and_lands_on_its_page(agent_routes, remote, logged_in_client):
+def test_creating_an_agent_sends_the_brief_with_the_forms_key_and_lands_on_its_page(
+    agent_routes, remote, logged_in_client
+):
     remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
     key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
-    create = remote.post("/v1/agents").mock(return_value=httpx.Response(200, json={
-        "status": "needs_input", "message": "Before I draft the plan, a few questions.",
-        "questions": [{"text": "Who should get the email?", "options": ["The new contact", "Sales"]}],
-        "agent": full_agent()}))
+    create = remote.post("/v1/agents").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "status": "needs_input",
+                "message": "Before I draft the plan, a few questions.",
+                "questions": [{"text": "Who should get the email?", "options": ["The new contact", "Sales"]}],
+                "agent": full_agent(),
+            },
+        )
+    )
 
-    response = logged_in_client.post(reverse("agents:create"), {"name": "Welcome emails", "message": "Welcome people", "idempotency_key": key})
+    response = logged_in_client.post(
+        reverse("agents:create"), {"name": "Welcome emails", "message": "Welcome people", "idempotency_key": key}
+    )
 
     assert response.status_code == 302 and response.url == reverse("agents:detail", args=[AGENT_ID])
     sent = create.calls.last.request
@@ -120,7 +177,9 @@ def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote,
     remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
     key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
     remote.post("/v1/agents").mock(return_value=error(400, "invalid_request", "Invalid body", message=["is too vague"]))
-    body = logged_in_client.post(reverse("agents:create"), {"message": "Do things", "idempotency_key": key}).content.decode()
+    body = logged_in_client.post(
+        reverse("agents:create"), {"message": "Do things", "idempotency_key": key}
+    ).content.decode()
     assert "is too vague (request id req_400)" in body
     assert "Do things" in body and form_keys(body) != [key]
 
@@ -129,7 +188,9 @@ def test_a_server_failure_on_create_is_shown_above_the_form_keeping_the_key(remo
     remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
     key = form_keys(logged_in_client.get(reverse("agents:index")).content.decode())[0]
     remote.post("/v1/agents").mock(return_value=error(500, "server_error"))
-    body = logged_in_client.post(reverse("agents:create"), {"message": "Welcome people", "idempotency_key": key}).content.decode()
+    body = logged_in_client.post(
+        reverse("agents:create"), {"message": "Welcome people", "idempotency_key": key}
+    ).content.decode()
     assert "The service is unreachable right now" in body and "req_500" in body
     assert form_keys(body) == [key], "a retry of a failed write is the same write"
 
@@ -150,7 +211,9 @@ def test_the_agent_page_shows_profile_plan_wakeups_schedule_validation_and_runs(
 
 def test_runs_filter_swaps_the_runs_region_with_one_call(agent_routes, remote, logged_in_client):
     remote.calls.reset()
-    body = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID]), {"status": "waiting", "region": "runs"}, **HTMX).content.decode()
+    body = logged_in_client.get(
+        reverse("agents:detail", args=[AGENT_ID]), {"status": "waiting", "region": "runs"}, **HTMX
+    ).content.decode()
     assert body.lstrip().startswith('<section id="agent-runs"')
     assert remote.calls.call_count == 1
     assert dict(agent_routes.calls.last.request.url.params) == {"status": "waiting", "limit": "25"}
@@ -158,11 +221,23 @@ def test_runs_filter_swaps_the_runs_region_with_one_call(agent_routes, remote, l
 
 def test_activation_issues_are_shown_in_place_as_a_list(agent_routes, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
-    key = re.search(r'agents/%s/activate".*?name="idempotency_key" value="([^"]+)"' % AGENT_ID, page, flags=re.S).group(1)
-    activate = remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(return_value=error(
-        422, "validation_error", "The plan is not ready.",
-        issues=[{"code": "missing_recipient", "node_id": "n2", "field": "to", "message": "The email step has no recipient."},
-                {"code": "no_plan", "message": "There is no plan yet."}]))
+    key = re.search(rf'agents/{AGENT_ID}/activate".*?name="idempotency_key" value="([^"]+)"', page, flags=re.S).group(1)
+    activate = remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(
+        return_value=error(
+            422,
+            "validation_error",
+            "The plan is not ready.",
+            issues=[
+                {
+                    "code": "missing_recipient",
+                    "node_id": "n2",
+                    "field": "to",
+                    "message": "The email step has no recipient.",
+                },
+                {"code": "no_plan", "message": "There is no plan yet."},
+            ],
+        )
+    )
 
     response = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX)
     body = response.content.decode()
@@ -176,14 +251,17 @@ def test_activation_issues_are_shown_in_place_as_a_list(agent_routes, remote, lo
 
 
 def test_activating_without_javascript_shows_the_issues_on_the_full_page(agent_routes, remote, logged_in_client):
-    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(return_value=error(422, "validation_error", issues=[{"message": "Fix the plan."}]))
+    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(
+        return_value=error(422, "validation_error", issues=[{"message": "Fix the plan."}])
+    )
     body = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {}).content.decode()
     assert "<html" in body and "Fix the plan." in body
 
 
 def test_a_successful_activation_reloads_the_page_with_the_version(agent_routes, remote, logged_in_client):
-    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(return_value=httpx.Response(200, json={
-        "status": "active", "version": 3, "version_id": "v3", "deployments": []}))
+    remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(
+        return_value=httpx.Response(200, json={"status": "active", "version": 3, "version_id": "v3", "deployments": []})
+    )
     response = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {}, **HTMX)
     assert response["HX-Redirect"] == reverse("agents:detail", args=[AGENT_ID])
     page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
@@ -199,13 +277,17 @@ def test_pausing_a_draft_shows_the_services_refusal_in_place(agent_routes, remot
 
 def test_rename_refused_by_the_service_keeps_the_name_typed(agent_routes, remote, logged_in_client):
     remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=error(400, "invalid_request", "bad", name=["is taken"]))
-    body = logged_in_client.post(reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"}, **HTMX).content.decode()
+    body = logged_in_client.post(
+        reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"}, **HTMX
+    ).content.decode()
     assert body.lstrip().startswith('<section id="agent-rename"')
     assert "is taken (request id req_400)" in body and 'value="Hello there"' in body
 
 
 def test_rename_sends_the_name_alone(agent_routes, remote, logged_in_client):
-    rename = remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={"status": "built", "agent": full_agent()}))
+    rename = remote.patch(f"/v1/agents/{AGENT_ID}").mock(
+        return_value=httpx.Response(200, json={"status": "built", "agent": full_agent()})
+    )
     response = logged_in_client.post(reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"})
     assert response.status_code == 302
     assert json.loads(rename.calls.last.request.content) == {"name": "Hello there"}
@@ -213,17 +295,28 @@ def test_rename_sends_the_name_alone(agent_routes, remote, logged_in_client):
 
 def test_answering_the_builders_questions_sends_one_message_with_the_answers(agent_routes, remote, logged_in_client):
     session = logged_in_client.session
-    session[f"agents:build:{AGENT_ID}"] = {"status": "needs_input", "message": "",
-                                           "questions": [{"text": "Who should get the email?", "options": ["Sales", "The new contact"]}]}
+    session[f"agents:build:{AGENT_ID}"] = {
+        "status": "needs_input",
+        "message": "",
+        "questions": [{"text": "Who should get the email?", "options": ["Sales", "The new contact"]}],
+    }
     session.save()
-    change = remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={
-        "status": "built", "message": "Drafted: a welcome email to each new contact.", "agent": full_agent()}))
+    change = remote.patch(f"/v1/agents/{AGENT_ID}").mock(
+        return_value=httpx.Response(
+            200,
+            json={"status": "built", "message": "Drafted: a welcome email to each new contact.", "agent": full_agent()},
+        )
+    )
 
-    response = logged_in_client.post(reverse("agents:change", args=[AGENT_ID]), {"answer_0": "Sales", "message": "Keep it short"})
+    response = logged_in_client.post(
+        reverse("agents:change", args=[AGENT_ID]), {"answer_0": "Sales", "message": "Keep it short"}
+    )
 
     assert response.status_code == 302
     assert json.loads(change.calls.last.request.content) == {
-        "message": "Who should get the email?\nSales\n\nKeep it short", "auto": False}
+        "message": "Who should get the email?\nSales\n\nKeep it short",
+        "auto": False,
+    }
     page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
     assert "Drafted: a welcome email to each new contact." in page
     assert "The builder needs your answers" not in page
@@ -245,16 +338,32 @@ def test_a_chat_message_runs_in_the_background_and_the_poll_repeats_it_with_the_
 ):
     page = logged_in_client.get(reverse("agents:chat", args=[AGENT_ID])).content.decode()
     key = form_keys(page)[0]
-    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(side_effect=[
-        httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID, "idempotency_key": key}),
-        httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID}),
-        httpx.Response(200, json={"status": "completed", "answer": "Our Pro plan is 49 EUR a month.", "thread_id": THREAD_ID,
-                                  "run_id": RUN_ID, "steps": [{"kind": "trigger"}, {"kind": "agent"}]}),
-    ])
+    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(
+        side_effect=[
+            httpx.Response(
+                202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID, "idempotency_key": key}
+            ),
+            httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID}),
+            httpx.Response(
+                200,
+                json={
+                    "status": "completed",
+                    "answer": "Our Pro plan is 49 EUR a month.",
+                    "thread_id": THREAD_ID,
+                    "run_id": RUN_ID,
+                    "steps": [{"kind": "trigger"}, {"kind": "agent"}],
+                },
+            ),
+        ]
+    )
 
-    response = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "What does Pro cost?", "idempotency_key": key})
+    response = logged_in_client.post(
+        reverse("agents:chat_send", args=[AGENT_ID]), {"message": "What does Pro cost?", "idempotency_key": key}
+    )
 
-    assert response.status_code == 302 and response.url == f"{reverse('agents:chat', args=[AGENT_ID])}?thread={THREAD_ID}"
+    assert (
+        response.status_code == 302 and response.url == f"{reverse('agents:chat', args=[AGENT_ID])}?thread={THREAD_ID}"
+    )
     assert json.loads(runs.calls[0].request.content) == {"message": "What does Pro cost?", "background": True}
     op = TrackedOperation.objects.get(kind="agents.invocation")
     assert op.remote_id == key and op.context["thread_id"] == THREAD_ID
@@ -271,34 +380,68 @@ def test_a_chat_message_runs_in_the_background_and_the_poll_repeats_it_with_the_
 
 
 def test_continuing_the_conversation_sends_the_thread_id(agent_routes, remote, api_key, logged_in_client):
-    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID}))
-    logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "And Team?", "thread_id": THREAD_ID})
-    assert json.loads(runs.calls.last.request.content) == {"message": "And Team?", "background": True, "thread_id": THREAD_ID}
+    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(
+        return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID})
+    )
+    logged_in_client.post(
+        reverse("agents:chat_send", args=[AGENT_ID]), {"message": "And Team?", "thread_id": THREAD_ID}
+    )
+    assert json.loads(runs.calls.last.request.content) == {
+        "message": "And Team?",
+        "background": True,
+        "thread_id": THREAD_ID,
+    }
 
 
 def test_out_of_credits_in_chat_is_shown_above_the_message_which_stays(agent_routes, remote, api_key, logged_in_client):
     remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=error(402, "insufficient_credits"))
-    body = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "Hello agent"}).content.decode()
+    body = logged_in_client.post(
+        reverse("agents:chat_send", args=[AGENT_ID]), {"message": "Hello agent"}
+    ).content.decode()
     assert "Your workspace has run out of credits" in body and "req_402" in body and "Hello agent" in body
     assert not TrackedOperation.objects.exists()
 
 
 def run_body(status: str, **extra) -> dict:
-    body = {"id": RUN_ID, "agent_id": AGENT_ID, "thread_id": THREAD_ID, "status": status,
-            "event": {"kind": "chat", "message": "hello"}, "steps": [
-                {"kind": "trigger", "label": "Chat", "input": {"message": "hello"}, "result": None, "error": None}],
-            "tasks": [], "approvals": [], "cost_usd": 0.0123, "created_at": "2026-11-21T09:00:00.000Z"}
+    body = {
+        "id": RUN_ID,
+        "agent_id": AGENT_ID,
+        "thread_id": THREAD_ID,
+        "status": status,
+        "event": {"kind": "chat", "message": "hello"},
+        "steps": [{"kind": "trigger", "label": "Chat", "input": {"message": "hello"}, "result": None, "error": None}],
+        "tasks": [],
+        "approvals": [],
+        "cost_usd": 0.0123,
+        "created_at": "2026-11-21T09:00:00.000Z",
+    }
     body.update(extra)
     return body
 
 
 def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logged_in_client):
-    read = remote.get(f"/v1/runs/{RUN_ID}").mock(side_effect=[
-        httpx.Response(200, json=run_body("waiting", waiting_for={"kind": "approval", "approval_id": "x"})),
-        httpx.Response(200, json=run_body("completed", answer="All done.", steps=[
-            {"kind": "trigger", "input": {}, "result": None, "error": None},
-            {"kind": "email", "label": "Send", "input": {"to": "a@b.c"}, "result": {"sent": True}, "error": None}])),
-    ])
+    read = remote.get(f"/v1/runs/{RUN_ID}").mock(
+        side_effect=[
+            httpx.Response(200, json=run_body("waiting", waiting_for={"kind": "approval", "approval_id": "x"})),
+            httpx.Response(
+                200,
+                json=run_body(
+                    "completed",
+                    answer="All done.",
+                    steps=[
+                        {"kind": "trigger", "input": {}, "result": None, "error": None},
+                        {
+                            "kind": "email",
+                            "label": "Send",
+                            "input": {"to": "a@b.c"},
+                            "result": {"sent": True},
+                            "error": None,
+                        },
+                    ],
+                ),
+            ),
+        ]
+    )
 
     page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
 
@@ -315,9 +458,16 @@ def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logge
 
 
 def test_a_finished_run_is_shown_without_live_tracking(remote, api_key, logged_in_client):
-    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json=run_body(
-        "failed", error={"type": "agent_error", "message": "The model gave up."},
-        steps=[{"kind": "agent", "input": {}, "result": None, "error": {"message": "The model gave up."}}])))
+    remote.get(f"/v1/runs/{RUN_ID}").mock(
+        return_value=httpx.Response(
+            200,
+            json=run_body(
+                "failed",
+                error={"type": "agent_error", "message": "The model gave up."},
+                steps=[{"kind": "agent", "input": {}, "result": None, "error": {"message": "The model gave up."}}],
+            ),
+        )
+    )
     page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
     assert "The run failed." in page and "The model gave up." in page
     assert "every 2s" not in page and not TrackedOperation.objects.exists()
@@ -330,10 +480,14 @@ def test_an_unknown_run_offers_the_way_back(remote, api_key, logged_in_client):
     assert "Back to agents" in response.content.decode() and "req_404" in response.content.decode()
 
 
-def test_after_a_timeout_the_activate_button_keeps_its_key_so_a_retry_is_the_same_activation(agent_routes, remote, logged_in_client):
+def test_after_a_timeout_the_activate_button_keeps_its_key_so_a_retry_is_the_same_activation(
+    agent_routes, remote, logged_in_client
+):
     remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(side_effect=httpx.ReadTimeout("slow"))
     key = "a0a0a0a0-0000-4000-8000-00000000aaaa"
-    body = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX).content.decode()
+    body = logged_in_client.post(
+        reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX
+    ).content.decode()
     assert "The service is unreachable right now" in body
     assert f'name="idempotency_key" value="{key}"' in body
 
@@ -342,13 +496,24 @@ def test_the_builders_summary_is_shown_once(agent_routes, logged_in_client):
     session = logged_in_client.session
     session[f"agents:build:{AGENT_ID}"] = {"status": "built", "message": "Drafted the welcome flow.", "questions": []}
     session.save()
-    assert "Drafted the welcome flow." in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
-    assert "Drafted the welcome flow." not in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    assert (
+        "Drafted the welcome flow." in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    )
+    assert (
+        "Drafted the welcome flow."
+        not in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    )
 
 
-def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_place(agent_routes, remote, api_key, logged_in_client):
-    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID}))
-    refused = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "", "payload": "{order: 42"}).content.decode()
+def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_place(
+    agent_routes, remote, api_key, logged_in_client
+):
+    runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(
+        return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID})
+    )
+    refused = logged_in_client.post(
+        reverse("agents:chat_send", args=[AGENT_ID]), {"message": "", "payload": "{order: 42"}
+    ).content.decode()
     assert "This is not valid JSON." in refused and "{order: 42" in refused
     listed = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"payload": "[1, 2]"}).content.decode()
     assert "The event must be a JSON object" in listed
@@ -363,10 +528,25 @@ def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_pl
 
 def test_a_conversation_started_elsewhere_shows_its_earlier_turns_oldest_first(remote, api_key, logged_in_client):
     remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
-    runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(200, json={"data": [
-        run_body("completed", id="r2", event={"kind": "chat", "message": "Second question"}, answer="Second answer"),
-        run_body("completed", id="r1", event={"kind": "chat", "message": "First question"}, answer="First answer"),
-    ], "next_cursor": None}))
+    runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "data": [
+                    run_body(
+                        "completed",
+                        id="r2",
+                        event={"kind": "chat", "message": "Second question"},
+                        answer="Second answer",
+                    ),
+                    run_body(
+                        "completed", id="r1", event={"kind": "chat", "message": "First question"}, answer="First answer"
+                    ),
+                ],
+                "next_cursor": None,
+            },
+        )
+    )
     body = logged_in_client.get(reverse("agents:chat", args=[AGENT_ID]), {"thread": THREAD_ID}).content.decode()
     assert dict(runs.calls.last.request.url.params) == {"thread_id": THREAD_ID, "limit": "100"}
     assert "Earlier in this conversation" in body
@@ -375,15 +555,42 @@ def test_a_conversation_started_elsewhere_shows_its_earlier_turns_oldest_first(r
 
 
 def test_odd_shapes_from_the_service_render_instead_of_crashing(remote, api_key, logged_in_client):
-    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={
-        "id": AGENT_ID, "name": None, "status": "draft", "profile": "a plain string", "plan": {"nodes": "none", "edges": [1]},
-        "wakeups": {"kind": "chat"}, "schedule": None, "validation": {"ready": "maybe", "issues": {"code": "odd"}},
-        "pending_approvals": "two", "brand_new_member": {"x": 1}}))
-    remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(return_value=httpx.Response(200, json={"runs": [
-        {"id": RUN_ID, "status": None, "event": "webhook", "steps": ["a string step"]}]}))
-    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={
-        "id": RUN_ID, "status": "completed", "steps": ["a string step", {"kind": None, "error": "boom"}],
-        "approvals": ["x"], "cost_usd": "free", "waiting_for": "time", "tasks": {"not": "a list"}}))
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "id": AGENT_ID,
+                "name": None,
+                "status": "draft",
+                "profile": "a plain string",
+                "plan": {"nodes": "none", "edges": [1]},
+                "wakeups": {"kind": "chat"},
+                "schedule": None,
+                "validation": {"ready": "maybe", "issues": {"code": "odd"}},
+                "pending_approvals": "two",
+                "brand_new_member": {"x": 1},
+            },
+        )
+    )
+    remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(
+        return_value=httpx.Response(
+            200, json={"runs": [{"id": RUN_ID, "status": None, "event": "webhook", "steps": ["a string step"]}]}
+        )
+    )
+    remote.get(f"/v1/runs/{RUN_ID}").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "id": RUN_ID,
+                "status": "completed",
+                "steps": ["a string step", {"kind": None, "error": "boom"}],
+                "approvals": ["x"],
+                "cost_usd": "free",
+                "waiting_for": "time",
+                "tasks": {"not": "a list"},
+            },
+        )
+    )
 
     agent_page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID]))
     run_page = logged_in_client.get(reverse("agents:run", args=[RUN_ID]))

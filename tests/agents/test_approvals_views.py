@@ -26,7 +26,9 @@ def approval(approval_id: str = SEND_ID, *, risk: str = "send", status: str = "p
         "agent_id": AGENT_ID,
         "run_id": RUN_ID,
         "summary": "Send the welcome email to dana@example.com" if risk == "send" else "Delete 3 stale deals",
-        "input": {"to": "dana@example.com", "subject": "Welcome", "body": "Hi Dana"} if risk == "send" else {"ids": [1, 2, 3]},
+        "input": {"to": "dana@example.com", "subject": "Welcome", "body": "Hi Dana"}
+        if risk == "send"
+        else {"ids": [1, 2, 3]},
         "risk": risk,
         "can_always_allow": risk in ("send", "write"),
         "status": status,
@@ -37,7 +39,9 @@ def approval(approval_id: str = SEND_ID, *, risk: str = "send", status: str = "p
 
 
 def agents_page() -> httpx.Response:
-    return httpx.Response(200, json={"data": [{"id": AGENT_ID, "name": "Lead qualifier", "status": "active"}], "next_cursor": None})
+    return httpx.Response(
+        200, json={"data": [{"id": AGENT_ID, "name": "Lead qualifier", "status": "active"}], "next_cursor": None}
+    )
 
 
 @pytest.fixture
@@ -45,7 +49,8 @@ def queue(remote, api_key):
     """The pending queue: a `send` approval then a `destructive` one."""
     listing = remote.get("/v1/approvals").mock(
         return_value=httpx.Response(
-            200, json={"data": [approval(), approval(DELETE_ID, risk="destructive")], "next_cursor": "cur_2"},
+            200,
+            json={"data": [approval(), approval(DELETE_ID, risk="destructive")], "next_cursor": "cur_2"},
             headers={"X-Request-Id": "req_list"},
         )
     )
@@ -73,12 +78,12 @@ def test_the_queue_shows_each_pending_approval_in_the_services_order(queue, logg
     assert body.index(SEND_ID) < body.index(DELETE_ID)
     first = row_html(body, SEND_ID)
     assert "Send the welcome email to dana@example.com" in first
-    assert 'risk--send' in first and "Lead qualifier" in first
+    assert "risk--send" in first and "Lead qualifier" in first
     assert "&quot;to&quot;: &quot;dana@example.com&quot;" in first  # the exact input, as JSON
     assert "21 Nov 2026, 10:30 CET" in first  # requested, in the workspace's time zone
     assert ">Always allow</button>" in first
     assert ">Always allow</button>" not in row_html(body, DELETE_ID)  # destructive: can_always_allow false
-    assert 'risk--destructive' in row_html(body, DELETE_ID)
+    assert "risk--destructive" in row_html(body, DELETE_ID)
     # One key per decision, all different.
     keys = form_keys(body)
     assert len(keys) == 5 and len(set(keys)) == 5
@@ -88,7 +93,9 @@ def test_the_queue_shows_each_pending_approval_in_the_services_order(queue, logg
 
 
 def test_tabs_filter_and_cursor_go_to_the_service(queue, logged_in_client):
-    logged_in_client.get(reverse("agents:approvals"), {"status": "rejected", "agent": AGENT_ID, "cursor": "cur_2"}, **HTMX)
+    logged_in_client.get(
+        reverse("agents:approvals"), {"status": "rejected", "agent": AGENT_ID, "cursor": "cur_2"}, **HTMX
+    )
     params = dict(queue.calls.last.request.url.params)
     assert params == {"status": "rejected", "agent_id": AGENT_ID, "cursor": "cur_2", "limit": "25"}
     # A bad status or agent id falls back instead of reaching the service.
@@ -110,8 +117,12 @@ def test_approve_sends_the_decision_with_the_rendered_key_and_shows_the_outcome(
             200,
             json={
                 "approval": approval(status="approved", decided_at="2026-11-21T09:31:00.000Z"),
-                "outcome": {"id": RUN_ID, "status": "completed", "answer": "Approved and done: sent the email.",
-                            "steps": [{"kind": "email", "input": {"to": "dana@example.com"}, "result": {"sent": True}}]},
+                "outcome": {
+                    "id": RUN_ID,
+                    "status": "completed",
+                    "answer": "Approved and done: sent the email.",
+                    "steps": [{"kind": "email", "input": {"to": "dana@example.com"}, "result": {"sent": True}}],
+                },
             },
         )
     )
@@ -134,7 +145,9 @@ def test_posting_the_same_decision_twice_sends_the_same_key(queue, remote, logge
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
     fields = decision_fields(page, SEND_ID, "Reject")
     decide = remote.post(f"/v1/approvals/{SEND_ID}").mock(
-        return_value=httpx.Response(200, json={"approval": approval(status="rejected"), "outcome": {"id": RUN_ID, "status": "cancelled"}})
+        return_value=httpx.Response(
+            200, json={"approval": approval(status="rejected"), "outcome": {"id": RUN_ID, "status": "cancelled"}}
+        )
     )
     logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
     logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
@@ -163,8 +176,14 @@ def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remo
     remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(
             409,
-            json={"error": {"type": "conflict", "message": "This approval was already decided (rejected).",
-                            "details": {"status": ["rejected"]}}, "request_id": "req_409"},
+            json={
+                "error": {
+                    "type": "conflict",
+                    "message": "This approval was already decided (rejected).",
+                    "details": {"status": ["rejected"]},
+                },
+                "request_id": "req_409",
+            },
         )
     )
     queue.mock(return_value=httpx.Response(200, json={"data": [approval(status="rejected")], "next_cursor": None}))
@@ -174,7 +193,7 @@ def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remo
 
     assert response.status_code == 200
     assert "Already decided" in body and "req_409" in body
-    assert f'class="card approval approval--rejected"' in body
+    assert 'class="card approval approval--rejected"' in body
     reread = dict(queue.calls.last.request.url.params)
     assert reread["status"] == "all" and reread["agent_id"] == AGENT_ID
 
@@ -183,7 +202,9 @@ def test_without_javascript_a_decision_lands_back_on_the_queue_with_a_message(qu
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
     fields = decision_fields(page, SEND_ID, "Approve")
     remote.post(f"/v1/approvals/{SEND_ID}").mock(
-        return_value=httpx.Response(200, json={"approval": approval(status="approved"), "outcome": {"status": "completed"}})
+        return_value=httpx.Response(
+            200, json={"approval": approval(status="approved"), "outcome": {"status": "completed"}}
+        )
     )
     response = logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, follow=True)
     assert response.redirect_chain[-1][0] == reverse("agents:approvals")
@@ -209,7 +230,9 @@ def test_every_other_remote_error_shows_in_the_rows_message_region(
     headers = {"Retry-After": "7"} if status == 429 else {}
     remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(
-            status, json={"error": {"type": error_type, "message": "no"}, "request_id": f"req_{status}"}, headers=headers
+            status,
+            json={"error": {"type": error_type, "message": "no"}, "request_id": f"req_{status}"},
+            headers=headers,
         )
     )
 
@@ -234,8 +257,10 @@ def test_a_tampered_decision_is_refused_in_the_row_and_nothing_is_sent(queue, re
 
 def test_a_decision_answered_without_the_approval_still_shows_its_new_state(queue, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    remote.post(f"/v1/approvals/{DELETE_ID}").mock(return_value=httpx.Response(200, json={"outcome": {"status": "cancelled"}}))
+    remote.post(f"/v1/approvals/{DELETE_ID}").mock(
+        return_value=httpx.Response(200, json={"outcome": {"status": "cancelled"}})
+    )
     body = logged_in_client.post(
         reverse("agents:approval_decide", args=[DELETE_ID]), decision_fields(page, DELETE_ID, "Reject"), **HTMX
     ).content.decode()
-    assert f'class="card approval approval--rejected"' in body and "Cancelled" in body
+    assert 'class="card approval approval--rejected"' in body and "Cancelled" in body

@@ -45,7 +45,7 @@ def test_approving_a_seeded_pending_approval_resumes_its_run(sandbox_client, see
     assert "The run is now" in body and "Completed" in body
     run_id = re.search(r'href="/runs/([0-9a-f-]{36})/"', body).group(1)
     run_page = sandbox_client.get(reverse("agents:run", args=[run_id])).content.decode()
-    assert 'run-status--completed' in run_page
+    assert "run-status--completed" in run_page
     assert "Approved and done" in run_page
 
     # The same form again is the same decision: the service replays it.
@@ -71,7 +71,13 @@ def test_a_new_form_for_a_decided_approval_says_already_decided(sandbox_client):
 
 def test_the_agents_pages_render_the_demo_agents(sandbox_client):
     listing = sandbox_client.get(reverse("agents:index")).content.decode()
-    for name in ("Lead qualifier", "Weekly pipeline report", "Stale deal cleaner", "Customer FAQ helper", "Welcome emails"):
+    for name in (
+        "Lead qualifier",
+        "Weekly pipeline report",
+        "Stale deal cleaner",
+        "Customer FAQ helper",
+        "Welcome emails",
+    ):
         assert name in listing
     agent_id = re.search(r'href="/agents/([0-9a-f-]{36})/">Weekly pipeline report<', listing).group(1)
     page = sandbox_client.get(reverse("agents:detail", args=[agent_id])).content.decode()
@@ -113,7 +119,9 @@ def test_activating_an_agent_that_is_not_ready_lists_the_issues(sandbox_client):
 
 def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_client):
     page = sandbox_client.get(reverse("agents:index")).content.decode()
-    created = sandbox_client.post(reverse("agents:create"), {"message": "Help sales", "idempotency_key": form_keys(page)[0]})
+    created = sandbox_client.post(
+        reverse("agents:create"), {"message": "Help sales", "idempotency_key": form_keys(page)[0]}
+    )
     assert created.status_code == 302
     agent_page = sandbox_client.get(created.url).content.decode()
     assert "The builder needs your answers" in agent_page
@@ -134,7 +142,8 @@ def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(san
     agent_id = agent_id_named(sandbox_client, "Customer FAQ helper")
     page = sandbox_client.get(reverse("agents:chat", args=[agent_id])).content.decode()
     sent = sandbox_client.post(
-        reverse("agents:chat_send", args=[agent_id]), {"message": "What does the Pro plan cost?", "idempotency_key": form_keys(page)[0]}
+        reverse("agents:chat_send", args=[agent_id]),
+        {"message": "What does the Pro plan cost?", "idempotency_key": form_keys(page)[0]},
     )
     assert sent.status_code == 302 and "?thread=" in sent.url
     op = poll_until_final(TrackedOperation.objects.get(kind="agents.invocation").pk)
@@ -148,12 +157,18 @@ def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(san
     # Continuing the conversation stays in the same thread.
     form = sandbox_client.get(sent.url).content.decode()
     again = sandbox_client.post(
-        reverse("agents:chat_send", args=[agent_id]) + sent.url[sent.url.index("?"):],
-        {"message": "And the Team plan?", "thread_id": re.search(r'name="thread_id" value="([^"]+)"', form).group(1),
-         "idempotency_key": form_keys(form)[0]},
+        reverse("agents:chat_send", args=[agent_id]) + sent.url[sent.url.index("?") :],
+        {
+            "message": "And the Team plan?",
+            "thread_id": re.search(r'name="thread_id" value="([^"]+)"', form).group(1),
+            "idempotency_key": form_keys(form)[0],
+        },
     )
     assert again.url == sent.url
-    assert TrackedOperation.objects.filter(kind="agents.invocation", context__thread_id=op.context["thread_id"]).count() == 2
+    assert (
+        TrackedOperation.objects.filter(kind="agents.invocation", context__thread_id=op.context["thread_id"]).count()
+        == 2
+    )
 
 
 def test_the_webhook_address_is_shown_only_when_asked_for(sandbox_client):

@@ -15,8 +15,12 @@ API_KEY = "svc_sk_TEST_secret_value_never_shown_0123456789"
 @pytest.fixture(autouse=True)
 def service_settings(settings):
     return use_fake_service(
-        settings, SERVICE_URL, max_retries=2,
-        SERVICE_TIMEOUT=30.0, SERVICE_SLOW_TIMEOUT=800.0, SERVICE_RETRY_AFTER_CAP=10.0,
+        settings,
+        SERVICE_URL,
+        max_retries=2,
+        SERVICE_TIMEOUT=30.0,
+        SERVICE_SLOW_TIMEOUT=800.0,
+        SERVICE_RETRY_AFTER_CAP=10.0,
     )
 
 

@@ -32,7 +32,9 @@ def error_response(status: int, error_type: str | None, message: str, request_id
 
 
 def test_get_sends_the_key_user_agent_and_a_request_id_and_returns_the_body(remote, service):
-    route = remote.get("/v1/objects").respond(200, json={"data": [], "next_cursor": None}, headers={"X-Request-Id": "req_1"})
+    route = remote.get("/v1/objects").respond(
+        200, json={"data": [], "next_cursor": None}, headers={"X-Request-Id": "req_1"}
+    )
 
     body = service.get("/v1/objects", params={"kind": "custom"})
 
@@ -354,7 +356,9 @@ def test_a_slow_call_that_could_not_connect_is_retried(remote, service):
 def test_each_status_maps_to_its_error_with_the_request_id(remote, service, settings, status, error_type, expected):
     settings.SERVICE_MAX_RETRIES = 0
     remote.get("/v1/agents/a1").mock(
-        return_value=error_response(status, error_type, f"remote says {status}", f"req_{status}", details={"why": ["because"]})
+        return_value=error_response(
+            status, error_type, f"remote says {status}", f"req_{status}", details={"why": ["because"]}
+        )
     )
 
     with pytest.raises(expected) as caught:
@@ -372,7 +376,12 @@ def test_each_status_maps_to_its_error_with_the_request_id(remote, service, sett
 
 @pytest.mark.parametrize(
     ("status", "expected"),
-    [(400, errors.InvalidRequestError), (404, errors.NotFoundError), (422, errors.UnprocessableError), (418, errors.ApiError)],
+    [
+        (400, errors.InvalidRequestError),
+        (404, errors.NotFoundError),
+        (422, errors.UnprocessableError),
+        (418, errors.ApiError),
+    ],
 )
 def test_without_a_known_type_the_status_decides(remote, service, status, expected):
     remote.get("/v1/me").respond(status, json={"error": {"type": "something_new", "message": "hm"}})
@@ -391,7 +400,9 @@ def test_the_type_is_read_before_the_status(remote, service):
 
 
 def test_the_request_id_comes_from_the_header_when_the_body_has_none(remote, service):
-    remote.get("/v1/me").respond(404, json={"error": {"type": "not_found", "message": "gone"}}, headers={"X-Request-Id": "req_hdr"})
+    remote.get("/v1/me").respond(
+        404, json={"error": {"type": "not_found", "message": "gone"}}, headers={"X-Request-Id": "req_hdr"}
+    )
 
     with pytest.raises(errors.NotFoundError) as caught:
         service.get("/v1/me")
@@ -423,7 +434,10 @@ def test_a_non_json_success_body_is_a_server_error_not_a_crash(remote, service):
 def test_invalid_request_details_become_field_messages(remote, service):
     remote.post("/v1/objects").mock(
         return_value=error_response(
-            400, "invalid_request", "invalid", "req_400",
+            400,
+            "invalid_request",
+            "invalid",
+            "req_400",
             details={"plural_name": ["is required"], "fields": [{"label": ["too long"]}]},
         )
     )

@@ -104,7 +104,11 @@ def test_paginate_follows_the_cursor_to_the_end(live_service):
 
 
 def test_a_streamed_turn_yields_events_ending_with_a_result(live_service):
-    events = list(live_service.stream("/v1/studio/document/turns", json={"message": "A one-pager about our tea shop", "auto": True}))
+    events = list(
+        live_service.stream(
+            "/v1/studio/document/turns", json={"message": "A one-pager about our tea shop", "auto": True}
+        )
+    )
 
     assert events, "the stream sent no events"
     assert all(isinstance(event, ServerSentEvent) for event in events)

@@ -24,7 +24,10 @@ def signed_in_page(live_server, transactional_db, django_user_model, page: Page)
 def test_htmx_errors_show_in_messages_and_nothing_is_lost(signed_in_page):
     server, page = signed_in_page
     csp_violations: list[str] = []
-    page.on("console", lambda message: csp_violations.append(message.text) if "Content Security Policy" in message.text else None)
+    page.on(
+        "console",
+        lambda message: csp_violations.append(message.text) if "Content Security Policy" in message.text else None,
+    )
     page.goto(server.url + "/test-row-page/")
 
     page.get_by_role("button", name="Delete").click()

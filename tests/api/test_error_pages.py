@@ -87,7 +87,9 @@ def test_429_tells_the_browser_when_to_retry(logged_in_client):
 
 
 def test_404_offers_the_way_back_to_where_the_person_came_from(logged_in_client):
-    content = logged_in_client.get("/test-remote-error/404/", HTTP_REFERER="http://testserver/objects/").content.decode()
+    content = logged_in_client.get(
+        "/test-remote-error/404/", HTTP_REFERER="http://testserver/objects/"
+    ).content.decode()
 
     assert 'href="http://testserver/objects/"' in content
     assert "Go back" in content
@@ -133,7 +135,9 @@ def test_an_unreachable_service_answers_502_after_the_retries(logged_in_client, 
 
 
 def test_a_view_can_place_the_message_itself(logged_in_client, remote):
-    remote.get("/v1/me").respond(403, json={"error": {"type": "permission", "message": "readonly"}, "request_id": "req_placed"})
+    remote.get("/v1/me").respond(
+        403, json={"error": {"type": "permission", "message": "readonly"}, "request_id": "req_placed"}
+    )
 
     response = logged_in_client.get("/test-remote-call-placed/", **HTMX)
 

@@ -98,6 +98,9 @@ def test_items_are_read_tolerantly(body, path, item_key, expected):
 
 def test_the_resource_name_is_the_last_segment_that_is_not_an_id():
     assert resource_name_from_path("/v1/objects/leads/records") == "records"
-    assert resource_name_from_path("/v1/objects/leads/records/7a2e3d4c-1b2a-4c5d-8e9f-0a1b2c3d4e5f/relationships") == "relationships"
+    assert (
+        resource_name_from_path("/v1/objects/leads/records/7a2e3d4c-1b2a-4c5d-8e9f-0a1b2c3d4e5f/relationships")
+        == "relationships"
+    )
     assert resource_name_from_path("/v1/agents/7a2e3d4c-1b2a-4c5d-8e9f-0a1b2c3d4e5f") == "agents"
     assert resource_name_from_path("/v1/studio/apps?studio=image") == "apps"

@@ -27,7 +27,9 @@ def test_events_are_parsed_in_order_with_json_data(remote, service):
         )
     )
 
-    events = list(service.stream("/v1/studio/website/turns", json={"message": "a site"}, idempotency_key="turn-key-00000000001"))
+    events = list(
+        service.stream("/v1/studio/website/turns", json={"message": "a site"}, idempotency_key="turn-key-00000000001")
+    )
 
     assert events == [
         ServerSentEvent("turn", {"id": "t1"}),
@@ -61,7 +63,9 @@ def test_an_error_event_raises_stream_error_with_message_and_request_id(remote, 
 
 
 def test_an_error_event_without_a_request_id_takes_the_responses(remote, service):
-    remote.post("/v1/agents/a1/runs").mock(return_value=event_stream(("error", {"message": "no"}), request_id="req_hdr"))
+    remote.post("/v1/agents/a1/runs").mock(
+        return_value=event_stream(("error", {"message": "no"}), request_id="req_hdr")
+    )
 
     with pytest.raises(errors.StreamError) as caught:
         list(service.stream("/v1/agents/a1/runs", json={"message": "hello"}))
@@ -102,8 +106,10 @@ def test_a_plain_json_answer_becomes_one_result_event(remote, service):
 
 
 def test_data_that_is_not_json_is_kept_as_text(remote, service):
-    text = "event: status\ndata: warming up\n\nevent: result\ndata: {\"ok\": true}\n\n"
-    remote.post("/v1/studio/app/turns").respond(200, content=text.encode(), headers={"Content-Type": "text/event-stream"})
+    text = 'event: status\ndata: warming up\n\nevent: result\ndata: {"ok": true}\n\n'
+    remote.post("/v1/studio/app/turns").respond(
+        200, content=text.encode(), headers={"Content-Type": "text/event-stream"}
+    )
 
     events = list(service.stream("/v1/studio/app/turns", json={"message": "an app"}))
 
@@ -112,7 +118,7 @@ def test_data_that_is_not_json_is_kept_as_text(remote, service):
 
 class BrokenAfterOneEvent(httpx.SyncByteStream):
     def __iter__(self):
-        yield b"event: turn\ndata: {\"id\": \"t1\"}\n\n"
+        yield b'event: turn\ndata: {"id": "t1"}\n\n'
         raise httpx.ReadError("connection reset by peer")
 
 

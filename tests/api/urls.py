@@ -10,14 +10,22 @@ from dashboard.errors import render_remote_error
 from tests.api.conftest import API_KEY
 
 REMOTE_ERRORS = {
-    "401": lambda: errors.AuthenticationError(f"key {API_KEY} revoked", status=401, type="authentication", request_id="req_401"),
-    "402": lambda: errors.InsufficientCreditsError("no credits", status=402, type="insufficient_credits", request_id="req_402"),
+    "401": lambda: errors.AuthenticationError(
+        f"key {API_KEY} revoked", status=401, type="authentication", request_id="req_401"
+    ),
+    "402": lambda: errors.InsufficientCreditsError(
+        "no credits", status=402, type="insufficient_credits", request_id="req_402"
+    ),
     "403": lambda: errors.PermissionDeniedError("readonly key", status=403, type="permission", request_id="req_403"),
     "404": lambda: errors.NotFoundError("no such agent", status=404, type="not_found", request_id="req_404"),
     "409": lambda: errors.ConflictError("approval already decided", status=409, type="conflict", request_id="req_409"),
-    "429": lambda: errors.RateLimitedError("slow down", status=429, type="rate_limited", request_id="req_429", retry_after=29.2),
+    "429": lambda: errors.RateLimitedError(
+        "slow down", status=429, type="rate_limited", request_id="req_429", retry_after=29.2
+    ),
     "500": lambda: errors.ServerError("boom", status=500, type="server_error", request_id="req_500"),
-    "503": lambda: errors.ServerError("The service answered 503 Service Unavailable.", status=503, request_id="req_503"),
+    "503": lambda: errors.ServerError(
+        "The service answered 503 Service Unavailable.", status=503, request_id="req_503"
+    ),
     "connection": lambda: errors.ApiConnectionError(request_id="req_connection"),
     "timeout": lambda: errors.ApiTimeoutError(request_id="req_timeout"),
     "stream": lambda: errors.StreamError("The agent failed to answer.", request_id="req_stream"),

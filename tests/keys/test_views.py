@@ -218,7 +218,9 @@ def test_check_again_updates_the_row(logged_in_client, user, add_key, service):
 
 def test_check_again_with_a_revoked_key_says_so_and_keeps_the_row(logged_in_client, user, add_key, service):
     key = add_key(user)
-    service.get("/v1/me").mock(return_value=httpx.Response(401, json=error_body("authentication", "revoked", "req_rev")))
+    service.get("/v1/me").mock(
+        return_value=httpx.Response(401, json=error_body("authentication", "revoked", "req_rev"))
+    )
 
     response = logged_in_client.post(reverse("keys:check", args=[key.pk]), headers={"HX-Request": "true"})
 
@@ -301,7 +303,9 @@ def test_account_page_shows_everything_me_answers(logged_in_client, user, add_ke
 
 def test_account_page_remote_error_goes_to_the_shared_middleware(logged_in_client, user, add_key, service):
     add_key(user)
-    service.get("/v1/me").mock(return_value=httpx.Response(500, json=error_body("server_error", "boom", "req_acct_500")))
+    service.get("/v1/me").mock(
+        return_value=httpx.Response(500, json=error_body("server_error", "boom", "req_acct_500"))
+    )
 
     response = logged_in_client.get(reverse("account"))
 
@@ -376,7 +380,9 @@ def test_admin_lists_and_shows_keys_without_the_secret(admin_client, user, add_k
     assert admin_client.get(reverse("admin:keys_apikey_add")).status_code == 403
 
 
-def test_check_again_of_an_unreadable_key_says_so_without_a_remote_call(logged_in_client, user, add_key, settings, service):
+def test_check_again_of_an_unreadable_key_says_so_without_a_remote_call(
+    logged_in_client, user, add_key, settings, service
+):
     from cryptography.fernet import Fernet
 
     key = add_key(user)
@@ -398,7 +404,9 @@ def test_check_again_of_an_unreadable_key_says_so_without_a_remote_call(logged_i
         (429, "rate_limited", {"Retry-After": "30"}, "try again in 30 seconds"),
     ],
 )
-def test_check_again_explains_other_refusals(logged_in_client, user, add_key, service, status, error_type, headers, expected):
+def test_check_again_explains_other_refusals(
+    logged_in_client, user, add_key, service, status, error_type, headers, expected
+):
     key = add_key(user)
     service.get("/v1/me").mock(
         return_value=httpx.Response(status, json=error_body(error_type, "nope", "req_other"), headers=headers)

@@ -17,8 +17,13 @@ def signed_in_page(live_server, settings, transactional_db, django_user_model, p
     user = django_user_model.objects.create_user(username="dana", password=PASSWORD)
     for index, (name, role) in enumerate([("Acme Marketing", "admin"), ("Globex Research with a long name", "member")]):
         stored_api_key(
-            user=user, secret=f"svc_sk_phone{index}000000000000000wxyz", label=f"{name.split()[0]} key",
-            workspace_id=f"ws-{index}", workspace_name=name, member_role=role, is_active=index == 0,
+            user=user,
+            secret=f"svc_sk_phone{index}000000000000000wxyz",
+            label=f"{name.split()[0]} key",
+            workspace_id=f"ws-{index}",
+            workspace_name=name,
+            member_role=role,
+            is_active=index == 0,
         )
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto(live_server.url + "/accounts/login/")

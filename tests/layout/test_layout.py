@@ -14,9 +14,31 @@ from tests.helpers import PROJECT_DIR as ROOT
 CONSOLE_CSS = (ROOT / "static" / "css" / "console.css").read_text()
 
 SHARED_CLASSES = [
-    "btn", "btn-primary", "btn-danger", "btn-small", "card", "table", "form-field", "field-error", "help",
-    "badge", "muted", "toolbar", "empty-state", "alert", "alert-error", "alert-info", "alert-success",
-    "tabs", "chip", "spinner", "htmx-indicator", "htmx-request", "grid", "stack", "page-header",
+    "btn",
+    "btn-primary",
+    "btn-danger",
+    "btn-small",
+    "card",
+    "table",
+    "form-field",
+    "field-error",
+    "help",
+    "badge",
+    "muted",
+    "toolbar",
+    "empty-state",
+    "alert",
+    "alert-error",
+    "alert-info",
+    "alert-success",
+    "tabs",
+    "chip",
+    "spinner",
+    "htmx-indicator",
+    "htmx-request",
+    "grid",
+    "stack",
+    "page-header",
 ]
 
 
@@ -27,8 +49,14 @@ def encryption_keys(settings):
 
 def store_key(user, *, workspace_name: str, role: str, active: bool, key_id: str):
     return stored_api_key(
-        user=user, secret="svc_sk_layouttest0000000000000000abcd", label=f"{workspace_name} key",
-        workspace_id=f"ws-{key_id}", workspace_name=workspace_name, member_role=role, key_id=key_id, is_active=active,
+        user=user,
+        secret="svc_sk_layouttest0000000000000000abcd",
+        label=f"{workspace_name} key",
+        workspace_id=f"ws-{key_id}",
+        workspace_name=workspace_name,
+        member_role=role,
+        key_id=key_id,
+        is_active=active,
     )
 
 
@@ -51,7 +79,7 @@ def test_layout_landmarks_skip_link_and_messages(logged_in_client):
     assert '<nav class="main-nav" aria-label="Main">' in html
     assert '<main id="main"' in html
     assert '<div id="messages" class="messages" role="status"' in html
-    assert "hx-headers='{\"X-CSRFToken\": " in html
+    assert 'hx-headers=\'{"X-CSRFToken": ' in html
     for label in ("Studio", "Agents", "Objects", "Approvals", "Account"):
         assert f">{label}</a>" in html
     assert 'action="/accounts/logout/"' in html and 'method="post"' in html
@@ -67,7 +95,9 @@ def test_layout_is_csp_safe(logged_in_client, user):
         assert "javascript:" not in html, name
 
 
-def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(logged_in_client, user, django_assert_max_num_queries):
+def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(
+    logged_in_client, user, django_assert_max_num_queries
+):
     store_key(user, workspace_name="Acme", role="admin", active=True, key_id="k1")
     other = store_key(user, workspace_name="Globex", role="member", active=False, key_id="k2")
 
@@ -100,8 +130,14 @@ def test_nav_marks_no_area_on_pages_outside_the_areas(logged_in_client, url_name
 
 @pytest.mark.parametrize(
     ("url_name", "section"),
-    [("studio:index", "studio"), ("agents:index", "agents"), ("agents:approvals", "approvals"),
-     ("objects:index", "objects"), ("account", "account"), ("keys:list", "")],
+    [
+        ("studio:index", "studio"),
+        ("agents:index", "agents"),
+        ("agents:approvals", "approvals"),
+        ("objects:index", "objects"),
+        ("account", "account"),
+        ("keys:list", ""),
+    ],
 )
 def test_nav_section_follows_the_url(rf, url_name, section):
     from django.urls import resolve

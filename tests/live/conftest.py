@@ -1,1 +1,1 @@
-from tests.live.fixtures import *  # noqa: F401,F403 - shared with tests/studio
+from tests.live.fixtures import *  # noqa: F403 - shared with tests/studio

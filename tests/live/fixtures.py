@@ -35,7 +35,11 @@ def store_key(user, secret: str, workspace: str = "Acme Marketing"):
     from dashboard.keys.testing import stored_api_key
 
     return stored_api_key(
-        user=user, secret=secret, label=f"{workspace} key", workspace_id=f"ws-{workspace}", workspace_name=workspace,
+        user=user,
+        secret=secret,
+        label=f"{workspace} key",
+        workspace_id=f"ws-{workspace}",
+        workspace_name=workspace,
         key_id=f"key-{user.pk}-{workspace}",
     )
 

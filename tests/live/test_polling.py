@@ -28,7 +28,13 @@ def test_a_turn_moves_from_building_to_completed_through_the_poll_task(db, remot
                 json=turn_body(
                     "completed",
                     job={"status": "succeeded", "stage": "complete", "error": None},
-                    artifact={"id": "a1", "type": "website", "name": "Spring sale", "url": "https://app/x", "public_url": None},
+                    artifact={
+                        "id": "a1",
+                        "type": "website",
+                        "name": "Spring sale",
+                        "url": "https://app/x",
+                        "public_url": None,
+                    },
                 ),
             ),
         ]
@@ -142,9 +148,15 @@ def test_a_429_pushes_the_next_poll_past_retry_after(db, remote, make_turn):
 
 @pytest.mark.parametrize(
     ("status", "error_type", "words"),
-    [(401, "authentication", "refused the API key"), (403, "permission", "may not read"), (404, "not_found", "no longer knows")],
+    [
+        (401, "authentication", "refused the API key"),
+        (403, "permission", "may not read"),
+        (404, "not_found", "no longer knows"),
+    ],
 )
-def test_401_403_404_end_polling_with_a_clear_final_error(db, remote, make_turn, eager_celery, status, error_type, words):
+def test_401_403_404_end_polling_with_a_clear_final_error(
+    db, remote, make_turn, eager_celery, status, error_type, words
+):
     route = remote.get(TURN_PATH).mock(
         return_value=httpx.Response(
             status, json={"error": {"type": error_type, "message": "No."}, "request_id": "req_final"}
@@ -207,7 +219,7 @@ def test_the_poll_task_takes_ids_only_and_no_key_reaches_the_broker(db, remote, 
     monkeypatch.setattr(tasks.poll_operation, "delay", lambda *args, **kwargs: sent.append((args, kwargs)))
     op = make_turn()
     assert tasks.tick() == 1
-    (args, kwargs), = sent
+    ((args, kwargs),) = sent
     assert args[0] == op.pk and kwargs == {}
     assert all(isinstance(a, (int, str)) and "svc_sk_" not in str(a) for a in args)
     assert remote.calls.call_count == 0  # the tick itself never calls the service

@@ -32,8 +32,13 @@ def store_api_key(user, secret: str = SECRET, *, workspace_id: str = WORKSPACE_I
     from dashboard.keys.testing import stored_api_key
 
     return stored_api_key(
-        user=user, secret=secret, label="Objects key", workspace_id=workspace_id, workspace_name="Acme Objects",
-        workspace_timezone=timezone, key_id=f"key-{user.pk}-{workspace_id}",
+        user=user,
+        secret=secret,
+        label="Objects key",
+        workspace_id=workspace_id,
+        workspace_name="Acme Objects",
+        workspace_timezone=timezone,
+        key_id=f"key-{user.pk}-{workspace_id}",
     )
 
 

@@ -8,6 +8,7 @@ from decimal import Decimal
 from zoneinfo import ZoneInfo
 
 import pytest
+from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
 from objects.fields import api_value, cell, comparable, csv_value, field_defs, filter_value, form_field
@@ -17,7 +18,7 @@ from tests.objects.records_fixtures import DEALS, OBJECT_KEY, OTHER_ID, RECORD_I
 
 FIELDS = {f.key: f for f in field_defs(DEALS)}
 BERLIN = ZoneInfo("Europe/Berlin")
-UTC = dt.timezone.utc
+UTC = dt.UTC
 
 
 def test_title_field_comes_first_and_options_are_read_tolerantly():
@@ -75,7 +76,7 @@ def test_datetime_field_reads_and_shows_workspace_wall_clock_time():
     assert api_value(FIELDS["meeting_at"], parsed) == "2026-07-01T10:00:00Z"
     assert field.prepare_value("2026-01-01T10:00:00Z") == "2026-01-01T11:00"
     assert field.prepare_value("not a date") == "not a date"  # what was typed stays
-    with pytest.raises(Exception):
+    with pytest.raises(ValidationError):
         field.clean("tomorrow")
 
 
@@ -126,7 +127,10 @@ def test_links_read_from_both_directions_and_other_spellings():
     )
     assert (incoming.direction, incoming.object_key, incoming.record_id) == ("incoming", "agents", "ag-1")
     groups = links_by_relation(
-        [{"relation_key": "b", "other": {"object": "x", "id": "1"}}, {"relation_key": "a", "other": {"object": "x", "id": "2"}}],
+        [
+            {"relation_key": "b", "other": {"object": "x", "id": "1"}},
+            {"relation_key": "a", "other": {"object": "x", "id": "2"}},
+        ],
         object_key=OBJECT_KEY,
         record_id=RECORD_ID,
     )

@@ -66,7 +66,10 @@ def test_records_page_shows_every_type_in_its_cell(paris_console, remote):
     assert 'href="https://acme.test"' in html
     # Choices by label in their stored colour (ids never shown).
     assert '<span class="chip" data-option-color="#22c55e">Open</span>' in html
-    assert '<span class="chip" data-option-color="#f97316">Hot</span><span class="chip" data-option-color="#8b5cf6">VIP</span>' in html
+    assert (
+        '<span class="chip" data-option-color="#f97316">Hot</span><span class="chip" data-option-color="#8b5cf6">VIP</span>'
+        in html
+    )
     assert "opt-open" not in html.split("<tbody>")[1]
     assert '<img src="https://cdn.acme.test/logo.png"' in html
     assert ">contract.pdf</a>" in html

@@ -220,7 +220,9 @@ def test_record_of_a_built_in_object_lists_its_links(console, remote):
         return_value=httpx.Response(404, json=error_body("not_found", "no such record"))
     )
     remote.get(f"/v1/objects/agents/records/{AGENT_ID}/relationships").mock(
-        return_value=httpx.Response(200, json=page([{**LINKS[1], "direction": "outgoing", "other": {"object": OBJECT_KEY, "id": RECORD_ID}}]))
+        return_value=httpx.Response(
+            200, json=page([{**LINKS[1], "direction": "outgoing", "other": {"object": OBJECT_KEY, "id": RECORD_ID}}])
+        )
     )
     html = console.get(f"/objects/agents/records/{AGENT_ID}/").content.decode()
     assert "its values belong to its own area" in html

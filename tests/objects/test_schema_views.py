@@ -77,7 +77,9 @@ def new_object_post(**overrides) -> dict:
 
 
 def test_objects_list_shows_custom_objects_with_icon_colour_names_key_and_field_count(console, remote):
-    route = remote.get("/v1/objects").mock(return_value=httpx.Response(200, json={"data": [LEADS], "next_cursor": None}))
+    route = remote.get("/v1/objects").mock(
+        return_value=httpx.Response(200, json={"data": [LEADS], "next_cursor": None})
+    )
 
     response = console.get("/objects/")
 
@@ -339,7 +341,10 @@ def test_a_taken_key_message_also_lands_on_the_plural_name(console, remote):
             json=error_body(
                 "conflict",
                 "Taken.",
-                details={"key": "sales_leads", "plural_name": ["makes the key 'sales_leads', which Sales leads already uses"]},
+                details={
+                    "key": "sales_leads",
+                    "plural_name": ["makes the key 'sales_leads', which Sales leads already uses"],
+                },
             ),
         )
     )
@@ -393,7 +398,10 @@ def test_invalid_request_details_land_on_the_named_inputs_and_keep_what_was_type
             json=error_body(
                 "invalid_request",
                 "Invalid body.",
-                details={"singular_name": ["Too similar to another object."], "fields": {"1": {"label": ["Label is reserved."]}}},
+                details={
+                    "singular_name": ["Too similar to another object."],
+                    "fields": {"1": {"label": ["Label is reserved."]}},
+                },
                 request_id="req_400",
             ),
         )
@@ -440,7 +448,8 @@ def test_dotted_detail_names_reach_the_row_after_a_removed_row(console, remote):
 def test_unprocessable_is_shown_on_the_field_with_the_message(console, remote):
     remote.post("/v1/objects").mock(
         return_value=httpx.Response(
-            422, json=error_body("unprocessable", "Field label is too long.", details={"fields": [{"label": "Too long."}]})
+            422,
+            json=error_body("unprocessable", "Field label is too long.", details={"fields": [{"label": "Too long."}]}),
         )
     )
 
@@ -495,7 +504,7 @@ def test_settings_shows_the_key_read_only_and_built_in_fields_read_only(console,
     assert 'name="fields-0-key"' not in html  # nor an existing field's key
     assert 'name="fields-0-label" value="Name"' in html or 'value="Name"' in html
     assert "Created by" in html and "built-in" in html
-    assert "created_by" not in " ".join(re.findall(r'<input[^>]*>', html))  # no input for the built-in field
+    assert "created_by" not in " ".join(re.findall(r"<input[^>]*>", html))  # no input for the built-in field
     assert 'value="opt-won"' in html and 'value="Won"' in html
     assert 'href="/objects/sales_leads/settings/fields/stage/remove/"' in html
     assert "/settings/fields/created_by/remove/" not in html

@@ -17,9 +17,7 @@ def compose(*args: str) -> subprocess.CompletedProcess:
         pytest.skip("docker-compose client not installed (apt-get install docker-compose)")
     if not (PROJECT_DIR / ".env").exists():
         pytest.skip("no .env yet (settings write it outside production on first import)")
-    return subprocess.run(
-        [binary, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=120
-    )
+    return subprocess.run([binary, *args], cwd=PROJECT_DIR, capture_output=True, text=True, timeout=120)
 
 
 def test_compose_file_passes_docker_compose_config():

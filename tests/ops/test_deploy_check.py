@@ -41,4 +41,3 @@ def test_production_settings_pass_the_deploy_check_without_warnings():
 
     assert result.returncode == 0, result.stdout + result.stderr
     assert "System check identified no issues" in result.stdout
-

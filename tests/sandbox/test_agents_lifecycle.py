@@ -139,15 +139,36 @@ def test_agent_name_and_message_limits(api):
 
 def test_openapi_documents_every_studio_and_agents_path(api):
     paths = api.get("/v1/openapi.json").json()["paths"]
-    for path in ("/v1/studio/website/turns", "/v1/studio/document/turns", "/v1/studio/app/turns",
-                 "/v1/studio/image/turns", "/v1/studio/video/turns", "/v1/turns/{id}", "/v1/studio/apps",
-                 "/v1/studio/{studio}/apps/{app}", "/v1/websites", "/v1/websites/{id}", "/v1/documents",
-                 "/v1/documents/{id}", "/v1/apps", "/v1/apps/{id}", "/v1/images/boards", "/v1/images", "/v1/videos",
-                 "/v1/agents", "/v1/agents/{id}", "/v1/agents/{id}/activate", "/v1/agents/{id}/pause",
-                 "/v1/agents/{id}/runs", "/v1/runs/{id}", "/v1/approvals", "/v1/approvals/{id}", "/v1/hooks/{token}"):
+    for path in (
+        "/v1/studio/website/turns",
+        "/v1/studio/document/turns",
+        "/v1/studio/app/turns",
+        "/v1/studio/image/turns",
+        "/v1/studio/video/turns",
+        "/v1/turns/{id}",
+        "/v1/studio/apps",
+        "/v1/studio/{studio}/apps/{app}",
+        "/v1/websites",
+        "/v1/websites/{id}",
+        "/v1/documents",
+        "/v1/documents/{id}",
+        "/v1/apps",
+        "/v1/apps/{id}",
+        "/v1/images/boards",
+        "/v1/images",
+        "/v1/videos",
+        "/v1/agents",
+        "/v1/agents/{id}",
+        "/v1/agents/{id}/activate",
+        "/v1/agents/{id}/pause",
+        "/v1/agents/{id}/runs",
+        "/v1/runs/{id}",
+        "/v1/approvals",
+        "/v1/approvals/{id}",
+        "/v1/hooks/{token}",
+    ):
         assert path in paths, path
     turn = paths["/v1/studio/website/turns"]["post"]
     assert turn["operationId"] == "studio_website_turn"
     assert turn["requestBody"]["content"]["application/json"]["schema"]["properties"]["message"]["maxLength"] == 3800
     assert "text/event-stream" in turn["responses"]["200"]["content"]
-

@@ -62,8 +62,9 @@ def test_a_payload_alone_is_an_event_and_an_empty_body_is_400(api, chat_agent):
 
 
 def test_stream_sends_started_with_the_thread_then_result(api, chat_agent):
-    with api.stream("POST", f"/v1/agents/{chat_agent['id']}/runs",
-                    json={"message": "Hello there", "stream": True}) as response:
+    with api.stream(
+        "POST", f"/v1/agents/{chat_agent['id']}/runs", json={"message": "Hello there", "stream": True}
+    ) as response:
         events = read_events(response)
     assert [name for name, _ in events] == ["started", "result"]
     assert events[1][1]["thread_id"] == events[0][1]["thread_id"]
@@ -71,8 +72,9 @@ def test_stream_sends_started_with_the_thread_then_result(api, chat_agent):
 
 
 def test_stream_of_a_failing_run_ends_with_error(api, chat_agent):
-    with api.stream("POST", f"/v1/agents/{chat_agent['id']}/runs",
-                    json={"message": "fail now", "stream": True}) as response:
+    with api.stream(
+        "POST", f"/v1/agents/{chat_agent['id']}/runs", json={"message": "fail now", "stream": True}
+    ) as response:
         events = read_events(response)
     assert [name for name, _ in events] == ["started", "error"]
     assert events[1][1]["message"] and events[1][1]["request_id"]
@@ -85,8 +87,11 @@ def test_background_is_202_and_repeating_with_the_key_polls_the_same_run(api, ch
     assert body["status"] == "running" and body["thread_id"] and body["idempotency_key"]
     headers = {"Idempotency-Key": body["idempotency_key"]}
     for _ in range(200):
-        again = api.post(f"/v1/agents/{chat_agent['id']}/runs", json={"message": "Summarise the deals",
-                                                                     "background": True}, headers=headers)
+        again = api.post(
+            f"/v1/agents/{chat_agent['id']}/runs",
+            json={"message": "Summarise the deals", "background": True},
+            headers=headers,
+        )
         if again.status_code == 200:
             break
         assert again.status_code == 202 and again.json()["status"] == "running"
@@ -145,8 +150,10 @@ def test_reject_cancels_the_run_and_the_email_never_runs(api, asking_agent):
     assert decided["approval"]["status"] == "rejected" and decided["outcome"]["status"] == "cancelled"
     run = api.get(f"/v1/runs/{body['run_id']}").json()
     assert run["status"] == "cancelled" and "email" not in [s["kind"] for s in run["steps"]]
-    assert api.get("/v1/approvals", params={"status": "rejected",
-                                            "agent_id": asking_agent["id"]}).json()["data"][0]["id"] == approval_id
+    assert (
+        api.get("/v1/approvals", params={"status": "rejected", "agent_id": asking_agent["id"]}).json()["data"][0]["id"]
+        == approval_id
+    )
 
 
 def test_always_allow_is_honoured_where_allowed_and_refused_elsewhere(api, asking_agent):
@@ -179,14 +186,23 @@ def test_pending_approvals_are_listed_first_come_first(fresh_api):
 def test_runs_need_credits_and_a_writing_key(api, chat_agent, client_for, sandbox):
     from sandbox.seed import NO_CREDITS_WORKSPACE_ID
 
-    assert client_for("readonly").post(f"/v1/agents/{chat_agent['id']}/runs",
-                                       json={"message": "Hi"}).status_code == 403
+    assert client_for("readonly").post(f"/v1/agents/{chat_agent['id']}/runs", json={"message": "Hi"}).status_code == 403
     poor = client_for("no_credits")
     assert poor.post(f"/v1/agents/{chat_agent['id']}/runs", json={"message": "Hi"}).status_code == 404  # not theirs
     # The out-of-credits workspace cannot draft an agent, so put one in its storage directly.
-    own = sandbox.store.insert("agent", {"name": "Free rider", "status": "draft", "brief": ["Hi"], "plan": None,
-                                         "profile": None, "wakeups": [], "deployments": []},
-                               workspace_id=NO_CREDITS_WORKSPACE_ID)
+    own = sandbox.store.insert(
+        "agent",
+        {
+            "name": "Free rider",
+            "status": "draft",
+            "brief": ["Hi"],
+            "plan": None,
+            "profile": None,
+            "wakeups": [],
+            "deployments": [],
+        },
+        workspace_id=NO_CREDITS_WORKSPACE_ID,
+    )
     refused = poor.post(f"/v1/agents/{own['id']}/runs", json={"message": "Hi"})
     assert refused.status_code == 402 and refused.json()["error"]["type"] == "insufficient_credits"
     assert sandbox.store.count("run", workspace_id=NO_CREDITS_WORKSPACE_ID) == 0

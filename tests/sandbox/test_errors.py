@@ -26,8 +26,9 @@ def test_every_answer_has_a_request_id_and_echoes_the_clients(api):
     assert error.json()["request_id"] == "mine-456"
 
 
-@pytest.mark.parametrize("limit, message", [("0", "must be at least 1"), ("101", "must be at most 100"),
-                                            ("ten", "must be an integer")])
+@pytest.mark.parametrize(
+    "limit, message", [("0", "must be at least 1"), ("101", "must be at most 100"), ("ten", "must be an integer")]
+)
 def test_400_names_a_bad_query_parameter(api, limit, message):
     error = assert_error(api.get("/v1/objects", params={"limit": limit}), 400, "invalid_request")
     assert error["details"] == {"limit": [message]}
@@ -42,8 +43,10 @@ def test_400_names_bad_body_fields_nested_by_property(api):
 
 
 def test_400_for_a_choice_field_without_options_and_bad_json(api):
-    response = api.post("/v1/objects", json={"singular_name": "A", "plural_name": "As unique 400",
-                                             "fields": [{"label": "Kind", "type": "select"}]})
+    response = api.post(
+        "/v1/objects",
+        json={"singular_name": "A", "plural_name": "As unique 400", "fields": [{"label": "Kind", "type": "select"}]},
+    )
     error = assert_error(response, 400, "invalid_request")
     assert error["details"] == {"fields": {"0": {"options": ["is required for select fields"]}}}
     bad = api.post("/v1/objects", content=b"{not json", headers={"Content-Type": "application/json"})
@@ -51,17 +54,20 @@ def test_400_for_a_choice_field_without_options_and_bad_json(api):
 
 
 def test_400_for_a_bad_cursor_filter_and_sort(api):
-    assert assert_error(api.get("/v1/objects", params={"cursor": "garbage!"}), 400, "invalid_request")["details"] \
-        == {"cursor": ["is not a cursor this list gave out"]}
+    assert assert_error(api.get("/v1/objects", params={"cursor": "garbage!"}), 400, "invalid_request")["details"] == {
+        "cursor": ["is not a cursor this list gave out"]
+    }
     records = "/v1/objects/deals/records"
     assert "filter" in assert_error(api.get(records, params={"filter": "[1]"}), 400, "invalid_request")["details"]
-    assert "filter" in assert_error(api.get(records, params={"filter": '{"nope": 1}'}), 400,
-                                    "invalid_request")["details"]
+    assert (
+        "filter" in assert_error(api.get(records, params={"filter": '{"nope": 1}'}), 400, "invalid_request")["details"]
+    )
     assert "sort" in assert_error(api.get(records, params={"sort": "-nope"}), 400, "invalid_request")["details"]
 
 
-@pytest.mark.parametrize("header", [None, "Bearer", "Bearer nope", "Basic c3ZjX3NrXzEyMzQ=",
-                                    "Bearer svc_sk_unknownunknownunknown"])
+@pytest.mark.parametrize(
+    "header", [None, "Bearer", "Bearer nope", "Basic c3ZjX3NrXzEyMzQ=", "Bearer svc_sk_unknownunknownunknown"]
+)
 def test_401_for_a_missing_malformed_or_unknown_key(sandbox, header):
     headers = {"Authorization": header} if header else {}
     response = httpx.get(f"{sandbox.base_url}/v1/me", headers=headers)
@@ -75,8 +81,9 @@ def test_401_for_a_revoked_key(client_for):
 def test_402_when_the_workspace_has_no_credits(client_for):
     broke = client_for("no_credits")
     assert broke.get("/v1/me").status_code == 200  # reads still work
-    response = broke.post("/v1/objects", json={"singular_name": "A", "plural_name": "Anything",
-                                               "fields": [{"label": "Name"}]})
+    response = broke.post(
+        "/v1/objects", json={"singular_name": "A", "plural_name": "Anything", "fields": [{"label": "Name"}]}
+    )
     assert_error(response, 402, "insufficient_credits")
     assert broke.get("/v1/objects", params={"kind": "custom"}).json()["data"] == []
 
@@ -86,14 +93,17 @@ def test_403_for_every_write_of_a_read_only_key(api, client_for):
     assert viewer.get("/v1/objects/deals/records").status_code == 200
     deal = api.get("/v1/objects/deals/records", params={"limit": 1}).json()["data"][0]
     writes = [
-        viewer.post("/v1/objects", json={"singular_name": "A", "plural_name": "Viewer things",
-                                         "fields": [{"label": "Name"}]}),
+        viewer.post(
+            "/v1/objects", json={"singular_name": "A", "plural_name": "Viewer things", "fields": [{"label": "Name"}]}
+        ),
         viewer.patch("/v1/objects/deals", json={"description": "changed"}),
         viewer.post("/v1/objects/deals/records", json={"values": {"name": "Viewer deal"}}),
         viewer.patch(f"/v1/objects/deals/records/{deal['id']}", json={"values": {"name": "Changed"}}),
         viewer.delete(f"/v1/objects/deals/records/{deal['id']}"),
-        viewer.post(f"/v1/objects/deals/records/{deal['id']}/relationships",
-                    json={"relation_key": "related_to", "target": {"object": "deals", "id": deal["id"]}}),
+        viewer.post(
+            f"/v1/objects/deals/records/{deal['id']}/relationships",
+            json={"relation_key": "related_to", "target": {"object": "deals", "id": deal["id"]}},
+        ),
     ]
     for response in writes:
         assert_error(response, 403, "permission")
@@ -118,31 +128,48 @@ def test_405_for_a_known_path_with_another_method(api):
 
 
 def test_409_when_an_idempotency_key_is_reused_with_another_body(api):
-    first = api.post("/v1/objects/deals/records", json={"values": {"name": "Key reuse A"}},
-                     headers={"Idempotency-Key": "reuse-409"})
+    first = api.post(
+        "/v1/objects/deals/records", json={"values": {"name": "Key reuse A"}}, headers={"Idempotency-Key": "reuse-409"}
+    )
     assert first.status_code == 201
-    second = api.post("/v1/objects/deals/records", json={"values": {"name": "Key reuse B"}},
-                      headers={"Idempotency-Key": "reuse-409"})
+    second = api.post(
+        "/v1/objects/deals/records", json={"values": {"name": "Key reuse B"}}, headers={"Idempotency-Key": "reuse-409"}
+    )
     assert_error(second, 409, "conflict")
 
 
 def test_409_for_a_taken_object_key_names_the_existing_object(api):
     created = make_object(api, fields=[{"label": "Name"}])
-    again = api.post("/v1/objects", json={"singular_name": "Other", "plural_name": created["plural_name"].upper(),
-                                          "fields": [{"label": "Name"}]})
+    again = api.post(
+        "/v1/objects",
+        json={"singular_name": "Other", "plural_name": created["plural_name"].upper(), "fields": [{"label": "Name"}]},
+    )
     error = assert_error(again, 409, "conflict")
     assert created["key"] in error["message"]
     assert error["details"]["id"] == created["id"]
     assert error["details"]["existing"]["key"] == created["key"]
-    system = api.post("/v1/objects", json={"singular_name": "Agent", "plural_name": "Agents",
-                                           "fields": [{"label": "Name"}]})
+    system = api.post(
+        "/v1/objects", json={"singular_name": "Agent", "plural_name": "Agents", "fields": [{"label": "Name"}]}
+    )
     assert assert_error(system, 409, "conflict")["details"]["existing"]["kind"] == "system"
 
 
 BAD_VALUES = {
-    "title": 42, "body": ["x"], "count": "12", "price": True, "due": "2026-02-30", "starts_at": "tomorrow",
-    "done": "yes", "email": "not-an-email", "phone": "call me", "website": "ftp://example.com",
-    "colour": "Blue", "labels": "A", "phase": "Finished", "picture": "picture.png", "attachment": "file:///etc/x",
+    "title": 42,
+    "body": ["x"],
+    "count": "12",
+    "price": True,
+    "due": "2026-02-30",
+    "starts_at": "tomorrow",
+    "done": "yes",
+    "email": "not-an-email",
+    "phone": "call me",
+    "website": "ftp://example.com",
+    "colour": "Blue",
+    "labels": "A",
+    "phase": "Finished",
+    "picture": "picture.png",
+    "attachment": "file:///etc/x",
 }
 
 

@@ -64,8 +64,9 @@ def test_a_double_submit_at_the_same_time_runs_once(api, sandbox):
         from tests.sandbox.conftest import http_client
 
         with http_client(sandbox, sandbox.demo_key) as client:
-            answers.append(client.post(path, json={"values": {"name": "Twice"}},
-                                       headers={"Idempotency-Key": "double-submit"}))
+            answers.append(
+                client.post(path, json={"values": {"name": "Twice"}}, headers={"Idempotency-Key": "double-submit"})
+            )
 
     threads = [threading.Thread(target=submit) for _ in range(5)]
     for t in threads:

@@ -7,12 +7,23 @@ from tests.sandbox.conftest import EVERY_TYPE_FIELDS, all_pages, make_object, un
 
 def test_create_derives_keys_and_fills_defaults(api):
     plural = unique("Sales leads")
-    response = api.post("/v1/objects", json={
-        "singular_name": "Sales lead", "plural_name": plural,
-        "fields": [{"label": "Company name"}, {"label": "Deal size", "type": "currency", "required": True},
-                   {"label": "Tier", "key": "tier_level", "type": "select",
-                    "options": ["Gold", {"label": "Silver", "color": "#c0c0c0"}]}],
-    })
+    response = api.post(
+        "/v1/objects",
+        json={
+            "singular_name": "Sales lead",
+            "plural_name": plural,
+            "fields": [
+                {"label": "Company name"},
+                {"label": "Deal size", "type": "currency", "required": True},
+                {
+                    "label": "Tier",
+                    "key": "tier_level",
+                    "type": "select",
+                    "options": ["Gold", {"label": "Silver", "color": "#c0c0c0"}],
+                },
+            ],
+        },
+    )
     assert response.status_code == 201, response.text
     obj = response.json()
     assert obj["key"] == plural.lower().replace(" ", "_")
@@ -37,10 +48,17 @@ def test_every_field_type_can_be_created_and_read_back_by_key_and_id(api):
 
 
 def test_limits_are_checked(api):
-    too_long = api.post("/v1/objects", json={
-        "singular_name": "A", "plural_name": unique("Limits"), "description": "d" * 2001, "icon": "i" * 65,
-        "color": "c" * 33, "fields": [{"label": "l" * 121}],
-    })
+    too_long = api.post(
+        "/v1/objects",
+        json={
+            "singular_name": "A",
+            "plural_name": unique("Limits"),
+            "description": "d" * 2001,
+            "icon": "i" * 65,
+            "color": "c" * 33,
+            "fields": [{"label": "l" * 121}],
+        },
+    )
     assert too_long.status_code == 400
     details = too_long.json()["error"]["details"]
     assert set(details) == {"description", "icon", "color", "fields"}
@@ -49,11 +67,17 @@ def test_limits_are_checked(api):
 
 def test_patch_changes_only_what_is_sent_and_never_the_key(api):
     obj = make_object(api, fields=[{"label": "Name"}, {"label": "Size", "type": "select", "options": ["S", "M"]}])
-    response = api.patch(f"/v1/objects/{obj['key']}", json={
-        "plural_name": "Renamed things", "description": "Now described",
-        "fields": [{"key": "size", "label": "T-shirt size", "options": ["M", "L"], "required": True},
-                   {"label": "Shipped on", "type": "date"}],
-    })
+    response = api.patch(
+        f"/v1/objects/{obj['key']}",
+        json={
+            "plural_name": "Renamed things",
+            "description": "Now described",
+            "fields": [
+                {"key": "size", "label": "T-shirt size", "options": ["M", "L"], "required": True},
+                {"label": "Shipped on", "type": "date"},
+            ],
+        },
+    )
     assert response.status_code == 200, response.text
     changed = response.json()
     assert changed["key"] == obj["key"] and changed["id"] == obj["id"]

@@ -7,9 +7,18 @@ import httpx
 from sandbox.core import ROUTES
 
 PART_ONE_OPERATIONS = {
-    "account_me", "objects_list", "objects_create", "objects_get", "objects_update", "objects_records_list",
-    "objects_records_create", "objects_records_get", "objects_records_update", "objects_records_delete",
-    "objects_relationships_list", "objects_relationships_create",
+    "account_me",
+    "objects_list",
+    "objects_create",
+    "objects_get",
+    "objects_update",
+    "objects_records_list",
+    "objects_records_create",
+    "objects_records_get",
+    "objects_records_update",
+    "objects_records_delete",
+    "objects_relationships_list",
+    "objects_relationships_create",
 }
 
 
@@ -19,14 +28,16 @@ def test_the_document_describes_every_route_without_a_key(sandbox):
     doc = response.json()
     assert doc["openapi"].startswith("3.1")
     assert doc["info"]["version"] == "1.0.0"
-    operations = {op["operationId"]: (path, method) for path, item in doc["paths"].items()
-                  for method, op in item.items()}
+    operations = {
+        op["operationId"]: (path, method) for path, item in doc["paths"].items() for method, op in item.items()
+    }
     assert PART_ONE_OPERATIONS <= set(operations)
     assert {(r.pattern, r.method.lower()) for r in ROUTES} == set(operations.values())
     assert len(operations) == len(ROUTES)  # operation ids are unique
     create = doc["paths"]["/v1/objects"]["post"]
     assert create["requestBody"]["content"]["application/json"]["schema"] == {
-        "$ref": "#/components/schemas/ObjectCreate"}
+        "$ref": "#/components/schemas/ObjectCreate"
+    }
     assert {"400", "401", "402", "403", "409", "429"} <= set(create["responses"])
     assert "Idempotency-Key" in {p["name"] for p in create["parameters"]}
     assert doc["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"

@@ -15,8 +15,9 @@ def test_objects_page_to_the_end(api):
     assert len(first["data"]) <= 25
 
 
-@pytest.mark.parametrize("sort", ["-updated_at", "created_at", "name", "-amount", "stage", "-close_date",
-                                  "priority", "renewal"])
+@pytest.mark.parametrize(
+    "sort", ["-updated_at", "created_at", "name", "-amount", "stage", "-close_date", "priority", "renewal"]
+)
 def test_records_page_to_the_end_under_each_sort(fresh_api, sort):
     everything = all_pages(fresh_api, "/v1/objects/deals/records", {"limit": 100, "sort": sort})
     paged = all_pages(fresh_api, "/v1/objects/deals/records", {"limit": 7, "sort": sort})
@@ -30,6 +31,7 @@ def test_inserts_while_paging_cause_no_duplicates_or_gaps(api):
     path = f"/v1/objects/{obj['key']}/records"
     original = {api.post(path, json={"values": {"name": f"R{i}", "rank": i % 4}}).json()["id"] for i in range(23)}
     for sort in ("-updated_at", "created_at", "rank", "-rank"):
+
         def insert(page_number, sort=sort):
             api.post(path, json={"values": {"name": f"new during {sort} {page_number}", "rank": page_number % 4}})
 

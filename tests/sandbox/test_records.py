@@ -15,10 +15,21 @@ def option_id(obj: dict, field_key: str, label: str) -> str:
 def test_every_type_is_stored_and_choices_keep_their_id(api):
     obj = make_object(api)
     values = {
-        "title": "Launch", "body": "Long\ntext", "count": 3, "price": 19.99, "due": "2026-03-01",
-        "starts_at": "2026-03-01T10:30:00+01:00", "done": False, "email": "a@b.example", "phone": "+49 30 1234567",
-        "website": "https://example.com/x", "colour": "green", "labels": ["A", option_id(obj, "labels", "C")],
-        "phase": "Doing", "picture": "https://example.com/p.png", "attachment": "http://example.com/f.pdf",
+        "title": "Launch",
+        "body": "Long\ntext",
+        "count": 3,
+        "price": 19.99,
+        "due": "2026-03-01",
+        "starts_at": "2026-03-01T10:30:00+01:00",
+        "done": False,
+        "email": "a@b.example",
+        "phone": "+49 30 1234567",
+        "website": "https://example.com/x",
+        "colour": "green",
+        "labels": ["A", option_id(obj, "labels", "C")],
+        "phase": "Doing",
+        "picture": "https://example.com/p.png",
+        "attachment": "http://example.com/f.pdf",
     }
     response = api.post(f"/v1/objects/{obj['key']}/records", json={"values": values})
     assert response.status_code == 201, response.text
@@ -99,8 +110,9 @@ def test_sorts_by_a_field_with_empty_values_last_both_ways(fresh_api):
 def test_stage_sorts_in_pipeline_order_and_default_is_newest_update_first(fresh_api):
     deals_obj = fresh_api.get("/v1/objects/deals").json()
     order = [o["id"] for o in next(f for f in deals_obj["fields"] if f["key"] == "stage")["options"]]
-    stages = [r["values"]["stage"] for r in all_pages(fresh_api, "/v1/objects/deals/records",
-                                                          {"sort": "stage", "limit": 100})]
+    stages = [
+        r["values"]["stage"] for r in all_pages(fresh_api, "/v1/objects/deals/records", {"sort": "stage", "limit": 100})
+    ]
     assert stages == sorted(stages, key=order.index)
     updated = [r["updated_at"] for r in all_pages(fresh_api, "/v1/objects/deals/records", {"limit": 100})]
     assert updated == sorted(updated, reverse=True)

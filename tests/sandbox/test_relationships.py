@@ -15,9 +15,15 @@ def make_pair(api):
 
 def test_a_link_is_listed_from_both_ends(api):
     people, teams, alice, red = make_pair(api)
-    created = api.post(f"/v1/objects/{people['key']}/records/{alice['id']}/relationships", json={
-        "relation_key": "member_of", "target": {"object": teams["key"], "id": red["id"]},
-        "label": "Captain", "metadata": {"since": 2024}})
+    created = api.post(
+        f"/v1/objects/{people['key']}/records/{alice['id']}/relationships",
+        json={
+            "relation_key": "member_of",
+            "target": {"object": teams["key"], "id": red["id"]},
+            "label": "Captain",
+            "metadata": {"since": 2024},
+        },
+    )
     assert created.status_code == 201, created.text
     link = created.json()
     assert link["direction"] == "outgoing" and link["object"] == teams["key"] and link["record_id"] == red["id"]
@@ -25,9 +31,11 @@ def test_a_link_is_listed_from_both_ends(api):
     outgoing = all_pages(api, f"/v1/objects/{people['key']}/records/{alice['id']}/relationships")
     incoming = all_pages(api, f"/v1/objects/{teams['key']}/records/{red['id']}/relationships")
     assert [(r["id"], r["direction"], r["object"], r["record_id"]) for r in outgoing] == [
-        (link["id"], "outgoing", teams["key"], red["id"])]
+        (link["id"], "outgoing", teams["key"], red["id"])
+    ]
     assert [(r["id"], r["direction"], r["object"], r["record_id"]) for r in incoming] == [
-        (link["id"], "incoming", people["key"], alice["id"])]
+        (link["id"], "incoming", people["key"], alice["id"])
+    ]
 
 
 def test_the_same_link_again_returns_the_existing_one(api):
@@ -49,23 +57,37 @@ def test_link_input_is_checked(api):
     path = f"/v1/objects/{people['key']}/records/{alice['id']}/relationships"
     bad_key = api.post(path, json={"relation_key": "Member Of", "target": {"object": teams["key"], "id": red["id"]}})
     assert bad_key.status_code == 400 and "relation_key" in bad_key.json()["error"]["details"]
-    long_label = api.post(path, json={"relation_key": "member_of", "label": "x" * 201,
-                                      "target": {"object": teams["key"], "id": red["id"]}})
+    long_label = api.post(
+        path,
+        json={"relation_key": "member_of", "label": "x" * 201, "target": {"object": teams["key"], "id": red["id"]}},
+    )
     assert long_label.json()["error"]["details"] == {"label": ["must be at most 200 characters"]}
     missing = "00000000-0000-4000-8000-000000000000"
-    assert api.post(path, json={"relation_key": "member_of",
-                                "target": {"object": teams["key"], "id": missing}}).status_code == 404
-    assert api.post(path, json={"relation_key": "member_of",
-                                "target": {"object": "no_such_object", "id": red["id"]}}).status_code == 404
+    assert (
+        api.post(
+            path, json={"relation_key": "member_of", "target": {"object": teams["key"], "id": missing}}
+        ).status_code
+        == 404
+    )
+    assert (
+        api.post(
+            path, json={"relation_key": "member_of", "target": {"object": "no_such_object", "id": red["id"]}}
+        ).status_code
+        == 404
+    )
 
 
 def test_deleting_a_record_deletes_its_links_in_both_directions(api):
     people, teams, alice, red = make_pair(api)
     bob = api.post(f"/v1/objects/{people['key']}/records", json={"values": {"name": "Bob"}}).json()
-    api.post(f"/v1/objects/{people['key']}/records/{alice['id']}/relationships",
-             json={"relation_key": "member_of", "target": {"object": teams["key"], "id": red["id"]}})
-    api.post(f"/v1/objects/{teams['key']}/records/{red['id']}/relationships",
-             json={"relation_key": "led_by", "target": {"object": people["key"], "id": bob["id"]}})
+    api.post(
+        f"/v1/objects/{people['key']}/records/{alice['id']}/relationships",
+        json={"relation_key": "member_of", "target": {"object": teams["key"], "id": red["id"]}},
+    )
+    api.post(
+        f"/v1/objects/{teams['key']}/records/{red['id']}/relationships",
+        json={"relation_key": "led_by", "target": {"object": people["key"], "id": bob["id"]}},
+    )
     deleted = api.delete(f"/v1/objects/{teams['key']}/records/{red['id']}").json()
     assert deleted["relationships_deleted"] == 2
     assert all_pages(api, f"/v1/objects/{people['key']}/records/{alice['id']}/relationships") == []
@@ -74,12 +96,16 @@ def test_deleting_a_record_deletes_its_links_in_both_directions(api):
 
 def test_records_of_builtin_objects_can_be_linked_and_list_their_links(fresh_sandbox, fresh_api):
     # An agent as part 2 stores it (storage kind "agent"); the built-in `agents` object reads it.
-    agent = fresh_sandbox.store.insert("agent", {"name": "Lead router", "status": "active"},
-                                       workspace_id=fresh_sandbox.app.store.get(
-                                           "workspace", "6f1c2a7e-0b8d-4c3e-9a51-2d7f4e8b9c10")["id"])
+    agent = fresh_sandbox.store.insert(
+        "agent",
+        {"name": "Lead router", "status": "active"},
+        workspace_id=fresh_sandbox.app.store.get("workspace", "6f1c2a7e-0b8d-4c3e-9a51-2d7f4e8b9c10")["id"],
+    )
     deal = fresh_api.get("/v1/objects/deals/records", params={"limit": 1}).json()["data"][0]
-    link = fresh_api.post(f"/v1/objects/deals/records/{deal['id']}/relationships",
-                          json={"relation_key": "owner", "target": {"object": "agents", "id": agent["id"]}})
+    link = fresh_api.post(
+        f"/v1/objects/deals/records/{deal['id']}/relationships",
+        json={"relation_key": "owner", "target": {"object": "agents", "id": agent["id"]}},
+    )
     assert link.status_code == 201, link.text
     incoming = all_pages(fresh_api, f"/v1/objects/agents/records/{agent['id']}/relationships")
     assert [(r["direction"], r["object"], r["record_id"]) for r in incoming] == [("incoming", "deals", deal["id"])]

@@ -34,8 +34,13 @@ def fuzzed_sandbox():
 
 @pytest.mark.schemathesis
 @schema.parametrize()
-@settings(max_examples=20, phases=[Phase.explicit, Phase.generate], deadline=None,
-          suppress_health_check=list(HealthCheck), derandomize=True)
+@settings(
+    max_examples=20,
+    phases=[Phase.explicit, Phase.generate],
+    deadline=None,
+    suppress_health_check=list(HealthCheck),
+    derandomize=True,
+)
 def test_every_operation_conforms(case, fuzzed_sandbox):
     case.call_and_validate(
         base_url=fuzzed_sandbox.base_url,

@@ -12,8 +12,10 @@ from tests.sandbox.conftest import all_pages, http_client
 
 
 def test_the_demo_workspace_has_companies_contacts_and_deals_with_links(fresh_api):
-    counts = {key: len(all_pages(fresh_api, f"/v1/objects/{key}/records", {"limit": 100}))
-              for key in ("companies", "contacts", "deals")}
+    counts = {
+        key: len(all_pages(fresh_api, f"/v1/objects/{key}/records", {"limit": 100}))
+        for key in ("companies", "contacts", "deals")
+    }
     assert counts == {"companies": 60, "contacts": 150, "deals": 90}
     deals = fresh_api.get("/v1/objects/deals").json()
     types = {f["key"]: f["type"] for f in deals["fields"]}
@@ -31,21 +33,30 @@ def test_the_seed_is_deterministic(fresh_api):
     other = start_sandbox()
     try:
         with http_client(other, other.demo_key) as client:
-            theirs = [(r["id"], r["values"]) for r in all_pages(client, "/v1/objects/contacts/records",
-                                                                    {"limit": 100, "sort": "created_at"})]
-        mine = [(r["id"], r["values"]) for r in all_pages(fresh_api, "/v1/objects/contacts/records",
-                                                              {"limit": 100, "sort": "created_at"})]
+            theirs = [
+                (r["id"], r["values"])
+                for r in all_pages(client, "/v1/objects/contacts/records", {"limit": 100, "sort": "created_at"})
+            ]
+        mine = [
+            (r["id"], r["values"])
+            for r in all_pages(fresh_api, "/v1/objects/contacts/records", {"limit": 100, "sort": "created_at"})
+        ]
         assert [i for i, _ in mine] == [i for i, _ in theirs]
         assert [v["full_name"] for _, v in mine] == [v["full_name"] for _, v in theirs]
     finally:
         other.stop()
 
 
-@pytest.mark.parametrize("kind, workspace, role", [
-    ("demo", "Acme Marketing", "admin"), ("member", "Acme Marketing", "member"),
-    ("readonly", "Acme Marketing", "viewer"), ("no_credits", "Initech Trial", "admin"),
-    ("other_workspace", "Globex Research", "admin"),
-])
+@pytest.mark.parametrize(
+    "kind, workspace, role",
+    [
+        ("demo", "Acme Marketing", "admin"),
+        ("member", "Acme Marketing", "member"),
+        ("readonly", "Acme Marketing", "viewer"),
+        ("no_credits", "Initech Trial", "admin"),
+        ("other_workspace", "Globex Research", "admin"),
+    ],
+)
 def test_me_for_each_key_kind(sandbox, kind, workspace, role):
     key = sandbox.mint_key(kind)
     with http_client(sandbox, key) as client:

@@ -13,8 +13,17 @@ import pytest
 from sandbox.images import png_size
 from sandbox.seed import DEMO_WORKSPACE_ID
 
-IMAGE_APPS = {"generate", "product-photo", "ad-creative", "edit", "compose", "variations", "remove-background",
-              "reframe", "upscale"}
+IMAGE_APPS = {
+    "generate",
+    "product-photo",
+    "ad-creative",
+    "edit",
+    "compose",
+    "variations",
+    "remove-background",
+    "reframe",
+    "upscale",
+}
 VIDEO_APPS = {"generate", "product-ad", "ugc-ad", "recast", "remake", "avatar", "motion"}
 NOT_RUNNABLE = {"reference", "camera-path", "story", "clips", "music", "sound-effect"}
 
@@ -31,8 +40,9 @@ def descriptor(api, studio: str, app_id: str) -> dict:
 
 
 def seeded_board(api) -> tuple[dict, list[dict]]:
-    board = next(b for b in api.get("/v1/images/boards", params={"limit": 100}).json()["data"]
-                 if b["name"] == "Spring campaign")
+    board = next(
+        b for b in api.get("/v1/images/boards", params={"limit": 100}).json()["data"] if b["name"] == "Spring campaign"
+    )
     images = api.get("/v1/images", params={"board_id": board["id"]}).json()["data"]
     return board, images
 
@@ -47,8 +57,20 @@ def test_catalogue_lists_every_app_of_the_spec_with_its_fields(api):
     assert {a["id"] for a in listed if a["studio"] == "video" and a["runnable"]} == VIDEO_APPS
     assert {a["id"] for a in listed if not a["runnable"]} == NOT_RUNNABLE
     for app in listed:
-        for field in ("label", "short_label", "description", "examples", "group", "kind", "path", "runnable",
-                      "not_runnable_reason", "returns", "timing", "inputs"):
+        for field in (
+            "label",
+            "short_label",
+            "description",
+            "examples",
+            "group",
+            "kind",
+            "path",
+            "runnable",
+            "not_runnable_reason",
+            "returns",
+            "timing",
+            "inputs",
+        ):
             assert field in app, (app["id"], field)
         assert app["path"] == f"/v1/studio/{app['studio']}/apps/{app['id']}"
         assert (app["not_runnable_reason"] is None) == app["runnable"]
@@ -113,8 +135,12 @@ def test_image_app_sources_must_be_on_the_board(api):
     upscaled = done.json()["assets"][0]
     assert (upscaled["width"], upscaled["height"]) == (images[0]["width"] * 2, images[0]["height"] * 2)
     assert upscaled["board_id"] == board["id"]
-    missing_board = run(api, "image", "upscale", {"board_id": "00000000-0000-4000-8000-000000000000",
-                                                  "source_asset_id": images[0]["id"]})
+    missing_board = run(
+        api,
+        "image",
+        "upscale",
+        {"board_id": "00000000-0000-4000-8000-000000000000", "source_asset_id": images[0]["id"]},
+    )
     assert missing_board.status_code == 404
 
 
@@ -156,14 +182,19 @@ def test_recast_refuses_a_clip_longer_than_15_seconds(api, sandbox):
     project = api.get("/v1/videos").json()["data"][-1]
     _, images = seeded_board(api)
     long_clip = sandbox.store.find_one("video_asset", workspace_id=DEMO_WORKSPACE_ID, seconds=42)
-    response = run(api, "video", "recast", {"project_id": project["id"], "source_asset_id": long_clip["id"],
-                                            "identity_asset_id": images[0]["id"]})
+    response = run(
+        api,
+        "video",
+        "recast",
+        {"project_id": project["id"], "source_asset_id": long_clip["id"], "identity_asset_id": images[0]["id"]},
+    )
     assert response.status_code == 400
     assert "15 seconds" in response.json()["error"]["details"]["source_asset_id"][0]
 
 
-@pytest.mark.parametrize("prompt,status", [("Chart", "needs_input"),
-                                           ("Animated bar chart of quarterly revenue, brand colours", "complete")])
+@pytest.mark.parametrize(
+    "prompt,status", [("Chart", "needs_input"), ("Animated bar chart of quarterly revenue, brand colours", "complete")]
+)
 def test_motion_asks_for_a_more_specific_prompt_or_answers_the_composition(api, prompt, status):
     response = run(api, "video", "motion", {"prompt": prompt})
     assert response.status_code == 200

@@ -26,7 +26,7 @@ def read_events(response: httpx.Response) -> list[tuple[str, dict]]:
         lines = frame.split("\n")
         assert len(lines) == 2, frame
         assert lines[0].startswith("event: ") and lines[1].startswith("data: "), frame
-        events.append((lines[0][len("event: "):], json.loads(lines[1][len("data: "):])))
+        events.append((lines[0][len("event: ") :], json.loads(lines[1][len("data: ") :])))
     return events
 
 
@@ -147,8 +147,9 @@ def test_artifact_of_another_studio_and_unknown_conversation_are_404(api):
     assert unknown.status_code == 404
 
 
-@pytest.mark.parametrize("studio,limit", [("website", 3800), ("image", 3800), ("video", 3800),
-                                          ("document", 18000), ("app", 18000)])
+@pytest.mark.parametrize(
+    "studio,limit", [("website", 3800), ("image", 3800), ("video", 3800), ("document", 18000), ("app", 18000)]
+)
 def test_message_length_limits_per_studio(api, studio, limit):
     too_long = turn(api, studio, message="x" * (limit + 1))
     assert too_long.status_code == 400
@@ -157,8 +158,11 @@ def test_message_length_limits_per_studio(api, studio, limit):
 
 
 def test_stream_sends_turn_plan_status_then_result(api):
-    with api.stream("POST", "/v1/studio/document/turns",
-                    json={"message": "Write a report on our Q3 newsletter results", "stream": True}) as response:
+    with api.stream(
+        "POST",
+        "/v1/studio/document/turns",
+        json={"message": "Write a report on our Q3 newsletter results", "stream": True},
+    ) as response:
         assert response.status_code == 200
         events = read_events(response)
     assert [name for name, _ in events] == ["turn", "plan", "status", "result"]
@@ -168,8 +172,12 @@ def test_stream_sends_turn_plan_status_then_result(api):
 
 
 def test_stream_of_a_failing_turn_ends_with_an_error_event_carrying_the_request_id(api):
-    with api.stream("POST", "/v1/studio/app/turns", json={"message": "This one will fail, sorry", "stream": True},
-                    headers={"X-Request-Id": "req-stream-fail-1"}) as response:
+    with api.stream(
+        "POST",
+        "/v1/studio/app/turns",
+        json={"message": "This one will fail, sorry", "stream": True},
+        headers={"X-Request-Id": "req-stream-fail-1"},
+    ) as response:
         events = read_events(response)
     assert [name for name, _ in events] == ["turn", "plan", "status", "error"]
     assert events[-1][1]["request_id"] == "req-stream-fail-1" and events[-1][1]["message"]

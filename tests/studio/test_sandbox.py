@@ -56,7 +56,9 @@ def test_a_turn_that_needs_input_is_answered_in_the_same_conversation(db, sandbo
     assert asked.status == "needs_input" and asked.snapshot["questions"]
 
     answered = poll_until_final(
-        turn_reply(user=user, turn=asked, message="Bright colours, for a bicycle shop.", idempotency_key=new_idempotency_key())
+        turn_reply(
+            user=user, turn=asked, message="Bright colours, for a bicycle shop.", idempotency_key=new_idempotency_key()
+        )
     )
     assert answered.pk != asked.pk
     assert answered.snapshot["conversation_id"] == asked.snapshot["conversation_id"]

@@ -6,7 +6,6 @@ import json
 import re
 
 import httpx
-import pytest
 from django.urls import reverse
 
 from dashboard.live.models import TrackedOperation
@@ -98,7 +97,11 @@ def test_a_refusal_from_the_service_lands_on_the_field_with_a_new_key(db, remote
         return_value=httpx.Response(
             400,
             json={
-                "error": {"type": "invalid_request", "message": "Invalid body", "details": {"message": ["is empty after trimming"]}},
+                "error": {
+                    "type": "invalid_request",
+                    "message": "Invalid body",
+                    "details": {"message": ["is empty after trimming"]},
+                },
                 "request_id": "req_bad_1",
             },
         )
@@ -142,7 +145,9 @@ def test_the_index_lists_the_turns_of_the_workspace_i_am_working_in(db, make_tur
 
 def finish(op, status: str, **snapshot) -> None:
     """Mark the tracked turn final in `status`, its snapshot a turn body with `snapshot`."""
-    TrackedOperation.objects.filter(pk=op.pk).update(status=status, is_final=True, snapshot=turn_body(status, **snapshot))
+    TrackedOperation.objects.filter(pk=op.pk).update(
+        status=status, is_final=True, snapshot=turn_body(status, **snapshot)
+    )
 
 
 def test_a_completed_website_turn_shows_the_director_artifact_and_links(db, make_turn, logged_in_client):
@@ -175,7 +180,9 @@ def test_an_image_turn_shows_thumbnails_and_a_failed_turn_its_error(db, make_tur
         op,
         "completed",
         studio="image",
-        images=[{"id": "i1", "url": "https://cdn.example/i1.png", "prompt": "A red bicycle", "width": 800, "height": 1000}],
+        images=[
+            {"id": "i1", "url": "https://cdn.example/i1.png", "prompt": "A red bicycle", "width": 800, "height": 1000}
+        ],
     )
     body = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content.decode()
     assert '<img src="https://cdn.example/i1.png" alt="A red bicycle"' in body
@@ -267,9 +274,7 @@ def test_out_of_credits_is_shown_above_the_form_with_the_request_id_and_nothing_
     assert "Traceback" not in body and "svc_sk_" not in body
 
 
-def test_an_unreachable_service_keeps_the_key_so_sending_again_is_the_same_write(
-    db, remote, api_key, logged_in_client
-):
+def test_an_unreachable_service_keeps_the_key_so_sending_again_is_the_same_write(db, remote, api_key, logged_in_client):
     down = httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}, "request_id": "req_503"})
     route = remote.post("/v1/studio/website/turns").mock(
         # The transport's first attempt and both of its retries fail, then the service is back.

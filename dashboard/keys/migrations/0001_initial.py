@@ -6,7 +6,6 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
@@ -15,30 +14,42 @@ class Migration(migrations.Migration):
 
     operations = [
         migrations.CreateModel(
-            name='ApiKey',
+            name="ApiKey",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('label', models.CharField(max_length=100)),
-                ('encrypted_secret', models.TextField()),
-                ('prefix', models.CharField(max_length=64)),
-                ('last4', models.CharField(max_length=4)),
-                ('workspace_id', models.CharField(max_length=64)),
-                ('workspace_name', models.CharField(max_length=200)),
-                ('workspace_timezone', models.CharField(default='UTC', max_length=64)),
-                ('member_id', models.CharField(max_length=64)),
-                ('member_role', models.CharField(max_length=64)),
-                ('key_id', models.CharField(max_length=64)),
-                ('key_name', models.CharField(blank=True, max_length=200)),
-                ('key_created_at', models.DateTimeField(blank=True, null=True)),
-                ('last_verified_at', models.DateTimeField(blank=True, null=True)),
-                ('is_active', models.BooleanField(default=False)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('user', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='api_keys', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("label", models.CharField(max_length=100)),
+                ("encrypted_secret", models.TextField()),
+                ("prefix", models.CharField(max_length=64)),
+                ("last4", models.CharField(max_length=4)),
+                ("workspace_id", models.CharField(max_length=64)),
+                ("workspace_name", models.CharField(max_length=200)),
+                ("workspace_timezone", models.CharField(default="UTC", max_length=64)),
+                ("member_id", models.CharField(max_length=64)),
+                ("member_role", models.CharField(max_length=64)),
+                ("key_id", models.CharField(max_length=64)),
+                ("key_name", models.CharField(blank=True, max_length=200)),
+                ("key_created_at", models.DateTimeField(blank=True, null=True)),
+                ("last_verified_at", models.DateTimeField(blank=True, null=True)),
+                ("is_active", models.BooleanField(default=False)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                (
+                    "user",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="api_keys",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'verbose_name': 'API key',
-                'ordering': ['workspace_name', 'label', 'pk'],
-                'constraints': [models.UniqueConstraint(condition=models.Q(('is_active', True)), fields=('user',), name='keys_one_active_key_per_user'), models.UniqueConstraint(fields=('user', 'key_id'), name='keys_unique_remote_key_per_user')],
+                "verbose_name": "API key",
+                "ordering": ["workspace_name", "label", "pk"],
+                "constraints": [
+                    models.UniqueConstraint(
+                        condition=models.Q(("is_active", True)), fields=("user",), name="keys_one_active_key_per_user"
+                    ),
+                    models.UniqueConstraint(fields=("user", "key_id"), name="keys_unique_remote_key_per_user"),
+                ],
             },
         ),
     ]

@@ -6,43 +6,62 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     initial = True
 
     dependencies = [
-        ('keys', '0001_initial'),
+        ("keys", "0001_initial"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='TrackedOperation',
+            name="TrackedOperation",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('kind', models.CharField(max_length=64)),
-                ('remote_id', models.CharField(max_length=128)),
-                ('title', models.CharField(blank=True, help_text='What the person asked, short.', max_length=200)),
-                ('context', models.JSONField(blank=True, default=dict)),
-                ('status', models.CharField(default='pending', max_length=40)),
-                ('snapshot', models.JSONField(blank=True, default=dict)),
-                ('is_final', models.BooleanField(default=False)),
-                ('next_poll_at', models.DateTimeField(blank=True, null=True)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('lease_token', models.CharField(blank=True, max_length=64)),
-                ('poll_count', models.PositiveIntegerField(default=0)),
-                ('error_count', models.PositiveIntegerField(default=0, help_text='Failed polls in a row.')),
-                ('last_error', models.TextField(blank=True)),
-                ('last_error_request_id', models.CharField(blank=True, max_length=128)),
-                ('last_polled_at', models.DateTimeField(blank=True, null=True)),
-                ('created_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('owner_key', models.ForeignKey(help_text='The stored API key the operation was started with; polls use it.', on_delete=django.db.models.deletion.CASCADE, related_name='tracked_operations', to='keys.apikey')),
-                ('started_by', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='tracked_operations', to=settings.AUTH_USER_MODEL)),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("kind", models.CharField(max_length=64)),
+                ("remote_id", models.CharField(max_length=128)),
+                ("title", models.CharField(blank=True, help_text="What the person asked, short.", max_length=200)),
+                ("context", models.JSONField(blank=True, default=dict)),
+                ("status", models.CharField(default="pending", max_length=40)),
+                ("snapshot", models.JSONField(blank=True, default=dict)),
+                ("is_final", models.BooleanField(default=False)),
+                ("next_poll_at", models.DateTimeField(blank=True, null=True)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("lease_token", models.CharField(blank=True, max_length=64)),
+                ("poll_count", models.PositiveIntegerField(default=0)),
+                ("error_count", models.PositiveIntegerField(default=0, help_text="Failed polls in a row.")),
+                ("last_error", models.TextField(blank=True)),
+                ("last_error_request_id", models.CharField(blank=True, max_length=128)),
+                ("last_polled_at", models.DateTimeField(blank=True, null=True)),
+                ("created_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "owner_key",
+                    models.ForeignKey(
+                        help_text="The stored API key the operation was started with; polls use it.",
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tracked_operations",
+                        to="keys.apikey",
+                    ),
+                ),
+                (
+                    "started_by",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE,
+                        related_name="tracked_operations",
+                        to=settings.AUTH_USER_MODEL,
+                    ),
+                ),
             ],
             options={
-                'ordering': ['-created_at', '-id'],
-                'indexes': [models.Index(condition=models.Q(('is_final', False)), fields=['next_poll_at'], name='live_op_due'), models.Index(fields=['started_by', 'kind', '-created_at'], name='live_op_user_kind')],
-                'constraints': [models.UniqueConstraint(fields=('owner_key', 'kind', 'remote_id'), name='live_op_unique_remote')],
+                "ordering": ["-created_at", "-id"],
+                "indexes": [
+                    models.Index(condition=models.Q(("is_final", False)), fields=["next_poll_at"], name="live_op_due"),
+                    models.Index(fields=["started_by", "kind", "-created_at"], name="live_op_user_kind"),
+                ],
+                "constraints": [
+                    models.UniqueConstraint(fields=("owner_key", "kind", "remote_id"), name="live_op_unique_remote")
+                ],
             },
         ),
     ]

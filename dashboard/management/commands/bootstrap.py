@@ -121,7 +121,9 @@ class Command(BaseCommand):
 
     def add_arguments(self, parser):
         parser.add_argument(
-            "--reset-demo-password", action="store_true", help="Give the demo user a new generated password and print it."
+            "--reset-demo-password",
+            action="store_true",
+            help="Give the demo user a new generated password and print it.",
         )
         parser.add_argument(
             "--check-ports", action="store_true", help="First check that WEB_PORT and SANDBOX_PORT are free (make run)."
