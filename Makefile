@@ -12,7 +12,7 @@ WEB_PORT ?= 8000
 SANDBOX_PORT ?= 8100
 export WEB_PORT SANDBOX_PORT
 
-.PHONY: run test install bootstrap demo-password check bench clean
+.PHONY: run test lint install bootstrap demo-password check bench clean
 
 $(STAMP): pyproject.toml
 	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
@@ -41,10 +41,20 @@ run: install
 demo-password: install
 	$(PY) manage.py bootstrap --reset-demo-password
 
-# The whole suite in one process: it takes minutes, well inside CI's budget, and
-# pytest-xdist would start a sandbox and a browser per worker on a 2-core runner.
-test: install
+# The habits CI enforces, then the whole suite in one process: it takes
+# minutes, well inside CI's budget, and pytest-xdist would start a sandbox and
+# a browser per worker on a 2-core runner.
+test: lint
 	CACHE_URL=locmem:// $(PY) -m pytest $(PYTEST_ARGS)
+
+# Lint and format (ruff), the import contracts (import-linter: the core never
+# imports an area, areas meet only through the core, the sandbox imports
+# nothing of the console) and the type check of dashboard/ (mypy).
+lint: install
+	$(VENV)/bin/ruff check .
+	$(VENV)/bin/ruff format --check .
+	$(VENV)/bin/lint-imports
+	CACHE_URL=locmem:// $(VENV)/bin/mypy
 
 check: install
 	$(PY) manage.py check

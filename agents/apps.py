@@ -1,10 +1,32 @@
 from django.apps import AppConfig
 
+# The approvals queue's pages, a section of its own in the navigation.
+APPROVAL_VIEWS = frozenset({"approvals", "approval_decide"})
+
 
 class AgentsConfig(AppConfig):
     name = "agents"
 
     def ready(self) -> None:
-        from agents.live import register_kinds
+        from agents.live import AGENT_INVOCATION, AGENT_RUN
+        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
-        register_kinds()
+        register_area(
+            Area(
+                name="agents",
+                order=20,
+                nav=(NavEntry("Agents", "agents:index"),),
+                cards=(HomeCard("Agents", "Draft, activate and talk to agents; follow their runs.", "agents:index"),),
+                list_pages=(ListPage("Back to agents", "agents:index"),),
+                tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),
+            )
+        )
+        register_area(
+            Area(
+                name="approvals",
+                order=40,
+                nav=(NavEntry("Approvals", "agents:approvals", views=APPROVAL_VIEWS),),
+                cards=(HomeCard("Approvals", "Decide what agents may do.", "agents:approvals"),),
+                list_pages=(ListPage("Back to approvals", "agents:approvals", views=APPROVAL_VIEWS),),
+            )
+        )

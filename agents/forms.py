@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from django import forms
 
-from dashboard.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.forms import QuestionsForm
 
 # Spec, "Limits": agent name 120, message 20000 (create, change, run).
 NAME_MAX_LENGTH = 120

@@ -14,19 +14,22 @@ from __future__ import annotations
 
 import json
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from django.urls import reverse
 
 from agents.reading import INVOCATION_FINAL_STATUSES, RUN_FINAL_STATUSES, read_invocation, read_run
-from dashboard.live.registry import OperationKind, register
+from dashboard.api.paths import api_path
+from dashboard.live.registry import OperationKind
 
 RUN_KIND = "agents.run"
 INVOCATION_KIND = "agents.invocation"
+# What a waiting run can wait for that only a person gives.
+PERSON_WAITS = frozenset({"approval", "input", "answer", "human", "person"})
 
 
 def fetch_run(client, op) -> dict:
-    return client.get(f"/v1/runs/{quote(op.remote_id, safe='')}")
+    return client.get(api_path("/v1/runs/{}", op.remote_id))
 
 
 def fetch_invocation(client, op) -> dict:
@@ -36,11 +39,21 @@ def fetch_invocation(client, op) -> dict:
     body = json.loads(context.get("body_json") or "{}")
     response = client.request(
         "POST",
-        f"/v1/agents/{quote(str(context.get('agent_id', '')), safe='')}/runs",
+        api_path("/v1/agents/{}/runs", context.get("agent_id", "")),
         json=body,
         idempotency_key=context.get("idempotency_key") or op.remote_id,
     )
     return response.data if isinstance(response.data, dict) else {}
+
+
+def waits_for_a_person(snapshot: dict) -> bool:
+    """A run or invocation `waiting` for an approval or an answer (not for a
+    time or an event, which come by themselves)."""
+    if snapshot.get("status") != "waiting":
+        return False
+    waiting_for = snapshot.get("waiting_for")
+    kind = waiting_for.get("kind") or waiting_for.get("type") if isinstance(waiting_for, dict) else waiting_for
+    return str(kind or "").lower() in PERSON_WAITS
 
 
 def run_page_url(op) -> str:
@@ -72,6 +85,7 @@ AGENT_RUN = OperationKind(
     template="agents/run_snapshot.html",
     context=run_context,
     page_url=run_page_url,
+    person_needed=waits_for_a_person,
 )
 
 AGENT_INVOCATION = OperationKind(
@@ -82,9 +96,5 @@ AGENT_INVOCATION = OperationKind(
     template="agents/invocation_snapshot.html",
     context=invocation_context,
     page_url=invocation_page_url,
+    person_needed=waits_for_a_person,
 )
-
-
-def register_kinds() -> None:
-    register(AGENT_RUN)
-    register(AGENT_INVOCATION)

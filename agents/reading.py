@@ -4,61 +4,31 @@ The spec leaves the inner fields of plan nodes, edges, profile, deployments,
 issues, steps, tasks, approvals and outcomes open ("not shown"). These
 functions take what the pages need from a remote body, never raise on an odd
 shape, and keep everything they don't know for a generic JSON view
-(DESIGN.md, "Where the spec says not shown").
+(docs/architecture.md, "Reading what the service sends"). The generic
+readers (`as_dict`, `text`, `when`...) are the web layer's.
 """
 
 from __future__ import annotations
 
-import json
-from datetime import datetime
 from typing import Any
 
-from django.utils.dateparse import parse_datetime
+from dashboard.web.reading import (
+    as_dict,
+    as_list,
+    error_message,
+    number,
+    others,
+    pretty_json,
+    read_questions,
+    text,
+    when,
+)
 
 RISKS = ("write", "send", "spend", "destructive")
 RUN_FINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
 # A background invocation is over when it has an answer; `waiting` hands over
 # to the run (it waits for an approval, a time or an event).
 INVOCATION_FINAL_STATUSES = frozenset({"completed", "waiting", "failed", "cancelled"})
-
-
-def as_dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def as_list(value: Any) -> list:
-    return value if isinstance(value, list) else []
-
-
-def text(value: Any) -> str:
-    if value is None:
-        return ""
-    return value if isinstance(value, str) else str(value)
-
-
-def when(value: Any) -> datetime | None:
-    """An ISO 8601 timestamp as an aware datetime (templates localise it)."""
-    if not isinstance(value, str) or not value:
-        return None
-    try:
-        return parse_datetime(value.replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def pretty_json(value: Any) -> str:
-    """The exact value as indented JSON: what an approval will run is shown
-    as it is, not reformatted into prose."""
-    try:
-        return json.dumps(value, indent=2, ensure_ascii=False, sort_keys=False)
-    except (TypeError, ValueError):
-        return text(value)
-
-
-def error_message(value: Any) -> str:
-    if isinstance(value, dict):
-        return text(value.get("message") or value.get("type"))
-    return text(value)
 
 
 # --- agents ------------------------------------------------------------------
@@ -74,18 +44,6 @@ def read_agent_summary(item: dict) -> dict[str, Any]:
         "created_at": when(item.get("created_at")),
         "updated_at": when(item.get("updated_at")),
     }
-
-
-def read_questions(raw: Any) -> list[dict]:
-    """Builder questions as [{text, options: [str]}], tolerant of plain strings."""
-    questions = []
-    for item in as_list(raw):
-        if isinstance(item, dict):
-            options = [text(option) for option in as_list(item.get("options")) if option not in (None, "")]
-            questions.append({"text": text(item.get("text") or item.get("question")), "options": options})
-        elif item not in (None, ""):
-            questions.append({"text": text(item), "options": []})
-    return questions
 
 
 def read_issue(issue: Any) -> dict[str, Any]:
@@ -257,7 +215,7 @@ def read_agent(agent: dict) -> dict[str, Any]:
         "issues": read_issues(validation.get("issues")),
         "pending_approvals": pending if isinstance(pending, int) else 0,
         "builder_needs_input": agent.get("builder_status") == "needs_input",
-        "other": {k: v for k, v in agent.items() if k not in KNOWN_AGENT_MEMBERS},
+        "other": others(agent, KNOWN_AGENT_MEMBERS),
     }
 
 
@@ -311,7 +269,7 @@ def read_step(step: Any, index: int) -> dict[str, Any]:
         "result": step.get("result"),
         "error": step.get("error"),
         "error_message": error_message(step.get("error")),
-        "other": {k: v for k, v in step.items() if k not in known},
+        "other": others(step, known),
     }
 
 
@@ -363,13 +321,13 @@ def read_run(run: dict) -> dict[str, Any]:
         "steps": [read_step(step, index) for index, step in enumerate(as_list(run.get("steps")))],
         "tasks": as_list(run.get("tasks")),
         "approvals": [read_approval(item) for item in as_list(run.get("approvals")) if isinstance(item, dict)],
-        "cost_usd": cost if isinstance(cost, (int, float)) and not isinstance(cost, bool) else None,
+        "cost_usd": number(cost),
         "answer": text(run.get("answer")),
         "error": run.get("error"),
         "error_message": error_message(run.get("error")),
         "created_at": when(run.get("created_at")),
         "completed_at": when(run.get("completed_at")),
-        "other": {k: v for k, v in run.items() if k not in KNOWN_RUN_MEMBERS},
+        "other": others(run, KNOWN_RUN_MEMBERS),
     }
 
 

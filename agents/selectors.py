@@ -4,10 +4,10 @@ except `approval_find`, which pages until it meets the approval)."""
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-from urllib.parse import quote
 
-from django.http import Http404
-
+from agents.live import INVOCATION_KIND
+from agents.models import BuilderAnswer
+from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import OperationView, operation_view
 
@@ -17,10 +17,6 @@ if TYPE_CHECKING:
 PAGE_SIZE = 25
 # The re-read after a second decision looks through at most this many pages.
 FIND_PAGES = 20
-
-
-def _path_id(value: str) -> str:
-    return quote(str(value), safe="")
 
 
 def _params(**values) -> dict:
@@ -34,7 +30,7 @@ def agent_list(*, client: ServiceClient, status: str | None, cursor: str | None,
 
 def agent_get(*, client: ServiceClient, agent_id: str) -> dict:
     """The full agent (`GET /v1/agents/{id}`)."""
-    return client.get(f"/v1/agents/{_path_id(agent_id)}")
+    return client.get(api_path("/v1/agents/{}", agent_id))
 
 
 def run_list(
@@ -48,7 +44,7 @@ def run_list(
 ) -> Page:
     """One page of an agent's runs, newest first (`GET /v1/agents/{id}/runs`)."""
     return client.page(
-        f"/v1/agents/{_path_id(agent_id)}/runs",
+        api_path("/v1/agents/{}/runs", agent_id),
         params=_params(status=status, thread_id=thread_id, cursor=cursor, limit=limit),
         item_key="runs",
     )
@@ -56,7 +52,7 @@ def run_list(
 
 def run_get(*, client: ServiceClient, run_id: str) -> dict:
     """A run with its steps (`GET /v1/runs/{id}`)."""
-    return client.get(f"/v1/runs/{_path_id(run_id)}")
+    return client.get(api_path("/v1/runs/{}", run_id))
 
 
 def approval_list(
@@ -95,8 +91,6 @@ def approval_find(*, client: ServiceClient, approval_id: str, agent_id: str | No
 
 def invocations_in_thread(*, user, agent_id: str, thread_id: str, limit: int = 50) -> list[OperationView]:
     """This user's messages to one agent in one conversation, oldest first, with their live state."""
-    from agents.live import INVOCATION_KIND
-
     ops = (
         TrackedOperation.objects.select_related("owner_key")
         .filter(started_by=user, kind=INVOCATION_KIND, context__agent_id=agent_id, context__thread_id=thread_id)
@@ -105,10 +99,6 @@ def invocations_in_thread(*, user, agent_id: str, thread_id: str, limit: int = 5
     return [operation_view(op=op) for op in ops]
 
 
-def invocation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
-    from agents.live import INVOCATION_KIND
-
-    op = TrackedOperation.objects.filter(id=operation_id, started_by=user, kind=INVOCATION_KIND).first()
-    if op is None:
-        raise Http404("No such message.")
-    return op
+def builder_answer_get(*, workspace_id: str, agent_id: str) -> BuilderAnswer | None:
+    """The builder's last answer about an agent, as any member of the workspace sees it."""
+    return BuilderAnswer.objects.filter(workspace_id=workspace_id, agent_id=agent_id).first()

@@ -6,19 +6,19 @@ from __future__ import annotations
 
 import json
 from typing import TYPE_CHECKING, Any
-from urllib.parse import quote
 
-from dashboard.keys.errors import NoActiveKeyError
-from dashboard.keys.selectors import active_key_for
+from agents.live import INVOCATION_KIND, RUN_KIND
+from agents.models import BuilderAnswer
+from agents.reading import read_run
+from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_track
 
 if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+
     from dashboard.api import ServiceClient
-
-
-def _path_id(value: str) -> str:
-    return quote(str(value), safe="")
+    from dashboard.keys.models import ApiKey
 
 
 def agent_create(*, client: ServiceClient, name: str, message: str, auto: bool, idempotency_key: str) -> dict:
@@ -33,7 +33,7 @@ def agent_change(*, client: ServiceClient, agent_id: str, message: str, auto: bo
     """A builder turn on the draft (`PATCH /v1/agents/{id}` with a message);
     also how a `needs_input` build's questions are answered."""
     return client.patch(
-        f"/v1/agents/{_path_id(agent_id)}",
+        api_path("/v1/agents/{}", agent_id),
         json={"message": message, "auto": bool(auto)},
         idempotency_key=idempotency_key,
         slow=True,
@@ -42,16 +42,16 @@ def agent_change(*, client: ServiceClient, agent_id: str, message: str, auto: bo
 
 def agent_rename(*, client: ServiceClient, agent_id: str, name: str, idempotency_key: str) -> dict:
     """`name` alone renames (no credits)."""
-    return client.patch(f"/v1/agents/{_path_id(agent_id)}", json={"name": name}, idempotency_key=idempotency_key)
+    return client.patch(api_path("/v1/agents/{}", agent_id), json={"name": name}, idempotency_key=idempotency_key)
 
 
 def agent_activate(*, client: ServiceClient, agent_id: str, idempotency_key: str) -> dict:
     """Publish a version and set up wake-ups; 422 with `details.issues` when the plan isn't ready."""
-    return client.post(f"/v1/agents/{_path_id(agent_id)}/activate", idempotency_key=idempotency_key, slow=True)
+    return client.post(api_path("/v1/agents/{}/activate", agent_id), idempotency_key=idempotency_key, slow=True)
 
 
 def agent_pause(*, client: ServiceClient, agent_id: str, idempotency_key: str) -> dict:
-    return client.post(f"/v1/agents/{_path_id(agent_id)}/pause", idempotency_key=idempotency_key)
+    return client.post(api_path("/v1/agents/{}/pause", agent_id), idempotency_key=idempotency_key)
 
 
 def approval_decide(
@@ -62,24 +62,47 @@ def approval_decide(
     body: dict[str, Any] = {"decision": decision}
     if always:
         body["always"] = True
-    return client.post(f"/v1/approvals/{_path_id(approval_id)}", json=body, idempotency_key=idempotency_key, slow=True)
+    return client.post(api_path("/v1/approvals/{}", approval_id), json=body, idempotency_key=idempotency_key, slow=True)
 
 
 # --- tracked operations ------------------------------------------------------------
 
 
+def builder_answer_keep(*, workspace_id: str, agent_id: str, build: dict, asked_by: AbstractBaseUser) -> BuilderAnswer:
+    """Keep the builder's answer (`read_build`) for everyone of the workspace:
+    its questions stay until someone answers them."""
+    answer, _ = BuilderAnswer.objects.update_or_create(
+        workspace_id=workspace_id,
+        agent_id=agent_id,
+        defaults={
+            "status": build["status"],
+            "message": build["message"],
+            "questions": build["questions"],
+            "asked_by": asked_by,
+        },
+    )
+    return answer
+
+
+def builder_answer_seen(*, answer: BuilderAnswer) -> None:
+    """A finished build's summary is news once; open questions stay."""
+    if not answer.needs_input:
+        answer.delete()
+
+
 def invocation_start(
-    *, user, agent_id: str, message: str, thread_id: str | None, idempotency_key: str, payload: dict | None = None
+    *,
+    key: ApiKey,
+    agent_id: str,
+    message: str,
+    thread_id: str | None,
+    idempotency_key: str,
+    payload: dict | None = None,
 ) -> TrackedOperation:
     """Send a chat message in background mode and record it for the live
     poller, which repeats the same request with the same key until the
     invocation is finished (spec: "Repeat the same request with the same key
     to poll"). The remote id is the key itself: one row per message."""
-    from agents.live import INVOCATION_KIND
-
-    key = active_key_for(user=user)
-    if key is None:
-        raise NoActiveKeyError()
     body: dict[str, Any] = {"background": True}
     if message:
         body["message"] = message
@@ -88,12 +111,11 @@ def invocation_start(
     if thread_id:
         body["thread_id"] = str(thread_id)
     response = key.client().request(
-        "POST", f"/v1/agents/{_path_id(agent_id)}/runs", json=body, idempotency_key=idempotency_key, slow=True
+        "POST", api_path("/v1/agents/{}/runs", agent_id), json=body, idempotency_key=idempotency_key, slow=True
     )
     answer = response.data if isinstance(response.data, dict) else {}
     return operation_track(
         owner_key=key,
-        user=user,
         kind=INVOCATION_KIND,
         remote_id=idempotency_key,
         title=message or f"Event {json.dumps(payload, ensure_ascii=False)}",
@@ -111,19 +133,14 @@ def invocation_start(
     )
 
 
-def run_follow(*, user, run: dict) -> TrackedOperation | None:
+def run_follow(*, key: ApiKey, run: dict) -> TrackedOperation | None:
     """Have the live poller follow a run that isn't finished (the run page
     shows it updating). Following the same run again returns the same row."""
-    from agents.live import RUN_KIND
-    from agents.reading import read_run
-
-    key = active_key_for(user=user)
     read = read_run(run)
-    if key is None or not read["id"]:
+    if not read["id"]:
         return None
     return operation_track(
         owner_key=key,
-        user=user,
         kind=RUN_KIND,
         remote_id=read["id"],
         title=read["event_message"] or f"Run {read['id'][:8]}",

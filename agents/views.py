@@ -12,15 +12,12 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from agents import selectors, services
 from agents.forms import (
@@ -44,33 +41,14 @@ from agents.reading import (
     webhook_endpoints,
 )
 from dashboard.api import errors
-from dashboard.errors import RETRY_SAME_WRITE, failed_write, form_error_box, render_remote_error
 from dashboard.idempotency import new_idempotency_key
-from dashboard.keys.selectors import active_key_for, service_client_for
 from dashboard.live.selectors import operation_view
-
-# The last builder answer of an agent, kept so the agent page can show its questions.
-BUILD_SESSION_KEY = "agents:build:{agent_id}"
-
+from dashboard.web.forms import RETRY_SAME_WRITE, failed_write
+from dashboard.web.htmx import client_redirect, is_partial, next_url, render_region, send_to
+from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.remote_errors import describe_remote_error, render_remote_error
 
 # --- helpers ----------------------------------------------------------------------
-
-
-def _wants_region(request: HttpRequest) -> bool:
-    htmx = request.htmx
-    return bool(htmx) and not htmx.boosted and not htmx.history_restore_request
-
-
-def _workspace_zone(request: HttpRequest) -> ZoneInfo:
-    key = active_key_for(user=request.user)
-    try:
-        return ZoneInfo((key.workspace_timezone if key else "") or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
-
-
-def _choice(value: str | None, choices: list[tuple[str, str]], default: str) -> str:
-    return value if value in dict(choices) else default
 
 
 def _uuid_or_empty(value: str | None) -> str:
@@ -78,49 +56,6 @@ def _uuid_or_empty(value: str | None) -> str:
         return str(UUID(str(value))) if value else ""
     except ValueError:
         return ""
-
-
-def _with_region(url: str, region: str | None) -> str:
-    """The htmx address of a link that swaps only `region` of its page."""
-    if not region:
-        return url
-    return f"{url}{'&' if len(url) > 1 else ''}region={region}"
-
-
-def _tabs(choices: list[tuple[str, str]], current: str, base: dict, *, region: str | None = None) -> list[dict]:
-    tabs = []
-    for value, label in choices:
-        query = {k: v for k, v in {**base, "status": value}.items() if v}
-        url = "?" + urlencode(query)
-        tabs.append({"label": label, "url": url, "hx_url": _with_region(url, region), "active": value == current})
-    return tabs
-
-
-def _paging(request: HttpRequest, base: dict, next_cursor: str | None, *, region: str | None = None) -> dict:
-    """Next/previous links of a cursor list. The cursors of earlier pages
-    travel in `trail`, so links can be shared and Back works."""
-    cursor = request.GET.get("cursor") or ""
-    earlier = request.GET.get("trail", "").split(",") if cursor else []
-    base = {k: v for k, v in base.items() if v}
-    links: dict[str, str | None] = {"next": None, "previous": None}
-    if next_cursor:
-        links["next"] = "?" + urlencode({**base, "cursor": next_cursor, "trail": ",".join([*earlier, cursor])})
-    if cursor:
-        previous = earlier[-1] if earlier else ""
-        query = dict(base)
-        if previous:
-            query.update(cursor=previous, trail=",".join(earlier[:-1]))
-        links["previous"] = "?" + urlencode(query)
-    links["hx_next"] = _with_region(links["next"], region) if links["next"] else None
-    links["hx_previous"] = _with_region(links["previous"], region) if links["previous"] else None
-    return links
-
-
-def _back_to(request: HttpRequest, fallback: str) -> str:
-    target = request.POST.get("next") or ""
-    if target and url_has_allowed_host_and_scheme(target, allowed_hosts={request.get_host()}):
-        return target
-    return fallback
 
 
 # --- approvals queue ------------------------------------------------------------------
@@ -161,24 +96,24 @@ def _agent_names(client) -> dict[str, str]:
 
 @require_GET
 def approvals(request: HttpRequest) -> HttpResponse:
-    status = _choice(request.GET.get("status"), APPROVAL_STATUSES, "pending")
+    status = choice(request.GET.get("status"), APPROVAL_STATUSES, "pending")
     agent_id = _uuid_or_empty(request.GET.get("agent"))
-    client = service_client_for(user=request.user)
-    page = selectors.approval_list(client=client, status=status, agent_id=agent_id, cursor=request.GET.get("cursor"))
+    client = request.workspace.client
+    pager = CursorPager.from_query(request.GET)
+    page = selectors.approval_list(client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor)
     agent_names = _agent_names(client)
     rows = [_approval_row(read_approval(item), agent_names=agent_names) for item in page.items]
     context = {
         "status": status,
         "agent_id": agent_id,
         "agent_choices": sorted(agent_names.items(), key=lambda pair: pair[1].lower()),
-        "tabs": _tabs(APPROVAL_STATUSES, status, {"agent": agent_id}),
+        "tabs": tabs(APPROVAL_STATUSES, status, {"agent": agent_id}),
         "rows": rows,
-        "paging": _paging(request, {"status": status, "agent": agent_id}, page.next_cursor),
-        "workspace_zone": _workspace_zone(request),
+        "paging": pager.links({"status": status, "agent": agent_id}, page.next_cursor),
+        "workspace_zone": request.workspace.zone,
         "next": request.get_full_path(),
     }
-    template = "agents/approvals.html#approval_list" if _wants_region(request) else "agents/approvals.html"
-    return render(request, template, context)
+    return render_region(request, "agents/approvals.html", "approval_list", context)
 
 
 @require_POST
@@ -186,20 +121,18 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
     """Decide one approval. The row comes back in place with its new state and
     the resumed run's outcome; a second decision (409) says so and re-reads it."""
     form = ApprovalDecisionForm(request.POST)
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     if not form.is_valid():
         # Only a changed or stale page posts this: nothing is sent.
         problem = (
             " ".join(form.errors.get("__all__", []))
             or "This decision could not be read; reload the page and decide again."
         )
-        if _wants_region(request):
+        if is_partial(request):
             response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
-            response["HX-Retarget"] = f"#approval-{approval_id}-messages"
-            response["HX-Reswap"] = "innerHTML"
-            return response
+            return send_to(response, f"#approval-{approval_id}-messages")
         messages.error(request, problem)
-        return redirect(_back_to(request, reverse("agents:approvals")))
+        return redirect(next_url(request, reverse("agents:approvals")))
     data = form.cleaned_data
     agent_id = str(data["agent_id"]) if data["agent_id"] else None
     try:
@@ -213,9 +146,9 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
     except errors.ConflictError as exc:
         current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
         notice = "Already decided: someone decided this approval before you."
-        if not _wants_region(request):
+        if not is_partial(request):
             messages.info(request, notice)
-            return redirect(_back_to(request, reverse("agents:approvals")))
+            return redirect(next_url(request, reverse("agents:approvals")))
         if current is None:
             return render_approval_error(request, exc)
         if exc.request_id:
@@ -224,16 +157,16 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
             request, _approval_row(read_approval(current), agent_names=_posted_name(request), notice=notice)
         )
     except errors.ApiError as exc:
-        if not _wants_region(request):
+        if not is_partial(request):
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
     answer = answer if isinstance(answer, dict) else {}
     decided = {"approve": "approved", "reject": "rejected"}[data["decision"]]
     approval = read_approval(answer.get("approval") or {"id": str(approval_id), "status": decided})
-    if not _wants_region(request):
+    if not is_partial(request):
         verb = "Approved" if approval["status"] == "approved" else "Rejected"
         messages.success(request, f"{verb}: {approval['summary']}")
-        return redirect(_back_to(request, reverse("agents:approvals")))
+        return redirect(next_url(request, reverse("agents:approvals")))
     return _render_row(
         request, _approval_row(approval, agent_names=_posted_name(request), outcome=answer.get("outcome"))
     )
@@ -249,7 +182,7 @@ def _render_row(request: HttpRequest, row: dict) -> HttpResponse:
     return render(
         request,
         "agents/approvals.html#approval_row",
-        {"row": row, "workspace_zone": _workspace_zone(request), "next": reverse("agents:approvals")},
+        {"row": row, "workspace_zone": request.workspace.zone, "next": reverse("agents:approvals")},
     )
 
 
@@ -257,29 +190,29 @@ def render_approval_error(request: HttpRequest, exc: errors.ApiError, approval_i
     """The message box in the row's own message region; the row and its
     buttons (with their keys, so a retry is the same decision) stay as they are."""
     target = f"#approval-{approval_id}-messages" if approval_id else "#messages"
-    return render_remote_error(request, exc, retarget=target)
+    return render_remote_error(request, exc, target=target)
 
 
 # --- agents list and new agent ---------------------------------------------------------
 
 
 def _agents_index(request: HttpRequest, form: AgentCreateForm, remote_error=None) -> HttpResponse:
-    status = _choice(request.GET.get("status"), AGENT_STATUSES, "")
-    client = service_client_for(user=request.user)
-    page = selectors.agent_list(client=client, status=status or None, cursor=request.GET.get("cursor"))
+    status = choice(request.GET.get("status"), AGENT_STATUSES, "")
+    client = request.workspace.client
+    pager = CursorPager.from_query(request.GET)
+    page = selectors.agent_list(client=client, status=status or None, cursor=pager.remote_cursor)
     context = {
         "status": status,
-        "tabs": _tabs(AGENT_STATUSES, status, {}),
+        "tabs": tabs(AGENT_STATUSES, status, {}),
         "agents": [read_agent_summary(item) for item in page.items],
-        "paging": _paging(request, {"status": status}, page.next_cursor),
+        "paging": pager.links({"status": status}, page.next_cursor),
         "form": form,
         "remote_error": remote_error,
-        "workspace_zone": _workspace_zone(request),
+        "workspace_zone": request.workspace.zone,
     }
-    template = (
-        "agents/index.html#agent_list" if request.method == "GET" and _wants_region(request) else "agents/index.html"
-    )
-    return render(request, template, context)
+    if request.method == "POST":  # a refused create: the whole page, with the form as typed
+        return render(request, "agents/index.html", context)
+    return render_region(request, "agents/index.html", "agent_list", context)
 
 
 @require_GET
@@ -293,7 +226,7 @@ def agent_create(request: HttpRequest) -> HttpResponse:
     if not form.is_valid():
         return _agents_index(request, form)
     data = form.cleaned_data
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     try:
         build = services.agent_create(
             client=client,
@@ -308,20 +241,10 @@ def agent_create(request: HttpRequest) -> HttpResponse:
     if not read["agent_id"]:
         messages.error(request, "The builder answered without an agent; look for it in the list.")
         return redirect("agents:index")
-    _remember_build(request, read)
+    services.builder_answer_keep(
+        workspace_id=request.workspace.id, agent_id=read["agent_id"], build=read, asked_by=request.user
+    )
     return _after_write(request, read["agent_id"])
-
-
-def _remember_build(request: HttpRequest, build: dict) -> None:
-    request.session[BUILD_SESSION_KEY.format(agent_id=build["agent_id"])] = {
-        "status": build["status"],
-        "message": build["message"],
-        "questions": build["questions"],
-    }
-
-
-def _last_build(request: HttpRequest, agent_id: str) -> dict | None:
-    return request.session.get(BUILD_SESSION_KEY.format(agent_id=agent_id))
 
 
 # --- one agent ---------------------------------------------------------------------------
@@ -330,11 +253,11 @@ def _last_build(request: HttpRequest, agent_id: str) -> dict | None:
 def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = None, **overrides) -> HttpResponse:
     """The agent page (or one of its regions for htmx), with any form or
     message given in `overrides` in place of the fresh one."""
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id))
-    build = _last_build(request, agent_id)
-    needs_input = (build or {}).get("status") == "needs_input" or agent["builder_needs_input"]
-    questions = (build or {}).get("questions") or [] if needs_input else []
+    build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=agent_id)
+    needs_input = (build is not None and build.needs_input) or agent["builder_needs_input"]
+    questions = (build.questions if build is not None else []) if needs_input else []
     context: dict[str, Any] = {
         "agent": agent,
         "build": build,
@@ -343,44 +266,44 @@ def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = Non
         "pause_form": AgentActionForm(),
         "rename_form": AgentRenameForm(initial={"name": agent["name"]}),
         "change_form": AgentChangeForm(questions=questions),
-        "workspace_zone": _workspace_zone(request),
+        "workspace_zone": request.workspace.zone,
         "agent_approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
     }
     context.update(overrides)
-    if region is None or not _wants_region(request):
+    if region is None or not is_partial(request):
         context.update(_runs_context(request, client, agent_id))
-        if build and not needs_input:
-            # The builder's summary is news once; its questions stay until answered.
-            request.session.pop(BUILD_SESSION_KEY.format(agent_id=agent_id), None)
+        if build is not None and build.asked_by_id == request.user.pk:
+            # The builder's summary is news once, to whoever asked; questions stay until answered.
+            services.builder_answer_seen(answer=build)
         return render(request, "agents/agent.html", context)
     return render(request, f"agents/agent.html#{region}", context)
 
 
 def _runs_context(request: HttpRequest, client, agent_id: str) -> dict[str, Any]:
-    status = _choice(request.GET.get("status"), RUN_STATUSES, "")
-    page = selectors.run_list(client=client, agent_id=agent_id, status=status or None, cursor=request.GET.get("cursor"))
+    status = choice(request.GET.get("status"), RUN_STATUSES, "")
+    pager = CursorPager.from_query(request.GET)
+    page = selectors.run_list(client=client, agent_id=agent_id, status=status or None, cursor=pager.remote_cursor)
     return {
         "run_status": status,
-        "run_tabs": _tabs(RUN_STATUSES, status, {}, region="runs"),
+        "run_tabs": tabs(RUN_STATUSES, status, {}, region="runs"),
         "runs": [read_run(item) for item in page.items],
-        "run_paging": _paging(request, {"status": status}, page.next_cursor, region="runs"),
+        "run_paging": pager.links({"status": status}, page.next_cursor, region="runs"),
     }
 
 
 @require_GET
 def agent_detail(request: HttpRequest, agent_id: str) -> HttpResponse:
-    if _wants_region(request) and request.GET.get("region") == "runs":
+    if is_partial(request) and request.GET.get("region") == "runs":
         # Filtering or paging the runs swaps the runs alone: one remote call.
-        client = service_client_for(user=request.user)
-        context = {"agent": {"id": str(agent_id)}, "workspace_zone": _workspace_zone(request)}
+        client = request.workspace.client
+        context = {"agent": {"id": str(agent_id)}, "workspace_zone": request.workspace.zone}
         context.update(_runs_context(request, client, str(agent_id)))
         return render(request, "agents/agent.html#runs", context)
     return _agent_page(request, str(agent_id))
 
 
-def _after_write(request: HttpRequest, agent_id: str) -> HttpResponse:
-    url = reverse("agents:detail", args=[agent_id])
-    return HttpResponseClientRedirect(url) if _wants_region(request) else redirect(url)
+def _after_write(request: HttpRequest, agent_id: str) -> HttpResponseBase:
+    return client_redirect(request, reverse("agents:detail", args=[agent_id]))
 
 
 def _action_key(request: HttpRequest) -> str:
@@ -396,7 +319,7 @@ def _action_failed(
     """Activate or pause failed: the message in the readiness region. After a
     failure worth retrying the button keeps its key, so pressing it again can
     never publish two versions."""
-    overrides: dict[str, Any] = {"activation_error": form_error_box(request, None, exc)}
+    overrides: dict[str, Any] = {"activation_error": describe_remote_error(request, exc)}
     if isinstance(exc, RETRY_SAME_WRITE):
         overrides[form_name] = AgentActionForm(initial={"idempotency_key": key})
     return _agent_page(request, agent_id, region="activation", **overrides)
@@ -404,7 +327,7 @@ def _action_failed(
 
 @require_POST
 def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     key = _action_key(request)
     try:
         answer = services.agent_activate(client=client, agent_id=str(agent_id), idempotency_key=key)
@@ -426,7 +349,7 @@ def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 @require_POST
 def agent_pause(request: HttpRequest, agent_id: str) -> HttpResponse:
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     key = _action_key(request)
     try:
         services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=key)
@@ -441,7 +364,7 @@ def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
     form = AgentRenameForm(request.POST)
     if not form.is_valid():
         return _agent_page(request, str(agent_id), region="rename", rename_form=form)
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     try:
         services.agent_rename(
             client=client,
@@ -458,12 +381,12 @@ def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 @require_POST
 def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
-    build = _last_build(request, str(agent_id)) or {}
-    questions = build.get("questions") or [] if build.get("status") == "needs_input" else []
+    build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=str(agent_id))
+    questions = build.questions if build is not None and build.needs_input else []
     form = AgentChangeForm(request.POST, questions=questions)
     if not form.is_valid():
         return _agent_page(request, str(agent_id), region="change", change_form=form)
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     try:
         answer = services.agent_change(
             client=client,
@@ -476,8 +399,9 @@ def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
         error = failed_write(request, form, exc)
         return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=error)
     read = read_build(answer)
-    read["agent_id"] = str(agent_id)
-    _remember_build(request, read)
+    services.builder_answer_keep(
+        workspace_id=request.workspace.id, agent_id=str(agent_id), build=read, asked_by=request.user
+    )
     if read["status"] != "needs_input":
         messages.success(request, "The builder changed the draft. Activate the agent to publish the change.")
     return _after_write(request, str(agent_id))
@@ -487,11 +411,12 @@ def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
 def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
     """The private webhook address, only when someone asks to see it (never
     on the agent page itself): whoever holds it can wake the agent."""
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     agent = selectors.agent_get(client=client, agent_id=str(agent_id))
     endpoints = webhook_endpoints(agent)
-    template = "agents/webhook.html#address" if _wants_region(request) else "agents/webhook.html"
-    response = render(request, template, {"agent": read_agent(agent), "endpoints": endpoints})
+    response = render_region(
+        request, "agents/webhook.html", "address", {"agent": read_agent(agent), "endpoints": endpoints}
+    )
     response["Cache-Control"] = "no-store"
     return response
 
@@ -501,7 +426,7 @@ def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = None, remote_error=None) -> HttpResponse:
     thread_id = _uuid_or_empty(request.GET.get("thread") or request.POST.get("thread_id"))
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id))
     messages_in_thread = (
         selectors.invocations_in_thread(user=request.user, agent_id=agent_id, thread_id=thread_id) if thread_id else []
@@ -524,7 +449,7 @@ def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = N
             "thread_id": thread_id,
             "thread": messages_in_thread,
             "earlier": earlier,
-            "workspace_zone": _workspace_zone(request),
+            "workspace_zone": request.workspace.zone,
             "form": form or ChatForm(initial={"thread_id": thread_id or None}),
             "remote_error": remote_error,
         },
@@ -544,7 +469,7 @@ def chat_send(request: HttpRequest, agent_id: str) -> HttpResponse:
     data = form.cleaned_data
     try:
         op = services.invocation_start(
-            user=request.user,
+            key=request.workspace.require_key(),
             agent_id=str(agent_id),
             message=(data["message"] or "").strip(),
             payload=data["payload"],
@@ -565,12 +490,12 @@ def chat_send(request: HttpRequest, agent_id: str) -> HttpResponse:
 def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     """A run as the service reports it now; a run still going is followed by
     the live poller and the page updates from the console's row."""
-    client = service_client_for(user=request.user)
+    client = request.workspace.client
     body = selectors.run_get(client=client, run_id=str(run_id))
     run = read_run(body)
     live = None
     if not run["is_final"]:
-        op = services.run_follow(user=request.user, run=body)
+        op = services.run_follow(key=request.workspace.require_key(), run=body)
         if op is not None and not op.is_final:
             live = operation_view(op=op, request=request)
     return render(
@@ -581,6 +506,6 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "op": live.op if live else None,
             "live": live,
             "extra": {"run": run},
-            "workspace_zone": _workspace_zone(request),
+            "workspace_zone": request.workspace.zone,
         },
     )

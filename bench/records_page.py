@@ -66,14 +66,10 @@ def main() -> int:
         from django.test import Client
 
         from dashboard.api import ServiceClient
+        from dashboard.api.testing import RemoteCallCounter
+        from dashboard.keys.testing import store_sandbox_key
+        from sandbox.fixtures import EVERY_TYPE_FIELDS, create_every_type_object, sample_values
         from sandbox.testing import start_sandbox
-        from tests.objects.records_sandbox import (
-            EVERY_TYPE_FIELDS,
-            RemoteCallCounter,
-            create_every_type_object,
-            sample_values,
-            store_sandbox_key,
-        )
 
         handle = start_sandbox(time_scale=0.002)
         try:

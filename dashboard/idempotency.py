@@ -16,6 +16,7 @@ import uuid
 
 from django import forms
 from django.core.exceptions import ValidationError
+from django.http import QueryDict
 
 # UUIDs (what we mint) and other opaque tokens of reasonable length.
 IDEMPOTENCY_KEY_PATTERN = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_\-]{15,127}$")
@@ -76,11 +77,11 @@ def renew_idempotency_key(form: forms.BaseForm, field_name: str = "idempotency_k
     refused its values). Returns the new key."""
     key = new_idempotency_key()
     if form.is_bound:
-        data = form.data.copy()
+        data = form.data.copy() if isinstance(form.data, QueryDict) else dict(form.data)
         data[form.add_prefix(field_name)] = key
         form.data = data
     else:
         form.initial = {**form.initial, field_name: key}
     # Drop the cached bound field (it caches its initial) so the new key renders.
-    form._bound_fields_cache.pop(field_name, None)
+    getattr(form, "_bound_fields_cache", {}).pop(field_name, None)
     return key

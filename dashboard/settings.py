@@ -68,8 +68,10 @@ INSTALLED_APPS = [
     "studio",
     "agents",
     "objects",
-    "sandbox",
 ]
+if not PRODUCTION:
+    # `manage.py bootstrap`, `runsandbox`, `sandbox_keys`: developer machines only.
+    INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
@@ -80,11 +82,12 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.AuthenticationMiddleware",
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
+    "dashboard.web.workspace.WorkspaceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "dashboard.errors.RemoteErrorMiddleware",
+    "dashboard.web.remote_errors.RemoteErrorMiddleware",
 ]
 
 ROOT_URLCONF = "dashboard.urls"
@@ -100,7 +103,7 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "dashboard.keys.context_processors.workspace",
+                "dashboard.web.context_processors.console",
             ],
         },
     },

@@ -4,11 +4,12 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from dashboard.health import health_report
+from dashboard.web.areas import home_cards
 
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/home.html")
+    return render(request, "dashboard/home.html", {"cards": home_cards()})
 
 
 @login_not_required

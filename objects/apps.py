@@ -3,3 +3,18 @@ from django.apps import AppConfig
 
 class ObjectsConfig(AppConfig):
     name = "objects"
+
+    def ready(self) -> None:
+        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+
+        register_area(
+            Area(
+                name="objects",
+                order=30,
+                nav=(NavEntry("Objects", "objects:index"),),
+                cards=(
+                    HomeCard("Objects", "The workspace's record systems: schemas, records and links.", "objects:index"),
+                ),
+                list_pages=(ListPage("Back to objects", "objects:index"),),
+            )
+        )

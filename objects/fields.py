@@ -16,7 +16,6 @@ import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlparse
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django import forms
 from django.core.exceptions import ValidationError
@@ -115,13 +114,6 @@ def title_field_key(definition: dict) -> str | None:
     if title in keys:
         return title
     return keys[0] if keys else None
-
-
-def workspace_zone(name: str | None) -> dt.tzinfo:
-    try:
-        return ZoneInfo(name) if name else dt.UTC
-    except (ZoneInfoNotFoundError, ValueError):
-        return dt.UTC
 
 
 def is_web_address(value: Any) -> bool:
@@ -463,37 +455,3 @@ def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
     if isinstance(stored, (dict, list)):
         return json.dumps(stored, ensure_ascii=False)
     return str(stored)
-
-
-# ---------------------------------------------------------------- filters
-
-
-def filter_value(field: FieldDef, raw: str | list[str]) -> Any:
-    """A filter bar entry as the service's `filter` wants it: choice by
-    option id, booleans `true`/`false`, numbers as numbers, a multi-select
-    as the list of option ids the record must contain."""
-    kind = field.type
-    if kind == "multi_select":
-        values = raw if isinstance(raw, list) else [raw]
-        return [v for v in values if v]
-    value = raw[0] if isinstance(raw, list) else raw
-    if kind == "boolean":
-        return value == "true"
-    if kind in NUMBER_TYPES:
-        number = parse_stored_number(value)
-        if number is None:
-            raise ValueError(f"{field.label}: enter a number.")
-        return int(number) if number == number.to_integral_value() else float(number)
-    if kind == "date":
-        parsed = parse_stored_date(value)
-        if parsed is None:
-            raise ValueError(f"{field.label}: enter a date as YYYY-MM-DD.")
-        return parsed.isoformat()
-    return value
-
-
-def filterable(field: FieldDef) -> bool:
-    """Fields with an exact-value control in the filter bar (every field can
-    be filtered as "is empty"). Datetimes need the exact instant, so they
-    only get "is empty"; image and file addresses likewise."""
-    return field.type not in {"datetime", "image", "file", "long_text"}

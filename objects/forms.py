@@ -1,15 +1,18 @@
-"""Forms of the Objects area. Two sections: schema (new object, object
-settings, the fields builder) and records. Edit only your own section."""
+"""Forms of the Objects area: an object and its fields builder (new object,
+object settings), a record's values, a link between records."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
 
 from django import forms
 
-from dashboard.idempotency import IdempotencyKeyField
-
-# --- schema ---
+from dashboard.api import errors
+from dashboard.idempotency import IdempotencyKeyField, renew_idempotency_key
+from dashboard.web.forms import place_remote_error
+from objects.fields import FieldDef, api_value, comparable, field_defs, form_field, initial_value
 from objects.schema import (
     CHOICE_TYPES,
     COLOR_MAX_LENGTH,
@@ -278,28 +281,13 @@ class FieldRemoveForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
 
 
-# --- records ---
-import datetime as _dt  # noqa: E402 - the records section keeps its imports with it
-import json as _json  # noqa: E402
-
-from dashboard.idempotency import renew_idempotency_key  # noqa: E402
-from objects.fields import (  # noqa: E402
-    FieldDef,
-    api_value,
-    comparable,
-    field_defs,
-    form_field,
-    initial_value,
-)
-
-
 class RecordForm(forms.Form):
     """A record's values, one form field per field of the object, built from
     its definition (required flags, max lengths, choices)."""
 
     idempotency_key = IdempotencyKeyField()
 
-    def __init__(self, *args, definition: dict, zone: _dt.tzinfo, record: dict | None = None, **kwargs):
+    def __init__(self, *args, definition: dict, zone: dt.tzinfo, record: dict | None = None, **kwargs):
         self.definition = definition
         self.zone = zone
         self.record = record
@@ -335,54 +323,16 @@ class RecordForm(forms.Form):
                 changes[f.key] = sent
         return changes
 
-    def add_service_error(self, exc) -> None:
-        """Put a 422/400 message on the field it names; the typed values stay."""
-        keys = {f.key for f in self.record_fields}
-        labels = {f.label.lower(): f.key for f in self.record_fields}
-        placed = False
-        by_key = {f.key: f for f in self.record_fields}
-        for name, messages in (getattr(exc, "field_errors", None) or {}).items():
-            key = name.split(".")[-1]
-            if key in keys:
-                for message in messages or [exc.message]:
-                    # The service says "is required"; the field says "Email is required."
-                    if message[:1].islower():
-                        message = f"{by_key[key].label} {message.rstrip('.')}."
-                    self.add_error(key, message)
-                placed = True
-        if placed:
-            return
-        key = service_error_field(exc.message, keys=keys, labels=labels)
-        if key:
-            self.add_error(key, exc.message)
-        else:
-            self.add_error(None, exc.message)
+    def add_service_error(self, exc: errors.ApiError) -> None:
+        """Put a 422/400 message on the field it names (`values.email` is the
+        field `email`); the typed values stay."""
+        place_remote_error(self, exc)
 
     def renew_idempotency_key(self) -> None:
         """After the service refused the values, the corrected form is a new
         logical write: it gets a new key (the old one would replay the refusal,
         or answer 409 for a different body)."""
         renew_idempotency_key(self)
-
-
-def service_error_field(message: str, *, keys: set[str], labels: dict[str, str]) -> str | None:
-    """The field a service message names: a quoted or leading key, else a label."""
-    text = message or ""
-    for match in re.finditer(r"['\"`]([A-Za-z0-9_]+)['\"`]", text):
-        if match.group(1) in keys:
-            return match.group(1)
-    leading = re.match(r"\s*(?:values\.)?([A-Za-z0-9_]+)\s*[:]", text)
-    if leading and leading.group(1) in keys:
-        return leading.group(1)
-    words = set(re.findall(r"[A-Za-z0-9_]+", text))
-    for key in sorted(keys, key=len, reverse=True):
-        if key in words and ("_" in key or len(key) > 3):
-            return key
-    lowered = text.lower()
-    for label in sorted(labels, key=len, reverse=True):
-        if label and label in lowered:
-            return labels[label]
-    return None
 
 
 SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
@@ -428,7 +378,7 @@ class RelationshipForm(forms.Form):
         if not text:
             return {}
         try:
-            value = _json.loads(text)
+            value = json.loads(text)
         except ValueError as exc:
             raise forms.ValidationError(f"This is not valid JSON: {exc}.") from exc
         if not isinstance(value, dict):

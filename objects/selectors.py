@@ -1,16 +1,21 @@
-"""Reads of the Objects area. Two sections: schema (object definitions, the
-cache) and records. Edit only your own section."""
+"""Reads of the Objects area: object definitions (cached per workspace),
+records, relationships, and this person's column choices. Each remote read
+is one call (`record_iter`: one per page)."""
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 
+from dashboard.api.paths import api_path
+from objects.filters import remote_query
+from objects.models import ColumnPreference
+
 if TYPE_CHECKING:
     from dashboard.api import Page, ServiceClient
 
-# --- schema ---
 # A definition is read on every records page; caching it per workspace keeps a
 # records page at two remote calls. Edits drop it (objects.services), so the
 # short lifetime only bounds staleness from edits made outside this console.
@@ -29,7 +34,7 @@ def object_definition_get(*, client: ServiceClient, workspace_id: str, object_ke
     cache_key = object_definition_cache_key(workspace_id=workspace_id, object_key=object_key)
     definition = None if fresh else cache.get(cache_key)
     if definition is None:
-        definition = client.get(f"/v1/objects/{object_key}")
+        definition = client.get(api_path("/v1/objects/{}", object_key))
         cache.set(cache_key, definition, OBJECT_DEFINITION_TTL_SECONDS)
     return definition
 
@@ -44,26 +49,9 @@ def object_list(*, client: ServiceClient, kind: str | None, cursor: str | None, 
     return client.page("/v1/objects", params=params, item_key="objects")
 
 
-# --- records ---
-import json  # noqa: E402 - the records section keeps its imports with it
-from collections.abc import Iterator  # noqa: E402
-
-# Records are read through these; each is one remote call (record_iter: one per page).
 RECORDS_ITEM_KEY = "records"
 RELATIONSHIPS_ITEM_KEY = "relationships"
 PICKER_LIMIT = 10
-
-
-def record_query_params(*, filters: dict | None, search: str | None, sort: str | None) -> dict[str, str]:
-    """The records list's query: `filter` is URL-encoded JSON (httpx encodes it)."""
-    params: dict[str, str] = {}
-    if filters:
-        params["filter"] = json.dumps(filters, separators=(",", ":"), ensure_ascii=False)
-    if search:
-        params["search"] = search
-    if sort:
-        params["sort"] = sort
-    return params
 
 
 def record_list(
@@ -77,23 +65,23 @@ def record_list(
     limit: int,
 ) -> Page:
     """One page of an object's records (`GET /v1/objects/{key}/records`)."""
-    params: dict[str, str | int] = {**record_query_params(filters=filters, search=search, sort=sort), "limit": limit}
+    params: dict[str, str | int] = {**remote_query(filters=filters, search=search, sort=sort), "limit": limit}
     if cursor:
         params["cursor"] = cursor
-    return client.page(f"/v1/objects/{object_key}/records", params=params, item_key=RECORDS_ITEM_KEY)
+    return client.page(api_path("/v1/objects/{}/records", object_key), params=params, item_key=RECORDS_ITEM_KEY)
 
 
 def record_iter(
     *, client: ServiceClient, object_key: str, filters: dict | None, search: str | None, sort: str | None
 ) -> Iterator[dict]:
     """Every record of the filtered, sorted view, page after page (100 a page), for the CSV export."""
-    params: dict[str, str | int] = {**record_query_params(filters=filters, search=search, sort=sort), "limit": 100}
-    return client.paginate(f"/v1/objects/{object_key}/records", params=params, item_key=RECORDS_ITEM_KEY)
+    params: dict[str, str | int] = {**remote_query(filters=filters, search=search, sort=sort), "limit": 100}
+    return client.paginate(api_path("/v1/objects/{}/records", object_key), params=params, item_key=RECORDS_ITEM_KEY)
 
 
 def record_get(*, client: ServiceClient, object_key: str, record_id: str) -> dict:
     """One record with all its values."""
-    return client.get(f"/v1/objects/{object_key}/records/{record_id}")
+    return client.get(api_path("/v1/objects/{}/records/{}", object_key, record_id))
 
 
 def record_search(*, client: ServiceClient, object_key: str, text: str) -> list[dict]:
@@ -101,14 +89,14 @@ def record_search(*, client: ServiceClient, object_key: str, text: str) -> list[
     params: dict[str, str | int] = {"limit": PICKER_LIMIT}
     if text:
         params["search"] = text
-    return client.page(f"/v1/objects/{object_key}/records", params=params, item_key=RECORDS_ITEM_KEY).items
+    return client.page(api_path("/v1/objects/{}/records", object_key), params=params, item_key=RECORDS_ITEM_KEY).items
 
 
 def relationship_list(*, client: ServiceClient, object_key: str, record_id: str) -> list[dict]:
     """Every link to or from a record (built-in objects' records too)."""
     return list(
         client.paginate(
-            f"/v1/objects/{object_key}/records/{record_id}/relationships",
+            api_path("/v1/objects/{}/records/{}/relationships", object_key, record_id),
             params={"limit": 100},
             item_key=RELATIONSHIPS_ITEM_KEY,
         )
@@ -117,7 +105,10 @@ def relationship_list(*, client: ServiceClient, object_key: str, record_id: str)
 
 def column_hidden_fields(*, user, workspace_id: str, object_key: str) -> list[str]:
     """The field keys this person hides in this object's table (a local read)."""
-    from objects.models import ColumnPreference
-
     preference = ColumnPreference.objects.filter(user=user, workspace_id=workspace_id, object_key=object_key).first()
     return list(preference.hidden_fields) if preference else []
+
+
+def object_list_all(*, client: ServiceClient) -> list[dict]:
+    """Every object (custom and built-in), every page: what a record can link to."""
+    return list(client.paginate("/v1/objects", params={"limit": 100}, item_key="objects"))

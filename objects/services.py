@@ -1,5 +1,6 @@
-"""Writes of the Objects area. Two sections: schema (objects and their fields)
-and records. Edit only your own section."""
+"""Writes of the Objects area: objects and their fields, records,
+relationships, column choices. Every remote write takes the Idempotency-Key
+minted when its form was rendered."""
 
 from __future__ import annotations
 
@@ -7,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 
+from dashboard.api.paths import api_path
+from objects.models import ColumnPreference
 from objects.selectors import object_definition_cache_key
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
-
-# --- schema ---
 
 
 def object_definition_forget(*, workspace_id: str, object_key: str) -> None:
@@ -33,19 +34,17 @@ def object_update(
 ) -> dict:
     """`PATCH /v1/objects/{key}` with only what changed; drops the cached definition."""
     try:
-        return client.patch(f"/v1/objects/{object_key}", json=changes, idempotency_key=idempotency_key)
+        return client.patch(api_path("/v1/objects/{}", object_key), json=changes, idempotency_key=idempotency_key)
     finally:
         # Even a failed PATCH may have applied (timeout after commit): never trust the old copy.
         object_definition_forget(workspace_id=workspace_id, object_key=object_key)
 
 
-# --- records ---
-# Every write takes the idempotency key minted when its form was rendered.
-
-
 def record_create(*, client: ServiceClient, object_key: str, values: dict, idempotency_key: str) -> dict:
     """`POST /v1/objects/{key}/records`; a retry with the same key returns the first record."""
-    return client.post(f"/v1/objects/{object_key}/records", json={"values": values}, idempotency_key=idempotency_key)
+    return client.post(
+        api_path("/v1/objects/{}/records", object_key), json={"values": values}, idempotency_key=idempotency_key
+    )
 
 
 def record_update(
@@ -53,13 +52,15 @@ def record_update(
 ) -> dict:
     """`PATCH` with only the changed keys (`None` clears a field)."""
     return client.patch(
-        f"/v1/objects/{object_key}/records/{record_id}", json={"values": changes}, idempotency_key=idempotency_key
+        api_path("/v1/objects/{}/records/{}", object_key, record_id),
+        json={"values": changes},
+        idempotency_key=idempotency_key,
     )
 
 
 def record_delete(*, client: ServiceClient, object_key: str, record_id: str, idempotency_key: str) -> None:
     """Deletes the record and every relationship to or from it."""
-    client.delete(f"/v1/objects/{object_key}/records/{record_id}", idempotency_key=idempotency_key)
+    client.delete(api_path("/v1/objects/{}/records/{}", object_key, record_id), idempotency_key=idempotency_key)
 
 
 def relationship_create(
@@ -81,14 +82,14 @@ def relationship_create(
     if metadata:
         body["metadata"] = metadata
     return client.post(
-        f"/v1/objects/{object_key}/records/{record_id}/relationships", json=body, idempotency_key=idempotency_key
+        api_path("/v1/objects/{}/records/{}/relationships", object_key, record_id),
+        json=body,
+        idempotency_key=idempotency_key,
     )
 
 
 def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fields: list[str]):
     """Remembers which columns this person hides in this object's table."""
-    from objects.models import ColumnPreference
-
     preference, _ = ColumnPreference.objects.update_or_create(
         user=user,
         workspace_id=workspace_id,

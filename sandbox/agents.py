@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import re
 import secrets
-import time
 import uuid
 from datetime import datetime, timedelta
 from zoneinfo import ZoneInfo
@@ -37,7 +36,7 @@ from sandbox.core import (
     route,
     unprocessable,
 )
-from sandbox.library import is_ready, name_from_message, now_utc
+from sandbox.library import is_ready, name_from_message
 from sandbox.seed import SeedContext, seed_hook
 
 TAG = ["Agents"]
@@ -300,7 +299,7 @@ def validation_of(agent: dict) -> dict:
 
 
 def pending_approvals_count(req, agent_id: str) -> int:
-    now = now_utc()
+    now = req.clock.now()
     return sum(
         1
         for a in req.store.list(
@@ -321,7 +320,7 @@ def render_deployment(req, deployment: dict) -> dict:
     if deployment["kind"] == "webhook":
         out["endpoint"] = f"{req.base_url}/v1/hooks/{deployment['token']}"
     if deployment["kind"] == "schedule":
-        out["next_run_at"] = next_run_at(deployment["rule"], req.workspace.get("timezone"), now_utc())
+        out["next_run_at"] = next_run_at(deployment["rule"], req.workspace.get("timezone"), req.clock.now())
     return out
 
 
@@ -351,7 +350,7 @@ def render_agent(req, agent: dict) -> dict:
                     "wakeup_id": wake["id"],
                     "description": wake["config"].get("description"),
                     "timezone": timezone_name,
-                    "next_run_at": next_run_at(wake["config"], timezone_name, now_utc()),
+                    "next_run_at": next_run_at(wake["config"], timezone_name, req.clock.now()),
                 }
             )
     profile = dict(
@@ -399,7 +398,8 @@ def get_agent(req, agent_id: str) -> dict:
 
 
 def wait_seconds(req, service_seconds: float) -> None:
-    time.sleep(min(req.clock.real_seconds(service_seconds), 800))
+    """Hold the request open for `service_seconds` of (scaled) work, on the clock."""
+    req.clock.sleep_until(req.clock.now() + timedelta(seconds=req.clock.real_seconds(service_seconds)))
 
 
 # --------------------------------------------------------------------------
@@ -617,7 +617,7 @@ def approval_summary(node: dict) -> str:
     }.get(node["kind"], "Run the next action.")
 
 
-def run_status(run: dict, now: datetime | None = None) -> str:
+def run_status(run: dict, now: datetime) -> str:
     if not is_ready(run["ready_at"], now):
         return "running"
     if run["outcome"] == "waiting":
@@ -654,7 +654,7 @@ def render_approval(req, approval: dict) -> dict:
 
 
 def render_run(req, run: dict) -> dict:
-    now = now_utc()
+    now = req.clock.now()
     status = run_status(run, now)
     body = {
         "id": run["id"],
@@ -714,16 +714,14 @@ def render_invocation(req, run: dict) -> dict:
     return body
 
 
-def wait_for_run(run: dict) -> None:
-    from sandbox.studio import wait_until
-
-    wait_until(run["ready_at"])
+def wait_for_run(req, run: dict) -> None:
+    req.clock.sleep_until(run["ready_at"])
 
 
 def run_events(req, run: dict, *, live: bool):
     yield "started", {"thread_id": run["thread_id"], "run_id": run["id"]}
     if live:
-        wait_for_run(run)
+        wait_for_run(req, run)
     body = render_invocation(req, run)
     if body["status"] == "failed":
         yield "error", {"message": body["error"]["message"], "request_id": req.request_id, "run_id": run["id"]}
@@ -1150,7 +1148,7 @@ def agents_runs_list(req):
         where["thread_id"] = req.params["thread_id"]
     runs = req.store.list("run", workspace_id=req.workspace_id, where=where)
     if req.params.get("status"):
-        now = now_utc()
+        now = req.clock.now()
         runs = [r for r in runs if run_status(r, now) == req.params["status"]]
     return paginate(req, runs, descending=True, render=lambda r: render_run(req, r))
 
@@ -1212,7 +1210,7 @@ def agents_runs_create(req):
             },
             replay=("agent_run", ref_value),
         )
-    wait_for_run(run)
+    wait_for_run(req, run)
     return Response(render_invocation(req, run), replay=("agent_run", ref_value))
 
 
@@ -1267,7 +1265,7 @@ def approvals_list(req):
     """Pending first, first-come-first; then decided ones, oldest first."""
     where = {"agent_id": req.params["agent_id"]} if req.params.get("agent_id") else None
     status = req.params.get("status", "pending")
-    now = now_utc()
+    now = req.clock.now()
     items = [
         a
         for a in req.store.list("approval", workspace_id=req.workspace_id, where=where)
@@ -1313,7 +1311,7 @@ def approvals_decide(req):
     always = bool(req.body.get("always"))
     with req.store.lock:
         approval = req.store.get("approval", req.path_params["id"], workspace_id=req.workspace_id)
-        if approval is None or not is_ready(approval.get("requested_at")):
+        if approval is None or not is_ready(approval.get("requested_at"), req.clock.now()):
             raise not_found("approval")
         if approval["status"] != "pending":
             raise conflict(
@@ -1394,6 +1392,9 @@ class SeedClock:
 
     def __init__(self, clock, at: datetime):
         self.clock, self.moment = clock, at
+
+    def now(self) -> datetime:
+        return self.moment
 
     def iso(self, dt=None) -> str:
         from sandbox.clock import iso

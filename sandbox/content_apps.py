@@ -655,7 +655,6 @@ def _describe(app_id: str, body: dict, req) -> str:
 
 def run_image_app(req, app: dict, body: dict):
     from sandbox.library import create_image_asset, render_image_asset
-    from sandbox.studio import wait_until
 
     count = body.get("count", 1)
     req.check_credits(count * IMAGE_CREDITS)  # reserved before the run
@@ -675,7 +674,7 @@ def run_image_app(req, app: dict, body: dict):
         for i in range(count)
     ]
     req.charge(len(assets) * IMAGE_CREDITS)  # only what was made
-    wait_until(ready_at)
+    req.clock.sleep_until(ready_at)
     return {
         "studio": "image",
         "app": app["id"],
@@ -690,7 +689,7 @@ def render_shot(req, shot: dict) -> tuple[int, dict]:
     """A video shot as it is now: 202 building, then 200 complete with `asset`."""
     from sandbox.library import is_ready, render_video_asset
 
-    done = is_ready(shot["ready_at"])
+    done = is_ready(shot["ready_at"], req.clock.now())
     job = {
         "id": shot["id"],
         "status": "succeeded" if done else "building",
@@ -721,7 +720,6 @@ def run_video_shot(req, app: dict, body: dict):
     replay hook, so repeating the request polls instead of filming again."""
     from sandbox.core import Response
     from sandbox.library import create_video_asset
-    from sandbox.studio import wait_until
 
     req.check_credits(SHOT_CREDITS)
     project_id = body.get("project_id")
@@ -774,21 +772,20 @@ def run_video_shot(req, app: dict, body: dict):
     if project_id:
         status, rendered = render_shot(req, shot)
         return Response(rendered, status=status, replay=("video_shot", ref_value))
-    wait_until(ready_at)  # a Library shot answers when done
+    req.clock.sleep_until(ready_at)  # a Library shot answers when done
     status, rendered = render_shot(req, shot)
     return Response(rendered, status=status, replay=("video_shot", ref_value))
 
 
 def run_motion(req, app: dict, body: dict):
     from sandbox.library import create_video_asset, render_video_asset
-    from sandbox.studio import wait_until
 
     prompt = body["prompt"].strip()
     req.check_credits(MOTION_CREDITS)
     ready_at = req.clock.at(req.clock.iso(), MOTION_SECONDS)
     if len(prompt) < SHORT_PROMPT:
         # Too little to go on: nothing is made and nothing is charged.
-        wait_until(req.clock.at(req.clock.iso(), 5))
+        req.clock.sleep_until(req.clock.at(req.clock.iso(), 5))
         return {
             "studio": "video",
             "app": "motion",
@@ -823,7 +820,7 @@ def run_motion(req, app: dict, body: dict):
             ]
             req.store.save("video_project", project)
     req.charge(MOTION_CREDITS)
-    wait_until(ready_at)
+    req.clock.sleep_until(ready_at)
     return {
         "studio": "video",
         "app": "motion",

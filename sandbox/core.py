@@ -11,7 +11,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib
-import importlib.util
 import json
 import math
 import re
@@ -300,9 +299,9 @@ def replay_hook(name: str):
 
 
 def load_route_modules() -> None:
+    # Every module must load: a missing one is a broken sandbox, not a smaller one.
     for name in ROUTE_MODULES:
-        if importlib.util.find_spec(name) is not None:
-            importlib.import_module(name)
+        importlib.import_module(name)
 
 
 # --------------------------------------------------------------------------

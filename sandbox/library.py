@@ -15,7 +15,7 @@ double as the records of the built-in objects `websites`, `image_boards` and
 from __future__ import annotations
 
 import re
-from datetime import UTC, datetime
+from datetime import datetime
 
 from sandbox.clock import parse_iso
 from sandbox.core import PAGE_QUERY, UUID, ApiError, Response, not_found, page_of, paginate, register_schema, route
@@ -25,13 +25,11 @@ TAG = ["Studio library"]
 NULLABLE_STRING = {"type": ["string", "null"]}
 
 
-def now_utc() -> datetime:
-    return datetime.now(UTC)
-
-
-def is_ready(ready_at: str | None, now: datetime | None = None) -> bool:
-    """True once the stored `ready_at` time has passed (None means ready)."""
-    return ready_at is None or (now or now_utc()) >= parse_iso(ready_at)
+def is_ready(ready_at: str | None, now: datetime) -> bool:
+    """True once the stored `ready_at` time has passed at `now` (None means
+    ready). `now` is the sandbox clock's (`req.clock.now()`), never the wall
+    clock's, so an advanced clock moves every state machine."""
+    return ready_at is None or now >= parse_iso(ready_at)
 
 
 def artifact_url(req, studio: str, artifact_id: str) -> str:
@@ -98,14 +96,14 @@ def name_from_message(message: str, fallback: str) -> str:
 # --------------------------------------------------------------------------
 # Websites
 # --------------------------------------------------------------------------
-def website_status(site: dict, now: datetime | None = None) -> str:
+def website_status(site: dict, now: datetime) -> str:
     job = site.get("job") or {}
     if job.get("failed"):
         return "failed"
     return "published" if is_ready(job.get("ready_at"), now) else "building"
 
 
-def website_job(site: dict, now: datetime | None = None) -> dict:
+def website_job(site: dict, now: datetime) -> dict:
     """The latest build job: queued/generate until its time has passed, then
     succeeded/complete (the spec's seen values)."""
     job = site.get("job") or {}
@@ -120,7 +118,7 @@ def website_job(site: dict, now: datetime | None = None) -> dict:
     }
 
 
-def website_public_url(req, site: dict, now: datetime | None = None) -> str | None:
+def website_public_url(req, site: dict, now: datetime) -> str | None:
     # Public once the first build has finished; later rebuilds keep it public.
     if is_ready(site.get("first_live_at"), now):
         return f"{req.app_url}/sites/{site['slug']}"
@@ -128,7 +126,7 @@ def website_public_url(req, site: dict, now: datetime | None = None) -> str | No
 
 
 def render_website(req, site: dict, *, full: bool = False) -> dict:
-    now = now_utc()
+    now = req.clock.now()
     body = {
         "id": site["id"],
         "object": "website",
@@ -239,7 +237,7 @@ def render_image_asset(req, asset: dict) -> dict:
 
 def ready_images(req, *, board_id: str | None = None) -> list[dict]:
     where = {"board_id": board_id} if board_id else None
-    now = now_utc()
+    now = req.clock.now()
     return [
         a
         for a in req.store.list("image_asset", workspace_id=req.workspace_id, where=where)
@@ -310,7 +308,7 @@ def render_video_asset(req, asset: dict) -> dict:
 def project_shots(req, project: dict) -> list[dict]:
     """Shots whose filming has finished, in project order (a shot being filmed
     is added to the end of the video once it is done)."""
-    now = now_utc()
+    now = req.clock.now()
     return [s for s in project.get("shots", []) if is_ready(s.get("ready_at"), now)]
 
 
@@ -618,7 +616,7 @@ def videos_list(req):
 def files_get(req):
     file_id, _, ext = req.path_params["file_name"].rpartition(".")
     asset = req.store.get("image_asset", file_id) or req.store.get("video_asset", file_id)
-    if asset is None or not is_ready(asset.get("ready_at")):
+    if asset is None or not is_ready(asset.get("ready_at"), req.clock.now()):
         raise not_found("file")
     if ext == "png":
         data, mime = render_png(prompt=asset.get("prompt", ""), width=asset["width"], height=asset["height"]), PNG_MIME
@@ -797,7 +795,9 @@ def _register_hooks() -> None:
     seed_hook("studio_library", order=100)(_seed_library)
     # A website's status moves with time, so the built-in `websites` records compute it on read.
     register_system_records(
-        "websites", kind="website", values=lambda doc: {"name": doc.get("name", ""), "status": website_status(doc)}
+        "websites",
+        kind="website",
+        values=lambda doc, now: {"name": doc.get("name", ""), "status": website_status(doc, now)},
     )
 
 

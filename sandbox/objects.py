@@ -11,6 +11,7 @@ import unicodedata
 import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
+from datetime import datetime
 
 from sandbox.core import (
     PAGE_QUERY,
@@ -204,29 +205,31 @@ OBJECT_UPDATE = register_schema(
 @dataclass
 class SystemRecords:
     """Where the records of a built-in object come from: documents of a
-    storage `kind` in the workspace, shown with `values(doc)`."""
+    storage `kind` in the workspace, shown with `values(doc, now)` (`now`
+    from the store's clock, for values that move with time)."""
 
     kind: str
-    values: Callable[[dict], dict]
+    values: Callable[[dict, datetime], dict]
 
     def list(self, store: Store, workspace_id: str) -> list[dict]:
-        return [self.as_record(d) for d in store.list(self.kind, workspace_id=workspace_id)]
+        now = store.clock.now()
+        return [self.as_record(d, now) for d in store.list(self.kind, workspace_id=workspace_id)]
 
     def get(self, store: Store, workspace_id: str, record_id: str) -> dict | None:
         doc = store.get(self.kind, record_id, workspace_id=workspace_id)
-        return self.as_record(doc) if doc else None
+        return self.as_record(doc, store.clock.now()) if doc else None
 
-    def as_record(self, doc: dict) -> dict:
+    def as_record(self, doc: dict, now: datetime) -> dict:
         return {
             "id": doc["id"],
-            "values": self.values(doc),
+            "values": self.values(doc, now),
             "created_at": doc.get("created_at"),
             "updated_at": doc.get("updated_at"),
             "_seq": doc.get("_seq", 0),
         }
 
 
-def _name_and_status(doc: dict) -> dict:
+def _name_and_status(doc: dict, now: datetime) -> dict:
     return {"name": doc.get("name") or doc.get("title") or "", "status": doc.get("status")}
 
 
@@ -239,7 +242,9 @@ SYSTEM_RECORDS: dict[str, SystemRecords] = {
 }
 
 
-def register_system_records(object_key: str, *, kind: str, values: Callable[[dict], dict] | None = None) -> None:
+def register_system_records(
+    object_key: str, *, kind: str, values: Callable[[dict, datetime], dict] | None = None
+) -> None:
     """Part 2: say which storage kind holds the records of a built-in object
     (e.g. `register_system_records("agents", kind="agent")`), so they can be
     listed, read and linked under `/v1/objects/{object_key}/records`."""

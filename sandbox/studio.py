@@ -15,11 +15,9 @@ streams all show the same state machine without any background thread:
 from __future__ import annotations
 
 import re
-import time
 import uuid
 from datetime import datetime
 
-from sandbox.clock import parse_iso
 from sandbox.core import (
     UUID,
     Response,
@@ -37,7 +35,6 @@ from sandbox.library import (
     create_image_asset,
     is_ready,
     name_from_message,
-    now_utc,
     render_image_asset,
     slugify,
     website_job,
@@ -245,8 +242,7 @@ def render_artifact(req, turn: dict, now: datetime) -> dict | None:
     }
 
 
-def turn_status(req, turn: dict, now: datetime | None = None) -> str:
-    now = now or now_utc()
+def turn_status(req, turn: dict, now: datetime) -> str:
     if not is_ready(turn["director_ready_at"], now):
         return "building"
     outcome = turn["outcome"]
@@ -260,7 +256,7 @@ def turn_status(req, turn: dict, now: datetime | None = None) -> str:
 
 
 def render_turn(req, turn: dict) -> dict:
-    now = now_utc()
+    now = req.clock.now()
     status = turn_status(req, turn, now)
     body = {
         "id": turn["id"],
@@ -516,15 +512,6 @@ def start_turn(req, studio: str) -> dict:
 # --------------------------------------------------------------------------
 # Answering: wait, stream or background
 # --------------------------------------------------------------------------
-def wait_until(iso_time: str | None) -> None:
-    """Hold a waiting request open until the (scaled) time has come."""
-    if not iso_time:
-        return
-    delay = (parse_iso(iso_time) - now_utc()).total_seconds()
-    if delay > 0:
-        time.sleep(min(delay, 800))
-
-
 def turn_events(req, turn: dict, *, live: bool):
     yield (
         "turn",
@@ -532,7 +519,7 @@ def turn_events(req, turn: dict, *, live: bool):
     )
     yield "plan", {"steps": plan_steps(turn)}
     if live:
-        wait_until(turn["director_ready_at"])
+        req.clock.sleep_until(turn["director_ready_at"])
     current = render_turn(req, turn)
     yield (
         "status",
@@ -558,7 +545,7 @@ def answer_turn(req, turn: dict, *, mode: str):
         return event_stream(turn_events(req, turn, live=True), replay=("studio_turn", ref_value))
     if mode == "background":
         return accepted(render_turn(req, turn), replay=("studio_turn", ref_value))
-    wait_until(turn["director_ready_at"])
+    req.clock.sleep_until(turn["director_ready_at"])
     return Response(render_turn(req, turn), replay=("studio_turn", ref_value))
 
 

@@ -4,6 +4,8 @@ handle = start_sandbox(time_scale=0.002)
 handle.base_url      # "http://127.0.0.1:PORT" (paths begin with /v1)
 handle.demo_key      # a key of the seeded demo workspace (member role admin)
 handle.mint_key("readonly")   # demo | member | readonly | revoked | no_credits | other_workspace
+handle.advance(service_seconds=180)  # skip 180 simulated seconds: work started earlier is done
+handle.clock         # the server's Clock (`handle.clock.advance(real_seconds)`)
 handle.stop()
 """
 
@@ -11,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from sandbox.clock import Clock
 from sandbox.core import App, Config
 from sandbox.seed import create_key
 from sandbox.server import build_app, start_in_thread
@@ -27,6 +30,18 @@ class SandboxHandle:
     @property
     def store(self):
         return self.app.store
+
+    @property
+    def clock(self) -> Clock:
+        """The clock every request of this server reads "now" from."""
+        return self.app.clock
+
+    def advance(self, *, service_seconds: float) -> None:
+        """Move the server's clock forward by `service_seconds` of simulated
+        time (the durations in sandbox/*.py, e.g. `WEBSITE_BUILD_SECONDS`),
+        scaled to real seconds like every duration. Real time keeps flowing,
+        and the move is for every request and every test sharing this server."""
+        self.clock.advance(self.clock.real_seconds(service_seconds))
 
     def mint_key(self, kind: str = "demo") -> str:
         """A fresh secret of this kind (see sandbox/README.md, Key kinds)."""

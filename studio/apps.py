@@ -5,6 +5,20 @@ class StudioConfig(AppConfig):
     name = "studio"
 
     def ready(self) -> None:
-        from studio.live import register_kinds
+        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from studio.live import STUDIO_TURN
 
-        register_kinds()
+        register_area(
+            Area(
+                name="studio",
+                order=10,
+                nav=(NavEntry("Studio", "studio:index"),),
+                cards=(
+                    HomeCard(
+                        "Studio", "Websites, documents, apps, images and video, made turn by turn.", "studio:index"
+                    ),
+                ),
+                list_pages=(ListPage("Back to Studio", "studio:index"),),
+                tracked_kinds=(STUDIO_TURN,),
+            )
+        )

@@ -2,8 +2,8 @@ from __future__ import annotations
 
 from django import forms
 
-from dashboard.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.forms import QuestionsForm
 
 # The five studios and the longest `message` each accepts (spec, "Limits").
 STUDIOS: list[tuple[str, str, int]] = [

@@ -7,17 +7,18 @@ A background turn answers 202 with its id; the live poller then reads
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 from django.urls import reverse
 
-from dashboard.live.registry import OperationKind, register
+from dashboard.api.paths import api_path
+from dashboard.live.registry import OperationKind
+from dashboard.web.reading import as_dict, as_list, error_message, others, read_questions, text
 
 TURN_KIND = "studio.turn"
 FINAL_TURN_STATUSES = frozenset({"completed", "needs_input", "failed"})
 
 # Members of a turn the page shows in their own place; anything else is
-# shown as generic JSON (DESIGN.md, "Where the spec says not shown").
+# shown in the generic JSON view (the contract leaves a turn's shape open).
 KNOWN_TURN_MEMBERS = frozenset(
     {
         "id",
@@ -40,66 +41,40 @@ KNOWN_TURN_MEMBERS = frozenset(
 
 
 def fetch_turn(client, op) -> dict:
-    return client.get(f"/v1/turns/{quote(op.remote_id, safe='')}")
+    return client.get(api_path("/v1/turns/{}", op.remote_id))
 
 
 def turn_page_url(op) -> str:
     return reverse("studio:turn", args=[op.pk])
 
 
-def _dict(value: Any) -> dict:
-    return value if isinstance(value, dict) else {}
-
-
-def _text(value: Any) -> str:
-    return value if isinstance(value, str) else ("" if value is None else str(value))
-
-
-def read_questions(snapshot: dict) -> list[dict]:
-    """`questions` as [{text, options: [str]}], tolerant of odd items."""
-    questions = []
-    raw = snapshot.get("questions")
-    for item in raw if isinstance(raw, list) else []:
-        if isinstance(item, dict):
-            options = item.get("options")
-            questions.append(
-                {
-                    "text": _text(item.get("text")),
-                    "options": [_text(o) for o in options if o not in (None, "")] if isinstance(options, list) else [],
-                }
-            )
-        elif item not in (None, ""):
-            questions.append({"text": _text(item), "options": []})
-    return questions
-
-
 def read_turn(op, snapshot: dict) -> dict[str, Any]:
     """What the turn template shows, read tolerantly from the stored snapshot."""
-    artifact = _dict(snapshot.get("artifact"))
-    job = _dict(snapshot.get("job"))
+    artifact = as_dict(snapshot.get("artifact"))
+    job = as_dict(snapshot.get("job"))
     images = [
         image
-        for image in (snapshot.get("images") if isinstance(snapshot.get("images"), list) else [])
+        for image in as_list(snapshot.get("images"))
         if isinstance(image, dict) and isinstance(image.get("url"), str)
     ]
     error = snapshot.get("error")
     return {
-        "studio": _text(snapshot.get("studio") or (op.context or {}).get("studio")),
-        "status": _text(snapshot.get("status") or op.status),
-        "message": _text(snapshot.get("message")),
-        "questions": read_questions(snapshot),
+        "studio": text(snapshot.get("studio") or (op.context or {}).get("studio")),
+        "status": text(snapshot.get("status") or op.status),
+        "message": text(snapshot.get("message")),
+        "questions": read_questions(snapshot.get("questions")),
         "outline": snapshot.get("outline"),
         "has_outline": snapshot.get("outline") not in (None, "", [], {}),
         "artifact": artifact,
-        "artifact_name": _text(artifact.get("name")) or _text(artifact.get("id")),
+        "artifact_name": text(artifact.get("name")) or text(artifact.get("id")),
         "job": job,
         "job_error": job.get("error"),
         "images": images,
-        "video": _dict(snapshot.get("video")),
+        "video": as_dict(snapshot.get("video")),
         "error": error,
-        "error_message": _text(_dict(error).get("message")) if isinstance(error, dict) else _text(error),
-        "conversation_id": _text(snapshot.get("conversation_id") or (op.context or {}).get("conversation_id")),
-        "other": {k: v for k, v in snapshot.items() if k not in KNOWN_TURN_MEMBERS},
+        "error_message": error_message(error),
+        "conversation_id": text(snapshot.get("conversation_id") or (op.context or {}).get("conversation_id")),
+        "other": others(snapshot, KNOWN_TURN_MEMBERS),
     }
 
 
@@ -123,8 +98,5 @@ STUDIO_TURN = OperationKind(
     template="studio/turn_snapshot.html",
     context=turn_context,
     page_url=turn_page_url,
+    person_needed=lambda snapshot: snapshot.get("status") == "needs_input",
 )
-
-
-def register_kinds() -> None:
-    register(STUDIO_TURN)

@@ -4,19 +4,17 @@ from __future__ import annotations
 
 from django.http import Http404
 
-from dashboard.keys.selectors import active_key_for
 from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import OperationView, operation_views_for_user
 from studio.live import TURN_KIND
 
 
-def turns_recent(*, user, limit: int = 20) -> list[OperationView]:
+def turns_recent(*, user, workspace_id: str, limit: int = 20) -> list[OperationView]:
     """This user's latest turns in the workspace they are working in now, with
     their live state, newest first (all workspaces' work is on live:index)."""
-    key = active_key_for(user=user)
-    if key is None:
+    if not workspace_id:
         return []
-    return operation_views_for_user(user=user, kind=TURN_KIND, workspace_id=key.workspace_id, limit=limit)
+    return operation_views_for_user(user=user, kind=TURN_KIND, workspace_id=workspace_id, limit=limit)
 
 
 def turn_for_viewer(*, user, operation_id: int) -> TrackedOperation:

@@ -6,8 +6,7 @@ from typing import Any
 from uuid import UUID
 
 from dashboard.api import errors
-from dashboard.keys.errors import NoActiveKeyError
-from dashboard.keys.selectors import active_key_for
+from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_track
 from studio.live import TURN_KIND, read_turn
@@ -15,7 +14,7 @@ from studio.live import TURN_KIND, read_turn
 
 def turn_start(
     *,
-    user,
+    key: ApiKey,
     studio: str,
     message: str,
     idempotency_key: str,
@@ -29,9 +28,6 @@ def turn_start(
     The form's Idempotency-Key goes with it: posting the same form twice is
     answered with the same turn, which is the same tracked row.
     """
-    key = active_key_for(user=user)
-    if key is None:
-        raise NoActiveKeyError()
     body: dict[str, Any] = {"message": message, "auto": bool(auto), "background": True}
     if artifact_id:
         body["artifact_id"] = str(artifact_id)
@@ -50,7 +46,6 @@ def turn_start(
         )
     return operation_track(
         owner_key=key,
-        user=user,
         kind=TURN_KIND,
         remote_id=str(turn_id),
         title=message,
@@ -65,11 +60,12 @@ def turn_start(
     )
 
 
-def turn_reply(*, user, turn: TrackedOperation, message: str, idempotency_key: str) -> TrackedOperation:
-    """A further turn in the same conversation, answering a turn that needs input."""
+def turn_reply(*, key: ApiKey, turn: TrackedOperation, message: str, idempotency_key: str) -> TrackedOperation:
+    """A further turn in the same conversation, answering a turn that needs
+    input (sent with the replying person's key)."""
     read = read_turn(turn, turn.snapshot if isinstance(turn.snapshot, dict) else {})
     return turn_start(
-        user=user,
+        key=key,
         studio=read["studio"] or "website",
         message=message,
         idempotency_key=idempotency_key,

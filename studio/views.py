@@ -7,16 +7,15 @@ from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
-from dashboard.errors import failed_write
-from dashboard.keys.selectors import active_key_for
 from dashboard.live.selectors import operation_view
+from dashboard.web.forms import failed_write
 from studio import selectors, services
 from studio.forms import CONFLICT_MESSAGE, LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm, TurnForm
 from studio.live import read_turn
 
 
 def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpResponse:
-    turns = selectors.turns_recent(user=request.user)
+    turns = selectors.turns_recent(user=request.user, workspace_id=request.workspace.id)
     return render(
         request,
         "studio/index.html",
@@ -24,8 +23,7 @@ def _index(request: HttpRequest, form: TurnForm, remote_error=None) -> HttpRespo
             "form": form,
             "turns": turns,
             "remote_error": remote_error,
-            "has_key": active_key_for(user=request.user) is not None,
-            "nav_section": "studio",
+            "has_key": bool(request.workspace),
         },
     )
 
@@ -44,7 +42,7 @@ def start_turn(request: HttpRequest) -> HttpResponse:
     data = form.cleaned_data
     try:
         turn = services.turn_start(
-            user=request.user,
+            key=request.workspace.require_key(),
             studio=data["studio"],
             message=data["message"],
             idempotency_key=data["idempotency_key"],
@@ -61,7 +59,7 @@ def _turn_page(request: HttpRequest, turn, reply_form: ReplyForm | None = None, 
     live = operation_view(op=turn, request=request)
     if reply_form is not None:
         live = replace(live, extra={**live.extra, "reply_form": reply_form, "remote_error": remote_error})
-    return render(request, "studio/turn.html", {"op": turn, "live": live, "nav_section": "studio"})
+    return render(request, "studio/turn.html", {"op": turn, "live": live})
 
 
 @require_GET
@@ -84,7 +82,7 @@ def reply(request: HttpRequest, pk: int) -> HttpResponse:
         return _turn_page(request, turn, reply_form=form)
     try:
         next_turn = services.turn_reply(
-            user=request.user,
+            key=request.workspace.require_key(),
             turn=turn,
             message=form.reply_text(),
             idempotency_key=form.cleaned_data["idempotency_key"],

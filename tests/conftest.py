@@ -1,6 +1,10 @@
 """Fixtures shared by every test folder.
 
-Folder-specific fixtures live in each folder's own conftest.py.
+Folder-specific fixtures live in each folder's own conftest.py; fixtures that
+several folders share live in fixture modules registered below (pytest reads
+`pytest_plugins` only from this top-level conftest). Plain helpers and
+constants live in ordinary modules (tests/helpers.py, each folder's
+support.py) that tests import; no test imports a conftest.
 """
 
 from __future__ import annotations
@@ -9,15 +13,16 @@ import os
 
 import pytest
 
-from tests.helpers import PASSWORD, mocked_service, running_sandbox
+from tests.helpers import PASSWORD, missing_service, mocked_service, running_sandbox
+
+# Fixtures shared by tests/live, tests/studio and tests/agents (a fake service
+# address, stored keys, tracked turns). None is autouse: each of those folders
+# switches the fake service on for its tests in its own conftest.py.
+pytest_plugins = ["tests.live.fixtures"]
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls
 # of browser tests are synchronous and safe here.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
-
-# Tests that need Redis, PostgreSQL or a browser fail instead of skipping
-# when this is set (CI sets it in .ci/run).
-REQUIRE_SERVICES = os.environ.get("CONSOLE_TEST_REQUIRE_SERVICES") == "1"
 
 CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
@@ -31,13 +36,6 @@ CHROMIUM_FLAGS = [
 ]
 
 
-def missing_service(reason: str) -> None:
-    """Skip the calling test, or fail it when services are required (CI)."""
-    if REQUIRE_SERVICES:
-        pytest.fail(f"required service unavailable: {reason}")
-    pytest.skip(reason)
-
-
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     if not os.path.exists(CHROMIUM_PATH):
@@ -48,8 +46,10 @@ def browser_type_launch_args(browser_type_launch_args):
 @pytest.fixture(scope="session")
 def sandbox():
     """A real sandbox server over HTTP on a free port, in-memory storage,
-    near-instant time scale. Yields a handle with `.base_url` and
-    `.mint_key(kind)` (see sandbox/testing.py)."""
+    near-instant time scale. Yields a handle with `.base_url`,
+    `.mint_key(kind)` and `.advance(service_seconds=...)` (see
+    sandbox/testing.py); an advance moves this clock for every later test too,
+    which only ever finishes work sooner."""
     with running_sandbox() as handle:
         yield handle
 

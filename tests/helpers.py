@@ -1,14 +1,18 @@
 """Helpers shared by the test folders (fixtures themselves live in the
-conftest.py files): a sandbox of a fixture's own, the settings and respx
-mock of a fake service address, and the browser login form."""
+conftest.py files and in the fixture modules tests/conftest.py registers with
+`pytest_plugins`): a sandbox of a fixture's own, the settings and respx mock
+of a fake service address, skipping when a service is missing, and the
+browser login form."""
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
 import respx
 
 PROJECT_DIR = Path(__file__).resolve().parents[1]
@@ -18,15 +22,28 @@ SCREENSHOTS = PROJECT_DIR / "var" / "screenshots"
 # The password of the `user` fixture and of the users browser tests create.
 PASSWORD = "correct horse battery staple"
 
+# Tests that need Redis, PostgreSQL or a browser fail instead of skipping
+# when this is set (CI sets it in .ci/run).
+REQUIRE_SERVICES = os.environ.get("CONSOLE_TEST_REQUIRE_SERVICES") == "1"
+
+
+def missing_service(reason: str) -> None:
+    """Skip the calling test, or fail it when services are required (CI)."""
+    if REQUIRE_SERVICES:
+        pytest.fail(f"required service unavailable: {reason}")
+    pytest.skip(reason)
+
 
 @contextmanager
-def running_sandbox() -> Iterator[Any]:
+def running_sandbox(*, time_scale: float = 0.002) -> Iterator[Any]:
     """A real sandbox server over HTTP on a free port, in-memory storage,
-    near-instant time scale, stopped on exit. The handle has `.base_url`,
-    `.demo_key` and `.mint_key(kind)` (see sandbox/testing.py)."""
+    near-instant time scale unless told otherwise, stopped on exit. The
+    handle has `.base_url`, `.demo_key`, `.mint_key(kind)` and
+    `.advance(service_seconds=...)`, which moves the server's clock on instead
+    of waiting (see sandbox/testing.py)."""
     from sandbox.testing import start_sandbox
 
-    handle = start_sandbox(time_scale=0.002)
+    handle = start_sandbox(time_scale=time_scale)
     try:
         yield handle
     finally:

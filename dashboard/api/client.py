@@ -50,6 +50,7 @@ import httpx
 from django.conf import settings
 
 from dashboard.api import errors
+from dashboard.api.hooks import RemoteWrite, remote_write_done
 from dashboard.api.pagination import Page, items_from_body, next_cursor_from_body
 from dashboard.api.sse import ServerSentEvent, iter_events
 from dashboard.idempotency import new_idempotency_key
@@ -214,14 +215,25 @@ class ServiceClient:
     """A client acting with one API key. Cheap to make: all instances share
     the module's pooled `httpx.Client`."""
 
-    def __init__(self, api_key: str, *, base_url: str | None = None, max_retries: int | None = None) -> None:
+    def __init__(
+        self,
+        api_key: str,
+        *,
+        base_url: str | None = None,
+        max_retries: int | None = None,
+        acting_user_id: int | None = None,
+        stored_key_id: int | None = None,
+    ) -> None:
         """`max_retries` overrides `settings.SERVICE_MAX_RETRIES`; background
-        pollers pass 0 so that a worker never sleeps: the next poll is the retry."""
+        pollers pass 0 so that a worker never sleeps: the next poll is the retry.
+        `acting_user_id` and `stored_key_id` say who writes (for the write hook)."""
         if not api_key:
             raise ValueError("ServiceClient needs an API key")
         self._auth = _BearerToken(api_key)
         self._base_url = base_url.rstrip("/") if base_url else None
         self._max_retries = max_retries
+        self.acting_user_id = acting_user_id
+        self.stored_key_id = stored_key_id
 
     def __repr__(self) -> str:
         return f"<ServiceClient base_url={self.base_url!r} key=[hidden]>"
@@ -391,7 +403,33 @@ class ServiceClient:
 
     def _request(self, call: _Call) -> httpx.Response:
         """The one retry loop. Returns a successful response (still open when
-        `call.stream`), or raises a typed `ApiError`."""
+        `call.stream`), or raises a typed `ApiError`. A write is reported to
+        the write hook once, after its last attempt."""
+        if call.method not in KEYED_METHODS:
+            return self._attempts(call)
+        try:
+            response = self._attempts(call)
+        except errors.ApiError as exc:
+            self._report_write(call, status=exc.status, request_id=exc.request_id, error=type(exc).__name__)
+            raise
+        self._report_write(call, status=response.status_code, request_id=_response_request_id(response, call))
+        return response
+
+    def _report_write(self, call: _Call, *, status: int | None, request_id: str | None, error: str = "") -> None:
+        remote_write_done(
+            RemoteWrite(
+                acting_user_id=self.acting_user_id,
+                stored_key_id=self.stored_key_id,
+                method=call.method,
+                path=_loggable_path(call.path),
+                idempotency_key=call.headers.get("Idempotency-Key", ""),
+                status=status,
+                request_id=request_id,
+                error=error,
+            )
+        )
+
+    def _attempts(self, call: _Call) -> httpx.Response:
         http = shared_http_client()
         configured = settings.SERVICE_MAX_RETRIES if self._max_retries is None else self._max_retries
         max_retries = max(0, int(configured))
@@ -467,7 +505,7 @@ class ServiceClient:
                 logging.WARNING,
                 retry_in=delay if will_retry else None,
             )
-            if not will_retry:
+            if not will_retry or delay is None:
                 raise error
             sleep_before_retry(delay)
 

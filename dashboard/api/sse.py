@@ -44,7 +44,8 @@ def iter_events(response: httpx.Response, *, request_id: str | None) -> Iterator
         if event.event == "error":
             data = event.data if isinstance(event.data, dict) else {}
             message = data.get("message") if data else (event.data if isinstance(event.data, str) else None)
-            error_body = data.get("error") if isinstance(data.get("error"), dict) else {}
+            error_body = data.get("error") if isinstance(data.get("error"), dict) else None
+            error_body = error_body or {}
             raise errors.StreamError(
                 message or error_body.get("message"),
                 type=error_body.get("type") or data.get("type"),

@@ -4,3 +4,17 @@ from django.apps import AppConfig
 class KeysConfig(AppConfig):
     name = "dashboard.keys"
     label = "keys"
+
+    def ready(self) -> None:
+        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+
+        # The core's own part of the frame, registered like any area's.
+        register_area(
+            Area(
+                name="account",
+                order=90,
+                nav=(NavEntry("Account", "account"),),
+                cards=(HomeCard("API keys", "Add, check, switch and delete your stored keys.", "keys:list"),),
+                list_pages=(ListPage("Back to API keys", "keys:list"),),
+            )
+        )

@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from functools import cached_property
 from typing import TYPE_CHECKING
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.conf import settings
 from django.db import models
@@ -11,6 +12,18 @@ from dashboard.keys.crypto import decrypt_secret
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
+
+
+UTC = ZoneInfo("UTC")
+
+
+def zone_named(name: str | None) -> ZoneInfo:
+    """A workspace's time zone by its IANA name; UTC for a missing or unknown
+    one. The one resolver: every time the console shows is in this zone."""
+    try:
+        return ZoneInfo(name) if name else UTC
+    except (ZoneInfoNotFoundError, ValueError):
+        return UTC
 
 
 class ApiKey(models.Model):
@@ -55,6 +68,11 @@ class ApiKey(models.Model):
         return f"{self.label} ({self.workspace_name}, {self.masked})"
 
     @property
+    def zone(self) -> ZoneInfo:
+        """The workspace's time zone, as the last /v1/me check stored it."""
+        return zone_named(self.workspace_timezone)
+
+    @property
     def masked(self) -> str:
         """`svc_sk_ab…wxyz`: the service's prefix and our last 4, never more."""
         return f"{self.prefix}…{self.last4}"
@@ -78,4 +96,6 @@ class ApiKey(models.Model):
         """A transport client acting as this key. Raises KeyDecryptionError."""
         from dashboard.api import ServiceClient
 
-        return ServiceClient(api_key=self.secret(), max_retries=max_retries)
+        return ServiceClient(
+            api_key=self.secret(), max_retries=max_retries, acting_user_id=self.user_id, stored_key_id=self.pk
+        )

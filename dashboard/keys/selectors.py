@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
+from zoneinfo import ZoneInfo
 
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.contrib.auth.models import AnonymousUser
@@ -13,7 +13,8 @@ from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
 from dashboard.keys.errors import NoActiveKeyError
-from dashboard.keys.models import ApiKey
+from dashboard.keys.models import ApiKey, zone_named
+from dashboard.web.reading import as_dict
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
@@ -25,7 +26,7 @@ def api_key_list(*, user: User) -> QuerySet[ApiKey]:
     """The user's own stored keys (never anyone else's)."""
     if not user.is_authenticated:
         return ApiKey.objects.none()
-    return ApiKey.objects.filter(user=user)
+    return ApiKey.objects.filter(user_id=user.pk)
 
 
 def api_key_get(*, user: User, pk: int | str) -> ApiKey:
@@ -36,18 +37,6 @@ def api_key_get(*, user: User, pk: int | str) -> ApiKey:
 def active_key_for(*, user: User) -> ApiKey | None:
     """The key every page acts as, or None (no remote call, no decryption)."""
     return api_key_list(user=user).filter(is_active=True).first()
-
-
-def service_client_for(*, user: User) -> ServiceClient:
-    """A transport client for the user's active key.
-
-    Raises NoActiveKeyError when there is none, KeyDecryptionError (a
-    NoActiveKeyError) when it can't be decrypted.
-    """
-    key = active_key_for(user=user)
-    if key is None:
-        raise NoActiveKeyError()
-    return key.client()
 
 
 # ---- The identity `GET /v1/me` answers -------------------------------------
@@ -69,7 +58,9 @@ class AccountIdentity:
 
     @property
     def zone(self) -> ZoneInfo | None:
-        return workspace_zone(self.workspace_timezone)
+        """The workspace's time zone; None when /v1/me named none we know."""
+        zone = zone_named(self.workspace_timezone)
+        return zone if zone.key == self.workspace_timezone else None
 
     @property
     def key_created_at_in_workspace(self) -> datetime | None:
@@ -77,13 +68,6 @@ class AccountIdentity:
         if self.key_created_at is None or zone is None:
             return None
         return self.key_created_at.astimezone(zone)
-
-
-def workspace_zone(name: str) -> ZoneInfo | None:
-    try:
-        return ZoneInfo(name) if name else None
-    except (ZoneInfoNotFoundError, ValueError):
-        return None
 
 
 def parse_timestamp(value: Any) -> datetime | None:
@@ -101,9 +85,9 @@ def parse_timestamp(value: Any) -> datetime | None:
 def account_identity_from(body: dict[str, Any]) -> AccountIdentity:
     """Read a /v1/me body tolerantly: a missing part reads as empty."""
     body = body if isinstance(body, dict) else {}
-    workspace = body.get("workspace") if isinstance(body.get("workspace"), dict) else {}
-    member = body.get("member") if isinstance(body.get("member"), dict) else {}
-    key = body.get("key") if isinstance(body.get("key"), dict) else {}
+    workspace = as_dict(body.get("workspace"))
+    member = as_dict(body.get("member"))
+    key = as_dict(body.get("key"))
     created_raw = key.get("created_at") or ""
     return AccountIdentity(
         workspace_id=str(workspace.get("id") or ""),

@@ -3,18 +3,20 @@
 from __future__ import annotations
 
 from django.contrib.auth import get_user_model
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.models import ApiKey
-from dashboard.keys.selectors import AccountIdentity, User, account_identity_fetch, api_key_get
+from dashboard.keys.selectors import AccountIdentity, account_identity_fetch, api_key_get
 
 
-def _lock_keys_of(user: User) -> None:
+def _lock_keys_of(user: AbstractBaseUser) -> None:
     """Serialise key writes of one user (inside a transaction): two tabs
     adding a first key, or switching at once, must not both make one active."""
-    get_user_model().objects.select_for_update().filter(pk=user.pk).first()
+    if user.pk is not None:
+        get_user_model().objects.select_for_update().filter(pk=user.pk).first()
 
 
 def _safe_prefix(reported: str, secret: str) -> str:
@@ -39,7 +41,7 @@ def _apply_identity(key: ApiKey, identity: AccountIdentity, secret: str) -> None
     key.last_verified_at = timezone.now()
 
 
-def api_key_add(*, user: User, label: str, secret: str) -> ApiKey:
+def api_key_add(*, user: AbstractBaseUser, label: str, secret: str) -> ApiKey:
     """Check `secret` with `GET /v1/me`, then store it encrypted.
 
     Nothing is stored when the check fails: the transport's ApiError
@@ -54,19 +56,19 @@ def api_key_add(*, user: User, label: str, secret: str) -> ApiKey:
 
     with transaction.atomic():
         _lock_keys_of(user)
-        key = ApiKey.objects.filter(user=user, key_id=identity.key_id).first() if identity.key_id else None
+        key = ApiKey.objects.filter(user_id=user.pk, key_id=identity.key_id).first() if identity.key_id else None
         if key is None:
-            key = ApiKey(user=user)
+            key = ApiKey(user_id=user.pk)
         key.label = label
         key.encrypted_secret = encrypt_secret(secret)
         _apply_identity(key, identity, secret)
-        if not ApiKey.objects.filter(user=user, is_active=True).exclude(pk=key.pk).exists():
+        if not ApiKey.objects.filter(user_id=user.pk, is_active=True).exclude(pk=key.pk).exists():
             key.is_active = True
         key.save()
     return key
 
 
-def api_key_check(*, user: User, pk: int | str) -> ApiKey:
+def api_key_check(*, user: AbstractBaseUser, pk: int | str) -> ApiKey:
     """Run `GET /v1/me` again for one of the user's keys and store the answer.
 
     Raises KeyDecryptionError for an unreadable key and ApiError subclasses
@@ -82,20 +84,20 @@ def api_key_check(*, user: User, pk: int | str) -> ApiKey:
     return key
 
 
-def api_key_activate(*, user: User, pk: int | str) -> ApiKey:
+def api_key_activate(*, user: AbstractBaseUser, pk: int | str) -> ApiKey:
     """Make one of the user's keys the active one (404 for anyone else's)."""
     with transaction.atomic():
         _lock_keys_of(user)
         key = api_key_get(user=user, pk=pk)
         # Clear first: at most one active key per user (a database constraint).
-        ApiKey.objects.filter(user=user, is_active=True).exclude(pk=key.pk).update(is_active=False)
+        ApiKey.objects.filter(user_id=user.pk, is_active=True).exclude(pk=key.pk).update(is_active=False)
         if not key.is_active:
             key.is_active = True
             key.save(update_fields=["is_active"])
     return key
 
 
-def api_key_delete(*, user: User, pk: int | str) -> ApiKey:
+def api_key_delete(*, user: AbstractBaseUser, pk: int | str) -> ApiKey:
     """Delete one of the user's keys. If it was active, the next one (by
     workspace name) becomes active so the console keeps working."""
     with transaction.atomic():
@@ -104,7 +106,7 @@ def api_key_delete(*, user: User, pk: int | str) -> ApiKey:
         was_active = key.is_active
         key.delete()
         if was_active:
-            successor = ApiKey.objects.filter(user=user).order_by("workspace_name", "label", "pk").first()
+            successor = ApiKey.objects.filter(user_id=user.pk).order_by("workspace_name", "label", "pk").first()
             if successor is not None:
                 successor.is_active = True
                 successor.save(update_fields=["is_active"])

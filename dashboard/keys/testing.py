@@ -44,3 +44,19 @@ def stored_api_key(
         key_name=label,
         is_active=is_active,
     )
+
+
+def store_sandbox_key(user, client, secret: str):
+    """Store `secret` as the user's active key, with the identity /v1/me reports."""
+    me = client.get("/v1/me")
+    return stored_api_key(
+        user=user,
+        secret=secret,
+        label="Sandbox",
+        workspace_id=me["workspace"]["id"],
+        workspace_name=me["workspace"]["name"],
+        workspace_timezone=me["workspace"].get("timezone") or "UTC",
+        member_id=me["member"]["id"],
+        member_role=me["member"]["role"],
+        key_id=me["key"]["id"],
+    )

@@ -1,59 +1,35 @@
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
-from django_htmx.http import HttpResponseClientRedirect
 
 from dashboard.api import errors as api_errors
+from dashboard.api.messages import meaning_of, with_request_id
 from dashboard.keys import selectors, services
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.keys.forms import AddApiKeyForm
-
-
-def _with_request_id(text: str, exc: api_errors.ApiError) -> str:
-    request_id = getattr(exc, "request_id", None)
-    return f"{text} (request id {request_id})" if request_id else text
+from dashboard.web.htmx import client_redirect, is_partial, next_url, render_region
+from dashboard.web.workspace import ConsoleRequest
 
 
 def check_failure_message(exc: api_errors.ApiError, *, then: str = "") -> str:
-    """What to tell the user when `GET /v1/me` did not accept a key (`then`
+    """What the key form says when `GET /v1/me` did not accept a key (`then`
     is added before the request id)."""
-    if isinstance(exc, api_errors.AuthenticationError):
-        text = "The service refused this key. Check that you copied all of it and that it has not been revoked."
-    elif isinstance(exc, api_errors.PermissionDeniedError):
-        text = "The service says this key may not read its own account."
-    elif isinstance(exc, api_errors.RateLimitedError):
-        wait = f" in {int(exc.retry_after)} seconds" if getattr(exc, "retry_after", None) else " in a moment"
-        text = f"The service is busy right now; try again{wait}."
-    elif isinstance(exc, (api_errors.ApiConnectionError, api_errors.ApiTimeoutError)):
-        text = "The service could not be reached to check this key. Try again in a moment."
-    else:
-        text = "The service could not check this key right now. Try again in a moment."
-    return _with_request_id(f"{text} {then}".strip(), exc)
-
-
-def _safe_next(request: HttpRequest, fallback: str) -> str:
-    candidate = request.POST.get("next") or ""
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
-    ):
-        return candidate
-    return fallback
+    return with_request_id(f"{meaning_of(exc).checking_key} {then}".strip(), exc)
 
 
 @require_GET
-def key_list(request: HttpRequest) -> HttpResponse:
+def key_list(request: ConsoleRequest) -> HttpResponse:
     keys = list(selectors.api_key_list(user=request.user))
     unreadable_keys = [key.label for key in keys if not key.is_readable]
     return render(request, "keys/list.html", {"keys": keys, "unreadable_keys": unreadable_keys})
 
 
 @require_http_methods(["GET", "POST"])
-def key_add(request: HttpRequest) -> HttpResponse:
+def key_add(request: ConsoleRequest) -> HttpResponseBase:
     form = AddApiKeyForm(request.POST or None)
     if request.method == "POST" and form.is_valid():
         try:
@@ -67,15 +43,15 @@ def key_add(request: HttpRequest) -> HttpResponse:
         else:
             state = "It is now the active key." if key.is_active else "Switch to it from the header when you need it."
             messages.success(request, f"Key “{key.label}” added for workspace {key.workspace_name}. {state}")
-            if request.htmx:  # a full page change, not a swap into the form
-                return HttpResponseClientRedirect(reverse("keys:list"))
-            return redirect("keys:list")
-    template = "keys/add.html#add_form" if request.htmx and request.method == "POST" else "keys/add.html"
-    return render(request, template, {"form": form})
+            # A full page change, not a swap into the form.
+            return client_redirect(request, reverse("keys:list"))
+    if request.method == "POST":
+        return render_region(request, "keys/add.html", "add_form", {"form": form})
+    return render(request, "keys/add.html", {"form": form})
 
 
 @require_POST
-def key_check(request: HttpRequest, pk: int) -> HttpResponse:
+def key_check(request: ConsoleRequest, pk: int) -> HttpResponse:
     key = selectors.api_key_get(user=request.user, pk=pk)
     check_error = ""
     try:
@@ -84,7 +60,7 @@ def key_check(request: HttpRequest, pk: int) -> HttpResponse:
         check_error = exc.message
     except api_errors.ApiError as exc:
         check_error = check_failure_message(exc)
-    if request.htmx:
+    if is_partial(request):
         return render(
             request, "keys/list.html#key_row", {"key": key, "check_error": check_error, "checked": not check_error}
         )
@@ -95,7 +71,7 @@ def key_check(request: HttpRequest, pk: int) -> HttpResponse:
     return redirect("keys:list")
 
 
-def _key_pk(request: HttpRequest) -> int:
+def _key_pk(request: ConsoleRequest) -> int:
     try:
         return int(request.POST.get("key", ""))
     except ValueError:
@@ -103,14 +79,14 @@ def _key_pk(request: HttpRequest) -> int:
 
 
 @require_POST
-def key_activate(request: HttpRequest) -> HttpResponse:
+def key_activate(request: ConsoleRequest) -> HttpResponse:
     key = services.api_key_activate(user=request.user, pk=_key_pk(request))
     messages.success(request, f"Now working in {key.workspace_name} as {key.member_role}.")
-    return redirect(_safe_next(request, reverse("home")))
+    return redirect(next_url(request, reverse("home")))
 
 
 @require_http_methods(["GET", "POST"])
-def key_delete(request: HttpRequest, pk: int) -> HttpResponse:
+def key_delete(request: ConsoleRequest, pk: int) -> HttpResponse:
     key = selectors.api_key_get(user=request.user, pk=pk)
     if request.method == "POST":
         services.api_key_delete(user=request.user, pk=key.pk)
@@ -122,7 +98,7 @@ def key_delete(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_GET
-def account(request: HttpRequest) -> HttpResponse:
+def account(request: ConsoleRequest) -> HttpResponse:
     # Remote errors (and a missing or unreadable key) propagate to the
     # shared RemoteErrorMiddleware.
     key, identity = selectors.account_identity_for(user=request.user)

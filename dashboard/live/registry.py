@@ -1,17 +1,17 @@
 """The kinds of long operation the console knows how to follow.
 
-Each area app registers its kinds in its AppConfig.ready(), e.g.::
+Each area app lists its kinds in the Area it registers in its
+AppConfig.ready() (`dashboard.web.areas`), which registers them here::
 
-    from dashboard.live.registry import OperationKind, register
-
-    register(OperationKind(
+    OperationKind(
         name="studio.turn",
         title="Studio turn",
         fetch=lambda client, op: client.get(f"/v1/turns/{op.remote_id}"),
         read_status=lambda snapshot: snapshot.get("status"),
         final_statuses={"completed", "needs_input", "failed"},
         template="studio/turn_snapshot.html",
-    ))
+        person_needed=lambda snapshot: snapshot.get("status") == "needs_input",
+    )
 
 The poller only ever calls `fetch` and `read_status`; the status partial only
 ever renders `template` from the stored snapshot. A kind that is not (or no
@@ -67,12 +67,21 @@ class OperationKind:
     context: Callable[..., dict[str, Any]] | None = None
     # op -> the area's own page for this operation (defaults to live:detail).
     page_url: Callable[[TrackedOperation], str] | None = None
+    # snapshot -> whether the operation waits for a person (an answer, a
+    # decision): what an inbox of things waiting on people gathers.
+    person_needed: Callable[[dict], bool] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "final_statuses", frozenset(self.final_statuses))
 
     def is_final(self, status: str | None) -> bool:
         return status is not None and status in self.final_statuses
+
+    def needs_person(self, snapshot: dict) -> bool:
+        """Whether the operation in this state waits for a person."""
+        if self.person_needed is None or not isinstance(snapshot, dict):
+            return False
+        return bool(self.person_needed(snapshot))
 
 
 @dataclass
@@ -103,10 +112,6 @@ def register(kind: OperationKind) -> OperationKind:
 
 def get_kind(name: str) -> OperationKind | None:
     return _registry.get(name)
-
-
-def registered_kinds() -> list[str]:
-    return list(_registry.names())
 
 
 def unregister(name: str) -> None:

@@ -6,7 +6,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
-from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django.db.models import QuerySet
 from django.http import Http404
@@ -42,14 +41,6 @@ def operations_for_user(
 
 def last_refreshed_at(op: TrackedOperation) -> datetime:
     return op.last_polled_at or op.created_at
-
-
-def workspace_zone(op: TrackedOperation) -> ZoneInfo:
-    """Times are shown in the workspace's own time zone (stored with the key)."""
-    try:
-        return ZoneInfo(op.owner_key.workspace_timezone or "UTC")
-    except (ZoneInfoNotFoundError, ValueError):
-        return ZoneInfo("UTC")
 
 
 def updates_paused(op: TrackedOperation, *, now: datetime | None = None) -> bool:
@@ -93,7 +84,7 @@ def operation_view(*, op: TrackedOperation, request=None, now: datetime | None =
         kind_title=kind.title if kind else op.kind,
         template=kind.template if kind else registry.GENERIC_TEMPLATE,
         paused=updates_paused(op, now=now),
-        refreshed_at=last_refreshed_at(op).astimezone(workspace_zone(op)),
+        refreshed_at=last_refreshed_at(op).astimezone(op.owner_key.zone),
         page_url=page_url,
         extra=extra,
     )

@@ -1,6 +1,6 @@
 """Writes on tracked operations: record one, claim the due ones, poll one.
 
-How polling is scheduled (DESIGN.md, "How data flows" 3):
+How polling is scheduled (docs/architecture.md, "A tracked operation"):
 
 * The database row is the schedule. `live.tick` (Celery beat, every
   `CELERY_BEAT_TICK_SECONDS`) claims the due rows with a short lease and
@@ -28,6 +28,7 @@ from django.db.models import F, Q
 from django.utils import timezone
 
 from dashboard.api import errors
+from dashboard.api.messages import meaning_of
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.live import registry
 from dashboard.live.models import TrackedOperation
@@ -75,7 +76,6 @@ def _due(now: datetime) -> Q:
 def operation_track(
     *,
     owner_key,
-    user,
     kind: str,
     remote_id: str,
     title: str = "",
@@ -86,6 +86,7 @@ def operation_track(
 
     The same (owner key, kind, remote id) is one row: a replayed start (the same
     Idempotency-Key answers the same remote id) never makes a second one.
+    It is started by the key's own user.
     The answer that started it is kept as the first snapshot, but it is always
     polled at least once: a 202 body is not the operation's full state.
     """
@@ -103,7 +104,7 @@ def operation_track(
         with transaction.atomic():
             return TrackedOperation.objects.create(
                 owner_key=owner_key,
-                started_by=user,
+                started_by_id=owner_key.user_id,
                 kind=kind,
                 remote_id=remote_id,
                 title=_short(title),
@@ -173,44 +174,16 @@ def _claim_one(*, operation_id: int, now: datetime) -> str | None:
 
 # --- polling ---------------------------------------------------------------------
 
-# Errors after which another poll can't help: the key is refused or may not
-# read this, or the operation no longer exists.
-_STOPPING_ERRORS = (
-    errors.AuthenticationError,
-    errors.PermissionDeniedError,
-    errors.NotFoundError,
-    errors.InvalidRequestError,
-    errors.UnprocessableError,
-)
-
-
-# What the page says when a poll fails, most specific class first.
-_STOP_MESSAGES: list[tuple[type[errors.ApiError], str]] = [
-    (
-        errors.AuthenticationError,
-        "The service refused the API key this was started with. Add a new key to follow new work.",
-    ),
-    (errors.PermissionDeniedError, "The API key this was started with may not read this operation."),
-    (errors.NotFoundError, "The service no longer knows this operation (not found)."),
-]
-_TRANSIENT_MESSAGES: list[tuple[type[errors.ApiError], str]] = [
-    (errors.RateLimitedError, "The service asked us to slow down; the next check waits as long as it asked."),
-    (errors.ApiTimeoutError, "The service took too long to answer; trying again shortly."),
-    (errors.ApiConnectionError, "The service is unreachable right now; trying again shortly."),
-    (errors.ServerError, "The service had a problem answering; trying again shortly."),
-]
-
-
-def _message_for(exc: errors.ApiError, table: list[tuple[type[errors.ApiError], str]], fallback: str) -> str:
-    return next((message for cls, message in table if isinstance(exc, cls)), fallback)
-
 
 def _stop_message(exc: errors.ApiError) -> str:
-    return _message_for(exc, _STOP_MESSAGES, f"The service refused to report on this operation: {exc.message}")
+    meaning = meaning_of(exc)
+    if meaning.kind == "invalid":
+        return f"{meaning.following.rstrip('.')}: {exc.message}"
+    return meaning.following
 
 
 def _transient_message(exc: errors.ApiError) -> str:
-    return _message_for(exc, _TRANSIENT_MESSAGES, f"The last check failed ({exc.message}); trying again shortly.")
+    return meaning_of(exc).following
 
 
 def operation_poll(
@@ -244,9 +217,11 @@ def operation_poll(
         wait = timedelta(seconds=exc.retry_after) if exc.retry_after else error_backoff(error_count=op.error_count + 1)
         # Strictly after Retry-After, never on its edge.
         return _record_error(op, lease_token, now, exc, next_poll_at=now + wait + timedelta(seconds=1))
-    except _STOPPING_ERRORS as exc:
-        return _finish(op, lease_token, now, stop_message=_stop_message(exc), request_id=exc.request_id)
     except errors.ApiError as exc:
+        if meaning_of(exc).stops_following:
+            # Another poll can't help: the key is refused or may not read
+            # this, or the operation no longer exists.
+            return _finish(op, lease_token, now, stop_message=_stop_message(exc), request_id=exc.request_id)
         return _record_error(
             op, lease_token, now, exc, next_poll_at=now + error_backoff(error_count=op.error_count + 1)
         )

@@ -6,9 +6,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from dashboard.live import selectors
-
-# htmx stops polling when a poll answers 286 (and still swaps the content).
-STOP_POLLING = 286
+from dashboard.web.htmx import stop_polling
 
 
 @never_cache
@@ -20,9 +18,7 @@ def status(request: HttpRequest, pk: int) -> HttpResponse:
     live = selectors.operation_view(op=op, request=request)
     region = "status_row" if request.GET.get("view") == "row" else "status"
     response = render(request, f"live/operation.html#{region}", {"op": op, "live": live})
-    if op.is_final:
-        response.status_code = STOP_POLLING
-    return response
+    return stop_polling(response, final=op.is_final)
 
 
 @require_GET

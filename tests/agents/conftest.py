@@ -1,21 +1,23 @@
 """Fixtures of the Agents tests: a fake service address mocked with respx and
 a stored key for it (view tests), or a stored key of the real sandbox
-(contract and browser tests)."""
+(contract and browser tests). Helpers are in tests/agents/support.py."""
 
 from __future__ import annotations
-
-import re
 
 import pytest
 
 from dashboard.keys.testing import stored_api_key
+from tests.agents.support import SECRET, store_demo_key
 from tests.helpers import running_sandbox
 
-# The fake service address (mocked by `remote`, tests/conftest.py) and no
-# sleeping between retries: shared with tests/live and tests/studio.
-from tests.live.fixtures import never_sleep, service_settings  # noqa: F401
 
-SECRET = "svc_sk_agnt0123456789abcdefghijklmnopqrstuvwxyzABCD"
+@pytest.fixture(autouse=True)
+def fake_service(fake_service_settings, never_sleep):
+    """Every test here: the fake service address (mocked by `remote`; the
+    sandbox fixtures point the console elsewhere), retries without sleeping
+    (both fixtures in tests/live/fixtures.py, shared with tests/live and
+    tests/studio)."""
+    return fake_service_settings
 
 
 @pytest.fixture
@@ -32,13 +34,6 @@ def seeded_sandbox():
         yield handle
 
 
-def store_demo_key(user, handle):
-    """A fresh demo-workspace key of the sandbox `handle`, active for `user`."""
-    return stored_api_key(
-        user=user, secret=handle.mint_key("demo"), workspace_name="Acme Marketing", workspace_timezone="Europe/Berlin"
-    )
-
-
 @pytest.fixture
 def sandbox_client(seeded_sandbox, settings, user, client):
     """The console's test client logged in as a user whose active key is a
@@ -47,7 +42,3 @@ def sandbox_client(seeded_sandbox, settings, user, client):
     store_demo_key(user, seeded_sandbox)
     client.force_login(user)
     return client
-
-
-def form_keys(html: str) -> list[str]:
-    return re.findall(r'name="idempotency_key" value="([^"]+)"', html)

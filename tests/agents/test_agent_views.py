@@ -11,9 +11,12 @@ import httpx
 import pytest
 from django.urls import reverse
 
+from agents.models import BuilderAnswer
+from dashboard.keys.testing import stored_api_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
-from tests.agents.conftest import form_keys
+from tests.agents.support import SECRET, form_keys
+from tests.html import one, parse, text_of, texts
 
 AGENT_ID = "22222222-2222-4222-8222-222222222222"
 RUN_ID = "cccccccc-0000-4000-8000-000000000001"
@@ -180,8 +183,9 @@ def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote,
     body = logged_in_client.post(
         reverse("agents:create"), {"message": "Do things", "idempotency_key": key}
     ).content.decode()
-    assert "is too vague (request id req_400)" in body
-    assert "Do things" in body and form_keys(body) != [key]
+    page = parse(body)
+    assert texts(page, ".field-error li") == ["This is too vague. (request id req_400)"]
+    assert one(page, "textarea[name=message]").get_text().strip() == "Do things" and form_keys(body) != [key]
 
 
 def test_a_server_failure_on_create_is_shown_above_the_form_keeping_the_key(remote, api_key, logged_in_client):
@@ -280,8 +284,9 @@ def test_rename_refused_by_the_service_keeps_the_name_typed(agent_routes, remote
     body = logged_in_client.post(
         reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"}, **HTMX
     ).content.decode()
-    assert body.lstrip().startswith('<section id="agent-rename"')
-    assert "is taken (request id req_400)" in body and 'value="Hello there"' in body
+    section = one(body, "section#agent-rename")
+    assert texts(section, ".field-error li") == ["Name is taken. (request id req_400)"]
+    assert one(section, "input[name=name]")["value"] == "Hello there"
 
 
 def test_rename_sends_the_name_alone(agent_routes, remote, logged_in_client):
@@ -293,14 +298,16 @@ def test_rename_sends_the_name_alone(agent_routes, remote, logged_in_client):
     assert json.loads(rename.calls.last.request.content) == {"name": "Hello there"}
 
 
-def test_answering_the_builders_questions_sends_one_message_with_the_answers(agent_routes, remote, logged_in_client):
-    session = logged_in_client.session
-    session[f"agents:build:{AGENT_ID}"] = {
-        "status": "needs_input",
-        "message": "",
-        "questions": [{"text": "Who should get the email?", "options": ["Sales", "The new contact"]}],
-    }
-    session.save()
+def test_answering_the_builders_questions_sends_one_message_with_the_answers(
+    agent_routes, remote, api_key, logged_in_client
+):
+    # Asked by a teammate: the questions are the workspace's, not one session's.
+    BuilderAnswer.objects.create(
+        workspace_id=api_key.workspace_id,
+        agent_id=AGENT_ID,
+        status="needs_input",
+        questions=[{"text": "Who should get the email?", "options": ["Sales", "The new contact"]}],
+    )
     change = remote.patch(f"/v1/agents/{AGENT_ID}").mock(
         return_value=httpx.Response(
             200,
@@ -492,17 +499,48 @@ def test_after_a_timeout_the_activate_button_keeps_its_key_so_a_retry_is_the_sam
     assert f'name="idempotency_key" value="{key}"' in body
 
 
-def test_the_builders_summary_is_shown_once(agent_routes, logged_in_client):
-    session = logged_in_client.session
-    session[f"agents:build:{AGENT_ID}"] = {"status": "built", "message": "Drafted the welcome flow.", "questions": []}
-    session.save()
-    assert (
-        "Drafted the welcome flow." in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+def test_a_teammate_sees_and_answers_the_builders_questions_from_another_session(
+    agent_routes, remote, api_key, user, logged_in_client, client, django_user_model
+):
+    remote.post("/v1/agents").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "status": "needs_input",
+                "message": "A few questions first.",
+                "questions": [{"text": "Who should get the email?", "options": ["Sales", "The new contact"]}],
+                "agent": {"id": AGENT_ID},
+            },
+        )
     )
-    assert (
-        "Drafted the welcome flow."
-        not in logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
+    logged_in_client.post(reverse("agents:create"), {"message": "Welcome people"})
+    teammate = django_user_model.objects.create_user("teammate", password="pw-teammate-1")
+    stored_api_key(user=teammate, secret=SECRET[:-4] + "MATE", workspace_id=api_key.workspace_id, key_id="key-teammate")
+    client.force_login(teammate)
+
+    page = parse(client.get(reverse("agents:detail", args=[AGENT_ID])).content)
+
+    assert text_of(one(page, "#builder-heading")) == "The builder needs your answers"
+    assert [text_of(legend) for legend in page.select(".builder-question legend")] == ["Who should get the email?"]
+    change = remote.patch(f"/v1/agents/{AGENT_ID}").mock(
+        return_value=httpx.Response(200, json={"status": "built", "message": "Drafted.", "agent": full_agent()})
     )
+    client.post(reverse("agents:change", args=[AGENT_ID]), {"answer_0": "Sales"})
+    assert json.loads(change.calls.last.request.content)["message"] == "Who should get the email?\nSales"
+    assert BuilderAnswer.objects.get(agent_id=AGENT_ID).asked_by == teammate
+
+
+def test_the_builders_summary_is_shown_once_to_whoever_asked(agent_routes, api_key, user, logged_in_client):
+    BuilderAnswer.objects.create(
+        workspace_id=api_key.workspace_id,
+        agent_id=AGENT_ID,
+        status="built",
+        message="Drafted the welcome flow.",
+        asked_by=user,
+    )
+    url = reverse("agents:detail", args=[AGENT_ID])
+    assert texts(logged_in_client.get(url).content, ".builder-says .agent-answer") == ["Drafted the welcome flow."]
+    assert texts(logged_in_client.get(url).content, ".builder-says") == []
 
 
 def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_place(

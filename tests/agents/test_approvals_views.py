@@ -11,7 +11,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from tests.agents.conftest import form_keys
+from tests.agents.support import form_keys
 
 AGENT_ID = "11111111-1111-4111-8111-111111111111"
 SEND_ID = "aaaaaaaa-0000-4000-8000-000000000001"

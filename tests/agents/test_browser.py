@@ -9,7 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.agents.conftest import store_demo_key
+from tests.agents.support import store_demo_key
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 
 pytestmark = pytest.mark.browser

@@ -8,7 +8,8 @@ import re
 
 from django.urls import reverse
 
-from tests.agents.conftest import form_keys
+from sandbox.agents import RUN_SECONDS
+from tests.agents.support import form_keys
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -92,19 +93,13 @@ def agent_id_named(client, name: str) -> str:
     return re.search(rf'href="/agents/([0-9a-f-]{{36}})/">{re.escape(name)}<', listing).group(1)
 
 
-def poll_until_final(operation_id: int):
-    """The live poller's own step, repeated until the sandbox's clock has moved
-    the operation to a final status (a bounded number of polls)."""
-    import time
-
+def poll_after(handle, operation_id: int, *, service_seconds: float):
+    """The live poller's own step, once, after moving the sandbox's clock on by
+    `service_seconds` of simulated time (the run is skipped, not waited for)."""
     from dashboard.live.services import operation_poll
 
-    for _ in range(100):
-        op = operation_poll(operation_id=operation_id)
-        if op.is_final:
-            return op
-        time.sleep(0.02)
-    raise AssertionError(f"operation {operation_id} never finished: {op.status}")
+    handle.advance(service_seconds=service_seconds)
+    return operation_poll(operation_id=operation_id)
 
 
 def test_activating_an_agent_that_is_not_ready_lists_the_issues(sandbox_client):
@@ -136,7 +131,7 @@ def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_cl
     assert "No plan yet." not in built
 
 
-def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(sandbox_client):
+def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(sandbox_client, seeded_sandbox):
     from dashboard.live.models import TrackedOperation
 
     agent_id = agent_id_named(sandbox_client, "Customer FAQ helper")
@@ -146,8 +141,10 @@ def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(san
         {"message": "What does the Pro plan cost?", "idempotency_key": form_keys(page)[0]},
     )
     assert sent.status_code == 302 and "?thread=" in sent.url
-    op = poll_until_final(TrackedOperation.objects.get(kind="agents.invocation").pk)
-    assert op.status == "completed" and op.snapshot["answer"]
+    op = poll_after(
+        seeded_sandbox, TrackedOperation.objects.get(kind="agents.invocation").pk, service_seconds=RUN_SECONDS
+    )
+    assert op.is_final and op.status == "completed" and op.snapshot["answer"]
 
     thread = sandbox_client.get(sent.url).content.decode()
     assert op.snapshot["answer"] in thread

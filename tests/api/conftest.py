@@ -1,15 +1,13 @@
 """Fixtures of the transport tests: a fake service address (mocked by
 `remote`, tests/conftest.py), a recorded (never slept) retry delay, and a
-client with a recognisable key."""
+client with a recognisable key (the constants in tests/api/support.py)."""
 
 from __future__ import annotations
 
 import pytest
 
+from tests.api.support import API_KEY, SERVICE_URL
 from tests.helpers import use_fake_service
-
-SERVICE_URL = "https://service.test"
-API_KEY = "svc_sk_TEST_secret_value_never_shown_0123456789"
 
 
 @pytest.fixture(autouse=True)

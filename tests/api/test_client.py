@@ -17,7 +17,7 @@ import pytest
 
 from dashboard.api import ApiResponse, ServiceClient, errors
 from dashboard.api import client as client_module
-from tests.api.conftest import API_KEY, SERVICE_URL
+from tests.api.support import API_KEY, SERVICE_URL
 from tests.helpers import mocked_service
 
 

@@ -8,7 +8,7 @@ import pytest
 from django.contrib.messages import get_messages
 from django.urls import reverse
 
-from tests.api.conftest import API_KEY
+from tests.api.support import API_KEY
 
 pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
 
@@ -21,7 +21,7 @@ CASES = [
     ("403", 403, "This API key may not do this"),
     ("404", 404, "Not found"),
     ("409", 409, "It changed meanwhile"),
-    ("429", 429, "Try again in 30 s"),
+    ("429", 429, "Try again in 30 seconds"),
     ("500", 502, "The service is unreachable right now"),
     ("503", 502, "The service is unreachable right now"),
     ("connection", 502, "The service is unreachable right now"),

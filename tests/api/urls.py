@@ -6,8 +6,8 @@ from django.template import engines
 from django.urls import include, path
 
 from dashboard.api import ServiceClient, errors
-from dashboard.errors import render_remote_error
-from tests.api.conftest import API_KEY
+from dashboard.web.remote_errors import render_remote_error
+from tests.api.support import API_KEY
 
 REMOTE_ERRORS = {
     "401": lambda: errors.AuthenticationError(

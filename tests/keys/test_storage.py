@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import httpx
 import pytest
 from cryptography.fernet import Fernet
 from django.core.management import CommandError, call_command
@@ -11,8 +12,10 @@ from django.db import connection
 
 from dashboard.keys.errors import KeyDecryptionError, NoActiveKeyError
 from dashboard.keys.models import ApiKey
-from dashboard.keys.selectors import active_key_for, service_client_for
-from tests.keys.conftest import DEMO_SECRET, OTHER_ME, OTHER_SECRET
+from dashboard.keys.selectors import active_key_for
+from dashboard.web.workspace import Workspace
+from tests.helpers import mocked_service
+from tests.keys.support import DEMO_SECRET, OTHER_ME, OTHER_SECRET, SERVICE, me_body
 
 
 def raw_row(pk: int) -> tuple:
@@ -50,16 +53,24 @@ def test_stored_key_shows_prefix_from_me_and_last4(user, add_key):
 
 def test_client_acts_as_the_decrypted_key(user, add_key):
     add_key(user)
-    client = service_client_for(user=user)
-    # The transport keeps the secret private; its repr never shows it.
-    assert DEMO_SECRET not in repr(client)
-    assert active_key_for(user=user).client() is not None
+    clients = [Workspace(user).client, active_key_for(user=user).client()]
+
+    with mocked_service(SERVICE) as remote:
+        route = remote.get("/v1/me").mock(return_value=httpx.Response(200, json=me_body()))
+        for client in clients:
+            client.get("/v1/me")
+
+    # Each call reaches the service carrying the decrypted secret as its bearer token...
+    assert route.call_count == len(clients)
+    assert [call.request.headers["Authorization"] for call in route.calls] == [f"Bearer {DEMO_SECRET}"] * len(clients)
+    # ...while the transport keeps it private: its repr never shows it.
+    assert all(DEMO_SECRET not in repr(client) for client in clients)
 
 
 def test_no_key_raises_no_active_key(user):
     assert active_key_for(user=user) is None
     with pytest.raises(NoActiveKeyError):
-        service_client_for(user=user)
+        Workspace(user).client  # noqa: B018 - reading it is the act under test
 
 
 def test_decryption_failure_raises_instead_of_falling_back(user, add_key, settings):
@@ -73,7 +84,7 @@ def test_decryption_failure_raises_instead_of_falling_back(user, add_key, settin
     with pytest.raises(KeyDecryptionError):
         stored.client()
     with pytest.raises(KeyDecryptionError):
-        service_client_for(user=user)
+        Workspace(user).client  # noqa: B018 - reading it is the act under test
     assert stored.is_readable is False
 
 

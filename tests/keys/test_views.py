@@ -11,7 +11,7 @@ from django.urls import reverse
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import active_key_for
 from tests.helpers import mocked_service
-from tests.keys.conftest import DEMO_SECRET, OTHER_ME, OTHER_SECRET, SERVICE, error_body, me_body
+from tests.keys.support import DEMO_SECRET, OTHER_ME, OTHER_SECRET, SERVICE, error_body, me_body
 
 
 @pytest.fixture

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from dashboard.keys.testing import stored_api_key
 from tests.helpers import PROJECT_DIR as ROOT
+from tests.html import parse, texts
 
 CONSOLE_CSS = (ROOT / "static" / "css" / "console.css").read_text()
 
@@ -129,24 +130,47 @@ def test_nav_marks_no_area_on_pages_outside_the_areas(logged_in_client, url_name
 
 
 @pytest.mark.parametrize(
-    ("url_name", "section"),
+    ("url_name", "args", "section"),
     [
-        ("studio:index", "studio"),
-        ("agents:index", "agents"),
-        ("agents:approvals", "approvals"),
-        ("objects:index", "objects"),
-        ("account", "account"),
-        ("keys:list", ""),
+        ("studio:index", [], "Studio"),
+        ("agents:index", [], "Agents"),
+        ("agents:detail", ["a-1"], "Agents"),
+        ("agents:approvals", [], "Approvals"),
+        ("objects:index", [], "Objects"),
+        ("objects:records", ["deals"], "Objects"),
+        ("account", [], "Account"),
+        ("keys:list", [], None),
     ],
 )
-def test_nav_section_follows_the_url(rf, url_name, section):
+def test_the_current_section_comes_from_the_area_registry(rf, url_name, args, section):
     from django.urls import resolve
 
-    from dashboard.keys.context_processors import nav_section_for
+    from dashboard.web.areas import nav_links
 
-    request = rf.get(reverse(url_name))
-    request.resolver_match = resolve(request.path)
-    assert nav_section_for(request) == section
+    links = nav_links(resolve(reverse(url_name, args=args)))
+
+    assert [link.label for link in links] == ["Studio", "Agents", "Objects", "Approvals", "Account"]
+    assert [link.label for link in links if link.current] == ([section] if section else [])
+
+
+def test_an_area_registered_later_joins_the_navigation_home_page_and_error_pages(logged_in_client):
+    from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area, unregister_area
+
+    register_area(
+        Area(
+            name="reports",
+            order=50,
+            nav=(NavEntry("Reports", "keys:list"),),
+            cards=(HomeCard("Reports", "Numbers about everything.", "keys:list"),),
+            list_pages=(ListPage("Back to reports", "keys:list"),),
+        )
+    )
+    try:
+        page = parse(logged_in_client.get(reverse("home")).content)
+    finally:
+        unregister_area("reports")
+    assert "Reports" in texts(page, "nav.main-nav a")
+    assert "Reports" in texts(page, ".home-areas .card-title")
 
 
 def test_messages_render_as_alerts(logged_in_client, user):

@@ -10,7 +10,7 @@ from django.db import connection, transaction
 
 from dashboard.live import services
 from dashboard.live.models import TrackedOperation
-from tests.conftest import missing_service
+from tests.helpers import missing_service
 
 
 @pytest.mark.postgres

@@ -10,7 +10,7 @@ from django.utils import timezone
 
 from dashboard.live import services, tasks
 from dashboard.live.models import TrackedOperation
-from tests.live.fixtures import SECRET, TURN_ID, turn_body
+from tests.live.support import SECRET, TURN_ID, turn_body
 
 TURN_PATH = f"/v1/turns/{TURN_ID}"
 
@@ -207,7 +207,7 @@ def test_recording_the_same_remote_operation_twice_keeps_one_row(db, make_turn):
 
 
 def test_a_kind_nobody_registered_stops_with_a_message_and_no_remote_call(db, remote, api_key, user):
-    op = services.operation_track(owner_key=api_key, user=user, kind="nobody.knows", remote_id="x1")
+    op = services.operation_track(owner_key=api_key, kind="nobody.knows", remote_id="x1")
     TrackedOperation.objects.filter(pk=op.pk).update(next_poll_at=timezone.now())
     op = services.operation_poll(operation_id=op.pk)
     assert op.is_final and "doesn't know how to follow" in op.last_error

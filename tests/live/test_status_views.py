@@ -11,7 +11,7 @@ from django.utils import timezone
 
 from dashboard.live import services
 from dashboard.live.models import TrackedOperation
-from tests.live.fixtures import TURN_ID, turn_body
+from tests.live.support import TURN_ID, turn_body
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 POLLING = 'hx-trigger="every 2s"'
@@ -109,7 +109,6 @@ def test_a_stopped_operation_shows_why_with_the_request_id(db, make_turn, logged
 def test_an_unknown_kind_renders_its_snapshot_as_readable_json(db, api_key, user, logged_in_client):
     op = services.operation_track(
         owner_key=api_key,
-        user=user,
         kind="someday.thing",
         remote_id="r-1",
         title="Something new",
@@ -126,7 +125,7 @@ def test_the_background_work_page_lists_only_my_operations_live(
     db, make_turn, other_api_key, other_user, logged_in_client, remote
 ):
     mine = make_turn(due=False)
-    theirs = make_turn(remote_id="their-turn", owner_key=other_api_key, user=other_user, due=False)
+    theirs = make_turn(remote_id="their-turn", owner_key=other_api_key, due=False)
     body = logged_in_client.get(reverse("live:index")).content.decode()
     assert f'id="live-row-{mine.pk}"' in body and POLLING in body
     assert reverse("studio:turn", args=[mine.pk]) in body

@@ -10,8 +10,8 @@ import httpx
 import pytest
 
 from dashboard.live.models import TrackedOperation
-from tests.conftest import missing_service
-from tests.live.fixtures import TURN_ID, turn_body
+from tests.helpers import missing_service
+from tests.live.support import TURN_ID, turn_body
 
 TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 

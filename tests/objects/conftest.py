@@ -1,16 +1,14 @@
 """Fixtures of the Objects tests (schema and records): a fake service address
 (mocked by `remote`, tests/conftest.py), a stored API key, and an empty cache
-for every test. Each side adds its own fixtures in its section."""
+for every test. Each side adds its own fixtures in its section; constants and
+helpers are in tests/objects/support.py."""
 
 from __future__ import annotations
 
 import pytest
 
 from tests.helpers import use_fake_service
-
-SERVICE_URL = "https://service.objects.test"
-SECRET = "svc_sk_objs0123456789abcdefghijklmnopqrstuvwxyzABCD"
-WORKSPACE_ID = "ws-objects-1"
+from tests.objects.support import SERVICE_URL, store_api_key
 
 
 @pytest.fixture(autouse=True)
@@ -26,20 +24,6 @@ def empty_cache():
     cache.clear()
     yield
     cache.clear()
-
-
-def store_api_key(user, secret: str = SECRET, *, workspace_id: str = WORKSPACE_ID, timezone: str = "UTC"):
-    from dashboard.keys.testing import stored_api_key
-
-    return stored_api_key(
-        user=user,
-        secret=secret,
-        label="Objects key",
-        workspace_id=workspace_id,
-        workspace_name="Acme Objects",
-        workspace_timezone=timezone,
-        key_id=f"key-{user.pk}-{workspace_id}",
-    )
 
 
 @pytest.fixture

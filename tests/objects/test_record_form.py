@@ -9,7 +9,6 @@ import re
 import httpx
 import pytest
 
-from tests.objects.conftest import store_api_key
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -19,6 +18,7 @@ from tests.objects.records_fixtures import (
     hidden_value,
     sent_json,
 )
+from tests.objects.support import store_api_key
 
 pytestmark = pytest.mark.django_db
 

@@ -14,8 +14,9 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from dashboard.api import ServiceClient
+from dashboard.keys.testing import store_sandbox_key
+from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import SCREENSHOTS, csp_violations
-from tests.objects.records_sandbox import create_every_type_object, sample_values, store_sandbox_key
 
 ROWS = "table.records tbody tr"
 

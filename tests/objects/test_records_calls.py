@@ -8,13 +8,10 @@ import httpx
 import pytest
 
 from dashboard.api import ServiceClient
+from dashboard.api.testing import RemoteCallCounter
+from dashboard.keys.testing import store_sandbox_key
+from sandbox.fixtures import create_every_type_object, sample_values
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, page, record
-from tests.objects.records_sandbox import (
-    RemoteCallCounter,
-    create_every_type_object,
-    sample_values,
-    store_sandbox_key,
-)
 
 pytestmark = pytest.mark.django_db
 

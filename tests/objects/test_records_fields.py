@@ -11,9 +11,12 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from objects.fields import api_value, cell, comparable, csv_value, field_defs, filter_value, form_field
-from objects.forms import service_error_field
-from objects.table import TableState, link_from, links_by_relation
+from dashboard.web.forms import field_named_in
+from objects.fields import api_value, cell, comparable, csv_value, field_defs, form_field
+from objects.filters import filter_value
+from objects.forms import RecordForm
+from objects.links import link_from, links_by_relation
+from objects.table import TableState
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, OTHER_ID, RECORD_ID
 
 FIELDS = {f.key: f for f in field_defs(DEALS)}
@@ -108,7 +111,7 @@ def test_table_state_round_trips_through_the_url():
     assert again == state
     third = TableState.from_query(QueryDict(state.next_query("c2")), fields).next_query("c3")
     page3 = TableState.from_query(QueryDict(third), fields)
-    assert (page3.cursor, page3.back, page3.page_number) == ("c3", ["", "c2"], 3)
+    assert (page3.cursor, page3.pager.back, page3.page_number) == ("c3", ("", "c2"), 3)
     assert TableState.from_query(QueryDict(page3.previous_query()), fields).cursor == "c2"
     assert "cursor" not in page3.export_query() and "limit" not in page3.export_query()
 
@@ -147,9 +150,8 @@ def test_links_read_from_both_directions_and_other_spellings():
     ],
 )
 def test_service_messages_name_their_field(message, field):
-    keys = {f.key for f in field_defs(DEALS)}
-    labels = {f.label.lower(): f.key for f in field_defs(DEALS)}
-    assert service_error_field(message, keys=keys, labels=labels) == field
+    form = RecordForm(definition=DEALS, zone=UTC)
+    assert field_named_in(message, form) == field
 
 
 def test_long_text_is_cut_in_the_table_and_whole_on_the_record_page():

@@ -9,7 +9,8 @@ import re
 import pytest
 
 from dashboard.api import ServiceClient
-from tests.objects.records_sandbox import create_every_type_object, sample_values, store_sandbox_key
+from dashboard.keys.testing import store_sandbox_key
+from sandbox.fixtures import create_every_type_object, sample_values
 
 pytestmark = pytest.mark.django_db
 

@@ -13,7 +13,6 @@ import httpx
 import pytest
 
 from objects.models import ColumnPreference
-from tests.objects.conftest import WORKSPACE_ID, store_api_key
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -23,6 +22,7 @@ from tests.objects.records_fixtures import (
     page,
     record,
 )
+from tests.objects.support import WORKSPACE_ID, store_api_key
 
 pytestmark = pytest.mark.django_db
 

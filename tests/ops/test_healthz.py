@@ -8,7 +8,7 @@ import pytest
 from django.db import OperationalError
 from django.urls import reverse
 
-from tests.conftest import missing_service
+from tests.helpers import missing_service
 
 
 def closed_port() -> int:

@@ -11,7 +11,7 @@ import pytest
 from django.conf import settings
 from django.db import connection
 
-from tests.conftest import missing_service
+from tests.helpers import missing_service
 
 
 def redis_client(url: str):

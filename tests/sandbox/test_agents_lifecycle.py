@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import httpx
 
-from tests.sandbox.conftest import all_pages
+from tests.sandbox.support import all_pages
 
 EMAIL_BRIEF = "When a webhook is called, email a summary of the new lead to the sales team"
 

@@ -6,7 +6,7 @@ import httpx
 import pytest
 
 from sandbox.testing import start_sandbox
-from tests.sandbox.conftest import EVERY_TYPE_FIELDS, http_client, make_object
+from tests.sandbox.support import EVERY_TYPE_FIELDS, http_client, make_object
 
 
 def assert_error(response: httpx.Response, status: int, type_: str) -> dict:

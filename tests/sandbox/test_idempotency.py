@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import threading
 
-from tests.sandbox.conftest import all_pages, make_object
+from tests.sandbox.support import all_pages, make_object
 
 
 def count(client, object_key: str) -> int:
@@ -61,7 +61,7 @@ def test_a_double_submit_at_the_same_time_runs_once(api, sandbox):
     answers = []
 
     def submit():
-        from tests.sandbox.conftest import http_client
+        from tests.sandbox.support import http_client
 
         with http_client(sandbox, sandbox.demo_key) as client:
             answers.append(

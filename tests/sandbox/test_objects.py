@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.sandbox.conftest import EVERY_TYPE_FIELDS, all_pages, make_object, unique
+from tests.sandbox.support import EVERY_TYPE_FIELDS, all_pages, make_object, unique
 
 
 def test_create_derives_keys_and_fills_defaults(api):

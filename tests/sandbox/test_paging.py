@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.sandbox.conftest import all_pages, make_object
+from tests.sandbox.support import all_pages, make_object
 
 
 def test_objects_page_to_the_end(api):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 
-from tests.sandbox.conftest import all_pages, make_object
+from tests.sandbox.support import all_pages, make_object
 
 
 def option_id(obj: dict, field_key: str, label: str) -> str:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.sandbox.conftest import all_pages, make_object
+from tests.sandbox.support import all_pages, make_object
 
 
 def make_pair(api):

@@ -8,7 +8,7 @@ import pytest
 
 from sandbox.admin import mint_key
 from sandbox.testing import start_sandbox
-from tests.sandbox.conftest import all_pages, http_client
+from tests.sandbox.support import all_pages, http_client
 
 
 def test_the_demo_workspace_has_companies_contacts_and_deals_with_links(fresh_api):

@@ -1,53 +1,38 @@
 """Studio turns against a real sandbox over HTTP: every trigger reaches its
 state, websites build over (scaled) time, SSE framing, background polling,
-idempotent replay, credits and read-only keys."""
+idempotent replay, credits and read-only keys.
+
+Tests that need work to finish move the sandbox's clock on past it
+(`sandbox.advance`) and read once, instead of polling while real time passes."""
 
 from __future__ import annotations
-
-import json
-import time
 
 import httpx
 import pytest
 
 from sandbox.images import png_size
+from sandbox.studio import DIRECTOR_SECONDS, WEBSITE_BUILD_SECONDS, WEBSITE_REBUILD_SECONDS
+from tests.sandbox.support import read_events
 
 WEBSITE_BRIEF = "A website for our bakery in Berlin with opening hours and a contact form"
 
 
-def read_events(response: httpx.Response) -> list[tuple[str, dict]]:
-    """Parse a `text/event-stream` body strictly: each frame is exactly one
-    `event:` line and one `data:` line of JSON, then a blank line."""
-    assert response.headers["content-type"].startswith("text/event-stream")
-    text = response.read().decode()
-    assert text.endswith("\n\n")
-    events = []
-    for frame in text[:-2].split("\n\n"):
-        lines = frame.split("\n")
-        assert len(lines) == 2, frame
-        assert lines[0].startswith("event: ") and lines[1].startswith("data: "), frame
-        events.append((lines[0][len("event: ") :], json.loads(lines[1][len("data: ") :])))
-    return events
+# Simulated seconds until a new website is built: the director answers, then the build runs.
+WEBSITE_DONE = DIRECTOR_SECONDS["website"] + WEBSITE_BUILD_SECONDS
 
 
-def poll_turn(api: httpx.Client, turn_id: str, *, until: set[str], attempts: int = 200) -> tuple[dict, list[str]]:
-    """Poll GET /v1/turns/{id} until its status is in `until`; returns the
-    final body and every status seen (no timing is asserted)."""
-    seen = []
-    for _ in range(attempts):
-        body = api.get(f"/v1/turns/{turn_id}").json()
-        seen.append(body["status"])
-        if body["status"] in until:
-            return body, seen
-        time.sleep(0.02)
-    raise AssertionError(f"turn never reached {until}: {seen[-5:]}")
+def turn_after(api: httpx.Client, sandbox, turn_id: str, *, service_seconds: float) -> dict:
+    """GET /v1/turns/{id} once, after moving the sandbox's clock on by
+    `service_seconds` of simulated time: the work is skipped, not waited for."""
+    sandbox.advance(service_seconds=service_seconds)
+    return api.get(f"/v1/turns/{turn_id}").json()
 
 
 def turn(api: httpx.Client, studio: str, **body) -> httpx.Response:
     return api.post(f"/v1/studio/{studio}/turns", json=body)
 
 
-def test_a_clear_website_brief_builds_then_completes_with_a_public_url(api):
+def test_a_clear_website_brief_builds_then_completes_with_a_public_url(api, sandbox):
     response = turn(api, "website", message=WEBSITE_BRIEF)
     assert response.status_code == 200
     body = response.json()
@@ -58,9 +43,12 @@ def test_a_clear_website_brief_builds_then_completes_with_a_public_url(api):
     assert artifact["type"] == "website" and artifact["public_url"] is None
     assert artifact["url"].startswith(api.base_url.__str__().rstrip("/") + "/app/")
 
-    final, seen = poll_turn(api, body["id"], until={"completed", "failed"})
+    # Read once before the clock moves (the build has only just begun), then
+    # once after the director and the whole build.
+    building = api.get(f"/v1/turns/{body['id']}").json()
+    final = turn_after(api, sandbox, body["id"], service_seconds=WEBSITE_DONE)
+    assert building["status"] == "building"
     assert final["status"] == "completed"
-    assert "building" in seen
     assert final["job"] == {**final["job"], "status": "succeeded", "stage": "complete", "error": None}
     assert final["artifact"]["public_url"]
     site = api.get(f"/v1/websites/{artifact['id']}").json()
@@ -183,12 +171,13 @@ def test_stream_of_a_failing_turn_ends_with_an_error_event_carrying_the_request_
     assert events[-1][1]["request_id"] == "req-stream-fail-1" and events[-1][1]["message"]
 
 
-def test_background_answers_202_at_once_and_the_turn_is_polled_to_completion(api):
+def test_background_answers_202_at_once_and_the_turn_is_polled_to_completion(api, sandbox):
     response = turn(api, "app", message="Build an app to track event sign-ups per company", background=True)
     assert response.status_code == 202
     body = response.json()
     assert body["id"] and body["status"] == "building"
-    final, _ = poll_turn(api, body["id"], until={"completed", "failed", "needs_input"})
+    # An app is made as soon as the director has answered.
+    final = turn_after(api, sandbox, body["id"], service_seconds=DIRECTOR_SECONDS["app"])
     assert final["status"] == "completed" and final["artifact"]["type"] == "app"
 
 
@@ -226,9 +215,10 @@ def test_turn_of_another_workspace_is_404(api, client_for):
     assert client_for("other_workspace").get(f"/v1/turns/{body['id']}").status_code == 404
 
 
-def test_a_website_edit_rebuilds_and_keeps_the_site_public(api):
+def test_a_website_edit_rebuilds_and_keeps_the_site_public(api, sandbox):
     made = turn(api, "website", message=WEBSITE_BRIEF).json()
-    built, _ = poll_turn(api, made["id"], until={"completed"})
+    built = turn_after(api, sandbox, made["id"], service_seconds=WEBSITE_DONE)
+    assert built["status"] == "completed"
     public_url = built["artifact"]["public_url"]
 
     edit = turn(api, "website", message="Make the header green and add a menu page", artifact_id=made["artifact"]["id"])
@@ -237,8 +227,8 @@ def test_a_website_edit_rebuilds_and_keeps_the_site_public(api):
     assert body["job"]["id"] != built["job"]["id"]
     assert body["artifact"]["public_url"] == public_url  # the live site stays up while it rebuilds
     assert api.get(f"/v1/websites/{made['artifact']['id']}").json()["status"] == "building"
-    final, _ = poll_turn(api, body["id"], until={"completed"})
-    assert final["job"]["status"] == "succeeded"
+    final = turn_after(api, sandbox, body["id"], service_seconds=DIRECTOR_SECONDS["website"] + WEBSITE_REBUILD_SECONDS)
+    assert final["status"] == "completed" and final["job"]["status"] == "succeeded"
     assert api.get(f"/v1/websites/{made['artifact']['id']}").json()["status"] == "published"
 
 

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
-from tests.live.fixtures import store_key
+from tests.live.support import store_key
 
 
 @pytest.fixture

@@ -1,17 +1,20 @@
 """Studio turns against the real sandbox over HTTP: started in background mode,
-then polled to their final status by the poll service itself."""
+then polled to their final status by the poll service itself, once the
+sandbox's clock has been moved past the work (nothing waits for it)."""
 
 from __future__ import annotations
-
-import time
 
 import pytest
 
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
+from sandbox.studio import DIRECTOR_SECONDS, WEBSITE_BUILD_SECONDS
 from studio.services import turn_reply, turn_start
-from tests.live.fixtures import store_key
+from tests.live.support import store_key
+
+# Simulated seconds until a new website is built: the director answers, then the build runs.
+WEBSITE_DONE = DIRECTOR_SECONDS["website"] + WEBSITE_BUILD_SECONDS
 
 
 @pytest.fixture
@@ -20,20 +23,17 @@ def sandbox_key(sandbox, settings, user):
     return store_key(user, sandbox.demo_key)
 
 
-def poll_until_final(op: TrackedOperation, *, max_polls: int = 200) -> TrackedOperation:
-    """Poll through the service (no worker), as often as the sandbox needs;
-    the sandbox's scaled clock makes a 3-minute build a fraction of a second."""
-    for _ in range(max_polls):
-        op = operation_poll(operation_id=op.pk)
-        if op.is_final:
-            break
-        time.sleep(0.05)
-    return op
+def poll_after(sandbox, op: TrackedOperation, *, service_seconds: float) -> TrackedOperation:
+    """One poll through the service (no worker), after moving the sandbox's
+    clock on by `service_seconds` of simulated time: a 3-minute build is
+    skipped, not waited for."""
+    sandbox.advance(service_seconds=service_seconds)
+    return operation_poll(operation_id=op.pk)
 
 
-def test_a_website_turn_is_polled_to_completion(db, sandbox_key, user):
+def test_a_website_turn_is_polled_to_completion(db, sandbox, sandbox_key, user):
     op = turn_start(
-        user=user,
+        key=sandbox_key,
         studio="website",
         message="A landing page for our spring bicycle sale, bright and friendly",
         auto=True,
@@ -41,7 +41,7 @@ def test_a_website_turn_is_polled_to_completion(db, sandbox_key, user):
     )
     assert op.status == "building" and not op.is_final
 
-    op = poll_until_final(op)
+    op = poll_after(sandbox, op, service_seconds=WEBSITE_DONE)
 
     assert (op.status, op.is_final, op.last_error) == ("completed", True, "")
     assert op.snapshot["job"]["status"] == "succeeded" and op.snapshot["job"]["stage"] == "complete"
@@ -49,17 +49,25 @@ def test_a_website_turn_is_polled_to_completion(db, sandbox_key, user):
     assert op.poll_count >= 1
 
 
-def test_a_turn_that_needs_input_is_answered_in_the_same_conversation(db, sandbox_key, user):
-    asked = poll_until_final(
-        turn_start(user=user, studio="website", message="A website", idempotency_key=new_idempotency_key())
+def test_a_turn_that_needs_input_is_answered_in_the_same_conversation(db, sandbox, sandbox_key, user):
+    # The director asks its questions as soon as it has answered.
+    asked = poll_after(
+        sandbox,
+        turn_start(key=sandbox_key, studio="website", message="A website", idempotency_key=new_idempotency_key()),
+        service_seconds=DIRECTOR_SECONDS["website"],
     )
-    assert asked.status == "needs_input" and asked.snapshot["questions"]
+    assert asked.is_final and asked.status == "needs_input" and asked.snapshot["questions"]
 
-    answered = poll_until_final(
+    answered = poll_after(
+        sandbox,
         turn_reply(
-            user=user, turn=asked, message="Bright colours, for a bicycle shop.", idempotency_key=new_idempotency_key()
-        )
+            key=sandbox_key,
+            turn=asked,
+            message="Bright colours, for a bicycle shop.",
+            idempotency_key=new_idempotency_key(),
+        ),
+        service_seconds=WEBSITE_DONE,
     )
     assert answered.pk != asked.pk
     assert answered.snapshot["conversation_id"] == asked.snapshot["conversation_id"]
-    assert answered.status == "completed"
+    assert answered.is_final and answered.status == "completed"

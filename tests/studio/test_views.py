@@ -9,7 +9,7 @@ import httpx
 from django.urls import reverse
 
 from dashboard.live.models import TrackedOperation
-from tests.live.fixtures import CONVERSATION_ID, TURN_ID, turn_body
+from tests.live.support import CONVERSATION_ID, TURN_ID, turn_body
 
 NEXT_TURN_ID = "9a7b6c5d-0000-4000-8000-00000000beef"
 
@@ -120,7 +120,7 @@ def test_the_index_lists_my_recent_turns_live_and_not_other_peoples(
     db, make_turn, other_api_key, other_user, logged_in_client
 ):
     mine = make_turn(due=False)
-    theirs = make_turn(remote_id="their-turn", owner_key=other_api_key, user=other_user, due=False)
+    theirs = make_turn(remote_id="their-turn", owner_key=other_api_key, due=False)
     body = logged_in_client.get(reverse("studio:index")).content.decode()
     assert f'id="live-row-{mine.pk}"' in body
     assert reverse("live:status", args=[mine.pk]) + "?view=row" in body
@@ -128,7 +128,7 @@ def test_the_index_lists_my_recent_turns_live_and_not_other_peoples(
 
 
 def test_the_index_lists_the_turns_of_the_workspace_i_am_working_in(db, make_turn, api_key, user, logged_in_client):
-    from tests.live.fixtures import store_key
+    from tests.live.support import store_key
 
     here = make_turn(due=False)
     api_key.is_active = False

@@ -1,6 +1,6 @@
-"""Helpers for records tests against the real sandbox (and the bench): an
-object with one field of every type, records of it, and a console user whose
-stored key points at that workspace."""
+"""Sample data for tests and benchmarks against a sandbox: an object with one
+field of each of the 15 types, and record values of it. `client` is anything
+with `post(path, json=...)` (the console's ServiceClient, or a plain one)."""
 
 from __future__ import annotations
 
@@ -73,49 +73,3 @@ def sample_values(i: int) -> dict:
         "logo": f"https://img.example.test/{i}.png",
         "contract": f"https://files.example.test/contract-{i}.pdf",
     }
-
-
-def store_sandbox_key(user, client, secret: str):
-    """Store `secret` as the user's active key, with the identity /v1/me reports."""
-    from dashboard.keys.testing import stored_api_key
-
-    me = client.get("/v1/me")
-    return stored_api_key(
-        user=user,
-        secret=secret,
-        label="Sandbox",
-        workspace_id=me["workspace"]["id"],
-        workspace_name=me["workspace"]["name"],
-        workspace_timezone=me["workspace"].get("timezone") or "UTC",
-        member_id=me["member"]["id"],
-        member_role=me["member"]["role"],
-        key_id=me["key"]["id"],
-    )
-
-
-class RemoteCallCounter:
-    """Counts requests leaving the console's one shared httpx client (an
-    event hook), so tests and the bench count calls instead of timing them."""
-
-    def __init__(self):
-        self.paths: list[str] = []
-
-    def __call__(self, request):
-        self.paths.append(request.url.path)
-
-    def __enter__(self):
-        from dashboard.api.client import shared_http_client
-
-        self.client = shared_http_client()
-        self.client.event_hooks["request"].append(self)
-        return self
-
-    def __exit__(self, *exc):
-        self.client.event_hooks["request"].remove(self)
-
-    @property
-    def count(self) -> int:
-        return len(self.paths)
-
-    def reset(self):
-        self.paths.clear()

@@ -1,0 +1,74 @@
+"""The one hook every remote write passes through.
+
+The transport calls each registered hook once per logical write (POST,
+PATCH, PUT, DELETE), after its last attempt, whatever the outcome: who acted,
+with which stored key, what was called, the Idempotency-Key, the status and
+the request id. An audit trail, notifications or metrics subscribe here
+instead of wrapping every service function. A hook never breaks the write:
+its exceptions are logged and swallowed. Hooks run in the calling thread
+(a web request or a worker task), so they must be quick.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Callable
+from dataclasses import dataclass
+
+logger = logging.getLogger("dashboard.api.writes")
+
+
+@dataclass(frozen=True)
+class RemoteWrite:
+    acting_user_id: int | None  # the console user whose key was used
+    stored_key_id: int | None  # the console's ApiKey row
+    method: str
+    path: str  # without the query string
+    idempotency_key: str
+    status: int | None  # None: no answer (unreachable, timed out)
+    request_id: str | None
+    error: str = ""  # the typed error's class name when it failed
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status is not None and self.status < 300
+
+
+WriteHook = Callable[[RemoteWrite], None]
+_hooks: list[WriteHook] = []
+
+
+def on_remote_write(hook: WriteHook) -> WriteHook:
+    """Register `hook` (again: harmless). Usable as a decorator."""
+    if hook not in _hooks:
+        _hooks.append(hook)
+    return hook
+
+
+def remove_write_hook(hook: WriteHook) -> None:
+    if hook in _hooks:
+        _hooks.remove(hook)
+
+
+def remote_write_done(write: RemoteWrite) -> None:
+    """Called by the transport; runs every hook."""
+    for hook in list(_hooks):
+        try:
+            hook(write)
+        except Exception:
+            logger.exception("a remote-write hook failed (the write itself is unaffected)")
+
+
+def log_remote_write(write: RemoteWrite) -> None:
+    """The core's own hook: one line per write, with who did it."""
+    logger.info(
+        "remote write %s %s by user=%s key=%s status=%s request_id=%s idempotency_key=%s%s",
+        write.method,
+        write.path,
+        write.acting_user_id,
+        write.stored_key_id,
+        write.status if write.status is not None else "none",
+        write.request_id,
+        write.idempotency_key,
+        f" error={write.error}" if write.error else "",
+    )

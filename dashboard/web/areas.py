@@ -1,0 +1,165 @@
+"""The area registry: what each area app adds to the console's frame.
+
+The core never names an area. Each area app registers itself in its
+AppConfig.ready()::
+
+    from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+
+    register_area(Area(
+        name="studio",                      # its URL namespace
+        order=10,
+        nav=(NavEntry("Studio", "studio:index"),),
+        cards=(HomeCard("Studio", "Websites, documents...", "studio:index"),),
+        list_pages=(ListPage("Back to Studio", "studio:index"),),
+        tracked_kinds=(STUDIO_TURN,),        # registered with dashboard.live
+    ))
+
+The base layout's navigation, the home page's cards and the error pages'
+"back to" links are read from here, in `order`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from django.urls import NoReverseMatch, ResolverMatch, reverse
+
+from dashboard.live.registry import register as register_kind
+
+if TYPE_CHECKING:
+    from dashboard.live.registry import OperationKind
+
+
+def _views_of(url_name: str, views: frozenset[str], match: ResolverMatch) -> bool:
+    """Whether `match` is a page of the namespace of `url_name`, limited to
+    `views` (URL names) when given."""
+    if ":" not in url_name:  # a page outside any namespace (e.g. "account")
+        return not match.namespaces and (match.url_name or "") in (views or {url_name})
+    namespace = url_name.split(":", 1)[0]
+    if namespace not in match.namespaces:
+        return False
+    return not views or (match.url_name or "") in views
+
+
+@dataclass(frozen=True)
+class NavEntry:
+    """A link of the header's main navigation. It is the current section on
+    every page of its URL namespace, or only on `views` when given; an entry
+    with `views` wins over one without in the same namespace."""
+
+    label: str
+    url_name: str
+    views: frozenset[str] = frozenset()
+
+    def matches(self, match: ResolverMatch | None) -> bool:
+        return match is not None and _views_of(self.url_name, self.views, match)
+
+
+@dataclass(frozen=True)
+class HomeCard:
+    title: str
+    description: str
+    url_name: str
+
+
+@dataclass(frozen=True)
+class ListPage:
+    """A list an error page offers to go back to, from any page of the
+    namespace of `url_name` (or only from `views`)."""
+
+    label: str
+    url_name: str
+    views: frozenset[str] = frozenset()
+
+    def covers(self, match: ResolverMatch | None) -> bool:
+        return match is not None and _views_of(self.url_name, self.views, match)
+
+
+@dataclass(frozen=True)
+class Area:
+    name: str
+    order: int = 100
+    nav: tuple[NavEntry, ...] = ()
+    cards: tuple[HomeCard, ...] = ()
+    list_pages: tuple[ListPage, ...] = ()
+    tracked_kinds: tuple[OperationKind, ...] = field(default=())
+
+
+_areas: dict[str, Area] = {}
+
+
+def register_area(area: Area) -> Area:
+    """Add an area (again: harmless) and register its tracked kinds."""
+    existing = _areas.get(area.name)
+    if existing is not None and existing != area:
+        raise ValueError(f"area {area.name!r} is already registered")
+    _areas[area.name] = area
+    for kind in area.tracked_kinds:
+        register_kind(kind)
+    return area
+
+
+def areas() -> list[Area]:
+    return sorted(_areas.values(), key=lambda area: (area.order, area.name))
+
+
+def unregister_area(name: str) -> None:
+    """For tests that register a throwaway area."""
+    _areas.pop(name, None)
+
+
+def url_or_none(url_name: str) -> str | None:
+    try:
+        return reverse(url_name)
+    except NoReverseMatch:
+        return None
+
+
+@dataclass(frozen=True)
+class NavLink:
+    label: str
+    url: str
+    current: bool
+
+
+def nav_links(match: ResolverMatch | None) -> list[NavLink]:
+    """The header's links in order, the current section marked."""
+    entries = [entry for area in areas() for entry in area.nav]
+    specific = [entry for entry in entries if entry.views and entry.matches(match)]
+    current = specific[0] if specific else next((entry for entry in entries if entry.matches(match)), None)
+    links = []
+    for entry in entries:
+        url = url_or_none(entry.url_name)
+        if url is not None:
+            links.append(NavLink(label=entry.label, url=url, current=entry is current))
+    return links
+
+
+@dataclass(frozen=True)
+class CardLink:
+    title: str
+    description: str
+    url: str
+
+
+def home_cards() -> list[CardLink]:
+    cards = []
+    for area in areas():
+        for card in area.cards:
+            url = url_or_none(card.url_name)
+            if url is not None:
+                cards.append(CardLink(title=card.title, description=card.description, url=url))
+    return cards
+
+
+def list_page_for(match: ResolverMatch | None) -> tuple[str, str] | None:
+    """(label, url) of the list the page of `match` belongs to: a specific
+    list (with `views`) first, then the namespace's."""
+    pages = [page for area in areas() for page in area.list_pages if page.covers(match)]
+    pages.sort(key=lambda page: not page.views)
+    for page in pages:
+        url = url_or_none(page.url_name)
+        if url is not None:
+            return page.label, url
+    return None

@@ -1,0 +1,31 @@
+"""Template context of the frame every page shares: the header's
+navigation (from the area registry) and workspace switcher.
+
+No remote call: the switcher shows what the last /v1/me check stored. Lazy,
+so partial renders that never touch it make no query either.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.utils.functional import SimpleLazyObject
+
+from dashboard.keys.selectors import api_key_list
+from dashboard.web.areas import nav_links
+
+
+def console(request: HttpRequest) -> dict[str, Any]:
+    user = getattr(request, "user", None)
+    if user is None or not user.is_authenticated:
+        return {"workspace_keys": [], "active_key": None, "nav_links": []}
+    workspace = getattr(request, "workspace", None)
+    keys = SimpleLazyObject(lambda: list(api_key_list(user=user)))
+    return {
+        "workspace_keys": keys,
+        "active_key": SimpleLazyObject(
+            lambda: workspace.key if workspace is not None else next((key for key in keys if key.is_active), None)
+        ),
+        "nav_links": SimpleLazyObject(lambda: nav_links(getattr(request, "resolver_match", None))),
+    }
