@@ -26,9 +26,9 @@ from dashboard.web.reading import (
 
 RISKS = ("write", "send", "spend", "destructive")
 RUN_FINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
-# A background invocation is over when it has an answer; `waiting` hands over
-# to the run (it waits for an approval, a time or an event).
-INVOCATION_FINAL_STATUSES = frozenset({"completed", "waiting", "failed", "cancelled"})
+# A background invocation is over when its run is: a `waiting` one (for an
+# approval, a time or an event) is followed through its run until it ends.
+INVOCATION_FINAL_STATUSES = RUN_FINAL_STATUSES
 
 
 # --- agents ------------------------------------------------------------------
