@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "dashboard",
     "dashboard.keys",
     "dashboard.live",
+    "dashboard.audit",
     "studio",
     "agents",
     "objects",
@@ -185,6 +186,9 @@ CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=2.0)
+
+# The audit trail keeps entries this many days (0: for ever); pruned daily.
+AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
 
 # Security. Production mode passes `manage.py check --deploy` with no warnings.
 SESSION_COOKIE_HTTPONLY = True
