@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import QuerySet
+from django.db.models import Field, QuerySet
 from django.http import Http404
 from django.urls import reverse
 from django.utils import timezone
@@ -82,13 +82,15 @@ def _version_sql() -> str:
     from the model) rather than built by the ORM on every poll: building and
     compiling a queryset costs ten times the query itself, and this is the
     whole of an unchanged poll's work (bench/status_poll.py)."""
-    meta = TrackedOperation._meta
-    quote = connection.ops.quote_name
-    columns = ", ".join(quote(meta.get_field(name).column) for name in VERSION_COLUMNS)
-    return (
-        f"SELECT {columns} FROM {quote(meta.db_table)} "
-        f"WHERE {quote(meta.pk.column)} = %s AND {quote(meta.get_field('started_by').column)} = %s"
-    )
+    columns = ", ".join(_column(name) for name in VERSION_COLUMNS)
+    table = connection.ops.quote_name(TrackedOperation._meta.db_table)
+    return f"SELECT {columns} FROM {table} WHERE {_column('id')} = %s AND {_column('started_by')} = %s"
+
+
+def _column(name: str) -> str:
+    field = TrackedOperation._meta.get_field(name)
+    assert isinstance(field, Field)  # a concrete column of the row
+    return connection.ops.quote_name(field.column)
 
 
 def _aware(moment: datetime) -> datetime:
