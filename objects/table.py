@@ -13,6 +13,8 @@ the first page (cursors belong to one query).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
+from html import escape
 from urllib.parse import quote, urlencode
 
 from django.http import QueryDict
@@ -140,6 +142,11 @@ class Column:
     sort_direction: str
     is_title: bool = False
 
+    @cached_property
+    def cell_open(self) -> str:
+        """The opening tag of this column's cells (the type styles them), made once per page."""
+        return f'<td class="cell cell--{escape(self.field.type if self.field else "")}">'
+
 
 @dataclass
 class Row:
@@ -154,18 +161,11 @@ class Row:
     def cells_html(self):
         """The row's value cells as one piece of markup: a template loop over
         ~1,500 cells of a 100-row page was most of its render time."""
-        from html import escape
-
         from django.utils.safestring import mark_safe
 
         from objects.templatetags.records import render_cell
 
-        return mark_safe(
-            "".join(
-                f'<td class="cell cell--{escape(column.field.type)}">{render_cell(shown)}</td>'
-                for column, shown in self.cells
-            )
-        )
+        return mark_safe("".join(f"{column.cell_open}{render_cell(shown)}</td>" for column, shown in self.cells))
 
 
 @dataclass
