@@ -101,19 +101,23 @@ def _aware(moment: datetime) -> datetime:
 def operation_status_version(*, user, operation_id: int, now: datetime | None = None) -> str:
     """The version of the operation's status region, in one query on the
     primary key that reads four columns (no snapshot, no key, nothing
-    rendered); 404 for anyone but the person who started it."""
+    rendered); 404 for anyone but the person who started it. A final row has
+    none ("" matches no poll): its last render, answered 286, is what stops
+    the polling, so it is always sent."""
     with connection.cursor() as cursor:
         cursor.execute(_version_sql(), [operation_id, user.pk])
         row = cursor.fetchone()
     if row is None:
         raise Http404("No such operation.")
     updated_at, last_polled_at, created_at, is_final = row
+    if is_final:
+        return ""
     refreshed_at = _aware(last_polled_at or created_at)  # created_at and updated_at are never NULL
     return status_version(
         updated_at=_aware(updated_at),
         refreshed_at=refreshed_at,
-        is_final=bool(is_final),
-        paused=_paused(is_final=bool(is_final), refreshed_at=refreshed_at, now=now),
+        is_final=False,
+        paused=_paused(is_final=False, refreshed_at=refreshed_at, now=now),
     )
 
 

@@ -220,6 +220,11 @@ def test_the_final_state_is_always_rendered_with_286_so_polling_stops(db, remote
     assert response.status_code == 286
     assert row.get("hx-get") is None and row["data-status"] == "completed"
 
+    # Even a poll naming the final row's own version gets the last render.
+    final = selectors.operation_view(op=TrackedOperation.objects.get(pk=op.pk)).version
+    again = logged_in_client.get(reverse("live:status", args=[op.pk]), {"view": "row", "v": final}, **HTMX)
+    assert again.status_code == 286 and one(again.content.decode(), f"#live-row-{op.pk}")
+
 
 def test_a_version_never_answers_for_another_users_operation(db, make_turn, other_user, client, logged_in_client):
     op = make_turn(due=False)
