@@ -63,8 +63,11 @@ check: install
 	  KEY_ENCRYPTION_KEYS=$$($(PY) -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())") \
 	  ALLOWED_HOSTS=console.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
+# Every benchmark in bench/: ratios of things measured side by side in one run.
 bench: install
 	$(PY) bench/records_page.py
+	$(PY) bench/status_poll.py
+	$(PY) bench/page_weight.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

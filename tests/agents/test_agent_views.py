@@ -490,7 +490,7 @@ def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logge
     page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
 
     op = TrackedOperation.objects.get(kind="agents.run", remote_id=RUN_ID)
-    assert f'hx-get="{reverse("live:status", args=[op.pk])}"' in page and 'hx-trigger="every 2s"' in page
+    assert f'hx-get="{reverse("live:status", args=[op.pk])}?v=' in page and 'hx-trigger="every 2s"' in page
     assert "waiting for approval" in page and "decide it in Approvals" in page
     operation_poll(operation_id=op.pk)
     assert read.call_count == 2
