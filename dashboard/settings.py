@@ -28,7 +28,9 @@ if not PRODUCTION:
 # Real environment variables win over the file.
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DJANGO_DEBUG", default=not PRODUCTION)
+# Off unless asked for, `make run` included: Django's debug pages list URL
+# patterns and settings. Developers set DJANGO_DEBUG=true in .env.
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY")
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
@@ -153,6 +155,9 @@ if not PRODUCTION:
     # WhiteNoise warns on every start when STATIC_ROOT is missing; in development
     # it serves from the finders, so an empty folder is enough.
     STATIC_ROOT.mkdir(exist_ok=True)
+# Outside production WhiteNoise serves straight from static/ (the finders), so
+# `make run` needs no collectstatic with DEBUG off either.
+WHITENOISE_USE_FINDERS = not PRODUCTION
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -164,21 +169,9 @@ STORAGES = {
     },
 }
 
-# Celery: Redis in production; an embedded filesystem broker on a fresh machine.
-# "localhost" only silences kombu's "No hostname was supplied" warning; the folders below are what count.
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    _broker_dir = VAR_DIR / "broker"
-    _broker_dir.mkdir(parents=True, exist_ok=True)
-    # kombu needs the same existing folder for in and out, in every process.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker_dir),
-        "data_folder_out": str(_broker_dir),
-        "processed_folder": str(_broker_dir),
-        # Exchange tables for worker control; the default is ./control in the working directory.
-        "control_folder": str(_broker_dir / "control"),
-        "store_processed": False,
-    }
+# Celery: Redis in production; on a fresh machine an embedded broker in one
+# SQLite file (kombu's SQLAlchemy transport, hardened in dashboard/broker.py).
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqlite:///{VAR_DIR / 'broker.sqlite3'}")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
