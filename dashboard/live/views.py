@@ -5,15 +5,18 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from dashboard.accounts.middleware import background_request
 from dashboard.live import selectors
 from dashboard.web.htmx import stop_polling
 
 
+@background_request
 @never_cache
 @require_GET
 def status(request: HttpRequest, pk: int) -> HttpResponse:
     """The live status region, polled by the browser every 2 s. Renders from the
-    database row alone: zero remote calls however many people watch."""
+    database row alone: zero remote calls however many people watch. A poll is
+    not activity: it does not keep an idle session alive."""
     op = selectors.operation_for_viewer(user=request.user, operation_id=pk)
     live = selectors.operation_view(op=op, request=request)
     region = "status_row" if request.GET.get("view") == "row" else "status"
