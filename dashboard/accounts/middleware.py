@@ -89,6 +89,8 @@ class PrivatePagesMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        if request.user.is_authenticated:
+        # A response already marked no-store (error pages, revealed secrets) is
+        # stored by no cache at all: nothing to add.
+        if request.user.is_authenticated and "no-store" not in response.get("Cache-Control", ""):
             patch_cache_control(response, private=True, no_store=True)
         return response
