@@ -22,6 +22,9 @@ What this subclass changes in kombu's SQLAlchemy transport, and why:
   that: a lost poll is claimed again when its lease runs out).
 - An empty queue is polled with a plain read, so an idle worker polling every
   second takes no write lock.
+- Several processes opening a fresh file at once (`make run` starts four)
+  create the tables one at a time, and a queue row that another process
+  created first is read back instead of failing on the unique name.
 - Engines are disposed of in a forked child (Celery's prefork pool): a SQLite
   connection must never be shared across processes.
 
@@ -38,6 +41,7 @@ from queue import Empty
 from kombu.transport import sqlalchemy as kombu_sqla
 from kombu.utils.encoding import bytes_to_str
 from sqlalchemy import create_engine, event, text
+from sqlalchemy.exc import IntegrityError
 
 #: The URL scheme of the embedded broker (CELERY_BROKER_URL=sqlite:///path).
 SCHEME = "sqlite"
@@ -61,7 +65,26 @@ class Channel(kombu_sqla.Channel):
         url = self.connection.client.hostname
         engine = create_engine(url, connect_args={"timeout": BUSY_TIMEOUT_SECONDS})
         event.listen(engine, "connect", _sqlite_pragmas)
+        # kombu creates the tables next, checking first, which races with other
+        # processes doing the same ("table already exists"): create them here
+        # under the write lock, so kombu's own pass finds them.
+        with engine.connect() as connection:
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+            kombu_sqla.metadata.create_all(connection)
+            connection.commit()
         return engine
+
+    def _get_or_create(self, queue):
+        query = self.session.query(self.queue_cls).filter(self.queue_cls.name == queue)
+        found = query.first()
+        if found is not None:
+            return found
+        self.session.add(self.queue_cls(queue))
+        try:
+            self.session.commit()
+        except IntegrityError:  # another process created it first
+            self.session.rollback()
+        return query.one()
 
     def _has_visible_message(self, queue_id: int) -> bool:
         found = self.session.execute(

@@ -201,6 +201,7 @@ def test_make_run_keeps_the_console_up_while_each_process_is_killed_and_restarte
 
     for name in ("worker", "beat", "sandbox", "web"):
         old = run.pids(name)[-1]
+        assert alive(old), f"{name} is not running:\n{run.output()[-3000:]}"
         os.kill(old, signal.SIGKILL)
         run.wait_for(lambda old=old: not alive(old), what=f"{name} to die")
         if name != "web":
