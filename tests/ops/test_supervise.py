@@ -127,8 +127,11 @@ def make_run(tmp_path) -> Iterator[dict]:
     """`make run` (bootstrap, then the supervisor over the Procfile) on free
     ports, with every piece of local data in tmp_path instead of var/."""
     web_port, sandbox_port = free_port(), free_port()
+    # Not CELERY_* of this process: a worker started in-process by another test
+    # leaves e.g. CELERY_LOG_LEVEL=40 behind, which the Procfile would pass on.
     env = {
-        **os.environ,
+        **{name: value for name, value in os.environ.items() if not name.startswith("CELERY_")},
+        "CELERY_LOG_LEVEL": "WARNING",
         "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
         "CONSOLE_ENV": "development",
         "WEB_PORT": str(web_port),
