@@ -1,9 +1,10 @@
 """Console settings: every value comes from the environment through one
 `environ.Env()`, each with an embedded default so that a fresh machine runs
-with nothing installed (SQLite, a filesystem broker, the local sandbox).
+with nothing installed (SQLite, an embedded SQLite broker, the local sandbox).
 
-Set CONSOLE_ENV=production for a hosted deployment: DEBUG is off, secrets must
-come from the environment, and `manage.py check --deploy` passes.
+Set CONSOLE_ENV=production for a hosted deployment: secrets must come from
+the environment, and `manage.py check --deploy` passes. DEBUG is off in
+every mode unless DJANGO_DEBUG says otherwise.
 """
 
 from __future__ import annotations
