@@ -30,12 +30,13 @@ bootstrap: install
 	$(PY) manage.py bootstrap
 
 # Setup (as `make bootstrap`, after checking the ports are free), then the
-# sandbox, Celery worker and beat, and the web server, through honcho.
+# sandbox, Celery worker and beat, and the web server (Procfile), under
+# devtools/supervise.py: a process that dies is restarted, the others keep running.
 run: install
 	$(PY) manage.py bootstrap --check-ports
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
 	  WEB_READY_HINT="Log in as demo (password: printed by the first make run; make demo-password sets a new one). Ctrl-C stops everything." \
-	  $(VENV)/bin/honcho start -f Procfile
+	  $(PY) -m devtools.supervise --procfile Procfile
 
 # A new generated password for the demo user, printed once.
 demo-password: install

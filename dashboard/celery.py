@@ -1,8 +1,12 @@
 import os
 
 from celery import Celery
+from kombu.transport import TRANSPORT_ALIASES
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
+# The embedded broker of `make run` (CELERY_BROKER_URL=sqlite:///var/broker.sqlite3):
+# a name only, so a process on Redis never imports it (or SQLAlchemy).
+TRANSPORT_ALIASES.setdefault("sqlite", "dashboard.broker:Transport")
 
 app = Celery("dashboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")

@@ -8,7 +8,6 @@ could carry a password from DATABASE_URL or CELERY_BROKER_URL.
 
 from __future__ import annotations
 
-import os
 from dataclasses import dataclass
 
 from django.conf import settings
@@ -47,16 +46,17 @@ def health_database_check() -> str:
 
 def health_broker_check(*, timeout: float) -> str:
     url = settings.CELERY_BROKER_URL
-    options = dict(getattr(settings, "CELERY_BROKER_TRANSPORT_OPTIONS", {}) or {})
-    if url.startswith("filesystem://"):
-        # kombu's filesystem transport "connects" even to a missing folder,
-        # so check the folder the worker reads and the web writes.
-        folder = options.get("data_folder_in", "")
-        if not (folder and os.path.isdir(folder) and os.access(folder, os.W_OK)):
-            return "error: broker folder missing or not writable"
-        return OK
     try:
-        with Connection(url, connect_timeout=timeout, transport_options={**options, "socket_timeout": timeout}) as conn:
+        if url.startswith("sqlite://"):
+            # The embedded broker "connects" without touching its file: open and read it.
+            with Connection(url) as conn:
+                channel = conn.channel()
+                try:
+                    channel.check()
+                finally:
+                    channel.close()
+            return OK
+        with Connection(url, connect_timeout=timeout, transport_options={"socket_timeout": timeout}) as conn:
             # One attempt, no back-off sleeps: a health probe must answer fast.
             conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
     except Exception as exc:

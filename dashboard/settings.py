@@ -1,13 +1,15 @@
 """Console settings: every value comes from the environment through one
 `environ.Env()`, each with an embedded default so that a fresh machine runs
-with nothing installed (SQLite, a filesystem broker, the local sandbox).
+with nothing installed (SQLite, an embedded SQLite broker, the local sandbox).
 
-Set CONSOLE_ENV=production for a hosted deployment: DEBUG is off, secrets must
-come from the environment, and `manage.py check --deploy` passes.
+Set CONSOLE_ENV=production for a hosted deployment: secrets must come from
+the environment, and `manage.py check --deploy` passes. DEBUG is off in
+every mode unless DJANGO_DEBUG says otherwise.
 """
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 import environ
@@ -28,7 +30,9 @@ if not PRODUCTION:
 # Real environment variables win over the file.
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
 
-DEBUG = env.bool("DJANGO_DEBUG", default=not PRODUCTION)
+# Off unless asked for, `make run` included: Django's debug pages list URL
+# patterns and settings. Developers set DJANGO_DEBUG=true in .env.
+DEBUG = env.bool("DJANGO_DEBUG", default=False)
 SECRET_KEY = env.str("SECRET_KEY")
 ALLOWED_HOSTS = env.list(
     "ALLOWED_HOSTS", default=[] if PRODUCTION else ["localhost", "127.0.0.1", "[::1]", "testserver"]
@@ -62,6 +66,7 @@ INSTALLED_APPS = [
     "django_htmx",
     "template_partials",
     "csp",
+    "axes",
     "dashboard",
     "dashboard.keys",
     "dashboard.live",
@@ -89,6 +94,8 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    "dashboard.accounts.middleware.SessionLimitsMiddleware",
+    "dashboard.accounts.middleware.PrivatePagesMiddleware",
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "dashboard.web.workspace.WorkspaceMiddleware",
@@ -97,6 +104,8 @@ MIDDLEWARE = [
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
     "dashboard.web.remote_errors.RemoteErrorMiddleware",
+    # Last, as django-axes asks: turns a refused login into the lockout page.
+    "axes.middleware.AxesMiddleware",
 ]
 
 ROOT_URLCONF = "dashboard.urls"
@@ -150,6 +159,63 @@ LOGIN_URL = "login"
 LOGIN_REDIRECT_URL = "home"
 LOGOUT_REDIRECT_URL = "login"
 
+# Accounts: login throttling (django-axes), session limits, single sign-on.
+# The lockout check runs first; ModelBackend checks the password.
+AUTHENTICATION_BACKENDS = [
+    "dashboard.accounts.lockout.LoginThrottleBackend",
+    "django.contrib.auth.backends.ModelBackend",
+]
+# LOGIN_FAILURE_LIMIT wrong passwords lock the account, and separately the
+# address they came from, for LOGIN_COOLOFF_MINUTES after the last failure.
+AXES_FAILURE_LIMIT = env.int("LOGIN_FAILURE_LIMIT", default=5)
+AXES_COOLOFF_TIME = timedelta(minutes=env.float("LOGIN_COOLOFF_MINUTES", default=15))
+AXES_LOCKOUT_PARAMETERS = ["username", "ip_address"]
+AXES_RESET_ON_SUCCESS = True
+# Attempts during a lockout do not extend it: the page can say when it ends,
+# and someone hammering an account cannot keep its owner out for ever.
+AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
+AXES_LOCKOUT_CALLABLE = "dashboard.accounts.lockout.lockout_response"
+AXES_CLIENT_IP_CALLABLE = "dashboard.accounts.lockout.client_address"
+AXES_VERBOSE = False
+# Proxies in front that append to X-Forwarded-For (docker-compose behind a TLS
+# proxy: 1). 0 trusts no header: the address is the connection's.
+TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
+
+# A session ends after SESSION_IDLE_MINUTES without a request from the person
+# (background status polls do not count) and SESSION_MAX_HOURS after login,
+# whatever happens (dashboard/accounts/middleware.py).
+SESSION_IDLE_MINUTES = env.float("SESSION_IDLE_MINUTES", default=60)
+SESSION_MAX_HOURS = env.float("SESSION_MAX_HOURS", default=12)
+SESSION_COOKIE_AGE = int(SESSION_MAX_HOURS * 3600)
+
+# Checking an API key calls the service's GET /v1/me: at most
+# KEY_CHECKS_PER_USER per user and KEY_CHECKS_PER_ADDRESS per address in
+# KEY_CHECK_WINDOW_MINUTES, counted in the shared cache.
+KEY_CHECKS_PER_USER = env.int("KEY_CHECKS_PER_USER", default=10)
+KEY_CHECKS_PER_ADDRESS = env.int("KEY_CHECKS_PER_ADDRESS", default=30)
+KEY_CHECK_WINDOW_MINUTES = env.float("KEY_CHECK_WINDOW_MINUTES", default=10)
+
+# Optional single sign-on with an OpenID Connect provider (mozilla-django-oidc),
+# on when OIDC_RP_CLIENT_ID is set; then the provider's endpoints are required.
+OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
+OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+if OIDC_ENABLED:
+    INSTALLED_APPS.append("mozilla_django_oidc")
+    AUTHENTICATION_BACKENDS.append("dashboard.accounts.oidc.ConsoleOIDCBackend")
+    OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
+    OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET")
+    OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT")
+    OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT")
+    OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT")
+    OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT")
+    OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
+    OIDC_RP_SCOPES = "openid email profile"
+    # New people get an account on their first sign-on (false: only existing
+    # users, matched by email, may sign on).
+    OIDC_CREATE_USER = env.bool("OIDC_CREATE_USER", default=True)
+    OIDC_USERNAME_ALGO = "dashboard.accounts.oidc.username_for"
+    LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+
 LANGUAGE_CODE = "en-us"
 TIME_ZONE = "UTC"
 USE_I18N = True
@@ -170,6 +236,9 @@ if not PRODUCTION:
 # source files from the finders under their own names.
 HASHED_STATIC_STORAGE = "dashboard.static.HashedStaticFilesStorage"
 STATIC_MANIFEST = STATIC_ROOT / "staticfiles.json"
+# Outside production WhiteNoise serves straight from static/ (the finders), so
+# `make run` needs no collectstatic with DEBUG off either.
+WHITENOISE_USE_FINDERS = not PRODUCTION
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
@@ -181,21 +250,9 @@ STORAGES = {
     },
 }
 
-# Celery: Redis in production; an embedded filesystem broker on a fresh machine.
-# "localhost" only silences kombu's "No hostname was supplied" warning; the folders below are what count.
-CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default="filesystem://localhost//")
-if CELERY_BROKER_URL.startswith("filesystem://"):
-    _broker_dir = VAR_DIR / "broker"
-    _broker_dir.mkdir(parents=True, exist_ok=True)
-    # kombu needs the same existing folder for in and out, in every process.
-    CELERY_BROKER_TRANSPORT_OPTIONS = {
-        "data_folder_in": str(_broker_dir),
-        "data_folder_out": str(_broker_dir),
-        "processed_folder": str(_broker_dir),
-        # Exchange tables for worker control; the default is ./control in the working directory.
-        "control_folder": str(_broker_dir / "control"),
-        "store_processed": False,
-    }
+# Celery: Redis in production; on a fresh machine an embedded broker in one
+# SQLite file (kombu's SQLAlchemy transport, hardened in dashboard/broker.py).
+CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqlite:///{VAR_DIR / 'broker.sqlite3'}")
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
@@ -248,5 +305,6 @@ LOGGING = {
         "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_keys"]},
     },
     "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}},
+    # axes logs every login at INFO; lockouts (WARNING) are what an operator needs.
+    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }

@@ -1,3 +1,4 @@
+from django.conf import settings
 from django.contrib import admin
 from django.urls import include, path
 
@@ -6,7 +7,7 @@ from dashboard import views
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
-    path("accounts/", include("dashboard.accounts_urls")),
+    path("accounts/", include("dashboard.accounts.urls")),
     path("", include("dashboard.keys.urls")),
     path("live/", include("dashboard.live.urls")),
     path("audit/", include("dashboard.audit.urls")),
@@ -15,3 +16,7 @@ urlpatterns = [
     path("objects/", include("objects.urls")),
     path("admin/", admin.site.urls),
 ]
+
+if settings.OIDC_ENABLED:
+    # Single sign-on; the library is imported only when it is configured.
+    urlpatterns += [path("accounts/", include("dashboard.accounts.oidc"))]

@@ -57,6 +57,15 @@ def browser_type_launch_args(browser_type_launch_args):
     return {**browser_type_launch_args, "executable_path": CHROMIUM_PATH, "args": CHROMIUM_FLAGS}
 
 
+@pytest.fixture(autouse=True)
+def fresh_cache():
+    """Every test starts with an empty cache: counters of throttles (key checks)
+    and cached remote definitions never carry over from another test."""
+    from django.core.cache import cache
+
+    cache.clear()
+
+
 @pytest.fixture(scope="session")
 def sandbox():
     """A real sandbox server over HTTP on a free port, in-memory storage,

@@ -1,6 +1,6 @@
 """Errors of the stored-key layer.
 
-Both are caught by `dashboard.errors.RemoteErrorMiddleware`, which sends the
+The first two are caught by `dashboard.errors.RemoteErrorMiddleware`, which sends the
 user to the key settings page with the message below.
 """
 
@@ -29,3 +29,15 @@ class KeyDecryptionError(NoActiveKeyError):
     default_message = (
         "A stored API key can't be read (the encryption key it was stored under is gone). Delete it and add it again."
     )
+
+
+class KeyCheckThrottledError(Exception):
+    """Too many key checks (each a `GET /v1/me` with the key) by this person or
+    from this address in a short time: checking guessed keys is not allowed."""
+
+    def __init__(self, retry_after: int) -> None:
+        self.retry_after = retry_after
+        minutes = max(1, -(-retry_after // 60))
+        wait = "1 minute" if minutes == 1 else f"{minutes} minutes"
+        self.message = f"Too many key checks in a short time. Try again in {wait}."
+        super().__init__(self.message)

@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 from django.utils import timezone
 
+from dashboard.accounts.throttle import throttle_hit
 from dashboard.keys.crypto import encrypt_secret
+from dashboard.keys.errors import KeyCheckThrottledError
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import AccountIdentity, account_identity_fetch, api_key_get
 
@@ -41,17 +44,42 @@ def _apply_identity(key: ApiKey, identity: AccountIdentity, secret: str) -> None
     key.last_verified_at = timezone.now()
 
 
-def api_key_add(*, user: AbstractBaseUser, label: str, secret: str) -> ApiKey:
+def key_check_throttle(*, user: AbstractBaseUser, address: str | None) -> None:
+    """Count one key check (a `GET /v1/me` with a key someone typed or stored)
+    for the user and for the address it came from; raise KeyCheckThrottledError
+    past KEY_CHECKS_PER_USER or KEY_CHECKS_PER_ADDRESS in the window. Without
+    it, the key form is an oracle for trying guessed keys against the service."""
+    window = settings.KEY_CHECK_WINDOW_MINUTES * 60
+    waits = [
+        throttle_hit(
+            scope="key-check-user", ident=str(user.pk), limit=settings.KEY_CHECKS_PER_USER, window_seconds=window
+        )
+    ]
+    if address:
+        waits.append(
+            throttle_hit(
+                scope="key-check-address", ident=address, limit=settings.KEY_CHECKS_PER_ADDRESS, window_seconds=window
+            )
+        )
+    over = [wait for wait in waits if wait is not None]
+    if over:
+        raise KeyCheckThrottledError(retry_after=max(over))
+
+
+def api_key_add(*, user: AbstractBaseUser, label: str, secret: str, address: str | None = None) -> ApiKey:
     """Check `secret` with `GET /v1/me`, then store it encrypted.
 
     Nothing is stored when the check fails: the transport's ApiError
-    (AuthenticationError for a refused key) propagates to the caller.
+    (AuthenticationError for a refused key) propagates to the caller, and
+    KeyCheckThrottledError when the user or `address` checked too many keys
+    lately (no remote call is made then).
     Adding a key the user already stored (same remote key id) updates that
     row, which is how an unreadable key is repaired. The first key becomes
     the active one.
     """
     from dashboard.api import ServiceClient
 
+    key_check_throttle(user=user, address=address)
     identity = account_identity_fetch(client=ServiceClient(api_key=secret))
 
     with transaction.atomic():
@@ -68,16 +96,18 @@ def api_key_add(*, user: AbstractBaseUser, label: str, secret: str) -> ApiKey:
     return key
 
 
-def api_key_check(*, user: AbstractBaseUser, pk: int | str) -> ApiKey:
+def api_key_check(*, user: AbstractBaseUser, pk: int | str, address: str | None = None) -> ApiKey:
     """Run `GET /v1/me` again for one of the user's keys and store the answer.
 
-    Raises KeyDecryptionError for an unreadable key and ApiError subclasses
-    for a refused key or a failed call; the row is then left as it was.
+    Raises KeyDecryptionError for an unreadable key, KeyCheckThrottledError
+    past the key-check allowance, and ApiError subclasses for a refused key or
+    a failed call; the row is then left as it was.
     """
     key = api_key_get(user=user, pk=pk)
     secret = key.secret()
     from dashboard.api import ServiceClient
 
+    key_check_throttle(user=user, address=address)
     identity = account_identity_fetch(client=ServiceClient(api_key=secret))
     _apply_identity(key, identity, secret)
     key.save()

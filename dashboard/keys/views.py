@@ -6,10 +6,11 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from dashboard.accounts.lockout import client_address
 from dashboard.api import errors as api_errors
 from dashboard.api.messages import meaning_of, with_request_id
 from dashboard.keys import selectors, services
-from dashboard.keys.errors import KeyDecryptionError
+from dashboard.keys.errors import KeyCheckThrottledError, KeyDecryptionError
 from dashboard.keys.forms import AddApiKeyForm
 from dashboard.web.htmx import client_redirect, is_partial, next_url, render_region
 from dashboard.web.workspace import ConsoleRequest
@@ -34,8 +35,14 @@ def key_add(request: ConsoleRequest) -> HttpResponseBase:
     if request.method == "POST" and form.is_valid():
         try:
             key = services.api_key_add(
-                user=request.user, label=form.cleaned_data["label"], secret=form.cleaned_data["secret"]
+                user=request.user,
+                label=form.cleaned_data["label"],
+                secret=form.cleaned_data["secret"],
+                address=client_address(request),
             )
+        except KeyCheckThrottledError as exc:
+            # No remote call was made; the label stays, the secret is never re-rendered.
+            form.add_error("secret", f"{exc.message} Nothing was stored.")
         except api_errors.ApiError as exc:
             # Nothing was stored; the message goes on the key field and the
             # secret is not rendered back (PasswordInput(render_value=False)).
@@ -55,8 +62,8 @@ def key_check(request: ConsoleRequest, pk: int) -> HttpResponse:
     key = selectors.api_key_get(user=request.user, pk=pk)
     check_error = ""
     try:
-        key = services.api_key_check(user=request.user, pk=key.pk)
-    except KeyDecryptionError as exc:
+        key = services.api_key_check(user=request.user, pk=key.pk, address=client_address(request))
+    except (KeyDecryptionError, KeyCheckThrottledError) as exc:
         check_error = exc.message
     except api_errors.ApiError as exc:
         check_error = check_failure_message(exc)

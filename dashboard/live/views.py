@@ -5,15 +5,18 @@ from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
+from dashboard.accounts.middleware import background_request
 from dashboard.live import selectors
 from dashboard.web.htmx import poll_unchanged, stop_polling
 
 
+@background_request
 @never_cache
 @require_GET
 def status(request: HttpRequest, pk: int) -> HttpResponse:
     """The live status region, polled by the browser every 2 s. Renders from the
-    database row alone: zero remote calls however many people watch.
+    database row alone: zero remote calls however many people watch. A poll is
+    not activity: it does not keep an idle session alive.
 
     The poll URL carries the version the page shows (`v`): while it is current
     the answer is 204 from one query on the row's primary key, nothing

@@ -65,6 +65,74 @@
     }
   });
 
+  /* The console itself unreachable (server stopped, network gone): say so
+   * instead of letting the page look live. Shown when an htmx request or
+   * status poll gets no answer (or a proxy's 502/503/504); hidden as soon as
+   * any request gets an answer again. Polling regions keep retrying by
+   * themselves; on a page without one, /healthz is asked every few seconds.
+   * While lost, "Updating live…" reads "Connection lost, retrying…". */
+  var LOST_TEXT = "Connection to the console lost, retrying…";
+  var LIVE_LOST_TEXT = "Connection lost, retrying… last refreshed ";
+  var RETRY_MS = 4000;
+  var lost = false;
+  var retryTimer = null;
+
+  function liveLabels() { return document.querySelectorAll(".live-updating"); }
+
+  function showLiveLabels(offline) {
+    Array.prototype.forEach.call(liveLabels(), function (label) {
+      var first = label.firstChild;
+      if (!first || first.nodeType !== Node.TEXT_NODE) { return; }
+      if (offline && label.getAttribute("data-live-text") === null) {
+        label.setAttribute("data-live-text", first.nodeValue);
+        first.nodeValue = LIVE_LOST_TEXT;
+      } else if (!offline && label.getAttribute("data-live-text") !== null) {
+        first.nodeValue = label.getAttribute("data-live-text");
+        label.removeAttribute("data-live-text");
+      }
+    });
+  }
+
+  function retryHealth() {
+    var box = document.getElementById("connection-status");
+    var url = box && box.getAttribute("data-health-url");
+    if (!lost || !url) { return; }
+    fetch(url, { cache: "no-store", credentials: "same-origin" }).then(function (response) {
+      // Any answer from the console itself (503 names a broken part, but the console answers).
+      if ([502, 504].indexOf(response.status) === -1) { connectionState(false); }
+    }, function () { /* still unreachable: the timer tries again */ });
+  }
+
+  function connectionState(offline) {
+    if (offline === lost) { return; }
+    lost = offline;
+    var box = document.getElementById("connection-status");
+    if (box) {
+      box.textContent = offline ? LOST_TEXT : "";
+      box.classList.toggle("is-lost", offline);
+    }
+    document.documentElement.classList.toggle("console-offline", offline);
+    showLiveLabels(offline);
+    if (offline && retryTimer === null) {
+      retryTimer = window.setInterval(retryHealth, RETRY_MS);
+    } else if (!offline && retryTimer !== null) {
+      window.clearInterval(retryTimer);
+      retryTimer = null;
+    }
+  }
+
+  function unreachableStatus(status) { return status === 0 || status === 502 || status === 503 || status === 504; }
+
+  document.addEventListener("htmx:sendError", function () { connectionState(true); });
+  document.addEventListener("htmx:timeout", function () { connectionState(true); });
+  document.addEventListener("htmx:afterRequest", function (event) {
+    var xhr = event.detail && event.detail.xhr;
+    if (!xhr) { return; }
+    connectionState(unreachableStatus(xhr.status));
+  });
+  // A region swapped in while offline (it cannot be, but a history restore can) gets the same wording.
+  document.addEventListener("htmx:load", function () { if (lost) { showLiveLabels(true); } });
+
   document.addEventListener("DOMContentLoaded", function () { applyDataColors(document); });
   // Swapped-in content gets the same treatment.
   document.addEventListener("htmx:load", function (event) { applyDataColors(event.target); });

@@ -1,7 +1,9 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
+from dashboard.accounts.views import ConsoleLoginView
+
 urlpatterns = [
-    path("login/", auth_views.LoginView.as_view(redirect_authenticated_user=True), name="login"),
+    path("login/", ConsoleLoginView.as_view(), name="login"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
 ]

@@ -1,0 +1,220 @@
+"""`python -m devtools.supervise [--procfile Procfile]`: the process supervisor of `make run`.
+
+Starts every process of the Procfile (sandbox, worker, beat, web) and keeps
+them up: one that dies is restarted after a pause that doubles on each quick
+death (1 s, 2 s, 4 s, ... up to 30 s; back to 1 s once it has run for a
+minute), and the others are left alone, the web above all. honcho, used
+before, stops everything when one process ends, by design. Ctrl-C (or
+SIGTERM) stops them all: SIGTERM to each, SIGKILL to what is left after 10 s.
+
+Output is one line per line of each process, prefixed with the time and the
+process's name, as honcho did. Like honcho, `.env` is loaded into the
+processes' environment (the real environment wins) and each command runs
+through `sh`, so `${VAR:-default}` works in the Procfile.
+
+Stdlib only, on purpose: it must run before anything else works.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+BACKOFF_FIRST = 1.0
+BACKOFF_MAX = 30.0
+# A process that ran this long before dying is restarted after BACKOFF_FIRST again.
+STABLE_AFTER = 60.0
+STOP_GRACE = 10.0
+SUPERVISOR = "supervise"
+
+
+def read_procfile(path: Path) -> dict[str, str]:
+    """`name: command` lines, in order; `#` comments and blank lines skipped."""
+    processes: dict[str, str] = {}
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        name, sep, command = line.partition(":")
+        if not sep or not name.strip() or not command.strip():
+            raise SystemExit(f"{path}: not a `name: command` line: {line}")
+        processes[name.strip()] = command.strip()
+    return processes
+
+
+def read_env_file(path: Path) -> dict[str, str]:
+    """KEY=VALUE lines of a .env file (quotes around a value removed)."""
+    values: dict[str, str] = {}
+    if not path.exists():
+        return values
+    for line in path.read_text().splitlines():
+        line = line.strip()
+        if not line or line.startswith("#") or "=" not in line:
+            continue
+        key, _, value = line.partition("=")
+        key = key.removeprefix("export ").strip()
+        value = value.strip()
+        if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+            value = value[1:-1]
+        values[key] = value
+    return values
+
+
+class Output:
+    """Lines from every process, one at a time, each with time and name."""
+
+    def __init__(self, names: list[str], stream=None) -> None:
+        self.width = max(len(name) for name in [*names, SUPERVISOR])
+        self.stream = stream or sys.stdout
+        self.lock = threading.Lock()
+
+    def line(self, name: str, text: str) -> None:
+        stamp = time.strftime("%H:%M:%S")
+        with self.lock:
+            self.stream.write(f"{stamp} {name:<{self.width}} | {text.rstrip()}\n")
+            self.stream.flush()
+
+
+@dataclass
+class Process:
+    name: str
+    command: str
+    popen: subprocess.Popen | None = None
+    started_at: float = 0.0
+    backoff: float = BACKOFF_FIRST
+    restart_at: float | None = None
+    restarts: int = 0
+    reader: threading.Thread | None = field(default=None, repr=False)
+
+    @property
+    def pid(self) -> int | None:
+        return self.popen.pid if self.popen else None
+
+
+class Supervisor:
+    def __init__(self, processes: dict[str, str], *, env: dict[str, str], cwd: Path, output: Output) -> None:
+        self.processes = [Process(name, command) for name, command in processes.items()]
+        self.env = env
+        self.cwd = cwd
+        self.output = output
+        self.stopping = threading.Event()
+
+    def say(self, text: str) -> None:
+        self.output.line(SUPERVISOR, text)
+
+    def start(self, process: Process) -> None:
+        # A process group of its own: Ctrl-C in the terminal reaches only the
+        # supervisor (which stops everything in order), and a dead process's
+        # children (gunicorn or Celery pool workers) can be cleaned up with it.
+        process.popen = subprocess.Popen(
+            ["/bin/sh", "-c", f"exec {process.command}"],
+            cwd=self.cwd,
+            env={**self.env, "PYTHONUNBUFFERED": "1"},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            process_group=0,
+            text=True,
+            errors="replace",
+        )
+        process.started_at = time.monotonic()
+        process.restart_at = None
+        stdout = process.popen.stdout
+        process.reader = threading.Thread(
+            target=self._copy_output, args=(process.name, stdout), name=f"output-{process.name}", daemon=True
+        )
+        process.reader.start()
+        self.say(f"{process.name} started (pid {process.popen.pid})")
+
+    def _copy_output(self, name: str, stream) -> None:
+        for text in stream:
+            self.output.line(name, text)
+
+    @staticmethod
+    def _kill_group(process: Process, sig: int) -> None:
+        if process.popen is None:
+            return
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.killpg(process.popen.pid, sig)
+
+    def check(self, now: float) -> None:
+        """Restart what died, once its pause is over."""
+        for process in self.processes:
+            if process.popen is None or (process.restart_at is not None and now >= process.restart_at):
+                if process.popen is not None:
+                    process.restarts += 1
+                self.start(process)
+                continue
+            if process.restart_at is not None:
+                continue
+            code = process.popen.poll()
+            if code is None:
+                continue
+            # Whatever the dead process left in its group (pool workers) goes with it.
+            self._kill_group(process, signal.SIGKILL)
+            if now - process.started_at >= STABLE_AFTER:
+                process.backoff = BACKOFF_FIRST
+            how = f"was killed by signal {-code}" if code < 0 else f"exited with code {code}"
+            self.say(f"{process.name} {how}; restarting it in {process.backoff:g} s (the others keep running)")
+            process.restart_at = now + process.backoff
+            process.backoff = min(process.backoff * 2, BACKOFF_MAX)
+
+    def run(self, *, tick: float = 0.2) -> int:
+        for process in self.processes:
+            self.start(process)
+        while not self.stopping.wait(tick):
+            self.check(time.monotonic())
+        self.stop()
+        return 0
+
+    def stop(self) -> None:
+        running = [p for p in self.processes if p.popen is not None and p.popen.poll() is None]
+        self.say("stopping " + ", ".join(p.name for p in running) if running else "stopping")
+        for process in running:
+            assert process.popen is not None
+            with contextlib.suppress(ProcessLookupError):
+                process.popen.send_signal(signal.SIGTERM)
+        deadline = time.monotonic() + STOP_GRACE
+        for process in running:
+            assert process.popen is not None
+            try:
+                process.popen.wait(timeout=max(0.0, deadline - time.monotonic()))
+            except subprocess.TimeoutExpired:
+                self.say(f"{process.name} did not stop within {STOP_GRACE:g} s: killing it")
+        for process in self.processes:
+            self._kill_group(process, signal.SIGKILL)
+            if process.popen is not None:
+                process.popen.wait()
+            if process.reader is not None:
+                process.reader.join(timeout=2)
+        self.say("all stopped")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m devtools.supervise", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--procfile", "-f", default="Procfile", type=Path)
+    parser.add_argument("--env-file", "-e", default=".env", type=Path, help="loaded unless the variable is set")
+    args = parser.parse_args(argv)
+
+    processes = read_procfile(args.procfile)
+    env = {**read_env_file(args.env_file), **os.environ}
+    supervisor = Supervisor(processes, env=env, cwd=Path.cwd(), output=Output(list(processes)))
+
+    def request_stop(signum, frame) -> None:
+        supervisor.stopping.set()
+
+    signal.signal(signal.SIGINT, request_stop)
+    signal.signal(signal.SIGTERM, request_stop)
+    return supervisor.run()
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,139 @@
+"""Optional single sign-on (mozilla-django-oidc) against a stub OpenID
+Connect provider over real HTTP (tests/accounts/oidc_provider.py): the
+whole code flow, people created or linked by email, failures back on the
+login page, and nothing of it when unconfigured."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+import pytest
+from django.urls import reverse
+
+# Imported here, with single sign-on off as in settings: dashboard.urls decides
+# at import whether to add the sign-on views, and must decide "no" for the
+# last test. These tests add them through their own URL conf.
+from tests.accounts import urls_oidc  # noqa: F401
+from tests.accounts.oidc_provider import CLIENT_ID, CLIENT_SECRET, running_provider
+from tests.helpers import PROJECT_DIR
+from tests.html import one, select, text_of
+
+PERSON = {
+    "sub": "person-42",
+    "email": "Dana.Scully@example.com",
+    "email_verified": True,
+    "given_name": "Dana",
+    "family_name": "Scully",
+}
+
+
+def sso_settings(settings, provider) -> None:
+    settings.OIDC_ENABLED = True
+    settings.OIDC_PROVIDER_NAME = "Stub ID"
+    settings.OIDC_RP_CLIENT_ID = CLIENT_ID
+    settings.OIDC_RP_CLIENT_SECRET = CLIENT_SECRET
+    settings.OIDC_RP_SIGN_ALGO = "RS256"
+    settings.OIDC_RP_SCOPES = "openid email profile"
+    settings.OIDC_CREATE_USER = True
+    settings.OIDC_USERNAME_ALGO = "dashboard.accounts.oidc.username_for"
+    settings.LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
+    settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "dashboard.accounts.oidc.ConsoleOIDCBackend"]
+    settings.ROOT_URLCONF = "tests.accounts.urls_oidc"
+    for name, url in provider.endpoints().items():
+        setattr(settings, name, url)
+
+
+@pytest.fixture
+def provider(settings, db):
+    with running_provider(dict(PERSON)) as stub:
+        sso_settings(settings, stub)
+        yield stub
+
+
+def sign_on(client, *, next_url: str = "/objects/"):
+    """Press the button, let the provider answer, come back to the callback."""
+    login = client.get(reverse("login") + f"?next={next_url}")
+    button = one(login.content, ".auth-sso a")
+    start = client.get(button["href"])
+    assert start.status_code == 302
+    authorize = urlsplit(start["Location"])
+    assert parse_qs(authorize.query)["client_id"] == [CLIENT_ID]
+    back = httpx.get(start["Location"], follow_redirects=False)  # the person's browser at the provider
+    assert back.status_code == 302
+    callback = urlsplit(back.headers["Location"])
+    return client.get(f"{callback.path}?{callback.query}")
+
+
+def test_the_login_page_offers_the_provider_and_a_new_person_gets_an_account(client, provider, django_user_model):
+    login = client.get(reverse("login"))
+    assert text_of(one(login.content, ".auth-sso a")) == "Sign in with Stub ID"
+
+    response = sign_on(client, next_url="/objects/")
+
+    assert response.status_code == 302 and response["Location"] == "/objects/"
+    person = django_user_model.objects.get(email="Dana.Scully@example.com")
+    assert (person.username, person.first_name, person.last_name) == ("Dana.Scully@example.com", "Dana", "Scully")
+    assert client.session["_auth_user_id"] == str(person.pk)
+    home = client.get(reverse("home"))
+    assert text_of(one(home.content, ".header-user")) == "Dana.Scully@example.com"
+    assert provider.calls.count("/token") == 1 and provider.calls.count("/userinfo") == 1
+
+
+def test_an_existing_account_with_that_email_is_linked_not_duplicated(client, provider, django_user_model):
+    existing = django_user_model.objects.create_user(
+        username="dana", email="dana.scully@EXAMPLE.com", password="x" * 20
+    )
+
+    sign_on(client)
+
+    assert client.session["_auth_user_id"] == str(existing.pk)
+    assert django_user_model.objects.count() == 1
+
+
+def test_an_unverified_email_is_refused_back_on_the_login_page(client, provider, django_user_model):
+    provider.claims["email_verified"] = False
+
+    response = sign_on(client)
+
+    assert response.status_code == 302
+    failed = client.get(response["Location"])
+    assert "Single sign-on did not complete" in text_of(one(failed.content, ".alert-error"))
+    assert "_auth_user_id" not in client.session
+    assert not django_user_model.objects.exists()
+
+
+def test_a_forged_id_token_is_refused(client, provider, django_user_model):
+    from cryptography.hazmat.primitives.asymmetric import rsa
+
+    # The provider signs with a key other than the one its JWKS publishes.
+    published = provider.private_key
+    provider.private_key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+    provider.jwks_key = published
+
+    response = sign_on(client)
+
+    assert "sso=failed" in response["Location"]
+    assert "_auth_user_id" not in client.session
+
+
+def test_without_oidc_settings_there_is_no_button_no_route_and_no_import(client, db):
+    login = client.get(reverse("login"))
+
+    assert select(login.content, ".auth-sso") == []
+    assert client.get("/accounts/oidc/authenticate/").status_code == 404
+    probe = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import django, sys; django.setup(); import dashboard.urls; print('mozilla_django_oidc' in sys.modules)",
+        ],
+        cwd=PROJECT_DIR,
+        env={"DJANGO_SETTINGS_MODULE": "dashboard.settings", "PATH": "/usr/bin:/bin", "OIDC_RP_CLIENT_ID": ""},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert probe.stdout.strip() == "False", probe.stderr
