@@ -14,7 +14,8 @@ app.autodiscover_tasks()
 @app.on_after_configure.connect
 def add_live_tick(sender: Celery, **kwargs) -> None:
     """The beat entry of the live poller: `live.tick` every CELERY_BEAT_TICK_SECONDS
-    (1 s: a row due just after a tick waits at most that long for a poll task).
+    (0.5 s: a row due just after a tick waits at most that long for a poll task;
+    the tick itself is one count query).
     A tick that waited longer than a few intervals expires unread.
 
     Read here, not at import, because this module is imported while the
@@ -22,7 +23,7 @@ def add_live_tick(sender: Celery, **kwargs) -> None:
     """
     from django.conf import settings
 
-    every = float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 1.0))
+    every = float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 0.5))
     sender.add_periodic_task(
         every,
         sender.signature("live.tick", options={"expires": max(every * 5, 10.0)}),

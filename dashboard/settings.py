@@ -184,7 +184,7 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
-CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=1.0)
+CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=0.5)
 
 # The live poller (dashboard/live/services.py). A tick sends poll tasks for
 # the due rows (at most LIVE_TICK_MAX_TASKS); each task claims LIVE_POLL_BATCH

@@ -16,7 +16,7 @@ from dashboard.live import services
 
 
 def _tick_seconds() -> float:
-    return float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 1.0))
+    return float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 0.5))
 
 
 @app.task(name="live.tick", acks_late=True, ignore_result=True)
