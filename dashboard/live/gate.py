@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from django.conf import settings
@@ -24,6 +24,8 @@ _lock = threading.Lock()
 # (scope, name, size) -> its semaphore. The size is part of the name so that a
 # changed setting (tests override them) takes effect at once.
 _semaphores: dict[tuple[str, str, int], threading.BoundedSemaphore] = {}
+# How a slot is made: tests put in one that counts the threads waiting for it.
+new_semaphore: Callable[[int], threading.BoundedSemaphore] = threading.BoundedSemaphore
 
 
 def per_key_limit() -> int:
@@ -38,7 +40,7 @@ def _semaphore(scope: str, name: str, size: int) -> threading.BoundedSemaphore:
     with _lock:
         semaphore = _semaphores.get((scope, name, size))
         if semaphore is None:
-            semaphore = _semaphores[(scope, name, size)] = threading.BoundedSemaphore(size)
+            semaphore = _semaphores[(scope, name, size)] = new_semaphore(size)
         return semaphore
 
 
