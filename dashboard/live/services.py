@@ -259,7 +259,7 @@ def operation_poll(
         lease_token = _claim_one(operation_id=operation_id, now=checked_at)
         if lease_token is None:
             return op
-        op.refresh_from_db()
+        op.lease_token, op.lease_until = lease_token, checked_at + lease_duration()
     elif op.lease_token != lease_token or op.lease_until is None or op.lease_until <= checked_at:
         logger.info("live: skipping operation %s, its lease is no longer ours", operation_id)
         return op
@@ -565,26 +565,39 @@ def _store(ops: list[TrackedOperation], outcomes: dict[int, dict[str, Any]], lea
     them, it stops. A bad answer never holds a row until its lease runs out.
     """
     by_id = {op.pk: op for op in ops}
-    groups: dict[tuple[str, ...], list[int]] = defaultdict(list)
-    for op_id, fields in outcomes.items():
-        groups[tuple(sorted(fields))].append(op_id)
     released = {"lease_until": None, "lease_token": "", "updated_at": timezone.now()}
-    written = 0
-    for names, op_ids in groups.items():
+
+    def store_together(op_ids: list[int], names: tuple[str, ...]) -> int:
         try:
             with transaction.atomic():
-                count = TrackedOperation.objects.filter(id__in=op_ids, lease_token=lease_token).update(
+                return TrackedOperation.objects.filter(id__in=op_ids, lease_token=lease_token).update(
                     **_values_by_field(names, {op_id: outcomes[op_id] for op_id in op_ids}), **released
                 )
         except Exception:
             logger.exception("live: storing %d poll results at once failed; storing them one by one", len(op_ids))
-            count = sum(
+            return sum(
                 _store_one(by_id[op_id], {**outcomes[op_id], **released}, lease_token, clock=clock) for op_id in op_ids
             )
-        if count < len(op_ids):
-            logger.info("live: lost the lease of %d operation(s) meanwhile; their results dropped", len(op_ids) - count)
-        written += count
+
+    groups: dict[tuple[str, ...], list[int]] = defaultdict(list)
+    for op_id, fields in outcomes.items():
+        groups[tuple(sorted(fields))].append(op_id)
+    written = 0
+    for names, group in groups.items():
+        for op_ids in _chunks(group, names):
+            count = store_together(op_ids, names)
+            if count < len(op_ids):
+                logger.info("live: lost the lease of %d operation(s) meanwhile; results dropped", len(op_ids) - count)
+            written += count
     return written
+
+
+def _chunks(op_ids: list[int], names: tuple[str, ...]) -> list[list[int]]:
+    """Rows per UPDATE within the database's limit of query parameters (two
+    per row and field at most, and the row's id in the filter)."""
+    limit = connection.features.max_query_params or 65535
+    size = max(1, min(500, (limit - 20) // (2 * len(names) + 1)))
+    return [op_ids[start : start + size] for start in range(0, len(op_ids), size)]
 
 
 def _values_by_field(names: tuple[str, ...], rows: dict[int, dict[str, Any]]) -> dict[str, Any]:

@@ -159,6 +159,21 @@ def test_a_batch_costs_the_same_queries_whatever_its_size(db, remote, make_turn,
     assert queries_for(4) == queries_for(40)
 
 
+def test_a_batch_larger_than_one_update_can_carry_is_written_whole(db, remote, make_turn, settings, monkeypatch):
+    settings.LIVE_POLL_BATCH = 30
+    # A database that takes 99 parameters per query: a few rows per UPDATE.
+    monkeypatch.setattr(connection.features, "max_query_params", 99)
+    remote.get(url__regex=TURNS).mock(side_effect=answer_building)
+    for number in range(30):
+        make_turn(remote_id=f"turn-{number}")
+    with CaptureQueriesContext(connection) as queries:
+        report = services.operations_poll_due()
+    assert (report.claimed, report.polled, report.written) == (30, 30, 30)
+    updates = sum(query["sql"].startswith("UPDATE") for query in queries)
+    assert updates > 1 + 2  # the claim's, then the results in several
+    assert set(TrackedOperation.objects.values_list("poll_count", "lease_token")) == {(1, "")}
+
+
 def test_calls_per_key_stay_within_the_bound_while_two_keys_poll_side_by_side(
     db, remote, make_turn, other_api_key, settings, first_wave
 ):
