@@ -63,11 +63,14 @@ check: install
 	  KEY_ENCRYPTION_KEYS=$$($(PY) -c "from cryptography.fernet import Fernet; print(Fernet.generate_key().decode())") \
 	  ALLOWED_HOSTS=console.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
-# The records page (in one process), then the live poller against real Celery
-# workers, which needs PostgreSQL and Redis and says so when they are missing
-# (BENCH_DATABASE_URL, BENCH_REDIS_URL: see bench/poll_lag.py).
+# Every benchmark in bench/: ratios of things measured side by side in one run.
+# The live poller's runs real Celery workers, so it needs PostgreSQL and Redis
+# and says so when they are missing (BENCH_DATABASE_URL, BENCH_REDIS_URL: see
+# bench/poll_lag.py).
 bench: install
 	$(PY) bench/records_page.py
+	$(PY) bench/status_poll.py
+	$(PY) bench/page_weight.py
 	$(PY) bench/poll_lag.py
 
 clean:

@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from django import forms
 
+from agents.reading import CONFIRM_RISKS
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.forms import QuestionsForm
 
 # Spec, "Limits": agent name 120, message 20000 (create, change, run).
+NOTE_MAX_LENGTH = 2000
 NAME_MAX_LENGTH = 120
 MESSAGE_MAX_LENGTH = 20000
 
@@ -96,16 +98,45 @@ class AgentActionForm(forms.Form):
 
 
 class ApprovalDecisionForm(forms.Form):
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")], widget=forms.HiddenInput)
-    always = forms.BooleanField(required=False, widget=forms.HiddenInput)
-    # Narrows the re-read after a 409 to the approval's agent.
+    """One form per pending approval: a note, and a button per decision.
+    Each decision is its own logical write with its own Idempotency-Key;
+    the pressed button says which (`decision`). Approving a destructive or
+    spend action is a second button, inside an "Approve…" confirmation that
+    repeats the exact input (`approve-confirmed`)."""
+
+    BUTTONS = {
+        "approve": ("approve", False, False),
+        "approve-confirmed": ("approve", False, True),
+        "reject": ("reject", False, False),
+        "always": ("approve", True, False),
+        "always-confirmed": ("approve", True, True),
+    }
+
+    decision = forms.ChoiceField(choices=[(value, value) for value in BUTTONS])
+    note = forms.CharField(
+        required=False,
+        max_length=NOTE_MAX_LENGTH,
+        label="Note (optional, kept in the console's audit trail)",
+        widget=forms.Textarea(attrs={"rows": 2, "maxlength": str(NOTE_MAX_LENGTH)}),
+    )
+    risk = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
+    # Narrows the re-read after the decision to the approval's agent.
     agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
-    idempotency_key = IdempotencyKeyField()
+    key_approve = IdempotencyKeyField()
+    key_reject = IdempotencyKeyField()
+    key_always = IdempotencyKeyField()
 
     def clean(self):
         cleaned = super().clean()
-        if cleaned.get("always") and cleaned.get("decision") != "approve":
-            raise forms.ValidationError("Only an approval can be allowed always.")
+        if cleaned.get("decision") not in self.BUTTONS or self.errors:
+            return cleaned  # a stale or changed page: the view refuses it, nothing is sent
+        decision, always, confirmed = self.BUTTONS[cleaned["decision"]]
+        if decision == "approve" and cleaned.get("risk") in CONFIRM_RISKS and not confirmed:
+            raise forms.ValidationError(
+                f"This {cleaned['risk']} action needs a confirmation: use “Approve…” and check the exact input first."
+            )
+        cleaned["decision"], cleaned["always"] = decision, always
+        cleaned["idempotency_key"] = cleaned["key_always" if always else f"key_{decision}"]
         return cleaned
 
 

@@ -8,6 +8,8 @@
   (202 while it runs, then the finished invocation), so the row keeps the
   body and the key (neither is a secret) and the poller sends them again;
   the service answers from the first run and never runs the agent twice.
+  Once the invocation is `waiting` (for an approval, a time, an event), the
+  poller follows its run (`GET /v1/runs/{id}`) until the run ends.
 """
 
 from __future__ import annotations
@@ -34,6 +36,15 @@ def fetch_run(client, op) -> dict:
 
 def fetch_invocation(client, op) -> dict:
     context = op.context or {}
+    snapshot = op.snapshot if isinstance(op.snapshot, dict) else {}
+    run_id = str(snapshot.get("run_id") or context.get("run_id") or "")
+    if snapshot.get("status") == "waiting" and run_id:
+        # Waiting hands over to the run: re-read the run itself (a read, not
+        # the write again) until it resumes and ends, so the message does not
+        # stay "Waiting" after an approval let it finish.
+        run = client.get(api_path("/v1/runs/{}", run_id))
+        run = run if isinstance(run, dict) else {}
+        return {**run, "run_id": run_id, "thread_id": run.get("thread_id") or snapshot.get("thread_id")}
     # The same body as the first request, in the same key order (parsing the
     # stored text keeps it), so the service sees the very same request.
     body = json.loads(context.get("body_json") or "{}")

@@ -26,9 +26,9 @@ from dashboard.web.reading import (
 
 RISKS = ("write", "send", "spend", "destructive")
 RUN_FINAL_STATUSES = frozenset({"completed", "failed", "cancelled"})
-# A background invocation is over when it has an answer; `waiting` hands over
-# to the run (it waits for an approval, a time or an event).
-INVOCATION_FINAL_STATUSES = frozenset({"completed", "waiting", "failed", "cancelled"})
+# A background invocation is over when its run is: a `waiting` one (for an
+# approval, a time or an event) is followed through its run until it ends.
+INVOCATION_FINAL_STATUSES = RUN_FINAL_STATUSES
 
 
 # --- agents ------------------------------------------------------------------
@@ -233,13 +233,39 @@ def read_build(build: dict) -> dict[str, Any]:
 
 # --- approvals -----------------------------------------------------------------
 
+# Approving these asks "exactly this?" first: they can't be taken back.
+CONFIRM_RISKS = frozenset({"destructive", "spend"})
+EMAIL_PARTS = (("to", "To"), ("cc", "Cc"), ("bcc", "Bcc"), ("subject", "Subject"), ("body", "Body"))
+
+
+def read_approval_input(value: Any) -> dict[str, Any] | None:
+    """The exact input in words where its shape is recognisable: an email as
+    To, Subject, Body; a record write as object, record and field = value.
+    None for any other shape (the page shows the JSON)."""
+    data = as_dict(value)
+    if "to" in data and ("subject" in data or "body" in data):
+        return {"kind": "email", "rows": [(label, text(data[key])) for key, label in EMAIL_PARTS if key in data]}
+    object_key = text(data.get("object") or data.get("object_key"))
+    values = data.get("values")
+    if object_key and (isinstance(values, dict) or "field" in data):
+        rows = [("Object", object_key)]
+        record = text(data.get("record_id") or data.get("id"))
+        if record:
+            rows.append(("Record", record))
+        if isinstance(values, dict):
+            rows += [(text(field), text(new)) for field, new in values.items()]
+        else:
+            rows.append((text(data.get("field")), text(data.get("value"))))
+        return {"kind": "record", "rows": rows}
+    return None
+
 
 def read_approval(item: dict) -> dict[str, Any]:
     item = as_dict(item)
     risk = text(item.get("risk"))
     return {
         "id": text(item.get("id")),
-        "summary": text(item.get("summary")) or "(no summary)",
+        "summary": text(item.get("summary")) or (f"A {risk} action" if risk else "An action"),
         "agent_id": text(item.get("agent_id")),
         "agent_name": text(item.get("agent_name")),
         "run_id": text(item.get("run_id")),
@@ -247,6 +273,8 @@ def read_approval(item: dict) -> dict[str, Any]:
         "risk_known": risk in RISKS,
         "input": item.get("input"),
         "input_json": pretty_json(item.get("input")),
+        "input_read": read_approval_input(item.get("input")),
+        "needs_confirmation": risk in CONFIRM_RISKS,
         "can_always_allow": item.get("can_always_allow") is True,
         "status": text(item.get("status")) or "pending",
         "always": item.get("always") is True,

@@ -9,6 +9,7 @@ the errors middleware turns into a full error page.
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 from urllib.parse import urlencode
 from uuid import UUID
@@ -41,11 +42,14 @@ from agents.reading import (
     webhook_endpoints,
 )
 from dashboard.api import errors
+from dashboard.audit.selectors import always_allow_grants
+from dashboard.audit.services import audit_decision_note
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.selectors import operation_view
 from dashboard.web.forms import RETRY_SAME_WRITE, failed_write
 from dashboard.web.htmx import client_redirect, is_partial, next_url, render_region, send_to
 from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.reading import as_dict, text
 from dashboard.web.remote_errors import describe_remote_error, render_remote_error
 
 # --- helpers ----------------------------------------------------------------------
@@ -60,29 +64,40 @@ def _uuid_or_empty(value: str | None) -> str:
 
 # --- approvals queue ------------------------------------------------------------------
 
+DECIDE_PERMISSION = "audit.decide_approvals"
 
-def _decision_forms(approval: dict) -> dict[str, ApprovalDecisionForm]:
-    """One form (and one Idempotency-Key) per possible decision of a pending approval."""
-    if approval["status"] != "pending":
-        return {}
-    agent_id = approval["agent_id"] or None
-    forms = {
-        "approve": ApprovalDecisionForm(initial={"decision": "approve", "agent_id": agent_id}),
-        "reject": ApprovalDecisionForm(initial={"decision": "reject", "agent_id": agent_id}),
-    }
-    if approval["can_always_allow"]:
-        forms["always"] = ApprovalDecisionForm(initial={"decision": "approve", "always": True, "agent_id": agent_id})
-    return forms
+
+def _decide_refusal(request: HttpRequest) -> str:
+    """Why this person may not decide approvals here ("" when they may)."""
+    if not request.workspace.can_write:
+        role = request.workspace.member_role or "read-only"
+        return f"Your role in this workspace is {role}: you can see the queue, not decide."
+    if not request.user.has_perm(DECIDE_PERMISSION):
+        return "Only Approvers decide approvals. Ask an administrator to add you to the Approvers group."
+    return ""
+
+
+def _decision_form(approval: dict, *, may_decide: bool) -> ApprovalDecisionForm | None:
+    """The row's form (one key per decision) when it is pending and this person may decide."""
+    if approval["status"] != "pending" or not may_decide:
+        return None
+    return ApprovalDecisionForm(initial={"agent_id": approval["agent_id"] or None, "risk": approval["risk"]})
 
 
 def _approval_row(
-    approval: dict, *, agent_names: dict[str, str], outcome: Any = None, notice: str = ""
+    approval: dict,
+    *,
+    agent_names: dict[str, str],
+    may_decide: bool,
+    outcome: Any = None,
+    notice: str = "",
+    form: ApprovalDecisionForm | None = None,
 ) -> dict[str, Any]:
     return {
         "approval": approval,
         "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
-        "forms": _decision_forms(approval),
-        "outcome": read_run(outcome) if isinstance(outcome, dict) else None,
+        "form": form or _decision_form(approval, may_decide=may_decide),
+        "outcome": read_run(outcome) if isinstance(outcome, dict) and outcome else None,
         "outcome_raw": outcome,
         "notice": notice,
     }
@@ -102,7 +117,8 @@ def approvals(request: HttpRequest) -> HttpResponse:
     pager = CursorPager.from_query(request.GET)
     page = selectors.approval_list(client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor)
     agent_names = _agent_names(client)
-    rows = [_approval_row(read_approval(item), agent_names=agent_names) for item in page.items]
+    refusal = _decide_refusal(request)
+    rows = [_approval_row(read_approval(item), agent_names=agent_names, may_decide=not refusal) for item in page.items]
     context = {
         "status": status,
         "agent_id": agent_id,
@@ -112,28 +128,50 @@ def approvals(request: HttpRequest) -> HttpResponse:
         "paging": pager.links({"status": status, "agent": agent_id}, page.next_cursor),
         "workspace_zone": request.workspace.zone,
         "next": request.get_full_path(),
+        "decide_refusal": refusal,
+        "grants": always_allow_grants(workspace_id=request.workspace.id),
     }
     return render_region(request, "agents/approvals.html", "approval_list", context)
 
 
+def _reread(client, *, approval_id: str, agent_id: str | None, answer: dict, decided: str) -> tuple[dict, Any]:
+    """The approval and its run as they are now, read again: the decision's
+    answer has an open shape, so the page shows what a re-read knows."""
+    try:
+        current = selectors.approval_find(client=client, approval_id=approval_id, agent_id=agent_id)
+    except errors.ApiError:
+        current = None
+    if current is not None and read_approval(current)["status"] == "pending":
+        current = None  # a list not caught up yet: the decision just succeeded
+    approval = read_approval(current or as_dict(answer.get("approval")) or {"id": approval_id, "status": decided})
+    if approval["status"] == "pending":
+        approval["status"] = decided
+    outcome: Any = answer.get("outcome")
+    run_id = approval["run_id"] or text(as_dict(outcome).get("id"))
+    if run_id:
+        # The decision stands whatever this read does; on failure the answer's outcome is what we know.
+        with contextlib.suppress(errors.ApiError):
+            outcome = selectors.run_get(client=client, run_id=run_id)
+    return approval, outcome
+
+
 @require_POST
-def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
+def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
     """Decide one approval. The row comes back in place with its new state and
-    the resumed run's outcome; a second decision (409) says so and re-reads it."""
+    the resumed run's outcome (both re-read); a second decision (409) says so
+    and re-reads it. Only Approvers of a member who may write decide."""
+    refusal = _decide_refusal(request)
+    if refusal:
+        return _row_problem(request, approval_id, refusal)
     form = ApprovalDecisionForm(request.POST)
-    client = request.workspace.client
     if not form.is_valid():
-        # Only a changed or stale page posts this: nothing is sent.
-        problem = (
-            " ".join(form.errors.get("__all__", []))
-            or "This decision could not be read; reload the page and decide again."
+        # A stale or changed page, or an unconfirmed destructive approval: nothing is sent.
+        problem = " ".join(form.errors.get("__all__", [])) or (
+            "This decision could not be read; reload the page and decide again."
         )
-        if is_partial(request):
-            response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
-            return send_to(response, f"#approval-{approval_id}-messages")
-        messages.error(request, problem)
-        return redirect(next_url(request, reverse("agents:approvals")))
+        return _row_problem(request, approval_id, problem)
     data = form.cleaned_data
+    client = request.workspace.client
     agent_id = str(data["agent_id"]) if data["agent_id"] else None
     try:
         answer = services.approval_decide(
@@ -153,23 +191,43 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
             return render_approval_error(request, exc)
         if exc.request_id:
             notice = f"{notice} (request id {exc.request_id})"
-        return _render_row(
-            request, _approval_row(read_approval(current), agent_names=_posted_name(request), notice=notice)
-        )
+        row = _approval_row(read_approval(current), agent_names=_posted_name(request), may_decide=True, notice=notice)
+        return _render_row(request, row)
     except errors.ApiError as exc:
         if not is_partial(request):
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
-    answer = answer if isinstance(answer, dict) else {}
-    decided = {"approve": "approved", "reject": "rejected"}[data["decision"]]
-    approval = read_approval(answer.get("approval") or {"id": str(approval_id), "status": decided})
-    if not is_partial(request):
-        verb = "Approved" if approval["status"] == "approved" else "Rejected"
-        messages.success(request, f"{verb}: {approval['summary']}")
-        return redirect(next_url(request, reverse("agents:approvals")))
-    return _render_row(
-        request, _approval_row(approval, agent_names=_posted_name(request), outcome=answer.get("outcome"))
+    decided = "approved" if data["decision"] == "approve" else "rejected"
+    approval, outcome = _reread(
+        client, approval_id=str(approval_id), agent_id=agent_id, answer=as_dict(answer), decided=decided
     )
+    audit_decision_note(
+        idempotency_key=data["idempotency_key"],
+        summary=f"{'Always allowed' if data['always'] else decided.capitalize()}: {approval['summary']}",
+        note=data["note"].strip(),
+        details={
+            "decision": data["decision"],
+            "always": data["always"],
+            "risk": approval["risk"] or data["risk"],
+            "approval_id": str(approval_id),
+            "agent_id": agent_id or approval["agent_id"],
+            "agent_name": request.POST.get("agent_name", "")[:200],
+        },
+    )
+    if not is_partial(request):
+        messages.success(request, f"{decided.capitalize()}: {approval['summary']}")
+        return redirect(next_url(request, reverse("agents:approvals")))
+    row = _approval_row(approval, agent_names=_posted_name(request), may_decide=True, outcome=outcome)
+    return _render_row(request, row)
+
+
+def _row_problem(request: HttpRequest, approval_id: str, problem: str) -> HttpResponseBase:
+    """A decision that was not sent: the reason in the row's message region."""
+    if is_partial(request):
+        response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
+        return send_to(response, f"#approval-{approval_id}-messages")
+    messages.error(request, problem)
+    return redirect(next_url(request, reverse("agents:approvals")))
 
 
 def _posted_name(request: HttpRequest) -> dict[str, str]:

@@ -29,3 +29,9 @@ def add_live_tick(sender: Celery, **kwargs) -> None:
         sender.signature("live.tick", options={"expires": max(every * 5, 10.0)}),
         name="live.tick",
     )
+
+
+@app.on_after_configure.connect
+def add_audit_prune(sender: Celery, **kwargs) -> None:
+    """The audit trail's retention runs once a day."""
+    sender.add_periodic_task(24 * 3600.0, sender.signature("audit.prune"), name="audit.prune")

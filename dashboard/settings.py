@@ -65,6 +65,7 @@ INSTALLED_APPS = [
     "dashboard",
     "dashboard.keys",
     "dashboard.live",
+    "dashboard.audit",
     "studio",
     "agents",
     "objects",
@@ -75,7 +76,15 @@ if not PRODUCTION:
 
 MIDDLEWARE = [
     "django.middleware.security.SecurityMiddleware",
+    # Static files: served (already compressed, see STORAGES) before anything else runs.
     "whitenoise.middleware.WhiteNoiseMiddleware",
+    # Pages and regions travel gzipped (a 100-row records page: 234 KB of HTML,
+    # about 15 KB on the wire). BREACH needs a secret in a compressed body next
+    # to text an attacker controls; the only secret in a page is the CSRF token,
+    # and Django masks it anew for every response (so it never repeats), and
+    # GZipMiddleware pads each response by a random length on top (Django's
+    # BREACH mitigation). API keys never appear in a page.
+    "django.middleware.gzip.GZipMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -153,12 +162,20 @@ if not PRODUCTION:
     # WhiteNoise warns on every start when STATIC_ROOT is missing; in development
     # it serves from the finders, so an empty folder is enough.
     STATIC_ROOT.mkdir(exist_ok=True)
+# Static files travel hashed (cached for ten years, immutable) and compressed
+# (dashboard/static.py) wherever `collectstatic` has written its manifest: the
+# image's build and `manage.py bootstrap` (every `make run`) do. Production
+# requires it. Until it has run (a bare `manage.py runserver`; the tests, which
+# switch to the plain storage in tests/conftest.py) the plain storage serves the
+# source files from the finders under their own names.
+HASHED_STATIC_STORAGE = "dashboard.static.HashedStaticFilesStorage"
+STATIC_MANIFEST = STATIC_ROOT / "staticfiles.json"
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {
         "BACKEND": (
-            "whitenoise.storage.CompressedManifestStaticFilesStorage"
-            if PRODUCTION
+            HASHED_STATIC_STORAGE
+            if PRODUCTION or STATIC_MANIFEST.exists()
             else "django.contrib.staticfiles.storage.StaticFilesStorage"
         )
     },
@@ -201,6 +218,9 @@ LIVE_TICK_MAX_TASKS = env.int("LIVE_TICK_MAX_TASKS", default=64)
 LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=90.0)
 # Failed checks in a row (polls or saves) after which a row stops, with a message.
 LIVE_MAX_FAILURES = env.int("LIVE_MAX_FAILURES", default=20)
+
+# The audit trail keeps entries this many days (0: for ever); pruned daily.
+AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
 
 # Security. Production mode passes `manage.py check --deploy` with no warnings.
 SESSION_COOKIE_HTTPONLY = True

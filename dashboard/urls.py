@@ -9,6 +9,7 @@ urlpatterns = [
     path("accounts/", include("dashboard.accounts_urls")),
     path("", include("dashboard.keys.urls")),
     path("live/", include("dashboard.live.urls")),
+    path("audit/", include("dashboard.audit.urls")),
     path("studio/", include("studio.urls")),
     path("", include("agents.urls")),
     path("objects/", include("objects.urls")),

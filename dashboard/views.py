@@ -9,7 +9,7 @@ from dashboard.web.areas import home_cards
 
 @require_GET
 def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/home.html", {"cards": home_cards()})
+    return render(request, "dashboard/home.html", {"cards": home_cards(request.user)})
 
 
 @login_not_required

@@ -12,6 +12,8 @@ from __future__ import annotations
 import os
 
 import pytest
+from django.conf import settings
+from django.test.utils import override_settings
 
 from tests.helpers import PASSWORD, missing_service, mocked_service, running_sandbox
 
@@ -24,6 +26,7 @@ pytest_plugins = ["tests.live.fixtures"]
 # of browser tests are synchronous and safe here.
 os.environ["DJANGO_ALLOW_ASYNC_UNSAFE"] = "true"
 
+PLAIN_STATIC_STORAGE = "django.contrib.staticfiles.storage.StaticFilesStorage"
 CHROMIUM_PATH = os.environ.get("CHROMIUM_PATH", "/usr/bin/chromium")
 CHROMIUM_FLAGS = [
     "--no-sandbox",
@@ -34,6 +37,17 @@ CHROMIUM_FLAGS = [
     "--no-first-run",
     "--disable-quic",
 ]
+
+
+@pytest.fixture(scope="session", autouse=True)
+def plain_static_files():
+    """Tests never run collectstatic: static files keep their own names and
+    come from the finders (the browser tests' live server serves only those),
+    whatever a `make run` left in staticfiles/. tests/ops/test_static_files.py
+    collects into a folder of its own to check the hashed storage."""
+    storages = {**settings.STORAGES, "staticfiles": {"BACKEND": PLAIN_STATIC_STORAGE}}
+    with override_settings(STORAGES=storages):
+        yield
 
 
 @pytest.fixture(scope="session")

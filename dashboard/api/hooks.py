@@ -34,7 +34,7 @@ class RemoteWrite:
         return self.status is not None and self.status < 300
 
 
-WriteHook = Callable[[RemoteWrite], None]
+WriteHook = Callable[[RemoteWrite], object]  # what a hook returns is ignored
 _hooks: list[WriteHook] = []
 
 

@@ -28,7 +28,9 @@ How an area uses it (see studio/ for a complete example):
    and `{% include "live/operation.html#status" %}` (with `op` and `live` in the
    context) for the full region, or `{% include "live/operation.html#status_row" %}`
    inside a `<ul class="live-list">` for a list row. Both poll `live:status`
-   every 2 s until final (answered 286, rendered without the trigger).
+   every 2 s with the version they show (answered 204, nothing rendered,
+   while it is current) until final (answered 286, rendered without the
+   trigger).
 3. The kind's `template` is included with `op`, `snapshot` (the stored dict)
    and `extra` (what `context(op, snapshot, request)` returned). Read the
    snapshot tolerantly; `{% load live_tags %}{% json_view value %}` shows any

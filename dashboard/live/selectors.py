@@ -3,11 +3,13 @@ status a browser sees is always the one stored on the row by the poller."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from django.db.models import QuerySet
+from django.db import connection
+from django.db.models import Field, QuerySet
 from django.http import Http404
 from django.urls import reverse
 from django.utils import timezone
@@ -18,6 +20,7 @@ from dashboard.live.models import TrackedOperation
 # A row that is not final and hasn't been refreshed for this long has no
 # worker polling it: the page says live updates are paused.
 PAUSED_AFTER = timedelta(seconds=30)
+EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def operation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
@@ -43,12 +46,79 @@ def last_refreshed_at(op: TrackedOperation) -> datetime:
     return op.last_polled_at or op.created_at
 
 
+def _paused(*, is_final: bool, refreshed_at: datetime, now: datetime | None) -> bool:
+    return not is_final and (now or timezone.now()) - refreshed_at > PAUSED_AFTER
+
+
 def updates_paused(op: TrackedOperation, *, now: datetime | None = None) -> bool:
     """True when a live row has gone unrefreshed long enough that no poller can be running."""
-    if op.is_final:
-        return False
-    now = now or timezone.now()
-    return now - last_refreshed_at(op) > PAUSED_AFTER
+    return _paused(is_final=op.is_final, refreshed_at=last_refreshed_at(op), now=now)
+
+
+def _microseconds(moment: datetime) -> int:
+    # Exact and independent of the time zone the value was read in.
+    return (moment - EPOCH) // timedelta(microseconds=1)
+
+
+def status_version(*, updated_at: datetime, refreshed_at: datetime, is_final: bool, paused: bool) -> str:
+    """What the status region shows, in a few characters: the poll URL carries
+    the version the page shows, and an equal version means nothing to send.
+
+    Every write that changes what the region renders (status, snapshot,
+    errors, the refresh time) goes through the poller's conditional UPDATE,
+    which sets `updated_at`; `paused` is the one part that changes with the
+    clock alone, so it is part of the version too (an unchanged row that
+    becomes paused is rendered once more, with the notice)."""
+    parts = f"{_microseconds(updated_at)}|{_microseconds(refreshed_at)}|{int(is_final)}|{int(paused)}"
+    return hashlib.blake2s(parts.encode(), digest_size=8).hexdigest()
+
+
+# The columns a status version is made of (status_version), in this order.
+VERSION_COLUMNS = ("updated_at", "last_polled_at", "created_at", "is_final")
+
+
+def _version_sql() -> str:
+    """One row's version columns by primary key and viewer. Written out (names
+    from the model) rather than built by the ORM on every poll: building and
+    compiling a queryset costs ten times the query itself, and this is the
+    whole of an unchanged poll's work (bench/status_poll.py)."""
+    columns = ", ".join(_column(name) for name in VERSION_COLUMNS)
+    table = connection.ops.quote_name(TrackedOperation._meta.db_table)
+    return f"SELECT {columns} FROM {table} WHERE {_column('id')} = %s AND {_column('started_by')} = %s"
+
+
+def _column(name: str) -> str:
+    field = TrackedOperation._meta.get_field(name)
+    assert isinstance(field, Field)  # a concrete column of the row
+    return connection.ops.quote_name(field.column)
+
+
+def _aware(moment: datetime) -> datetime:
+    # A raw cursor on SQLite reads datetimes naive (they are stored in UTC).
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment
+
+
+def operation_status_version(*, user, operation_id: int, now: datetime | None = None) -> str:
+    """The version of the operation's status region, in one query on the
+    primary key that reads four columns (no snapshot, no key, nothing
+    rendered); 404 for anyone but the person who started it. A final row has
+    none ("" matches no poll): its last render, answered 286, is what stops
+    the polling, so it is always sent."""
+    with connection.cursor() as cursor:
+        cursor.execute(_version_sql(), [operation_id, user.pk])
+        row = cursor.fetchone()
+    if row is None:
+        raise Http404("No such operation.")
+    updated_at, last_polled_at, created_at, is_final = row
+    if is_final:
+        return ""
+    refreshed_at = _aware(last_polled_at or created_at)  # created_at and updated_at are never NULL
+    return status_version(
+        updated_at=_aware(updated_at),
+        refreshed_at=refreshed_at,
+        is_final=False,
+        paused=_paused(is_final=False, refreshed_at=refreshed_at, now=now),
+    )
 
 
 @dataclass(frozen=True)
@@ -65,6 +135,16 @@ class OperationView:
     @property
     def stopped(self) -> bool:
         return self.op.status == TrackedOperation.STATUS_STOPPED
+
+    @property
+    def version(self) -> str:
+        """The version this render shows (`status_version`): the region's poll URL carries it."""
+        return status_version(
+            updated_at=self.op.updated_at,
+            refreshed_at=last_refreshed_at(self.op),
+            is_final=self.op.is_final,
+            paused=self.paused,
+        )
 
 
 def operation_view(*, op: TrackedOperation, request=None, now: datetime | None = None) -> OperationView:

@@ -21,7 +21,7 @@ The base layout's navigation, the home page's cards and the error pages'
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from django.urls import NoReverseMatch, ResolverMatch, reverse
 
@@ -51,6 +51,7 @@ class NavEntry:
     label: str
     url_name: str
     views: frozenset[str] = frozenset()
+    permission: str = ""  # shown only to people who have it
 
     def matches(self, match: ResolverMatch | None) -> bool:
         return match is not None and _views_of(self.url_name, self.views, match)
@@ -61,6 +62,7 @@ class HomeCard:
     title: str
     description: str
     url_name: str
+    permission: str = ""
 
 
 @dataclass(frozen=True)
@@ -123,9 +125,13 @@ class NavLink:
     current: bool
 
 
-def nav_links(match: ResolverMatch | None) -> list[NavLink]:
-    """The header's links in order, the current section marked."""
-    entries = [entry for area in areas() for entry in area.nav]
+def _allowed(permission: str, user: Any) -> bool:
+    return not permission or (user is not None and user.has_perm(permission))
+
+
+def nav_links(match: ResolverMatch | None, user: Any = None) -> list[NavLink]:
+    """The header's links in order (those `user` may see), the current section marked."""
+    entries = [entry for area in areas() for entry in area.nav if _allowed(entry.permission, user)]
     specific = [entry for entry in entries if entry.views and entry.matches(match)]
     current = specific[0] if specific else next((entry for entry in entries if entry.matches(match)), None)
     links = []
@@ -143,10 +149,12 @@ class CardLink:
     url: str
 
 
-def home_cards() -> list[CardLink]:
+def home_cards(user: Any = None) -> list[CardLink]:
     cards = []
     for area in areas():
         for card in area.cards:
+            if not _allowed(card.permission, user):
+                continue
             url = url_or_none(card.url_name)
             if url is not None:
                 cards.append(CardLink(title=card.title, description=card.description, url=url))

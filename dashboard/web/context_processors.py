@@ -27,5 +27,5 @@ def console(request: HttpRequest) -> dict[str, Any]:
         "active_key": SimpleLazyObject(
             lambda: workspace.key if workspace is not None else next((key for key in keys if key.is_active), None)
         ),
-        "nav_links": SimpleLazyObject(lambda: nav_links(getattr(request, "resolver_match", None))),
+        "nav_links": SimpleLazyObject(lambda: nav_links(getattr(request, "resolver_match", None), user)),
     }

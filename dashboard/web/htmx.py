@@ -8,6 +8,7 @@ they get the whole page, like a request without JavaScript.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
@@ -21,6 +22,7 @@ __all__ = [
     "is_htmx",
     "is_partial",
     "next_url",
+    "poll_unchanged",
     "render_region",
     "send_to",
     "stop_polling",
@@ -78,6 +80,18 @@ def stop_polling(response: HttpResponse, *, final: bool) -> HttpResponse:
     if final:
         response.status_code = HTMX_STOP_POLLING
     return response
+
+
+def poll_unchanged(request: HttpRequest, current_version: Callable[[], str]) -> HttpResponse | None:
+    """A polled region carries, in its poll URL (`v`), the version it shows.
+    When that is still `current_version()` (asked only when a version was
+    shown), the answer is 204 with no body: htmx swaps nothing and keeps
+    polling, and nothing was rendered. None means "changed, or no version
+    shown: render the region"."""
+    shown = request.GET.get("v")
+    if shown and shown == current_version():
+        return HttpResponse(status=204)
+    return None
 
 
 def next_url(request: HttpRequest, fallback: str) -> str:

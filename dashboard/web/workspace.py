@@ -26,6 +26,10 @@ if TYPE_CHECKING:
     from dashboard.api import ServiceClient
 
 
+# Member roles that may only read (`member.role` from /v1/me).
+READ_ONLY_ROLES = frozenset({"viewer", "readonly", "read_only", "read-only", "reader", "guest"})
+
+
 class Workspace:
     """The active key of one user and the workspace it belongs to."""
 
@@ -82,6 +86,14 @@ class Workspace:
     @property
     def member_role(self) -> str:
         return self.key.member_role if self.key else ""
+
+    @property
+    def can_write(self) -> bool:
+        """Whether the member may change anything: read-only roles (the
+        contract leaves role names open; `viewer` is the usual one) never see
+        a write button. Without a key there is no role yet: a write form sends
+        the person to add a key first."""
+        return self.member_role.strip().lower() not in READ_ONLY_ROLES
 
 
 class WorkspaceMiddleware:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from dashboard.audit.testing import make_approver
 from dashboard.keys.testing import stored_api_key
 from tests.agents.support import SECRET, store_demo_key
 from tests.helpers import running_sandbox
@@ -40,5 +41,6 @@ def sandbox_client(seeded_sandbox, settings, user, client):
     fresh demo-workspace key of the real sandbox."""
     settings.SERVICE_BASE_URL = seeded_sandbox.base_url
     store_demo_key(user, seeded_sandbox)
+    make_approver(user)
     client.force_login(user)
     return client

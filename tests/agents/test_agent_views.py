@@ -386,6 +386,43 @@ def test_a_chat_message_runs_in_the_background_and_the_poll_repeats_it_with_the_
     assert f'href="/runs/{RUN_ID}/"' in thread
 
 
+def test_a_message_waiting_for_an_approval_ends_completed_when_its_run_does(
+    agent_routes, remote, api_key, logged_in_client
+):
+    sent = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(
+        side_effect=[
+            httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID, "run_id": RUN_ID}),
+            httpx.Response(
+                200,
+                json={
+                    "status": "waiting",
+                    "waiting_for": {"kind": "approval"},
+                    "thread_id": THREAD_ID,
+                    "run_id": RUN_ID,
+                },
+            ),
+        ]
+    )
+    run = remote.get(f"/v1/runs/{RUN_ID}").mock(
+        side_effect=[
+            httpx.Response(200, json=run_body("waiting", waiting_for={"kind": "approval", "approval_id": "x"})),
+            httpx.Response(200, json=run_body("completed", answer="Sent the welcome email.")),
+        ]
+    )
+    logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "Welcome Ada"})
+    op = TrackedOperation.objects.get(kind="agents.invocation")
+
+    waiting = operation_poll(operation_id=op.pk)
+    assert (waiting.status, waiting.is_final) == ("waiting", False)  # followed on, not frozen at "Waiting"
+    assert operation_poll(operation_id=op.pk).status == "waiting"  # the approval is still open
+    done = operation_poll(operation_id=op.pk)
+
+    assert (done.status, done.is_final) == ("completed", True)
+    assert (sent.call_count, run.call_count) == (2, 2)  # after "waiting", the run is read, the write not repeated
+    thread = parse(logged_in_client.get(reverse("agents:chat", args=[AGENT_ID]), {"thread": THREAD_ID}).content)
+    assert "Sent the welcome email." in text_of(one(thread, "ol.chat-thread[aria-label=Conversation]"))
+
+
 def test_continuing_the_conversation_sends_the_thread_id(agent_routes, remote, api_key, logged_in_client):
     runs = remote.post(f"/v1/agents/{AGENT_ID}/runs").mock(
         return_value=httpx.Response(202, json={"status": "running", "thread_id": THREAD_ID})
@@ -453,7 +490,7 @@ def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logge
     page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
 
     op = TrackedOperation.objects.get(kind="agents.run", remote_id=RUN_ID)
-    assert f'hx-get="{reverse("live:status", args=[op.pk])}"' in page and 'hx-trigger="every 2s"' in page
+    assert f'hx-get="{reverse("live:status", args=[op.pk])}?v=' in page and 'hx-trigger="every 2s"' in page
     assert "waiting for approval" in page and "decide it in Approvals" in page
     operation_poll(operation_id=op.pk)
     assert read.call_count == 2

@@ -5,13 +5,14 @@ decision (409) re-read in place, and every other remote error in place."""
 from __future__ import annotations
 
 import json
-import re
 
 import httpx
 import pytest
 from django.urls import reverse
 
-from tests.agents.support import form_keys
+from dashboard.audit.models import AuditEntry
+from dashboard.audit.testing import make_approver
+from tests.html import one, parse, text_of, texts
 
 AGENT_ID = "11111111-1111-4111-8111-111111111111"
 SEND_ID = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -55,41 +56,56 @@ def queue(remote, api_key):
         )
     )
     remote.get("/v1/agents").mock(return_value=agents_page())
+    # After a decision the run is read again; by default it has resumed and is running.
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "running"}))
     return listing
 
 
-def row_html(html: str, approval_id: str) -> str:
-    return html.split(f'id="approval-{approval_id}"', 1)[1].split("</li>", 1)[0]
+@pytest.fixture(autouse=True)
+def approver(user):
+    """The logged-in user decides approvals: a member of the Approvers group
+    (made by a data migration). Tests of who may not decide remove it."""
+    return make_approver(user)
 
 
-def decision_fields(html: str, approval_id: str, label: str) -> dict:
-    """The hidden fields of the row's form whose button says `label`."""
-    for form in re.findall(r"<form .*?</form>", row_html(html, approval_id), flags=re.S):
-        if f">{label}</button>" in form:
-            return dict(re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)"', form))
-    raise AssertionError(f"no {label} button")
+def row(html, approval_id: str):
+    return one(html, f"li#approval-{approval_id}")
+
+
+def decision_fields(html, approval_id: str, decision: str) -> dict:
+    """What the row's form posts when the button of `decision` is pressed."""
+    form = one(row(html, approval_id), "form.approval__actions")
+    fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
+    fields["note"] = form.select_one("textarea[name=note]").get_text()
+    assert form.select_one(f"button[name=decision][value={decision}]"), f"no {decision} button"
+    return {**fields, "decision": decision}
 
 
 def test_the_queue_shows_each_pending_approval_in_the_services_order(queue, logged_in_client):
     response = logged_in_client.get(reverse("agents:approvals"))
-    body = response.content.decode()
+    page = parse(response.content)
 
     assert response.status_code == 200
-    assert body.index(SEND_ID) < body.index(DELETE_ID)
-    first = row_html(body, SEND_ID)
-    assert "Send the welcome email to dana@example.com" in first
-    assert "risk--send" in first and "Lead qualifier" in first
-    assert "&quot;to&quot;: &quot;dana@example.com&quot;" in first  # the exact input, as JSON
-    assert "21 Nov 2026, 10:30 CET" in first  # requested, in the workspace's time zone
-    assert ">Always allow</button>" in first
-    assert ">Always allow</button>" not in row_html(body, DELETE_ID)  # destructive: can_always_allow false
-    assert "risk--destructive" in row_html(body, DELETE_ID)
+    assert [li["id"] for li in page.select("ul.approval-list > li")] == [f"approval-{SEND_ID}", f"approval-{DELETE_ID}"]
+    first = row(page, SEND_ID)
+    assert text_of(one(first, ".approval__summary")) == "Send the welcome email to dana@example.com"
+    assert "risk--send" in one(first, ".risk")["class"] and "Lead qualifier" in text_of(one(first, ".approval__meta"))
+    # The exact input in words (an email), with the JSON behind a toggle.
+    assert texts(first, ".approval__fields dt") == ["To", "Subject", "Body"]
+    assert texts(first, ".approval__fields dd") == ["dana@example.com", "Welcome", "Hi Dana"]
+    assert json.loads(one(first, ".approval__raw pre").get_text())["to"] == "dana@example.com"
+    assert "21 Nov 2026, 10:30 CET" in text_of(one(first, ".approval__meta"))  # in the workspace's time zone
+    assert texts(first, "button[name=decision]") == ["Approve", "Reject", "Always allow"]
+    # Destructive: approving asks "exactly this?" first, and never "always".
+    second = row(page, DELETE_ID)
+    assert text_of(one(second, "details.approval__confirm > summary")) == "Approve…"
+    assert [b["value"] for b in second.select("button[name=decision]")] == ["approve-confirmed", "reject"]
+    assert json.loads(one(second, ".approval__confirm-body pre").get_text()) == {"ids": [1, 2, 3]}
     # One key per decision, all different.
-    keys = form_keys(body)
-    assert len(keys) == 5 and len(set(keys)) == 5
-    params = dict(queue.calls.last.request.url.params)
-    assert params["status"] == "pending"
-    assert "cursor=cur_2" in body  # the next page
+    keys = [field["value"] for field in page.select("input[name^=key_]")]
+    assert len(keys) == 6 and len(set(keys)) == 6
+    assert dict(queue.calls.last.request.url.params)["status"] == "pending"
+    assert one(page, "nav.pager a[rel=next]")["href"].endswith("cursor=cur_2")
 
 
 def test_tabs_filter_and_cursor_go_to_the_service(queue, logged_in_client):
@@ -109,41 +125,46 @@ def test_an_htmx_tab_swaps_the_list_region_only(queue, logged_in_client):
     assert "<html" not in body
 
 
-def test_approve_sends_the_decision_with_the_rendered_key_and_shows_the_outcome(queue, remote, logged_in_client):
+def test_approve_sends_the_decision_with_the_rendered_key_and_shows_the_re_read_outcome(
+    queue, remote, logged_in_client
+):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = decision_fields(page, SEND_ID, "Approve")
+    fields = decision_fields(page, SEND_ID, "approve")
     decide = remote.post(f"/v1/approvals/{SEND_ID}").mock(
+        return_value=httpx.Response(200, json={"approval": approval(status="approved"), "outcome": None})
+    )
+    decided = approval(status="approved", decided_at="2026-11-21T09:31:00.000Z")
+    queue.mock(return_value=httpx.Response(200, json={"data": [decided], "next_cursor": None}))
+    remote.get(f"/v1/runs/{RUN_ID}").mock(
         return_value=httpx.Response(
             200,
             json={
-                "approval": approval(status="approved", decided_at="2026-11-21T09:31:00.000Z"),
-                "outcome": {
-                    "id": RUN_ID,
-                    "status": "completed",
-                    "answer": "Approved and done: sent the email.",
-                    "steps": [{"kind": "email", "input": {"to": "dana@example.com"}, "result": {"sent": True}}],
-                },
+                "id": RUN_ID,
+                "status": "completed",
+                "answer": "Approved and done: sent the email.",
+                "steps": [{"kind": "email", "input": {"to": "dana@example.com"}, "result": {"sent": True}}],
             },
         )
     )
 
     response = logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
-    body = response.content.decode()
 
     assert response.status_code == 200
     sent = decide.calls.last.request
-    assert sent.headers["Idempotency-Key"] == fields["idempotency_key"]
+    assert sent.headers["Idempotency-Key"] == fields["key_approve"]
     assert json.loads(sent.content) == {"decision": "approve"}
-    assert body.lstrip().startswith(f'<li id="approval-{SEND_ID}" class="card approval approval--approved"')
-    assert "Approved and done: sent the email." in body
-    assert "Outcome reported by the service" in body and "sent" in body
-    assert f'href="/runs/{RUN_ID}/"' in body
-    assert "<form" not in body  # decided: no more buttons
+    item = one(response.content, f"li#approval-{SEND_ID}")
+    assert "approval--approved" in item["class"]
+    assert "decided 21 Nov 2026, 10:31 CET" in text_of(one(item, ".approval__meta"))
+    assert text_of(one(item, ".approval__outcome .run-status")) == "Completed"
+    assert text_of(one(item, ".agent-answer")) == "Approved and done: sent the email."
+    assert one(item, f'.approval__outcome a[href="/runs/{RUN_ID}/"]')
+    assert item.select("form") == []  # decided: no more buttons
 
 
 def test_posting_the_same_decision_twice_sends_the_same_key(queue, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = decision_fields(page, SEND_ID, "Reject")
+    fields = decision_fields(page, SEND_ID, "reject")
     decide = remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(
             200, json={"approval": approval(status="rejected"), "outcome": {"id": RUN_ID, "status": "cancelled"}}
@@ -153,26 +174,26 @@ def test_posting_the_same_decision_twice_sends_the_same_key(queue, remote, logge
     logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
 
     assert decide.call_count == 2
-    assert {call.request.headers["Idempotency-Key"] for call in decide.calls} == {fields["idempotency_key"]}
+    assert {call.request.headers["Idempotency-Key"] for call in decide.calls} == {fields["key_reject"]}
     assert all(json.loads(call.request.content) == {"decision": "reject"} for call in decide.calls)
 
 
 def test_always_allow_sends_always_and_has_its_own_key(queue, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    always = decision_fields(page, SEND_ID, "Always allow")
-    approve = decision_fields(page, SEND_ID, "Approve")
+    always = decision_fields(page, SEND_ID, "always")
+    approve = decision_fields(page, SEND_ID, "approve")
     decide = remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(200, json={"approval": approval(status="approved", always=True), "outcome": None})
     )
     body = logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), always, **HTMX).content.decode()
     assert json.loads(decide.calls.last.request.content) == {"decision": "approve", "always": True}
-    assert always["idempotency_key"] != approve["idempotency_key"]
+    assert always["key_always"] != approve["key_approve"]
     assert "allowed always from now on" in body
 
 
 def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = decision_fields(page, SEND_ID, "Approve")
+    fields = decision_fields(page, SEND_ID, "approve")
     remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(
             409,
@@ -200,7 +221,7 @@ def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remo
 
 def test_without_javascript_a_decision_lands_back_on_the_queue_with_a_message(queue, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = decision_fields(page, SEND_ID, "Approve")
+    fields = decision_fields(page, SEND_ID, "approve")
     remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(
             200, json={"approval": approval(status="approved"), "outcome": {"status": "completed"}}
@@ -226,7 +247,7 @@ def test_every_other_remote_error_shows_in_the_rows_message_region(
     queue, remote, logged_in_client, status, error_type, expected
 ):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = decision_fields(page, SEND_ID, "Approve")
+    fields = decision_fields(page, SEND_ID, "approve")
     headers = {"Retry-After": "7"} if status == 429 else {}
     remote.post(f"/v1/approvals/{SEND_ID}").mock(
         return_value=httpx.Response(
@@ -247,12 +268,92 @@ def test_every_other_remote_error_shows_in_the_rows_message_region(
 
 def test_a_tampered_decision_is_refused_in_the_row_and_nothing_is_sent(queue, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = {**decision_fields(page, DELETE_ID, "Reject"), "always": "True"}
+    fields = {**decision_fields(page, DELETE_ID, "reject"), "decision": "approve-now", "key_reject": "short"}
     decide = remote.post(f"/v1/approvals/{DELETE_ID}")
     response = logged_in_client.post(reverse("agents:approval_decide", args=[DELETE_ID]), fields, **HTMX)
     assert response["HX-Retarget"] == f"#approval-{DELETE_ID}-messages"
-    assert "Only an approval can be allowed always." in response.content.decode()
+    assert texts(response.content, "[role=alert] p") == [
+        "This decision could not be read; reload the page and decide again."
+    ]
     assert decide.call_count == 0
+
+
+def test_a_destructive_approval_is_not_sent_without_its_confirmation(queue, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = {**decision_fields(page, DELETE_ID, "approve-confirmed"), "decision": "approve"}  # the confirm skipped
+    decide = remote.post(f"/v1/approvals/{DELETE_ID}")
+    response = logged_in_client.post(reverse("agents:approval_decide", args=[DELETE_ID]), fields, **HTMX)
+    assert "needs a confirmation" in text_of(one(response.content, "[role=alert]"))
+    assert decide.call_count == 0
+
+
+def test_a_confirmed_destructive_approval_keeps_the_note_in_the_audit_trail_and_re_reads_the_run(
+    queue, remote, logged_in_client, user
+):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = {**decision_fields(page, DELETE_ID, "approve-confirmed"), "note": "Checked with Dana: stale test deals."}
+    decide = remote.post(f"/v1/approvals/{DELETE_ID}").mock(return_value=httpx.Response(200, json={"result": None}))
+    queue.mock(
+        return_value=httpx.Response(
+            200, json={"data": [approval(DELETE_ID, risk="destructive", status="approved")], "next_cursor": None}
+        )
+    )
+    run = remote.get(f"/v1/runs/{RUN_ID}").mock(
+        return_value=httpx.Response(200, json={"id": RUN_ID, "status": "completed", "answer": "Deleted 3 deals."})
+    )
+
+    body = logged_in_client.post(reverse("agents:approval_decide", args=[DELETE_ID]), fields, **HTMX).content
+
+    assert json.loads(decide.calls.last.request.content) == {"decision": "approve"}
+    assert decide.calls.last.request.headers["Idempotency-Key"] == fields["key_approve"]
+    decided = one(body, f"li#approval-{DELETE_ID}")
+    assert "approval--approved" in decided["class"]
+    # The answer said nothing useful ("result": null): the re-read knows better.
+    assert text_of(one(decided, ".approval__summary")) == "Delete 3 stale deals"
+    assert text_of(one(decided, ".approval__outcome .run-status")) == "Completed" and run.call_count == 1
+    assert "Deleted 3 deals." in text_of(one(decided, ".approval__outcome"))
+    entry = AuditEntry.objects.get(idempotency_key=fields["key_approve"])
+    assert (entry.kind, entry.user, entry.note, entry.status) == (
+        AuditEntry.KIND_DECISION,
+        user,
+        "Checked with Dana: stale test deals.",
+        200,
+    )
+    assert entry.summary == "Approved: Delete 3 stale deals" and entry.details["risk"] == "destructive"
+
+
+def test_someone_who_is_not_an_approver_sees_the_queue_read_only_and_cannot_post(queue, remote, logged_in_client, user):
+    user.groups.clear()
+    page = parse(logged_in_client.get(reverse("agents:approvals")).content)
+    assert page.select("form.approval__actions") == []
+    assert "Only Approvers decide approvals" in text_of(one(page, ".alert-info"))
+    decide = remote.post(f"/v1/approvals/{SEND_ID}")
+    response = logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), {"decision": "approve"}, **HTMX)
+    assert "Only Approvers decide approvals" in text_of(one(response.content, "[role=alert]"))
+    assert decide.call_count == 0
+
+
+def test_a_viewer_never_sees_decide_buttons_even_as_an_approver(queue, api_key, logged_in_client):
+    api_key.member_role = "viewer"
+    api_key.save(update_fields=["member_role"])
+    page = parse(logged_in_client.get(reverse("agents:approvals")).content)
+    assert page.select("form.approval__actions") == [] and page.select("button[name=decision]") == []
+    assert "Your role in this workspace is viewer" in text_of(one(page, ".alert-info"))
+
+
+def test_always_allow_grants_made_through_the_console_are_listed(queue, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = {**decision_fields(page, SEND_ID, "always"), "note": "Welcome emails are fine."}
+    remote.post(f"/v1/approvals/{SEND_ID}").mock(
+        return_value=httpx.Response(200, json={"approval": approval(status="approved", always=True)})
+    )
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "running"}))
+    logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
+
+    grants = texts(logged_in_client.get(reverse("agents:approvals")).content, ".approval-grants li")
+    assert len(grants) == 1
+    assert grants[0].startswith("Lead qualifier may take send actions — allowed by ")
+    assert grants[0].endswith("“Welcome emails are fine.”")
 
 
 def test_a_decision_answered_without_the_approval_still_shows_its_new_state(queue, remote, logged_in_client):
@@ -261,6 +362,6 @@ def test_a_decision_answered_without_the_approval_still_shows_its_new_state(queu
         return_value=httpx.Response(200, json={"outcome": {"status": "cancelled"}})
     )
     body = logged_in_client.post(
-        reverse("agents:approval_decide", args=[DELETE_ID]), decision_fields(page, DELETE_ID, "Reject"), **HTMX
+        reverse("agents:approval_decide", args=[DELETE_ID]), decision_fields(page, DELETE_ID, "reject"), **HTMX
     ).content.decode()
     assert 'class="card approval approval--rejected"' in body and "Cancelled" in body

@@ -9,6 +9,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from dashboard.audit.testing import make_approver
 from tests.agents.support import store_demo_key
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 
@@ -18,7 +19,7 @@ pytestmark = pytest.mark.browser
 @pytest.fixture
 def console(live_server, seeded_sandbox, settings, transactional_db, django_user_model):
     settings.SERVICE_BASE_URL = seeded_sandbox.base_url
-    manager = django_user_model.objects.create_user(username="mona", password=PASSWORD)
+    manager = make_approver(django_user_model.objects.create_user(username="mona", password=PASSWORD))
     store_demo_key(manager, seeded_sandbox)
     return live_server
 
@@ -28,12 +29,12 @@ def log_in(page: Page, url: str) -> None:
     fill_login_form(page, "mona")
 
 
-def test_a_manager_approves_one_action_and_rejects_another(console, page: Page):
+def test_a_manager_confirms_a_destructive_approval_with_a_note_and_finds_it_in_the_audit_trail(console, page: Page):
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     log_in(page, console.url + "/approvals/")
     expect(page.get_by_role("heading", name="Approvals", exact=True)).to_be_visible()
     queue = page.get_by_role("list", name="Approvals")
-    rows = queue.get_by_role("listitem").filter(has=page.get_by_role("button", name="Approve", exact=True))
+    rows = queue.get_by_role("listitem").filter(has=page.get_by_role("button", name="Reject", exact=True))
     expect(rows).to_have_count(2)
     page.screenshot(path=str(SCREENSHOTS / "agents-approvals-queue.png"), full_page=True)
 
@@ -41,32 +42,43 @@ def test_a_manager_approves_one_action_and_rejects_another(console, page: Page):
     destructive = rows.filter(has_text="Stale deal cleaner")
     send_id = send.get_attribute("id")
     destructive_id = destructive.get_attribute("id")
-    expect(send.get_by_text("Exactly what will run")).to_be_visible()
+    # An email reads as an email; the JSON is one click away.
+    expect(send.get_by_text("To", exact=True)).to_be_visible()
+    expect(send.get_by_text("sales@acme.example", exact=True)).to_be_visible()
 
-    send.get_by_role("button", name="Approve", exact=True).click()
-    approved = page.locator(f"#{send_id}")
+    # A destructive action takes two steps: "Approve…" repeats the exact input first.
+    destructive.get_by_label("Note (optional, kept in the console's audit trail)").fill("Old test deals, checked.")
+    destructive.get_by_text("Approve…").click()
+    confirm = destructive.get_by_role("button", name="Yes, approve exactly this")
+    expect(confirm).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "agents-approvals-confirm.png"), full_page=True)
+    confirm.click()
+    approved = page.locator(f"#{destructive_id}")
     expect(approved.get_by_text("Approved", exact=True)).to_be_visible()
     expect(approved.get_by_text("The run is now")).to_be_visible()
-    expect(approved.get_by_role("button", name="Approve", exact=True)).to_have_count(0)
+    expect(approved.get_by_role("button")).to_have_count(0)
 
-    destructive.get_by_role("button", name="Reject").click()
-    rejected = page.locator(f"#{destructive_id}")
+    send.get_by_role("button", name="Reject").click()
+    rejected = page.locator(f"#{send_id}")
     expect(rejected.get_by_text("Rejected", exact=True)).to_be_visible()
-    expect(rejected.get_by_text("Cancelled", exact=True)).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "agents-approvals-decided.png"), full_page=True)
 
     # Both have left the pending list, and the "All" tab shows how they were decided.
     page.get_by_role("link", name="All", exact=True).click()
     expect(page.get_by_role("link", name="All", exact=True)).to_have_attribute("aria-current", "page")
-    expect(page.locator(f"#{send_id}")).to_have_attribute("data-status", "approved")
-    expect(page.locator(f"#{destructive_id}")).to_have_attribute("data-status", "rejected")
+    expect(page.locator(f"#{destructive_id}")).to_have_attribute("data-status", "approved")
+    expect(page.locator(f"#{send_id}")).to_have_attribute("data-status", "rejected")
     page.get_by_role("link", name="Pending", exact=True).click()
-    expect(page.get_by_role("link", name="Pending", exact=True)).to_have_attribute("aria-current", "page")
     expect(page.get_by_text("Nothing is waiting for a decision.")).to_be_visible()
-    expect(page.locator(f"#{send_id}")).to_have_count(0)
-    expect(page.locator(f"#{destructive_id}")).to_have_count(0)
-    page.reload()
-    expect(page.get_by_text("Nothing is waiting for a decision.")).to_be_visible()
+
+    # The audit trail has the decision, who made it and the note.
+    page.get_by_role("navigation", name="Main").get_by_role("link", name="Audit").click()
+    expect(page.get_by_role("heading", name="Audit trail")).to_be_visible()
+    decision = page.get_by_role("row").filter(has_text="Old test deals, checked.")
+    expect(decision).to_have_count(1)
+    expect(decision.get_by_text("mona")).to_be_visible()
+    expect(decision.get_by_text("Approved: Delete records in deals.")).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "audit-trail.png"), full_page=True)
 
 
 def test_the_agent_page_of_a_scheduled_agent(console, page: Page):

@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from sandbox.agents import RUN_SECONDS
 from tests.agents.support import form_keys
+from tests.html import one
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
@@ -19,13 +20,16 @@ def pending_rows(html: str) -> list[str]:
 
 
 def decision_form(html: str, approval_id: str, decision: str) -> dict:
-    """The fields of one rendered decision form (its own Idempotency-Key)."""
-    row = html.split(f'id="approval-{approval_id}"', 1)[1].split("</li>", 1)[0]
-    for form in re.findall(r"<form .*?</form>", row, flags=re.S):
-        fields = dict(re.findall(r'<input type="hidden" name="([a-z_]+)" value="([^"]*)"', form))
-        if fields.get("decision") == decision and fields.get("always") != "True":
-            return fields
-    raise AssertionError(f"no {decision} form in the row")
+    """What the row's form posts when the button of `decision` is pressed
+    (for "approve" of a destructive or spend action: its confirmation's button)."""
+    form = one(html, f"li#approval-{approval_id} form.approval__actions")
+    if decision == "approve" and form.select_one("button[value=approve-confirmed]"):
+        decision = "approve-confirmed"
+    assert form.select_one(f"button[name=decision][value={decision}]"), f"no {decision} button in the row"
+    return {
+        **{field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")},
+        "decision": decision,
+    }
 
 
 def test_approving_a_seeded_pending_approval_resumes_its_run(sandbox_client, seeded_sandbox):

@@ -102,7 +102,9 @@ def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(
     store_key(user, workspace_name="Acme", role="admin", active=True, key_id="k1")
     other = store_key(user, workspace_name="Globex", role="member", active=False, key_id="k2")
 
-    with django_assert_max_num_queries(4):  # session, user, keys: one query for the switcher
+    # Session, user, keys (one query for the switcher, one for the active key),
+    # and the user's and groups' permissions (for the Audit entry; cached for the request).
+    with django_assert_max_num_queries(6):
         html = logged_in_client.get(reverse("home")).content.decode()
 
     assert '<span class="switcher__name">Acme</span>' in html

@@ -3,14 +3,16 @@
 from __future__ import annotations
 
 from datetime import timedelta
+from urllib.parse import parse_qs, urlsplit
 from zoneinfo import ZoneInfo
 
 import httpx
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard.live import services
+from dashboard.live import selectors, services
 from dashboard.live.models import TrackedOperation
+from tests.html import one, select, text_of, texts
 from tests.live.support import TURN_ID, turn_body
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -131,3 +133,101 @@ def test_the_background_work_page_lists_only_my_operations_live(
     assert reverse("studio:turn", args=[mine.pk]) in body
     assert f'id="live-row-{theirs.pk}"' not in body
     assert remote.calls.call_count == 0
+
+
+# --- polls that cost nothing while nothing changed --------------------------------
+
+
+def _poll_url(body: str, selector: str) -> str:
+    """The address the region polls, with the version it shows (`v`)."""
+    return one(body, selector)["hx-get"]
+
+
+def test_an_unchanged_poll_answers_204_from_one_query_and_renders_nothing(
+    db, make_turn, logged_in_client, django_assert_num_queries
+):
+    op = make_turn(due=False)
+    page = logged_in_client.get(reverse("live:detail", args=[op.pk])).content.decode()
+    url = _poll_url(page, f"#live-op-{op.pk}")
+    assert parse_qs(urlsplit(url).query)["v"] == [selectors.operation_view(op=op).version]
+
+    # The session, the user, and the row's version on its primary key.
+    with django_assert_num_queries(3):
+        response = logged_in_client.get(url, **HTMX)
+    assert response.status_code == 204
+    assert response.content == b""
+    assert response.templates == []
+    assert "no-store" in response["Cache-Control"]
+
+
+def test_a_poll_after_the_worker_stored_news_renders_once_then_is_unchanged_again(
+    db, remote, make_turn, logged_in_client
+):
+    remote.get(f"/v1/turns/{TURN_ID}").mock(
+        return_value=httpx.Response(200, json=turn_body("building", message="Laying out the hero section."))
+    )
+    op = make_turn(due=False)
+    url = _poll_url(logged_in_client.get(reverse("live:detail", args=[op.pk])).content.decode(), f"#live-op-{op.pk}")
+    assert logged_in_client.get(url, **HTMX).status_code == 204
+
+    services.operation_poll(operation_id=op.pk)
+    response = logged_in_client.get(url, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert "Laying out the hero section." in text_of(one(body, f"#live-op-{op.pk}"))
+    newer = _poll_url(body, f"#live-op-{op.pk}")
+    assert newer != url
+    assert logged_in_client.get(newer, **HTMX).status_code == 204
+    assert remote.calls.call_count == 1
+
+
+def test_an_unchanged_row_that_becomes_paused_is_rendered_once_with_the_notice(
+    db, remote, make_turn, logged_in_client, monkeypatch
+):
+    op = make_turn(due=False, last_polled_at=timezone.now() - timedelta(seconds=5))
+    url = _poll_url(logged_in_client.get(reverse("live:detail", args=[op.pk])).content.decode(), f"#live-op-{op.pk}")
+    assert logged_in_client.get(url, **HTMX).status_code == 204
+
+    # Nothing in the row changes; only the clock moves past PAUSED_AFTER.
+    later = timezone.now() + selectors.PAUSED_AFTER
+    monkeypatch.setattr(timezone, "now", lambda: later)
+    response = logged_in_client.get(url, **HTMX)
+    body = response.content.decode()
+    assert response.status_code == 200
+    assert texts(body, ".live-paused") and "Live updates paused" in texts(body, ".live-paused")[0]
+    paused_url = _poll_url(body, f"#live-op-{op.pk}")  # still polling, so it resumes
+    assert logged_in_client.get(paused_url, **HTMX).status_code == 204
+
+    # A worker is back: its write is news, and the notice goes.
+    remote.get(f"/v1/turns/{TURN_ID}").mock(return_value=httpx.Response(200, json=turn_body("building")))
+    services.operation_poll(operation_id=op.pk)
+    body = logged_in_client.get(paused_url, **HTMX).content.decode()
+    assert select(body, ".live-paused") == [] and texts(body, ".live-updating")
+
+
+def test_the_final_state_is_always_rendered_with_286_so_polling_stops(db, remote, make_turn, logged_in_client):
+    remote.get(f"/v1/turns/{TURN_ID}").mock(
+        return_value=httpx.Response(200, json=turn_body("completed", message="Your site is live."))
+    )
+    op = make_turn(due=False)
+    page = logged_in_client.get(reverse("studio:index")).content.decode()
+    url = _poll_url(page, f"#live-row-{op.pk}")
+    assert "view=row" in url and logged_in_client.get(url, **HTMX).status_code == 204
+
+    services.operation_poll(operation_id=op.pk)
+    response = logged_in_client.get(url, **HTMX)
+    row = one(response.content.decode(), f"#live-row-{op.pk}")
+    assert response.status_code == 286
+    assert row.get("hx-get") is None and row["data-status"] == "completed"
+
+    # Even a poll naming the final row's own version gets the last render.
+    final = selectors.operation_view(op=TrackedOperation.objects.get(pk=op.pk)).version
+    again = logged_in_client.get(reverse("live:status", args=[op.pk]), {"view": "row", "v": final}, **HTMX)
+    assert again.status_code == 286 and one(again.content.decode(), f"#live-row-{op.pk}")
+
+
+def test_a_version_never_answers_for_another_users_operation(db, make_turn, other_user, client, logged_in_client):
+    op = make_turn(due=False)
+    url = _poll_url(logged_in_client.get(reverse("live:detail", args=[op.pk])).content.decode(), f"#live-op-{op.pk}")
+    client.force_login(other_user)
+    assert client.get(url, **HTMX).status_code == 404

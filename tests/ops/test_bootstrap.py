@@ -5,6 +5,7 @@ again without failing. The sandbox it starts is real HTTP over a SQLite file."""
 from __future__ import annotations
 
 import io
+import json
 import re
 
 import pytest
@@ -14,6 +15,13 @@ from django.core.management import call_command
 from dashboard.keys.models import ApiKey
 
 PASSWORD_LINE = re.compile(r"user demo, password (\S+)")
+
+
+@pytest.fixture(autouse=True)
+def static_root(settings, tmp_path):
+    """bootstrap collects static files: into a folder of the test's own."""
+    settings.STATIC_ROOT = tmp_path / "staticfiles"
+    return settings.STATIC_ROOT
 
 
 @pytest.fixture
@@ -43,6 +51,16 @@ def test_first_run_creates_the_demo_user_with_a_printed_password_and_a_working_s
     assert key.secret() not in output
     assert sandbox_db.exists()
     assert "http://127.0.0.1:8000" in output
+
+
+@pytest.mark.django_db
+def test_bootstrap_collects_hashed_compressed_static_files_for_make_run(sandbox_db, static_root):
+    bootstrap()
+
+    manifest = json.loads((static_root / "staticfiles.json").read_text())
+    hashed = manifest["paths"]["css/console.css"]
+    assert hashed != "css/console.css"
+    assert (static_root / hashed).exists() and (static_root / f"{hashed}.gz").exists()
 
 
 @pytest.mark.django_db

@@ -1,10 +1,13 @@
 """`manage.py bootstrap`: the setup half of `make run`, safe to run again.
 
 1. Apply migrations.
-2. Create the `demo` user with a generated password, printed once. On later
+2. Collect the static files: hashed names, gzip copies and the manifest
+   (dashboard/static.py), so that `make run` serves them as production does,
+   compressed and cached for good. Quick, and only changed files are copied.
+3. Create the `demo` user with a generated password, printed once. On later
    runs the password is not known any more (only its hash is stored), so the
    command says how to set a new one instead of failing.
-3. Give `demo` a working key of the sandbox's demo workspace.
+4. Give `demo` a working key of the sandbox's demo workspace.
 
 Why the key is checked by a sandbox started here, in-process: the keys
 service stores a key only after `GET /v1/me` answers (that is where the
@@ -55,6 +58,16 @@ def demo_user_ensure(*, reset_password: bool) -> tuple[AbstractBaseUser, str | N
         user.set_password(password)
         user.save(update_fields=["password"])
     return user, password
+
+
+def static_files_collect(*, verbosity: int) -> None:
+    """Hashed, compressed static files and their manifest in STATIC_ROOT. The
+    hashed storage is named here because this process chose its storage
+    before the manifest existed (settings pick it by the manifest); the web
+    processes `make run` starts next find the manifest and serve from it."""
+    storages = {**settings.STORAGES, "staticfiles": {"BACKEND": settings.HASHED_STATIC_STORAGE}}
+    with override_settings(STORAGES=storages):
+        call_command("collectstatic", interactive=False, verbosity=verbosity)
 
 
 def port_in_use(*, port: int) -> bool:
@@ -117,7 +130,10 @@ def demo_sandbox_key_ensure(*, user: AbstractBaseUser, db_path: Path) -> str:
 
 
 class Command(BaseCommand):
-    help = "Set up a fresh machine for `make run`: migrate, the demo user, its sandbox key. Safe to run again."
+    help = (
+        "Set up a fresh machine for `make run`: migrate, collect static files, the demo user, its sandbox key. "
+        "Safe to run again."
+    )
 
     def add_arguments(self, parser):
         parser.add_argument(
@@ -134,6 +150,7 @@ class Command(BaseCommand):
         if check_ports:
             ports_check()
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
+        static_files_collect(verbosity=max(0, verbosity - 1))
         user, password = demo_user_ensure(reset_password=reset_demo_password)
 
         if settings.SERVICE_BASE_URL == settings.SANDBOX_BASE_URL:

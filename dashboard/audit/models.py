@@ -1,0 +1,50 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+
+class AuditEntry(models.Model):
+    """One remote write made through the console, or one approval decision.
+
+    Written by the transport's write hook (dashboard/api/hooks.py), once per
+    logical write: a repeat of the same write (same Idempotency-Key, e.g. a
+    poll that repeats a background request) updates the entry's outcome
+    instead of adding one. Users never edit or delete entries; only the
+    retention task removes old ones.
+    """
+
+    KIND_WRITE = "write"
+    KIND_DECISION = "approval_decision"
+    KINDS = [(KIND_WRITE, "Write"), (KIND_DECISION, "Approval decision")]
+
+    created_at = models.DateTimeField(auto_now_add=True, db_index=True)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    username = models.CharField(max_length=150, blank=True, help_text="Kept when the user is deleted.")
+    workspace_id = models.CharField(max_length=64, blank=True)
+    key_label = models.CharField(max_length=200, blank=True, help_text="The stored key, by prefix (never the key).")
+    kind = models.CharField(max_length=32, choices=KINDS, default=KIND_WRITE)
+    area = models.CharField(max_length=32, blank=True)
+    method = models.CharField(max_length=8)
+    path = models.CharField(max_length=500)
+    idempotency_key = models.CharField(max_length=128, blank=True, db_index=True)
+    status = models.PositiveSmallIntegerField(null=True, blank=True, help_text="None: no answer (unreachable).")
+    request_id = models.CharField(max_length=128, blank=True)
+    summary = models.CharField(max_length=300, blank=True)
+    note = models.TextField(blank=True, help_text="A decision's note, kept in the console only.")
+    details = models.JSONField(default=dict, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["workspace_id", "kind", "-created_at"], name="audit_ws_kind_time")]
+        permissions = [
+            ("decide_approvals", "Can decide approvals"),
+            ("view_audit_trail", "Can view the audit trail"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.path} ({self.status})"
+
+    @property
+    def succeeded(self) -> bool:
+        return self.status is not None and self.status < 300

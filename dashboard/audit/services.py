@@ -1,0 +1,115 @@
+"""Writes of the audit trail: what the write hook records, what an area
+adds to an entry (a decision's note), and the retention task's pruning."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import transaction
+from django.utils import timezone
+
+from dashboard.api.hooks import RemoteWrite
+from dashboard.audit.models import AuditEntry
+from dashboard.keys.models import ApiKey
+
+logger = logging.getLogger("dashboard.audit")
+
+# The API's top-level resources -> the area of the console a write belongs to.
+AREA_OF_RESOURCE = {
+    "agents": "agents",
+    "runs": "agents",
+    "approvals": "approvals",
+    "objects": "objects",
+    "studio": "studio",
+    "turns": "studio",
+    "websites": "studio",
+    "documents": "studio",
+    "apps": "studio",
+    "images": "studio",
+    "videos": "studio",
+    "boards": "studio",
+}
+VERBS = {"POST": "Created or sent", "PATCH": "Changed", "PUT": "Replaced", "DELETE": "Deleted"}
+
+
+def area_of(path: str) -> str:
+    """`/v1/objects/deals/records` -> `objects`."""
+    segments = [segment for segment in path.split("?", 1)[0].split("/") if segment and segment != "v1"]
+    return AREA_OF_RESOURCE.get(segments[0], segments[0][:32]) if segments else ""
+
+
+def summary_of(method: str, path: str) -> str:
+    return f"{VERBS.get(method, method)} {path.removeprefix('/v1/')}"[:300]
+
+
+def audit_write_record(write: RemoteWrite) -> AuditEntry | None:
+    """The write hook: one entry per logical write (Idempotency-Key); a repeat
+    updates its outcome. In a savepoint, so a failure never poisons the
+    caller's transaction (the hook's caller logs and swallows it)."""
+    with transaction.atomic():
+        existing = (
+            AuditEntry.objects.filter(idempotency_key=write.idempotency_key, method=write.method, path=write.path)
+            .order_by("id")
+            .first()
+            if write.idempotency_key
+            else None
+        )
+        if existing is not None:
+            if (existing.status, existing.request_id) != (write.status, write.request_id or ""):
+                existing.status = write.status
+                existing.request_id = (write.request_id or "")[:128]
+                existing.save(update_fields=["status", "request_id"])
+            return existing
+        key = (
+            ApiKey.objects.filter(pk=write.stored_key_id).only("workspace_id", "prefix", "last4", "label").first()
+            if write.stored_key_id
+            else None
+        )
+        username = ""
+        if write.acting_user_id is not None:
+            user = get_user_model().objects.filter(pk=write.acting_user_id).first()
+            username = user.get_username() if user is not None else ""
+        return AuditEntry.objects.create(
+            user_id=write.acting_user_id,
+            username=username,
+            workspace_id=key.workspace_id if key else "",
+            key_label=f"{key.label} ({key.masked})"[:200] if key else "",
+            area=area_of(write.path),
+            method=write.method,
+            path=write.path[:500],
+            idempotency_key=write.idempotency_key[:128],
+            status=write.status,
+            request_id=(write.request_id or "")[:128],
+            summary=summary_of(write.method, write.path),
+            details={"error": write.error} if write.error else {},
+        )
+
+
+def audit_decision_note(*, idempotency_key: str, summary: str, note: str, details: dict[str, Any]) -> AuditEntry | None:
+    """Make the write entry of an approval decision (found by its
+    Idempotency-Key) say what was decided, with the person's note."""
+    entry = AuditEntry.objects.filter(idempotency_key=idempotency_key).order_by("id").first()
+    if entry is None:
+        logger.warning("audit: no write entry for decision key %s", idempotency_key)
+        return None
+    entry.kind = AuditEntry.KIND_DECISION
+    entry.area = "approvals"
+    entry.summary = summary[:300]
+    entry.note = note
+    entry.details = {**entry.details, **details}
+    entry.save(update_fields=["kind", "area", "summary", "note", "details"])
+    return entry
+
+
+def audit_prune(*, now: datetime | None = None) -> int:
+    """Delete entries older than AUDIT_RETENTION_DAYS (0 keeps everything)."""
+    days = int(getattr(settings, "AUDIT_RETENTION_DAYS", 0) or 0)
+    if days <= 0:
+        return 0
+    cutoff = (now or timezone.now()) - timedelta(days=days)
+    deleted, _ = AuditEntry.objects.filter(created_at__lt=cutoff).delete()
+    return deleted

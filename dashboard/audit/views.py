@@ -1,0 +1,70 @@
+from __future__ import annotations
+
+from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.utils import timezone
+from django.views.decorators.http import require_GET
+
+from dashboard.audit.forms import AuditFilterForm
+from dashboard.audit.selectors import audit_choices, audit_entry_list, audit_entry_page
+from dashboard.web.csv import csv_lines, csv_response
+from dashboard.web.htmx import render_region
+from dashboard.web.pager import CursorPager
+from dashboard.web.permissions import requires_permission
+
+PAGE_SIZE = 50
+WHO_MAY = "The audit trail is for Approvers and administrators. Ask an administrator to add you to the Approvers group."
+
+
+def _filters(request: HttpRequest) -> tuple[AuditFilterForm, str]:
+    workspace_id = request.workspace.id  # type: ignore[attr-defined]
+    people, areas = audit_choices(workspace_id=workspace_id)
+    form = AuditFilterForm(request.GET or None, people=people, areas=areas)
+    return form, workspace_id
+
+
+@require_GET
+@requires_permission("audit.view_audit_trail", WHO_MAY)
+def index(request: HttpRequest) -> HttpResponse:
+    form, workspace_id = _filters(request)
+    filters = form.audit_filter()
+    pager = CursorPager.from_query(request.GET)
+    before = int(pager.cursor) if pager.cursor.isdigit() else None
+    entries, next_before = audit_entry_page(
+        workspace_id=workspace_id, filters=filters, before_id=before, limit=PAGE_SIZE
+    )
+    kept = [(name, str(value)) for name, value in request.GET.items() if name in form.fields and value]
+    context = {
+        "form": form,
+        "entries": entries,
+        "paging": pager.links(kept, str(next_before) if next_before else None),
+        "export_query": "&".join(f"{name}={value}" for name, value in kept),
+        "workspace_zone": request.workspace.zone,  # type: ignore[attr-defined]
+    }
+    return render_region(request, "audit/index.html", "entries", context)
+
+
+@require_GET
+@requires_permission("audit.view_audit_trail", WHO_MAY)
+def export(request: HttpRequest) -> StreamingHttpResponse:
+    form, workspace_id = _filters(request)
+    entries = audit_entry_list(workspace_id=workspace_id, filters=form.audit_filter()).iterator(chunk_size=500)
+    header = ["When (UTC)", "Person", "Key", "Area", "Kind", "Method", "Path", "Status", "Request id"]
+    header += ["Idempotency-Key", "Summary", "Note"]
+    rows = (
+        [
+            entry.created_at.isoformat(),
+            entry.username,
+            entry.key_label,
+            entry.area,
+            entry.get_kind_display(),
+            entry.method,
+            entry.path,
+            entry.status if entry.status is not None else "no answer",
+            entry.request_id,
+            entry.idempotency_key,
+            entry.summary,
+            entry.note,
+        ]
+        for entry in entries
+    )
+    return csv_response(f"audit-{timezone.now().date().isoformat()}.csv", csv_lines(header, rows))

@@ -1,0 +1,140 @@
+"""The audit trail: the transport's write hook records every remote write
+once (with who, which key, the outcome), the Audit page shows it to
+Approvers only, filtered and exported as CSV, and retention prunes it."""
+
+from __future__ import annotations
+
+import csv
+import io
+from datetime import timedelta
+
+import httpx
+import pytest
+from django.urls import reverse
+from django.utils import timezone
+
+from dashboard.audit.models import AuditEntry
+from dashboard.audit.services import audit_prune
+from dashboard.audit.testing import make_approver
+from tests.html import one, parse, text_of, texts
+from tests.live.support import SECRET
+
+
+def test_every_remote_write_is_recorded_once_with_who_and_which_key(remote, api_key, user):
+    route = remote.post("/v1/objects/deals/records").mock(
+        side_effect=[
+            httpx.Response(503, json={"error": {"type": "server_error", "message": "busy"}}),
+            httpx.Response(201, json={"id": "r1"}, headers={"X-Request-Id": "req_created"}),
+        ]
+    )
+    api_key.client().post("/v1/objects/deals/records", json={"values": {"name": "Ada"}}, idempotency_key="k" * 20)
+    # The same logical write again (a double submit): the same entry, not a second one.
+    route.side_effect = None
+    route.return_value = httpx.Response(201, json={"id": "r1"}, headers={"X-Request-Id": "req_replayed"})
+    api_key.client().post("/v1/objects/deals/records", json={"values": {"name": "Ada"}}, idempotency_key="k" * 20)
+
+    entry = AuditEntry.objects.get()
+    assert (entry.user, entry.username, entry.area, entry.kind) == (user, "alice", "objects", "write")
+    assert (entry.method, entry.path, entry.status) == ("POST", "/v1/objects/deals/records", 201)
+    assert entry.request_id == "req_replayed" and entry.idempotency_key == "k" * 20
+    assert entry.key_label == f"{api_key.label} ({api_key.masked})" and SECRET not in entry.key_label
+    assert entry.workspace_id == api_key.workspace_id
+
+
+def test_reads_are_not_recorded_and_a_failed_write_is_with_no_answer(remote, api_key):
+    remote.get("/v1/me").mock(return_value=httpx.Response(200, json={}))
+    remote.delete("/v1/objects/deals/records/r1").mock(side_effect=httpx.ConnectError("down"))
+    api_key.client().get("/v1/me")
+    with pytest.raises(Exception):  # noqa: B017 - the transport's typed error; the entry is what is checked
+        api_key.client(max_retries=0).delete("/v1/objects/deals/records/r1", idempotency_key="d" * 20)
+
+    entry = AuditEntry.objects.get()
+    assert (entry.method, entry.status, entry.details) == ("DELETE", None, {"error": "ApiConnectionError"})
+
+
+def entry(**fields) -> AuditEntry:
+    defaults = {"workspace_id": "ws-Acme Marketing", "method": "POST", "path": "/v1/agents", "status": 201}
+    return AuditEntry.objects.create(**{**defaults, **fields})
+
+
+def test_the_audit_page_is_for_approvers_only(api_key, user, logged_in_client):
+    response = logged_in_client.get(reverse("audit:index"))
+    assert response.status_code == 403
+    assert "Approvers" in text_of(one(response.content, "main [role=alert]"))
+    assert "Audit" not in texts(parse(logged_in_client.get(reverse("home")).content), "nav.main-nav a")
+
+    make_approver(user)
+    assert logged_in_client.get(reverse("audit:index")).status_code == 200
+    assert "Audit" in texts(parse(logged_in_client.get(reverse("home")).content), "nav.main-nav a")
+
+
+def test_the_audit_page_filters_by_person_area_kind_and_date(api_key, user, logged_in_client):
+    make_approver(user)
+    old = entry(username="alice", area="agents", summary="Last year")
+    AuditEntry.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=400))
+    entry(username="alice", area="agents", summary="Created an agent")
+    entry(username="bob", area="objects", summary="Changed a record")
+    entry(username="alice", area="approvals", kind=AuditEntry.KIND_DECISION, summary="Approved: Send", note="ok")
+    entry(workspace_id="another-workspace", username="alice", area="agents", summary="Elsewhere")
+    url = reverse("audit:index")
+
+    def summaries(**query) -> list[str]:
+        page = parse(logged_in_client.get(url, query).content)
+        return [text_of(cell).split(" POST ")[0] for cell in page.select("#audit-entries tbody td:nth-of-type(3)")]
+
+    assert summaries() == [
+        "approvals decision Approved: Send",
+        "objects Changed a record",
+        "agents Created an agent",
+        "agents Last year",
+    ]
+    assert summaries(person="bob") == ["objects Changed a record"]
+    assert summaries(area="agents", since=(timezone.now() - timedelta(days=30)).date().isoformat()) == [
+        "agents Created an agent"
+    ]
+    assert summaries(kind="approval_decision") == ["approvals decision Approved: Send"]
+    assert summaries(since="not a date") == summaries()  # an unreadable filter is left out
+
+
+def test_the_audit_pages_page_back_and_forth_newest_first(api_key, user, logged_in_client):
+    make_approver(user)
+    for number in range(55):
+        entry(username="alice", summary=f"Write {number:02d}")
+    first = parse(logged_in_client.get(reverse("audit:index")).content)
+    assert len(first.select("#audit-entries tbody tr")) == 50
+    older = one(first, "nav.pager a[rel=next]")["href"]
+    second = parse(logged_in_client.get(reverse("audit:index") + older).content)
+    rows = [text_of(cell) for cell in second.select("#audit-entries tbody td:nth-of-type(3)")]
+    assert len(rows) == 5 and rows[-1].startswith("other Write 00")
+    assert one(second, "nav.pager a[rel=prev]")
+
+
+def test_the_export_is_the_filtered_trail_with_formulas_neutralised(api_key, user, logged_in_client):
+    make_approver(user)
+    entry(username="alice", area="agents", summary="Created an agent")
+    entry(username="bob", area="objects", summary='=HYPERLINK("http://evil")', note="+1 and more")
+    response = logged_in_client.get(reverse("audit:export"), {"person": "bob"})
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode().lstrip("\ufeff"))))
+
+    assert response["Content-Type"].startswith("text/csv") and response["Cache-Control"] == "no-store"
+    assert rows[0][:2] == ["When (UTC)", "Person"] and len(rows) == 2
+    assert rows[1][1] == "bob" and rows[1][10] == '\'=HYPERLINK("http://evil")' and rows[1][11] == "'+1 and more"
+
+
+def test_retention_prunes_old_entries_only(db, settings):
+    recent, old = entry(summary="recent"), entry(summary="old")
+    AuditEntry.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=31))
+    settings.AUDIT_RETENTION_DAYS = 30
+    assert audit_prune() == 1
+    assert list(AuditEntry.objects.values_list("summary", flat=True)) == ["recent"]
+    settings.AUDIT_RETENTION_DAYS = 0
+    assert audit_prune() == 0 and AuditEntry.objects.filter(pk=recent.pk).exists()
+
+
+def test_users_cannot_change_or_delete_entries_in_the_admin(admin_client):
+    item = entry(summary="kept")
+    assert admin_client.get(reverse("admin:audit_auditentry_change", args=[item.pk])).status_code == 200
+    assert (
+        admin_client.post(reverse("admin:audit_auditentry_delete", args=[item.pk]), {"post": "yes"}).status_code == 403
+    )
+    assert AuditEntry.objects.filter(pk=item.pk).exists()
