@@ -282,7 +282,8 @@ class _Job:
 
 @dataclass
 class _Fetched:
-    job: _Job
+    op: TrackedOperation
+    kind: registry.OperationKind
     polled_at: datetime | None = None  # None: no call was made
     snapshot: Any = None
     error: Exception | None = None
@@ -333,7 +334,7 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
     """Poll every row of a claimed batch concurrently and store the results in bulk."""
     outcomes: dict[int, dict[str, Any]] = {}
     jobs: list[_Job] = []
-    clients: dict[int, ServiceClient | None] = {}
+    clients: dict[int, ServiceClient | Exception] = {}
     for op in ops:
         kind = registry.get_kind(op.kind)
         if kind is None:
@@ -342,24 +343,29 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
         if op.owner_key_id not in clients:
             try:
                 clients[op.owner_key_id] = op.owner_key.client(max_retries=0)
-            except KeyDecryptionError:
-                clients[op.owner_key_id] = None
+            except Exception as exc:
+                clients[op.owner_key_id] = exc
         client = clients[op.owner_key_id]
-        if client is None:
-            outcomes[op.pk] = _stopped(op, clock(), "The stored API key can't be read any more; add it again.")
-            continue
-        jobs.append(_Job(op=op, kind=kind, client=client))
+        if isinstance(client, ServiceClient):
+            jobs.append(_Job(op=op, kind=kind, client=client))
+        else:
+            # Outcomes like any fetch's: an unreadable key stops the row, anything
+            # else is a failed check (a batch never fails whole and comes back).
+            outcomes[op.pk] = _outcome(_Fetched(op, kind, polled_at=clock(), error=client))
 
     retry_after = _RetryAfter()
     fetched = _fetch_all(jobs, retry_after=retry_after, deadline=_fetch_deadline(ops), clock=clock)
     for result in fetched:
-        outcomes[result.job.op.pk] = _outcome(result)
+        outcomes[result.op.pk] = _outcome(result)
 
     # Other rows of a key that answered 429, in no batch right now: not before Retry-After.
     for key_id, until in retry_after.items():
-        TrackedOperation.objects.filter(owner_key_id=key_id, is_final=False, next_poll_at__lt=until).filter(
-            _lease_is_free(clock())
-        ).update(next_poll_at=until)
+        try:
+            TrackedOperation.objects.filter(owner_key_id=key_id, is_final=False, next_poll_at__lt=until).filter(
+                _lease_is_free(clock())
+            ).update(next_poll_at=until)
+        except Exception:
+            logger.exception("live: putting off the other operations of key %s failed", key_id)
 
     written = _store(ops, outcomes, lease_token, clock=clock)
     return PollReport(
@@ -402,29 +408,29 @@ def _interleaved_by_key(jobs: list[_Job]) -> list[_Job]:
 
 
 def _fetch(job: _Job, *, retry_after: _RetryAfter, deadline: datetime | None, clock: Clock) -> _Fetched:
-    op = job.op
+    op, kind = job.op, job.kind
     with gate.call_slot(service=job.client.base_url, key=str(op.owner_key_id)):
         now = clock()
         until = retry_after.until(op.owner_key_id, now)
         if until is not None:
-            return _Fetched(job, defer_until=until)
+            return _Fetched(op, kind, defer_until=until)
         if deadline is not None and now > deadline:
-            return _Fetched(job)
+            return _Fetched(op, kind)
         try:
-            snapshot = job.kind.fetch(job.client, op)
+            snapshot = kind.fetch(job.client, op)
         except errors.RateLimitedError as exc:
             retry_after.push(op.owner_key_id, _rate_limited_until(exc, op, now))
-            return _Fetched(job, polled_at=now, error=exc)
+            return _Fetched(op, kind, polled_at=now, error=exc)
         except Exception as exc:
-            return _Fetched(job, polled_at=now, error=exc)
-        return _Fetched(job, polled_at=now, snapshot=snapshot)
+            return _Fetched(op, kind, polled_at=now, error=exc)
+        return _Fetched(op, kind, polled_at=now, snapshot=snapshot)
 
 
 # --- outcomes: the fields each result writes ------------------------------------------
 
 
 def _outcome(result: _Fetched) -> dict[str, Any]:
-    op, kind, now = result.job.op, result.job.kind, result.polled_at
+    op, kind, now = result.op, result.kind, result.polled_at
     if now is None:
         # Not polled (another row's 429, or the lease too short): released as it was.
         return {"next_poll_at": result.defer_until} if result.defer_until else {}

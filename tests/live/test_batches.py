@@ -20,9 +20,10 @@ from django.utils import timezone
 
 from dashboard.live import gate, services, tasks
 from dashboard.live.models import TrackedOperation
-from tests.live.support import OTHER_SECRET, SECRET, turn_body
+from tests.live.support import OTHER_SECRET, SECRET, store_key, turn_body
 
 TURNS = r"/v1/turns/.+"
+THIRD_SECRET = "svc_sk_init1357924680acegikmoqsuwyBDFHJLNPRTVXZ0246"
 
 
 def answer_building(request: httpx.Request) -> httpx.Response:
@@ -305,3 +306,34 @@ def test_a_poll_task_ends_when_a_batch_polls_nothing(db, remote, make_turn, sett
     unknown.refresh_from_db()
     assert unknown.is_final and "doesn't know how to follow" in unknown.last_error
     assert remote.calls.call_count == polled
+
+
+def test_a_key_that_cannot_be_used_fails_or_stops_its_rows_and_the_batch_goes_on(
+    db, remote, make_turn, api_key, other_api_key, other_user, monkeypatch
+):
+    from dashboard.keys.errors import KeyDecryptionError
+    from dashboard.keys.models import ApiKey
+
+    route = remote.get(url__regex=TURNS).mock(side_effect=answer_building)
+    unreadable = make_turn(remote_id="turn-unreadable")
+    broken = make_turn(remote_id="turn-broken", owner_key=other_api_key)
+    fine = make_turn(remote_id="turn-fine", owner_key=store_key(other_user, THIRD_SECRET, "Initech"))
+    client = ApiKey.client
+
+    def client_of(key, **kwargs):
+        if key.pk == api_key.pk:
+            raise KeyDecryptionError()
+        if key.pk == other_api_key.pk:
+            raise RuntimeError("something unexpected")
+        return client(key, **kwargs)
+
+    monkeypatch.setattr(ApiKey, "client", client_of)
+    report = services.operations_poll_due()
+
+    assert (report.claimed, report.polled, report.written) == (3, 1, 3)
+    assert route.call_count == 1
+    for op in (unreadable, broken, fine):
+        op.refresh_from_db()
+    assert unreadable.is_final and "can't be read" in unreadable.last_error
+    assert (broken.is_final, broken.error_count, broken.lease_token) == (False, 1, "")
+    assert (fine.poll_count, fine.lease_token) == (1, "")
