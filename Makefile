@@ -65,10 +65,14 @@ check: install
 	  ALLOWED_HOSTS=console.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
 # Every benchmark in bench/: ratios of things measured side by side in one run.
+# The live poller's runs real Celery workers, so it needs PostgreSQL and Redis
+# and says so when they are missing (BENCH_DATABASE_URL, BENCH_REDIS_URL: see
+# bench/poll_lag.py).
 bench: install
 	$(PY) bench/records_page.py
 	$(PY) bench/status_poll.py
 	$(PY) bench/page_weight.py
+	$(PY) bench/poll_lag.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

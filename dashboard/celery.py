@@ -17,14 +17,17 @@ app.autodiscover_tasks()
 
 @app.on_after_configure.connect
 def add_live_tick(sender: Celery, **kwargs) -> None:
-    """The beat entry of the live poller: `live.tick` every CELERY_BEAT_TICK_SECONDS.
+    """The beat entry of the live poller: `live.tick` every CELERY_BEAT_TICK_SECONDS
+    (0.5 s: a row due just after a tick waits at most that long for a poll task;
+    the tick itself is one count query).
+    A tick that waited longer than a few intervals expires unread.
 
     Read here, not at import, because this module is imported while the
     settings module itself is still loading.
     """
     from django.conf import settings
 
-    every = float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 2.0))
+    every = float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 0.5))
     sender.add_periodic_task(
         every,
         sender.signature("live.tick", options={"expires": max(every * 5, 10.0)}),

@@ -258,7 +258,23 @@ CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
-CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=2.0)
+CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=0.5)
+
+# The live poller (dashboard/live/services.py). A tick sends poll tasks for
+# the due rows (at most LIVE_TICK_MAX_TASKS); each task claims LIVE_POLL_BATCH
+# rows at a time and fetches them LIVE_POLL_THREADS at once, at most
+# LIVE_POLL_PER_KEY calls per API key and LIVE_POLL_PER_SERVICE in all per
+# worker process, and claims again while rows are due, for LIVE_POLL_TASK_SECONDS.
+LIVE_POLL_BATCH = env.int("LIVE_POLL_BATCH", default=50)
+LIVE_POLL_THREADS = env.int("LIVE_POLL_THREADS", default=16)
+LIVE_POLL_PER_KEY = env.int("LIVE_POLL_PER_KEY", default=4)
+LIVE_POLL_PER_SERVICE = env.int("LIVE_POLL_PER_SERVICE", default=16)
+LIVE_POLL_TASK_SECONDS = env.float("LIVE_POLL_TASK_SECONDS", default=10.0)
+LIVE_TICK_MAX_TASKS = env.int("LIVE_TICK_MAX_TASKS", default=64)
+# A claimed row's lease; a killed worker's rows are polled again once it runs out.
+LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=90.0)
+# Failed checks in a row (polls or saves) after which a row stops, with a message.
+LIVE_MAX_FAILURES = env.int("LIVE_MAX_FAILURES", default=20)
 
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)

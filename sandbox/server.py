@@ -23,6 +23,10 @@ DEFAULT_RATE_LIMIT = 1200  # per key per minute: generous, but reachable
 class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
     allow_reuse_address = True
+    # wsgiref answers one request per connection, so concurrent clients connect
+    # anew each time; the stdlib's backlog of 5 drops their SYNs beyond that,
+    # and each dropped one costs the client a 1 s retransmit.
+    request_queue_size = 128
 
 
 class QuietHandler(WSGIRequestHandler):

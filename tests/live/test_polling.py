@@ -214,12 +214,15 @@ def test_a_kind_nobody_registered_stops_with_a_message_and_no_remote_call(db, re
     assert remote.calls.call_count == 0
 
 
-def test_the_poll_task_takes_ids_only_and_no_key_reaches_the_broker(db, remote, make_turn, monkeypatch):
+def test_the_tick_sends_poll_tasks_with_no_arguments_and_no_key_reaches_the_broker(db, remote, make_turn, monkeypatch):
     sent = []
-    monkeypatch.setattr(tasks.poll_operation, "delay", lambda *args, **kwargs: sent.append((args, kwargs)))
-    op = make_turn()
+    monkeypatch.setattr(tasks.poll_due, "apply_async", lambda *args, **kwargs: sent.append((args, kwargs)))
+    make_turn()
     assert tasks.tick() == 1
+    # One task for the one due row; it claims its rows itself when it runs.
     ((args, kwargs),) = sent
-    assert args[0] == op.pk and kwargs == {}
-    assert all(isinstance(a, (int, str)) and "svc_sk_" not in str(a) for a in args)
+    assert args == () and set(kwargs) == {"expires"}
+    assert "svc_sk_" not in repr(sent)
     assert remote.calls.call_count == 0  # the tick itself never calls the service
+    # Nothing was leased by the tick: a message lost in the broker holds no row.
+    assert TrackedOperation.objects.filter(lease_token="").count() == 1
