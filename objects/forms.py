@@ -4,7 +4,6 @@ object settings), a record's values, a link between records."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 
 from django import forms
@@ -12,6 +11,7 @@ from django import forms
 from dashboard.api import errors
 from dashboard.idempotency import IdempotencyKeyField, renew_idempotency_key
 from dashboard.web.forms import place_remote_error
+from dashboard.web.json_input import JsonInputError, parse_json_object
 from objects.fields import FieldDef, api_value, comparable, field_defs, form_field, initial_value
 from objects.schema import (
     CHOICE_TYPES,
@@ -352,7 +352,9 @@ class RelationshipForm(forms.Form):
     target_pick = forms.CharField(required=False)
     target_id = forms.CharField(label="or its id", required=False, max_length=64)
     label = forms.CharField(label="Label", max_length=200, required=False)
-    metadata = forms.CharField(label="Metadata (JSON object)", required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    metadata = forms.CharField(
+        label="Metadata (JSON object)", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
     def __init__(self, *args, objects: list[dict], **kwargs):
         super().__init__(*args, **kwargs)
@@ -374,16 +376,13 @@ class RelationshipForm(forms.Form):
         return value
 
     def clean_metadata(self) -> dict:
-        text = self.cleaned_data.get("metadata", "").strip()
-        if not text:
+        text = self.cleaned_data.get("metadata", "")
+        if not text.strip():
             return {}
         try:
-            value = json.loads(text)
-        except ValueError as exc:
-            raise forms.ValidationError(f"This is not valid JSON: {exc}.") from exc
-        if not isinstance(value, dict):
-            raise forms.ValidationError('Metadata must be a JSON object, for example {"role": "buyer"}.')
-        return value
+            return parse_json_object(text, what="Metadata", example='{"role": "buyer"}')
+        except JsonInputError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def clean(self):
         data = super().clean()

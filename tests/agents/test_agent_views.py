@@ -552,7 +552,7 @@ def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_pl
     refused = logged_in_client.post(
         reverse("agents:chat_send", args=[AGENT_ID]), {"message": "", "payload": "{order: 42"}
     ).content.decode()
-    assert "This is not valid JSON." in refused and "{order: 42" in refused
+    assert "Line 1, column 2: This is not valid JSON" in refused and "{order: 42" in refused
     listed = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"payload": "[1, 2]"}).content.decode()
     assert "The event must be a JSON object" in listed
     empty = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "  "}).content.decode()
