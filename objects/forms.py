@@ -246,6 +246,15 @@ class FieldRowForm(forms.Form):
 
 
 class BaseFieldRowFormSet(forms.BaseFormSet):
+    default_error_messages = {
+        **forms.BaseFormSet.default_error_messages,
+        # The hidden row counts were changed or lost: say so in words, keep what was typed.
+        "missing_management_form": (
+            "The list of fields could not be read (the page's hidden row counts were changed or are missing). "
+            "Reload the page and add the fields again."
+        ),
+    }
+
     def live_forms(self) -> list[FieldRowForm]:
         """Rows not removed and not left blank."""
         return [

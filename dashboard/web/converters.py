@@ -43,15 +43,5 @@ class PkConverter:
         return str(int(str(value)))
 
 
-def int_or_none(value: object) -> int | None:
-    """A database id from a form or query value, or None when it can't be one
-    (the same bounds as the `pk` converter)."""
-    text = str(value or "").strip()
-    if not text.isascii() or not text.isdigit() or len(text) > 19:
-        return None
-    number = int(text)
-    return number if 0 < number <= MAX_PK else None
-
-
 register_converter(RemoteIdConverter, "remote_id")
 register_converter(PkConverter, "pk")
