@@ -28,6 +28,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
@@ -35,6 +36,7 @@ from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from dashboard.api import errors
+from dashboard.api.client import read_budget
 from dashboard.api.messages import meaning_of, retry_after_seconds, said_by_service
 from dashboard.keys.errors import NoActiveKeyError
 from dashboard.logging import redact
@@ -75,7 +77,9 @@ class RemoteErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        return self.get_response(request)
+        # The reads this request makes share one time budget (dashboard/api/client.py).
+        with read_budget(settings.SERVICE_READ_BUDGET):
+            return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
         if isinstance(exception, errors.ApiError):
