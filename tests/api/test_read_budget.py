@@ -71,34 +71,47 @@ def test_without_a_budget_a_read_keeps_its_timeout_and_retries(remote, service, 
     assert asked == [30.0, 30.0, 30.0]
 
 
-def test_retries_fit_in_what_is_left_and_later_reads_share_the_same_budget(remote, service, fake_clock, slept):
+def test_retries_get_what_is_left_and_later_reads_share_the_same_budget(
+    remote, service, fake_clock, slept, monkeypatch
+):
+    monkeypatch.setattr("dashboard.api.client.backoff_delay", lambda attempt: 1.0)
     asked: list[float] = []
-    calls = {"n": 0}
 
-    def slow_then_refused(request: httpx.Request):
-        calls["n"] += 1
-        asked.append(request.extensions["timeout"]["read"])
-        fake_clock.now += 3.0  # each attempt takes 3 s to fail
+    def slow_failure(request: httpx.Request):
+        read_timeout = request.extensions["timeout"]["read"]
+        asked.append(read_timeout)
+        fake_clock.now += min(3.0, read_timeout)  # each attempt takes 3 s to fail, or its whole timeout
         return httpx.Response(503, json={"error": {"type": "server_error", "message": "busy"}})
 
-    remote.get("/v1/me").mock(side_effect=slow_then_refused)
-    route = remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
+    remote.get("/v1/me").mock(side_effect=slow_failure)
+    agents = remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
 
     with read_budget(10.0) as budget:
-        with pytest.raises(errors.ServerError):
+        with pytest.raises(errors.ServerError):  # the real cause, not a made-up timeout
             service.get("/v1/me")
-        spent_by_first = budget.spent
-        assert spent_by_first <= 10.0
-        # Every attempt was given only what was left of the 10 s.
-        assert asked[0] == 10.0 and all(later < 10.0 for later in asked[1:])
-        if budget.left > 0:
+        # 3 s, wait 1 s, 3 s, wait 1 s, then only 2 s were left for the last attempt.
+        assert asked == [10.0, 6.0, 2.0]
+        assert slept == [1.0, 1.0]
+        assert budget.spent == pytest.approx(10.0)
+        with pytest.raises(errors.ApiTimeoutError):
             service.get("/v1/agents")
-            assert route.call_count == 1
-        else:
-            with pytest.raises(errors.ApiTimeoutError):
-                service.get("/v1/agents")
-            assert route.call_count == 0  # a spent budget fails at once, without calling
-    assert calls["n"] >= 1
+
+    assert agents.call_count == 0  # a spent budget fails at once, without calling
+
+
+def test_a_retry_whose_wait_does_not_fit_is_not_made(remote, service, fake_clock, slept):
+    route = remote.get("/v1/me").mock(
+        return_value=httpx.Response(
+            429, headers={"Retry-After": "8"}, json={"error": {"type": "rate_limited", "message": "slow down"}}
+        )
+    )
+
+    with read_budget(10.0) as budget, pytest.raises(errors.RateLimitedError) as caught:
+        budget.spent = 4.0
+        service.get("/v1/me")
+
+    assert route.call_count == 1 and slept == []  # 8 s of waiting do not fit in the 6 s left
+    assert caught.value.retry_after == 8.0  # the page counts down and retries itself
 
 
 def test_a_spent_budget_fails_the_next_read_at_once_without_calling(remote, service, fake_clock):
