@@ -8,7 +8,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from dashboard.api import ServiceClient, errors
+from dashboard.api import errors
 from dashboard.api.client import read_budget
 from tests.api.support import API_KEY
 from tests.html import one, text_of
