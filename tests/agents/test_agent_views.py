@@ -184,7 +184,7 @@ def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote,
         reverse("agents:create"), {"message": "Do things", "idempotency_key": key}
     ).content.decode()
     page = parse(body)
-    assert texts(page, ".field-error li") == ["This is too vague. (request id req_400)"]
+    assert texts(page, ".field-error p") == ["This is too vague. (request id req_400)"]
     assert one(page, "textarea[name=message]").get_text().strip() == "Do things" and form_keys(body) != [key]
 
 
@@ -285,7 +285,7 @@ def test_rename_refused_by_the_service_keeps_the_name_typed(agent_routes, remote
         reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"}, **HTMX
     ).content.decode()
     section = one(body, "section#agent-rename")
-    assert texts(section, ".field-error li") == ["Name is taken. (request id req_400)"]
+    assert texts(section, ".field-error p") == ["Name is taken. (request id req_400)"]
     assert one(section, "input[name=name]")["value"] == "Hello there"
 
 

@@ -87,6 +87,16 @@ REGION_PAGE = """{% extends "base.html" %}{% block title %}Leads{% endblock %}{%
 {% endblock %}"""
 
 
+# An image without a text alternative: a critical axe violation (tests/api/test_axe_browser.py).
+INACCESSIBLE_PAGE = """{% extends "base.html" %}{% block title %}Logo{% endblock %}{% block content %}
+<h1>Logo</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40">
+{% endblock %}"""
+
+
+def inaccessible_page(request):
+    return HttpResponse(engines["django"].from_string(INACCESSIBLE_PAGE).render({}, request))
+
+
 def region_page(request):
     RATE_LIMITED_ONCE["calls"] = 0
     return HttpResponse(engines["django"].from_string(REGION_PAGE).render({}, request))
@@ -102,6 +112,7 @@ def rate_limited_once_region(request):
 urlpatterns = [
     path("test-row-page/", row_page),
     path("test-region-page/", region_page),
+    path("test-inaccessible-page/", inaccessible_page),
     path("test-region/", rate_limited_once_region),
     path("test-remote-error/<str:kind>/", raise_remote_error),
     path("test-remote-call/", call_the_service),
