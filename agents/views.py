@@ -170,7 +170,16 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponse:
         return render_approval_error(request, exc, approval_id=str(approval_id))
     answer = answer if isinstance(answer, dict) else {}
     decided = {"approve": "approved", "reject": "rejected"}[data["decision"]]
-    approval = read_approval(answer.get("approval") or {"id": str(approval_id), "status": decided})
+    # The contract's answer carries the resumed run's outcome, not the
+    # approval: without one in it, the approval is re-read (its summary,
+    # risk...); the decision just made is its status either way.
+    current = answer.get("approval") if isinstance(answer.get("approval"), dict) else None
+    if current is None:
+        try:
+            current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
+        except errors.ApiError:
+            current = None
+    approval = read_approval({**(current or {"id": str(approval_id)}), "status": decided})
     if not is_partial(request):
         verb = "Approved" if approval["status"] == "approved" else "Rejected"
         messages.success(request, f"{verb}: {approval['summary']}")

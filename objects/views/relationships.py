@@ -13,6 +13,8 @@ from dashboard.api import errors
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.web.forms import failed_write, place_remote_error
 from dashboard.web.htmx import client_redirect, is_partial, send_to
+from dashboard.web.reading import as_dict
+from dashboard.web.reading import text as as_text
 from objects import selectors, services
 from objects.fields import title_field_key
 from objects.forms import RelationshipForm
@@ -86,12 +88,14 @@ def _picker_context(
     try:
         title_key = title_field_key(object_definition(request, target_object))
         for item in selectors.record_search(client=request.workspace.client, object_key=target_object, text=text):
-            values = item.get("values") or {}
+            if not isinstance(item, dict):
+                continue
+            values = as_dict(item.get("values"))
             title = values.get(title_key) if title_key else None
-            if str(item.get("id")) == record_id and target_object == object_key:
+            if as_text(item.get("id")) == record_id and target_object == object_key:
                 continue  # a record does not link to itself
             choices.append(
-                {"id": str(item.get("id", "")), "title": str(title) if title not in (None, "") else "Untitled"}
+                {"id": as_text(item.get("id")), "title": as_text(title) if title not in (None, "") else "Untitled"}
             )
     except errors.ApiError as exc:
         error = exc
