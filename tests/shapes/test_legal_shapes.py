@@ -192,3 +192,22 @@ def test_account_page_reads_a_minimal_identity(remote, console):
         )
     )
     assert "Acme" in assert_readable(console.get(reverse("account")))
+
+
+def test_a_studio_turn_whose_202_body_names_its_id_otherwise_is_followed(remote, console):
+    turn_id = "a7a7a7a7-0000-4000-8000-000000000007"
+    remote.post("/v1/studio/website/turns").mock(return_value=httpx.Response(202, json={"turn_id": turn_id}))
+
+    started = console.post(reverse("studio:start"), {"studio": "website", "message": "A page for the spring sale"})
+
+    assert started.status_code == 302
+    from dashboard.live.models import TrackedOperation
+
+    op = TrackedOperation.objects.get()
+    assert op.remote_id == turn_id
+    TrackedOperation.objects.filter(pk=op.pk).update(
+        status="failed",
+        is_final=True,
+        snapshot={"id": turn_id, "status": "failed", "error": {"code": "E1"}, "questions": ["Which colour?"]},
+    )
+    assert_readable(console.get(started["Location"]))
