@@ -611,32 +611,13 @@ class ServiceClient:
         level: int,
         retry_in: float | None = None,
     ) -> None:
-        elapsed = clock() - started
-        if retry_in is None:
-            logger.log(
-                level,
-                "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs",
-                call.method,
-                _loggable_path(call.path),
-                status,
-                request_id,
-                attempt,
-                attempts,
-                elapsed,
-            )
-        else:
-            logger.log(
-                level,
-                "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs retry_in=%.2fs",
-                call.method,
-                _loggable_path(call.path),
-                status,
-                request_id,
-                attempt,
-                attempts,
-                elapsed,
-                retry_in,
-            )
+        message = "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs"
+        args: list[Any] = [call.method, _loggable_path(call.path), status, request_id, attempt, attempts]
+        args.append(clock() - started)
+        if retry_in is not None:
+            message += " retry_in=%.2fs"
+            args.append(retry_in)
+        logger.log(level, message, *args)
 
 
 # --------------------------------------------------------------------------
