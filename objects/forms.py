@@ -253,7 +253,17 @@ class BaseFieldRowFormSet(forms.BaseFormSet):
             "The list of fields could not be read (the page's hidden row counts were changed or are missing). "
             "Reload the page and add the fields again."
         ),
+        "too_few_forms": "Add at least one field.",
     }
+
+    def full_clean(self):
+        super().full_clean()
+        # Django drops the tampered-counts error when a count check fails after it: keep it, first.
+        tampered = self.error_messages["missing_management_form"]
+        if self.is_bound and not self.management_form.is_valid() and tampered not in list(self._non_form_errors):
+            self._non_form_errors = self.error_class(
+                [tampered, *self._non_form_errors], error_class="nonform", renderer=self.renderer
+            )
 
     def live_forms(self) -> list[FieldRowForm]:
         """Rows not removed and not left blank."""

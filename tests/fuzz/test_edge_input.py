@@ -85,3 +85,32 @@ def test_database_id_fits_a_big_integer():
     assert database_id(str(2**63)) is None
     assert database_id("0") is None
     assert database_id("4e2") is None
+
+
+@pytest.mark.parametrize(
+    "tampered",
+    [
+        {"fields-TOTAL_FORMS": "x", "fields-INITIAL_FORMS": "0"},
+        {"fields-TOTAL_FORMS": "²", "fields-INITIAL_FORMS": "0", "add_field": ""},
+        {"fields-INITIAL_FORMS": "0"},
+        {
+            "fields-TOTAL_FORMS": "1",
+            "fields-INITIAL_FORMS": "0",
+            "fields-0-label": "Name",
+            "fields-0-original_key": "x",
+        },
+    ],
+)
+def test_a_tampered_hidden_field_of_the_object_form_is_a_form_error_and_keeps_what_was_typed(
+    logged_in_client, tampered
+):
+    response = logged_in_client.post(
+        reverse("objects:create"), {"singular_name": "Lead", "plural_name": "Leads", **tampered}
+    )
+
+    assert response.status_code == 200
+    assert 'value="Leads"' in response.content.decode()
+    if "fields-TOTAL_FORMS" not in tampered or tampered["fields-TOTAL_FORMS"] == "x":
+        from tests.html import texts
+
+        assert "hidden row counts were changed" in " ".join(texts(response.content, "[role=alert].field-error"))
