@@ -17,6 +17,7 @@ from dashboard.web.reading import as_dict
 from dashboard.web.reading import text as as_text
 from objects import selectors, services
 from objects.fields import title_field_key
+from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
 from objects.views.records import object_definition, record_page_context
 
@@ -69,7 +70,7 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
                 object_key=object_key,
                 record_id=record_id,
                 target_object=request.POST.get("target_object") or object_key,
-                text=request.POST.get("target_search", "").strip(),
+                text=request.POST.get("target_search", "").strip()[:MAX_SEARCH_LENGTH],
                 picked=request.POST.get("target_pick", ""),
             )
         )
@@ -117,6 +118,6 @@ def relationship_picker(request: HttpRequest, object_key: str, record_id: str) -
         object_key=object_key,
         record_id=record_id,
         target_object=request.GET.get("target_object", "").strip() or object_key,
-        text=request.GET.get("target_search", "").strip(),
+        text=request.GET.get("target_search", "").strip()[:MAX_SEARCH_LENGTH],
     )
     return render(request, "objects/record.html#picker-results", context)
