@@ -8,6 +8,7 @@ from django import forms
 from agents.reading import CONFIRM_RISKS
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.forms import QuestionsForm
+from dashboard.web.json_input import JsonInputError, parse_json_object
 
 # Spec, "Limits": agent name 120, message 20000 (create, change, run).
 NOTE_MAX_LENGTH = 2000
@@ -142,21 +143,26 @@ class ApprovalDecisionForm(forms.Form):
 
 class ChatForm(forms.Form):
     message = _message_field(label="Message", required=False)
-    payload = forms.JSONField(
+    # Text, parsed strictly in clean_payload (dashboard/web/json_input.py):
+    # what was typed is shown back as typed when it is refused.
+    payload = forms.CharField(
         required=False,
+        strip=False,
         label="Event (JSON, optional)",
         help_text='A JSON object for the agent to act on, instead of or beside a message, e.g. {"order": 42}.',
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
-        error_messages={"invalid": "This is not valid JSON."},
     )
     thread_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     idempotency_key = IdempotencyKeyField()
 
-    def clean_payload(self):
-        payload = self.cleaned_data.get("payload")
-        if payload is not None and not isinstance(payload, dict):
-            raise forms.ValidationError('The event must be a JSON object, like {"order": 42}.')
-        return payload
+    def clean_payload(self) -> dict | None:
+        typed = self.cleaned_data.get("payload") or ""
+        if not typed.strip():
+            return None
+        try:
+            return parse_json_object(typed, what="The event", example='{"order": 42}')
+        except JsonInputError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def clean(self):
         cleaned = super().clean()

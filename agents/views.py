@@ -55,6 +55,14 @@ from dashboard.web.remote_errors import describe_remote_error, render_remote_err
 # --- helpers ----------------------------------------------------------------------
 
 
+def _agent_at(body: Any, agent_id: str) -> dict[str, Any]:
+    """The agent read from `body`, under the id the page asked for when the
+    body names none (its links are built from it)."""
+    agent = read_agent(body)
+    agent["id"] = agent["id"] or agent_id
+    return agent
+
+
 def _uuid_or_empty(value: str | None) -> str:
     try:
         return str(UUID(str(value))) if value else ""
@@ -312,7 +320,7 @@ def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = Non
     """The agent page (or one of its regions for htmx), with any form or
     message given in `overrides` in place of the fresh one."""
     client = request.workspace.client
-    agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id))
+    agent = _agent_at(selectors.agent_get(client=client, agent_id=agent_id), agent_id)
     build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=agent_id)
     needs_input = (build is not None and build.needs_input) or agent["builder_needs_input"]
     questions = (build.questions if build is not None else []) if needs_input else []
@@ -473,7 +481,7 @@ def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
     agent = selectors.agent_get(client=client, agent_id=str(agent_id))
     endpoints = webhook_endpoints(agent)
     response = render_region(
-        request, "agents/webhook.html", "address", {"agent": read_agent(agent), "endpoints": endpoints}
+        request, "agents/webhook.html", "address", {"agent": _agent_at(agent, str(agent_id)), "endpoints": endpoints}
     )
     response["Cache-Control"] = "no-store"
     return response
@@ -485,7 +493,7 @@ def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
 def _chat_page(request: HttpRequest, agent_id: str, *, form: ChatForm | None = None, remote_error=None) -> HttpResponse:
     thread_id = _uuid_or_empty(request.GET.get("thread") or request.POST.get("thread_id"))
     client = request.workspace.client
-    agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id))
+    agent = _agent_at(selectors.agent_get(client=client, agent_id=agent_id), agent_id)
     messages_in_thread = (
         selectors.invocations_in_thread(user=request.user, agent_id=agent_id, thread_id=thread_id) if thread_id else []
     )
@@ -551,6 +559,7 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
     client = request.workspace.client
     body = selectors.run_get(client=client, run_id=str(run_id))
     run = read_run(body)
+    run["id"] = run["id"] or str(run_id)
     live = None
     if not run["is_final"]:
         op = services.run_follow(key=request.workspace.require_key(), run=body)

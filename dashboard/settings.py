@@ -53,6 +53,9 @@ SERVICE_MAX_RETRIES = env.int("SERVICE_MAX_RETRIES", default=2)
 SERVICE_CONNECT_TIMEOUT = env.float("SERVICE_CONNECT_TIMEOUT", default=5.0)
 # A longer Retry-After is not slept inside a web request: RateLimitedError says "try again in N s".
 SERVICE_RETRY_AFTER_CAP = env.float("SERVICE_RETRY_AFTER_CAP", default=10.0)
+# All the reads of one web request together, retries and their waits included: a hung
+# service gives the error page after this long. Writes, workers and pollers keep their timeouts.
+SERVICE_READ_BUDGET = env.float("SERVICE_READ_BUDGET", default=10.0)
 
 INSTALLED_APPS = [
     "django.contrib.admin",

@@ -21,6 +21,7 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_date, parse_datetime
 
+from dashboard.web import reading
 from objects.schema import CHOICE_TYPES, FIELD_TYPE_LABELS
 
 TEXT_TYPES = frozenset({"text", "long_text", "email", "phone", "url", "image", "file"})
@@ -61,7 +62,10 @@ class FieldDef:
 
     def option_for(self, stored: Any) -> Option | None:
         """The option a stored value names: records store the option id, but
-        a value written before an options edit may still be its label."""
+        a value written before an options edit may still be its label, and
+        another implementation may send the option itself (`{id, label}`)."""
+        if isinstance(stored, dict):
+            return self.option_for(stored.get("id")) or self.option_for(stored.get("label"))
         for option in self.options:
             if stored == option.id:
                 return option
@@ -386,8 +390,12 @@ def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
     kind = field.type
     if stored is None or stored == "" or stored == []:
         return Cell(kind="empty")
+    if isinstance(stored, (dict, list)) and kind not in CHOICE_TYPES:
+        # Not the field type's shape: shown as the exact JSON, never str() of a dict.
+        return Cell(kind="text", text=json.dumps(stored, ensure_ascii=False))
     if kind == "boolean":
-        return Cell(kind="mark", value=bool(stored), text="Yes" if stored else "No")
+        yes = stored is True or (isinstance(stored, str) and stored.strip().lower() == "true") or stored == 1
+        return Cell(kind="mark", value=yes, text="Yes" if yes else "No")
     if kind == "number":
         return Cell(kind="number", text=format_number(stored))
     if kind == "currency":
@@ -420,7 +428,10 @@ def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
         chips = []
         for value in values:
             option = field.option_for(value)
-            chips.append(option or Option(id=str(value), label=str(value), color=""))
+            if option is None and isinstance(value, dict):
+                label = reading.text(value.get("label") or value.get("id") or value)
+                option = Option(id=reading.text(value.get("id")) or label, label=label, color="")
+            chips.append(option or Option(id=reading.text(value), label=reading.text(value), color=""))
         return Cell(kind="chips", chips=tuple(chips))
     if kind == "long_text":
         return Cell(kind="long_text", text=str(stored))
@@ -442,7 +453,7 @@ def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
         labels = []
         for value in values:
             option = field.option_for(value)
-            labels.append(option.label if option else str(value))
+            labels.append(option.label if option else reading.text(value))
         return "; ".join(labels)
     if kind == "datetime":
         parsed = parse_stored_datetime(stored)

@@ -4,7 +4,6 @@ object settings), a record's values, a link between records."""
 from __future__ import annotations
 
 import datetime as dt
-import json
 import re
 
 from django import forms
@@ -12,6 +11,7 @@ from django import forms
 from dashboard.api import errors
 from dashboard.idempotency import IdempotencyKeyField, renew_idempotency_key
 from dashboard.web.forms import place_remote_error
+from dashboard.web.json_input import JsonInputError, parse_json_object
 from objects.fields import FieldDef, api_value, comparable, field_defs, form_field, initial_value
 from objects.schema import (
     CHOICE_TYPES,
@@ -246,6 +246,25 @@ class FieldRowForm(forms.Form):
 
 
 class BaseFieldRowFormSet(forms.BaseFormSet):
+    default_error_messages = {
+        **forms.BaseFormSet.default_error_messages,
+        # The hidden row counts were changed or lost: say so in words, keep what was typed.
+        "missing_management_form": (
+            "The list of fields could not be read (the page's hidden row counts were changed or are missing). "
+            "Reload the page and add the fields again."
+        ),
+        "too_few_forms": "Add at least one field.",
+    }
+
+    def full_clean(self):
+        super().full_clean()
+        # Django drops the tampered-counts error when a count check fails after it: keep it, first.
+        tampered = self.error_messages["missing_management_form"]
+        if self.is_bound and not self.management_form.is_valid() and tampered not in list(self._non_form_errors):
+            self._non_form_errors = self.error_class(
+                [tampered, *self._non_form_errors], error_class="nonform", renderer=self.renderer
+            )
+
     def live_forms(self) -> list[FieldRowForm]:
         """Rows not removed and not left blank."""
         return [
@@ -352,7 +371,9 @@ class RelationshipForm(forms.Form):
     target_pick = forms.CharField(required=False)
     target_id = forms.CharField(label="or its id", required=False, max_length=64)
     label = forms.CharField(label="Label", max_length=200, required=False)
-    metadata = forms.CharField(label="Metadata (JSON object)", required=False, widget=forms.Textarea(attrs={"rows": 3}))
+    metadata = forms.CharField(
+        label="Metadata (JSON object)", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 3})
+    )
 
     def __init__(self, *args, objects: list[dict], **kwargs):
         super().__init__(*args, **kwargs)
@@ -374,16 +395,13 @@ class RelationshipForm(forms.Form):
         return value
 
     def clean_metadata(self) -> dict:
-        text = self.cleaned_data.get("metadata", "").strip()
-        if not text:
+        text = self.cleaned_data.get("metadata", "")
+        if not text.strip():
             return {}
         try:
-            value = json.loads(text)
-        except ValueError as exc:
-            raise forms.ValidationError(f"This is not valid JSON: {exc}.") from exc
-        if not isinstance(value, dict):
-            raise forms.ValidationError('Metadata must be a JSON object, for example {"role": "buyer"}.')
-        return value
+            return parse_json_object(text, what="Metadata", example='{"role": "buyer"}')
+        except JsonInputError as exc:
+            raise forms.ValidationError(str(exc)) from None
 
     def clean(self):
         data = super().clean()

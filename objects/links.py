@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard.web.reading import text
+
 
 @dataclass
 class Link:
@@ -23,7 +25,7 @@ def _end(value) -> tuple[str, str]:
         obj = value.get("object") or value.get("object_key") or value.get("key") or ""
         if isinstance(obj, dict):
             obj = obj.get("key") or obj.get("id") or ""
-        return str(obj), str(value.get("id") or value.get("record_id") or "")
+        return text(obj), text(value.get("id") or value.get("record_id") or "")
     return "", ""
 
 
@@ -31,7 +33,7 @@ def link_from(raw: dict, *, object_key: str, record_id: str) -> Link:
     """One relationship as seen from this record. The spec names only
     `direction` (`outgoing` when this record is the source) and "the other
     end"; the sandbox's shape is read with fallbacks for other spellings."""
-    direction = str(raw.get("direction") or "")
+    direction = text(raw.get("direction") or "")
     source = _end(raw.get("source") or raw.get("from"))
     target = _end(raw.get("target") or raw.get("to"))
     other = _end(raw.get("other") or raw.get("record") or raw.get("other_end"))
@@ -44,8 +46,8 @@ def link_from(raw: dict, *, object_key: str, record_id: str) -> Link:
             other = target
     if not other[1]:
         other = (
-            str(raw.get("other_object") or raw.get("target_object") or ""),
-            str(raw.get("other_id") or raw.get("target_id") or ""),
+            text(raw.get("other_object") or raw.get("target_object") or ""),
+            text(raw.get("other_id") or raw.get("target_id") or ""),
         )
     if not direction:
         direction = "outgoing" if source[1] == record_id or (not source[1] and other != source) else "incoming"
@@ -54,16 +56,16 @@ def link_from(raw: dict, *, object_key: str, record_id: str) -> Link:
     title = ""
     for holder in (raw.get("other"), raw.get("target") if direction == "outgoing" else raw.get("source"), raw):
         if isinstance(holder, dict):
-            title = str(holder.get("title") or holder.get("display_name") or holder.get("name") or "")
+            title = text(holder.get("title") or holder.get("display_name") or holder.get("name") or "")
             if title:
                 break
     metadata = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
     return Link(
-        relation_key=str(raw.get("relation_key") or ""),
+        relation_key=text(raw.get("relation_key") or ""),
         direction=direction,
         object_key=other[0] or object_key,
         record_id=other[1],
-        label=str(raw.get("label") or ""),
+        label=text(raw.get("label") or ""),
         metadata=metadata,
         title=title,
     )

@@ -4,6 +4,7 @@ is one call (`record_iter`: one per page)."""
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -23,7 +24,9 @@ OBJECT_DEFINITION_TTL_SECONDS = 60
 
 
 def object_definition_cache_key(*, workspace_id: str, object_key: str) -> str:
-    return f"objects:definition:{workspace_id}:{object_key}"
+    # Hashed: a key from the URL may hold spaces or be long, which some cache backends refuse.
+    digest = hashlib.sha256(f"{workspace_id}\n{object_key}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"objects:definition:{digest}"
 
 
 def object_definition_get(*, client: ServiceClient, workspace_id: str, object_key: str, fresh: bool = False) -> dict:

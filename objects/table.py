@@ -15,12 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from html import escape
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.safestring import SafeString
 
+from dashboard.api.paths import quote_id
 from dashboard.web.pager import CursorPager, PageLinks
 from objects.fields import FieldDef, cell, format_datetime, title_field_key
 from objects.filters import RecordFilter
@@ -269,7 +270,7 @@ def build_table(
         rows.append(
             Row(
                 id=record_id,
-                url=record_url_prefix + quote(record_id, safe="") + "/",
+                url=record_url_prefix + quote_id(record_id) + "/",
                 title=title_cell,
                 cells=cells,
                 created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",

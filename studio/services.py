@@ -6,9 +6,11 @@ from typing import Any
 from uuid import UUID
 
 from dashboard.api import errors
+from dashboard.api.paths import api_path
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_track
+from dashboard.web.reading import as_dict, text
 from studio.live import TURN_KIND, read_turn
 
 
@@ -34,10 +36,11 @@ def turn_start(
     if conversation_id:
         body["conversation_id"] = str(conversation_id)
     response = key.client().request(
-        "POST", f"/v1/studio/{studio}/turns", json=body, idempotency_key=idempotency_key, slow=True
+        "POST", api_path("/v1/studio/{}/turns", studio), json=body, idempotency_key=idempotency_key, slow=True
     )
     answer = response.data if isinstance(response.data, dict) else {}
-    turn_id = answer.get("id")
+    # The background (202) body is "not shown beyond the turn id": where the id sits is read tolerantly.
+    turn_id = text(answer.get("id") or answer.get("turn_id") or as_dict(answer.get("turn")).get("id"))
     if not turn_id:
         raise errors.ServerError(
             "The service accepted the turn but did not say which turn it is.",
@@ -47,7 +50,7 @@ def turn_start(
     return operation_track(
         owner_key=key,
         kind=TURN_KIND,
-        remote_id=str(turn_id),
+        remote_id=turn_id,
         title=message,
         snapshot=answer,
         context={

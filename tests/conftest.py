@@ -66,6 +66,21 @@ def fresh_cache():
     cache.clear()
 
 
+@pytest.fixture
+def page(page):
+    """pytest-playwright's page, with axe-core checking every document it
+    loads and every htmx swap (tests/axe.py): serious or critical
+    violations fail the test."""
+    from tests.axe import check_now, watch_with_axe
+
+    watch = watch_with_axe(page)
+    yield page
+    check_now(page, watch)
+    failures = watch.failures()
+    if failures:
+        pytest.fail("axe found serious or critical accessibility violations:\n" + "\n".join(failures))
+
+
 @pytest.fixture(scope="session")
 def sandbox():
     """A real sandbox server over HTTP on a free port, in-memory storage,

@@ -29,10 +29,21 @@ Choices worth knowing (each one is also tested in tests/api/):
   than `settings.SERVICE_RETRY_AFTER_CAP` (10 s) is not slept inside a web
   request: `RateLimitedError` is raised with `.retry_after` at once. All
   sleeping goes through `sleep_before_retry()`, which tests patch.
+- A read budget: inside `read_budget(seconds)` (every web request, see
+  `dashboard.web.remote_errors.RemoteErrorMiddleware`) the reads (GET) of
+  that request share a total of `settings.SERVICE_READ_BUDGET` seconds
+  (10), attempts and waits between them included. Each attempt's timeouts
+  are cut to what is left, a retry whose wait does not fit is not made, and
+  a read that finds the budget spent fails at once with `ApiTimeoutError`.
+  So a hung service gives the error page in about 10 s, not 3 x 30 s.
+  Writes keep their own timeouts (a turn may take minutes), and workers and
+  pollers, outside any budget, keep theirs. Time is read through `clock()`,
+  which tests patch with the sleep to simulate a hung service.
 """
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import math
 import os
@@ -41,6 +52,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from email.utils import parsedate_to_datetime
@@ -118,6 +130,66 @@ if hasattr(os, "register_at_fork"):
 def sleep_before_retry(seconds: float) -> None:
     """The only place the transport sleeps; tests replace it."""
     time.sleep(seconds)
+
+
+def clock() -> float:
+    """Seconds on a monotonic clock: what the read budget measures; tests replace it."""
+    return time.monotonic()
+
+
+# --------------------------------------------------------------------------
+# The read budget of a web request
+
+
+@dataclass
+class ReadBudget:
+    """The seconds the reads of one web request may still take, all together."""
+
+    seconds: float
+    spent: float = 0.0
+
+    @property
+    def left(self) -> float:
+        return max(0.0, self.seconds - self.spent)
+
+
+_read_budget: contextvars.ContextVar[ReadBudget | None] = contextvars.ContextVar("read_budget", default=None)
+
+
+@contextmanager
+def read_budget(seconds: float) -> Iterator[ReadBudget]:
+    """Reads made inside share `seconds` in total (retries and their waits
+    included). Nested budgets keep the outer one."""
+    current = _read_budget.get()
+    if current is not None:
+        yield current
+        return
+    budget = ReadBudget(seconds=max(0.0, float(seconds)))
+    token = _read_budget.set(budget)
+    try:
+        yield budget
+    finally:
+        _read_budget.reset(token)
+
+
+def _budget_for(call: _Call) -> ReadBudget | None:
+    return _read_budget.get() if call.method == "GET" and not call.stream else None
+
+
+def _budget_spent_error(call: _Call, budget: ReadBudget) -> errors.ApiTimeoutError:
+    return errors.ApiTimeoutError(
+        f"The service did not answer within {budget.seconds:g} seconds; the page stopped waiting.",
+        request_id=call.request_id,
+    )
+
+
+def _timeout_within(timeout: httpx.Timeout, seconds: float) -> httpx.Timeout:
+    def cut(value: float | None) -> float:
+        return seconds if value is None else min(value, seconds)
+
+    return httpx.Timeout(
+        connect=cut(timeout.connect), read=cut(timeout.read), write=cut(timeout.write), pool=cut(timeout.pool)
+    )
 
 
 def _utcnow() -> datetime:
@@ -436,9 +508,15 @@ class ServiceClient:
         retry_after_cap = float(getattr(settings, "SERVICE_RETRY_AFTER_CAP", DEFAULT_RETRY_AFTER_CAP))
         attempts = max_retries + 1
         attempt = 0
+        budget = _budget_for(call)
         while True:
             attempt += 1
-            started = time.monotonic()
+            timeout = call.timeout
+            if budget is not None:
+                if budget.left <= 0:
+                    raise _budget_spent_error(call, budget)
+                timeout = _timeout_within(timeout, budget.left)
+            started = clock()
             error: errors.ApiError
             retryable: bool
             status_text: str
@@ -449,7 +527,7 @@ class ServiceClient:
                     params=call.params,
                     json=call.json,
                     headers=call.headers,
-                    timeout=call.timeout,
+                    timeout=timeout,
                 )
                 response = http.send(outgoing, auth=self._auth, stream=call.stream)
             except httpx.TimeoutException as exc:
@@ -470,6 +548,8 @@ class ServiceClient:
                 retryable = False
                 status_text = type(exc).__name__
             else:
+                if budget is not None:
+                    budget.spent += clock() - started
                 if response.status_code < 300:
                     self._log(
                         call,
@@ -487,6 +567,8 @@ class ServiceClient:
                 error = error_from_response(response, fallback_request_id=call.request_id)
                 retryable = response.status_code == 429 or response.status_code >= 500
                 status_text = str(response.status_code)
+            if budget is not None and not status_text.isdigit():
+                budget.spent += clock() - started  # the attempt that failed to get an answer
 
             will_retry = retryable and attempt < attempts
             delay = None
@@ -495,6 +577,11 @@ class ServiceClient:
                 if error.retry_after is not None and error.retry_after > retry_after_cap:
                     # Too long to hold a web request: let the caller show "try again in N s".
                     will_retry = False
+                elif budget is not None and delay >= budget.left:
+                    # The wait and another attempt do not fit in what is left of the page's budget.
+                    will_retry = False
+                    if isinstance(error, errors.ApiTimeoutError):
+                        error = _budget_spent_error(call, budget)
             self._log(
                 call,
                 attempt,
@@ -506,8 +593,12 @@ class ServiceClient:
                 retry_in=delay if will_retry else None,
             )
             if not will_retry or delay is None:
+                if budget is not None and isinstance(error, errors.ApiTimeoutError) and budget.left <= 0:
+                    error = _budget_spent_error(call, budget)
                 raise error
             sleep_before_retry(delay)
+            if budget is not None:
+                budget.spent += delay
 
     def _log(
         self,
@@ -520,13 +611,13 @@ class ServiceClient:
         level: int,
         retry_in: float | None = None,
     ) -> None:
-        line = "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs"
-        args: list[object] = [call.method, _loggable_path(call.path), status, request_id, attempt, attempts]
-        args.append(time.monotonic() - started)
+        message = "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs"
+        args: list[Any] = [call.method, _loggable_path(call.path), status, request_id, attempt, attempts]
+        args.append(clock() - started)
         if retry_in is not None:
-            line += " retry_in=%.2fs"
+            message += " retry_in=%.2fs"
             args.append(retry_in)
-        logger.log(level, line, *args)
+        logger.log(level, message, *args)
 
 
 # --------------------------------------------------------------------------
@@ -594,6 +685,7 @@ __all__ = [
     "error_from_response",
     "new_request_id",
     "parse_retry_after",
+    "read_budget",
     "shared_http_client",
     "sleep_before_retry",
 ]

@@ -101,8 +101,8 @@ CATALOGUE: list[tuple[type[errors.ApiError], ErrorMeaning]] = [
         errors.RateLimitedError,
         ErrorMeaning(
             kind="rate_limited",
-            title="Too many requests",
-            advice="The service is busy with this workspace's requests. Try again {wait}.",
+            title="The service is rate-limiting requests",
+            advice="It is busy with this workspace's requests and asked the console to wait. Try again {wait}.",
             page_status=429,
             checking_key="The service is busy right now; try again {wait}.",
             following="The service asked us to slow down; the next check waits as long as it asked.",
@@ -111,12 +111,12 @@ CATALOGUE: list[tuple[type[errors.ApiError], ErrorMeaning]] = [
     (
         errors.ApiTimeoutError,
         ErrorMeaning(
-            kind="unreachable",
-            title="The service is unreachable right now",
+            kind="slow",
+            title="The service is slow to answer",
             advice="It did not answer in time. " + _TRY_AGAIN,
             page_status=502,
-            checking_key="The service could not be reached to check this key. " + _TRY_AGAIN,
-            following="The service took too long to answer; trying again shortly.",
+            checking_key="The service was too slow to answer the key check. " + _TRY_AGAIN,
+            following="The service is slow to answer; trying again shortly.",
         ),
     ),
     (
@@ -124,7 +124,7 @@ CATALOGUE: list[tuple[type[errors.ApiError], ErrorMeaning]] = [
         ErrorMeaning(
             kind="unreachable",
             title="The service is unreachable right now",
-            advice="It failed to answer or could not be reached. " + _TRY_AGAIN,
+            advice="The console could not connect to it. " + _TRY_AGAIN,
             page_status=502,
             checking_key="The service could not be reached to check this key. " + _TRY_AGAIN,
             following="The service is unreachable right now; trying again shortly.",
@@ -133,9 +133,9 @@ CATALOGUE: list[tuple[type[errors.ApiError], ErrorMeaning]] = [
     (
         errors.ServerError,
         ErrorMeaning(
-            kind="unreachable",
-            title="The service is unreachable right now",
-            advice="It failed to answer or could not be reached. " + _TRY_AGAIN,
+            kind="server_error",
+            title="The service had a problem",
+            advice="It answered with a server error; nothing you sent was wrong. " + _TRY_AGAIN,
             page_status=502,
             checking_key="The service could not check this key right now. " + _TRY_AGAIN,
             following="The service had a problem answering; trying again shortly.",

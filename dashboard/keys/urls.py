@@ -1,13 +1,14 @@
 from django.urls import include, path
 
 from dashboard.keys import views
+from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
 
 key_patterns = [
     path("", views.key_list, name="list"),
     path("add/", views.key_add, name="add"),
     path("activate/", views.key_activate, name="activate"),
-    path("<int:pk>/check/", views.key_check, name="check"),
-    path("<int:pk>/delete/", views.key_delete, name="delete"),
+    path("<pk:pk>/check/", views.key_check, name="check"),
+    path("<pk:pk>/delete/", views.key_delete, name="delete"),
 ]
 
 # Included at the site root: `keys:*` under /settings/keys/, and the

@@ -13,6 +13,7 @@ from dashboard.keys import selectors, services
 from dashboard.keys.errors import KeyCheckThrottledError, KeyDecryptionError
 from dashboard.keys.forms import AddApiKeyForm
 from dashboard.web.htmx import client_redirect, is_partial, next_url, render_region
+from dashboard.web.params import database_id
 from dashboard.web.workspace import ConsoleRequest
 
 
@@ -79,10 +80,10 @@ def key_check(request: ConsoleRequest, pk: int) -> HttpResponse:
 
 
 def _key_pk(request: ConsoleRequest) -> int:
-    try:
-        return int(request.POST.get("key", ""))
-    except ValueError:
-        raise Http404("No such key") from None
+    pk = database_id(request.POST.get("key"))
+    if pk is None:
+        raise Http404("No such key")
+    return pk
 
 
 @require_POST

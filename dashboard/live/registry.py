@@ -6,7 +6,7 @@ AppConfig.ready() (`dashboard.web.areas`), which registers them here::
     OperationKind(
         name="studio.turn",
         title="Studio turn",
-        fetch=lambda client, op: client.get(f"/v1/turns/{op.remote_id}"),
+        fetch=lambda client, op: client.get(api_path("/v1/turns/{}", op.remote_id)),
         read_status=lambda snapshot: snapshot.get("status"),
         final_statuses={"completed", "needs_input", "failed"},
         template="studio/turn_snapshot.html",

@@ -14,7 +14,7 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils import timezone
 
-from dashboard.live import registry
+from dashboard.live import heartbeat, registry
 from dashboard.live.models import TrackedOperation
 
 # A row that is not final and hasn't been refreshed for this long has no
@@ -122,6 +122,42 @@ def operation_status_version(*, user, operation_id: int, now: datetime | None = 
 
 
 @dataclass(frozen=True)
+class PauseReason:
+    """Why a live row has not been refreshed, from what the console can know."""
+
+    cause: str  # service, slow, broker, worker, behind
+    message: str
+
+
+def pause_reason(op: TrackedOperation, *, now: datetime | None = None) -> PauseReason | None:
+    """Why updates of `op` are paused (None when they are not), naming the
+    real cause: the service (its last answer: rate-limiting, failing), a
+    poll still waiting for the service, the broker, or the worker."""
+    now = now or timezone.now()
+    if not updates_paused(op, now=now):
+        return None
+    zone = op.owner_key.zone
+    if op.last_error and op.next_poll_at and op.next_poll_at > now:
+        at = op.next_poll_at.astimezone(zone).strftime("%H:%M:%S")
+        # The row's last_error (shown beside this) words what the service answered.
+        return PauseReason("service", f"The last check failed; the next one is at {at}, as the service allows.")
+    if op.lease_until and op.lease_until > now:
+        return PauseReason("slow", "The service is slow to answer the last check; the console is still waiting for it.")
+    if not heartbeat.broker_is_up():
+        return PauseReason(
+            "broker", "The task queue (the broker) cannot be reached, so no checks run. They resume once it is back."
+        )
+    seen = heartbeat.heartbeat_last_seen()
+    if seen is None or now - seen > heartbeat.HEARTBEAT_STALE_AFTER:
+        since = f" (last seen at {seen.astimezone(zone).strftime('%H:%M:%S')})" if seen else ""
+        return PauseReason(
+            "worker",
+            f"The background worker is not running{since}, so no checks run. They resume when it runs again.",
+        )
+    return PauseReason("behind", "The background worker is running but behind; this will be checked again shortly.")
+
+
+@dataclass(frozen=True)
 class OperationView:
     op: TrackedOperation
     kind: registry.OperationKind | None
@@ -129,6 +165,7 @@ class OperationView:
     template: str
     paused: bool
     refreshed_at: datetime
+    pause: PauseReason | None
     page_url: str
     extra: dict[str, Any]
 
@@ -165,6 +202,7 @@ def operation_view(*, op: TrackedOperation, request=None, now: datetime | None =
         template=kind.template if kind else registry.GENERIC_TEMPLATE,
         paused=updates_paused(op, now=now),
         refreshed_at=last_refreshed_at(op).astimezone(op.owner_key.zone),
+        pause=pause_reason(op, now=now),
         page_url=page_url,
         extra=extra,
     )

@@ -142,6 +142,12 @@ def nav_links(match: ResolverMatch | None, user: Any = None) -> list[NavLink]:
     return links
 
 
+def section_of(match: ResolverMatch | None) -> str:
+    """The name of the navigation section a page belongs to ("" when none)."""
+    current = next((link for link in nav_links(match) if link.current), None)
+    return current.label if current else ""
+
+
 @dataclass(frozen=True)
 class CardLink:
     title: str

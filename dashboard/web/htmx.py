@@ -95,10 +95,16 @@ def poll_unchanged(request: HttpRequest, current_version: Callable[[], str]) -> 
 
 
 def next_url(request: HttpRequest, fallback: str) -> str:
-    """Where a form asked to go back to (`next`), if it is on this site."""
+    """Where a form asked to go back to (`next`), if it is a path on this
+    site. Only a path: `redirect()` would take a bare word for a view name,
+    and a control character cannot go into a Location header."""
     candidate = request.POST.get("next") or request.GET.get("next") or ""
-    if candidate and url_has_allowed_host_and_scheme(
-        candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+    if (
+        candidate.startswith("/")
+        and not any(ord(char) < 0x20 or 0x7F <= ord(char) <= 0x9F for char in candidate)
+        and url_has_allowed_host_and_scheme(
+            candidate, allowed_hosts={request.get_host()}, require_https=request.is_secure()
+        )
     ):
         return candidate
     return fallback

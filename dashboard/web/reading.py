@@ -55,9 +55,11 @@ def pretty_json(value: Any) -> str:
 
 
 def error_message(value: Any) -> str:
-    """An `error` member, a string or `{message, type}`."""
+    """An `error` member: a string, `{message, type}`, or any other object
+    (its fields are not shown by the contract: then the JSON of it)."""
     if isinstance(value, dict):
-        return text(value.get("message") or value.get("type"))
+        said = value.get("message") or value.get("type")
+        return text(said) if said else (text(value) if value else "")
     return text(value)
 
 

@@ -20,6 +20,14 @@ from the transport, and `NoActiveKeyError` from the keys app.
 Texts come from the one catalogue, `dashboard.api.messages`. Every box shows
 the request id when there is one; none shows a traceback, a remote HTML page
 or the API key.
+
+Retrying: the full page has a heading, the section's name in its title and
+a Retry link to the same address. The box swapped into `#messages` has a
+Retry button that re-issues the failed htmx request (static/js/retry.js),
+and a box above a form one that sends the form again (the write keeps its
+Idempotency-Key when a retry is the same write). After a 429 the box counts
+the service's Retry-After down and retries once by itself; the region the
+person was looking at is never swapped away.
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import logging
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from django.conf import settings
 from django.contrib import messages
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
@@ -35,10 +44,11 @@ from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from dashboard.api import errors
+from dashboard.api.client import read_budget
 from dashboard.api.messages import meaning_of, retry_after_seconds, said_by_service
 from dashboard.keys.errors import NoActiveKeyError
 from dashboard.logging import redact
-from dashboard.web.areas import list_page_for, url_or_none
+from dashboard.web.areas import list_page_for, section_of, url_or_none
 from dashboard.web.htmx import client_redirect, is_htmx, is_partial, send_to
 
 logger = logging.getLogger("dashboard.errors")
@@ -68,6 +78,11 @@ class RemoteErrorView:
     request_id: str | None = None
     retry_after: int | None = None
     actions: list[ErrorAction] = field(default_factory=list)
+    # How the Retry button retries: "link" (to `retry_url`), "request" (re-issue
+    # the failed htmx request) or "form" (send the form the box sits in again).
+    retry: str = ""
+    retry_url: str | None = None
+    section: str = ""
 
 
 class RemoteErrorMiddleware:
@@ -75,7 +90,9 @@ class RemoteErrorMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        return self.get_response(request)
+        # The reads this request makes share one time budget (dashboard/api/client.py).
+        with read_budget(settings.SERVICE_READ_BUDGET):
+            return self.get_response(request)
 
     def process_exception(self, request: HttpRequest, exception: Exception) -> HttpResponseBase | None:
         if isinstance(exception, errors.ApiError):
@@ -102,6 +119,7 @@ def render_remote_error(request: HttpRequest, exc: errors.ApiError, *, target: s
     partial (status 200) for a partial one, swapped into `target` (a CSS
     selector) when given instead of the request's own target."""
     view = describe_remote_error(request, exc)
+    view.retry, view.retry_url = ("request", _current_page(request)) if is_partial(request) else _retry_link(request)
     context = {"remote_error": view}
     if is_partial(request):
         response = HttpResponse(render_to_string(PARTIAL, context, request=request), status=200)
@@ -130,6 +148,8 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
         page_status=meaning.page_status,
         remote_message=said,
         request_id=redact(exc.request_id) if exc.request_id else None,
+        retry="form",
+        section=section_of(getattr(request, "resolver_match", None)),
     )
     if isinstance(exc, errors.AuthenticationError):
         # The service's words add nothing to "your key was refused".
@@ -140,8 +160,6 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
     elif isinstance(exc, errors.NotFoundError):
         back = _way_back(request)
         view.actions = [back] if back else []
-    elif isinstance(exc, errors.ConflictError):
-        view.actions = _action("Reload", _current_page(request))
     elif isinstance(exc, errors.RateLimitedError):
         view.remote_message = ""
         view.retry_after = retry_after_seconds(exc)
@@ -154,6 +172,14 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
             view.page_status = exc.status or meaning.page_status
             view.actions = _action("Back", _current_page(request))
     return view
+
+
+def _retry_link(request: HttpRequest) -> tuple[str, str | None]:
+    """A full page retries with a link to the same address; after a plain
+    POST there is no address to repeat it, so the way back does."""
+    if request.method in ("GET", "HEAD"):
+        return "link", request.get_full_path()
+    return "", None
 
 
 def _action(label: str, url: str | None) -> list[ErrorAction]:

@@ -12,6 +12,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.api import errors
+from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import csv_value, field_defs
 from objects.table import TableState
@@ -48,13 +49,14 @@ def records_export(request: HttpRequest, object_key: str) -> StreamingHttpRespon
             return
         try:
             for item in chain([first], records):
-                values = item.get("values") or {}
+                item = as_dict(item)
+                values = as_dict(item.get("values"))
                 yield writer.writerow(
                     [
-                        item.get("id", ""),
+                        text(item.get("id")),
                         *[csv_value(f, values.get(f.key), zone=workspace.zone) for f in fields],
-                        item.get("created_at", ""),
-                        item.get("updated_at", ""),
+                        text(item.get("created_at")),
+                        text(item.get("updated_at")),
                     ]
                 )
         except errors.ApiError as exc:

@@ -18,6 +18,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard.api import errors
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, render_region
+from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import cell, field_defs, format_datetime, title_field_key
 from objects.filters import filter_controls
@@ -154,7 +155,7 @@ def record_page_context(request: HttpRequest, *, object_key: str, record_id: str
         # are still listed here.
         if definition.get("kind") != "system":
             raise
-    values = (record or {}).get("values") or {}
+    values = as_dict(as_dict(record).get("values"))
     title_key = title_field_key(definition)
     title = values.get(title_key) if title_key else None
     links = selectors.relationship_list(client=workspace.client, object_key=object_key, record_id=record_id)
@@ -164,7 +165,7 @@ def record_page_context(request: HttpRequest, *, object_key: str, record_id: str
         "object_key": object_key,
         "record_id": record_id,
         "record": record,
-        "record_title": str(title) if title not in (None, "") else "Untitled",
+        "record_title": text(title) if title not in (None, "") else "Untitled",
         "values": [(f, cell(f, values.get(f.key), zone=zone)) for f in fields],
         "created_at": format_datetime(record["created_at"], zone=zone) if record and record.get("created_at") else "",
         "updated_at": format_datetime(record["updated_at"], zone=zone) if record and record.get("updated_at") else "",
@@ -195,7 +196,7 @@ def record_delete(request: HttpRequest, object_key: str, record_id: str) -> Http
     definition = object_definition(request, object_key)
     found = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
     title_key = title_field_key(definition)
-    title = ((found.get("values") or {}).get(title_key) if title_key else None) or "Untitled"
+    title = text((as_dict(as_dict(found).get("values")).get(title_key) if title_key else None) or "Untitled")
     context = {
         "form": form,
         "definition": definition,

@@ -13,8 +13,11 @@ from dashboard.api import errors
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.web.forms import failed_write, place_remote_error
 from dashboard.web.htmx import client_redirect, is_partial, send_to
+from dashboard.web.reading import as_dict
+from dashboard.web.reading import text as as_text
 from objects import selectors, services
 from objects.fields import title_field_key
+from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
 from objects.views.records import object_definition, record_page_context
 
@@ -67,7 +70,7 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
                 object_key=object_key,
                 record_id=record_id,
                 target_object=request.POST.get("target_object") or object_key,
-                text=request.POST.get("target_search", "").strip(),
+                text=request.POST.get("target_search", "").strip()[:MAX_SEARCH_LENGTH],
                 picked=request.POST.get("target_pick", ""),
             )
         )
@@ -86,12 +89,14 @@ def _picker_context(
     try:
         title_key = title_field_key(object_definition(request, target_object))
         for item in selectors.record_search(client=request.workspace.client, object_key=target_object, text=text):
-            values = item.get("values") or {}
+            if not isinstance(item, dict):
+                continue
+            values = as_dict(item.get("values"))
             title = values.get(title_key) if title_key else None
-            if str(item.get("id")) == record_id and target_object == object_key:
+            if as_text(item.get("id")) == record_id and target_object == object_key:
                 continue  # a record does not link to itself
             choices.append(
-                {"id": str(item.get("id", "")), "title": str(title) if title not in (None, "") else "Untitled"}
+                {"id": as_text(item.get("id")), "title": as_text(title) if title not in (None, "") else "Untitled"}
             )
     except errors.ApiError as exc:
         error = exc
@@ -113,6 +118,6 @@ def relationship_picker(request: HttpRequest, object_key: str, record_id: str) -
         object_key=object_key,
         record_id=record_id,
         target_object=request.GET.get("target_object", "").strip() or object_key,
-        text=request.GET.get("target_search", "").strip(),
+        text=request.GET.get("target_search", "").strip()[:MAX_SEARCH_LENGTH],
     )
     return render(request, "objects/record.html#picker-results", context)

@@ -16,6 +16,7 @@ from dashboard.idempotency import renew_idempotency_key
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.params import bounded_int
 from objects.forms import (
     FieldRemoveForm,
     FieldRowForm,
@@ -32,7 +33,9 @@ from objects.services import object_create, object_update
 OBJECT_KINDS = [("custom", "Custom"), ("system", "System")]
 OBJECTS_PAGE_SIZE = 25
 FIELD_ROWS_PREFIX = "fields"
-ROW_PREFIX_PATTERN = re.compile(r"^fields-\d+$")
+ROW_PREFIX_PATTERN = re.compile(r"^fields-[0-9]{1,4}$")
+# More rows than a formset reads (Django's absolute_max is 2,000): a tampered count is cut here.
+MAX_FIELD_ROWS = 1000
 OBJECT_SETTINGS_NAMES = ("singular_name", "plural_name", "description", "icon", "color", "title_field")
 
 
@@ -91,9 +94,10 @@ def _builder_action(data: QueryDict) -> QueryDict | None:
     data = data.copy()
     total_name = f"{FIELD_ROWS_PREFIX}-TOTAL_FORMS"
     if "add_field" in data:
-        data[total_name] = str(int(data.get(total_name) or 0) + 1)
-    if data.get("remove_field", "").isdigit():
-        data[f"{FIELD_ROWS_PREFIX}-{data['remove_field']}-DELETE"] = "on"
+        data[total_name] = str(bounded_int(data.get(total_name), default=0, highest=MAX_FIELD_ROWS - 1) + 1)
+    removed = bounded_int(data.get("remove_field"), default=-1, lowest=-1, highest=MAX_FIELD_ROWS)
+    if removed >= 0:
+        data[f"{FIELD_ROWS_PREFIX}-{removed}-DELETE"] = "on"
     prefix = data.get("add_option", "")
     if ROW_PREFIX_PATTERN.match(prefix):
         count = len(data.getlist(f"{prefix}-option_label"))
@@ -101,11 +105,12 @@ def _builder_action(data: QueryDict) -> QueryDict | None:
         data.appendlist(f"{prefix}-option_label", "")
         data.appendlist(f"{prefix}-option_color", option_color_for(count))
     prefix, _, index = data.get("remove_option", "").partition(":")
-    if ROW_PREFIX_PATTERN.match(prefix) and index.isdigit():
+    option = bounded_int(index, default=-1, lowest=-1, highest=MAX_FIELD_ROWS)
+    if ROW_PREFIX_PATTERN.match(prefix) and option >= 0:
         for part in ("option_id", "option_label", "option_color"):
             values = data.getlist(f"{prefix}-{part}")
-            if int(index) < len(values):
-                del values[int(index)]
+            if option < len(values):
+                del values[option]
             data.setlist(f"{prefix}-{part}", values)
     for name in ("add_field", "remove_field", "add_option", "remove_option"):
         data.pop(name, None)
@@ -226,8 +231,7 @@ def object_key_preview(request: HttpRequest) -> HttpResponse:
 @require_GET
 def field_row_new(request: HttpRequest) -> HttpResponse:
     """One more row for the fields builder, and the formset's new total (out of band)."""
-    total = request.GET.get(f"{FIELD_ROWS_PREFIX}-TOTAL_FORMS", "0")
-    index = int(total) if total.isdigit() else 0
+    index = bounded_int(request.GET.get(f"{FIELD_ROWS_PREFIX}-TOTAL_FORMS"), default=0, highest=MAX_FIELD_ROWS - 1)
     form = FieldRowForm(prefix=f"{FIELD_ROWS_PREFIX}-{index}", empty_permitted=True, use_required_attribute=False)
     return render(
         request,
@@ -239,11 +243,11 @@ def field_row_new(request: HttpRequest) -> HttpResponse:
 @require_GET
 def field_row_removed(request: HttpRequest) -> HttpResponse:
     """What stays of a removed new row: its DELETE mark, so the formset's numbering holds."""
-    index = request.GET.get("index", "")
+    index = bounded_int(request.GET.get("index"), default=-1, lowest=-1, highest=MAX_FIELD_ROWS)
     return render(
         request,
         "objects/_field_row.html#removed_row",
-        {"removed_prefix": f"{FIELD_ROWS_PREFIX}-{index}" if index.isdigit() else ""},
+        {"removed_prefix": f"{FIELD_ROWS_PREFIX}-{index}" if index >= 0 else ""},
     )
 
 
@@ -319,10 +323,10 @@ def _settings_forms(*, definition: dict, data: QueryDict | None = None):
         # Rows are matched to fields by the key each posted row carries, not by
         # position, so a field added or removed elsewhere meanwhile can't shift them.
         by_key = {f.get("key"): f for f in custom}
-        count = data.get(f"{FIELD_ROWS_PREFIX}-INITIAL_FORMS", "0")
+        count = bounded_int(data.get(f"{FIELD_ROWS_PREFIX}-INITIAL_FORMS"), default=0, highest=MAX_FIELD_ROWS)
         initial = [
             _field_initial(by_key[k]) if (k := data.get(f"{FIELD_ROWS_PREFIX}-{i}-original_key")) in by_key else {}
-            for i in range(int(count) if count.isdigit() else 0)
+            for i in range(count)
         ]
     else:
         initial = [_field_initial(f) for f in custom]

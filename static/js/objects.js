@@ -6,15 +6,25 @@
 
   var HEX = /^#([0-9a-f]{3}|[0-9a-f]{6})$/i;
 
+  // WCAG relative luminance of one sRGB channel (0-255).
+  function channel(value) {
+    var c = value / 255;
+    return c <= 0.03928 ? c / 12.92 : Math.pow((c + 0.055) / 1.055, 2.4);
+  }
+
+  // Black or white, whichever contrasts more with the chip's colour: one of
+  // them always reaches 4.5:1 (WCAG AA for the chips' small text), which a
+  // rounded brightness threshold did not (white on orange or green failed).
   function textColourFor(hex) {
     var h = hex.length === 4
       ? hex.replace(/^#(.)(.)(.)$/, "#$1$1$2$2$3$3")
       : hex;
-    var r = parseInt(h.substr(1, 2), 16);
-    var g = parseInt(h.substr(3, 2), 16);
-    var b = parseInt(h.substr(5, 2), 16);
-    // Relative luminance, rounded: dark text on light chips, white on dark.
-    return (0.299 * r + 0.587 * g + 0.114 * b) > 150 ? "#111827" : "#ffffff";
+    var luminance = 0.2126 * channel(parseInt(h.substr(1, 2), 16)) +
+      0.7152 * channel(parseInt(h.substr(3, 2), 16)) +
+      0.0722 * channel(parseInt(h.substr(5, 2), 16));
+    var onBlack = (luminance + 0.05) / 0.05;
+    var onWhite = 1.05 / (luminance + 0.05);
+    return onBlack >= onWhite ? "#000000" : "#ffffff";
   }
 
   // One CSS rule per option colour, in a constructed stylesheet: the CSSOM is

@@ -184,7 +184,7 @@ def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote,
         reverse("agents:create"), {"message": "Do things", "idempotency_key": key}
     ).content.decode()
     page = parse(body)
-    assert texts(page, ".field-error li") == ["This is too vague. (request id req_400)"]
+    assert texts(page, ".field-error p") == ["This is too vague. (request id req_400)"]
     assert one(page, "textarea[name=message]").get_text().strip() == "Do things" and form_keys(body) != [key]
 
 
@@ -195,7 +195,7 @@ def test_a_server_failure_on_create_is_shown_above_the_form_keeping_the_key(remo
     body = logged_in_client.post(
         reverse("agents:create"), {"message": "Welcome people", "idempotency_key": key}
     ).content.decode()
-    assert "The service is unreachable right now" in body and "req_500" in body
+    assert "The service had a problem" in body and "req_500" in body
     assert form_keys(body) == [key], "a retry of a failed write is the same write"
 
 
@@ -285,7 +285,7 @@ def test_rename_refused_by_the_service_keeps_the_name_typed(agent_routes, remote
         reverse("agents:rename", args=[AGENT_ID]), {"name": "Hello there"}, **HTMX
     ).content.decode()
     section = one(body, "section#agent-rename")
-    assert texts(section, ".field-error li") == ["Name is taken. (request id req_400)"]
+    assert texts(section, ".field-error p") == ["Name is taken. (request id req_400)"]
     assert one(section, "input[name=name]")["value"] == "Hello there"
 
 
@@ -532,7 +532,7 @@ def test_after_a_timeout_the_activate_button_keeps_its_key_so_a_retry_is_the_sam
     body = logged_in_client.post(
         reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX
     ).content.decode()
-    assert "The service is unreachable right now" in body
+    assert "The service is slow to answer" in body
     assert f'name="idempotency_key" value="{key}"' in body
 
 
@@ -589,7 +589,7 @@ def test_an_event_can_be_sent_instead_of_a_message_and_bad_json_is_refused_in_pl
     refused = logged_in_client.post(
         reverse("agents:chat_send", args=[AGENT_ID]), {"message": "", "payload": "{order: 42"}
     ).content.decode()
-    assert "This is not valid JSON." in refused and "{order: 42" in refused
+    assert "Line 1, column 2: This is not valid JSON" in refused and "{order: 42" in refused
     listed = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"payload": "[1, 2]"}).content.decode()
     assert "The event must be a JSON object" in listed
     empty = logged_in_client.post(reverse("agents:chat_send", args=[AGENT_ID]), {"message": "  "}).content.decode()

@@ -239,8 +239,8 @@ def test_without_javascript_a_decision_lands_back_on_the_queue_with_a_message(qu
         (402, "insufficient_credits", "Your workspace has run out of credits"),
         (403, "permission", "This API key may not do this"),
         (404, "not_found", "Not found"),
-        (429, "rate_limited", "Too many requests"),
-        (500, "server_error", "The service is unreachable right now"),
+        (429, "rate_limited", "The service is rate-limiting requests"),
+        (500, "server_error", "The service had a problem"),
     ],
 )
 def test_every_other_remote_error_shows_in_the_rows_message_region(

@@ -33,7 +33,7 @@ def test_htmx_errors_show_in_messages_and_nothing_is_lost(signed_in_page):
     page.get_by_role("button", name="Delete").click()
 
     messages = page.locator("#messages")
-    expect(messages.get_by_role("alert")).to_contain_text("The service is unreachable right now")
+    expect(messages.get_by_role("alert")).to_contain_text("The service had a problem")
     expect(messages).to_contain_text("req_500")
     expect(page.get_by_role("row", name="Ada Lovelace")).to_be_visible()  # the row was not replaced
 
@@ -56,3 +56,19 @@ def test_without_javascript_the_form_posts_to_a_full_error_page(signed_in_page):
     expect(page.get_by_role("alert")).to_contain_text("Your workspace has run out of credits")
     expect(page.get_by_role("alert")).to_contain_text("req_402")
     expect(page).to_have_title("Your workspace has run out of credits · Workspace Console")
+
+
+@pytest.mark.browser
+def test_a_429_keeps_the_region_counts_down_and_retries_once_by_itself(signed_in_page):
+    server, page = signed_in_page
+    page.goto(server.url + "/test-region-page/")
+
+    page.get_by_role("button", name="Refresh").click()
+
+    box = page.locator("#messages [data-remote-error]")
+    expect(box).to_contain_text("rate-limiting")
+    expect(box.locator("[data-retry-after]")).to_be_visible()  # the countdown
+    expect(page.locator("#leads-region")).to_contain_text("Ada Lovelace (last loaded)")  # not swapped away
+    # Retry-After was 1 s: the box retries the same request once, by itself.
+    expect(page.locator("#leads-region")).to_contain_text("Grace Hopper (fresh)")
+    expect(box).to_have_count(0)

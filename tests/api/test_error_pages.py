@@ -9,6 +9,7 @@ from django.contrib.messages import get_messages
 from django.urls import reverse
 
 from tests.api.support import API_KEY
+from tests.html import one, select, text_of
 
 pytestmark = [pytest.mark.urls("tests.api.urls"), pytest.mark.django_db]
 
@@ -22,10 +23,10 @@ CASES = [
     ("404", 404, "Not found"),
     ("409", 409, "It changed meanwhile"),
     ("429", 429, "Try again in 30 seconds"),
-    ("500", 502, "The service is unreachable right now"),
-    ("503", 502, "The service is unreachable right now"),
+    ("500", 502, "The service had a problem"),
+    ("503", 502, "The service had a problem"),
     ("connection", 502, "The service is unreachable right now"),
-    ("timeout", 502, "The service is unreachable right now"),
+    ("timeout", 502, "The service is slow to answer"),
     ("stream", 502, "The agent failed to answer."),
 ]
 
@@ -102,11 +103,11 @@ def test_404_never_links_back_to_another_site(logged_in_client):
     assert f'href="{reverse("home")}"' in content
 
 
-def test_409_offers_to_reload_the_page_the_person_is_on(logged_in_client):
+def test_409_offers_to_retry_on_the_page_the_person_is_on(logged_in_client):
     content = logged_in_client.post("/test-remote-error/409/", **HTMX).content.decode()
 
-    assert 'href="/objects/leads/"' in content
-    assert "Reload" in content
+    retry = one(content, "[data-retry]")
+    assert retry["data-retry"] == "request" and text_of(retry) == "Retry"
     assert "approval already decided" in content
 
 
@@ -165,3 +166,43 @@ def test_no_active_key_redirects_htmx_requests_with_hx_redirect(logged_in_client
 def test_other_exceptions_are_left_to_django(logged_in_client):
     with pytest.raises(RuntimeError):
         logged_in_client.get("/test-other-error/")
+
+
+def test_the_error_page_has_a_heading_the_section_in_its_title_a_retry_link_and_the_request_id(logged_in_client):
+    response = logged_in_client.get("/test-remote-error/500/?page=2")
+
+    assert text_of(one(response.content, "h1")) == "The service had a problem"
+    assert text_of(one(response.content, "title")).startswith("The service had a problem")
+    retry = one(response.content, "a[data-retry]")
+    assert text_of(retry) == "Retry" and retry["href"] == "/test-remote-error/500/?page=2"
+    assert text_of(one(response.content, ".remote-error-request-id")) == "Request id: req_500"
+
+
+def test_the_error_page_title_names_the_section_it_belongs_to(logged_in_client, user, remote):
+    from dashboard.keys.testing import stored_api_key
+
+    stored_api_key(user=user, secret=API_KEY)
+    remote.get("/v1/objects").mock(
+        return_value=httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}})
+    )
+
+    response = logged_in_client.get("/objects/")
+
+    assert text_of(one(response.content, "title")) == "The service had a problem · Objects · Workspace Console"
+    assert text_of(one(response.content, ".remote-error-section")) == "Objects: this page could not be shown."
+
+
+def test_a_partial_error_box_offers_to_repeat_the_request_and_a_429_counts_down(logged_in_client):
+    content = logged_in_client.get("/test-remote-error/429/", **HTMX).content.decode()
+
+    assert one(content, "button[data-retry]")["data-retry"] == "request"
+    countdown = one(content, "[data-retry-after]")
+    assert countdown["data-retry-after"] == "30"  # Retry-After 29.2 s, rounded up
+    assert one(content, "[data-remote-error]")["data-request-id"] == "req_429"
+
+
+def test_after_a_plain_post_the_error_page_offers_no_retry_link_that_would_lose_the_post(logged_in_client):
+    response = logged_in_client.post("/test-remote-error/500/")
+
+    assert select(response.content, "a[data-retry]") == []
+    assert one(response.content, "h1")

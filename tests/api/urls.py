@@ -78,8 +78,42 @@ def row_page(request):
     return HttpResponse(engines["django"].from_string(ROW_PAGE).render({}, request))
 
 
+# A region that the service rate-limits once (Retry-After: 1 s), then answers.
+RATE_LIMITED_ONCE = {"calls": 0}
+REGION_PAGE = """{% extends "base.html" %}{% block title %}Leads{% endblock %}{% block content %}
+<h1>Leads</h1>
+<section id="leads-region"><p>Ada Lovelace (last loaded)</p></section>
+<button class="btn" hx-get="/test-region/" hx-target="#leads-region" hx-swap="innerHTML">Refresh</button>
+{% endblock %}"""
+
+
+# An image without a text alternative: a critical axe violation (tests/api/test_axe_browser.py).
+INACCESSIBLE_PAGE = """{% extends "base.html" %}{% block title %}Logo{% endblock %}{% block content %}
+<h1>Logo</h1><img src="data:image/gif;base64,R0lGODlhAQABAAAAACw=" width="40" height="40">
+{% endblock %}"""
+
+
+def inaccessible_page(request):
+    return HttpResponse(engines["django"].from_string(INACCESSIBLE_PAGE).render({}, request))
+
+
+def region_page(request):
+    RATE_LIMITED_ONCE["calls"] = 0
+    return HttpResponse(engines["django"].from_string(REGION_PAGE).render({}, request))
+
+
+def rate_limited_once_region(request):
+    RATE_LIMITED_ONCE["calls"] += 1
+    if RATE_LIMITED_ONCE["calls"] == 1:
+        raise errors.RateLimitedError("slow down", status=429, request_id="req_429_once", retry_after=1)
+    return HttpResponse("<p>Grace Hopper (fresh)</p>")
+
+
 urlpatterns = [
     path("test-row-page/", row_page),
+    path("test-region-page/", region_page),
+    path("test-inaccessible-page/", inaccessible_page),
+    path("test-region/", rate_limited_once_region),
     path("test-remote-error/<str:kind>/", raise_remote_error),
     path("test-remote-call/", call_the_service),
     path("test-remote-call-placed/", place_the_error_itself),
