@@ -142,18 +142,23 @@ def approvals(request: HttpRequest) -> HttpResponse:
     return render_region(request, "agents/approvals.html", "approval_list", context)
 
 
-def _reread(client, *, approval_id: str, agent_id: str | None, answer: dict, decided: str) -> tuple[dict, Any]:
+def _reread(
+    client, *, approval_id: str, agent_id: str | None, answer: dict, decided: str, always: bool
+) -> tuple[dict, Any]:
     """The approval and its run as they are now, read again: the decision's
     answer has an open shape, so the page shows what a re-read knows."""
     try:
         current = selectors.approval_find(client=client, approval_id=approval_id, agent_id=agent_id)
     except errors.ApiError:
         current = None
-    if current is not None and read_approval(current)["status"] == "pending":
-        current = None  # a list not caught up yet: the decision just succeeded
-    approval = read_approval(current or as_dict(answer.get("approval")) or {"id": approval_id, "status": decided})
+    answered = as_dict(answer.get("approval"))
+    if current is not None and read_approval(current)["status"] == "pending" and answered:
+        current = None  # a list not caught up yet: the answer's approval is newer
+    approval = read_approval(current or answered or {"id": approval_id})
     if approval["status"] == "pending":
-        approval["status"] = decided
+        # An answer without the approval and a list not caught up: the
+        # decision just made is its status; the rest (summary, input) stands.
+        approval["status"], approval["always"] = decided, always
     outcome: Any = answer.get("outcome")
     run_id = approval["run_id"] or text(as_dict(outcome).get("id"))
     if run_id:
@@ -207,7 +212,12 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
         return render_approval_error(request, exc, approval_id=str(approval_id))
     decided = "approved" if data["decision"] == "approve" else "rejected"
     approval, outcome = _reread(
-        client, approval_id=str(approval_id), agent_id=agent_id, answer=as_dict(answer), decided=decided
+        client,
+        approval_id=str(approval_id),
+        agent_id=agent_id,
+        answer=as_dict(answer),
+        decided=decided,
+        always=data["always"],
     )
     audit_decision_note(
         idempotency_key=data["idempotency_key"],

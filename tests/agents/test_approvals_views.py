@@ -361,6 +361,7 @@ def test_a_decision_answered_without_the_approval_still_shows_its_new_state(queu
     remote.post(f"/v1/approvals/{DELETE_ID}").mock(
         return_value=httpx.Response(200, json={"outcome": {"status": "cancelled"}})
     )
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "cancelled"}))
     body = logged_in_client.post(
         reverse("agents:approval_decide", args=[DELETE_ID]), decision_fields(page, DELETE_ID, "reject"), **HTMX
     ).content.decode()

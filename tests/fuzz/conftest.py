@@ -10,6 +10,7 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
+from dashboard.audit.testing import make_approver
 from dashboard.keys.models import ApiKey
 from dashboard.keys.testing import stored_api_key
 from tests.helpers import mocked_service, use_fake_service
@@ -65,6 +66,7 @@ def fuzz_remote(settings, inprocess_sandbox, monkeypatch):
 @pytest.fixture
 def fuzz_key(fuzz_remote, inprocess_sandbox, user):
     _app, secret = inprocess_sandbox
+    make_approver(user)  # so the approvals decisions and the audit pages are fuzzed past their permission check
     return stored_api_key(
         user=user,
         secret=secret,

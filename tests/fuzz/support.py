@@ -184,8 +184,11 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:run": Target(),
     "agents:approvals": Target(query=("status", "agent", *PAGER)),
     "agents:approval_decide": Target(
-        methods=("POST",), form=("decision", "always", "agent_id", "agent_name", "idempotency_key", "next")
+        methods=("POST",),
+        form=("decision", "note", "risk", "agent_id", "agent_name", "key_approve", "key_reject", "key_always", "next"),
     ),
+    "audit:index": Target(query=("person", "area", "kind", "since", "until", *PAGER)),
+    "audit:export": Target(query=("person", "area", "kind", "since", "until")),
     "objects:index": Target(query=("kind", *PAGER)),
     "objects:new": Target(),
     "objects:create": Target(methods=("POST",), form=OBJECT_FORM + FIELD_ROWS),

@@ -46,7 +46,7 @@ def test_guessing_keys_is_stopped_after_the_allowance_with_a_clear_message(logge
 
     assert response.status_code == 200
     assert me.call_count == 3  # the fourth guess never reached the service
-    (message,) = texts(response.content, "#id_secret_error li")
+    (message,) = texts(response.content, "#id_secret_error p")
     assert re.fullmatch(
         r"Too many key checks in a short time\. Try again in \d+ minutes?\. Nothing was stored\.", message
     )

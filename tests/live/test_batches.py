@@ -283,7 +283,7 @@ def test_failed_polls_in_a_row_stop_the_row_with_a_message(db, remote, make_turn
 
     op = services.operation_poll(operation_id=op.pk, now=now)
     assert (op.status, op.is_final, op.next_poll_at, op.error_count) == (TrackedOperation.STATUS_STOPPED, True, None, 3)
-    assert op.last_error == "The last 3 checks all failed (the service is unreachable right now)."
+    assert op.last_error == "The last 3 checks all failed (the service had a problem)."
     assert op.last_error_request_id == "req_down"
     # Never asked again, however often the tick runs.
     TrackedOperation.objects.filter(pk=op.pk).update(next_poll_at=timezone.now())

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pytest
 
+from dashboard.audit.testing import make_approver
 from dashboard.keys.testing import stored_api_key
 
 SECRET = "svc_sk_shape0123456789abcdefghijklmnopqrstuvwxyzABC"
@@ -18,5 +19,6 @@ def fake_service(fake_service_settings, never_sleep):
 
 @pytest.fixture
 def console(user, logged_in_client):
+    make_approver(user)  # the queue offers decisions (the Approvers group)
     stored_api_key(user=user, secret=SECRET, workspace_name="Acme Marketing", workspace_timezone="Europe/Berlin")
     return logged_in_client

@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from tests.html import parse, text_of
+from tests.html import one, parse, text_of
 
 AGENT_ID = "a1a1a1a1-0000-4000-8000-000000000001"
 RUN_ID = "b2b2b2b2-0000-4000-8000-000000000002"
@@ -148,13 +148,12 @@ def test_a_decision_answered_with_only_the_outcome_rereads_the_approval(agents_s
     agents_service.post(f"/v1/approvals/{APPROVAL_ID}").mock(
         return_value=httpx.Response(200, json={"outcome": "the email was sent"})
     )
-    page = console.get(reverse("agents:approvals")).content.decode()
-    key = re.search(r'name="idempotency_key" value="([^"]+)"', page).group(1)
+    form = one(console.get(reverse("agents:approvals")).content, f"li#approval-{APPROVAL_ID} form")
+    fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
+    decision = "approve-confirmed" if form.select_one("button[value=approve-confirmed]") else "approve"
 
     response = console.post(
-        reverse("agents:approval_decide", args=[APPROVAL_ID]),
-        {"decision": "approve", "idempotency_key": key},
-        HTTP_HX_REQUEST="true",
+        reverse("agents:approval_decide", args=[APPROVAL_ID]), {**fields, "decision": decision}, HTTP_HX_REQUEST="true"
     )
 
     shown = assert_readable(response)
