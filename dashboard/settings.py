@@ -142,6 +142,11 @@ if DATABASES["default"]["ENGINE"] == "django.db.backends.sqlite3":
         {
             "timeout": 20,
             "init_command": "PRAGMA journal_mode=WAL; PRAGMA synchronous=NORMAL;",
+            # A transaction that reads then writes (the poller's claim) would
+            # otherwise fail at once with "database is locked" when another
+            # process wrote since its read: BEGIN IMMEDIATE takes the write
+            # lock first, waiting up to the timeout.
+            "transaction_mode": "IMMEDIATE",
         }
     )
 DEFAULT_AUTO_FIELD = "django.db.models.BigAutoField"

@@ -9,6 +9,7 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.utils import timezone
 
@@ -113,3 +114,18 @@ def audit_prune(*, now: datetime | None = None) -> int:
     cutoff = (now or timezone.now()) - timedelta(days=days)
     deleted, _ = AuditEntry.objects.filter(created_at__lt=cutoff).delete()
     return deleted
+
+
+APPROVERS = "Approvers"
+APPROVER_PERMISSIONS = ("decide_approvals", "view_audit_trail")
+
+
+def approver_add(*, user: Any) -> Any:
+    """Make `user` an Approver (the group as the data migration makes it, in
+    case it was removed or a test flushed it)."""
+    group, _ = Group.objects.get_or_create(name=APPROVERS)
+    group.permissions.add(
+        *Permission.objects.filter(content_type__app_label="audit", codename__in=APPROVER_PERMISSIONS)
+    )
+    user.groups.add(group)
+    return user

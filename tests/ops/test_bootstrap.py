@@ -42,7 +42,10 @@ def test_first_run_creates_the_demo_user_with_a_printed_password_and_a_working_s
     output = bootstrap()
 
     password = PASSWORD_LINE.search(output).group(1)
-    assert authenticate(username="demo", password=password) is not None
+    demo = authenticate(username="demo", password=password)
+    assert demo is not None
+    # The demo user tries everything: deciding approvals and the audit trail too.
+    assert demo.has_perm("audit.decide_approvals") and demo.has_perm("audit.view_audit_trail")
     key = ApiKey.objects.get(user__username="demo")
     assert key.is_active
     assert key.workspace_name  # filled from the sandbox's /v1/me answer
