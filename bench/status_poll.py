@@ -28,6 +28,7 @@ from __future__ import annotations
 import argparse
 import io
 import json
+import secrets
 import statistics
 import sys
 import time
@@ -98,7 +99,8 @@ def main() -> int:
         from dashboard.live.services import operation_track
 
         user = get_user_model().objects.create_user(username="bench", password=PASSWORD)
-        key = stored_api_key(user=user, secret="svc_sk_bench0123456789abcdefghijklmnopqrstuvwxyz", workspace_id="ws-b")
+        # Never sent anywhere (a status poll makes no remote call); made here so no key-shaped text is committed.
+        key = stored_api_key(user=user, secret="svc_sk_" + secrets.token_hex(20), workspace_id="ws-b")
         op = operation_track(
             owner_key=key,
             kind="studio.turn",
