@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import csv
 import logging
 from collections.abc import Iterator
 from datetime import date
@@ -12,6 +11,7 @@ from django.http import HttpRequest, StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.api import errors
+from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import csv_value, field_defs
@@ -19,13 +19,6 @@ from objects.table import TableState
 from objects.views.records import object_definition
 
 logger = logging.getLogger("objects.export")
-
-
-class _Echo:
-    """A file-like object whose write returns the line, for a streamed csv.writer."""
-
-    def write(self, value: str) -> str:
-        return value
 
 
 @require_GET
@@ -41,29 +34,25 @@ def records_export(request: HttpRequest, object_key: str) -> StreamingHttpRespon
     # The first page is read before the response starts, so a remote error
     # (404, 401...) still becomes an error page instead of a broken file.
     first = next(records, None)
-    writer = csv.writer(_Echo())
 
-    def rows() -> Iterator[str]:
-        yield "\ufeff" + writer.writerow(["id", *[f.label for f in fields], "Created", "Updated"])
+    def rows() -> Iterator[list[str]]:
         if first is None:
             return
         try:
             for item in chain([first], records):
                 item = as_dict(item)
                 values = as_dict(item.get("values"))
-                yield writer.writerow(
-                    [
-                        text(item.get("id")),
-                        *[csv_value(f, values.get(f.key), zone=workspace.zone) for f in fields],
-                        text(item.get("created_at")),
-                        text(item.get("updated_at")),
-                    ]
-                )
+                yield [
+                    text(item.get("id")),
+                    *[csv_value(f, values.get(f.key), zone=workspace.zone) for f in fields],
+                    text(item.get("created_at")),
+                    text(item.get("updated_at")),
+                ]
         except errors.ApiError as exc:
             # Headers are gone: say in the file that it is incomplete.
             logger.warning("CSV export of %s stopped: %s", object_key, exc)
-            yield writer.writerow([f"# export stopped early: {exc.message} (request id {exc.request_id or 'unknown'})"])
+            yield [f"# export stopped early: {exc.message} (request id {exc.request_id or 'unknown'})"]
 
-    response = StreamingHttpResponse(rows(), content_type="text/csv; charset=utf-8")
-    response["Content-Disposition"] = f'attachment; filename="{object_key}-{date.today().isoformat()}.csv"'
-    return response
+    # The one CSV writer: a cell a spreadsheet would run as a formula is neutralised.
+    header = ["id", *[f.label for f in fields], "Created", "Updated"]
+    return csv_response(f"{object_key}-{date.today().isoformat()}.csv", csv_lines(header, rows()))

@@ -261,6 +261,19 @@ def test_export_streams_every_page_with_labels(console, remote):
     assert second["cursor"] == ["c2"]
 
 
+def test_export_neutralises_cells_a_spreadsheet_would_run_as_formulas(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(
+        return_value=httpx.Response(
+            200,
+            json=page([record("7a1c2d3e-0000-4000-8000-0000000000b3", '=HYPERLINK("http://evil")', notes="@SUM(1)")]),
+        )
+    )
+    body = b"".join(console.get(f"/objects/{OBJECT_KEY}/records/export.csv").streaming_content).decode("utf-8-sig")
+    exported = dict(zip(*list(csv.reader(io.StringIO(body)))[:2]))
+    assert exported["Name"] == '\'=HYPERLINK("http://evil")' and exported["Notes"] == "'@SUM(1)"
+
+
 def test_export_of_a_missing_object_is_an_error_page_not_a_file(console, remote):
     remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
     remote.get(RECORDS_PATH).mock(
