@@ -8,6 +8,7 @@ class AgentsConfig(AppConfig):
     name = "agents"
 
     def ready(self) -> None:
+        from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
         from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
@@ -19,6 +20,7 @@ class AgentsConfig(AppConfig):
                 cards=(HomeCard("Agents", "Draft, activate and talk to agents; follow their runs.", "agents:index"),),
                 list_pages=(ListPage("Back to agents", "agents:index"),),
                 tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),
+                inbox_sources=(AGENTS_INBOX,),
             )
         )
         register_area(

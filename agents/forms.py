@@ -3,12 +3,15 @@ Idempotency-Key (a hidden field minted at render)."""
 
 from __future__ import annotations
 
+import json
+
 from django import forms
 
 from agents.reading import CONFIRM_RISKS
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.forms import QuestionsForm
 from dashboard.web.json_input import JsonInputError, parse_json_object
+from dashboard.web.reading import read_questions
 
 # Spec, "Limits": agent name 120, message 20000 (create, change, run).
 NOTE_MAX_LENGTH = 2000
@@ -40,7 +43,12 @@ def _message_field(*, error_messages: dict | None = None, **kwargs) -> forms.Cha
     )
 
 
-class AgentCreateForm(forms.Form):
+class AgentCreateForm(QuestionsForm):
+    """A new agent from a brief. When the builder asked questions without
+    saying which draft it made (no id anywhere in its answer), the form comes
+    back with them in place (`questions`, carried in a hidden field); the
+    answers go with the brief as the next create."""
+
     name = forms.CharField(
         max_length=NAME_MAX_LENGTH,
         required=False,
@@ -56,7 +64,38 @@ class AgentCreateForm(forms.Form):
         label="Draft it now",
         help_text="The builder drafts the plan now instead of asking questions first.",
     )
+    asked = forms.CharField(required=False, widget=forms.HiddenInput)
     idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, questions: list[dict] | None = None, **kwargs):
+        super().__init__(*args, **kwargs)
+        if questions is None and self.is_bound:
+            questions = _asked(self.data.get("asked"))
+        self.add_question_fields(questions)
+        if questions:
+            self.initial["asked"] = json.dumps(questions, ensure_ascii=False)
+
+    def brief(self) -> str:
+        """The brief with the answers to the builder's questions, if any."""
+        answers = self.reply_text({**self.cleaned_data, "message": ""})
+        message = (self.cleaned_data.get("message") or "").strip()
+        return f"{message}\n\n{answers}" if answers else message
+
+    def clean(self):
+        cleaned = super().clean()
+        if len(self.brief() if "message" in cleaned else "") > MESSAGE_MAX_LENGTH:
+            self.add_error("message", f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters with the answers.")
+        return cleaned
+
+
+def _asked(raw: str | None) -> list[dict]:
+    """The questions a create form carried back (a hidden field, so read as
+    untrusted: at most 20, each through the tolerant reader)."""
+    try:
+        value = json.loads(raw or "[]")
+    except ValueError:
+        return []
+    return read_questions(value)[:20]
 
 
 class AgentChangeForm(QuestionsForm):
@@ -153,6 +192,9 @@ class ChatForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
     )
     thread_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    # The first message of a conversation whose id had not come back when the
+    # page was drawn: the next message continues its conversation.
+    after = forms.CharField(required=False, max_length=30, widget=forms.HiddenInput)
     idempotency_key = IdempotencyKeyField()
 
     def clean_payload(self) -> dict | None:
@@ -173,3 +215,9 @@ class ChatForm(forms.Form):
         ):
             self.add_error("message", "Write a message to the agent, or give it an event.")
         return cleaned
+
+
+class RerunForm(forms.Form):
+    """Send a run's message or payload again as a new run: its own write."""
+
+    idempotency_key = IdempotencyKeyField()

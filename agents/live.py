@@ -20,7 +20,8 @@ from urllib.parse import urlencode
 
 from django.urls import reverse
 
-from agents.reading import INVOCATION_FINAL_STATUSES, RUN_FINAL_STATUSES, read_invocation, read_run
+from agents.reading import INVOCATION_FINAL_STATUSES, RUN_FINAL_STATUSES, read_invocation, read_run, run_timeline
+from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.live.registry import OperationKind
 
@@ -48,6 +49,26 @@ def fetch_invocation(client, op) -> dict:
     # The same body as the first request, in the same key order (parsing the
     # stored text keeps it), so the service sees the very same request.
     body = json.loads(context.get("body_json") or "{}")
+    if context.get("mode") == "stream":
+        # A streamed message the poller took over (its stream broke, or its
+        # worker died): the run where known, else the same streamed call with
+        # the same key, which the service answers from the first run.
+        if run_id:
+            run = client.get(api_path("/v1/runs/{}", run_id))
+            run = run if isinstance(run, dict) else {}
+            return {**run, "run_id": run_id, "thread_id": run.get("thread_id") or snapshot.get("thread_id")}
+        answer: dict = {}
+        try:
+            for event in client.stream(
+                api_path("/v1/agents/{}/runs", context.get("agent_id", "")),
+                json=body,
+                idempotency_key=context.get("idempotency_key") or op.remote_id,
+            ):
+                if event.event == "result" and isinstance(event.data, dict):
+                    answer = event.data
+        except errors.StreamError as exc:  # the run's own failure, told as an event: final
+            return {**snapshot, "status": "failed", "error": {"message": exc.message, "request_id": exc.request_id}}
+        return answer or {**snapshot, "status": snapshot.get("status") or "running"}
     response = client.request(
         "POST",
         api_path("/v1/agents/{}/runs", context.get("agent_id", "")),
@@ -79,7 +100,9 @@ def invocation_page_url(op) -> str:
 
 
 def run_context(op, snapshot: dict, request=None) -> dict[str, Any]:
-    return {"run": read_run(snapshot)}
+    run = read_run(snapshot)
+    run["id"] = run["id"] or op.remote_id
+    return {"run": run, "timeline": run_timeline(run), "zone": op.owner_key.zone}
 
 
 def invocation_context(op, snapshot: dict, request=None) -> dict[str, Any]:
@@ -108,4 +131,8 @@ AGENT_INVOCATION = OperationKind(
     context=invocation_context,
     page_url=invocation_page_url,
     person_needed=waits_for_a_person,
+    # A streamed answer is written to the row the moment it arrives: the page
+    # looks every second, so it shows within a second and a half of the
+    # service finishing (bench/answer_latency.py).
+    watch_seconds=1.0,
 )

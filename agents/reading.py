@@ -46,14 +46,31 @@ def read_agent_summary(item: dict) -> dict[str, Any]:
     }
 
 
+def _issue_node(issue: dict) -> str:
+    """The plan node an issue is about, wherever it says so."""
+    for name in ("node_id", "node"):
+        value = issue.get(name)
+        if isinstance(value, dict):
+            value = value.get("id") or value.get("node_id")
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and value != "":
+            return text(value)
+    return ""
+
+
 def read_issue(issue: Any) -> dict[str, Any]:
     if isinstance(issue, dict):
         message = text(issue.get("message") or issue.get("code") or "")
+        node_id = _issue_node(issue)
         where = ", ".join(
-            f"{name.replace('_', ' ')} {text(issue[name])}" for name in ("node_id", "field") if issue.get(name)
+            f"{label} {value}" for label, value in (("node", node_id), ("field", text(issue.get("field")))) if value
         )
-        return {"message": message or pretty_json(issue), "code": text(issue.get("code")), "where": where}
-    return {"message": text(issue), "code": "", "where": ""}
+        return {
+            "message": message or pretty_json(issue),
+            "code": text(issue.get("code")),
+            "where": where,
+            "node_id": node_id,
+        }
+    return {"message": text(issue), "code": "", "where": "", "node_id": ""}
 
 
 def read_issues(raw: Any) -> list[dict[str, Any]]:
@@ -164,18 +181,110 @@ def webhook_endpoints(agent: dict) -> list[str]:
     return endpoints
 
 
+SCHEDULE_WORDS = ("description", "summary", "label", "name", "rule", "cron", "every", "interval", "at", "rrule")
+
+
+def _rule_words(value: Any) -> str:
+    """A schedule rule in words: text as given; an object as `key value` pairs
+    (`every 1 week, day monday, at 09:00`), never a Python dict."""
+    if isinstance(value, dict):
+        return ", ".join(f"{str(key).replace('_', ' ')} {_rule_words(inner)}" for key, inner in value.items())
+    if isinstance(value, list):
+        return ", ".join(_rule_words(inner) for inner in value)
+    return text(value)
+
+
 def read_schedule(raw: Any) -> list[dict[str, Any]]:
+    """Schedule entries of any shape: objects (`next_run_at` and whatever
+    describes the rule), plain strings, or one object instead of a list."""
+    if isinstance(raw, dict):
+        raw = raw.get("entries") or raw.get("items") or [raw]
     items = []
     for item in as_list(raw):
-        if isinstance(item, dict):
+        if isinstance(item, str):
+            parsed = when(item)
             items.append(
                 {
-                    "description": text(item.get("description") or item.get("rule") or item.get("wakeup_id")),
-                    "next_run_at": when(item.get("next_run_at")),
-                    "timezone": text(item.get("timezone")),
+                    "description": "" if parsed else item,
+                    "next_run_at": parsed,
+                    "next_run_text": "",
+                    "timezone": "",
+                    "other": {},
                 }
             )
+            continue
+        if not isinstance(item, dict):
+            continue
+        described = next((name for name in SCHEDULE_WORDS if item.get(name) not in (None, "", {}, [])), None)
+        next_run = item.get("next_run_at") or item.get("next_run") or item.get("next_at")
+        known = {described, "next_run_at", "next_run", "next_at", "timezone", "time_zone", "wakeup_id", "id"}
+        items.append(
+            {
+                "description": _rule_words(item[described]) if described else text(item.get("wakeup_id")),
+                "next_run_at": when(next_run),
+                "next_run_text": "" if when(next_run) else text(next_run),
+                "timezone": text(item.get("timezone") or item.get("time_zone")),
+                "other": {key: value for key, value in item.items() if key not in known},
+            }
+        )
     return items
+
+
+def read_versions(raw: Any) -> list[dict[str, Any]]:
+    """Published versions where the service lists them (the contract doesn't
+    show their fields): newest first as given, each with what it names."""
+    versions = []
+    for item in as_list(raw):
+        if isinstance(item, dict):
+            versions.append(
+                {
+                    "id": text(item.get("id") or item.get("version_id")),
+                    "number": text(item.get("version") or item.get("number")),
+                    "created_at": when(item.get("created_at") or item.get("published_at")),
+                    "note": text(item.get("message") or item.get("summary") or item.get("note")),
+                    "other": others(
+                        item,
+                        {
+                            "id",
+                            "version_id",
+                            "version",
+                            "number",
+                            "created_at",
+                            "published_at",
+                            "message",
+                            "summary",
+                            "note",
+                        },
+                    ),
+                }
+            )
+        elif item not in (None, ""):
+            versions.append({"id": text(item), "number": "", "created_at": None, "note": "", "other": {}})
+    return versions
+
+
+def activation_state(*, status: str, active_version_id: str, version: Any) -> dict[str, str]:
+    """Whether the agent runs a published version, in words, from `status`
+    and `active_version_id` together (an active agent is never "never
+    activated", whatever else the body leaves out)."""
+    number = text(version) if isinstance(version, (int, str)) and not isinstance(version, bool) else ""
+    named = f"version {number}" if number else "a published version"
+    if status == "active":
+        return {
+            "state": "live",
+            "words": f"Active: runs {named}"
+            + (" (changes to the draft are not live until published)" if active_version_id or number else ""),
+        }
+    if status == "paused":
+        return {
+            "state": "paused",
+            "words": f"Paused: wake-ups are off; {named} is kept" if (active_version_id or number) else "Paused",
+        }
+    if status == "archived":
+        return {"state": "archived", "words": "Archived"}
+    if active_version_id or number:
+        return {"state": "published", "words": f"Draft changes on top of {named}"}
+    return {"state": "never", "words": "Never activated: a draft"}
 
 
 KNOWN_AGENT_MEMBERS = frozenset(
@@ -194,6 +303,7 @@ KNOWN_AGENT_MEMBERS = frozenset(
         "validation",
         "pending_approvals",
         "version",
+        "versions",
         "builder_status",
     }
 )
@@ -203,11 +313,18 @@ def read_agent(agent: dict) -> dict[str, Any]:
     agent = as_dict(agent)
     validation = as_dict(agent.get("validation"))
     pending = agent.get("pending_approvals")
+    summary = read_agent_summary(agent)
     return {
-        **read_agent_summary(agent),
-        "version": agent.get("version"),
+        **summary,
+        "version": agent.get("version") if isinstance(agent.get("version"), (int, str)) else None,
+        "versions": read_versions(agent.get("versions")),
+        "has_versions": isinstance(agent.get("versions"), list),
+        "activation": activation_state(
+            status=summary["status"], active_version_id=summary["active_version_id"], version=agent.get("version")
+        ),
         "profile": read_profile(agent.get("profile")),
         "plan": read_plan(agent.get("plan")),
+        "plan_raw": agent.get("plan"),
         "wakeups": read_wakeups(agent.get("wakeups")),
         "schedule": read_schedule(agent.get("schedule")),
         "ready": validation.get("ready") is True,
@@ -219,15 +336,34 @@ def read_agent(agent: dict) -> dict[str, Any]:
     }
 
 
+def build_agent_id(build: dict) -> str:
+    """The draft's id wherever the answer carries it: `agent.id` (the
+    contract), `agent_id`, `agent` given as the id itself, or the answer's own
+    `id` when the answer is the agent; "" when none is given."""
+    agent = build.get("agent")
+    for value in (
+        as_dict(agent).get("id"),
+        build.get("agent_id"),
+        agent,
+        as_dict(build.get("draft")).get("id"),
+        build.get("id"),
+    ):
+        if isinstance(value, (str, int)) and not isinstance(value, bool) and str(value).strip():
+            return str(value).strip()
+    return ""
+
+
 def read_build(build: dict) -> dict[str, Any]:
     """An agent build: `built` with the agent and the builder's summary, or
     `needs_input` with questions."""
     build = as_dict(build)
+    questions = read_questions(build.get("questions"))
+    status = text(build.get("status")) or ("needs_input" if questions else "")
     return {
-        "status": text(build.get("status")),
+        "status": status,
         "message": text(build.get("message")),
-        "questions": read_questions(build.get("questions")),
-        "agent_id": text(as_dict(build.get("agent")).get("id")),
+        "questions": questions,
+        "agent_id": build_agent_id(build),
     }
 
 
@@ -286,11 +422,53 @@ def read_approval(item: dict) -> dict[str, Any]:
 # --- runs ------------------------------------------------------------------------
 
 
+STEP_START = ("started_at", "start", "created_at", "at")
+STEP_END = ("finished_at", "completed_at", "ended_at", "end")
+
+
+def _first_time(item: dict, names: tuple[str, ...]):
+    return next((when(item[name]) for name in names if when(item.get(name)) is not None), None)
+
+
+def seconds_between(start, end) -> float | None:
+    if start is None or end is None:
+        return None
+    seconds = (end - start).total_seconds()
+    return seconds if seconds >= 0 else None
+
+
+def duration_words(seconds: float | None) -> str:
+    """`0.4 s`, `12 s`, `3 min 5 s`, `2 h 4 min`; "" when unknown."""
+    if seconds is None:
+        return ""
+    if seconds < 10:
+        return f"{seconds:.1f} s".replace(".0 s", " s")
+    whole = round(seconds)
+    if whole < 60:
+        return f"{whole} s"
+    minutes, secs = divmod(whole, 60)
+    if minutes < 60:
+        return f"{minutes} min {secs} s" if secs else f"{minutes} min"
+    hours, minutes = divmod(minutes, 60)
+    return f"{hours} h {minutes} min" if minutes else f"{hours} h"
+
+
 def read_step(step: Any, index: int) -> dict[str, Any]:
-    step = as_dict(step) if isinstance(step, dict) else {"result": step}
-    known = {"id", "node_id", "kind", "label", "input", "result", "error"}
+    # A step that is not an object is shown as its own label (and result).
+    step = step if isinstance(step, dict) else {"label": text(step)[:200], "result": step}
+    known = {"id", "node_id", "kind", "label", "input", "result", "error", *STEP_START, *STEP_END, "duration_ms"}
+    started, finished = _first_time(step, STEP_START), _first_time(step, STEP_END)
+    seconds = seconds_between(started, finished)
+    if seconds is None and number(step.get("duration_ms")) is not None and step["duration_ms"] >= 0:
+        seconds = step["duration_ms"] / 1000
     return {
         "number": index + 1,
+        "id": text(step.get("id")),
+        "node_id": text(step.get("node_id")),
+        "started_at": started,
+        "finished_at": finished,
+        "seconds": seconds,
+        "duration": duration_words(seconds),
         "kind": text(step.get("kind")) or "step",
         "label": text(step.get("label")),
         "input": step.get("input"),
@@ -318,24 +496,79 @@ KNOWN_RUN_MEMBERS = frozenset(
         "answer",
         "error",
         "created_at",
+        "started_at",
         "completed_at",
     }
 )
 
 
+WAITING_WORDS = {
+    "approval": "a person to decide an approval",
+    "input": "a person's answer",
+    "answer": "a person's answer",
+    "human": "a person",
+    "person": "a person",
+    "time": "a time",
+    "timer": "a time",
+    "delay": "a delay to pass",
+    "sleep": "a delay to pass",
+    "event": "an event",
+    "webhook": "a webhook call",
+}
+
+
 def _waiting_for(raw: Any) -> dict[str, Any] | None:
-    if raw in (None, "", {}):
+    """What a waiting run waits for, in words: `waiting for a person to
+    decide an approval`, `a time (until 9 Dec, 09:00)`; any other kind by its
+    own name; the rest of the object stays for the JSON view."""
+    if raw in (None, "", {}, []):
         return None
-    if isinstance(raw, dict):
-        kind = text(raw.get("kind") or raw.get("type"))
-        return {"kind": kind or "something", "approval_id": text(raw.get("approval_id")), "raw": raw}
-    return {"kind": text(raw), "approval_id": "", "raw": raw}
+    data = raw if isinstance(raw, dict) else {}
+    kind = text(data.get("kind") or data.get("type") or data.get("reason")) if data else text(raw)
+    until = when(data.get("until") or data.get("resume_at") or data.get("at")) if data else None
+    event = text(data.get("event") or data.get("event_kind")) if data else ""
+    words = WAITING_WORDS.get(kind.lower(), kind.replace("_", " ") or "something")
+    if event and kind.lower() in ("event", "webhook"):
+        words = f"{words} ({event.replace('_', ' ')})"
+    return {
+        "kind": kind or "something",
+        "words": words,
+        "until": until,
+        "approval_id": text(data.get("approval_id")) if data else "",
+        "other": others(
+            data, {"kind", "type", "reason", "until", "resume_at", "at", "event", "event_kind", "approval_id"}
+        ),
+        "raw": raw,
+    }
+
+
+def read_task(task: Any) -> dict[str, Any]:
+    """A delegated sub-task with the tools it called (inner fields not shown
+    by the contract: read where recognisable, the rest as JSON)."""
+    data = as_dict(task) if isinstance(task, dict) else {"title": text(task)}
+    tools = []
+    for tool in as_list(data.get("tools") or data.get("tool_calls")):
+        if isinstance(tool, dict):
+            calls = number(tool.get("calls") if "calls" in tool else tool.get("count"))
+            tools.append({"name": _tool_name(tool), "calls": calls})
+        elif tool not in (None, ""):
+            tools.append({"name": text(tool), "calls": None})
+    return {
+        "title": text(data.get("title") or data.get("name") or data.get("summary") or data.get("id")) or "A task",
+        "status": text(data.get("status")),
+        "tools": tools,
+        "other": others(data, {"id", "title", "name", "summary", "status", "tools", "tool_calls"}),
+    }
 
 
 def read_run(run: dict) -> dict[str, Any]:
     run = as_dict(run)
     event = run.get("event")
     cost = run.get("cost_usd")
+    steps = [read_step(step, index) for index, step in enumerate(as_list(run.get("steps")))]
+    created, completed = when(run.get("created_at") or run.get("started_at")), when(run.get("completed_at"))
+    seconds = seconds_between(created, completed)
+    event_data = as_dict(event)
     return {
         "id": text(run.get("id") or run.get("run_id")),
         "agent_id": text(run.get("agent_id")),
@@ -344,19 +577,58 @@ def read_run(run: dict) -> dict[str, Any]:
         "is_final": text(run.get("status")) in RUN_FINAL_STATUSES,
         "waiting_for": _waiting_for(run.get("waiting_for")),
         "event": event,
-        "event_kind": text(as_dict(event).get("kind")),
-        "event_message": text(as_dict(event).get("message")),
-        "steps": [read_step(step, index) for index, step in enumerate(as_list(run.get("steps")))],
-        "tasks": as_list(run.get("tasks")),
+        "event_kind": text(event_data.get("kind") or event_data.get("type"))
+        or (text(event) if isinstance(event, str) else ""),
+        "event_message": text(event_data.get("message")) if isinstance(event_data.get("message"), str) else "",
+        "event_payload": event_data.get("payload") if isinstance(event_data.get("payload"), dict) else None,
+        "steps": steps,
+        "tasks": [read_task(task) for task in as_list(run.get("tasks"))],
         "approvals": [read_approval(item) for item in as_list(run.get("approvals")) if isinstance(item, dict)],
         "cost_usd": number(cost),
         "answer": text(run.get("answer")),
         "error": run.get("error"),
         "error_message": error_message(run.get("error")),
-        "created_at": when(run.get("created_at")),
-        "completed_at": when(run.get("completed_at")),
+        "created_at": created,
+        "completed_at": completed,
+        "seconds": seconds,
+        "duration": duration_words(seconds),
         "other": others(run, KNOWN_RUN_MEMBERS),
     }
+
+
+TIMELINE_WIDTH = 1000
+
+
+def run_timeline(run: dict[str, Any]) -> dict[str, Any]:
+    """Where each step sits on the run's time axis (0 to TIMELINE_WIDTH), for
+    an SVG drawn by the server. `timed` is False when the service gives no
+    times: the steps are then shown in order alone, never at made-up times."""
+    steps = run["steps"]
+    starts = [step["started_at"] for step in steps if step["started_at"]]
+    ends = [moment for step in steps for moment in (step["finished_at"], step["started_at"]) if moment]
+    origin = run["created_at"] or (min(starts) if starts else None)
+    finish = max([*ends, *([run["completed_at"]] if run["completed_at"] else [])], default=None)
+    span = seconds_between(origin, finish) if origin and finish else None
+    if not starts or span is None:
+        return {"timed": False, "bars": [], "span": ""}
+    span = max(span, 0.001)
+    bars = []
+    for step in steps:
+        if not step["started_at"]:
+            continue
+        offset = max(seconds_between(origin, step["started_at"]) or 0.0, 0.0)
+        length = step["seconds"] or 0.0
+        x = round(offset / span * TIMELINE_WIDTH, 1)
+        width = max(round(length / span * TIMELINE_WIDTH, 1), 4.0)  # an instant step stays visible
+        bars.append(
+            {
+                "number": step["number"],
+                "x": min(x, TIMELINE_WIDTH - width),
+                "width": width,
+                "offset": duration_words(offset),
+            }
+        )
+    return {"timed": True, "bars": bars, "span": duration_words(span), "width": TIMELINE_WIDTH}
 
 
 def read_invocation(body: dict) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from agents.live import INVOCATION_KIND
+from agents.live import INVOCATION_KIND, RUN_KIND
 from agents.models import BuilderAnswer
 from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
@@ -97,6 +97,24 @@ def invocations_in_thread(*, user, agent_id: str, thread_id: str, limit: int = 5
         .order_by("created_at", "id")[:limit]
     )
     return [operation_view(op=op) for op in ops]
+
+
+def run_followed(*, user, run_id: str) -> TrackedOperation | None:
+    """The row that follows run `run_id` for this person, if there is one."""
+    return (
+        TrackedOperation.objects.filter(started_by=user, kind=RUN_KIND, remote_id=run_id)
+        .order_by("-updated_at")
+        .first()
+    )
+
+
+def invocations_by_id(*, user, agent_id: str, operation_id: int) -> list[TrackedOperation]:
+    """This user's message `operation_id` to this agent (a list of one, or none)."""
+    return list(
+        TrackedOperation.objects.select_related("owner_key").filter(
+            pk=operation_id, started_by=user, kind=INVOCATION_KIND, context__agent_id=agent_id
+        )[:1]
+    )
 
 
 def builder_answer_get(*, workspace_id: str, agent_id: str) -> BuilderAnswer | None:

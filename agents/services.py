@@ -7,12 +7,26 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
+from django.conf import settings
+from django.db import transaction
+from django.utils import timezone
+
 from agents.live import INVOCATION_KIND, RUN_KIND
 from agents.models import BuilderAnswer
 from agents.reading import read_run
+from dashboard.api import errors
+from dashboard.api.messages import meaning_of
 from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import operation_track
+from dashboard.live.services import operation_lease, operation_push, operation_release, operation_track
+
+# A refusal of the call itself that no repeat can change.
+REFUSED_FOR_GOOD = (
+    errors.InvalidRequestError,
+    errors.ConflictError,
+    errors.InsufficientCreditsError,
+    errors.UnprocessableError,
+)
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -98,38 +112,147 @@ def invocation_start(
     thread_id: str | None,
     idempotency_key: str,
     payload: dict | None = None,
+    stream: bool | None = None,
 ) -> TrackedOperation:
-    """Send a chat message in background mode and record it for the live
-    poller, which repeats the same request with the same key until the
-    invocation is finished (spec: "Repeat the same request with the same key
-    to poll"). The remote id is the key itself: one row per message."""
-    body: dict[str, Any] = {"background": True}
+    """Send a message (or an event) to an agent and record it as a tracked row.
+
+    Streamed (the default, `AGENTS_STREAM_ANSWERS`): nothing is sent here.
+    The row is made, leased for the stream, and a worker task
+    (`agents.stream_invocation`) makes the call with `stream: true` and
+    writes `started` (the conversation id) and the `result` (or `error`) to
+    the row as they come: the answer is on the row the moment the service
+    finishes, and the page that polls the row shows it within a second.
+
+    Background (the plain-polling path): the message is sent with
+    `background: true` now and the live poller repeats the same request with
+    the same key until the invocation is finished (spec: "Repeat the same
+    request with the same key to poll"), first after 5 s.
+
+    The remote id is the Idempotency-Key itself: one row per message, and a
+    double submit is the same row (and the same run)."""
+    if stream is None:
+        stream = bool(getattr(settings, "AGENTS_STREAM_ANSWERS", True))
+    body: dict[str, Any] = {}
     if message:
         body["message"] = message
     if payload is not None:
         body["payload"] = payload
     if thread_id:
         body["thread_id"] = str(thread_id)
+    title = message or f"Event {json.dumps(payload, ensure_ascii=False)}"
+    context = {
+        "agent_id": str(agent_id),
+        # What the call sends (and a poll repeats), byte for byte (never a
+        # secret). Kept as text: a JSONB column would reorder the body's keys.
+        "idempotency_key": idempotency_key,
+        "thread_id": str(thread_id or ""),
+        "run_id": "",
+    }
+    if stream:
+        context.update(mode="stream", body_json=json.dumps(body, ensure_ascii=False))
+        op = operation_track(
+            owner_key=key,
+            kind=INVOCATION_KIND,
+            remote_id=idempotency_key,
+            title=title,
+            context=context,
+            snapshot={"status": "running", "thread_id": context["thread_id"] or None},
+        )
+        token = operation_lease(operation_id=op.pk, seconds=stream_lease_seconds())
+        if token is not None:  # None: a replayed submit whose stream is already running or done
+            transaction.on_commit(lambda: _send_stream_task(op.pk, token))
+        return op
+    body = {"background": True, **body}
     response = key.client().request(
         "POST", api_path("/v1/agents/{}/runs", agent_id), json=body, idempotency_key=idempotency_key, slow=True
     )
     answer = response.data if isinstance(response.data, dict) else {}
+    context.update(
+        mode="background",
+        body_json=json.dumps(body, ensure_ascii=False),
+        thread_id=str(answer.get("thread_id") or thread_id or ""),
+        run_id=str(answer.get("run_id") or ""),
+        request_id=response.request_id or "",
+    )
     return operation_track(
-        owner_key=key,
-        kind=INVOCATION_KIND,
-        remote_id=idempotency_key,
-        title=message or f"Event {json.dumps(payload, ensure_ascii=False)}",
-        snapshot=answer,
-        context={
-            "agent_id": str(agent_id),
-            # What the poll repeats, byte for byte (never a secret). Kept as
-            # text: a JSONB column would reorder the keys of the body.
-            "body_json": json.dumps(body, ensure_ascii=False),
-            "idempotency_key": idempotency_key,
-            "thread_id": str(answer.get("thread_id") or thread_id or ""),
-            "run_id": str(answer.get("run_id") or ""),
-            "request_id": response.request_id or "",
-        },
+        owner_key=key, kind=INVOCATION_KIND, remote_id=idempotency_key, title=title, snapshot=answer, context=context
+    )
+
+
+def _send_stream_task(operation_id: int, lease_token: str) -> None:
+    """A stream holds a worker for as long as the run takes: a deployment
+    with many chats routes these tasks to a worker of their own (a thread
+    pool) with `AGENTS_STREAM_QUEUE`, so they never hold up the live poller."""
+    queue = getattr(settings, "AGENTS_STREAM_QUEUE", "") or None
+    stream_invocation_task().apply_async((operation_id, lease_token), queue=queue)
+
+
+def stream_lease_seconds() -> float:
+    """How long a stream may hold its row: the service keeps a call open up
+    to 800 s, plus the transport's own margin."""
+    return float(settings.SERVICE_SLOW_TIMEOUT) + 60.0
+
+
+def stream_invocation_task():
+    from agents.tasks import stream_invocation  # the task module imports this one
+
+    return stream_invocation
+
+
+def invocation_stream(*, operation_id: int, lease_token: str) -> None:
+    """Make a streamed message's call and write each event to its row.
+
+    `started` brings the conversation id (and, from some services, the run
+    id); `result` is the invocation, written at once (a `waiting` one goes
+    back to the poller, which follows its run); `error` ends the row as
+    failed with the service's message. A stream that breaks before its end
+    hands the row to the poller, which asks again with the same key (the
+    service replays; the agent never runs twice). A row whose lease is not
+    this task's (a redelivered task after the row moved on) is left alone."""
+    op = TrackedOperation.objects.select_related("owner_key").filter(pk=operation_id).first()
+    if op is None or op.is_final or op.lease_token != lease_token:
+        return
+    context = dict(op.context or {})
+    snapshot: dict[str, Any] = dict(op.snapshot or {})
+    body = json.loads(context.get("body_json") or "{}")
+    path = api_path("/v1/agents/{}/runs", context.get("agent_id", ""))
+    try:
+        client = op.owner_key.client()
+        for event in client.stream(path, json=body, idempotency_key=context.get("idempotency_key") or op.remote_id):
+            data = event.data if isinstance(event.data, dict) else {}
+            if event.event == "started":
+                learnt = {name: str(data[name]) for name in ("thread_id", "run_id") if data.get(name)}
+                snapshot.update(status="running", **learnt)
+                if not operation_push(operation_id=op.pk, lease_token=lease_token, snapshot=snapshot, context=learnt):
+                    return
+            elif event.event == "result":
+                result = {**data, "thread_id": data.get("thread_id") or snapshot.get("thread_id")}
+                result["run_id"] = result.get("run_id") or snapshot.get("run_id")
+                learnt = {name: str(result[name]) for name in ("thread_id", "run_id") if result.get(name)}
+                operation_push(
+                    operation_id=op.pk, lease_token=lease_token, snapshot=result, context=learnt, release=True
+                )
+                return
+    except errors.StreamError as exc:
+        failed = {**snapshot, "status": "failed", "error": {"message": exc.message, "request_id": exc.request_id}}
+        operation_push(operation_id=op.pk, lease_token=lease_token, snapshot=failed, release=True)
+        return
+    except errors.ApiError as exc:
+        meaning = meaning_of(exc)
+        if meaning.stops_following or isinstance(exc, REFUSED_FOR_GOOD):
+            # Refused (bad request, no credits, gone, conflict): asking again changes nothing.
+            message = f"{meaning.title.rstrip('.')}: {exc.message}" if exc.message else meaning.title
+            operation_release(
+                operation_id=op.pk, lease_token=lease_token, message=message, request_id=exc.request_id or "", stop=True
+            )
+            return
+        operation_release(
+            operation_id=op.pk, lease_token=lease_token, message=meaning.following, request_id=exc.request_id or ""
+        )
+        return
+    # The stream ended without a result: the poller asks again.
+    operation_release(
+        operation_id=op.pk, lease_token=lease_token, message="The answer stream ended early; asking again."
     )
 
 
@@ -147,3 +270,13 @@ def run_follow(*, key: ApiKey, run: dict) -> TrackedOperation | None:
         snapshot=run,
         context={"agent_id": read["agent_id"]},
     )
+
+
+def run_poll_soon(*, key: ApiKey, run_id: str) -> None:
+    """A decision was just made on this run: its row (if followed) is due now,
+    so the page following it shows the resumed run at the next look rather
+    than after the poller's 5-10 s."""
+    if run_id:
+        TrackedOperation.objects.filter(owner_key=key, kind=RUN_KIND, remote_id=run_id, is_final=False).update(
+            next_poll_at=timezone.now()
+        )

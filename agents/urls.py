@@ -17,7 +17,11 @@ urlpatterns = [
     path("agents/<remote_id:agent_id>/webhook", views.agent_webhook, name="webhook"),
     path("agents/<remote_id:agent_id>/chat/", views.chat, name="chat"),
     path("agents/<remote_id:agent_id>/chat/send", views.chat_send, name="chat_send"),
+    path("agents/<remote_id:agent_id>/threads/", views.threads, name="threads"),
+    path("runs/", views.runs, name="runs"),
+    path("runs/rows/<pk:pk>", views.run_row, name="run_row"),
     path("runs/<remote_id:run_id>/", views.run_detail, name="run"),
+    path("runs/<remote_id:run_id>/rerun", views.run_rerun, name="run_rerun"),
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/<remote_id:approval_id>/decide", views.approval_decide, name="approval_decide"),
 ]

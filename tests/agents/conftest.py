@@ -4,11 +4,12 @@ a stored key for it (view tests), or a stored key of the real sandbox
 
 from __future__ import annotations
 
+import httpx
 import pytest
 
 from dashboard.audit.testing import make_approver
 from dashboard.keys.testing import stored_api_key
-from tests.agents.support import SECRET, store_demo_key
+from tests.agents.support import AGENT_ID, RUN_ID, SECRET, full_agent, store_demo_key
 from tests.helpers import running_sandbox
 
 
@@ -44,3 +45,38 @@ def sandbox_client(seeded_sandbox, settings, user, client):
     make_approver(user)
     client.force_login(user)
     return client
+
+
+@pytest.fixture
+def agent_routes(remote, api_key):
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
+    runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "data": [
+                    {
+                        "id": RUN_ID,
+                        "status": "waiting",
+                        "waiting_for": {"kind": "approval"},
+                        "event": {"kind": "chat", "message": "hello"},
+                        "created_at": "2026-11-21T09:00:00.000Z",
+                    }
+                ],
+                "next_cursor": None,
+            },
+        )
+    )
+    return runs
+
+
+@pytest.fixture
+def console(live_server, seeded_sandbox, settings, transactional_db, django_user_model):
+    """The console served live for a browser, logged in as "mona", an
+    Approver with a demo key of this module's sandbox (browser tests)."""
+    from tests.helpers import PASSWORD
+
+    settings.SERVICE_BASE_URL = seeded_sandbox.base_url
+    manager = make_approver(django_user_model.objects.create_user(username="mona", password=PASSWORD))
+    store_demo_key(manager, seeded_sandbox)
+    return live_server

@@ -15,92 +15,15 @@ from agents.models import BuilderAnswer
 from dashboard.keys.testing import stored_api_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
-from tests.agents.support import SECRET, form_keys
+from tests.agents.support import AGENT_ID, HTMX, RUN_ID, SECRET, THREAD_ID, error, form_keys, full_agent
 from tests.html import one, parse, text_of, texts
 
-AGENT_ID = "22222222-2222-4222-8222-222222222222"
-RUN_ID = "cccccccc-0000-4000-8000-000000000001"
-THREAD_ID = "dddddddd-0000-4000-8000-000000000001"
-HTMX = {"HTTP_HX_REQUEST": "true"}
 
-
-def full_agent(**extra) -> dict:
-    body = {
-        "id": AGENT_ID,
-        "object": "agent",
-        "name": "Welcome emails",
-        "status": "draft",
-        "active_version_id": None,
-        "created_at": "2026-11-20T08:00:00.000Z",
-        "updated_at": "2026-11-21T08:00:00.000Z",
-        "profile": {
-            "purpose": "Welcome new contacts",
-            "instructions": "Be brief",
-            "autonomy": "ask_first",
-            "model": "standard",
-            "tools": ["email", {"name": "records"}],
-        },
-        "plan": {
-            "nodes": [
-                {"id": "n1", "kind": "trigger", "label": "New contact"},
-                {"id": "n2", "kind": "email", "label": "Send the welcome email", "config": {"to": None}},
-            ],
-            "edges": [{"from": "n1", "to": "n2"}],
-        },
-        "wakeups": [
-            {"id": "w1", "kind": "object_created", "config": {"object": "contacts"}, "deployment": None},
-            {
-                "id": "w2",
-                "kind": "webhook",
-                "deployment": {"status": "live", "endpoint": "https://hooks.example/v1/hooks/SECRET-TOKEN"},
-            },
-        ],
-        "schedule": [{"description": "Every day at 08:00", "next_run_at": "2026-11-22T07:00:00.000Z"}],
-        "validation": {
-            "ready": False,
-            "issues": [
-                {
-                    "code": "missing_recipient",
-                    "node_id": "n2",
-                    "field": "to",
-                    "message": "The email step has no recipient.",
-                }
-            ],
-        },
-        "pending_approvals": 2,
-    }
-    body.update(extra)
-    return body
-
-
-@pytest.fixture
-def agent_routes(remote, api_key):
-    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
-    runs = remote.get(f"/v1/agents/{AGENT_ID}/runs").mock(
-        return_value=httpx.Response(
-            200,
-            json={
-                "data": [
-                    {
-                        "id": RUN_ID,
-                        "status": "waiting",
-                        "waiting_for": {"kind": "approval"},
-                        "event": {"kind": "chat", "message": "hello"},
-                        "created_at": "2026-11-21T09:00:00.000Z",
-                    }
-                ],
-                "next_cursor": None,
-            },
-        )
-    )
-    return runs
-
-
-def error(status: int, error_type: str, text: str = "no", **details) -> httpx.Response:
-    body = {"error": {"type": error_type, "message": text}, "request_id": f"req_{status}"}
-    if details:
-        body["error"]["details"] = details
-    return httpx.Response(status, json=body)
+@pytest.fixture(autouse=True)
+def plain_polling(settings):
+    """These chat tests follow the background path (sent now, then polled);
+    the streamed path has its own tests (tests/agents/test_chat.py)."""
+    settings.AGENTS_STREAM_ANSWERS = False
 
 
 # --- list and create ---------------------------------------------------------------
@@ -491,7 +414,7 @@ def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logge
 
     op = TrackedOperation.objects.get(kind="agents.run", remote_id=RUN_ID)
     assert f'hx-get="{reverse("live:status", args=[op.pk])}?v=' in page and 'hx-trigger="every 2s"' in page
-    assert "waiting for approval" in page and "decide it in Approvals" in page
+    assert "Waiting for a person to decide an approval" in page and "Decide it below" in page
     operation_poll(operation_id=op.pk)
     assert read.call_count == 2
     status = logged_in_client.get(reverse("live:status", args=[op.pk]))

@@ -9,24 +9,10 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from dashboard.audit.testing import make_approver
-from tests.agents.support import store_demo_key
-from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
+from tests.agents.support import log_in
+from tests.helpers import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
-
-
-@pytest.fixture
-def console(live_server, seeded_sandbox, settings, transactional_db, django_user_model):
-    settings.SERVICE_BASE_URL = seeded_sandbox.base_url
-    manager = make_approver(django_user_model.objects.create_user(username="mona", password=PASSWORD))
-    store_demo_key(manager, seeded_sandbox)
-    return live_server
-
-
-def log_in(page: Page, url: str) -> None:
-    page.goto(url)
-    fill_login_form(page, "mona")
 
 
 def test_a_manager_confirms_a_destructive_approval_with_a_note_and_finds_it_in_the_audit_trail(console, page: Page):
@@ -108,7 +94,7 @@ def test_chatting_with_an_agent_shows_the_answer_live_and_continues_the_thread(c
     page.get_by_role("button", name="Send").click()
 
     conversation = page.get_by_role("list", name="Conversation")
-    expect(conversation.get_by_text("What does the Pro plan cost?")).to_be_visible()
+    expect(conversation.locator(".chat-you").filter(has_text="What does the Pro plan cost?")).to_be_visible()
     expect(conversation.locator(".agent-answer")).to_have_count(1, timeout=40_000)
     expect(conversation.get_by_text("Completed", exact=True)).to_be_visible()
 

@@ -135,8 +135,10 @@ def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_cl
     assert "No plan yet." not in built
 
 
-def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(sandbox_client, seeded_sandbox):
+def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(sandbox_client, seeded_sandbox, settings):
     from dashboard.live.models import TrackedOperation
+
+    settings.AGENTS_STREAM_ANSWERS = False  # the plain-polling path; the streamed one: test_chat.py
 
     agent_id = agent_id_named(sandbox_client, "Customer FAQ helper")
     page = sandbox_client.get(reverse("agents:chat", args=[agent_id])).content.decode()

@@ -1,0 +1,35 @@
+"""The Agents area's views, a module per concern (urls.py names them here)."""
+
+from agents.views.agents import (
+    agent_activate,
+    agent_change,
+    agent_create,
+    agent_detail,
+    agent_pause,
+    agent_rename,
+    agent_webhook,
+    index,
+)
+from agents.views.approvals import approval_decide, approvals
+from agents.views.chat import chat, chat_send, threads
+from agents.views.runs import run_detail, run_rerun, run_row, runs
+
+__all__ = [
+    "agent_activate",
+    "agent_change",
+    "agent_create",
+    "agent_detail",
+    "agent_pause",
+    "agent_rename",
+    "agent_webhook",
+    "approval_decide",
+    "approvals",
+    "chat",
+    "chat_send",
+    "index",
+    "run_detail",
+    "run_rerun",
+    "run_row",
+    "runs",
+    "threads",
+]

@@ -1,0 +1,284 @@
+"""The agents list, the builder (create and change, its questions shown in
+place), one agent's page (activation, plan graph, versions, schedule,
+wake-ups, runs), activate, pause, rename, the webhook shown on request."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from agents import selectors, services
+from agents.forms import (
+    AGENT_STATUSES,
+    AgentActionForm,
+    AgentChangeForm,
+    AgentCreateForm,
+    AgentRenameForm,
+)
+from agents.plan import node_in, plan_graph
+from agents.reading import (
+    read_agent_summary,
+    read_build,
+    read_issues,
+    webhook_endpoints,
+)
+from agents.views.common import agent_at
+from agents.views.runs import agent_runs_context
+from dashboard.api import errors
+from dashboard.idempotency import new_idempotency_key
+from dashboard.web.forms import RETRY_SAME_WRITE, failed_write
+from dashboard.web.htmx import client_redirect, is_partial, render_region
+from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.remote_errors import describe_remote_error
+
+# --- agents list and new agent ---------------------------------------------------------
+
+
+def _agents_index(
+    request: HttpRequest, form: AgentCreateForm, remote_error=None, builder: dict | None = None
+) -> HttpResponse:
+    status = choice(request.GET.get("status"), AGENT_STATUSES, "")
+    client = request.workspace.client
+    pager = CursorPager.from_query(request.GET)
+    page = selectors.agent_list(client=client, status=status or None, cursor=pager.remote_cursor)
+    context = {
+        "status": status,
+        "tabs": tabs(AGENT_STATUSES, status, {}),
+        "agents": [read_agent_summary(item) for item in page.items],
+        "paging": pager.links({"status": status}, page.next_cursor),
+        "form": form,
+        "remote_error": remote_error,
+        "builder": builder,
+        "workspace_zone": request.workspace.zone,
+    }
+    if request.method == "POST":  # a refused create: the whole page, with the form as typed
+        return render(request, "agents/index.html", context)
+    return render_region(request, "agents/index.html", "agent_list", context)
+
+
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    return _agents_index(request, AgentCreateForm())
+
+
+@require_POST
+def agent_create(request: HttpRequest) -> HttpResponse:
+    form = AgentCreateForm(request.POST)
+    if not form.is_valid():
+        return _agents_index(request, form)
+    data = form.cleaned_data
+    client = request.workspace.client
+    try:
+        build = services.agent_create(
+            client=client,
+            name=data["name"],
+            message=form.brief(),
+            auto=data["auto"],
+            idempotency_key=data["idempotency_key"],
+        )
+    except errors.ApiError as exc:
+        return _agents_index(request, form, remote_error=failed_write(request, form, exc))
+    read = read_build(build)
+    if not read["agent_id"]:
+        # No id anywhere in the answer: the questions (or the summary) are
+        # shown right here rather than lost behind a redirect.
+        return _builder_answered_in_place(request, form, read)
+    services.builder_answer_keep(
+        workspace_id=request.workspace.id, agent_id=read["agent_id"], build=read, asked_by=request.user
+    )
+    return _after_write(request, read["agent_id"])
+
+
+def _builder_answered_in_place(request: HttpRequest, form: AgentCreateForm, read: dict) -> HttpResponse:
+    if read["status"] == "needs_input" and read["questions"]:
+        fresh = AgentCreateForm(
+            questions=read["questions"],
+            initial={"name": form.cleaned_data["name"], "message": form.cleaned_data["message"]},
+        )
+        return _agents_index(request, fresh, builder=read)
+    messages.success(request, read["message"] or "The builder drafted the agent; it is in the list as a draft.")
+    return client_redirect(request, reverse("agents:index") + "?status=draft")
+
+
+# --- one agent ---------------------------------------------------------------------------
+
+
+def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = None, **overrides) -> HttpResponse:
+    """The agent page (or one of its regions for htmx), with any form or
+    message given in `overrides` in place of the fresh one."""
+    client = request.workspace.client
+    agent = agent_at(selectors.agent_get(client=client, agent_id=agent_id), agent_id)
+    build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=agent_id)
+    needs_input = (build is not None and build.needs_input) or agent["builder_needs_input"]
+    questions = (build.questions if build is not None else []) if needs_input else []
+    graph = plan_graph(agent["plan_raw"], issues=agent["issues"])
+    node_asked = request.GET.get("node", "")[:200]
+    context: dict[str, Any] = {
+        "agent": agent,
+        "graph": graph,
+        "selected_node": node_in(graph, node_asked) if node_asked else None,
+        "node_asked": node_asked,
+        "build": build,
+        "needs_input": needs_input,
+        "activate_form": AgentActionForm(),
+        "pause_form": AgentActionForm(),
+        "rename_form": AgentRenameForm(initial={"name": agent["name"]}),
+        "change_form": AgentChangeForm(questions=questions),
+        "workspace_zone": request.workspace.zone,
+        "agent_approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
+    }
+    context.update(overrides)
+    if region is None or not is_partial(request):
+        context.update(agent_runs_context(request, agent_id))
+        if build is not None and build.asked_by_id == request.user.pk:
+            # The builder's summary is news once, to whoever asked; questions stay until answered.
+            services.builder_answer_seen(answer=build)
+        return render(request, "agents/agent.html", context)
+    return render(request, f"agents/agent.html#{region}", context)
+
+
+@require_GET
+def agent_detail(request: HttpRequest, agent_id: str) -> HttpResponse:
+    if is_partial(request) and request.GET.get("region") == "runs":
+        # Filtering or paging the runs swaps the runs alone: one remote call.
+        context = {"agent": {"id": str(agent_id)}, "workspace_zone": request.workspace.zone}
+        context.update(agent_runs_context(request, str(agent_id)))
+        return render(request, "agents/agent.html#runs", context)
+    if is_partial(request) and request.GET.get("region") == "node":
+        # A step of the plan graph opens its settings beside it.
+        return _agent_page(request, str(agent_id), region="plan_node")
+    return _agent_page(request, str(agent_id))
+
+
+def _after_write(request: HttpRequest, agent_id: str) -> HttpResponseBase:
+    return client_redirect(request, reverse("agents:detail", args=[agent_id]))
+
+
+def _action_key(request: HttpRequest) -> str:
+    """The key of an activate/pause button; a missing or malformed one (a
+    hand-made request) gets a fresh key rather than an error nobody can fix."""
+    form = AgentActionForm(request.POST)
+    return form.cleaned_data["idempotency_key"] if form.is_valid() else new_idempotency_key()
+
+
+def _action_failed(
+    request: HttpRequest, agent_id: str, *, form_name: str, key: str, exc: errors.ApiError
+) -> HttpResponse:
+    """Activate or pause failed: the message in the readiness region. After a
+    failure worth retrying the button keeps its key, so pressing it again can
+    never publish two versions."""
+    overrides: dict[str, Any] = {"activation_error": describe_remote_error(request, exc)}
+    if isinstance(exc, RETRY_SAME_WRITE):
+        overrides[form_name] = AgentActionForm(initial={"idempotency_key": key})
+    return _agent_page(request, agent_id, region="activation", **overrides)
+
+
+@require_POST
+def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
+    client = request.workspace.client
+    key = _action_key(request)
+    try:
+        answer = services.agent_activate(client=client, agent_id=str(agent_id), idempotency_key=key)
+    except errors.UnprocessableError as exc:
+        issues = read_issues((exc.details or {}).get("issues") if isinstance(exc.details, dict) else exc.details)
+        return _agent_page(
+            request,
+            str(agent_id),
+            region="activation",
+            activation_issues=issues or [{"message": exc.message, "code": "", "where": ""}],
+            activation_request_id=exc.request_id,
+        )
+    except errors.ApiError as exc:
+        return _action_failed(request, str(agent_id), form_name="activate_form", key=key, exc=exc)
+    version = answer.get("version") if isinstance(answer, dict) else None
+    messages.success(request, f"The agent is active{f' (version {version})' if version else ''}.")
+    return _after_write(request, str(agent_id))
+
+
+@require_POST
+def agent_pause(request: HttpRequest, agent_id: str) -> HttpResponse:
+    client = request.workspace.client
+    key = _action_key(request)
+    try:
+        services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=key)
+    except errors.ApiError as exc:
+        return _action_failed(request, str(agent_id), form_name="pause_form", key=key, exc=exc)
+    messages.success(request, "The agent is paused: its wake-ups are off; runs in flight finish.")
+    return _after_write(request, str(agent_id))
+
+
+@require_POST
+def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
+    form = AgentRenameForm(request.POST)
+    if not form.is_valid():
+        return _agent_page(request, str(agent_id), region="rename", rename_form=form)
+    client = request.workspace.client
+    try:
+        services.agent_rename(
+            client=client,
+            agent_id=str(agent_id),
+            name=form.cleaned_data["name"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except errors.ApiError as exc:
+        error = failed_write(request, form, exc)
+        return _agent_page(request, str(agent_id), region="rename", rename_form=form, rename_error=error)
+    messages.success(request, "Renamed.")
+    return _after_write(request, str(agent_id))
+
+
+@require_POST
+def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
+    build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=str(agent_id))
+    questions = build.questions if build is not None and build.needs_input else []
+    form = AgentChangeForm(request.POST, questions=questions)
+    if not form.is_valid():
+        return _agent_page(request, str(agent_id), region="change", change_form=form)
+    client = request.workspace.client
+    try:
+        answer = services.agent_change(
+            client=client,
+            agent_id=str(agent_id),
+            message=form.reply_text(),
+            auto=form.cleaned_data["auto"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except errors.ApiError as exc:
+        error = failed_write(request, form, exc)
+        return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=error)
+    read = read_build(answer)
+    kept = services.builder_answer_keep(
+        workspace_id=request.workspace.id, agent_id=str(agent_id), build=read, asked_by=request.user
+    )
+    if read["status"] == "needs_input":
+        # More questions: shown in place, in the form that answers them.
+        return _agent_page(
+            request,
+            str(agent_id),
+            region="change",
+            build=kept,
+            needs_input=True,
+            change_form=AgentChangeForm(questions=read["questions"]),
+        )
+    messages.success(request, "The builder changed the draft. Activate the agent to publish the change.")
+    return _after_write(request, str(agent_id))
+
+
+@require_GET
+def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
+    """The private webhook address, only when someone asks to see it (never
+    on the agent page itself): whoever holds it can wake the agent."""
+    client = request.workspace.client
+    agent = selectors.agent_get(client=client, agent_id=str(agent_id))
+    endpoints = webhook_endpoints(agent)
+    response = render_region(
+        request, "agents/webhook.html", "address", {"agent": agent_at(agent, str(agent_id)), "endpoints": endpoints}
+    )
+    response["Cache-Control"] = "no-store"
+    return response

@@ -1,0 +1,245 @@
+"""Runs: one run as a timeline (the selected step in a side panel,
+approvals decided in place, rerun after a confirmation), the runs lists
+(one agent's and every agent's) and their live rows."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.contrib import messages
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from agents import selectors, services
+from agents.forms import RUN_STATUSES, RerunForm
+from agents.live import RUN_KIND
+from agents.reading import read_agent_summary, read_run, run_timeline
+from agents.runs_across import MAX_AGENTS, runs_across
+from agents.views.approvals import approval_rows_of_run, decide_refusal
+from agents.views.common import uuid_or_empty
+from dashboard.accounts.middleware import background_request
+from dashboard.api import errors
+from dashboard.live.selectors import operation_for_viewer, operation_status_version, operation_view
+from dashboard.web.forms import failed_write
+from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, render_region, stop_polling
+from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.params import bounded_int
+
+MAX_STEPS = 10_000
+
+
+def selected_step(run: dict[str, Any], asked: Any) -> dict[str, Any] | None:
+    """The step the side panel shows: the one asked for, else the first that
+    failed, else the last (what a run "got to")."""
+    steps = run["steps"]
+    if not steps:
+        return None
+    number = bounded_int(asked, default=0, lowest=0, highest=MAX_STEPS)
+    if 1 <= number <= len(steps):
+        return steps[number - 1]
+    return next((step for step in steps if step["error"]), steps[-1])
+
+
+def _run_body(request: HttpRequest, run_id: str) -> dict:
+    """The run as the console last stored it when this person follows it (no
+    remote call: a step clicked while the run goes on), else as the service says."""
+    followed = selectors.run_followed(user=request.user, run_id=run_id)
+    if followed is not None and isinstance(followed.snapshot, dict) and followed.snapshot:
+        return followed.snapshot
+    return selectors.run_get(client=request.workspace.client, run_id=run_id)
+
+
+@require_GET
+def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
+    """A run as a timeline. A run still going is followed by the live poller
+    and its region updates from the console's row; the selected step's panel
+    (`?step=`) swaps alone, without a remote call while the run is followed."""
+    run_id = str(run_id)
+    if is_partial(request) and request.GET.get("region") == "step":
+        run = read_run(_run_body(request, run_id))
+        run["id"] = run["id"] or run_id
+        context = {"run": run, "step": selected_step(run, request.GET.get("step"))}
+        return render(request, "agents/run.html#step_panel", context)
+    body = selectors.run_get(client=request.workspace.client, run_id=run_id)
+    run = read_run(body)
+    run["id"] = run["id"] or run_id
+    live = None
+    if not run["is_final"]:
+        op = services.run_follow(key=request.workspace.require_key(), run=body)
+        if op is not None and not op.is_final:
+            live = operation_view(op=op, request=request)
+    return render(
+        request,
+        "agents/run.html",
+        {
+            "run": run,
+            "op": live.op if live else None,
+            "live": live,
+            "extra": {"run": run, "timeline": run_timeline(run), "zone": request.workspace.zone},
+            "step": selected_step(run, request.GET.get("step")),
+            "approval_rows": approval_rows_of_run(request, run),
+            "decide_refusal": decide_refusal(request),
+            "rerun_form": RerunForm(),
+            "next": request.get_full_path(),
+            "workspace_zone": request.workspace.zone,
+        },
+    )
+
+
+@require_POST
+def run_rerun(request: HttpRequest, run_id: str) -> HttpResponseBase:
+    """Send the run's message or payload again, as a new run (a new
+    conversation), after the confirmation that showed exactly what goes.
+    The run is read again here: what is sent is what the service says woke
+    it, never what a form claims."""
+    form = RerunForm(request.POST)
+    run_id = str(run_id)
+    run = read_run(selectors.run_get(client=request.workspace.client, run_id=run_id))
+    if not run["agent_id"] or not (run["event_message"] or run["event_payload"] is not None):
+        raise Http404("This run has no message or event to send again.")
+    if not form.is_valid():
+        messages.error(request, "This rerun could not be read; reload the page and confirm again.")
+        return client_redirect(request, reverse("agents:run", args=[run_id]))
+    try:
+        op = services.invocation_start(
+            key=request.workspace.require_key(),
+            agent_id=run["agent_id"],
+            message=run["event_message"],
+            payload=run["event_payload"],
+            thread_id=None,
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except errors.ApiError as exc:
+        remote_error = failed_write(request, form, exc)
+        return render(
+            request,
+            "agents/run.html#rerun",
+            {"run": run, "rerun_form": form, "rerun_error": remote_error},
+        )
+    messages.success(request, "Sent again as a new run.")
+    url = reverse("agents:chat", args=[run["agent_id"]]) + f"?sent={op.pk}"
+    return client_redirect(request, url)
+
+
+# --- runs lists -------------------------------------------------------------------------------
+
+
+def live_rows(request: HttpRequest, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The list's rows; a run still going is followed (a tracked row, made
+    once per run and person) and its row polls the console for it."""
+    rows = []
+    key = None
+    for run in runs:
+        live = None
+        if run["id"] and not run["is_final"] and run["status"]:
+            key = key or request.workspace.require_key()
+            op = services.run_follow(key=key, run=run["raw"])
+            if op is not None and not op.is_final:
+                live = operation_view(op=op)
+        rows.append({"run": run, "live": live})
+    return rows
+
+
+def _read_runs(items: list) -> list[dict[str, Any]]:
+    runs = []
+    for item in items:
+        run = read_run(item)
+        run["raw"] = item
+        runs.append(run)
+    return runs
+
+
+def agent_runs_context(request: HttpRequest, agent_id: str) -> dict[str, Any]:
+    """One agent's runs: by status and conversation, newest first, paged."""
+    status = choice(request.GET.get("status"), RUN_STATUSES, "")
+    thread_id = uuid_or_empty(request.GET.get("thread"))
+    pager = CursorPager.from_query(request.GET)
+    page = selectors.run_list(
+        client=request.workspace.client,
+        agent_id=agent_id,
+        status=status or None,
+        thread_id=thread_id or None,
+        cursor=pager.remote_cursor,
+    )
+    kept = {"status": status, "thread": thread_id}
+    return {
+        "run_status": status,
+        "run_thread": thread_id,
+        "run_tabs": tabs(RUN_STATUSES, status, {"thread": thread_id}, region="runs"),
+        "run_rows": live_rows(request, _read_runs(page.items)),
+        "run_paging": pager.links(kept, page.next_cursor, region="runs"),
+    }
+
+
+@require_GET
+def runs(request: HttpRequest) -> HttpResponse:
+    """Every agent's runs, newest first (or one agent's, when filtered)."""
+    client = request.workspace.client
+    status = choice(request.GET.get("status"), RUN_STATUSES, "")
+    agent_id = uuid_or_empty(request.GET.get("agent"))
+    thread_id = uuid_or_empty(request.GET.get("thread")) if agent_id else ""
+    pager = CursorPager.from_query(request.GET)
+    agents = [
+        read_agent_summary(item)
+        for item in selectors.agent_list(client=client, status=None, cursor=None, limit=100).items
+    ]
+    names = {agent["id"]: agent["name"] for agent in agents}
+    if agent_id:
+        page = selectors.run_list(
+            client=client,
+            agent_id=agent_id,
+            status=status or None,
+            thread_id=thread_id or None,
+            cursor=pager.remote_cursor,
+        )
+        found = _read_runs(page.items)
+        for run in found:
+            run["agent_id"] = run["agent_id"] or agent_id
+        next_cursor = page.next_cursor
+    else:
+        found, next_cursor = runs_across(
+            client=client, agents=agents, status=status or None, cursor=pager.remote_cursor
+        )
+    for run in found:
+        run["agent_name"] = run.get("agent_name") or names.get(run["agent_id"], "")
+    kept = {"status": status, "agent": agent_id, "thread": thread_id}
+    context = {
+        "status": status,
+        "agent_id": agent_id,
+        "thread_id": thread_id,
+        "agent_choices": sorted(names.items(), key=lambda pair: pair[1].lower()),
+        "tabs": tabs(RUN_STATUSES, status, {"agent": agent_id, "thread": thread_id}),
+        "run_rows": live_rows(request, found),
+        "paging": pager.links(kept, next_cursor),
+        "agents_beyond": max(len(agents) - MAX_AGENTS, 0) if not agent_id else 0,
+        "max_agents": MAX_AGENTS,
+        "workspace_zone": request.workspace.zone,
+    }
+    return render_region(request, "agents/runs.html", "run_list", context)
+
+
+@background_request
+@never_cache
+@require_GET
+def run_row(request: HttpRequest, pk: int) -> HttpResponse:
+    """One live row of a runs list, from the console's row alone (zero remote
+    calls): 204 while unchanged, 286 once the run is over."""
+    unchanged = poll_unchanged(request, lambda: operation_status_version(user=request.user, operation_id=pk))
+    if unchanged is not None:
+        return unchanged
+    op = operation_for_viewer(user=request.user, operation_id=pk)
+    if op.kind != RUN_KIND:
+        raise Http404("No such run.")
+    run = read_run(op.snapshot if isinstance(op.snapshot, dict) else {})
+    run["id"] = run["id"] or op.remote_id
+    run["agent_name"] = request.GET.get("name", "")[:120]  # as the list showed it (display only)
+    live = operation_view(op=op) if not op.is_final else None
+    context = {
+        "row": {"run": run, "live": live},
+        "with_agent": request.GET.get("agent") == "1",
+        "workspace_zone": op.owner_key.zone,
+    }
+    return stop_polling(render(request, "agents/_run_row.html", context), final=op.is_final)
