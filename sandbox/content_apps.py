@@ -653,8 +653,24 @@ def _describe(app_id: str, body: dict, req) -> str:
     return app_id
 
 
+def _check_semantics(req, app: dict, body: dict) -> None:
+    """Values the schema accepts but the app cannot use: 422 naming the field
+    (the spec's "record values failing validation (message names the field)")."""
+    from sandbox.core import unprocessable
+
+    if app["id"] == "reframe" and body.get("source_asset_id") and body.get("aspect"):
+        source = req.store.get("image_asset", body["source_asset_id"])
+        if source and source.get("aspect", "4:5") == body["aspect"]:
+            raise unprocessable(
+                f"Aspect (aspect) is already {body['aspect']}; choose another aspect to reframe to.",
+                {"aspect": [f"the image is already {body['aspect']}; choose another aspect"]},
+            )
+
+
 def run_image_app(req, app: dict, body: dict):
     from sandbox.library import create_image_asset, render_image_asset
+
+    _check_semantics(req, app, body)
 
     count = body.get("count", 1)
     req.check_credits(count * IMAGE_CREDITS)  # reserved before the run

@@ -513,11 +513,25 @@ def start_turn(req, studio: str) -> dict:
 # Answering: wait, stream or background
 # --------------------------------------------------------------------------
 def turn_events(req, turn: dict, *, live: bool):
+    """`turn`, `plan`, then one `status` per plan step as the director reaches
+    it (spread over its working time), then the final `status` and `result`
+    (or `error`). `live`: wait for each step's time, so a client sees the work
+    advance; otherwise (a replay of a stream already read) what is due now.
+    A website build goes on after the stream: its last status names the stage."""
     yield (
         "turn",
         {"id": turn["id"], "studio": turn["studio"], "conversation_id": turn["conversation_id"], "status": "building"},
     )
-    yield "plan", {"steps": plan_steps(turn)}
+    steps = plan_steps(turn)
+    yield "plan", {"steps": steps}
+    seconds = DIRECTOR_SECONDS[turn["studio"]]
+    for index, step in enumerate(steps[:-1]):
+        due = req.clock.at(turn["created_at"], seconds * (index + 1) / len(steps))
+        if live:
+            req.clock.sleep_until(due)
+        elif not is_ready(due, req.clock.now()):
+            break
+        yield "status", {"status": "building", "message": step, "step": index + 1, "steps": len(steps), "stage": None}
     if live:
         req.clock.sleep_until(turn["director_ready_at"])
     current = render_turn(req, turn)
@@ -557,7 +571,9 @@ def replay_turn(req, ref_value):
     if turn is None:
         raise not_found("turn")
     if ref_value.get("mode") == "stream":
-        return event_stream(turn_events(req, turn, live=False))
+        # The same stream again (a client that closed it and came back): it
+        # follows the turn live from where it is now.
+        return event_stream(turn_events(req, turn, live=True))
     body = render_turn(req, turn)
     if ref_value.get("mode") == "background" and body["status"] == "building":
         return accepted(body)

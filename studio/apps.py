@@ -6,7 +6,8 @@ class StudioConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
-        from studio.live import STUDIO_TURN
+        from studio.inbox import STUDIO_INBOX
+        from studio.live import APP_SHOT, STUDIO_TURN
 
         register_area(
             Area(
@@ -19,6 +20,7 @@ class StudioConfig(AppConfig):
                     ),
                 ),
                 list_pages=(ListPage("Back to Studio", "studio:index"),),
-                tracked_kinds=(STUDIO_TURN,),
+                tracked_kinds=(STUDIO_TURN, APP_SHOT),
+                inbox_sources=(STUDIO_INBOX,),
             )
         )

@@ -1,11 +1,12 @@
 from __future__ import annotations
 
+import contextlib
+
 from django import forms
 
 from dashboard.idempotency import IdempotencyKeyField
-from dashboard.web.forms import QuestionsForm
 
-# The five studios and the longest `message` each accepts (spec, "Limits").
+# The five studios, what each makes, and the longest `message` each accepts (spec, "Limits").
 STUDIOS: list[tuple[str, str, int]] = [
     ("website", "Website", 3800),
     ("document", "Document", 18000),
@@ -16,11 +17,27 @@ STUDIOS: list[tuple[str, str, int]] = [
 STUDIO_LABELS = {name: label for name, label, _ in STUDIOS}
 MESSAGE_MAX_LENGTH = {name: limit for name, _, limit in STUDIOS}
 LONGEST_MESSAGE = max(MESSAGE_MAX_LENGTH.values())
+STUDIO_MAKES = {
+    "website": "Websites: a new site built and published in minutes, or changes to one (the Page Editor).",
+    "document": "Documents: decks, proposals, resumes, invoices, one-pagers and reports, written from your facts.",
+    "app": "Apps on your workspace's objects: screens, data and actions, compiled and published.",
+    "image": "Images on a board: one to four at a time, in the size and aspect you ask for.",
+    "video": "Video projects: trims, reorders, titles, overlays and music; paid shots come back as requests.",
+}
+
+
+def too_long(studio: str, message: str) -> str | None:
+    """The refusal of a message over the studio's limit, naming the limit."""
+    limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
+    if len(message) <= limit:
+        return None
+    label = STUDIO_LABELS.get(studio, "Studio")
+    return f"{label} messages can be at most {limit:,} characters (this one has {len(message):,})."
 
 
 class StudioSelect(forms.Select):
     """A studio select whose options carry their message limit, so the
-    message box's maxlength follows the chosen studio (static/js/studio.js)."""
+    message box's maxlength and counter follow the chosen studio (static/js/studio.js)."""
 
     def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
         option = super().create_option(name, value, label, selected, index, subindex, attrs)
@@ -30,7 +47,9 @@ class StudioSelect(forms.Select):
 
 
 class TurnForm(forms.Form):
-    """Start a Studio turn: one message to a studio's director."""
+    """Start a conversation with a studio's director, about something new or
+    about an item picked from the library (its id travels in a hidden field
+    the console fills; the server checks it against the service)."""
 
     studio = forms.ChoiceField(
         choices=[(name, label) for name, label, _ in STUDIOS],
@@ -40,16 +59,9 @@ class TurnForm(forms.Form):
     message = forms.CharField(
         widget=forms.Textarea(attrs={"rows": 5, "data-studio-message": ""}),
         max_length=LONGEST_MESSAGE,
-        help_text="Website, image and video turns take up to 3,800 characters; documents and apps up to 18,000.",
+        help_text="Website, image and video messages take up to 3,800 characters; documents and apps up to 18,000.",
     )
-    artifact_id = forms.UUIDField(
-        required=False,
-        label="Artifact id",
-        help_text="Optional: work on an existing website, document, app, image board or video project.",
-    )
-    conversation_id = forms.UUIDField(
-        required=False, label="Conversation id", help_text="Optional: continue a conversation with the director."
-    )
+    artifact_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     auto = forms.BooleanField(
         required=False,
         label="Decide for me",
@@ -59,62 +71,55 @@ class TurnForm(forms.Form):
 
     @classmethod
     def initial_from(cls, query) -> dict:
-        """Initial values from a link (`?studio=&conversation_id=&artifact_id=`); anything malformed is ignored."""
+        """Initial values from a link (`?studio=&artifact_id=`); anything malformed is ignored."""
         initial = {}
         if query.get("studio") in MESSAGE_MAX_LENGTH:
             initial["studio"] = query["studio"]
-        for name in ("conversation_id", "artifact_id"):
-            try:
-                initial[name] = cls.base_fields[name].clean(query.get(name) or "") or None
-            except forms.ValidationError:
-                continue
+        with contextlib.suppress(forms.ValidationError):
+            initial["artifact_id"] = cls.base_fields["artifact_id"].clean(query.get("artifact_id") or "") or None
         return {key: value for key, value in initial.items() if value}
 
     def clean(self):
         cleaned = super().clean()
         studio, message = cleaned.get("studio"), cleaned.get("message")
-        if studio and message and len(message) > MESSAGE_MAX_LENGTH[studio]:
-            self.add_error(
-                "message",
-                f"{STUDIO_LABELS[studio]} messages can be at most {MESSAGE_MAX_LENGTH[studio]:,} characters "
-                f"(this one has {len(message):,}).",
-            )
+        if studio and message and (refusal := too_long(studio, message)):
+            self.add_error("message", refusal)
         return cleaned
 
 
-class ReplyForm(QuestionsForm):
-    """Answer a turn that needs input: pick an option per question and/or write a reply.
-
-    The studio, conversation and artifact come from the stored turn, never from
-    the browser.
-    """
+class MessageForm(forms.Form):
+    """One more message in a conversation: the composer, an option button, a
+    free answer, "decide for me", an outline's approval. The studio, the
+    conversation and the artifact come from the stored turns, never from the
+    browser."""
 
     message = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 3}),
-        required=False,
+        widget=forms.Textarea(attrs={"rows": 4, "data-studio-message": ""}),
         max_length=LONGEST_MESSAGE,
-        label="Your reply",
+        label="Your message",
     )
+    auto = forms.BooleanField(required=False, label="Decide for me")
     idempotency_key = IdempotencyKeyField()
 
-    def __init__(self, *args, questions: list[dict] | None = None, max_length: int = LONGEST_MESSAGE, **kwargs):
+    def __init__(self, *args, studio: str = "", **kwargs):
         super().__init__(*args, **kwargs)
-        self.max_length = max_length
-        self.fields["message"].max_length = max_length
-        self.fields["message"].widget.attrs["maxlength"] = str(max_length)
-        self.add_question_fields(questions)
+        self.studio = studio
+        limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
+        self.limit = limit
+        self.fields["message"].widget.attrs["maxlength"] = str(limit)
+        self.fields["message"].widget.attrs["data-max-length"] = str(limit)
+        self.fields["message"].error_messages["required"] = "Write a message, or pick one of the answers above."
 
     def clean(self):
         cleaned = super().clean()
-        if not self.reply_text(cleaned):
-            raise forms.ValidationError("Pick an answer or write a reply.")
-        if len(self.reply_text(cleaned)) > self.max_length:
-            self.add_error("message", f"The reply can be at most {self.max_length:,} characters.")
+        message = cleaned.get("message")
+        if message and (refusal := too_long(self.studio, message)):
+            self.add_error("message", refusal)
         return cleaned
 
 
 # A refusal of a reused Idempotency-Key names no field: say what to do about it.
 CONFLICT_MESSAGE = (
     "This form was already sent with different content, so the service refused it. "
-    "Check your recent turns below, then send it again."
+    "Check the conversation, then send it again."
 )

@@ -13,6 +13,7 @@ from django.urls import reverse
 from dashboard.api.paths import api_path
 from dashboard.live.registry import OperationKind
 from dashboard.web.reading import as_dict, as_list, error_message, others, read_questions, text
+from studio.reading import read_event, read_image, read_outline, read_pending_request, read_skipped, safe_link
 
 TURN_KIND = "studio.turn"
 FINAL_TURN_STATUSES = frozenset({"completed", "needs_input", "failed"})
@@ -49,45 +50,51 @@ def turn_page_url(op) -> str:
 
 
 def read_turn(op, snapshot: dict) -> dict[str, Any]:
-    """What the turn template shows, read tolerantly from the stored snapshot."""
+    """What a turn shows, read tolerantly from the stored snapshot (and what
+    the console sent, for what the service has not said yet)."""
+    context = as_dict(op.context)
     artifact = as_dict(snapshot.get("artifact"))
     job = as_dict(snapshot.get("job"))
-    images = [
-        image
-        for image in as_list(snapshot.get("images"))
-        if isinstance(image, dict) and isinstance(image.get("url"), str)
-    ]
+    video = as_dict(snapshot.get("video"))
     error = snapshot.get("error")
+    outline = snapshot.get("outline")
+    has_outline = outline not in (None, "", [], {})
     return {
-        "studio": text(snapshot.get("studio") or (op.context or {}).get("studio")),
+        "studio": text(snapshot.get("studio") or context.get("studio")),
         "status": text(snapshot.get("status") or op.status),
+        "asked": text(context.get("message")) or op.title,
+        "auto": bool(context.get("auto")),
         "message": text(snapshot.get("message")),
         "questions": read_questions(snapshot.get("questions")),
-        "outline": snapshot.get("outline"),
-        "has_outline": snapshot.get("outline") not in (None, "", [], {}),
+        "outline": outline,
+        "has_outline": has_outline,
+        "outline_read": read_outline(outline) if has_outline else None,
         "artifact": artifact,
         "artifact_name": text(artifact.get("name")) or text(artifact.get("id")),
+        "artifact_url": safe_link(artifact.get("url")),
+        "artifact_public_url": safe_link(artifact.get("public_url")),
         "job": job,
+        "job_status": text(job.get("status")),
+        "job_stage": text(job.get("stage")),
         "job_error": job.get("error"),
-        "images": images,
-        "video": as_dict(snapshot.get("video")),
+        "images": [image for item in as_list(snapshot.get("images")) if (image := read_image(item))],
+        "video": video,
+        "operations_applied": text(video.get("operations_applied")),
+        "skipped": [read_skipped(item) for item in as_list(video.get("operations_skipped"))],
+        "pending": [read_pending_request(item) for item in as_list(video.get("pending_requests"))],
         "error": error,
         "error_message": error_message(error),
-        "conversation_id": text(snapshot.get("conversation_id") or (op.context or {}).get("conversation_id")),
+        "error_request_id": text(as_dict(error).get("request_id")) or text(context.get("request_id")),
+        "events": [
+            read_event(text(as_dict(e).get("event")), as_dict(e).get("data")) for e in as_list(context.get("events"))
+        ],
+        "conversation_id": text(snapshot.get("conversation_id") or context.get("conversation_id")),
         "other": others(snapshot, KNOWN_TURN_MEMBERS),
     }
 
 
 def turn_context(op, snapshot: dict, request=None) -> dict[str, Any]:
-    from studio.forms import LONGEST_MESSAGE, MESSAGE_MAX_LENGTH, ReplyForm
-
-    turn = read_turn(op, snapshot)
-    context: dict[str, Any] = {"turn": turn}
-    if op.status == "needs_input":
-        context["reply_form"] = ReplyForm(
-            questions=turn["questions"], max_length=MESSAGE_MAX_LENGTH.get(turn["studio"], LONGEST_MESSAGE)
-        )
-    return context
+    return {"turn": read_turn(op, snapshot)}
 
 
 STUDIO_TURN = OperationKind(
@@ -99,4 +106,52 @@ STUDIO_TURN = OperationKind(
     context=turn_context,
     page_url=turn_page_url,
     person_needed=lambda snapshot: snapshot.get("status") == "needs_input",
+)
+
+
+# --- Content App video shots (kind `studio.app_shot`) ------------------------------
+
+SHOT_KIND = "studio.app_shot"
+FINAL_SHOT_STATUSES = frozenset({"complete", "completed", "succeeded", "failed", "needs_input", "cancelled"})
+
+
+def fetch_shot(client, op) -> dict:
+    """A video shot is followed by repeating the very request that started it
+    with the same Idempotency-Key (spec, "Video content-app shot"): the
+    service answers its current state and never starts or charges a second job."""
+    context = as_dict(op.context)
+    response = client.request(
+        "POST",
+        api_path("/v1/studio/{}/apps/{}", text(context.get("studio")) or "video", text(context.get("app"))),
+        json=as_dict(context.get("body")),
+        idempotency_key=text(context.get("idempotency_key")),
+    )
+    return response.data if isinstance(response.data, dict) else {"value": response.data}
+
+
+def shot_status(snapshot: dict) -> str | None:
+    status = text(snapshot.get("status")) or text(as_dict(snapshot.get("job")).get("status"))
+    return status or None
+
+
+def shot_context(op, snapshot: dict, request=None) -> dict[str, Any]:
+    from studio.reading import read_result
+
+    return {"result": read_result(snapshot), "run_id": as_dict(op.context).get("run")}
+
+
+def shot_page_url(op) -> str:
+    run_id = as_dict(op.context).get("run")
+    return reverse("studio:app_run", args=[run_id]) if isinstance(run_id, int) else reverse("live:detail", args=[op.pk])
+
+
+APP_SHOT = OperationKind(
+    name=SHOT_KIND,
+    title="Video shot",
+    fetch=fetch_shot,
+    final_statuses=FINAL_SHOT_STATUSES,
+    read_status=shot_status,
+    template="studio/shot_snapshot.html",
+    context=shot_context,
+    page_url=shot_page_url,
 )

@@ -10,7 +10,7 @@ from dashboard.idempotency import new_idempotency_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
 from sandbox.studio import DIRECTOR_SECONDS, WEBSITE_BUILD_SECONDS
-from studio.services import turn_reply, turn_start
+from studio.services import turn_continue, turn_start
 from tests.live.support import store_key
 
 # Simulated seconds until a new website is built: the director answers, then the build runs.
@@ -60,9 +60,9 @@ def test_a_turn_that_needs_input_is_answered_in_the_same_conversation(db, sandbo
 
     answered = poll_after(
         sandbox,
-        turn_reply(
+        turn_continue(
             key=sandbox_key,
-            turn=asked,
+            turns=[asked],
             message="Bright colours, for a bicycle shop.",
             idempotency_key=new_idempotency_key(),
         ),
@@ -71,3 +71,28 @@ def test_a_turn_that_needs_input_is_answered_in_the_same_conversation(db, sandbo
     assert answered.pk != asked.pk
     assert answered.snapshot["conversation_id"] == asked.snapshot["conversation_id"]
     assert answered.is_final and answered.status == "completed"
+
+
+def test_the_turns_progress_events_are_stored_on_its_row_by_the_follower(
+    db, sandbox, sandbox_key, user, eager_celery, django_capture_on_commit_callbacks
+):
+    """The turn opens as a stream read up to its id; the follower (run inline
+    here) reads the rest of the same stream, replayed with the same key, and
+    stores the director's plan and status events on the row."""
+    from studio.live import read_turn
+    from studio.services import turn_follow
+
+    message = f"Write a report on our Q3 newsletter results ({new_idempotency_key()})"
+    with django_capture_on_commit_callbacks(execute=True):
+        op = turn_start(key=sandbox_key, studio="document", message=message, idempotency_key=new_idempotency_key())
+    op.refresh_from_db()
+    names = [event["event"] for event in op.context["events"]]
+    assert names[:2] == ["turn", "plan"] and names.count("status") >= 2
+    assert op.context["following"] == "done"
+    # The stream's result is stored at once (the live seam for pushed states), no poll needed.
+    assert (op.status, op.is_final, op.poll_count) == ("completed", True, 0)
+    assert turn_follow(operation_id=op.pk) == 0  # followed once only
+    turns = [turn for turn in sandbox.store.list("turn") if turn.get("message") == message]
+    assert len(turns) == 1  # the follower's stream is a replay, not a second turn
+    page_events = read_turn(op, op.snapshot)["events"]
+    assert page_events[1]["text"].startswith("Plan: ")

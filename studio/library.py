@@ -1,0 +1,187 @@
+"""The Studio library: what the workspace has made, read from the service.
+
+Six lists (websites, documents, apps, image boards, images, video projects),
+each paged with the one cursor pager, and one item page per kind. The same
+lists are the composer's artifact picker ("edit with the director"), so
+nobody pastes an id. The pane beside a conversation reads its artifact here
+too (`artifact_detail`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from dashboard.api import errors
+from dashboard.api.paths import api_path
+from dashboard.web.pager import CursorPager
+from dashboard.web.reading import as_dict, as_list, number, text, when
+from studio.documents import read_document
+from studio.reading import read_image, safe_link, usable_id
+
+PAGE_SIZE = 24
+VIDEO_SEARCH_PAGES = 5  # pages of /v1/videos searched for one project (there is no read by id)
+IMAGE_LIMIT = 100  # images of one board shown (the first page of `GET /v1/images?board_id=`)
+
+
+@dataclass(frozen=True)
+class LibraryKind:
+    slug: str
+    label: str
+    singular: str
+    path: str
+    studio: str  # the studio that edits it ("" for none)
+    item_path: str = ""  # the read by id, when the service has one
+
+
+KINDS: dict[str, LibraryKind] = {
+    kind.slug: kind
+    for kind in (
+        LibraryKind("websites", "Websites", "website", "/v1/websites", "website", "/v1/websites/{}"),
+        LibraryKind("documents", "Documents", "document", "/v1/documents", "document", "/v1/documents/{}"),
+        LibraryKind("apps", "Apps", "app", "/v1/apps", "app", "/v1/apps/{}"),
+        LibraryKind("boards", "Image boards", "image board", "/v1/images/boards", "image"),
+        LibraryKind("images", "Images", "image", "/v1/images", ""),
+        LibraryKind("videos", "Video projects", "video project", "/v1/videos", "video"),
+    )
+}
+KIND_OF_STUDIO = {kind.studio: kind for kind in KINDS.values() if kind.studio}
+
+
+def read_item(raw: Any) -> dict[str, Any]:
+    """One library item as a list row shows it."""
+    item = as_dict(raw)
+    status = text(item.get("status"))
+    facts = [
+        value
+        for value in (
+            text(item.get("doc_type")),
+            status,
+            f"{text(item.get('image_count'))} images" if number(item.get("image_count")) is not None else "",
+            f"{text(item.get('shot_count'))} shots" if number(item.get("shot_count")) is not None else "",
+            f"{text(item.get('word_count'))} words" if number(item.get("word_count")) is not None else "",
+            "unpublished changes" if item.get("has_unpublished_changes") is True else "",
+        )
+        if value
+    ]
+    return {
+        "id": usable_id(item.get("id")),
+        "name": text(item.get("name") or item.get("title") or item.get("prompt")) or "(untitled)",
+        "facts": facts,
+        "url": safe_link(item.get("url")),
+        "public_url": safe_link(item.get("public_url")),
+        "cover": safe_link(item.get("cover_url")),
+        "image": read_image(item),
+        "updated": when(item.get("updated_at") or item.get("created_at")),
+    }
+
+
+def library_page(*, client, kind: LibraryKind, pager: CursorPager, board_id: str = "") -> tuple[list[dict], str | None]:
+    params: dict[str, Any] = {"limit": PAGE_SIZE}
+    if pager.remote_cursor:
+        params["cursor"] = pager.remote_cursor
+    if board_id and kind.slug == "images":
+        params["board_id"] = board_id
+    page = client.page(kind.path, params)
+    return [row for item in page.items if (row := read_item(item))["id"]], page.next_cursor
+
+
+def board_images(*, client, board_id: str) -> list[dict[str, Any]]:
+    """The finished images of one board (its first page, up to IMAGE_LIMIT)."""
+    page = client.page("/v1/images", {"board_id": board_id, "limit": IMAGE_LIMIT})
+    return [image for item in page.items if (image := read_image(item))]
+
+
+def boards_all(*, client, limit: int = 100) -> list[dict[str, Any]]:
+    page = client.page("/v1/images/boards", {"limit": limit})
+    return [row for item in page.items if (row := read_item(item))["id"]]
+
+
+def videos_all(*, client, limit: int = 100) -> list[dict[str, Any]]:
+    page = client.page("/v1/videos", {"limit": limit})
+    return [row for item in page.items if (row := read_item(item))["id"]]
+
+
+def _find_in_list(*, client, path: str, item_id: str, what: str) -> dict:
+    cursor = None
+    for _ in range(VIDEO_SEARCH_PAGES):
+        page = client.page(path, {"limit": 100, **({"cursor": cursor} if cursor else {})})
+        for item in page.items:
+            if text(as_dict(item).get("id")) == item_id:
+                return as_dict(item)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    raise errors.NotFoundError(f"No {what} with this id in this workspace.", status=404)
+
+
+def _read_video(raw: dict) -> dict[str, Any]:
+    shots = []
+    for shot in as_list(raw.get("shots")):
+        shot = as_dict(shot)
+        shots.append(
+            {
+                "prompt": text(shot.get("prompt")) or "A shot",
+                "seconds": number(shot.get("seconds")),
+                "app": text(shot.get("app")),
+                "poster": safe_link(shot.get("url")),
+            }
+        )
+    return {"shots": shots, "duration": number(raw.get("duration_seconds")), "title": text(raw.get("title"))}
+
+
+def artifact_detail(*, client, studio: str, artifact_id: str) -> dict[str, Any]:
+    """Everything the pane (and an item page) shows of one artifact, read
+    from the service. Raises the transport's ApiError (a 404 for an id that
+    is not in this workspace)."""
+    kind = KIND_OF_STUDIO.get(studio)
+    if kind is None or not artifact_id:
+        raise errors.NotFoundError("The console does not know this kind of item.", status=404)
+    detail: dict[str, Any] = {"studio": studio, "kind": kind, "id": artifact_id}
+    if studio == "image":
+        board = _find_in_list(client=client, path=kind.path, item_id=artifact_id, what="image board")
+        detail.update(item=read_item(board), images=board_images(client=client, board_id=artifact_id))
+        return detail
+    if studio == "video":
+        project = _find_in_list(client=client, path=kind.path, item_id=artifact_id, what="video project")
+        detail.update(item=read_item(project), video=_read_video(project))
+        return detail
+    raw = as_dict(client.get(api_path(kind.item_path, artifact_id)))
+    detail["item"] = read_item(raw)
+    if studio == "website":
+        build = as_dict(raw.get("build") or raw.get("job"))
+        detail["build"] = {
+            "status": text(build.get("status")),
+            "stage": text(build.get("stage")),
+            "error": build.get("error"),
+        }
+        detail["pages"] = [
+            {"path": text(as_dict(page).get("path")), "title": text(as_dict(page).get("title") or page)}
+            for page in as_list(raw.get("pages"))
+        ]
+    elif studio == "document":
+        detail["document"] = read_document(raw)
+    elif studio == "app":
+        detail["screens"] = [text(as_dict(s).get("name") or s) for s in as_list(raw.get("screens"))]
+        detail["unpublished"] = raw.get("has_unpublished_changes") is True
+    return detail
+
+
+def find_image(*, client, image_id: str) -> dict[str, Any]:
+    """One image asset (the service has no read by id: its list is searched)."""
+    raw = _find_in_list(client=client, path="/v1/images", item_id=image_id, what="image")
+    image = read_image(raw)
+    if image is None:
+        raise errors.NotFoundError("The service has no file for this image.", status=404)
+    return image
+
+
+def finish_pane(pane: dict[str, Any]) -> dict[str, Any]:
+    """What the pane's header shows: the service's current word on the item
+    when it was read, else what the turn said of it."""
+    item = as_dict(pane.get("item"))
+    pane["title"] = text(item.get("name")) if item else text(pane.get("name"))
+    pane["open_url"] = pane.get("url") or text(item.get("url"))
+    pane["public"] = pane.get("public_url") or text(item.get("public_url"))
+    pane["facts"] = item.get("facts") or []
+    return pane

@@ -1,0 +1,200 @@
+"""Content Apps: the catalogue, each app's schema-generated form, its runs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.shortcuts import render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_http_methods
+
+from dashboard.api import errors
+from dashboard.live.selectors import operation_view
+from dashboard.web.forms import failed_write
+from dashboard.web.htmx import client_redirect
+from dashboard.web.params import database_id
+from dashboard.web.reading import as_dict, as_list, text
+from studio import services
+from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped
+from studio.library import board_images, boards_all, videos_all
+from studio.models import AppRun
+from studio.reading import read_image, read_result, safe_link, usable_id
+
+RECENT_RUNS = 10
+MAX_PREFILL = 6000  # characters of one value taken from a link
+
+
+def _catalogue(client) -> list[AppInfo]:
+    return catalogue_read(client.get("/v1/studio/apps"))
+
+
+@require_GET
+def catalogue(request: HttpRequest) -> HttpResponse:
+    apps = _catalogue(request.workspace.client)
+    return render(
+        request,
+        "studio/apps.html",
+        {"studios": grouped(apps), "runnable": sum(app.runnable for app in apps), "total": len(apps)},
+    )
+
+
+def _find(apps: list[AppInfo], studio: str, app_id: str) -> AppInfo:
+    for app in apps:
+        if app.studio == studio and app.id == app_id:
+            return app
+    raise Http404("No such Content App.")
+
+
+def _runs(request: HttpRequest):
+    return AppRun.objects.select_related("operation", "started_by").filter(owner_key__workspace_id=request.workspace.id)
+
+
+def _clips(client) -> list[dict[str, Any]]:
+    """Every shot of the workspace's video projects (the clips recast and remake start from)."""
+    clips = []
+    page = client.page("/v1/videos", {"limit": 100})
+    for project in page.items:
+        for shot in as_list(as_dict(project).get("shots")):
+            shot = as_dict(shot)
+            clip_id = usable_id(shot.get("asset_id") or shot.get("id"))
+            if clip_id:
+                seconds = shot.get("seconds")
+                clips.append(
+                    {
+                        "id": clip_id,
+                        "name": f"{text(shot.get('prompt')) or 'A shot'} ({text(seconds)} s)"
+                        if seconds
+                        else text(shot.get("prompt")) or clip_id,
+                        "url": safe_link(shot.get("url")),
+                    }
+                )
+    return clips
+
+
+def _choices(client, form_probe: AppForm, board_id: str) -> Choices:
+    """Only what this app's pickers need: at most three reads."""
+    kinds = set(form_probe.pickers.values())
+    choices = Choices()
+    if kinds & {"board", "image", "images"}:
+        choices.boards = boards_all(client=client)
+    if kinds & {"image", "images"}:
+        if board_id:
+            choices.images = board_images(client=client, board_id=board_id)
+        elif "board" not in kinds:
+            page = client.page("/v1/images", {"limit": 100})
+            choices.images = [image for item in page.items if (image := read_image(item))]
+    if "project" in kinds:
+        choices.projects = videos_all(client=client)
+    if "clip" in kinds:
+        choices.clips = _clips(client)
+    return choices
+
+
+def _build_form(client, app: AppInfo, *, data: QueryDict | None = None, initial: dict | None = None) -> AppForm:
+    source = data if data is not None else QueryDict(mutable=True)
+    board_id = text((initial or {}).get("board_id") or source.get("board_id"))[:200]
+    choices = _choices(client, AppForm(app=app), usable_id(board_id)) if app.runnable else Choices()
+    return AppForm(data, app=app, choices=choices, initial=initial)
+
+
+def _initial_from(query: QueryDict, app: AppInfo, runs) -> dict[str, Any]:
+    """A form's starting values: a past run's inputs ("run again with
+    changes"), else values a link carries (a video pending request opens its
+    app with the project and the prompt)."""
+    rerun_id = database_id(query.get("rerun"))
+    if rerun_id is not None:
+        run = runs.filter(pk=rerun_id, studio=app.studio, app=app.id).first()
+        if run is not None:
+            return dict(as_dict(run.inputs))
+    initial: dict[str, Any] = {}
+    properties = as_dict(app.inputs.get("properties"))
+    for name, prop in properties.items():
+        if name not in query:
+            continue
+        if as_dict(prop).get("type") == "array":
+            initial[name] = [value[:MAX_PREFILL] for value in query.getlist(name)[:20]]
+        else:
+            initial[name] = query.get(name, "")[:MAX_PREFILL]
+    return initial
+
+
+def _page(request: HttpRequest, app: AppInfo, form: AppForm, runs, remote_error=None) -> HttpResponse:
+    images = {image["id"]: image for image in form.choices.images}
+    clips = {clip["id"]: clip for clip in form.choices.clips}
+    return render(
+        request,
+        "studio/app.html",
+        {
+            "app": app,
+            "form": form,
+            "rows": form.picker_rows(),
+            "images": images,
+            "clips": clips,
+            "runs": list(runs.filter(studio=app.studio, app=app.id)[:RECENT_RUNS]),
+            "remote_error": remote_error,
+        },
+    )
+
+
+@require_http_methods(["GET", "POST"])
+def app_page(request: HttpRequest, studio: str, app: str) -> HttpResponse:
+    client = request.workspace.client
+    info = _find(_catalogue(client), studio, app)
+    runs = _runs(request)
+    if request.method == "GET":
+        return _page(request, info, _build_form(client, info, initial=_initial_from(request.GET, info, runs)), runs)
+    if "show_board" in request.POST:
+        # Another board was chosen: show its images, keep everything typed, send nothing.
+        typed = {
+            name: request.POST.getlist(name) if len(request.POST.getlist(name)) > 1 else request.POST.get(name)
+            for name in request.POST
+            if name not in ("csrfmiddlewaretoken", "show_board")
+        }
+        form = _build_form(client, info, initial=typed)
+        for name, kind in form.pickers.items():
+            if kind == "images":
+                form.initial[name] = request.POST.getlist(name)
+        return _page(request, info, form, runs)
+    form = _build_form(client, info, data=request.POST)
+    if not info.runnable:
+        form.is_valid()
+        form.add_error(None, f"This app cannot be run: {info.reason or 'the service says it is not runnable.'}")
+        return _page(request, info, form, runs)
+    if not form.is_valid():
+        return _page(request, info, form, runs)
+    try:
+        run = services.app_run_start(
+            key=request.workspace.require_key(),
+            studio=info.studio,
+            app=info.id,
+            label=info.label,
+            body=form.payload(),
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except errors.ApiError as exc:
+        return _page(request, info, form, runs, remote_error=failed_write(request, form, exc))
+    return client_redirect(request, reverse("studio:app_run", args=[run.pk]))
+
+
+@require_GET
+def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+    run = _runs(request).filter(pk=pk).first()
+    if run is None:
+        raise Http404("No such run.")
+    op = run.operation
+    live = operation_view(op=op, request=request) if op is not None else None
+    snapshot = op.snapshot if op is not None and isinstance(op.snapshot, dict) else run.result
+    return render(
+        request,
+        "studio/app_run.html",
+        {
+            "run": run,
+            "op": op,
+            "live": live,
+            # The live region polls live:status, which answers only the person who started it.
+            "follow_live": op is not None and op.started_by_id == request.user.pk,
+            "result": read_result(snapshot),
+            "inputs": [(name, value) for name, value in as_dict(run.inputs).items()],
+        },
+    )

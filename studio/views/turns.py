@@ -1,0 +1,270 @@
+"""Studio home and the conversation page: turns as a chat, the director's
+questions as one-click answers, the live status, the composer, and the
+artifact pane beside them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.api import errors
+from dashboard.idempotency import new_idempotency_key
+from dashboard.live.selectors import operation_view
+from dashboard.web.forms import failed_write
+from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, stop_polling
+from dashboard.web.params import database_id
+from studio import selectors, services
+from studio.forms import (
+    CONFLICT_MESSAGE,
+    MESSAGE_MAX_LENGTH,
+    STUDIO_LABELS,
+    STUDIO_MAKES,
+    STUDIOS,
+    MessageForm,
+    TurnForm,
+)
+from studio.library import KIND_OF_STUDIO, artifact_detail, finish_pane
+from studio.live import read_turn
+from studio.reading import safe_link
+from studio.views.common import box_for
+
+PICKED_GONE = "The item you picked is not in this workspace (or no longer exists). Pick another from the library."
+# What the one-click buttons send.
+DECIDE_MESSAGE = "Decide for me and make it now."
+APPROVE_OUTLINE_MESSAGE = "The outline is approved: write it."
+
+
+# --- Studio home ---------------------------------------------------------------
+
+
+def _picked(request: HttpRequest, studio: str, artifact_id: str) -> tuple[dict | None, Any]:
+    """The library item a new conversation works on, read from the service
+    (an id from the URL is never trusted): (item, None) or (None, a message)."""
+    if not artifact_id or not request.workspace:
+        return None, None
+    try:
+        detail = artifact_detail(client=request.workspace.client, studio=studio, artifact_id=artifact_id)
+    except errors.NotFoundError:
+        return None, PICKED_GONE
+    except errors.ApiError as exc:
+        return None, box_for(request, exc)
+    return {**detail["item"], "studio": studio, "kind": detail["kind"]}, None
+
+
+def _home(request: HttpRequest, form: TurnForm, remote_error=None, picked_error=None) -> HttpResponse:
+    studio = form["studio"].value() or "website"
+    artifact_id = str(form["artifact_id"].value() or "")
+    picked, problem = _picked(request, studio if studio in MESSAGE_MAX_LENGTH else "website", artifact_id)
+    if isinstance(problem, str):
+        picked_error = picked_error or problem
+    elif problem is not None:
+        remote_error = remote_error or problem
+    if picked is not None:
+        # No studio select: the message box carries the picked studio's limit itself.
+        limit = str(MESSAGE_MAX_LENGTH[picked["studio"]])
+        form.fields["message"].widget.attrs.update({"maxlength": limit, "data-max-length": limit})
+    return render(
+        request,
+        "studio/index.html",
+        {
+            "form": form,
+            "studios": [
+                {
+                    "name": name,
+                    "label": label,
+                    "limit": limit,
+                    "makes": STUDIO_MAKES[name],
+                    "start": f"Start {'an' if label[0] in 'AEIOU' else 'a'} {label.lower()}",
+                    "library": KIND_OF_STUDIO[name],
+                }
+                for name, label, limit in STUDIOS
+            ],
+            "conversations": selectors.conversations_recent(workspace_id=request.workspace.id),
+            "picked": picked,
+            "picked_error": picked_error,
+            "remote_error": remote_error,
+            "has_key": bool(request.workspace),
+        },
+    )
+
+
+@require_GET
+def index(request: HttpRequest) -> HttpResponse:
+    # "Edit with the director" links from the library prefill the studio and the item.
+    return _home(request, TurnForm(initial=TurnForm.initial_from(request.GET)))
+
+
+@require_POST
+def start_turn(request: HttpRequest) -> HttpResponse:
+    form = TurnForm(request.POST)
+    if not form.is_valid():
+        return _home(request, form)
+    data = form.cleaned_data
+    try:
+        turn = services.turn_start(
+            key=request.workspace.require_key(),
+            studio=data["studio"],
+            message=data["message"],
+            idempotency_key=data["idempotency_key"],
+            artifact_id=data["artifact_id"],
+            auto=data["auto"],
+        )
+    except errors.NotFoundError as exc:
+        if not data["artifact_id"]:
+            return _home(request, form, remote_error=failed_write(request, form, exc))
+        form.add_error(None, PICKED_GONE)
+        return _home(request, form, picked_error=PICKED_GONE)
+    except errors.ApiError as exc:
+        return _home(request, form, remote_error=failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE))
+    return client_redirect(request, reverse("studio:turn", args=[turn.pk]))
+
+
+# --- the conversation ------------------------------------------------------------
+
+
+def _thread(request: HttpRequest, anchor, *, for_poll: bool = False) -> dict[str, Any]:
+    """The live region's context: every turn of the conversation, oldest first."""
+    workspace_id = request.workspace.id
+    turns = selectors.conversation_turns(workspace_id=workspace_id, anchor=anchor)
+    views = [operation_view(op=op, request=request) for op in turns]
+    latest = turns[-1]
+    read = read_turn(latest, latest.snapshot if isinstance(latest.snapshot, dict) else {})
+    waiting = latest.status == "needs_input"
+    return {
+        "anchor": anchor,
+        "turns": turns,
+        "items": [(view, view.extra.get("turn") or {}) for view in views],
+        "latest": latest,
+        "latest_turn": read,
+        "studio": read["studio"],
+        "studio_label": STUDIO_LABELS.get(read["studio"], "Studio"),
+        "version": selectors.turns_version(turns),
+        # The poll names the turns it shows: an unchanged poll is one query on them.
+        "turn_ids": ",".join(str(op.pk) for op in turns),
+        "polling": not all(op.is_final for op in turns),
+        "waiting": waiting,
+        # One key per one-click form: a double click is the same write.
+        "question_rows": [(question, new_idempotency_key()) for question in read["questions"]] if waiting else [],
+        "decide_key": new_idempotency_key(),
+        "approve_key": new_idempotency_key(),
+        "decide_message": DECIDE_MESSAGE,
+        "approve_message": APPROVE_OUTLINE_MESSAGE,
+        "refresh_pane": for_poll,
+    }
+
+
+def _pane(request: HttpRequest, thread: dict[str, Any]) -> dict[str, Any]:
+    """The artifact pane: what the turns said of the artifact, then what the
+    service says of it now (one or two reads)."""
+    artifact, source = selectors.latest_artifact(thread["turns"])
+    studio = str(artifact.get("type") or thread["studio"])
+    if studio not in MESSAGE_MAX_LENGTH:
+        studio = thread["studio"]
+    video_turn = next(
+        (
+            turn
+            for _view, turn in reversed(thread["items"])
+            if turn.get("video") or turn.get("pending") or turn.get("skipped")
+        ),
+        None,
+    )
+    pane: dict[str, Any] = {
+        "studio": studio,
+        "artifact": artifact,
+        "name": str(artifact.get("name") or "") or "(untitled)",
+        "url": safe_link(artifact.get("url")),
+        "public_url": safe_link(artifact.get("public_url")),
+        "video_turn": video_turn,
+        "detail": None,
+        "item": {},
+        "error": None,
+        "missing": False,
+        "library": KIND_OF_STUDIO.get(studio),
+        "pane_url": reverse("studio:artifact_pane", args=[thread["anchor"].pk]),
+    }
+    artifact_id = str(artifact.get("id") or "")
+    if not artifact_id or source is None:
+        return finish_pane(pane)
+    try:
+        pane["detail"] = artifact_detail(client=request.workspace.client, studio=studio, artifact_id=artifact_id)
+        pane["item"] = pane["detail"]["item"]
+    except errors.NotFoundError:
+        pane["missing"] = True
+    except errors.ApiError as exc:
+        pane["error"] = box_for(request, exc)
+    return finish_pane(pane)
+
+
+def _conversation(request: HttpRequest, anchor, composer: MessageForm | None = None, remote_error=None) -> HttpResponse:
+    thread = _thread(request, anchor)
+    if composer is None:
+        composer = MessageForm(studio=thread["studio"])
+    return render(
+        request,
+        "studio/conversation.html",
+        {**thread, "pane": _pane(request, thread), "composer": composer, "remote_error": remote_error},
+    )
+
+
+@require_GET
+def turn(request: HttpRequest, pk: int) -> HttpResponse:
+    anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
+    return _conversation(request, anchor)
+
+
+@require_GET
+def conversation_live(request: HttpRequest, pk: int) -> HttpResponse:
+    """The conversation's live region, polled every 2 s: the console's
+    database only (zero remote calls), 204 while the turns it shows are
+    unchanged (one query), 286 once every turn is final. A turn a teammate
+    adds meanwhile shows on the page's next load."""
+    shown = [
+        op_id
+        for part in request.GET.get("ids", "").split(",")[: selectors.MAX_TURNS + 1]
+        if (op_id := database_id(part)) is not None
+    ]
+    unchanged = poll_unchanged(request, lambda: selectors.shown_turns_version(user=request.user, turn_ids=shown) or "-")
+    if unchanged is not None:
+        return unchanged
+    anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
+    thread = _thread(request, anchor, for_poll=True)
+    response = render(request, "studio/conversation.html#thread", thread)
+    return stop_polling(response, final=not thread["polling"])
+
+
+@require_GET
+def artifact_pane(request: HttpRequest, pk: int) -> HttpResponse:
+    anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
+    if not is_partial(request):
+        return redirect("studio:turn", pk=anchor.pk)
+    thread = _thread(request, anchor)
+    return render(request, "studio/conversation.html#pane", {**thread, "pane": _pane(request, thread)})
+
+
+@require_POST
+def reply(request: HttpRequest, pk: int) -> HttpResponse:
+    """One more message in the conversation (the composer, an option button,
+    a free answer, "decide for me", an outline's approval)."""
+    anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
+    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=anchor)
+    latest = turns[-1]
+    studio = read_turn(latest, latest.snapshot if isinstance(latest.snapshot, dict) else {})["studio"]
+    form = MessageForm(request.POST, studio=studio)
+    if not form.is_valid():
+        return _conversation(request, anchor, composer=form)
+    try:
+        next_turn = services.turn_continue(
+            key=request.workspace.require_key(),
+            turns=turns,
+            message=form.cleaned_data["message"],
+            idempotency_key=form.cleaned_data["idempotency_key"],
+            auto=form.cleaned_data["auto"],
+        )
+    except errors.ApiError as exc:
+        error = failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE)
+        return _conversation(request, anchor, composer=form, remote_error=error)
+    return client_redirect(request, reverse("studio:turn", args=[next_turn.pk]))
