@@ -1,0 +1,234 @@
+"""Writes of the inbox: the refresh of a workspace's waiting items from the
+service (only ever run by the Celery task), what a remote write settles at
+once, and the toasts (notices) of a person's own tracked work."""
+
+from __future__ import annotations
+
+import logging
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.urls import reverse
+from django.utils import timezone
+
+from dashboard.api import errors
+from dashboard.api.hooks import RemoteWrite
+from dashboard.api.messages import meaning_of, with_request_id
+from dashboard.inbox.models import Dismissal, Notice, WaitingItem, WorkspaceRefresh
+from dashboard.inbox.selectors import WAITING_STATUSES
+from dashboard.inbox.sources import StoredItem
+from dashboard.keys.errors import KeyDecryptionError
+from dashboard.keys.models import ApiKey
+from dashboard.live import registry
+from dashboard.live.models import TrackedOperation
+from dashboard.live.storable import storable, storable_text
+from dashboard.web.areas import inbox_sources
+
+logger = logging.getLogger("dashboard.inbox")
+
+
+# --- the refresh (the task's work) -----------------------------------------------------
+
+
+def workspaces_to_refresh() -> list[str]:
+    """Every workspace the console holds a key of."""
+    return sorted(set(ApiKey.objects.exclude(workspace_id="").values_list("workspace_id", flat=True)))
+
+
+def _client_of_workspace(workspace_id: str):
+    """A client acting as a stored key of the workspace: the active ones, the
+    latest checked first; a key that no longer decrypts is passed over. No
+    retries: the next refresh is the retry, and a worker never sleeps."""
+    keys = ApiKey.objects.filter(workspace_id=workspace_id).order_by("-is_active", "-last_verified_at", "-pk")
+    for key in keys:
+        try:
+            return key.client(max_retries=0)
+        except KeyDecryptionError:
+            continue
+    return None
+
+
+def _record(workspace_id: str, *, ok: bool, error: str = "", now: datetime) -> None:
+    defaults: dict = {"tried_at": now, "error": error[:300]}
+    if ok:
+        defaults["refreshed_at"] = now
+    WorkspaceRefresh.objects.update_or_create(workspace_id=workspace_id, defaults=defaults)
+
+
+def _keep(workspace_id: str, source: str, stored: list[StoredItem], now: datetime) -> None:
+    """The source's rows become exactly `stored` (one transaction)."""
+    rows = {storable_text(str(item.remote_id), limit=200): item for item in stored if item.remote_id}
+    with transaction.atomic():
+        WaitingItem.objects.filter(workspace_id=workspace_id, source=source).exclude(remote_id__in=rows).delete()
+        # What the service gives no time for has waited since the console first saw it.
+        first_seen = dict(
+            WaitingItem.objects.filter(workspace_id=workspace_id, source=source, remote_id__in=rows).values_list(
+                "remote_id", "since"
+            )
+        )
+        for remote_id, item in rows.items():
+            WaitingItem.objects.update_or_create(
+                workspace_id=workspace_id,
+                source=source,
+                remote_id=remote_id,
+                defaults={
+                    "kind": item.kind[:32],
+                    "data": storable(item.data) if isinstance(item.data, dict) else {},
+                    "since": item.since or first_seen.get(remote_id) or now,
+                    "settle_path": storable_text(item.settle_path, limit=300),
+                    "refreshed_at": now,
+                },
+            )
+
+
+def workspace_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
+    """Read what waits for a person in the workspace from the service (each
+    source's `refresh`) and keep it. A source whose read fails keeps its last
+    rows; the failure is recorded for the inbox page. Returns the rows kept."""
+    now = now or timezone.now()
+    client = _client_of_workspace(workspace_id)
+    if client is None:
+        _record(workspace_id, ok=False, error="No stored key of this workspace can be read.", now=now)
+        return 0
+    kept, problems = 0, []
+    for source in inbox_sources():
+        if source.refresh is None:
+            continue
+        try:
+            stored = source.refresh(client, workspace_id)
+        except errors.ApiError as exc:
+            problems.append(with_request_id(meaning_of(exc).title, exc))
+            continue
+        _keep(workspace_id, source.name, stored, now)
+        kept += len(stored)
+    _record(workspace_id, ok=not problems, error="; ".join(problems), now=now)
+    return kept
+
+
+def refresh_soon(workspace_id: str) -> None:
+    """Send the workspace's refresh to the worker once the current transaction
+    commits. Never breaks the caller: a broker that can't be reached is logged,
+    and the next refresh on the interval catches up."""
+
+    def send() -> None:
+        from dashboard.inbox.tasks import refresh_workspace
+
+        try:
+            refresh_workspace.apply_async(args=[workspace_id], retry=False, expires=refresh_seconds())
+        except Exception:
+            logger.warning("inbox: could not send the refresh of workspace %s", workspace_id, exc_info=True)
+
+    transaction.on_commit(send)
+
+
+def refresh_seconds() -> float:
+    return float(getattr(settings, "INBOX_REFRESH_SECONDS", 60.0))
+
+
+def inbox_after_write(write: RemoteWrite) -> None:
+    """The write hook: a write that settles a waiting item (a decision on an
+    approval) removes it at once, so every header count drops on its next
+    poll, and the workspace is read again now rather than on the interval. A
+    409 settles too: for an approval it means someone decided it already."""
+    if write.status is None or not (write.succeeded or write.status == 409):
+        return
+    settled, _ = WaitingItem.objects.filter(settle_path=write.path).delete()
+    wanted = settled or any(
+        write.path.startswith(prefix) for source in inbox_sources() for prefix in source.refresh_after
+    )
+    if not wanted or write.stored_key_id is None:
+        return
+    workspace_id = ApiKey.objects.filter(pk=write.stored_key_id).values_list("workspace_id", flat=True).first()
+    if workspace_id:
+        refresh_soon(workspace_id)
+
+
+# --- notices (toasts) ----------------------------------------------------------------------
+
+# How old news may be: work that ended longer ago than this is not announced.
+NOTICE_WINDOW = timedelta(minutes=15)
+FAILED_STATUSES = frozenset({"failed", TrackedOperation.STATUS_STOPPED})
+VERBS = {Notice.STATE_FINISHED: "finished", Notice.STATE_FAILED: "failed", Notice.STATE_NEEDS_YOU: "needs you"}
+
+
+@dataclass(frozen=True)
+class NoticeView:
+    id: int
+    state: str
+    heading: str
+    title: str
+    url: str
+
+    @property
+    def text(self) -> str:
+        return f"{self.heading}: {self.title}" if self.title else self.heading
+
+
+def notice_state(op: TrackedOperation) -> str | None:
+    """What is news about `op`: it needs the person, failed, or finished."""
+    kind = registry.get_kind(op.kind)
+    snapshot = op.snapshot if isinstance(op.snapshot, dict) else {}
+    if kind is not None and kind.needs_person(snapshot):
+        return Notice.STATE_NEEDS_YOU
+    if not op.is_final:
+        return None
+    return Notice.STATE_FAILED if op.status in FAILED_STATUSES else Notice.STATE_FINISHED
+
+
+def _page_of(op: TrackedOperation) -> str:
+    kind = registry.get_kind(op.kind)
+    if kind is not None and kind.page_url is not None:
+        try:
+            return kind.page_url(op)
+        except Exception:
+            logger.warning("inbox: no page for operation %s", op.pk, exc_info=True)
+    return reverse("live:detail", args=[op.pk])
+
+
+def notices_claim(*, user, now: datetime | None = None, limit: int = 5) -> list[NoticeView]:
+    """The person's news not announced yet (their tracked work that finished,
+    failed or needs them in the last NOTICE_WINDOW), each claimed once: two
+    tabs polling at the same moment never both show it."""
+    now = now or timezone.now()
+    ops = list(
+        TrackedOperation.objects.filter(started_by=user, updated_at__gte=now - NOTICE_WINDOW)
+        .filter(Q(is_final=True) | Q(status__in=WAITING_STATUSES))
+        .order_by("updated_at", "id")[:50]
+    )
+    if not ops:
+        return []
+    told = set(Notice.objects.filter(operation__in=ops).values_list("operation_id", "state"))
+    news: list[NoticeView] = []
+    for op in ops:
+        state = notice_state(op)
+        if state is None or (op.pk, state) in told:
+            continue
+        try:
+            with transaction.atomic():
+                notice = Notice.objects.create(user=user, operation=op, state=state)
+        except IntegrityError:
+            continue  # another tab claimed it first
+        kind = registry.get_kind(op.kind)
+        heading = f"{kind.title if kind else 'Work'} {VERBS[state]}"
+        news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=_page_of(op)))
+        if len(news) >= limit:
+            break
+    return news
+
+
+# --- dismissals ------------------------------------------------------------------------------
+
+# Dismissals older than this are forgotten: what they hid has long left the inbox.
+DISMISSAL_KEPT = timedelta(days=90)
+
+
+def item_dismiss(*, user, workspace_id: str, key: str) -> None:
+    Dismissal.objects.get_or_create(user=user, workspace_id=workspace_id, key=key)
+
+
+def dismissals_prune(*, now: datetime | None = None) -> int:
+    deleted, _ = Dismissal.objects.filter(created_at__lt=(now or timezone.now()) - DISMISSAL_KEPT).delete()
+    return deleted

@@ -1,0 +1,131 @@
+"""The inbox ("Needs you"): the page, the header's count poll (with the
+person's toasts) and "Read the service again now". None of them calls the
+service: what only the service knows is read by the task `inbox.refresh_workspace`."""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from django.contrib import messages
+from django.core.cache import cache
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.accounts.middleware import background_request
+from dashboard.inbox import selectors, services
+from dashboard.inbox.sources import KINDS, InboxItem, InboxViewer
+from dashboard.web.areas import inbox_sources
+from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region
+from dashboard.web.pager import choice, tabs
+from dashboard.web.workspace import ConsoleRequest
+
+# "Read the service again now" sends one refresh per workspace in this many seconds.
+REFRESH_ASK_SECONDS = 15
+
+
+def _every(seconds: float) -> str:
+    """ "every minute", "every 5 minutes", "every 10 seconds"."""
+    if seconds < 90:
+        return "every minute" if round(seconds) == 60 else f"every {round(seconds)} seconds"
+    return f"every {round(seconds / 60)} minutes"
+
+
+def _asked_key(workspace_id: str) -> str:
+    # Workspace ids are the service's: hashed, so any id makes a valid cache key.
+    return "inbox:refresh-asked:" + hashlib.blake2s(workspace_id.encode(), digest_size=12).hexdigest()
+
+
+def viewer_of(request: ConsoleRequest) -> InboxViewer:
+    return InboxViewer(user=request.user, workspace_id=request.workspace.id)
+
+
+def _item_context(request: HttpRequest, item: InboxItem) -> dict[str, Any]:
+    """What the item's area template needs (its decision form), from its source."""
+    for source in inbox_sources():
+        if source.name == item.area and source.context is not None:
+            return source.context(item, request) or {}
+    return {}
+
+
+@require_GET
+def index(request: ConsoleRequest) -> HttpResponse:
+    """Everything waiting for a person in this workspace, the longest waiting
+    first, filtered by kind and agent. Zero remote calls."""
+    kind = choice(request.GET.get("kind"), KINDS, "")
+    agent_id = (request.GET.get("agent") or "")[:200]
+    everything = selectors.inbox_items(viewer=viewer_of(request))
+    agents = selectors.agent_choices(everything)
+    if agent_id not in dict(agents):
+        agent_id = ""
+    shown = selectors.filtered(everything, kind=kind, agent_id=agent_id)
+    counts = selectors.kind_counts(selectors.filtered(everything, agent_id=agent_id))
+    kind_tabs = tabs(
+        [("", f"Everything ({sum(count for _, _, count in counts)})")]
+        + [(value, f"{label} ({count})") for value, label, count in counts],
+        kind,
+        {"agent": agent_id},
+        param="kind",
+    )
+    rows = [{"item": item, **_item_context(request, item)} for item in shown]
+    context = {
+        "rows": rows,
+        "kind": kind,
+        "agent_id": agent_id,
+        "agent_choices": agents,
+        "tabs": kind_tabs,
+        "total": len(everything),
+        "refresh": selectors.last_refresh(workspace_id=request.workspace.id),
+        "refresh_every": _every(services.refresh_seconds()),
+        "workspace_zone": request.workspace.zone,
+        "has_workspace": bool(request.workspace.id),
+    }
+    return render_region(request, "inbox/index.html", "inbox_list", context)
+
+
+@background_request
+@never_cache
+@require_GET
+def header(request: ConsoleRequest) -> HttpResponse:
+    """The header's count, polled by every page. The poll URL carries the
+    version it shows: while current, 204 and nothing rendered. Otherwise the
+    new count, with the person's news as toasts (each shown once, in one tab).
+    Reads the console's database only: no viewer ever costs a remote call."""
+    # The version is read without request.workspace (its key query): one statement.
+    unchanged = poll_unchanged(request, lambda: selectors.header_version(user=request.user))
+    if unchanged is not None:
+        return unchanged
+    state = selectors.header_state(viewer=viewer_of(request))
+    notices = services.notices_claim(user=request.user)
+    return render(request, "inbox/header.html#inbox_header", {"inbox": state, "notices": notices, "oob": True})
+
+
+@require_POST
+def refresh(request: ConsoleRequest) -> HttpResponseBase:
+    """Ask the worker to read this workspace's approvals and runs again now."""
+    workspace_id = request.workspace.id
+    if workspace_id and cache.add(_asked_key(workspace_id), True, timeout=REFRESH_ASK_SECONDS):
+        services.refresh_soon(workspace_id)
+        messages.info(request, "The console is reading the service again; the inbox shows it in a moment.")
+    elif workspace_id:
+        # One reading at a time per workspace, however many people ask.
+        messages.info(request, "The console is already reading the service again; the inbox shows it in a moment.")
+    return redirect(reverse("inbox:index"))
+
+
+@require_POST
+def dismiss(request: ConsoleRequest) -> HttpResponseBase:
+    """Put a failure or a video request out of this person's inbox (the
+    console's own preference: no remote write, so any member may)."""
+    key = (request.POST.get("key") or "")[:200]
+    workspace_id = request.workspace.id
+    item = next((item for item in selectors.inbox_items(viewer=viewer_of(request)) if item.key == key), None)
+    if item is not None and item.dismissable:
+        services.item_dismiss(user=request.user, workspace_id=workspace_id, key=key)
+    if is_partial(request):
+        # The item leaves the list; the header count follows on its next poll.
+        return HttpResponse("")
+    return redirect(next_url(request, reverse("inbox:index")))
