@@ -12,7 +12,9 @@ from dashboard.api import errors
 from dashboard.idempotency import IdempotencyKeyField, renew_idempotency_key
 from dashboard.web.forms import place_remote_error
 from dashboard.web.json_input import JsonInputError, parse_json_object
-from objects.fields import FieldDef, api_value, comparable, field_defs, form_field, initial_value
+from dashboard.web.reading import as_dict
+from objects.edits import MAX_SHOWN_LENGTH, EditPlan, decode_values, encode_values, plan_edit
+from objects.fields import FieldDef, api_value, field_defs, form_field, initial_value
 from objects.schema import (
     CHOICE_TYPES,
     COLOR_MAX_LENGTH,
@@ -26,6 +28,8 @@ from objects.schema import (
     snake_case,
 )
 
+# Form fields of RecordForm itself: an object field with one of these keys is not editable here.
+RESERVED_NAMES = frozenset({"idempotency_key", "shown_values", "list"})
 FIELD_KEY_PATTERN = re.compile(r"^[a-z][a-z0-9_]*$")
 HEX_COLOR_PATTERN = re.compile(r"^#[0-9a-fA-F]{6}$")
 # New options get these colours in turn, so a fresh select is not all grey.
@@ -302,23 +306,62 @@ class FieldRemoveForm(forms.Form):
 
 class RecordForm(forms.Form):
     """A record's values, one form field per field of the object, built from
-    its definition (required flags, max lengths, choices)."""
+    its definition (required flags, max lengths, choices). An edit carries
+    the values it showed (`shown_values`), so only what the person changed is
+    sent (objects/edits.py). `only` keeps one field (an inline cell edit);
+    `copy_of` fills a new record's form with another record's values."""
 
     idempotency_key = IdempotencyKeyField()
+    shown_values = forms.CharField(required=False, widget=forms.HiddenInput, max_length=MAX_SHOWN_LENGTH)
 
-    def __init__(self, *args, definition: dict, zone: dt.tzinfo, record: dict | None = None, **kwargs):
+    def __init__(
+        self,
+        *args,
+        definition: dict,
+        zone: dt.tzinfo,
+        record: dict | None = None,
+        copy_of: dict | None = None,
+        only: str | None = None,
+        **kwargs,
+    ):
         self.definition = definition
         self.zone = zone
         self.record = record
-        self.record_fields: list[FieldDef] = [f for f in field_defs(definition) if f.key != "idempotency_key"]
-        self.stored_values: dict = (record or {}).get("values") or {}
-        if record is not None:
+        self.record_fields: list[FieldDef] = [
+            f for f in field_defs(definition) if f.key not in RESERVED_NAMES and (only is None or f.key == only)
+        ]
+        self.stored_values: dict = as_dict((record or {}).get("values"))
+        source = record if record is not None else copy_of
+        if source is not None:
+            source_values = as_dict(source.get("values"))
             kwargs["initial"] = {
-                f.key: initial_value(f, self.stored_values.get(f.key), zone=zone) for f in self.record_fields
+                f.key: initial_value(f, source_values.get(f.key), zone=zone) for f in self.record_fields
             }
+            if record is not None:
+                kwargs["initial"]["shown_values"] = encode_values(self.stored_values, self.record_fields)
         super().__init__(*args, **kwargs)
         for f in self.record_fields:
             self.fields[f.key] = form_field(f, zone=zone)
+
+    def carried_values(self) -> dict | None:
+        """The values this form showed when it was rendered (None: not carried)."""
+        raw = self.cleaned_data.get("shown_values") if hasattr(self, "cleaned_data") else None
+        return decode_values(raw)
+
+    def values_wanted(self) -> dict:
+        """Every field's value as it would be sent (empty is `None`)."""
+        return {f.key: api_value(f, self.cleaned_data.get(f.key)) for f in self.record_fields}
+
+    def edit_plan(self, choices) -> EditPlan:
+        """What this edit sends, compared with what the form showed and with
+        the record as it is now (the `record` it was built with, re-read)."""
+        return plan_edit(
+            fields=self.record_fields,
+            shown=self.carried_values() or self.stored_values,
+            wanted=self.values_wanted(),
+            current=self.stored_values,
+            choices=choices,
+        )
 
     def field_pairs(self):
         """(definition, bound field) in the object's order, for the template."""
@@ -332,15 +375,6 @@ class RecordForm(forms.Form):
             if value is not None:
                 values[f.key] = value
         return values
-
-    def values_changed(self) -> dict:
-        """Only the keys whose value changed, for `PATCH`; a cleared field is `None`."""
-        changes = {}
-        for f in self.record_fields:
-            sent = api_value(f, self.cleaned_data.get(f.key))
-            if comparable(f, sent) != comparable(f, self.stored_values.get(f.key)):
-                changes[f.key] = sent
-        return changes
 
     def add_service_error(self, exc: errors.ApiError) -> None:
         """Put a 422/400 message on the field it names (`values.email` is the
@@ -364,7 +398,9 @@ class RelationshipForm(forms.Form):
     relation_key = forms.CharField(
         label="Kind of link",
         max_length=100,
-        help_text="snake_case, for example company, owner or related_to",
+        help_text="snake_case, for example company, owner or related_to; kinds already in use are offered",
+        # The kinds in use in this workspace are offered by a datalist (templates/objects/record.html#link-form).
+        widget=forms.TextInput(attrs={"list": "relation-keys", "autocomplete": "off"}),
     )
     target_object = forms.ChoiceField(label="Linked object")
     target_search = forms.CharField(label="Find a record", required=False)
@@ -414,3 +450,23 @@ class RelationshipForm(forms.Form):
 
 class RecordDeleteForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
+
+
+class RecordUndoForm(RecordDeleteForm):
+    """Undo the latest change: one key for the restoring PATCH, kept while
+    the person settles conflicts."""
+
+
+class SavedViewForm(forms.Form):
+    """Save the records table as it is under a name."""
+
+    name = forms.CharField(max_length=80, label="View name")
+    shared = forms.BooleanField(required=False, label="Share with the workspace's console users")
+    make_default = forms.BooleanField(required=False, label="Open this view by default")
+    query = forms.CharField(required=False, max_length=4000, widget=forms.HiddenInput)
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("Give the view a name.")
+        return name

@@ -17,6 +17,7 @@ class Link:
     label: str
     metadata: dict
     title: str
+    url: str = ""  # the other record's page (objects/names.py record_url)
 
 
 def _end(value) -> tuple[str, str]:

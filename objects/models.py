@@ -1,9 +1,13 @@
 """Local state of the Objects area. Records themselves live in the remote
-service; the console keeps only each person's view preferences."""
+service; the console keeps each person's view preferences, the saved views
+of an object's table, and the history of the changes made through it."""
 
 from __future__ import annotations
 
+import os
+
 from django.conf import settings
+from django.core.files.storage import FileSystemStorage
 from django.db import models
 
 
@@ -16,6 +20,8 @@ class ColumnPreference(models.Model):
     object_key = models.CharField(max_length=200)
     # Field keys hidden from the table; fields added later show by default.
     hidden_fields = models.JSONField(default=list, blank=True)
+    # The saved view this person's records page opens with (one default per object).
+    default_view = models.ForeignKey("SavedView", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:
@@ -25,3 +31,228 @@ class ColumnPreference(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} · {self.object_key}: {len(self.hidden_fields)} hidden"
+
+
+class SavedView(models.Model):
+    """A named records table: its filters, search, sort and page size (the
+    table's query string, re-checked by TableState whenever it is opened) and
+    the columns it hides. Private to its owner, or shared with everyone who
+    uses this console for the same workspace."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="saved_views")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    name = models.CharField(max_length=80)
+    query = models.CharField(max_length=4000, blank=True)
+    hidden_fields = models.JSONField(default=list, blank=True)
+    shared = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        indexes = [models.Index(fields=["workspace_id", "object_key"], name="objects_view_object")]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["owner", "workspace_id", "object_key", "name"], name="objects_one_view_name_per_owner"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.object_key}: {self.name}"
+
+
+class RecordChange(models.Model):
+    """One change a person made to a record through the console: which
+    fields, their value before and after (as the service stores them), who
+    and when. The record page lists them; the latest can be undone."""
+
+    class Action(models.TextChoices):
+        CREATE = "create", "Created"
+        EDIT = "edit", "Edited"
+        INLINE = "inline", "Edited in the table"
+        UNDO = "undo", "Undid a change"
+        DUPLICATE = "duplicate", "Duplicated"
+
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="record_changes"
+    )
+    # The name shown even after the account is gone.
+    actor = models.CharField(max_length=150, blank=True)
+    action = models.CharField(max_length=16, choices=Action.choices, default=Action.EDIT)
+    # [{"field": key, "label": label, "before": value, "after": value}, ...]
+    changes = models.JSONField(default=list)
+    # The record this one was duplicated from (action "duplicate").
+    source_record_id = models.CharField(max_length=200, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    undone_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-pk"]
+        indexes = [
+            models.Index(
+                fields=["workspace_id", "object_key", "record_id", "-created_at"], name="objects_change_record"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.object_key}/{self.record_id}: {self.action} by {self.actor}"
+
+
+# --- bulk actions and CSV imports (issue 11, items 5 and 6) ------------------
+
+
+class ImportStorage(FileSystemStorage):
+    """Where uploaded CSV files wait for their import: `OBJECTS_IMPORT_ROOT`,
+    else var/imports. Read at each use, so tests can point it elsewhere."""
+
+    @property
+    def base_location(self) -> str:
+        return str(getattr(settings, "OBJECTS_IMPORT_ROOT", "") or settings.VAR_DIR / "imports")
+
+    @property
+    def location(self) -> str:
+        # A relative root (the .env example's `var/imports`) is the checkout's.
+        return os.path.abspath(os.path.join(settings.BASE_DIR, self.base_location))
+
+
+def import_storage() -> ImportStorage:
+    return ImportStorage()
+
+
+class ObjectJob(models.Model):
+    """One bulk edit, bulk delete or CSV import of one object's records.
+
+    The row is the job: its status, its progress, where it stopped (a
+    collected item or a row of the file) and who may follow it. Celery tasks
+    (objects/tasks.py) take its id, re-read it, do one bounded chunk and send
+    themselves again; the browser polls this row only. Every remote write's
+    Idempotency-Key derives from `uid` and the record or row it writes, so a
+    chunk done twice (a retried task, a resumed or re-run import) replays
+    instead of writing twice.
+    """
+
+    KIND_EDIT = "edit"
+    KIND_DELETE = "delete"
+    KIND_IMPORT = "import"
+    KINDS = [(KIND_EDIT, "Bulk edit"), (KIND_DELETE, "Bulk delete"), (KIND_IMPORT, "CSV import")]
+
+    # Bulk: collecting (listing the records a filter matches) -> running -> done.
+    # Import: checking (the dry run) -> checked (waits for "Import") -> running -> done.
+    MAPPING = "mapping"  # an uploaded file waiting for its columns to be mapped
+    COLLECTING = "collecting"
+    CHECKING = "checking"
+    CHECKED = "checked"
+    RUNNING = "running"
+    DONE = "done"
+    CANCELLED = "cancelled"
+    STOPPED = "stopped"  # an error no retry fixes (key revoked...); Resume starts again where it stopped
+    ACTIVE = frozenset({COLLECTING, CHECKING, RUNNING})
+    STATUSES = [
+        (MAPPING, "Waiting for its columns to be mapped"),
+        (COLLECTING, "Listing the records"),
+        (CHECKING, "Checking the rows"),
+        (CHECKED, "Checked, ready to import"),
+        (RUNNING, "Running"),
+        (DONE, "Done"),
+        (CANCELLED, "Cancelled"),
+        (STOPPED, "Stopped"),
+    ]
+
+    uid = models.UUIDField(unique=True, help_text="The form's idempotency key: every write's key derives from it.")
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="object_jobs")
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="object_jobs")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    object_name = models.CharField(max_length=200, blank=True)
+    kind = models.CharField(max_length=16, choices=KINDS)
+    title = models.CharField(max_length=300)
+    status = models.CharField(max_length=16, choices=STATUSES)
+    resume_status = models.CharField(max_length=16, blank=True, help_text="What Resume goes back to.")
+    cancel_requested = models.BooleanField(default=False)
+    # Edit: {"changes": {key: value}}; a filter selection: {"filter", "search", "sort"};
+    # import: {"header": [...], "mapping": {column index: field key}}.
+    params = models.JSONField(default=dict, blank=True)
+    cursor = models.TextField(blank=True, help_text="Collecting: the next page of the filter.")
+    upload = models.FileField(upload_to="%Y/%m/", storage=import_storage, blank=True)
+    upload_name = models.CharField(max_length=255, blank=True)
+    position_row = models.PositiveIntegerField(default=0, help_text="Import: data rows already handled.")
+    position_byte = models.BigIntegerField(default=0, help_text="Import: where the next row starts in the file.")
+    total = models.PositiveIntegerField(default=0)
+    processed = models.PositiveIntegerField(default=0)
+    succeeded = models.PositiveIntegerField(default=0)
+    failed = models.PositiveIntegerField(default=0)
+    transient_errors = models.PositiveIntegerField(default=0, help_text="Chunks in a row the service failed.")
+    message = models.TextField(blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["started_by", "-created_at"], name="objects_job_user")]
+
+    def __str__(self) -> str:
+        return f"{self.get_kind_display()} of {self.object_key} ({self.status})"
+
+    @property
+    def is_active(self) -> bool:
+        return self.status in self.ACTIVE
+
+    @property
+    def is_final(self) -> bool:
+        """Nothing more happens without a person (the polling stops)."""
+        return not self.is_active
+
+
+class JobItem(models.Model):
+    """One record a bulk job writes (collected before any write, so a filter
+    the edit itself changes never shifts the pages under the job)."""
+
+    PENDING = "pending"
+    DONE = "done"
+    FAILED = "failed"
+    GONE = "gone"  # a delete found the record already deleted
+
+    job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveIntegerField()
+    record_id = models.CharField(max_length=200)
+    title = models.CharField(max_length=300, blank=True)
+    state = models.CharField(max_length=16, default=PENDING)
+    message = models.TextField(blank=True)
+    request_id = models.CharField(max_length=128, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [models.UniqueConstraint(fields=["job", "record_id"], name="objects_item_once")]
+        indexes = [models.Index(fields=["job", "state", "position"], name="objects_item_todo")]
+
+    def __str__(self) -> str:
+        return f"{self.record_id} ({self.state})"
+
+
+class ImportProblem(models.Model):
+    """One refused row of an import: by the dry run (the object's field
+    rules) or by the service (its 422, with the request id)."""
+
+    CHECK = "check"
+    SERVICE = "service"
+
+    job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="problems")
+    row_number = models.PositiveIntegerField(help_text="The line's data row, 1 for the first row after the header.")
+    stage = models.CharField(max_length=16)
+    fields = models.CharField(max_length=500, blank=True)
+    message = models.TextField()
+    request_id = models.CharField(max_length=128, blank=True)
+
+    class Meta:
+        ordering = ["row_number"]
+        constraints = [models.UniqueConstraint(fields=["job", "row_number"], name="objects_problem_once")]
+
+    def __str__(self) -> str:
+        return f"row {self.row_number}: {self.message}"

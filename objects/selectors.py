@@ -9,10 +9,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 from django.core.cache import cache
+from django.db.models import Q
 
 from dashboard.api.paths import api_path
 from objects.filters import remote_query
-from objects.models import ColumnPreference
+from objects.models import ColumnPreference, RecordChange, SavedView
 
 if TYPE_CHECKING:
     from dashboard.api import Page, ServiceClient
@@ -95,15 +96,47 @@ def record_search(*, client: ServiceClient, object_key: str, text: str) -> list[
     return client.page(api_path("/v1/objects/{}/records", object_key), params=params, item_key=RECORDS_ITEM_KEY).items
 
 
-def relationship_list(*, client: ServiceClient, object_key: str, record_id: str) -> list[dict]:
-    """Every link to or from a record (built-in objects' records too)."""
-    return list(
+def relationship_list(*, client: ServiceClient, object_key: str, record_id: str, workspace_id: str = "") -> list[dict]:
+    """Every link to or from a record (built-in objects' records too). The
+    relation keys seen are remembered for the workspace (offered when linking)."""
+    links = list(
         client.paginate(
             api_path("/v1/objects/{}/records/{}/relationships", object_key, record_id),
             params={"limit": 100},
             item_key=RELATIONSHIPS_ITEM_KEY,
         )
     )
+    if workspace_id:
+        keys = [link.get("relation_key") for link in links if isinstance(link, dict)]
+        relation_keys_remember(workspace_id=workspace_id, keys=[k for k in keys if isinstance(k, str) and k])
+    return links
+
+
+# The contract has no list of relation keys: the console remembers the ones it
+# has seen in this workspace (listed or created), most recent first, bounded.
+RELATION_KEYS_KEPT = 50
+RELATION_KEYS_TTL_SECONDS = 7 * 24 * 3600
+
+
+def relation_keys_cache_key(*, workspace_id: str) -> str:
+    digest = hashlib.sha256(workspace_id.encode("utf-8", "surrogatepass")).hexdigest()
+    return f"objects:relation-keys:{digest}"
+
+
+def relation_keys_in_use(*, workspace_id: str) -> list[str]:
+    keys = cache.get(relation_keys_cache_key(workspace_id=workspace_id))
+    return sorted(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else []
+
+
+def relation_keys_remember(*, workspace_id: str, keys: list[str]) -> None:
+    if not keys:
+        return
+    cache_key = relation_keys_cache_key(workspace_id=workspace_id)
+    known = cache.get(cache_key)
+    known = known if isinstance(known, list) else []
+    merged = list(dict.fromkeys([*keys, *known]))[:RELATION_KEYS_KEPT]
+    if merged != known:
+        cache.set(cache_key, merged, RELATION_KEYS_TTL_SECONDS)
 
 
 def column_hidden_fields(*, user, workspace_id: str, object_key: str) -> list[str]:
@@ -115,3 +148,41 @@ def column_hidden_fields(*, user, workspace_id: str, object_key: str) -> list[st
 def object_list_all(*, client: ServiceClient) -> list[dict]:
     """Every object (custom and built-in), every page: what a record can link to."""
     return list(client.paginate("/v1/objects", params={"limit": 100}, item_key="objects"))
+
+
+def _visible_views(*, user, workspace_id: str, object_key: str):
+    return SavedView.objects.filter(workspace_id=workspace_id, object_key=object_key).filter(
+        Q(owner=user) | Q(shared=True)
+    )
+
+
+def saved_views(*, user, workspace_id: str, object_key: str) -> list[SavedView]:
+    """This person's views of an object and the ones shared in the workspace."""
+    return list(_visible_views(user=user, workspace_id=workspace_id, object_key=object_key).select_related("owner"))
+
+
+def saved_view_get(*, user, workspace_id: str, object_key: str, pk: int) -> SavedView | None:
+    """One view this person may open (theirs or shared), or None."""
+    return _visible_views(user=user, workspace_id=workspace_id, object_key=object_key).filter(pk=pk).first()
+
+
+def column_preference(*, user, workspace_id: str, object_key: str) -> ColumnPreference | None:
+    return ColumnPreference.objects.filter(user=user, workspace_id=workspace_id, object_key=object_key).first()
+
+
+HISTORY_SHOWN = 50
+
+
+def record_history(*, workspace_id: str, object_key: str, record_id: str) -> list[RecordChange]:
+    """The latest changes made to a record through the console, newest first."""
+    return list(
+        RecordChange.objects.filter(workspace_id=workspace_id, object_key=object_key, record_id=record_id)[
+            :HISTORY_SHOWN
+        ]
+    )
+
+
+def record_change_get(*, workspace_id: str, object_key: str, record_id: str, pk: int) -> RecordChange | None:
+    return RecordChange.objects.filter(
+        pk=pk, workspace_id=workspace_id, object_key=object_key, record_id=record_id
+    ).first()

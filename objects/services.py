@@ -9,8 +9,11 @@ from typing import TYPE_CHECKING
 from django.core.cache import cache
 
 from dashboard.api.paths import api_path
-from objects.models import ColumnPreference
-from objects.selectors import object_definition_cache_key
+from dashboard.web.reading import as_dict
+from objects.fields import FieldDef
+from objects.models import ColumnPreference, RecordChange, SavedView
+from objects.names import title_forget
+from objects.selectors import object_definition_cache_key, relation_keys_remember
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
@@ -40,27 +43,123 @@ def object_update(
         object_definition_forget(workspace_id=workspace_id, object_key=object_key)
 
 
-def record_create(*, client: ServiceClient, object_key: str, values: dict, idempotency_key: str) -> dict:
-    """`POST /v1/objects/{key}/records`; a retry with the same key returns the first record."""
-    return client.post(
+def record_create(
+    *,
+    client: ServiceClient,
+    object_key: str,
+    values: dict,
+    idempotency_key: str,
+    user=None,
+    workspace_id: str = "",
+    fields: list[FieldDef] | None = None,
+    source_record_id: str = "",
+) -> dict:
+    """`POST /v1/objects/{key}/records`; a retry with the same key returns the
+    first record. With `user`, the creation enters the record's history
+    (a duplicate names the record it was copied from)."""
+    created = client.post(
         api_path("/v1/objects/{}/records", object_key), json={"values": values}, idempotency_key=idempotency_key
     )
+    if user is not None and workspace_id:
+        record_change_log(
+            user=user,
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=str(as_dict(created).get("id") or ""),
+            action=RecordChange.Action.DUPLICATE if source_record_id else RecordChange.Action.CREATE,
+            before={},
+            after=values,
+            fields=fields or [],
+            source_record_id=source_record_id,
+        )
+    return created
 
 
 def record_update(
-    *, client: ServiceClient, object_key: str, record_id: str, changes: dict, idempotency_key: str
+    *,
+    client: ServiceClient,
+    object_key: str,
+    record_id: str,
+    changes: dict,
+    idempotency_key: str,
+    user=None,
+    workspace_id: str = "",
+    before: dict | None = None,
+    fields: list[FieldDef] | None = None,
+    action: str = RecordChange.Action.EDIT,
 ) -> dict:
-    """`PATCH` with only the changed keys (`None` clears a field)."""
-    return client.patch(
-        api_path("/v1/objects/{}/records/{}", object_key, record_id),
-        json={"values": changes},
-        idempotency_key=idempotency_key,
+    """`PATCH` with only the changed keys (`None` clears a field). With
+    `user` and `before` (the values re-read just before, which this PATCH
+    replaces), the change enters the record's history. The record's cached
+    title is dropped either way."""
+    try:
+        updated = client.patch(
+            api_path("/v1/objects/{}/records/{}", object_key, record_id),
+            json={"values": changes},
+            idempotency_key=idempotency_key,
+        )
+    finally:
+        if workspace_id:
+            # Even a failed PATCH may have applied (timeout after commit).
+            title_forget(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
+    if user is not None and workspace_id and before is not None:
+        record_change_log(
+            user=user,
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=record_id,
+            action=action,
+            before=before,
+            after=changes,
+            fields=fields or [],
+        )
+    return updated
+
+
+def record_delete(
+    *, client: ServiceClient, object_key: str, record_id: str, idempotency_key: str, workspace_id: str = ""
+) -> None:
+    """Deletes the record and every relationship to or from it."""
+    try:
+        client.delete(api_path("/v1/objects/{}/records/{}", object_key, record_id), idempotency_key=idempotency_key)
+    finally:
+        if workspace_id:
+            title_forget(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
+
+
+def record_change_log(
+    *,
+    user,
+    workspace_id: str,
+    object_key: str,
+    record_id: str,
+    action: str,
+    before: dict,
+    after: dict,
+    fields: list[FieldDef],
+    source_record_id: str = "",
+) -> RecordChange:
+    """One entry of a record's history: each field written, before and after."""
+    labels = {f.key: f.label for f in fields}
+    return RecordChange.objects.create(
+        workspace_id=workspace_id,
+        object_key=object_key,
+        record_id=record_id,
+        user=user if getattr(user, "is_authenticated", False) else None,
+        actor=getattr(user, "get_username", lambda: "")() or "",
+        action=action,
+        changes=[
+            {"field": key, "label": labels.get(key, key), "before": before.get(key), "after": value}
+            for key, value in after.items()
+        ],
+        source_record_id=source_record_id,
     )
 
 
-def record_delete(*, client: ServiceClient, object_key: str, record_id: str, idempotency_key: str) -> None:
-    """Deletes the record and every relationship to or from it."""
-    client.delete(api_path("/v1/objects/{}/records/{}", object_key, record_id), idempotency_key=idempotency_key)
+def record_change_mark_undone(*, change: RecordChange) -> None:
+    from django.utils import timezone
+
+    RecordChange.objects.filter(pk=change.pk, undone_at__isnull=True).update(undone_at=timezone.now())
 
 
 def relationship_create(
@@ -74,6 +173,7 @@ def relationship_create(
     label: str,
     metadata: dict,
     idempotency_key: str,
+    workspace_id: str = "",
 ) -> dict:
     """Links this record (the source) to a target; the same link again returns the existing one."""
     body: dict = {"relation_key": relation_key, "target": {"object": target_object, "id": target_id}}
@@ -81,11 +181,15 @@ def relationship_create(
         body["label"] = label
     if metadata:
         body["metadata"] = metadata
-    return client.post(
+    created = client.post(
         api_path("/v1/objects/{}/records/{}/relationships", object_key, record_id),
         json=body,
         idempotency_key=idempotency_key,
     )
+    if workspace_id:
+        # The link form offers the relation keys in use: a new one joins them at once.
+        relation_keys_remember(workspace_id=workspace_id, keys=[relation_key])
+    return created
 
 
 def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fields: list[str]):
@@ -97,3 +201,33 @@ def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fi
         defaults={"hidden_fields": sorted(set(hidden_fields))},
     )
     return preference
+
+
+def saved_view_save(
+    *, user, workspace_id: str, object_key: str, name: str, query: str, hidden_fields: list[str], shared: bool
+) -> SavedView:
+    """Saves the table as it is under a name (the same name replaces this person's view)."""
+    view, _ = SavedView.objects.update_or_create(
+        owner=user,
+        workspace_id=workspace_id,
+        object_key=object_key,
+        name=name,
+        defaults={"query": query, "hidden_fields": sorted(set(hidden_fields)), "shared": shared},
+    )
+    return view
+
+
+def saved_view_set_default(*, user, workspace_id: str, object_key: str, view: SavedView | None) -> None:
+    """The view this person's records page opens with (None: the whole table)."""
+    ColumnPreference.objects.update_or_create(
+        user=user, workspace_id=workspace_id, object_key=object_key, defaults={"default_view": view}
+    )
+
+
+def saved_view_delete(*, view: SavedView) -> None:
+    view.delete()
+
+
+def saved_view_set_columns(*, view: SavedView, hidden_fields: list[str]) -> None:
+    view.hidden_fields = sorted(set(hidden_fields))
+    view.save(update_fields=["hidden_fields", "updated_at"])

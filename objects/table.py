@@ -22,7 +22,7 @@ from django.urls import reverse
 from django.utils.safestring import SafeString
 
 from dashboard.api.paths import quote_id
-from dashboard.web.pager import CursorPager, PageLinks
+from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
 from objects.fields import FieldDef, cell, format_datetime, title_field_key
 from objects.filters import RecordFilter
 
@@ -38,6 +38,9 @@ class TableState:
     sort: str = DEFAULT_SORT
     limit: int = DEFAULT_PAGE_SIZE
     pager: CursorPager = field(default_factory=CursorPager)
+    # The saved view open (its id, or "all" for the whole table), carried by
+    # every link of the table so sorting or paging stays in the view.
+    view: str = ""
 
     @classmethod
     def from_query(cls, query: QueryDict, fields: list[FieldDef]) -> TableState:
@@ -56,6 +59,7 @@ class TableState:
             sort=sort,
             limit=limit,
             pager=CursorPager.from_query(query),
+            view=_view_param(query.get("view", "")),
         )
 
     # The filter's and the pager's parts, as templates and callers read them.
@@ -88,14 +92,16 @@ class TableState:
 
     # --- URLs -----------------------------------------------------------
 
-    def _pairs(self, *, sort: str | None = None) -> list[tuple[str, str]]:
-        """The view without its page: filter, sort, page size."""
+    def _pairs(self, *, sort: str | None = None, with_view: bool = True) -> list[tuple[str, str]]:
+        """The view without its page: filter, sort, page size (and the saved view open)."""
         pairs = self.filter.pairs()
         chosen_sort = self.sort if sort is None else sort
         if chosen_sort != DEFAULT_SORT:
             pairs.append(("sort", chosen_sort))
         if self.limit != DEFAULT_PAGE_SIZE:
             pairs.append(("limit", str(self.limit)))
+        if self.view and with_view:
+            pairs.append(("view", self.view))
         return pairs
 
     def query(self) -> str:
@@ -128,8 +134,26 @@ class TableState:
         return self.pager.links(self._pairs(), next_cursor, path=path)
 
     def export_query(self) -> str:
-        """The whole filtered, sorted view (every page)."""
+        """The whole filtered, sorted view (every page), with the saved view
+        whose columns the file follows."""
         return urlencode([(k, v) for k, v in self._pairs() if k != "limit"])
+
+    def view_query(self) -> str:
+        """What a saved view keeps: filter, search, sort and page size."""
+        return urlencode(self._pairs(with_view=False))
+
+
+def _view_param(raw: str) -> str:
+    raw = raw.strip()
+    return raw if raw == "all" or (raw.isdigit() and len(raw) <= 19) else ""
+
+
+def list_query(raw: str, fields: list[FieldDef]) -> str:
+    """A records-table query carried to a record page (`?list=`), re-read
+    and re-encoded through TableState, so the breadcrumb back to the table
+    keeps the filters and page and holds nothing else."""
+    state = TableState.from_query(QueryDict(raw[:4000]), fields)
+    return state.query()
 
 
 # --- the table as the template shows it --------------------------------------
@@ -146,8 +170,11 @@ class Column:
 
     @cached_property
     def cell_open(self) -> str:
-        """The opening tag of this column's cells (the type styles them), made once per page."""
-        return f'<td class="cell cell--{escape(self.field.type if self.field else "")}">'
+        """The opening tag of this column's cells (the type styles them, the
+        label heads the cell on a phone's card), made once per page."""
+        return (
+            f'<td class="cell cell--{escape(self.field.type if self.field else "")}" data-label="{escape(self.label)}"'
+        )
 
 
 @dataclass
@@ -158,6 +185,8 @@ class Row:
     cells: list  # [(Column, Cell)] for the other visible columns
     created_at: str
     updated_at: str
+    # Where the record page's breadcrumb returns to (`?list=` + this view).
+    list_suffix: str = ""
 
     @property
     def html(self) -> SafeString:
@@ -170,11 +199,15 @@ class Row:
         title = ""
         if self.title is not None:  # None when the object has no title column
             shown = escape(cell_text(self.title) or "Untitled")
-            title = f'<th scope="row" class="record-title"><a href="{escape(self.url)}">{shown}</a></th>'
-        cells = "".join(f"{column.cell_open}{render_cell(shown)}</td>" for column, shown in self.cells)
+            href = escape(self.url + self.list_suffix)
+            title = f'<th scope="row" class="record-title"><a href="{href}">{shown}</a></th>'
+        # No per-cell address: a cell's editor is the row's data-url plus its
+        # column's data-key (static/js/objects_grid.js), which keeps a 100-row
+        # page light (bench/records_page.py).
+        cells = "".join(f"{column.cell_open}>{render_cell(shown)}</td>" for column, shown in self.cells)
         return SafeString(
-            f'{title}{cells}<td class="nowrap small">{escape(self.created_at)}</td>'
-            f'<td class="nowrap small">{escape(self.updated_at)}</td>'
+            f'{title}{cells}<td class="nowrap small" data-label="Created">{escape(self.created_at)}</td>'
+            f'<td class="nowrap small" data-label="Updated">{escape(self.updated_at)}</td>'
         )
 
 
@@ -189,6 +222,32 @@ class RecordsTable:
     paging: PageLinks
     filter_problems: list[str]
     hidden_fields: list[str]
+    # Whether cells open an inline editor (a person who may write, a custom object).
+    editable: bool = False
+    view: object = None  # the SavedView open, if any
+    views: list = field(default_factory=list)  # the views this person may open
+    default_view_id: int | None = None
+
+    @property
+    def shown_count_text(self) -> str:
+        """ "25 shown, more after" until the last page, then the exact total
+        (every page before was full)."""
+        shown = len(self.rows)
+        if self.paging.next:
+            return f"{shown} shown, more after"
+        if len(self.state.pager.back) >= MAX_TRAIL:  # the trail was cut: the count before is unknown
+            return f"{shown} shown, the last page"
+        total = (self.state.page_number - 1) * self.state.limit + shown
+        return f"{total} in all" if self.state.page_number > 1 else f"{shown} shown, that is all"
+
+    @property
+    def view_param(self) -> str:
+        return str(self.view.pk) if self.view is not None else ""
+
+    @property
+    def export_query(self) -> str:
+        """The export follows this table: its filter, sort and columns."""
+        return self.state.export_query()
 
     @property
     def singular_name(self) -> str:
@@ -223,11 +282,14 @@ def build_table(
     hidden_fields: list[str],
     filter_problems: list[str],
     zone,
+    editable: bool = False,
 ) -> RecordsTable:
     title_key = title_field_key(definition)
     # One reverse() for the page, not one per row.
     record_url_prefix = reverse("objects:record", args=[object_key, "-"])[:-2]
     records_url = reverse("objects:records", args=[object_key])
+    carried = state.query()
+    list_suffix = f"?{urlencode({'list': carried})}" if carried else ""
     columns = []
     for f in fields:
         # The title column links to the record, so it cannot be hidden.
@@ -275,6 +337,7 @@ def build_table(
                 cells=cells,
                 created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
                 updated_at=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
+                list_suffix=list_suffix,
             )
         )
     return RecordsTable(
@@ -287,4 +350,5 @@ def build_table(
         paging=state.paging(next_cursor, path=records_url),
         filter_problems=filter_problems,
         hidden_fields=hidden_fields,
+        editable=editable,
     )

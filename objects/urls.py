@@ -1,7 +1,7 @@
 from django.urls import path
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from objects.views import export, records, relationships, schema
+from objects.views import cells, export, history, records, relationships, saved_views, schema
 
 app_name = "objects"
 urlpatterns = [
@@ -30,9 +30,28 @@ urlpatterns = [
     path("<remote_id:object_key>/records/columns/", records.records_columns, name="records_columns"),
     path("<remote_id:object_key>/records/export.csv", export.records_export, name="records_export"),
     path("<remote_id:object_key>/records/new/", records.record_new, name="record_new"),
+    path("<remote_id:object_key>/views/save/", saved_views.view_save, name="view_save"),
+    path("<remote_id:object_key>/views/<pk:view_id>/", saved_views.view_open, name="view_open"),
+    path("<remote_id:object_key>/views/<pk:view_id>/default/", saved_views.view_default, name="view_default"),
+    path("<remote_id:object_key>/views/<pk:view_id>/delete/", saved_views.view_delete, name="view_delete"),
     path("<remote_id:object_key>/records/<remote_id:record_id>/", records.record, name="record"),
     path("<remote_id:object_key>/records/<remote_id:record_id>/edit/", records.record_edit, name="record_edit"),
     path("<remote_id:object_key>/records/<remote_id:record_id>/delete/", records.record_delete, name="record_delete"),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/duplicate/",
+        records.record_duplicate,
+        name="record_duplicate",
+    ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/cells/<remote_id:field_key>/",
+        cells.record_cell,
+        name="record_cell",
+    ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/history/<pk:change_id>/undo/",
+        history.record_undo,
+        name="record_undo",
+    ),
     path(
         "<remote_id:object_key>/records/<remote_id:record_id>/links/new/",
         relationships.relationship_new,
@@ -43,4 +62,24 @@ urlpatterns = [
         relationships.relationship_picker,
         name="relationship_picker",
     ),
+]
+
+# Bulk actions, CSV import and the kanban board (issue 11, items 5, 6 and 8).
+from objects.views import bulk as bulk_views  # noqa: E402
+from objects.views import imports as import_views  # noqa: E402
+from objects.views import jobs as job_views  # noqa: E402
+from objects.views import kanban as kanban_views  # noqa: E402
+
+urlpatterns += [
+    path("<remote_id:object_key>/bulk/", bulk_views.bulk_action, name="bulk"),
+    path("<remote_id:object_key>/import/", import_views.import_upload, name="import"),
+    path("imports/<pk:pk>/columns/", import_views.import_map, name="import_map"),
+    path("jobs/", job_views.job_list, name="jobs"),
+    path("jobs/<pk:pk>/", job_views.job_detail, name="job"),
+    path("jobs/<pk:pk>/status/", job_views.job_status, name="job_status"),
+    path("jobs/<pk:pk>/cancel/", job_views.job_cancel, name="job_cancel"),
+    path("jobs/<pk:pk>/run/", job_views.job_run, name="job_run"),
+    path("jobs/<pk:pk>/problems.csv", job_views.job_report, name="job_report"),
+    path("<remote_id:object_key>/kanban/", kanban_views.kanban, name="kanban"),
+    path("<remote_id:object_key>/kanban/move/", kanban_views.kanban_move, name="kanban_move"),
 ]

@@ -16,18 +16,22 @@ from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import csv_value, field_defs
 from objects.table import TableState
-from objects.views.records import object_definition
+from objects.views.records import hidden_columns, object_definition, open_view
 
 logger = logging.getLogger("objects.export")
 
 
 @require_GET
 def records_export(request: HttpRequest, object_key: str) -> StreamingHttpResponse:
-    """The current filtered, sorted view as CSV, every page, streamed."""
+    """The current filtered, sorted view as CSV, every page, streamed, with
+    the columns the table shows (the title column always, as in the table)."""
     workspace = request.workspace
-    fields = field_defs(object_definition(request, object_key))
-    state = TableState.from_query(request.GET, fields)
-    service_filter, _problems = state.service_filter(fields)
+    every_field = field_defs(object_definition(request, object_key))
+    state = TableState.from_query(request.GET, every_field)
+    # The columns the table shows (the open saved view's, else this person's choice).
+    hidden = set(hidden_columns(request, object_key, open_view(request, object_key, request.GET)))
+    fields = [f for i, f in enumerate(every_field) if i == 0 or f.key not in hidden]
+    service_filter, _problems = state.service_filter(every_field)
     records = selectors.record_iter(
         client=workspace.client, object_key=object_key, filters=service_filter, search=state.search, sort=state.sort
     )

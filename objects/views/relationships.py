@@ -19,6 +19,7 @@ from objects import selectors, services
 from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
+from objects.views.access import refuse_read_only
 from objects.views.records import object_definition, record_page_context
 
 # The service's names for a link's target -> the form's fields.
@@ -28,11 +29,18 @@ TARGET_ALIASES = {"id": "target_id", "object": "target_object", "target": "targe
 @require_http_methods(["GET", "POST"])
 def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> HttpResponseBase:
     """The add-link form (loaded on demand so the record page stays at three calls), and its post."""
+    if refused := refuse_read_only(request):
+        return refused
     client = request.workspace.client
     form = RelationshipForm(
         request.POST or None, objects=selectors.object_list_all(client=client), initial={"target_object": object_key}
     )
-    context: dict[str, Any] = {"link_form": form, "object_key": object_key, "record_id": record_id}
+    context: dict[str, Any] = {
+        "link_form": form,
+        "object_key": object_key,
+        "record_id": record_id,
+        "relation_keys": selectors.relation_keys_in_use(workspace_id=request.workspace.id),
+    }
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data
         try:
@@ -46,6 +54,7 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
                 label=data.get("label", ""),
                 metadata=data.get("metadata") or {},
                 idempotency_key=data["idempotency_key"],
+                workspace_id=request.workspace.id,
             )
         except errors.NotFoundError as exc:
             # Here a 404 is about the record picked or pasted, not this page.

@@ -29,6 +29,7 @@ from objects.forms import (
 from objects.schema import DEFAULT_COLOR, DEFAULT_ICON, FIELD_TYPE_LABELS, ICONS, icon_file, snake_case
 from objects.selectors import object_definition_get, object_list
 from objects.services import object_create, object_update
+from objects.views.access import refuse_read_only
 
 OBJECT_KINDS = [("custom", "Custom"), ("system", "System")]
 OBJECTS_PAGE_SIZE = 25
@@ -143,6 +144,8 @@ def _existing_object_key(exc: api_errors.ApiError) -> str | None:
 
 @require_GET
 def object_new(request: HttpRequest) -> HttpResponse:
+    if refused := refuse_read_only(request):
+        return refused
     request.workspace.require_key()  # no key: the middleware sends them to add one before they type
     form = ObjectForm()
     rows = NewObjectFieldRows(prefix=FIELD_ROWS_PREFIX)
@@ -151,6 +154,8 @@ def object_new(request: HttpRequest) -> HttpResponse:
 
 @require_POST
 def object_create_view(request: HttpRequest) -> HttpResponse:
+    if refused := refuse_read_only(request):
+        return refused
     builder_data = _builder_action(request.POST)
     data = builder_data if builder_data is not None else request.POST
     title_row = data.get("title_row", "")
@@ -337,6 +342,8 @@ def _settings_forms(*, definition: dict, data: QueryDict | None = None):
 
 @require_GET
 def object_settings(request: HttpRequest, object_key: str) -> HttpResponse:
+    if refused := refuse_read_only(request):
+        return refused
     client = request.workspace.client
     definition = object_definition_get(
         client=client, workspace_id=request.workspace.id, object_key=object_key, fresh=True
@@ -372,6 +379,8 @@ def _settings_changes(*, definition: dict, form: ObjectSettingsForm, sent_rows: 
 
 @require_POST
 def object_settings_save(request: HttpRequest, object_key: str) -> HttpResponse:
+    if refused := refuse_read_only(request):
+        return refused
     client = request.workspace.client
     workspace_id = request.workspace.id
     definition = object_definition_get(client=client, workspace_id=workspace_id, object_key=object_key, fresh=True)
@@ -429,6 +438,8 @@ def _custom_field(definition: dict, field_key: str) -> dict | None:
 @require_GET
 def field_remove_confirm(request: HttpRequest, object_key: str, field_key: str) -> HttpResponse:
     """The confirmation step before a custom field is removed (in place with htmx, or the settings page)."""
+    if refused := refuse_read_only(request):
+        return refused
     client = request.workspace.client
     definition = object_definition_get(client=client, workspace_id=request.workspace.id, object_key=object_key)
     field = _custom_field(definition, field_key)
@@ -455,6 +466,8 @@ def _render_field_removal(request: HttpRequest, *, definition: dict, removal: di
 
 @require_POST
 def field_remove(request: HttpRequest, object_key: str, field_key: str) -> HttpResponse:
+    if refused := refuse_read_only(request):
+        return refused
     client = request.workspace.client
     workspace_id = request.workspace.id
     definition = object_definition_get(client=client, workspace_id=workspace_id, object_key=object_key)

@@ -199,12 +199,14 @@ def test_link_two_records_see_both_sides_delete_one_and_export(deals, page: Page
     expect(panel).to_contain_text("related_to")
     expect(panel).to_contain_text("sister deal")
     page.screenshot(path=str(SCREENSHOTS / "record-links.png"), full_page=True)
-    panel.get_by_role("link", name="sister deal").click()
+    # The other record by its title, the label beside it.
+    panel.get_by_role("link", name="Deal 002", exact=True).click()
 
-    # The other side sees it as incoming, linking back.
+    # The other side sees it as incoming, linking back by name.
     expect(page.get_by_role("heading", name="Deal 002")).to_be_visible()
     expect(page.locator("#relationships")).to_contain_text("← from")
-    expect(page.locator("#relationships").get_by_role("link", name="sister deal")).to_have_attribute(
+    expect(page.locator("#relationships .link-label")).to_have_text("“sister deal”")
+    expect(page.locator("#relationships").get_by_role("link", name="Deal 001", exact=True)).to_have_attribute(
         "href", f"/objects/{key}/records/{first['id']}/"
     )
 

@@ -4,13 +4,12 @@ records and links are reachable."""
 
 from __future__ import annotations
 
-import re
-
 import pytest
 
 from dashboard.api import ServiceClient
 from dashboard.keys.testing import store_sandbox_key
 from sandbox.fixtures import create_every_type_object, sample_values
+from tests.html import texts
 
 pytestmark = pytest.mark.django_db
 
@@ -29,7 +28,7 @@ def deals(sandbox, settings, logged_in_client, user):
 
 
 def titles(response) -> list[str]:
-    return re.findall(r'<th scope="row" class="record-title"><a href="[^"]+">([^<]+)</a>', response.content.decode())
+    return texts(response.content, "th.record-title a")
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
+from tests.html import one, texts
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -68,12 +69,29 @@ def definition(remote):
     return remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
 
 
+AGENTS = {"key": "agents", "kind": "system", "singular_name": "Agent", "plural_name": "Agents", "fields": []}
+
+
+@pytest.fixture
+def other_titles(remote):
+    """The other ends' records, read once for their titles (then cached)."""
+    return [
+        remote.get(f"/v1/objects/{OBJECT_KEY}/records/{OTHER_ID}").mock(
+            return_value=httpx.Response(200, json=record(OTHER_ID, "Beta upsell"))
+        ),
+        remote.get("/v1/objects/agents").mock(return_value=httpx.Response(200, json=AGENTS)),
+        remote.get(f"/v1/objects/agents/records/{AGENT_ID}").mock(
+            return_value=httpx.Response(200, json={"id": AGENT_ID, "values": {}, "name": "Support bot"})
+        ),
+    ]
+
+
 @pytest.fixture
 def links(remote):
     return remote.get(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(200, json=page(LINKS)))
 
 
-def test_record_page_shows_values_times_and_links_both_ways(console, definition, links, remote):
+def test_record_page_shows_values_times_and_links_both_ways(console, definition, links, other_titles, remote):
     remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
 
     response = console.get(RECORD_URL)
@@ -86,12 +104,19 @@ def test_record_page_shows_values_times_and_links_both_ways(console, definition,
     # Grouped by relation_key, each linking to the other end (built-in objects too).
     assert "<code>owner</code>" in html and "<code>related_to</code>" in html
     assert html.index("<code>owner</code>") < html.index("<code>related_to</code>")
-    assert f'href="/objects/{OBJECT_KEY}/records/{OTHER_ID}/"' in html
-    assert f'href="/objects/agents/records/{AGENT_ID}/"' in html
+    # Each link names the other record by its title, the label beside it; an
+    # agent opens on its own console page.
+    assert texts(html, "a.link-title") == ["Support bot", "Beta upsell"]
+    assert one(html, f"a.link-title[href='/objects/deals/records/{OTHER_ID}/']")
+    assert one(html, f"a.link-title[href='/agents/{AGENT_ID}/']")
+    assert texts(html, ".link-label") == ["“sister deal”"]
     assert "→ to" in html and "← from" in html
-    assert "sister deal" in html
-    # The add-link form loads on demand: three remote calls for the page.
-    assert len(remote.calls) == 3
+    # Three calls for the page, plus the titles' reads (bounded, once).
+    assert len(remote.calls) == 3 + 3
+
+    # Titles are cached per workspace (the definition too): the record and its links only.
+    assert console.get(RECORD_URL).status_code == 200
+    assert len(remote.calls) == 6 + 2
 
 
 def test_delete_asks_first_and_says_relationships_go_too(console, definition, remote):
@@ -136,7 +161,7 @@ def test_picker_searches_the_target_objects_records(console, definition, remote)
     assert f'value="{RECORD_ID}"' not in html  # not to itself
 
 
-def test_link_is_sent_with_metadata_and_key(console, definition, links, remote):
+def test_link_is_sent_with_metadata_and_key(console, definition, links, other_titles, remote):
     remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
     remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     create = remote.post(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(201, json=LINKS[0]))
@@ -213,7 +238,7 @@ def test_link_to_a_missing_target_is_shown_in_the_form(console, remote):
     assert 'value="owner"' in html
 
 
-def test_record_of_a_built_in_object_lists_its_links(console, remote):
+def test_record_of_a_built_in_object_lists_its_links(console, definition, remote):
     agents = {"key": "agents", "kind": "system", "plural_name": "Agents", "fields": []}
     remote.get("/v1/objects/agents").mock(return_value=httpx.Response(200, json=agents))
     remote.get(f"/v1/objects/agents/records/{AGENT_ID}").mock(
@@ -224,6 +249,7 @@ def test_record_of_a_built_in_object_lists_its_links(console, remote):
             200, json=page([{**LINKS[1], "direction": "outgoing", "other": {"object": OBJECT_KEY, "id": RECORD_ID}}])
         )
     )
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     html = console.get(f"/objects/agents/records/{AGENT_ID}/").content.decode()
     assert "its values belong to its own area" in html
     assert f'href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/"' in html

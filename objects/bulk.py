@@ -1,0 +1,386 @@
+"""Bulk edit and bulk delete of records (issue 11, item 5).
+
+The records table's checkboxes name the records (`ids`, this page) or say
+"every record matching this search and these filters" (`scope=filter`); the
+table's own query (`query`) travels with them. Before any write a dry run
+says how many records will change and shows a sample; then a job
+(objects/jobs.py) writes them:
+
+- a selection of ids becomes the job's items at once;
+- a filter is first listed in full (`collect_chunk`, a few pages a step), so
+  an edit of the very field the filter reads never shifts the pages under
+  the job;
+- `write_chunk` PATCHes or DELETEs a bounded chunk of items, each with its own
+  Idempotency-Key derived from the job and the record.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from django import forms
+from django.conf import settings
+from django.db import transaction
+from django.http import QueryDict
+
+from dashboard.api import errors
+from dashboard.api.paths import api_path
+from dashboard.idempotency import IdempotencyKeyField
+from dashboard.live.storable import storable, storable_text
+from dashboard.web.reading import as_dict, text
+from objects import selectors
+from objects.fields import Cell, FieldDef, api_value, cell, comparable, form_field, title_field_key
+from objects.filters import remote_query
+from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.models import JobItem, ObjectJob
+from objects.table import TableState
+
+MAX_IDS = 100  # a page holds at most 100 records
+DRY_RUN_LIMIT = 1000  # records a dry run of a filter reads (10 pages); the job lists them all
+SAMPLE_SIZE = 5
+COLLECT_PAGES = 5  # pages of a filter listed per step
+CHECK_CANCEL_EVERY = 25
+SCOPE_IDS = "ids"
+SCOPE_FILTER = "filter"
+ACTIONS = {"edit": ObjectJob.KIND_EDIT, "delete": ObjectJob.KIND_DELETE}
+
+
+def editable_fields(fields: list[FieldDef]) -> list[FieldDef]:
+    """Built-in fields (`origin: system`) cannot be changed."""
+    return [f for f in fields if f.origin != "system"]
+
+
+def _clean_id(value: str) -> str | None:
+    value = value.strip()
+    if not value or len(value) > 200 or "/" in value or any(ord(c) < 0x20 or 0x7F <= ord(c) <= 0x9F for c in value):
+        return None
+    return value
+
+
+@dataclass
+class Selection:
+    """What the person selected in the records table."""
+
+    scope: str
+    ids: list[str]
+    query: str
+
+    @classmethod
+    def from_data(cls, data: QueryDict) -> Selection:
+        ids: list[str] = []
+        for raw in data.getlist("ids"):
+            cleaned = _clean_id(raw)
+            if cleaned and cleaned not in ids:
+                ids.append(cleaned)
+        scope = SCOPE_FILTER if data.get("scope") == SCOPE_FILTER else SCOPE_IDS
+        query = data.get("query", "")
+        return cls(scope=scope, ids=ids[:MAX_IDS], query=query if len(query) <= 8000 else "")
+
+    @property
+    def is_empty(self) -> bool:
+        return self.scope == SCOPE_IDS and not self.ids
+
+    def table_state(self, fields: list[FieldDef]) -> TableState:
+        return TableState.from_query(QueryDict(self.query), fields)
+
+    def hidden_pairs(self) -> list[tuple[str, str]]:
+        pairs = [("scope", self.scope), ("query", self.query)]
+        return pairs + [("ids", record_id) for record_id in self.ids]
+
+
+class BulkForm(forms.Form):
+    """The change a bulk edit makes: a field and its new value (typed as the
+    record form types it: objects/fields.py). Empty clears the field."""
+
+    field = forms.ChoiceField(label="Field to change")
+    idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, fields: list[FieldDef], zone: dt.tzinfo, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.editable = {f.key: f for f in editable_fields(fields)}
+        self.fields["field"].choices = [("", "Choose a field…")] + [
+            (f.key, f"{f.label} ({f.type_label})") for f in self.editable.values()
+        ]
+        chosen = self.editable.get(str(self.data.get("field") or self.initial.get("field") or ""))
+        self.chosen: FieldDef | None = chosen
+        if chosen is not None:
+            value_field = form_field(chosen, zone=zone)
+            value_field.label = f"New {chosen.label.lower()}" if chosen.label else "New value"
+            value_field.help_text = "Leave empty to clear the field." if not chosen.required else ""
+            self.fields["value"] = value_field
+
+    def clean(self):
+        cleaned = super().clean()
+        if self.chosen is not None and "value" not in self.data and "value" not in self.errors:
+            # A field chosen just now: its value input is shown first.
+            self.add_error("value", "Enter the new value.")
+        return cleaned
+
+    def changes(self) -> dict:
+        assert self.chosen is not None
+        return {self.chosen.key: api_value(self.chosen, self.cleaned_data.get("value"))}
+
+
+@dataclass
+class SampleRow:
+    record_id: str
+    title: str
+    before: Cell | None = None
+    after: Cell | None = None
+
+
+@dataclass
+class DryRun:
+    """What a bulk action would do, read from the service without writing."""
+
+    found: int = 0
+    changing: int = 0
+    missing: int = 0
+    more: bool = False
+    sample: list[SampleRow] = field(default_factory=list)
+    records: list[dict] = field(default_factory=list)
+
+
+def _title(definition: dict, record: dict) -> str:
+    key = title_field_key(definition)
+    value = as_dict(record.get("values")).get(key) if key else None
+    return storable_text(text(value), limit=300) if value not in (None, "") else "Untitled"
+
+
+def selected_records(
+    *, client, object_key: str, fields: list[FieldDef], selection: Selection, limit: int = DRY_RUN_LIMIT
+) -> tuple[list[dict], int, bool]:
+    """(records, missing ids, more beyond the limit). Ids: the table's page is
+    read again (one call) and an id no longer on it is read alone. A filter:
+    its pages, up to `limit` records."""
+    state = selection.table_state(fields)
+    service_filter, _problems = state.service_filter(fields)
+    if selection.scope == SCOPE_FILTER:
+        records: list[dict] = []
+        more = False
+        for item in selectors.record_iter(
+            client=client, object_key=object_key, filters=service_filter, search=state.search, sort=state.sort
+        ):
+            if len(records) >= limit:
+                more = True
+                break
+            records.append(as_dict(item))
+        return records, 0, more
+    page = selectors.record_list(
+        client=client,
+        object_key=object_key,
+        filters=service_filter,
+        search=state.search,
+        sort=state.sort,
+        cursor=state.pager.remote_cursor,
+        limit=state.limit,
+    )
+    by_id = {text(as_dict(item).get("id")): as_dict(item) for item in page.items}
+    found, missing = [], 0
+    for record_id in selection.ids:
+        record = by_id.get(record_id)
+        if record is None:
+            try:
+                record = as_dict(selectors.record_get(client=client, object_key=object_key, record_id=record_id))
+            except errors.NotFoundError:
+                missing += 1
+                continue
+        found.append(record)
+    return found, missing, False
+
+
+def dry_run(
+    *,
+    client,
+    object_key: str,
+    definition: dict,
+    fields: list[FieldDef],
+    selection: Selection,
+    kind: str,
+    changes: dict | None,
+    zone: dt.tzinfo,
+) -> DryRun:
+    records, missing, more = selected_records(client=client, object_key=object_key, fields=fields, selection=selection)
+    result = DryRun(found=len(records), missing=missing, more=more, records=records)
+    by_key = {f.key: f for f in fields}
+    for record in records:
+        values = as_dict(record.get("values"))
+        row = SampleRow(record_id=text(record.get("id")), title=_title(definition, record))
+        if kind == ObjectJob.KIND_EDIT and changes:
+            key, new = next(iter(changes.items()))
+            target = by_key[key]
+            if comparable(target, values.get(key)) == comparable(target, new):
+                continue
+            row.before = cell(target, values.get(key), zone=zone)
+            row.after = cell(target, new, zone=zone)
+        result.changing += 1
+        if len(result.sample) < SAMPLE_SIZE:
+            result.sample.append(row)
+    return result
+
+
+# --- starting the job --------------------------------------------------------
+
+
+def bulk_job_start(
+    *,
+    user,
+    workspace,
+    object_key: str,
+    definition: dict,
+    fields: list[FieldDef],
+    selection: Selection,
+    kind: str,
+    changes: dict | None,
+    title: str,
+    uid: str,
+) -> ObjectJob:
+    """The job row (one per form: the form's idempotency key is its uid, so a
+    double submit is the same job) and its items when ids were selected."""
+    existing = ObjectJob.objects.filter(uid=uid).first()
+    if existing is not None:
+        return existing
+    params: dict[str, Any] = {"changes": changes or {}}
+    items: list[dict] = []
+    if selection.scope == SCOPE_FILTER:
+        state = selection.table_state(fields)
+        service_filter, _problems = state.service_filter(fields)
+        params.update(filter=service_filter, search=state.search, sort=state.sort)
+        status = ObjectJob.COLLECTING
+    else:
+        items, _missing, _more = selected_records(
+            client=workspace.client, object_key=object_key, fields=fields, selection=selection
+        )
+        status = ObjectJob.RUNNING
+    from objects.jobs import send_step
+
+    with transaction.atomic():
+        job = ObjectJob.objects.create(
+            uid=uid,
+            owner_key=workspace.require_key(),
+            started_by=user,
+            workspace_id=workspace.id,
+            object_key=object_key,
+            object_name=text(definition.get("plural_name")) or object_key,
+            kind=kind,
+            title=storable_text(title, limit=300),
+            status=status,
+            params=storable(params),
+            total=len(items),
+        )
+        JobItem.objects.bulk_create(
+            [
+                JobItem(
+                    job=job,
+                    position=n,
+                    record_id=storable_text(text(r.get("id")), limit=200),
+                    title=_title(definition, r),
+                )
+                for n, r in enumerate(items)
+            ]
+        )
+        send_step(job.pk)
+    return job
+
+
+# --- the job's phases (objects/jobs.py calls them) ---------------------------
+
+
+def _job_client(job: ObjectJob):
+    # No retries inside the transport: a worker never sleeps (the next step is the retry).
+    return job.owner_key.client(max_retries=0)
+
+
+def collect_chunk(job: ObjectJob) -> Step:
+    """List a few pages of the job's filter into its items."""
+    client = _job_client(job)
+    params = job.params
+    query: dict[str, Any] = {
+        **remote_query(filters=params.get("filter"), search=params.get("search"), sort=params.get("sort")),
+        "limit": 100,
+    }
+    definition = selectors.object_definition_get(
+        client=client, workspace_id=job.workspace_id, object_key=job.object_key
+    )
+    path = api_path("/v1/objects/{}/records", job.object_key)
+    cursor = job.cursor or None
+    for _ in range(COLLECT_PAGES):
+        page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
+        position = job.total
+        new = []
+        for item in page.items:
+            record = as_dict(item)
+            record_id = storable_text(text(record.get("id")), limit=200)
+            if record_id:
+                new.append(JobItem(job=job, position=position, record_id=record_id, title=_title(definition, record)))
+                position += 1
+        created = JobItem.objects.bulk_create(new, ignore_conflicts=True)
+        job.total = JobItem.objects.filter(job=job).count() if created else job.total
+        cursor = page.next_cursor
+        job.cursor = cursor or ""
+        if not cursor:
+            return Step(done=True, next_status=ObjectJob.RUNNING)
+    return MORE
+
+
+def _write_one(job: ObjectJob, client, item: JobItem) -> None:
+    key = write_key(job, f"{job.kind}:{item.record_id}")
+    path = api_path("/v1/objects/{}/records/{}", job.object_key, item.record_id)
+    if job.kind == ObjectJob.KIND_DELETE:
+        client.delete(path, idempotency_key=key)
+    else:
+        client.patch(path, json={"values": job.params.get("changes") or {}}, idempotency_key=key)
+
+
+# Refusals of one record: reported on its row, the job goes on.
+RECORD_REFUSALS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
+
+
+def write_chunk(job: ObjectJob) -> Step:
+    """Write a bounded chunk of pending items; a refusal is the item's, an
+    error of the service (429, 5xx, 401...) ends the chunk for the job."""
+    client = _job_client(job)
+    items = list(JobItem.objects.filter(job=job, state=JobItem.PENDING).order_by("position")[: chunk_size()])
+    if not items:
+        return Step(done=True)
+    deadline = time.monotonic() + float(getattr(settings, "OBJECTS_JOB_CHUNK_SECONDS", 10.0))
+    handled: list[JobItem] = []
+    step: Step = MORE
+    for n, item in enumerate(items):
+        if (n and n % CHECK_CANCEL_EVERY == 0) and (
+            ObjectJob.objects.filter(pk=job.pk, cancel_requested=True).exists() or time.monotonic() > deadline
+        ):
+            break
+        try:
+            _write_one(job, client, item)
+        except errors.NotFoundError as exc:
+            if job.kind == ObjectJob.KIND_DELETE:
+                item.state, item.message = JobItem.GONE, "Already deleted."
+            else:
+                item.state, item.message = JobItem.FAILED, "This record no longer exists."
+            item.request_id = storable_text(exc.request_id or "", limit=128)
+        except RECORD_REFUSALS as exc:
+            item.state, item.message = JobItem.FAILED, storable_text(exc.message)
+            item.request_id = storable_text(exc.request_id or "", limit=128)
+        except errors.ApiError as exc:
+            step = step_for_error(exc)
+            job.message = storable_text(f"Waiting: {exc.message}") if step.wait_seconds is not None else ""
+            break
+        else:
+            item.state, item.message, item.request_id = JobItem.DONE, "", ""
+        handled.append(item)
+    JobItem.objects.bulk_update(handled, ["state", "message", "request_id"])
+    count_progress(
+        job,
+        processed=len(handled),
+        succeeded=sum(1 for i in handled if i.state in {JobItem.DONE, JobItem.GONE}),
+        failed=sum(1 for i in handled if i.state == JobItem.FAILED),
+    )
+    if step is MORE and handled:
+        job.message = ""
+        if not JobItem.objects.filter(job=job, state=JobItem.PENDING).exists():
+            return Step(done=True)
+    return step

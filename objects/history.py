@@ -1,0 +1,79 @@
+"""A record's history as the record page shows it, and undo: the latest
+change made through the console is undone by a PATCH restoring the values it
+replaced, checked like any edit (objects/edits.py): a field changed again
+since is a conflict the person settles."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from objects.edits import EditPlan, plan_edit
+from objects.fields import Cell, FieldDef, cell, format_datetime
+from objects.models import RecordChange
+
+UNDOABLE = frozenset({RecordChange.Action.EDIT, RecordChange.Action.INLINE})
+
+
+@dataclass
+class HistoryItem:
+    label: str
+    before: Cell
+    after: Cell
+
+
+@dataclass
+class HistoryRow:
+    change: RecordChange
+    when: str
+    items: list[HistoryItem]
+
+    @property
+    def action_label(self) -> str:
+        return RecordChange.Action(self.change.action).label if self.change.action in RecordChange.Action else ""
+
+
+def _field_for(key: str, label: str, fields: dict[str, FieldDef]) -> FieldDef:
+    # A field removed since is shown as text.
+    return fields.get(key) or FieldDef(
+        key=key, label=label or key, type="text", required=False, options=(), origin="custom", max_length=None, raw={}
+    )
+
+
+def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -> list[HistoryRow]:
+    by_key = {f.key: f for f in fields}
+    rows = []
+    for change in changes:
+        items = []
+        for item in change.changes if isinstance(change.changes, list) else []:
+            if not isinstance(item, dict):
+                continue
+            f = _field_for(str(item.get("field") or ""), str(item.get("label") or ""), by_key)
+            items.append(
+                HistoryItem(
+                    label=f.label,
+                    before=cell(f, item.get("before"), zone=zone),
+                    after=cell(f, item.get("after"), zone=zone),
+                )
+            )
+        rows.append(
+            HistoryRow(change=change, when=format_datetime(change.created_at.isoformat(), zone=zone), items=items)
+        )
+    return rows
+
+
+def undo_plan(
+    change: RecordChange, *, fields: list[FieldDef], current: dict[str, Any], choices: dict | None = None
+) -> EditPlan:
+    """Restore each field's value before the change, unless it moved since
+    (then: a conflict, unless the person chose)."""
+    items = [item for item in change.changes if isinstance(item, dict) and item.get("field")]
+    by_key = {f.key: f for f in fields}
+    undo_fields = [_field_for(str(i["field"]), str(i.get("label") or ""), by_key) for i in items]
+    return plan_edit(
+        fields=undo_fields,
+        shown={str(i["field"]): i.get("after") for i in items},
+        wanted={str(i["field"]): i.get("before") for i in items},
+        current=current,
+        choices=choices,
+    )

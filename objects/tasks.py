@@ -1,0 +1,24 @@
+"""Celery tasks of the Objects area: bulk jobs and imports (objects/jobs.py).
+They take a row's id, never a key; the row says what to do next."""
+
+from __future__ import annotations
+
+from dashboard.celery import app
+
+# Bound to the project's app, as dashboard/live/tasks.py explains.
+
+
+@app.task(name="objects.job_step", acks_late=True, ignore_result=True)
+def job_step(job_id: int) -> None:
+    """One bounded chunk of a bulk job or an import; sends itself again while there is more."""
+    from objects.jobs import job_step as step
+
+    step(job_id=job_id)
+
+
+@app.task(name="objects.jobs_watch", acks_late=True, ignore_result=True)
+def jobs_watch() -> int:
+    """Every minute (Celery beat): a job whose step message was lost goes on."""
+    from objects.jobs import jobs_watch as watch
+
+    return watch()

@@ -1,0 +1,111 @@
+"""The kanban board and a card's move. A move PATCHes only the grouping
+field. With JavaScript (static/js/kanban.js) the card moves first and the
+answer is JSON: on a refusal the script puts the card back and shows the
+service's message. Without it, "Move to…" is a plain form and the board is
+shown again."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.api import errors
+from dashboard.api.messages import meaning_of, said_by_service, with_request_id
+from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.permissions import forbidden
+from objects import services
+from objects.fields import FieldDef, field_defs
+from objects.kanban import board_columns, board_fields
+from objects.views.bulk import READ_ONLY
+from objects.views.records import object_definition
+
+
+def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
+    choices = board_fields(fields)
+    return next((f for f in choices if f.key == key), choices[0] if choices else None)
+
+
+def _board(request: HttpRequest, object_key: str, *, by: str | None, status: int = 200, **extra: Any) -> HttpResponse:
+    workspace = request.workspace
+    definition = object_definition(request, object_key)
+    fields = field_defs(definition)
+    chosen = _board_field(fields, by)
+    columns = (
+        board_columns(
+            client=workspace.client, object_key=object_key, definition=definition, by=chosen, zone=workspace.zone
+        )
+        if chosen
+        else []
+    )
+    context = {
+        "definition": definition,
+        "object_key": object_key,
+        "board_fields": board_fields(fields),
+        "by": chosen,
+        "columns": columns,
+        "move_form": MoveForm(),
+        # Records of built-in objects belong to their own feature: shown, not moved here.
+        "can_move": workspace.can_write and definition.get("kind") != "system",
+        **extra,
+    }
+    return render(request, "objects/kanban.html", context, status=status)
+
+
+@require_GET
+def kanban(request: HttpRequest, object_key: str) -> HttpResponse:
+    return _board(request, object_key, by=request.GET.get("by"))
+
+
+class MoveForm(forms.Form):
+    record_id = forms.CharField(max_length=200)
+    field = forms.CharField(max_length=200)
+    option = forms.CharField(max_length=200, required=False)
+    idempotency_key = IdempotencyKeyField()
+
+
+def _wants_json(request: HttpRequest) -> bool:
+    return "application/json" in request.headers.get("Accept", "")
+
+
+@require_POST
+def kanban_move(request: HttpRequest, object_key: str) -> HttpResponseBase:
+    workspace = request.workspace
+    as_json = _wants_json(request)
+    if not workspace.can_write:
+        if as_json:
+            return JsonResponse({"ok": False, "message": READ_ONLY}, status=403)
+        return forbidden(request, READ_ONLY)
+    form = MoveForm(request.POST)
+    definition = object_definition(request, object_key)
+    by = _board_field(field_defs(definition), form.data.get("field"))
+    problem = ""
+    if not form.is_valid() or by is None or by.key != form.cleaned_data["field"]:
+        problem = "This move could not be read; reload the board and try again."
+    elif form.cleaned_data["option"] and form.cleaned_data["option"] not in {o.id for o in by.options}:
+        problem = f"“{by.label}” has no such option any more; reload the board."
+    status = 400
+    if not problem:
+        try:
+            services.record_update(
+                client=workspace.client,
+                object_key=object_key,
+                record_id=form.cleaned_data["record_id"],
+                changes={by.key: form.cleaned_data["option"] or None},
+                idempotency_key=form.cleaned_data["idempotency_key"],
+            )
+        except errors.ApiError as exc:
+            said = said_by_service(exc)
+            problem = with_request_id(said or f"{meaning_of(exc).title}. {meaning_of(exc).advice}", exc)
+            status = exc.status if exc.status and 400 <= exc.status < 500 else 502
+        else:
+            if as_json:
+                return JsonResponse({"ok": True})
+            return redirect(reverse("objects:kanban", args=[object_key]) + f"?by={by.key}")
+    if as_json:
+        return JsonResponse({"ok": False, "message": problem}, status=status)
+    return _board(request, object_key, by=by.key if by else None, move_error=problem)

@@ -1,0 +1,93 @@
+"""Saved views of an object's records table: named filters, search, sort,
+columns and page size; private or shared with the workspace's console users;
+opened by their own address; one default per person and object."""
+
+from __future__ import annotations
+
+from django.http import Http404, HttpRequest, HttpResponseBase, QueryDict
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.web.htmx import client_redirect
+from objects import selectors, services
+from objects.fields import field_defs
+from objects.forms import SavedViewForm
+from objects.models import SavedView
+from objects.table import TableState
+from objects.views.records import hidden_columns, object_definition, open_view, view_address
+
+
+def _own_view(request: HttpRequest, object_key: str, view_id: int) -> SavedView:
+    view = selectors.saved_view_get(
+        user=request.user, workspace_id=request.workspace.id, object_key=object_key, pk=view_id
+    )
+    if view is None:
+        raise Http404("No such view.")
+    return view
+
+
+@require_POST
+def view_save(request: HttpRequest, object_key: str) -> HttpResponseBase:
+    """Saves the table as it is now (its query re-checked) under a name."""
+    definition = object_definition(request, object_key)
+    form = SavedViewForm(request.POST)
+    if not form.is_valid():
+        return render(
+            request,
+            "objects/view_save.html",
+            {"form": form, "definition": definition, "object_key": object_key},
+            status=200,
+        )
+    query = QueryDict(form.cleaned_data["query"])
+    state = TableState.from_query(query, field_defs(definition))
+    hidden = hidden_columns(request, object_key, open_view(request, object_key, query))
+    view = services.saved_view_save(
+        user=request.user,
+        workspace_id=request.workspace.id,
+        object_key=object_key,
+        name=form.cleaned_data["name"],
+        query=state.view_query(),
+        hidden_fields=hidden,
+        shared=form.cleaned_data["shared"],
+    )
+    if form.cleaned_data["make_default"]:
+        services.saved_view_set_default(
+            user=request.user, workspace_id=request.workspace.id, object_key=object_key, view=view
+        )
+    return client_redirect(request, view_address(view))
+
+
+@require_GET
+def view_open(request: HttpRequest, object_key: str, view_id: int) -> HttpResponseBase:
+    """A view's own address (to share or bookmark): the table with its query."""
+    return redirect(view_address(_own_view(request, object_key, view_id)))
+
+
+@require_POST
+def view_default(request: HttpRequest, object_key: str, view_id: int) -> HttpResponseBase:
+    """Makes this view the one the records page opens with (again: no default)."""
+    view = _own_view(request, object_key, view_id)
+    preference = selectors.column_preference(
+        user=request.user, workspace_id=request.workspace.id, object_key=object_key
+    )
+    already = preference is not None and preference.default_view_id == view.pk
+    services.saved_view_set_default(
+        user=request.user, workspace_id=request.workspace.id, object_key=object_key, view=None if already else view
+    )
+    return client_redirect(request, view_address(view))
+
+
+@require_POST
+def view_delete(request: HttpRequest, object_key: str, view_id: int) -> HttpResponseBase:
+    """Deletes one of this person's views (a shared view only by its owner)."""
+    view = _own_view(request, object_key, view_id)
+    if view.owner_id != request.user.pk:
+        return render(
+            request,
+            "objects/read_only.html",
+            {"reason": f"Only {view.owner.get_username()} can delete the view “{view.name}”."},
+            status=403,
+        )
+    services.saved_view_delete(view=view)
+    return client_redirect(request, reverse("objects:records", args=[object_key]) + "?view=all")

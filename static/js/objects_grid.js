@@ -1,0 +1,173 @@
+// The records grid: arrow keys move between cells, Enter or a click opens a
+// cell's editor (the server's typed input, swapped into the cell), Enter
+// saves, Esc cancels; and the density toggle (remembered in this browser).
+// A static file: the CSP allows no inline script.
+(function () {
+  "use strict";
+
+  var DENSITY_KEY = "objects.records.density";
+  var saved = new WeakMap(); // cell -> its markup before the editor opened
+
+  function cellOf(node) {
+    return node && node.closest ? node.closest("[data-grid] tbody td, [data-grid] tbody th") : null;
+  }
+
+  // A cell's editor: its row's address plus its column's field key (the
+  // markup carries them once per row and column, not once per cell).
+  function editUrl(cell) {
+    var table = cell.closest("[data-grid]");
+    if (!table || !table.hasAttribute("data-editable") || cell.tagName !== "TD") { return null; }
+    var header = table.tHead && table.tHead.rows[0].cells[cell.cellIndex];
+    var key = header && header.getAttribute("data-key");
+    var base = cell.parentElement.getAttribute("data-url");
+    return key && base ? base + "cells/" + encodeURIComponent(key) + "/" : null;
+  }
+
+  function focusCell(cell) {
+    var target = focusTarget(cell);
+    if (target === cell && !cell.hasAttribute("tabindex")) { cell.tabIndex = -1; }
+    target.focus();
+  }
+
+  // The element that takes focus for a cell: the title's link, else the cell.
+  function focusTarget(cell) {
+    if (cell.tagName === "TH") { return cell.querySelector("a") || cell; }
+    return cell;
+  }
+
+  function rowsOf(cell) {
+    var table = cell.closest("[data-grid]");
+    return Array.prototype.slice.call(table.tBodies[0].rows);
+  }
+
+  function cellsOf(row) {
+    return Array.prototype.filter.call(row.children, function (el) { return el.tagName === "TD" || el.tagName === "TH"; });
+  }
+
+  function move(cell, dRow, dCol) {
+    var rows = rowsOf(cell);
+    var row = cell.parentElement;
+    var r = rows.indexOf(row);
+    var c = cellsOf(row).indexOf(cell);
+    var nextRow = rows[Math.max(0, Math.min(rows.length - 1, r + dRow))];
+    var cells = cellsOf(nextRow);
+    var next = cells[Math.max(0, Math.min(cells.length - 1, c + dCol))];
+    if (next) {
+      focusCell(next);
+      next.scrollIntoView({ block: "nearest", inline: "nearest" });
+    }
+  }
+
+  function editorOf(cell) {
+    return cell.querySelector("form[data-cell-editor]");
+  }
+
+  function close(cell, focus) {
+    if (saved.has(cell)) {
+      cell.innerHTML = saved.get(cell);
+      saved.delete(cell);
+    }
+    cell.classList.remove("is-editing");
+    if (focus) { focusCell(cell); }
+  }
+
+  function open(cell) {
+    var url = editUrl(cell);
+    if (!url || editorOf(cell) || !window.htmx) { return; }
+    Array.prototype.forEach.call(document.querySelectorAll("[data-grid] .is-editing"), function (other) {
+      if (other !== cell) { close(other, false); }
+    });
+    saved.set(cell, cell.innerHTML);
+    cell.classList.add("is-editing");
+    window.htmx.ajax("GET", url, { target: cell, swap: "innerHTML" });
+  }
+
+  document.addEventListener("keydown", function (event) {
+    var editor = event.target.closest && event.target.closest("form[data-cell-editor]");
+    if (editor) {
+      var cell = cellOf(editor);
+      if (event.key === "Escape" && cell) {
+        event.preventDefault();
+        close(cell, true);
+      } else if (event.key === "Enter" && event.target.tagName !== "BUTTON" &&
+        !(event.target.tagName === "TEXTAREA" && event.shiftKey)) {
+        // Enter saves, even from a checkbox or a select; Shift+Enter is a new line in a long text.
+        event.preventDefault();
+        editor.requestSubmit();
+      }
+      return;
+    }
+    var current = cellOf(event.target);
+    if (!current) { return; }
+    var moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
+    if (moves[event.key]) {
+      event.preventDefault();
+      move(current, moves[event.key][0], moves[event.key][1]);
+    } else if (event.key === "Enter" && event.target === current && editUrl(current)) {
+      event.preventDefault();
+      open(current);
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var target = event.target;
+    if (target.closest("[data-cell-cancel]")) {
+      var cancelled = cellOf(target);
+      if (cancelled) { close(cancelled, true); }
+      return;
+    }
+    var cell = cellOf(target);
+    // A click on a link in a cell follows the link; inside an editor it is the editor's.
+    if (!cell || target.closest("a, form[data-cell-editor]") || !editUrl(cell)) { return; }
+    open(cell);
+  });
+
+  document.addEventListener("htmx:afterSwap", function (event) {
+    var cell = event.detail.target;
+    if (!cell || !cell.matches || !cell.matches("[data-grid] tbody td")) { return; }
+    var editor = editorOf(cell);
+    if (editor) {
+      // The editor (or its refusal): focus its input; a conflict: its first choice.
+      var input = editor.querySelector(".cell-conflict button") ||
+        editor.querySelector("input:not([type=hidden]), select, textarea");
+      if (input) { input.focus(); }
+      if (input && input.select && input.type !== "checkbox" && input.type !== "radio") { input.select(); }
+    } else {
+      // Saved: the cell shows the stored value again.
+      saved.delete(cell);
+      cell.classList.remove("is-editing");
+      focusCell(cell);
+    }
+  });
+
+  // ---- density ----
+  function applyDensity(root) {
+    var compact = false;
+    try { compact = window.localStorage.getItem(DENSITY_KEY) === "compact"; } catch (e) { compact = false; }
+    var grids = root.querySelectorAll ? root.querySelectorAll("[data-records-grid]") : [];
+    Array.prototype.forEach.call(grids, function (grid) {
+      grid.classList.toggle("is-compact", compact);
+      var button = grid.querySelector("[data-density-toggle]");
+      if (button) { button.setAttribute("aria-pressed", compact ? "true" : "false"); }
+    });
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-density-toggle]");
+    if (!button) { return; }
+    var compact = button.getAttribute("aria-pressed") !== "true";
+    try { window.localStorage.setItem(DENSITY_KEY, compact ? "compact" : "comfortable"); } catch (e) { /* private mode */ }
+    applyDensity(document);
+  });
+
+  function start() {
+    applyDensity(document);
+    if (window.htmx) { window.htmx.onLoad(function (el) { applyDensity(el.parentElement || el); }); }
+  }
+
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

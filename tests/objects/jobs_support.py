@@ -1,0 +1,74 @@
+"""Helpers of the bulk, import and kanban tests: a stand-in for the Celery
+worker (the job engine's `send_step` seam), and a logged-in browser or
+client against the sandbox."""
+
+from __future__ import annotations
+
+import queue
+import threading
+import time
+from contextlib import contextmanager
+
+from django.db import connection, transaction
+
+
+@contextmanager
+def worker_thread(monkeypatch):
+    """A worker in a thread: `objects.jobs.send_step` queues the job id (after
+    the commit, as the real one does) and the thread runs the real task body,
+    a countdown being waited for first. Stands in for Celery (tests/conftest.py's
+    `poller` does the same for beat)."""
+    from objects import jobs
+    from objects.tasks import job_step
+
+    pending: queue.Queue = queue.Queue()
+    stop = threading.Event()
+    errors: list[BaseException] = []
+
+    def send_step(job_id: int, countdown: float | None = None) -> None:
+        transaction.on_commit(lambda: pending.put((time.monotonic() + (countdown or 0), job_id)))
+
+    def run() -> None:
+        try:
+            while not stop.is_set():
+                try:
+                    when, job_id = pending.get(timeout=0.05)
+                except queue.Empty:
+                    continue
+                if stop.wait(max(0.0, when - time.monotonic())):
+                    return
+                try:
+                    job_step(job_id)
+                except BaseException as exc:
+                    errors.append(exc)
+        finally:
+            connection.close()
+
+    monkeypatch.setattr(jobs, "send_step", send_step)
+    thread = threading.Thread(target=run, name="test-job-worker", daemon=True)
+    thread.start()
+    try:
+        yield errors
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    assert not errors, errors
+
+
+def run_jobs_inline(monkeypatch) -> list[int]:
+    """`send_step` records the ids; `drain()` runs them in this thread, in order."""
+    from objects import jobs
+
+    sent: list[int] = []
+    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: sent.append(job_id))
+    return sent
+
+
+def drain(sent: list[int], *, limit: int = 10_000) -> int:
+    from objects.tasks import job_step
+
+    steps = 0
+    while sent and steps < limit:
+        job_step(sent.pop(0))
+        steps += 1
+    return steps

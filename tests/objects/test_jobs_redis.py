@@ -1,0 +1,53 @@
+"""A bulk job through a real broker: the first step sent to Redis is picked
+up by a real Celery worker, and each step sends the next until the job is
+done (bounded chunks of `OBJECTS_JOB_CHUNK` writes, no sleeping)."""
+
+from __future__ import annotations
+
+import uuid
+
+import httpx
+import pytest
+
+from objects import jobs
+from objects.models import JobItem, ObjectJob
+from tests.live.test_worker_redis import redis_celery, wait_for  # noqa: F401 - the fixture, shared
+from tests.objects.records_fixtures import OBJECT_KEY, record
+
+pytestmark = pytest.mark.usefixtures("redis_celery")
+
+
+@pytest.mark.redis
+def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote, user, api_key, settings):
+    from celery.contrib.testing.worker import start_worker
+
+    import objects.tasks  # noqa: F401 - the worker needs the tasks registered
+    from dashboard.celery import app
+
+    settings.OBJECTS_JOB_CHUNK = 2
+    ids = [f"rec-{n}" for n in range(5)]
+    patched = remote.patch(url__regex=rf"/v1/objects/{OBJECT_KEY}/records/rec-\d").mock(
+        return_value=httpx.Response(200, json=record("rec", "R"))
+    )
+    job = ObjectJob.objects.create(
+        uid=uuid.uuid4(),
+        owner_key=api_key,
+        started_by=user,
+        workspace_id=api_key.workspace_id,
+        object_key=OBJECT_KEY,
+        kind=ObjectJob.KIND_EDIT,
+        title="Set Status to Lost",
+        status=ObjectJob.RUNNING,
+        params={"changes": {"status": "opt-lost"}},
+        total=len(ids),
+    )
+    JobItem.objects.bulk_create([JobItem(job=job, position=n, record_id=i) for n, i in enumerate(ids)])
+
+    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
+        jobs.send_step(job.pk)
+        wait_for(lambda: ObjectJob.objects.filter(pk=job.pk, status=ObjectJob.DONE).exists())
+
+    job.refresh_from_db()
+    assert (job.status, job.processed, job.succeeded) == ("done", 5, 5)
+    keys = [call.request.headers["Idempotency-Key"] for call in patched.calls]
+    assert keys == [str(uuid.uuid5(job.uid, f"edit:{i}")) for i in ids]
