@@ -39,3 +39,15 @@ def add_live_tick(sender: Celery, **kwargs) -> None:
 def add_audit_prune(sender: Celery, **kwargs) -> None:
     """The audit trail's retention runs once a day."""
     sender.add_periodic_task(24 * 3600.0, sender.signature("audit.prune"), name="audit.prune")
+
+
+@app.on_after_configure.connect
+def add_inbox_refresh(sender: Celery, **kwargs) -> None:
+    """The inbox reads each workspace's approvals and runs on this interval
+    (a refresh that waited longer than one interval expires unread)."""
+    from django.conf import settings
+
+    every = float(getattr(settings, "INBOX_REFRESH_SECONDS", 60.0))
+    sender.add_periodic_task(
+        every, sender.signature("inbox.refresh_all", options={"expires": every}), name="inbox.refresh_all"
+    )

@@ -72,6 +72,10 @@ class OperationKind:
     # snapshot -> whether the operation waits for a person (an answer, a
     # decision): what an inbox of things waiting on people gathers.
     person_needed: Callable[[dict], bool] | None = None
+    # How often a browser showing the operation asks the console (seconds).
+    # Unchanged answers cost one query; a kind whose state is pushed to its
+    # row the moment it changes (a streamed call) is watched more closely.
+    watch_seconds: float = 2.0
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "final_statuses", frozenset(self.final_statuses))

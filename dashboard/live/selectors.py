@@ -170,6 +170,12 @@ class OperationView:
     extra: dict[str, Any]
 
     @property
+    def watch_seconds(self) -> str:
+        """The browser's poll interval for this row, as htmx writes it ("1", "2", "0.5")."""
+        seconds = self.kind.watch_seconds if self.kind is not None else 2.0
+        return f"{max(float(seconds), 0.25):g}"
+
+    @property
     def stopped(self) -> bool:
         return self.op.status == TrackedOperation.STATUS_STOPPED
 

@@ -161,6 +161,86 @@ def _short(text: str, limit: int = 120) -> str:
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
+# --- pushed states: a consumer other than the poller (a streamed call) --------------
+
+
+def operation_lease(*, operation_id: int, seconds: float, now: datetime | None = None) -> str | None:
+    """Hold a row for a consumer that follows the operation itself (a worker
+    reading a streamed call): the batch poller leaves a leased row alone, and
+    takes it back if the consumer dies and the lease runs out. Returns the
+    lease token, or None when the row is final or held already."""
+    now = now or timezone.now()
+    token = uuid.uuid4().hex
+    taken = TrackedOperation.objects.filter(Q(id=operation_id, is_final=False) & _lease_is_free(now)).update(
+        lease_until=now + timedelta(seconds=seconds), lease_token=token
+    )
+    return token if taken else None
+
+
+def operation_push(
+    *,
+    operation_id: int,
+    lease_token: str,
+    snapshot: dict,
+    context: dict | None = None,
+    release: bool = False,
+    now: datetime | None = None,
+) -> bool:
+    """Store a state the lease holder received (an event of a streamed call)
+    at once, exactly as a poll's result is stored (cleaned, status by the
+    kind, final or scheduled), so the page that watches the row shows it on
+    its next look. `context` is merged into the row's context (a conversation
+    id learnt on the way). `release` hands a row that is not final back to
+    the poller, due at its usual interval. False when the lease is no longer
+    the caller's (nothing is written)."""
+    now = now or timezone.now()
+    op = TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).first()
+    if op is None:
+        return False
+    kind = registry.get_kind(op.kind)
+    snapshot = storable(snapshot if isinstance(snapshot, dict) else {"value": snapshot})
+    status = (kind.read_status(snapshot) if kind else registry.status_member(snapshot)) or op.status
+    final = kind.is_final(status) if kind else False
+    fields: dict[str, Any] = {
+        "status": storable_text(str(status), limit=STATUS_LIMIT),
+        "snapshot": snapshot,
+        "is_final": final,
+        "last_polled_at": now,
+        "updated_at": now,
+        "error_count": 0,
+        "last_error": "",
+        "last_error_request_id": "",
+    }
+    if context:
+        fields["context"] = storable({**(op.context or {}), **context})
+    if final or release:
+        fields.update(
+            lease_until=None,
+            lease_token="",
+            next_poll_at=None if final else now + poll_interval(poll_count=op.poll_count),
+        )
+    return bool(TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).update(**fields))
+
+
+def operation_release(
+    *, operation_id: int, lease_token: str, message: str = "", request_id: str = "", stop: bool = False
+) -> bool:
+    """The lease holder gives the row back: to the poller, due now (a stream
+    that broke: the next poll re-reads the operation), or stopped with
+    `message` (a refusal no poll can change)."""
+    now = timezone.now()
+    if stop:
+        fields: dict[str, Any] = _stopped(TrackedOperation(pk=operation_id), now, message, request_id)
+    else:
+        fields = {"next_poll_at": now, "last_error": storable_text(message), "last_polled_at": now}
+        fields["last_error_request_id"] = storable_text(request_id, limit=REQUEST_ID_LIMIT)
+    return bool(
+        TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).update(
+            **fields, lease_until=None, lease_token="", updated_at=now
+        )
+    )
+
+
 # --- claiming --------------------------------------------------------------------
 
 

@@ -210,7 +210,7 @@ def test_the_final_state_is_always_rendered_with_286_so_polling_stops(db, remote
         return_value=httpx.Response(200, json=turn_body("completed", message="Your site is live."))
     )
     op = make_turn(due=False)
-    page = logged_in_client.get(reverse("studio:index")).content.decode()
+    page = logged_in_client.get(reverse("live:index")).content.decode()
     url = _poll_url(page, f"#live-row-{op.pk}")
     assert "view=row" in url and logged_in_client.get(url, **HTMX).status_code == 204
 
