@@ -6,6 +6,8 @@ death (1 s, 2 s, 4 s, ... up to 30 s; back to 1 s once it has run for a
 minute), and the others are left alone, the web above all. honcho, used
 before, stops everything when one process ends, by design. Ctrl-C (or
 SIGTERM) stops them all: SIGTERM to each, SIGKILL to what is left after 10 s.
+If the supervisor itself is killed outright (SIGKILL, an OOM kill), Linux
+sends each process SIGTERM as its parent dies, so no orphan keeps a port.
 
 Output is one line per line of each process, prefixed with the time and the
 process's name, as honcho did. Like honcho, `.env` is loaded into the
@@ -19,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import ctypes
 import os
 import signal
 import subprocess
@@ -34,6 +37,23 @@ BACKOFF_MAX = 30.0
 STABLE_AFTER = 60.0
 STOP_GRACE = 10.0
 SUPERVISOR = "supervise"
+PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
+
+
+def _die_with(parent: int):
+    """A preexec_fn: the child gets SIGTERM when the supervisor dies, however
+    it dies (Linux only; elsewhere orphans stay, as with honcho)."""
+    if not sys.platform.startswith("linux"):
+        return None
+
+    def preexec() -> None:
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+        # The supervisor may have died between fork and prctl.
+        if os.getppid() != parent:
+            os._exit(1)
+
+    return preexec
 
 
 def read_procfile(path: Path) -> dict[str, str]:
@@ -122,6 +142,7 @@ class Supervisor:
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             process_group=0,
+            preexec_fn=_die_with(os.getpid()),
             text=True,
             errors="replace",
         )

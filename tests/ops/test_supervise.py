@@ -113,6 +113,25 @@ def test_a_dying_process_is_restarted_with_backoff_and_the_others_keep_running(t
     assert not alive(steady[0])
 
 
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="parent-death signal is Linux only")
+def test_a_killed_supervisor_leaves_no_process_behind(tmp_path):
+    procfile = tmp_path / "Procfile"
+    procfile.write_text(f"steady: {sys.executable} -c \"import time; print('up', flush=True); time.sleep(600)\"\n")
+    run = SupervisorRun(
+        ["--procfile", str(procfile), "--env-file", str(tmp_path / "none.env")], env=dict(os.environ), cwd=tmp_path
+    )
+    run.wait_for(lambda: "up" in run.output(), what="the process to start", timeout=20)
+    (steady,) = run.pids("steady")
+
+    run.process.kill()  # SIGKILL: no chance to stop anything in order
+    run.process.wait(timeout=10)
+
+    deadline = time.monotonic() + 10
+    while alive(steady) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not alive(steady)
+
+
 # ---- make run, process by process -----------------------------------------
 
 
