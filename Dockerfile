@@ -28,8 +28,8 @@ RUN CELERY_BROKER_URL=redis://build-only \
     python manage.py collectstatic --noinput --verbosity 0
 
 RUN useradd --create-home --uid 10001 console \
- && mkdir -p /app/var \
- && chown console:console /app/var
+ && mkdir -p /app/var/imports \
+ && chown -R console:console /app/var
 USER console
 
 EXPOSE 8000

@@ -71,8 +71,12 @@ check: install
 bench: install
 	$(PY) bench/records_page.py
 	$(PY) bench/status_poll.py
+	$(PY) bench/studio_poll.py
+	$(PY) bench/inbox_poll.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/poll_lag.py
+	$(PY) bench/answer_latency.py
+	$(PY) bench/import_parse.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

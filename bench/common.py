@@ -85,6 +85,23 @@ def interleaved(steps: dict[str, Callable[[], Any]], *, runs: int) -> dict[str, 
     return samples
 
 
+def requests_per_second(
+    kinds: dict[str, Callable[[], Any]], *, rounds: int, requests: int, before_round: Callable[[], None]
+) -> dict[str, int]:
+    """The median rate of each kind of request over `rounds` rounds of
+    `requests` each, turn about; `before_round` brings what the requests
+    carry up to date (the version a browser would show)."""
+    rates: dict[str, list[float]] = {name: [] for name in kinds}
+    for _ in range(rounds):
+        before_round()
+        for name, call in kinds.items():
+            started = time.perf_counter()
+            for _ in range(requests):
+                call()
+            rates[name].append(requests / (time.perf_counter() - started))
+    return {name: round(statistics.median(values)) for name, values in rates.items()}
+
+
 @dataclass
 class Console:
     """A console user logged in (Django's test client, in this process) with

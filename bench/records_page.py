@@ -117,7 +117,7 @@ def main() -> int:
             counter.reset()
             console.records_page()
             warm_calls = counter.count
-        rows = html_of(response).count('<th scope="row" class="record-title">')
+        rows = html_of(response).count('<th scope="row" class="record-title"')
         assert rows == RECORDS, f"expected {RECORDS} rows on the page, saw {rows}"
         admin_rows = html_of(admin_changelist()).count('<tr><td class="action-checkbox">')
         assert admin_rows == RECORDS, f"expected {RECORDS} rows in the changelist, saw {admin_rows}"

@@ -29,14 +29,12 @@ import argparse
 import io
 import json
 import secrets
-import statistics
 import sys
-import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import PASSWORD, collected_static, django_in, throwaway
+from bench.common import PASSWORD, collected_static, django_in, requests_per_second, throwaway
 
 
 def wsgi_get(app, path: str, *, query: str = "", cookie: str = "", **headers: str) -> tuple[int, int]:
@@ -140,16 +138,12 @@ def main() -> int:
             kinds["poll, unchanged (204)"]()
         poll_queries = len(queries)
 
-        rates: dict[str, list[float]] = {name: [] for name in kinds}
-        for _ in range(args.rounds):
+        def before_round() -> None:
+            nonlocal version
             version = shown_version()
-            for name, call in kinds.items():
-                started = time.perf_counter()
-                for _ in range(args.requests):
-                    call()
-                rates[name].append(args.requests / (time.perf_counter() - started))
 
-    medians = {name: round(statistics.median(values)) for name, values in rates.items()}
+        medians = requests_per_second(kinds, rounds=args.rounds, requests=args.requests, before_round=before_round)
+
     ratio = round(medians["poll, unchanged (204)"] / medians["trivial view"], 2)
     figures = {
         "rounds": args.rounds,

@@ -74,6 +74,7 @@ INSTALLED_APPS = [
     "dashboard.keys",
     "dashboard.live",
     "dashboard.audit",
+    "dashboard.inbox",
     "studio",
     "agents",
     "objects",
@@ -284,6 +285,31 @@ LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=90.0)
 # Failed checks in a row (polls or saves) after which a row stops, with a message.
 LIVE_MAX_FAILURES = env.int("LIVE_MAX_FAILURES", default=20)
 
+# Agents: a chat message's answer is read from the service's streamed call by
+# a worker (agents.stream_invocation), written to its row the moment it comes;
+# False sends it in background mode and polls (5 s, then 10 s apart).
+AGENTS_STREAM_ANSWERS = env.bool("AGENTS_STREAM_ANSWERS", default=True)
+# The queue of those stream tasks ("" = the default queue). A stream holds a
+# worker for the run's length: with many chats, give them a worker of their
+# own (`celery -A dashboard worker -Q <queue> --pool threads --concurrency 16`).
+AGENTS_STREAM_QUEUE = env.str("AGENTS_STREAM_QUEUE", default="")
+
+# --- Objects: bulk jobs and CSV imports (objects/jobs.py, objects/imports.py) ---
+# Writes one job step makes at most, and the seconds it goes on at most.
+OBJECTS_JOB_CHUNK = env.int("OBJECTS_JOB_CHUNK", default=100)
+OBJECTS_JOB_CHUNK_SECONDS = env.float("OBJECTS_JOB_CHUNK_SECONDS", default=10.0)
+# Where uploaded CSV files wait for their import: shared by the web and the workers.
+OBJECTS_IMPORT_ROOT = env.str("OBJECTS_IMPORT_ROOT", default=str(VAR_DIR / "imports"))
+OBJECTS_IMPORT_MAX_BYTES = env.int("OBJECTS_IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
+
+# The inbox (dashboard/inbox): the service's approvals and runs are read into
+# the console every INBOX_REFRESH_SECONDS (and at once after a decision);
+# pages poll the header count every INBOX_POLL_SECONDS (the database only);
+# failed work stays in the inbox INBOX_FAILED_DAYS.
+INBOX_REFRESH_SECONDS = env.float("INBOX_REFRESH_SECONDS", default=60.0)
+INBOX_POLL_SECONDS = env.int("INBOX_POLL_SECONDS", default=5)
+INBOX_FAILED_DAYS = env.float("INBOX_FAILED_DAYS", default=3.0)
+
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
 
@@ -332,3 +358,9 @@ LOGGING = {
     # axes logs every login at INFO; lockouts (WARNING) are what an operator needs.
     "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
 }
+
+# --- Studio ----------------------------------------------------------------------
+# Turns open as a stream read up to their id; the worker task `studio.follow_turn`
+# reads the rest of it and stores the director's progress events on the tracked
+# row. Off: turns start in background mode (no progress events, only states).
+STUDIO_TURN_PROGRESS = env.bool("STUDIO_TURN_PROGRESS", default=True)

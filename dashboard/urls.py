@@ -10,6 +10,7 @@ urlpatterns = [
     path("accounts/", include("dashboard.accounts.urls")),
     path("", include("dashboard.keys.urls")),
     path("live/", include("dashboard.live.urls")),
+    path("inbox/", include("dashboard.inbox.urls")),
     path("audit/", include("dashboard.audit.urls")),
     path("studio/", include("studio.urls")),
     path("", include("agents.urls")),

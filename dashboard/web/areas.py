@@ -12,6 +12,7 @@ AppConfig.ready()::
         cards=(HomeCard("Studio", "Websites, documents...", "studio:index"),),
         list_pages=(ListPage("Back to Studio", "studio:index"),),
         tracked_kinds=(STUDIO_TURN,),        # registered with dashboard.live
+        inbox_sources=(STUDIO_INBOX,),       # what waits for a person (dashboard/inbox/sources.py)
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -28,6 +29,7 @@ from django.urls import NoReverseMatch, ResolverMatch, reverse
 from dashboard.live.registry import register as register_kind
 
 if TYPE_CHECKING:
+    from dashboard.inbox.sources import InboxSource
     from dashboard.live.registry import OperationKind
 
 
@@ -86,6 +88,8 @@ class Area:
     cards: tuple[HomeCard, ...] = ()
     list_pages: tuple[ListPage, ...] = ()
     tracked_kinds: tuple[OperationKind, ...] = field(default=())
+    # What the area adds to the inbox ("Needs you"): see dashboard/inbox/sources.py.
+    inbox_sources: tuple[InboxSource, ...] = field(default=())
 
 
 _areas: dict[str, Area] = {}
@@ -104,6 +108,11 @@ def register_area(area: Area) -> Area:
 
 def areas() -> list[Area]:
     return sorted(_areas.values(), key=lambda area: (area.order, area.name))
+
+
+def inbox_sources() -> list[InboxSource]:
+    """Every area's inbox sources, in the areas' order."""
+    return [source for area in areas() for source in area.inbox_sources]
 
 
 def unregister_area(name: str) -> None:

@@ -1,15 +1,20 @@
-// Studio turn form: the message box's maxlength follows the chosen studio
-// (3,800 for website/image/video, 18,000 for document/app), with a counter.
+// Studio message boxes: the maxlength follows the chosen studio (3,800 for
+// website/image/video, 18,000 for document/app), with a live counter. The
+// limit comes from the studio select's option, else from the box itself.
 (function () {
   "use strict";
   function wire(form) {
     var select = form.querySelector("[data-studio-select]");
     var message = form.querySelector("[data-studio-message]");
     var counter = form.querySelector("[data-studio-counter]");
-    if (!select || !message) return;
+    if (!message) return;
     function limit() {
-      var option = select.options[select.selectedIndex];
-      return option ? parseInt(option.getAttribute("data-max-length"), 10) || 0 : 0;
+      if (select) {
+        var option = select.options[select.selectedIndex];
+        var fromOption = option ? parseInt(option.getAttribute("data-max-length"), 10) : 0;
+        if (fromOption) return fromOption;
+      }
+      return parseInt(message.getAttribute("data-max-length"), 10) || 0;
     }
     function update() {
       var max = limit();
@@ -20,13 +25,26 @@
         counter.classList.toggle("is-over", max > 0 && used > max);
       }
     }
-    select.addEventListener("change", update);
+    if (select) select.addEventListener("change", update);
     message.addEventListener("input", update);
     update();
   }
+  // A Content App's board select: choosing a board shows its images at once
+  // (the "Show its images" button, which works without JavaScript too).
+  function wireBoard(button) {
+    var field = button.closest(".form-field");
+    var select = field ? field.querySelector("select") : null;
+    if (!select || !button.form) return;
+    select.addEventListener("change", function () {
+      if (button.form.requestSubmit) button.form.requestSubmit(button);
+      else button.click();
+    });
+  }
   function init() {
-    var form = document.getElementById("turn-form");
-    if (form) wire(form);
+    var forms = document.querySelectorAll("form[data-studio-form], #turn-form");
+    for (var i = 0; i < forms.length; i++) wire(forms[i]);
+    var boards = document.querySelectorAll("[data-show-board]");
+    for (var j = 0; j < boards.length; j++) wireBoard(boards[j]);
   }
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", init);
   else init();

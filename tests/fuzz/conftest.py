@@ -31,6 +31,13 @@ class SeededIds:
     field_key: list[str] = field(default_factory=list)
     thread: list[str] = field(default_factory=list)
     pk: list[str] = field(default_factory=list)
+    # Studio: Content Apps and the library.
+    studio: list[str] = field(default_factory=lambda: ["image", "video"])
+    app: list[str] = field(default_factory=lambda: ["generate", "remove-background", "motion", "story"])
+    kind: list[str] = field(default_factory=lambda: ["websites", "documents", "apps", "boards", "images", "videos"])
+    item_id: list[str] = field(default_factory=list)
+    view_id: list[str] = field(default_factory=list)
+    change_id: list[str] = field(default_factory=list)
 
 
 @pytest.fixture(scope="module")
@@ -106,6 +113,8 @@ def seeded_ids(fuzz_key, inprocess_sandbox, user, client) -> SeededIds:
             runs = service.get(f"/v1/agents/{agent['id']}/runs", params={"limit": 5}).json()["data"]
             ids.run_id += [run["id"] for run in runs]
             ids.thread += [run["thread_id"] for run in runs if run.get("thread_id")]
+        for library_path in ("/v1/websites", "/v1/documents", "/v1/images/boards", "/v1/videos"):
+            ids.item_id += [item["id"] for item in service.get(library_path, params={"limit": 3}).json()["data"]]
         objects = service.get("/v1/objects", params={"limit": 100}).json()["data"]
         for obj in objects:
             ids.object_key.append(obj["key"])
@@ -118,4 +127,25 @@ def seeded_ids(fuzz_key, inprocess_sandbox, user, client) -> SeededIds:
         client.post(f"/agents/{ids.agent_id[0]}/chat/send", {"message": "Hello"})
     ids.pk = [str(pk) for pk in TrackedOperation.objects.values_list("pk", flat=True)] + [str(fuzz_key.pk)]
     ids.field_key = sorted(set(ids.field_key))
+    ids.view_id, ids.change_id = _objects_rows(user, fuzz_key, ids)
     return ids
+
+
+def _objects_rows(user, key, ids: SeededIds) -> tuple[list[str], list[str]]:
+    """A saved view and a record's change of the Objects area, for their addresses."""
+    from objects.models import RecordChange, SavedView
+
+    if not ids.object_key or not ids.record_id:
+        return [], []
+    view = SavedView.objects.create(
+        owner=user, workspace_id=key.workspace_id, object_key=ids.object_key[0], name="Fuzzed", shared=True
+    )
+    change = RecordChange.objects.create(
+        workspace_id=key.workspace_id,
+        object_key=ids.object_key[0],
+        record_id=ids.record_id[0],
+        user=user,
+        actor=user.get_username(),
+        changes=[{"field": ids.field_key[0] if ids.field_key else "name", "before": None, "after": "x"}],
+    )
+    return [str(view.pk)], [str(change.pk)]

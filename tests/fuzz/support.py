@@ -125,7 +125,7 @@ class Target:
 
 
 PAGER = ("cursor", "back")
-RECORDS_QUERY = ("q", "empty", "sort", "limit", *PAGER)
+RECORDS_QUERY = ("q", "empty", "sort", "limit", "view", *PAGER)
 OBJECT_FORM = ("singular_name", "plural_name", "description", "icon", "color", "idempotency_key")
 FIELD_ROWS = (
     "fields-TOTAL_FORMS",
@@ -165,23 +165,51 @@ FUZZ_TABLE: dict[str, Target] = {
     "live:index": Target(),
     "live:detail": Target(),
     "live:status": Target(query=("view",)),
-    "studio:index": Target(query=("studio", "conversation_id", "artifact_id")),
-    "studio:start": Target(
-        methods=("POST",), form=("studio", "message", "artifact_id", "conversation_id", "auto", "idempotency_key")
-    ),
+    "inbox:index": Target(query=("kind", "agent")),
+    "inbox:header": Target(query=("v",)),
+    "inbox:refresh": Target(methods=("POST",), examples=3),
+    "inbox:dismiss": Target(methods=("POST",), form=("key", "next")),
+    "studio:index": Target(query=("studio", "artifact_id")),
+    "studio:start": Target(methods=("POST",), form=("studio", "message", "artifact_id", "auto", "idempotency_key")),
     "studio:turn": Target(),
-    "studio:reply": Target(methods=("POST",), form=("message", "answer_0", "answer_1", "idempotency_key")),
+    "studio:conversation_live": Target(query=("ids", "v")),
+    "studio:artifact_pane": Target(),
+    "studio:reply": Target(methods=("POST",), form=("message", "auto", "idempotency_key")),
+    "studio:apps": Target(),
+    "studio:app": Target(
+        methods=("GET", "POST"),
+        query=("board_id", "project_id", "prompt", "rerun"),
+        form=(
+            "prompt",
+            "count",
+            "aspect",
+            "board_id",
+            "reference_asset_ids",
+            "source_asset_id",
+            "show_board",
+            "idempotency_key",
+        ),
+    ),
+    "studio:app_run": Target(),
+    "studio:library": Target(query=("board", *PAGER)),
+    "studio:library_item": Target(),
     "agents:index": Target(query=("status", *PAGER)),
-    "agents:create": Target(methods=("POST",), form=("name", "message", "auto", "idempotency_key")),
-    "agents:detail": Target(query=("status", "region", *PAGER)),
+    "agents:create": Target(
+        methods=("POST",), form=("name", "message", "auto", "asked", "answer_0", "idempotency_key")
+    ),
+    "agents:detail": Target(query=("status", "region", "thread", "node", *PAGER)),
     "agents:activate": Target(methods=("POST",), form=("idempotency_key",)),
     "agents:pause": Target(methods=("POST",), form=("idempotency_key",)),
     "agents:rename": Target(methods=("POST",), form=("name", "idempotency_key")),
     "agents:change": Target(methods=("POST",), form=("message", "auto", "answer_0", "idempotency_key")),
     "agents:webhook": Target(),
-    "agents:chat": Target(query=("thread",)),
-    "agents:chat_send": Target(methods=("POST",), form=("message", "payload", "thread_id", "idempotency_key")),
-    "agents:run": Target(),
+    "agents:chat": Target(query=("thread", "sent")),
+    "agents:chat_send": Target(methods=("POST",), form=("message", "payload", "thread_id", "after", "idempotency_key")),
+    "agents:threads": Target(query=PAGER),
+    "agents:run": Target(query=("region", "step")),
+    "agents:run_rerun": Target(methods=("POST",), form=("idempotency_key",)),
+    "agents:runs": Target(query=("status", "agent", "thread", *PAGER)),
+    "agents:run_row": Target(query=("v", "agent", "name")),
     "agents:approvals": Target(query=("status", "agent", *PAGER)),
     "agents:approval_decide": Target(
         methods=("POST",),
@@ -221,6 +249,34 @@ FUZZ_TABLE: dict[str, Target] = {
         ),
     ),
     "objects:relationship_picker": Target(query=("target_object", "target_search")),
+    # Objects: saved views, inline cell edit, duplicate, undo (issue 11).
+    "objects:view_save": Target(methods=("POST",), form=("name", "shared", "make_default", "query")),
+    "objects:view_open": Target(),
+    "objects:view_default": Target(methods=("POST",)),
+    "objects:view_delete": Target(methods=("POST",)),
+    "objects:record_duplicate": Target(methods=("GET", "POST"), form=("idempotency_key",), record_fields="form"),
+    "objects:record_cell": Target(
+        methods=("GET", "POST"),
+        form=("idempotency_key", "shown_values", "resolve.name", "seen.name"),
+        record_fields="form",
+    ),
+    "objects:record_undo": Target(methods=("GET", "POST"), form=("idempotency_key", "resolve.name", "seen.name")),
+    # Bulk actions, CSV import, jobs and the kanban board (issue 11, items 5, 6, 8)
+    "objects:bulk": Target(
+        methods=("GET", "POST"),
+        query=("ids", "scope", "query", "action", "field"),
+        form=("ids", "scope", "query", "action", "field", "value", "step", "checked", "idempotency_key"),
+    ),
+    "objects:import": Target(methods=("GET", "POST"), form=("file", "idempotency_key")),
+    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1")),
+    "objects:jobs": Target(),
+    "objects:job": Target(),
+    "objects:job_status": Target(query=("v",)),
+    "objects:job_cancel": Target(methods=("POST",)),
+    "objects:job_run": Target(methods=("POST",)),
+    "objects:job_report": Target(),
+    "objects:kanban": Target(query=("by",)),
+    "objects:kanban_move": Target(methods=("POST",), form=("record_id", "field", "option", "idempotency_key")),
 }
 
 # URL namespaces the console does not own (Django's admin is Django's).

@@ -103,8 +103,11 @@ def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(
     other = store_key(user, workspace_name="Globex", role="member", active=False, key_id="k2")
 
     # Session, user, keys (one query for the switcher, one for the active key),
-    # and the user's and groups' permissions (for the Audit entry; cached for the request).
-    with django_assert_max_num_queries(6):
+    # and the user's and groups' permissions (for the Audit entry; cached for the request);
+    # the inbox's header count (stored items, builder questions, the person's
+    # own work, what they dismissed), its poll's version (two statements) and
+    # news not yet shown.
+    with django_assert_max_num_queries(13):
         html = logged_in_client.get(reverse("home")).content.decode()
 
     assert '<span class="switcher__name">Acme</span>' in html

@@ -11,8 +11,9 @@ from dashboard.api import ServiceClient
 from dashboard.keys.testing import store_sandbox_key
 from tests.html import parse, texts
 
-# The columns a person shows are their own (kept in the console), not the workspace's.
-PERSONAL_FORMS = ("/records/columns/",)
+# The columns a person shows and the views they save are their own (kept in
+# the console), not the workspace's.
+PERSONAL_FORMS = ("/records/columns/", "/views/save/")
 
 
 def write_controls(html: bytes) -> list[str]:

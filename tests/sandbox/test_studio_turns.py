@@ -153,7 +153,10 @@ def test_stream_sends_turn_plan_status_then_result(api):
     ) as response:
         assert response.status_code == 200
         events = read_events(response)
-    assert [name for name, _ in events] == ["turn", "plan", "status", "result"]
+    steps = events[1][1]["steps"]
+    # One status per step as the director reaches it, then the final one.
+    assert [name for name, _ in events] == ["turn", "plan", *["status"] * len(steps), "result"]
+    assert [data["message"] for _, data in events[2 : 1 + len(steps)]] == steps[:-1]
     result = events[-1][1]
     assert result["id"] == events[0][1]["id"] and result["status"] == "completed"
     assert api.get(f"/v1/turns/{result['id']}").json()["status"] == "completed"
@@ -167,8 +170,28 @@ def test_stream_of_a_failing_turn_ends_with_an_error_event_carrying_the_request_
         headers={"X-Request-Id": "req-stream-fail-1"},
     ) as response:
         events = read_events(response)
-    assert [name for name, _ in events] == ["turn", "plan", "status", "error"]
+    assert [name for name, _ in events] == ["turn", "plan", "status", "status", "error"]
     assert events[-1][1]["request_id"] == "req-stream-fail-1" and events[-1][1]["message"]
+
+
+def test_stream_status_events_arrive_as_the_work_advances(api, sandbox):
+    """The first events come before the director's time has passed: a client
+    reading the stream sees the work advance, not everything at the end."""
+    from sandbox.studio import DIRECTOR_SECONDS
+
+    started = sandbox.clock.now()
+    with api.stream(
+        "POST", "/v1/studio/document/turns", json={"message": "Write a report on our Q3 newsletter", "stream": True}
+    ) as response:
+        arrivals = [
+            (line[len("event: ") :], sandbox.clock.now())
+            for line in response.iter_lines()
+            if line.startswith("event: ")
+        ]
+    director = sandbox.clock.real_seconds(DIRECTOR_SECONDS["document"])
+    first_status = next(at for name, at in arrivals if name == "status")
+    assert (first_status - started).total_seconds() < director
+    assert (arrivals[-1][1] - started).total_seconds() >= director
 
 
 def test_background_answers_202_at_once_and_the_turn_is_polled_to_completion(api, sandbox):
