@@ -82,6 +82,36 @@ def test_every_page_shows_the_count_and_its_poll_answers_204_while_nothing_chang
     assert one(parse(changed.content.decode()), "#inbox-header").get("data-inbox-count") == "2"
 
 
+def test_a_full_page_keeps_the_count_under_its_version_and_follows_every_change(api_key, logged_in_client, monkeypatch):
+    from dashboard.inbox import selectors
+
+    stored_approval(api_key.workspace_id)
+    assert header_of(logged_in_client).get("data-inbox-count") == "1"
+
+    read = selectors.inbox_items
+    reads = []
+    monkeypatch.setattr(selectors, "inbox_items", lambda **kwargs: reads.append(kwargs) or read(**kwargs))
+    # Nothing changed: the count kept under the version, no source read again.
+    assert header_of(logged_in_client).get("data-inbox-count") == "1"
+    assert reads == []
+
+    # A new item, a turn of the person's own that failed, a dismissal: each is counted on the next page.
+    stored_approval(api_key.workspace_id, approval_id="aaaaaaaa-0000-4000-8000-000000000009")
+    assert header_of(logged_in_client).get("data-inbox-count") == "2"
+    turn(api_key, remote_id="turn-failed", status="failed")
+    assert header_of(logged_in_client).get("data-inbox-count") == "3"
+    failed = next(item for item in read(viewer=_viewer(api_key)) if item.kind == "failed")
+    logged_in_client.post(reverse("inbox:dismiss"), {"key": failed.key})
+    assert header_of(logged_in_client).get("data-inbox-count") == "2"
+    assert len(reads) == 4  # the three changed pages and the dismissal's own check
+
+
+def _viewer(key):
+    from dashboard.inbox.sources import InboxViewer
+
+    return InboxViewer(user=key.user, workspace_id=key.workspace_id)
+
+
 def test_the_poll_is_not_activity_and_counts_nothing_without_a_key(logged_in_client):
     from dashboard.inbox import views
 
