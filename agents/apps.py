@@ -2,6 +2,8 @@ from django.apps import AppConfig
 
 # The approvals queue's pages, a section of its own in the navigation.
 APPROVAL_VIEWS = frozenset({"approvals", "approval_decide"})
+# Runs across agents (and any run's page), the section people follow work in.
+RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun"})
 
 
 class AgentsConfig(AppConfig):
@@ -16,7 +18,7 @@ class AgentsConfig(AppConfig):
             Area(
                 name="agents",
                 order=20,
-                nav=(NavEntry("Agents", "agents:index"),),
+                nav=(NavEntry("Agents", "agents:index"), NavEntry("Runs", "agents:runs", views=RUN_VIEWS)),
                 cards=(HomeCard("Agents", "Draft, activate and talk to agents; follow their runs.", "agents:index"),),
                 list_pages=(ListPage("Back to agents", "agents:index"),),
                 tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),

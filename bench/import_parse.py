@@ -34,34 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.common import interleaved, throwaway
-
-DEFINITION = {
-    "key": "people",
-    "title_field": "name",
-    "fields": [
-        {"key": "name", "label": "Name", "type": "text", "required": True},
-        {"key": "seats", "label": "Seats", "type": "number"},
-        {"key": "email", "label": "Email", "type": "email"},
-        {
-            "key": "stage",
-            "label": "Stage",
-            "type": "stage",
-            "options": [{"id": "o1", "label": "Lead"}, {"id": "o2", "label": "Won"}],
-        },
-        {"key": "active", "label": "Active", "type": "boolean"},
-    ],
-}
-MAPPING = {"0": "name", "1": "seats", "2": "email", "3": "stage", "4": "active"}
-
-
-def write_file(path: Path, rows: int) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["Name", "Seats", "Email", "Stage", "Active", "Notes"])
-        for n in range(rows):
-            writer.writerow(
-                [f"Person {n}", n % 90, f"p{n}@example.test", "Won" if n % 3 else "Lead", "yes", "Lorem " * 8]
-            )
+from sandbox.fixtures import PEOPLE_DEFINITION, PEOPLE_MAPPING, write_people_csv
 
 
 def main() -> None:
@@ -76,7 +49,7 @@ def main() -> None:
     django.setup()
     from objects.imports import RowChecker, read_rows
 
-    checker = RowChecker(definition=DEFINITION, mapping=MAPPING, zone=None)
+    checker = RowChecker(definition=PEOPLE_DEFINITION, mapping=PEOPLE_MAPPING, zone=None)
 
     def plain(path: Path) -> int:
         with open(path, newline="", encoding="utf-8") as handle:
@@ -106,8 +79,8 @@ def main() -> None:
 
     with throwaway() as tmp:
         small, large = Path(tmp) / "10k.csv", Path(tmp) / "100k.csv"
-        write_file(small, 10_000)
-        write_file(large, 100_000)
+        write_people_csv(small, 10_000)
+        write_people_csv(large, 100_000)
         assert plain(large) == streamed(large) == checked(large) == 100_000
         samples = interleaved(
             {"plain": lambda: plain(large), "streamed": lambda: streamed(large), "checked": lambda: checked(large)},

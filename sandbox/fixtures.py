@@ -1,10 +1,14 @@
 """Sample data for tests and benchmarks against a sandbox: an object with one
 field of each of the 15 types, and record values of it. `client` is anything
-with `post(path, json=...)` (the console's ServiceClient, or a plain one)."""
+with `post(path, json=...)` (the console's ServiceClient, or a plain one).
+Also a people object and a CSV file of it of any length, for the import's
+memory test and bench."""
 
 from __future__ import annotations
 
+import csv
 import uuid
+from pathlib import Path
 
 EVERY_TYPE_FIELDS = [
     {"label": "Name", "key": "name", "type": "text", "required": True},
@@ -73,3 +77,35 @@ def sample_values(i: int) -> dict:
         "logo": f"https://img.example.test/{i}.png",
         "contract": f"https://files.example.test/contract-{i}.pdf",
     }
+
+
+# A people object and the mapping of a CSV file's columns to it (column index
+# → field key), as the import's mapping step stores it; "Notes" stays unmapped.
+PEOPLE_DEFINITION = {
+    "key": "people",
+    "title_field": "name",
+    "fields": [
+        {"key": "name", "label": "Name", "type": "text", "required": True},
+        {"key": "seats", "label": "Seats", "type": "number"},
+        {"key": "email", "label": "Email", "type": "email"},
+        {
+            "key": "stage",
+            "label": "Stage",
+            "type": "stage",
+            "options": [{"id": "o1", "label": "Lead"}, {"id": "o2", "label": "Won"}],
+        },
+        {"key": "active", "label": "Active", "type": "boolean"},
+    ],
+}
+PEOPLE_MAPPING = {"0": "name", "1": "seats", "2": "email", "3": "stage", "4": "active"}
+
+
+def write_people_csv(path: Path | str, rows: int) -> None:
+    """A CSV file of `rows` valid people (about 95 bytes a row), written a row at a time."""
+    with open(path, "w", newline="", encoding="utf-8") as handle:
+        writer = csv.writer(handle)
+        writer.writerow(["Name", "Seats", "Email", "Stage", "Active", "Notes"])
+        for n in range(rows):
+            writer.writerow(
+                [f"Person {n}", n % 90, f"p{n}@example.test", "Won" if n % 3 else "Lead", "yes", "Lorem ipsum " * 4]
+            )

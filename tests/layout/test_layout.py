@@ -81,7 +81,7 @@ def test_layout_landmarks_skip_link_and_messages(logged_in_client):
     assert '<main id="main"' in html
     assert '<div id="messages" class="messages" role="status"' in html
     assert 'hx-headers=\'{"X-CSRFToken": ' in html
-    for label in ("Studio", "Agents", "Objects", "Approvals", "Account"):
+    for label in ("Studio", "Agents", "Runs", "Objects", "Approvals", "Account"):
         assert f">{label}</a>" in html
     assert 'action="/accounts/logout/"' in html and 'method="post"' in html
 
@@ -144,6 +144,8 @@ def test_nav_marks_no_area_on_pages_outside_the_areas(logged_in_client, url_name
         ("studio:index", [], "Studio"),
         ("agents:index", [], "Agents"),
         ("agents:detail", ["a-1"], "Agents"),
+        ("agents:runs", [], "Runs"),
+        ("agents:run", ["r-1"], "Runs"),
         ("agents:approvals", [], "Approvals"),
         ("objects:index", [], "Objects"),
         ("objects:records", ["deals"], "Objects"),
@@ -158,7 +160,7 @@ def test_the_current_section_comes_from_the_area_registry(rf, url_name, args, se
 
     links = nav_links(resolve(reverse(url_name, args=args)))
 
-    assert [link.label for link in links] == ["Studio", "Agents", "Objects", "Approvals", "Account"]
+    assert [link.label for link in links] == ["Studio", "Agents", "Runs", "Objects", "Approvals", "Account"]
     assert [link.label for link in links if link.current] == ([section] if section else [])
 
 

@@ -5,45 +5,16 @@ peak for 10,000 rows, and far below the file's size."""
 
 from __future__ import annotations
 
-import csv
 import tracemalloc
 
 from objects.imports import RowChecker, read_rows, scan
 from objects.models import ObjectJob
-
-DEFINITION = {
-    "key": "people",
-    "title_field": "name",
-    "fields": [
-        {"key": "name", "label": "Name", "type": "text", "required": True},
-        {"key": "seats", "label": "Seats", "type": "number"},
-        {"key": "email", "label": "Email", "type": "email"},
-        {
-            "key": "stage",
-            "label": "Stage",
-            "type": "stage",
-            "options": [{"id": "o1", "label": "Lead"}, {"id": "o2", "label": "Won"}],
-        },
-        {"key": "active", "label": "Active", "type": "boolean"},
-    ],
-}
-
-
-def write_file(path, rows: int) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as handle:
-        writer = csv.writer(handle)
-        writer.writerow(["Name", "Seats", "Email", "Stage", "Active", "Notes"])
-        for n in range(rows):
-            writer.writerow(
-                [f"Person {n}", n % 90, f"p{n}@example.test", "Won" if n % 3 else "Lead", "yes", "Lorem ipsum " * 4]
-            )
+from sandbox.fixtures import PEOPLE_DEFINITION, PEOPLE_MAPPING, write_people_csv
 
 
 def peak_bytes(path) -> tuple[int, int]:
     """(peak bytes while scanning then checking every row, rows seen)."""
-    checker = RowChecker(
-        definition=DEFINITION, mapping={"0": "name", "1": "seats", "2": "email", "3": "stage", "4": "active"}, zone=None
-    )
+    checker = RowChecker(definition=PEOPLE_DEFINITION, mapping=PEOPLE_MAPPING, zone=None)
     tracemalloc.start()
     try:
         tracemalloc.reset_peak()
@@ -63,8 +34,8 @@ def peak_bytes(path) -> tuple[int, int]:
 
 def test_a_hundred_thousand_rows_keep_memory_flat(tmp_path):
     small, large = tmp_path / "small.csv", tmp_path / "large.csv"
-    write_file(small, 10_000)
-    write_file(large, 100_000)
+    write_people_csv(small, 10_000)
+    write_people_csv(large, 100_000)
     small_peak, small_rows = peak_bytes(small)
     large_peak, large_rows = peak_bytes(large)
     assert (small_rows, large_rows) == (10_000, 100_000)
@@ -77,7 +48,7 @@ def test_a_hundred_thousand_rows_keep_memory_flat(tmp_path):
 
 def test_a_resumed_read_starts_at_the_row_it_stopped(tmp_path):
     path = tmp_path / "rows.csv"
-    write_file(path, 50)
+    write_people_csv(path, 50)
     with open(path, "rb") as handle:
         rows = list(read_rows(handle))
         stop = rows[19]
