@@ -1,11 +1,14 @@
 """The kanban board of an object (issue 11, item 8): one column per option of
 a stage or select field, in the options' order, then "No value"; each column
 one read of the records whose field holds that option (the service's
-`filter`), its first cards and a count."""
+`filter`), its first cards and a count. The table's search and filters
+narrow every column; a filter on the grouping field itself leaves the
+other columns empty without reading them."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from dashboard.web.reading import as_dict, text
 from objects import selectors
@@ -29,6 +32,7 @@ class BoardColumn:
     color: str
     cards: list[Card] = field(default_factory=list)
     more: bool = False  # more records than the cards shown
+    filtered_out: bool = False  # the filter asks for another value of the grouping field
 
     @property
     def count_text(self) -> str:
@@ -40,16 +44,38 @@ def board_fields(fields: list[FieldDef]) -> list[FieldDef]:
     return sorted((f for f in fields if f.type in BOARD_TYPES), key=lambda f: f.type != "stage")
 
 
-def board_columns(*, client, object_key: str, definition: dict, by: FieldDef, zone) -> list[BoardColumn]:
+def _wanted_by_filter(column: BoardColumn, wanted: Any) -> bool:
+    """Whether the filter's value for the grouping field (an option id or
+    label, or None for "empty") is this column's."""
+    if wanted is None:
+        return column.option_id == ""
+    wanted_text = text(wanted).strip().casefold()
+    return bool(column.option_id) and wanted_text in {column.option_id.casefold(), column.label.casefold()}
+
+
+def board_columns(
+    *,
+    client,
+    object_key: str,
+    definition: dict,
+    by: FieldDef,
+    zone,
+    filters: dict | None = None,
+    search: str = "",
+) -> list[BoardColumn]:
     title_key = title_field_key(definition)
     columns = [BoardColumn(option_id=o.id, label=o.label, color=o.color) for o in by.options]
     columns.append(BoardColumn(option_id="", label="No value", color=""))
+    filters = dict(filters or {})
     for column in columns:
+        if by.key in filters and not _wanted_by_filter(column, filters[by.key]):
+            column.filtered_out = True
+            continue
         page = selectors.record_list(
             client=client,
             object_key=object_key,
-            filters={by.key: column.option_id or None},
-            search=None,
+            filters={**filters, by.key: column.option_id or None},
+            search=search or None,
             sort="-updated_at",
             cursor=None,
             limit=CARDS_PER_COLUMN,

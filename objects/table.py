@@ -138,6 +138,10 @@ class TableState:
         whose columns the file follows."""
         return urlencode([(k, v) for k, v in self._pairs() if k != "limit"])
 
+    def filter_query(self) -> str:
+        """The search and filters alone (what the kanban board carries over)."""
+        return urlencode(self.filter.pairs())
+
     def view_query(self) -> str:
         """What a saved view keeps: filter, search, sort and page size."""
         return urlencode(self._pairs(with_view=False))

@@ -7,9 +7,10 @@ shown again."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from django import forms
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -20,6 +21,7 @@ from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.permissions import forbidden
 from objects import services
 from objects.fields import FieldDef, field_defs
+from objects.filters import RecordFilter
 from objects.kanban import board_columns, board_fields
 from objects.views.bulk import READ_ONLY
 from objects.views.records import object_definition
@@ -30,24 +32,40 @@ def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
     return next((f for f in choices if f.key == key), choices[0] if choices else None)
 
 
-def _board(request: HttpRequest, object_key: str, *, by: str | None, status: int = 200, **extra: Any) -> HttpResponse:
+def _board(
+    request: HttpRequest, object_key: str, *, by: str | None, query: QueryDict, status: int = 200, **extra: Any
+) -> HttpResponse:
     workspace = request.workspace
     definition = object_definition(request, object_key)
     fields = field_defs(definition)
     chosen = _board_field(fields, by)
+    # The table's search and filters, carried by its "Kanban" link.
+    record_filter = RecordFilter.from_query(query, fields)
+    service_filter, filter_problems = record_filter.service_filter(fields)
     columns = (
         board_columns(
-            client=workspace.client, object_key=object_key, definition=definition, by=chosen, zone=workspace.zone
+            client=workspace.client,
+            object_key=object_key,
+            definition=definition,
+            by=chosen,
+            zone=workspace.zone,
+            filters=service_filter,
+            search=record_filter.search,
         )
         if chosen
         else []
     )
+    filter_query = urlencode(record_filter.pairs())
     context = {
         "definition": definition,
         "object_key": object_key,
         "board_fields": board_fields(fields),
         "by": chosen,
         "columns": columns,
+        "record_filter": record_filter,
+        "filter_pairs": record_filter.pairs(),
+        "filter_query": filter_query,
+        "filter_problems": filter_problems,
         "move_form": MoveForm(),
         # Records of built-in objects belong to their own feature: shown, not moved here.
         "can_move": workspace.can_write and definition.get("kind") != "system",
@@ -58,7 +76,7 @@ def _board(request: HttpRequest, object_key: str, *, by: str | None, status: int
 
 @require_GET
 def kanban(request: HttpRequest, object_key: str) -> HttpResponse:
-    return _board(request, object_key, by=request.GET.get("by"))
+    return _board(request, object_key, by=request.GET.get("by"), query=request.GET)
 
 
 class MoveForm(forms.Form):
@@ -105,7 +123,16 @@ def kanban_move(request: HttpRequest, object_key: str) -> HttpResponseBase:
         else:
             if as_json:
                 return JsonResponse({"ok": True})
-            return redirect(reverse("objects:kanban", args=[object_key]) + f"?by={by.key}")
+            # Back to the same board: its grouping, search and filters (posted as `list`).
+            board = QueryDict(mutable=True)
+            board.update(_carried_filter(request))
+            board["by"] = by.key
+            return redirect(reverse("objects:kanban", args=[object_key]) + "?" + board.urlencode())
     if as_json:
         return JsonResponse({"ok": False, "message": problem}, status=status)
-    return _board(request, object_key, by=by.key if by else None, move_error=problem)
+    return _board(request, object_key, by=by.key if by else None, query=_carried_filter(request), move_error=problem)
+
+
+def _carried_filter(request: HttpRequest) -> QueryDict:
+    """The board's search and filters, carried by a move form (`list`)."""
+    return QueryDict((request.POST.get("list") or "")[:4000])
