@@ -5,7 +5,7 @@ since is a conflict the person settles."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from objects.edits import EditPlan, plan_edit
@@ -23,10 +23,21 @@ class HistoryItem:
 
 
 @dataclass
+class LinkItem:
+    """A link made through the console, seen from this record."""
+
+    relation_key: str
+    direction: str  # "to" (this record is the source) or "from"
+    title: str
+    url: str
+
+
+@dataclass
 class HistoryRow:
     change: RecordChange
     when: str
     items: list[HistoryItem]
+    links: list[LinkItem] = field(default_factory=list)
 
     @property
     def action_label(self) -> str:
@@ -44,6 +55,16 @@ def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -
     by_key = {f.key: f for f in fields}
     rows = []
     for change in changes:
+        if change.action == RecordChange.Action.LINK:
+            rows.append(
+                HistoryRow(
+                    change=change,
+                    when=format_datetime(change.created_at.isoformat(), zone=zone),
+                    items=[],
+                    links=_link_items(change),
+                )
+            )
+            continue
         items = []
         for item in change.changes if isinstance(change.changes, list) else []:
             if not isinstance(item, dict):
@@ -60,6 +81,25 @@ def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -
             HistoryRow(change=change, when=format_datetime(change.created_at.isoformat(), zone=zone), items=items)
         )
     return rows
+
+
+def _link_items(change: RecordChange) -> list[LinkItem]:
+    from objects.names import record_url
+
+    links = []
+    for item in change.changes if isinstance(change.changes, list) else []:
+        if not isinstance(item, dict):
+            continue
+        other_object, other_id = str(item.get("object") or ""), str(item.get("id") or "")
+        links.append(
+            LinkItem(
+                relation_key=str(item.get("relation_key") or ""),
+                direction="from" if item.get("direction") == "from" else "to",
+                title=str(item.get("title") or "") or f"record {other_id[:8]}… in {other_object}",
+                url=record_url(other_object, other_id) if other_object and other_id else "",
+            )
+        )
+    return links
 
 
 def undo_plan(

@@ -73,6 +73,7 @@ class RecordChange(models.Model):
         INLINE = "inline", "Edited in the table"
         UNDO = "undo", "Undid a change"
         DUPLICATE = "duplicate", "Duplicated"
+        LINK = "link", "Linked"
 
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)
@@ -83,7 +84,8 @@ class RecordChange(models.Model):
     # The name shown even after the account is gone.
     actor = models.CharField(max_length=150, blank=True)
     action = models.CharField(max_length=16, choices=Action.choices, default=Action.EDIT)
-    # [{"field": key, "label": label, "before": value, "after": value}, ...]
+    # [{"field": key, "label": label, "before": value, "after": value}, ...];
+    # a link: [{"relation_key", "direction" ("to" or "from"), "object", "id", "title"}]
     changes = models.JSONField(default=list)
     # The record this one was duplicated from (action "duplicate").
     source_record_id = models.CharField(max_length=200, blank=True)

@@ -156,6 +156,44 @@ def record_change_log(
     )
 
 
+def relationship_log(
+    *,
+    user,
+    workspace_id: str,
+    source: tuple[str, str],
+    target: tuple[str, str],
+    relation_key: str,
+    titles: dict[tuple[str, str], str],
+) -> None:
+    """A new link enters the history of both records ((object key, record
+    id) each): "linked to" on the source, "linked from" on the target, each
+    naming the other record by its title at the time."""
+    actor = getattr(user, "get_username", lambda: "")() or ""
+    person = user if getattr(user, "is_authenticated", False) else None
+    RecordChange.objects.bulk_create(
+        [
+            RecordChange(
+                workspace_id=workspace_id,
+                object_key=here[0],
+                record_id=here[1],
+                user=person,
+                actor=actor,
+                action=RecordChange.Action.LINK,
+                changes=[
+                    {
+                        "relation_key": relation_key,
+                        "direction": direction,
+                        "object": there[0],
+                        "id": there[1],
+                        "title": titles.get(there, ""),
+                    }
+                ],
+            )
+            for here, there, direction in ((source, target, "to"), (target, source, "from"))
+        ]
+    )
+
+
 def record_change_mark_undone(*, change: RecordChange) -> None:
     from django.utils import timezone
 

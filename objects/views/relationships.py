@@ -19,6 +19,7 @@ from objects import selectors, services
 from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
+from objects.names import record_titles
 from objects.views.access import refuse_read_only
 from objects.views.records import object_definition, record_page_context
 
@@ -56,6 +57,7 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
                 idempotency_key=data["idempotency_key"],
                 workspace_id=request.workspace.id,
             )
+            _log_link(request, object_key=object_key, record_id=record_id, data=data)
         except errors.NotFoundError as exc:
             # Here a 404 is about the record picked or pasted, not this page.
             place_remote_error(form, exc, aliases=TARGET_ALIASES)
@@ -87,6 +89,27 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
         return render(request, "objects/record.html#link-form", context)
     page = record_page_context(request, object_key=object_key, record_id=record_id)
     return render(request, "objects/record.html", {**page, **context})
+
+
+def _log_link(request: HttpRequest, *, object_key: str, record_id: str, data: dict) -> None:
+    """The new link in both records' history, each named by its title. The
+    titles are read through the cache the relationships panel uses next, so
+    the panel's re-read finds them there."""
+    source, target = (object_key, record_id), (data["target_object"], data["target"])
+    titles = record_titles(
+        client=request.workspace.client,
+        workspace_id=request.workspace.id,
+        refs=[source, target],
+        definition_of=lambda key: object_definition(request, key),
+    )
+    services.relationship_log(
+        user=request.user,
+        workspace_id=request.workspace.id,
+        source=source,
+        target=target,
+        relation_key=data["relation_key"],
+        titles=titles,
+    )
 
 
 def _picker_context(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.html import one, texts
+from tests.html import one, parse, texts
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -195,12 +195,32 @@ def test_link_is_sent_with_metadata_and_key(console, definition, links, other_ti
     assert call.request.headers["Idempotency-Key"] == key
 
 
-def test_link_without_javascript_redirects_to_the_record(console, remote):
+def test_link_without_javascript_redirects_to_the_record_and_enters_both_histories(
+    console, definition, other_titles, links, remote
+):
     remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
+    remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     remote.post(f"{RECORD_PATH}/relationships").mock(return_value=httpx.Response(201, json=LINKS[0]))
     response = console.post(LINK_URL, {"relation_key": "owner", "target_object": OBJECT_KEY, "target_id": OTHER_ID})
     assert response.status_code == 302
     assert response["Location"] == f"{RECORD_URL}#relationships"
+
+    from objects.history import history_rows
+    from objects.models import RecordChange
+
+    def seen_from(record_id):
+        change = RecordChange.objects.get(record_id=record_id)
+        assert (change.action, change.actor) == ("link", "alice")
+        [row] = history_rows([change], fields=[], zone=None)
+        return [(link.direction, link.title, link.url, link.relation_key) for link in row.links]
+
+    other_url = f"/objects/{OBJECT_KEY}/records/{OTHER_ID}/"
+    assert seen_from(RECORD_ID) == [("to", "Beta upsell", other_url, "owner")]
+    assert seen_from(OTHER_ID) == [("from", ACME["values"]["name"], RECORD_URL, "owner")]
+
+    history = one(parse(console.get(RECORD_URL).content), "#history")
+    assert texts(history, ".history-head strong") == ["Linked"]
+    assert texts(history, ".history-link") == ["Linked to Beta upsell as “owner”"]
 
 
 @pytest.mark.parametrize(
