@@ -301,6 +301,9 @@ OBJECTS_JOB_CHUNK_SECONDS = env.float("OBJECTS_JOB_CHUNK_SECONDS", default=10.0)
 # Where uploaded CSV files wait for their import: shared by the web and the workers.
 OBJECTS_IMPORT_ROOT = env.str("OBJECTS_IMPORT_ROOT", default=str(VAR_DIR / "imports"))
 OBJECTS_IMPORT_MAX_BYTES = env.int("OBJECTS_IMPORT_MAX_BYTES", default=200 * 1024 * 1024)
+# An import's uploaded file is removed this many days after the import last
+# moved (never while it runs); its counts and problems stay.
+OBJECTS_IMPORT_KEEP_DAYS = env.int("OBJECTS_IMPORT_KEEP_DAYS", default=30)
 
 # The inbox (dashboard/inbox): the service's approvals and runs are read into
 # the console every INBOX_REFRESH_SECONDS (and at once after a decision);

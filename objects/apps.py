@@ -18,10 +18,12 @@ class ObjectsConfig(AppConfig):
                 list_pages=(ListPage("Back to objects", "objects:index"),),
             )
         )
-        # Bulk jobs and imports: a job whose step message was lost goes on (objects/jobs.py).
+        # Bulk jobs and imports: a job whose step message was lost goes on, and
+        # uploaded files are not kept for ever (objects/jobs.py).
         from dashboard.celery import app
 
         app.conf.beat_schedule = {
             **(app.conf.beat_schedule or {}),
             "objects.jobs_watch": {"task": "objects.jobs_watch", "schedule": 60.0, "options": {"expires": 55.0}},
+            "objects.uploads_prune": {"task": "objects.uploads_prune", "schedule": 24 * 3600.0},
         }

@@ -364,6 +364,13 @@ def error_report(job: ObjectJob) -> tuple[list[str], Iterator[list[str]]]:
         problem = next(problems, None)
         if problem is None:
             return
+        if job.file_removed:
+            # The file is gone (OBJECTS_IMPORT_KEEP_DAYS): each row by its number and problem only.
+            blank = [""] * len(header)
+            while problem is not None:
+                yield [str(problem.row_number), *blank, problem.message, problem.fields, problem.request_id]
+                problem = next(problems, None)
+            return
         with job.upload.open("rb") as handle:
             for row in read_rows(handle):
                 while problem is not None and problem.row_number < row.number:

@@ -199,6 +199,42 @@ def jobs_watch() -> int:
     return len(stalled)
 
 
+def uploads_prune(now=None) -> int:
+    """Remove the uploaded files of imports that have not moved for
+    OBJECTS_IMPORT_KEEP_DAYS (never one that runs). The row stays with its
+    counts and problems; an import still waiting for a person (columns to
+    map, the Import button, Resume) can no longer go on and is cancelled,
+    saying why. Returns how many files were removed."""
+    from objects.models import import_storage
+
+    now = now or timezone.now()
+    days = int(getattr(settings, "OBJECTS_IMPORT_KEEP_DAYS", 30))
+    old = (
+        ObjectJob.objects.filter(kind=ObjectJob.KIND_IMPORT, updated_at__lt=now - timedelta(days=days))
+        .exclude(status__in=ObjectJob.ACTIVE)
+        .exclude(upload="")
+    )
+    storage = import_storage()
+    removed = 0
+    for job in old.iterator(chunk_size=200):
+        try:
+            storage.delete(job.upload.name)  # a file already gone is fine: the row is what is fixed
+        except OSError:
+            logger.warning("The uploaded file of import %s could not be removed", job.pk, exc_info=True)
+            continue
+        waiting = job.status in {ObjectJob.MAPPING, ObjectJob.CHECKED, ObjectJob.STOPPED}
+        changes: dict = {"upload": ""}
+        if waiting:
+            changes.update(
+                status=ObjectJob.CANCELLED,
+                finished_at=now,
+                message=f"Cancelled: its file was removed after {days} days without use.",
+            )
+        # Only if it still has not moved (a person may have pressed Resume meanwhile).
+        removed += ObjectJob.objects.filter(pk=job.pk, updated_at=job.updated_at).update(**changes)
+    return removed
+
+
 def step_for_error(exc: errors.ApiError) -> Step:
     """A remote error that concerns the whole job, not one record."""
     if isinstance(exc, errors.RateLimitedError):

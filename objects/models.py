@@ -211,6 +211,12 @@ class ObjectJob(models.Model):
         """Nothing more happens without a person (the polling stops)."""
         return not self.is_active
 
+    @property
+    def file_removed(self) -> bool:
+        """An import whose uploaded file the daily clean-up removed
+        (OBJECTS_IMPORT_KEEP_DAYS): nothing can be read from it again."""
+        return self.kind == self.KIND_IMPORT and not self.upload
+
 
 class JobItem(models.Model):
     """One record a bulk job writes (collected before any write, so a filter

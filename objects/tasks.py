@@ -22,3 +22,11 @@ def jobs_watch() -> int:
     from objects.jobs import jobs_watch as watch
 
     return watch()
+
+
+@app.task(name="objects.uploads_prune", acks_late=True, ignore_result=True)
+def uploads_prune() -> int:
+    """Once a day (Celery beat): uploaded files of imports kept past OBJECTS_IMPORT_KEEP_DAYS go."""
+    from objects.jobs import uploads_prune as prune
+
+    return prune()

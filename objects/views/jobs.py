@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from datetime import date
 
+from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
@@ -84,6 +85,10 @@ def job_run(request: HttpRequest, pk: int) -> HttpResponseBase:
     if not request.workspace.can_write:
         return forbidden(request, READ_ONLY)
     job = _job(request, pk)
+    if job.file_removed:
+        # Nothing to read the rows from (the page offers no button then; a stale one lands here).
+        messages.error(request, "This import's file is no longer kept; upload it again to import it.")
+        return client_redirect(request, reverse("objects:job", args=[job.pk]))
     if job.status == ObjectJob.CHECKED:
         jobs.job_run(job=job, status=ObjectJob.RUNNING, reset=imports.reset_for_writing)
     elif job.status == ObjectJob.STOPPED and job.resume_status:

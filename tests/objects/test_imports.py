@@ -76,3 +76,82 @@ def test_an_empty_file_is_refused():
 
 
 pytestmark = pytest.mark.django_db
+
+
+def _import_job(user, api_key, *, status: str, days_ago: float) -> ObjectJob:
+    import uuid
+    from datetime import timedelta
+
+    from django.core.files.base import ContentFile
+    from django.utils import timezone
+
+    from objects.models import ImportProblem
+
+    job = ObjectJob(
+        uid=uuid.uuid4(),
+        owner_key=api_key,
+        started_by=user,
+        workspace_id=api_key.workspace_id,
+        object_key=OBJECT_KEY,
+        kind=ObjectJob.KIND_IMPORT,
+        title="Import people.csv",
+        status=status,
+        resume_status=ObjectJob.RUNNING if status == ObjectJob.STOPPED else "",
+        params={"header": ["Name", "Seats"], "mapping": {"0": "name", "1": "seats"}},
+        total=2,
+        processed=2,
+        succeeded=1,
+        failed=1,
+    )
+    job.upload.save(f"{job.uid}.csv", ContentFile(b"Name,Seats\nAcme,3\nBeta,lots\n"), save=False)
+    job.save()
+    ImportProblem.objects.create(
+        job=job, row_number=2, stage=ImportProblem.CHECK, fields="seats", message="Seats: enter a number."
+    )
+    ObjectJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(days=days_ago))
+    job.refresh_from_db()
+    return job
+
+
+def test_uploaded_files_are_removed_after_the_days_kept_and_the_problems_stay(
+    console, user, api_key, settings, tmp_path
+):
+    import csv
+
+    from objects.jobs import uploads_prune
+    from objects.models import import_storage
+
+    settings.OBJECTS_IMPORT_ROOT = str(tmp_path / "imports")
+    settings.OBJECTS_IMPORT_KEEP_DAYS = 30
+    done = _import_job(user, api_key, status=ObjectJob.DONE, days_ago=31)
+    waiting = _import_job(user, api_key, status=ObjectJob.CHECKED, days_ago=31)
+    running = _import_job(user, api_key, status=ObjectJob.RUNNING, days_ago=31)
+    recent = _import_job(user, api_key, status=ObjectJob.DONE, days_ago=29)
+    files = {job.pk: job.upload.name for job in (done, waiting, running, recent)}
+
+    assert uploads_prune() == 2
+
+    storage = import_storage()
+    assert [storage.exists(files[job.pk]) for job in (done, waiting, running, recent)] == [False, False, True, True]
+    for job in (done, waiting, running, recent):
+        job.refresh_from_db()
+    assert (done.status, done.file_removed) == ("done", True)
+    assert (waiting.status, waiting.file_removed) == ("cancelled", True)
+    assert waiting.message == "Cancelled: its file was removed after 30 days without use."
+    assert not running.file_removed and not recent.file_removed
+
+    # The page keeps the problems and offers nothing that needs the file.
+    page = parse(console.get(f"/objects/jobs/{done.pk}/").content)
+    assert select(page, ".job__file-removed")
+    assert not [b for b in select(page, "button") if b.get_text(strip=True) in {"Run again", "Import", "Resume"}]
+    refused = console.post(f"/objects/jobs/{done.pk}/run/")
+    assert refused.status_code == 302
+    done.refresh_from_db()
+    assert done.status == "done"
+    # The report lists each problem by its row number, the file's cells left empty.
+    report = b"".join(console.get(f"/objects/jobs/{done.pk}/problems.csv").streaming_content).decode("utf-8-sig")
+    assert list(csv.reader(io.StringIO(report))) == [
+        ["Row", "Name", "Seats", "Problem", "Fields", "Request id"],
+        ["2", "", "", "Seats: enter a number.", "seats", ""],
+    ]
+    assert uploads_prune() == 0  # nothing left to remove
