@@ -80,7 +80,11 @@ def test_a_run_is_followed_live_through_an_approval_decided_on_its_page(console,
 
     # On a phone the run page and every agent's runs fit the screen (tables scroll in their box).
     page.set_viewport_size({"width": 375, "height": 800})
-    for path, shot in ((page.url, "agents-run-phone.png"), (console.url + "/runs/", "agents-runs-phone.png")):
+    for path, shot in (
+        (page.url, "agents-run-phone.png"),
+        (console.url + "/agents/", "agents-list-phone.png"),
+        (console.url + "/runs/", "agents-runs-phone.png"),
+    ):
         page.goto(path)
         overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
         assert overflow <= 1, path
