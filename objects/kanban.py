@@ -1,7 +1,8 @@
 """The kanban board of an object (issue 11, item 8): one column per option of
 a stage or select field, in the options' order, then "No value"; each column
 one read of the records whose field holds that option (the service's
-`filter`), its first cards and a count. The table's search and filters
+`filter`), its first cards and a count, and "Show more" for the next
+page of one column (`fill_column` after a cursor). The table's search and filters
 narrow every column; a filter on the grouping field itself leaves the
 other columns empty without reading them."""
 
@@ -33,10 +34,20 @@ class BoardColumn:
     cards: list[Card] = field(default_factory=list)
     more: bool = False  # more records than the cards shown
     filtered_out: bool = False  # the filter asks for another value of the grouping field
+    next_cursor: str = ""  # where "Show more" goes on
+    shown_before: int = 0  # cards already on the board before these (a "Show more" page)
+    # Set by the view: the next cards (htmx), and this column's records in the table (without JavaScript).
+    more_url: str = ""
+    table_url: str = ""
 
     @property
     def count_text(self) -> str:
-        return f"{len(self.cards)}+" if self.more else str(len(self.cards))
+        shown = self.shown_before + len(self.cards)
+        return f"{shown}+" if self.more else str(shown)
+
+    @property
+    def shown(self) -> int:
+        return self.shown_before + len(self.cards)
 
 
 def board_fields(fields: list[FieldDef]) -> list[FieldDef]:
@@ -63,33 +74,66 @@ def board_columns(
     filters: dict | None = None,
     search: str = "",
 ) -> list[BoardColumn]:
-    title_key = title_field_key(definition)
-    columns = [BoardColumn(option_id=o.id, label=o.label, color=o.color) for o in by.options]
-    columns.append(BoardColumn(option_id="", label="No value", color=""))
+    columns = empty_columns(by)
     filters = dict(filters or {})
     for column in columns:
         if by.key in filters and not _wanted_by_filter(column, filters[by.key]):
             column.filtered_out = True
             continue
-        page = selectors.record_list(
+        fill_column(
+            column,
             client=client,
             object_key=object_key,
-            filters={**filters, by.key: column.option_id or None},
-            search=search or None,
-            sort="-updated_at",
-            cursor=None,
-            limit=CARDS_PER_COLUMN,
+            definition=definition,
+            by=by,
+            zone=zone,
+            filters=filters,
+            search=search,
         )
-        for item in page.items:
-            record = as_dict(item)
-            values = as_dict(record.get("values"))
-            title = values.get(title_key) if title_key else None
-            column.cards.append(
-                Card(
-                    id=text(record.get("id")),
-                    title=text(title) if title not in (None, "") else "Untitled",
-                    updated=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
-                )
-            )
-        column.more = bool(page.next_cursor)
     return columns
+
+
+def empty_columns(by: FieldDef) -> list[BoardColumn]:
+    """The board's columns, in the options' order, then "No value"."""
+    columns = [BoardColumn(option_id=o.id, label=o.label, color=o.color) for o in by.options]
+    columns.append(BoardColumn(option_id="", label="No value", color=""))
+    return columns
+
+
+def fill_column(
+    column: BoardColumn,
+    *,
+    client,
+    object_key: str,
+    definition: dict,
+    by: FieldDef,
+    zone,
+    filters: dict,
+    search: str,
+    cursor: str = "",
+) -> None:
+    """One page of a column's cards (the first, or the one after `cursor`:
+    "Show more"), the most recently updated first."""
+    title_key = title_field_key(definition)
+    page = selectors.record_list(
+        client=client,
+        object_key=object_key,
+        filters={**filters, by.key: column.option_id or None},
+        search=search or None,
+        sort="-updated_at",
+        cursor=cursor or None,
+        limit=CARDS_PER_COLUMN,
+    )
+    for item in page.items:
+        record = as_dict(item)
+        values = as_dict(record.get("values"))
+        title = values.get(title_key) if title_key else None
+        column.cards.append(
+            Card(
+                id=text(record.get("id")),
+                title=text(title) if title not in (None, "") else "Untitled",
+                updated=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
+            )
+        )
+    column.next_cursor = page.next_cursor or ""
+    column.more = bool(page.next_cursor)

@@ -82,4 +82,5 @@ urlpatterns += [
     path("jobs/<pk:pk>/problems.csv", job_views.job_report, name="job_report"),
     path("<remote_id:object_key>/kanban/", kanban_views.kanban, name="kanban"),
     path("<remote_id:object_key>/kanban/move/", kanban_views.kanban_move, name="kanban_move"),
+    path("<remote_id:object_key>/kanban/more/", kanban_views.kanban_column, name="kanban_column"),
 ]

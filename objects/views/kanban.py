@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -18,11 +18,13 @@ from django.views.decorators.http import require_GET, require_POST
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.htmx import client_redirect, is_partial
+from dashboard.web.pager import CursorPager
 from dashboard.web.permissions import forbidden
 from objects import services
 from objects.fields import FieldDef, field_defs
-from objects.filters import RecordFilter
-from objects.kanban import board_columns, board_fields
+from objects.filters import FILTER_PREFIX, RecordFilter
+from objects.kanban import BoardColumn, board_columns, board_fields, empty_columns, fill_column
 from objects.views.bulk import READ_ONLY
 from objects.views.records import object_definition
 
@@ -30,6 +32,20 @@ from objects.views.records import object_definition
 def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
     choices = board_fields(fields)
     return next((f for f in choices if f.key == key), choices[0] if choices else None)
+
+
+def _link_columns(object_key: str, by: FieldDef, columns: list[BoardColumn], record_filter: RecordFilter) -> None:
+    """Each column's "Show more" (its next cards, for htmx) and, without
+    JavaScript, the same records in the table (the filter plus this value)."""
+    pairs = record_filter.pairs()
+    more_base = reverse("objects:kanban_column", args=[object_key])
+    table_base = reverse("objects:records", args=[object_key])
+    for column in columns:
+        value = [(FILTER_PREFIX + by.key, column.option_id)] if column.option_id else [("empty", by.key)]
+        column.table_url = f"{table_base}?{urlencode(pairs + value)}"
+        if column.next_cursor:
+            more = [("by", by.key), ("option", column.option_id), ("cursor", column.next_cursor)]
+            column.more_url = f"{more_base}?{urlencode(more + [('shown', str(column.shown))] + pairs)}"
 
 
 def _board(
@@ -55,6 +71,8 @@ def _board(
         if chosen
         else []
     )
+    if chosen:
+        _link_columns(object_key, chosen, columns, record_filter)
     filter_query = urlencode(record_filter.pairs())
     context = {
         "definition": definition,
@@ -77,6 +95,62 @@ def _board(
 @require_GET
 def kanban(request: HttpRequest, object_key: str) -> HttpResponse:
     return _board(request, object_key, by=request.GET.get("by"), query=request.GET)
+
+
+# Cards one "Show more" may claim were shown before (bounds the number a URL carries).
+MAX_SHOWN = 1_000_000
+
+
+@require_GET
+def kanban_column(request: HttpRequest, object_key: str) -> HttpResponseBase:
+    """A column's next cards ("Show more"), appended under the ones shown;
+    its count and its own "Show more" follow."""
+    workspace = request.workspace
+    definition = object_definition(request, object_key)
+    fields = field_defs(definition)
+    by = _board_field(fields, request.GET.get("by"))
+    if by is None or by.key != request.GET.get("by"):
+        raise Http404("This board has no such field.")
+    columns = empty_columns(by)
+    option = request.GET.get("option", "")
+    index = next((n for n, column in enumerate(columns) if column.option_id == option), None)
+    if index is None:
+        # The option was removed meanwhile: the board as it is now.
+        board = reverse("objects:kanban", args=[object_key]) + f"?by={by.key}"
+        return client_redirect(request, board)
+    record_filter = RecordFilter.from_query(request.GET, fields)
+    service_filter, _problems = record_filter.service_filter(fields)
+    column = columns[index]
+    if not is_partial(request):
+        _link_columns(object_key, by, [column], record_filter)
+        return redirect(column.table_url)
+    try:
+        column.shown_before = min(max(int(request.GET.get("shown", "0")), 0), MAX_SHOWN)
+    except ValueError:
+        column.shown_before = 0
+    fill_column(
+        column,
+        client=workspace.client,
+        object_key=object_key,
+        definition=definition,
+        by=by,
+        zone=workspace.zone,
+        filters=service_filter,
+        search=record_filter.search,
+        cursor=CursorPager.from_query(request.GET).cursor,
+    )
+    _link_columns(object_key, by, [column], record_filter)
+    context = {
+        "object_key": object_key,
+        "by": by,
+        "columns": columns,
+        "column": column,
+        "column_index": index + 1,
+        "move_form": MoveForm(),
+        "filter_query": urlencode(record_filter.pairs()),
+        "can_move": workspace.can_write and definition.get("kind") != "system",
+    }
+    return render(request, "objects/kanban.html#kanban-more-page", context)
 
 
 class MoveForm(forms.Form):

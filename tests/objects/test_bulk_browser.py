@@ -151,3 +151,34 @@ def test_kanban_move_refused_with_422_is_rolled_back(board, page: Page):
     assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1
     record = next(r for r in board["records"] if r["values"]["name"] == title)
     assert board["service"].get(f"/v1/objects/{board['key']}/records/{record['id']}")["values"]["stage"] == lead
+
+
+@pytest.mark.browser
+def test_show_more_adds_a_columns_next_cards_and_they_move_like_the_others(board, page: Page, monkeypatch):
+    from objects import kanban
+
+    monkeypatch.setattr(kanban, "CARDS_PER_COLUMN", 5)
+    page.set_viewport_size({"width": 1366, "height": 900})
+    page.goto(f"{board['base']}/objects/{board['key']}/kanban/")
+    lead_list = page.locator('.kanban-cards[data-label="Lead"]')
+    won_list = page.locator('.kanban-cards[data-label="Won"]')
+    lead_count = page.locator(".kanban-count").nth(0)
+    expect(lead_list.locator(".kanban-card")).to_have_count(5)
+    expect(lead_count).to_have_text("5+")
+
+    page.get_by_role("link", name="Show more").first.click()
+    expect(lead_list.locator(".kanban-card")).to_have_count(9)
+    expect(lead_count).to_have_text("9")
+    expect(page.locator("#kanban-more-1").get_by_role("link", name="Show more")).to_have_count(0)
+
+    # A card that came with "Show more" moves by keyboard like any other.
+    card = lead_list.locator(".kanban-card").last
+    title = card.locator(".kanban-card__title").inner_text()
+    card.get_by_label(f"Move “{title}” to").select_option(label="Won")
+    card.get_by_role("button", name="Move").click()
+    expect(page.locator("#kanban-status")).to_contain_text(f"Moved “{title}” to Won", timeout=10_000)
+    expect(lead_count).to_have_text("8")
+    expect(won_list.locator(".kanban-card", has_text=title)).to_have_count(1)
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.screenshot(path=str(SCREENSHOTS / "kanban-show-more-375.png"), full_page=True)
+    assert page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth") <= 1

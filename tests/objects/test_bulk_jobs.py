@@ -239,47 +239,6 @@ def test_a_kanban_move_refused_answers_the_services_message(console, remote):
     assert response.json() == {"ok": False, "message": "Stage (stage) is required. (request id req_k)"}
 
 
-def test_the_board_keeps_the_tables_search_and_filters(console, remote):
-    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
-    lists = remote.get(RECORDS_PATH).mock(
-        return_value=httpx.Response(200, json=page([record("r1", "Acme", stage="opt-won", status="opt-open")]))
-    )
-    table = parse(console.get(f"/objects/{OBJECT_KEY}/records/", {"q": "acme", "f.status": "opt-open"}).content)
-    board_link = next(a for a in select(table, "a") if a.get_text(strip=True) == "Kanban")
-    assert board_link.get("href") == f"/objects/{OBJECT_KEY}/kanban/?q=acme&f.status=opt-open"
-    read_before = len(lists.calls)
-
-    board = parse(console.get(board_link.get("href")).content)
-
-    # Every column's read carries the search and the filter beside its own value.
-    sent = [dict(call.request.url.params) for call in list(lists.calls)[read_before:]]
-    assert {(p["search"], p["filter"]) for p in sent} == {
-        ("acme", json.dumps({"status": "opt-open", "stage": stage}, separators=(",", ":")))
-        for stage in ("opt-lead", "opt-won", None)
-    }
-    assert "search “acme” and 1 filter" in select(board, "#kanban-filter")[0].get_text()
-    table_link = next(a for a in select(board, "a") if a.get_text(strip=True) == "Table")
-    assert table_link.get("href") == f"/objects/{OBJECT_KEY}/records/?q=acme&f.status=opt-open"
-    assert {i.get("value") for i in select(board, ".kanban-move input[name=list]")} == {"q=acme&f.status=opt-open"}
-
-    # A filter on the grouping field itself: the other columns are left out, not read.
-    read_before = len(lists.calls)
-    board = parse(console.get(f"/objects/{OBJECT_KEY}/kanban/", {"by": "stage", "f.stage": "opt-won"}).content)
-    reads = list(lists.calls)[read_before:]
-    assert [json.loads(dict(c.request.url.params)["filter"]) for c in reads] == [{"stage": "opt-won"}]
-    notes = [n.get_text(strip=True) for n in select(board, ".kanban-column__note")]
-    assert notes == ["Left out by the filter on stage."] * 2
-
-    # A move without JavaScript comes back to the same board.
-    remote.patch(f"{RECORDS_PATH}/r1").mock(return_value=httpx.Response(200, json=record("r1", "Acme")))
-    moved = console.post(
-        f"/objects/{OBJECT_KEY}/kanban/move/",
-        {"record_id": "r1", "field": "stage", "option": "opt-lead", "list": "q=acme&f.status=opt-open"},
-    )
-    assert moved.status_code == 302
-    assert moved["Location"] == f"/objects/{OBJECT_KEY}/kanban/?q=acme&f.status=opt-open&by=stage"
-
-
 def test_a_read_only_member_is_offered_and_allowed_none_of_it(logged_in_client, remote, user):
     key = store_api_key(user)
     key.member_role = "viewer"
