@@ -79,6 +79,9 @@ def record_cell(request: HttpRequest, object_key: str, record_id: str, field_key
         if not is_partial(request):
             return client_redirect(request, reverse("objects:record", args=[object_key, record_id]))
         context["shown"] = cell(field, value, zone=workspace.zone)
+        # The message names the record as it is now (its title may be what was edited).
+        values_now = {**as_dict(as_dict(record).get("values")), field_key: value}
+        context["record_title"] = record_title(definition, {"values": values_now})
         context["saved"] = bool(plan.changes)
         return render(request, "objects/cell_edit.html#cell-shown", context)
     return _editor(request, context)

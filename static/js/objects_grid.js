@@ -1,6 +1,8 @@
 // The records grid: arrow keys move between cells, Enter or a click opens a
 // cell's editor (the server's typed input, swapped into the cell), Enter
-// saves, Esc cancels; and the density toggle (remembered in this browser).
+// saves, Esc cancels. The title is a link to the record: F2 (on any cell) or
+// its "Edit" button, shown on the title under the pointer or focus, edits it.
+// And the density toggle (remembered in this browser).
 // A static file: the CSP allows no inline script.
 (function () {
   "use strict";
@@ -16,7 +18,7 @@
   // markup carries them once per row and column, not once per cell).
   function editUrl(cell) {
     var table = cell.closest("[data-grid]");
-    if (!table || !table.hasAttribute("data-editable") || cell.tagName !== "TD") { return null; }
+    if (!table || !table.hasAttribute("data-editable")) { return null; }
     var header = table.tHead && table.tHead.rows[0].cells[cell.cellIndex];
     var key = header && header.getAttribute("data-key");
     var base = cell.parentElement.getAttribute("data-url");
@@ -62,6 +64,41 @@
     return cell.querySelector("form[data-cell-editor]");
   }
 
+  // One "Edit" button for the title cells, moved to the one under the pointer
+  // or focus (a button in each of 100 rows would weigh on every page).
+  var titleButton = null;
+
+  function titleButtonFor(cell) {
+    if (!titleButton) {
+      titleButton = document.createElement("button");
+      titleButton.type = "button";
+      titleButton.className = "btn btn-small record-title__edit";
+      titleButton.textContent = "Edit";
+      titleButton.setAttribute("data-title-edit", "");
+    }
+    var link = cell.querySelector("a");
+    var table = cell.closest("[data-grid]");
+    var header = table.tHead && table.tHead.rows[0].cells[cell.cellIndex];
+    var label = header ? header.textContent.replace(/[\u25B2\u25BC]/g, "").trim() : "name"; // without the sort mark
+    titleButton.setAttribute("aria-label", "Edit " + label + " of " + (link ? link.textContent.trim() : "this record"));
+    return titleButton;
+  }
+
+  function offerTitleEdit(target) {
+    var cell = cellOf(target);
+    if (!cell || cell.tagName !== "TH" || cell.classList.contains("is-editing") || !editUrl(cell)) { return; }
+    var button = titleButtonFor(cell);
+    if (button.parentElement === cell) { return; }
+    if (button.parentElement) { withoutTitleButton(button.parentElement); }
+    cell.classList.add("has-title-edit");
+    cell.appendChild(button);
+  }
+
+  function withoutTitleButton(cell) {
+    if (titleButton && titleButton.parentElement === cell) { cell.removeChild(titleButton); }
+    cell.classList.remove("has-title-edit");
+  }
+
   function close(cell, focus) {
     if (saved.has(cell)) {
       cell.innerHTML = saved.get(cell);
@@ -77,6 +114,7 @@
     Array.prototype.forEach.call(document.querySelectorAll("[data-grid] .is-editing"), function (other) {
       if (other !== cell) { close(other, false); }
     });
+    withoutTitleButton(cell);
     saved.set(cell, cell.innerHTML);
     cell.classList.add("is-editing");
     window.htmx.ajax("GET", url, { target: cell, swap: "innerHTML" });
@@ -99,6 +137,12 @@
     }
     var current = cellOf(event.target);
     if (!current) { return; }
+    if (event.key === "F2" && editUrl(current)) {
+      // Spreadsheets' "edit this cell", the title's link included.
+      event.preventDefault();
+      open(current);
+      return;
+    }
     var moves = { ArrowUp: [-1, 0], ArrowDown: [1, 0], ArrowLeft: [0, -1], ArrowRight: [0, 1] };
     if (moves[event.key]) {
       event.preventDefault();
@@ -111,6 +155,11 @@
 
   document.addEventListener("click", function (event) {
     var target = event.target;
+    if (target.closest("[data-title-edit]")) {
+      var titled = cellOf(target);
+      if (titled) { open(titled); }
+      return;
+    }
     if (target.closest("[data-cell-cancel]")) {
       var cancelled = cellOf(target);
       if (cancelled) { close(cancelled, true); }
@@ -122,9 +171,22 @@
     open(cell);
   });
 
+  document.addEventListener("mouseover", function (event) { offerTitleEdit(event.target); });
+  document.addEventListener("focusin", function (event) { offerTitleEdit(event.target); });
+
+  // A saved title: the link to the record again (its address as before, the new name).
+  function relink(cell, before) {
+    var holder = document.createElement("div");
+    holder.innerHTML = before;
+    var link = holder.querySelector("a");
+    if (!link) { return; }
+    link.textContent = cell.textContent.trim() || "Untitled";
+    cell.replaceChildren(link);
+  }
+
   document.addEventListener("htmx:afterSwap", function (event) {
     var cell = event.detail.target;
-    if (!cell || !cell.matches || !cell.matches("[data-grid] tbody td")) { return; }
+    if (!cell || !cell.matches || !cell.matches("[data-grid] tbody td, [data-grid] tbody th")) { return; }
     var editor = editorOf(cell);
     if (editor) {
       // The editor (or its refusal): focus its input; a conflict: its first choice.
@@ -134,6 +196,7 @@
       if (input && input.select && input.type !== "checkbox" && input.type !== "radio") { input.select(); }
     } else {
       // Saved: the cell shows the stored value again.
+      if (cell.tagName === "TH" && saved.has(cell)) { relink(cell, saved.get(cell)); }
       saved.delete(cell);
       cell.classList.remove("is-editing");
       focusCell(cell);

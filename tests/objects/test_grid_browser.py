@@ -305,3 +305,38 @@ def test_inline_edit_of_a_cell_changed_meanwhile_offers_mine_or_theirs(grid, pag
     expect(seats).to_have_text("55")
     assert stored(grid, 3)["seats"] == 55
     assert violations == []
+
+
+@pytest.mark.browser
+def test_the_name_is_edited_in_place_by_f2_or_its_edit_button(grid, page: Page):
+    violations = csp_violations(page)
+    page.goto(f"{grid['server'].url}/objects/{grid['key']}/records/?sort=name")
+    rows = page.locator("table.records tbody tr")
+    expect(rows).to_have_count(25)
+
+    # F2 on the title's link edits the name; Enter saves; the link keeps its address.
+    link = page.get_by_role("link", name="Deal 004", exact=True)
+    address = link.get_attribute("href")
+    link.focus()
+    page.keyboard.press("F2")
+    field = rows.nth(4).get_by_label("Name of Deal 004")
+    expect(field).to_be_focused()
+    field.fill("Deal 004 renamed")
+    page.keyboard.press("Enter")
+    renamed = rows.nth(4).get_by_role("link", name="Deal 004 renamed", exact=True)
+    expect(renamed).to_be_focused()
+    assert renamed.get_attribute("href") == address
+    expect(page.locator("#messages")).to_contain_text("Name of “Deal 004 renamed” saved.")
+    assert stored(grid, 4)["name"] == "Deal 004 renamed"
+
+    # With the pointer: the title under it offers "Edit"; Esc cancels and gives the link its focus back.
+    rows.nth(5).get_by_role("link", name="Deal 005", exact=True).hover()
+    rows.nth(5).get_by_role("button", name="Edit Name of Deal 005").click()
+    field = rows.nth(5).get_by_label("Name of Deal 005")
+    expect(field).to_be_focused()
+    field.fill("Not kept")
+    page.keyboard.press("Escape")
+    expect(rows.nth(5).get_by_role("link", name="Deal 005", exact=True)).to_be_focused()
+    assert stored(grid, 5)["name"] == "Deal 005"
+    page.screenshot(path=str(SCREENSHOTS / "records-title-edit-1366.png"))
+    assert violations == []
