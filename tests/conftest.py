@@ -71,7 +71,14 @@ def page(page):
     """pytest-playwright's page, with axe-core checking every document it
     loads and every htmx swap (tests/axe.py): serious or critical
     violations fail the test."""
+    from playwright.sync_api import expect
+
     from tests.axe import check_now, watch_with_axe
+
+    # A state the page reaches: waited for up to 10 s rather than Playwright's 5 s.
+    # CI runs the browser, the live server, the sandbox and worker threads on two
+    # cores; a wrong state still fails, only later.
+    expect.set_options(timeout=10_000)
 
     watch = watch_with_axe(page)
     yield page
