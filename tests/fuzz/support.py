@@ -275,8 +275,9 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:job_cancel": Target(methods=("POST",)),
     "objects:job_run": Target(methods=("POST",)),
     "objects:job_report": Target(),
-    "objects:kanban": Target(query=("by",)),
+    "objects:kanban": Target(query=("by", "q", "empty"), record_fields="query"),
     "objects:kanban_move": Target(methods=("POST",), form=("record_id", "field", "option", "idempotency_key")),
+    "objects:kanban_column": Target(query=("by", "option", "cursor", "shown", "q", "empty"), record_fields="query"),
 }
 
 # URL namespaces the console does not own (Django's admin is Django's).
