@@ -95,16 +95,12 @@ def header(request: ConsoleRequest) -> HttpResponse:
     new count, with the person's news as toasts (each shown once, in one tab).
     Reads the console's database only: no viewer ever costs a remote call."""
     # The version is read without request.workspace (its key query): one statement.
-    current: list[str] = []
-
-    def version() -> str:
-        current.append(selectors.header_version(user=request.user))
-        return current[-1]
-
-    unchanged = poll_unchanged(request, version)
+    # Read once: the unchanged answer compares it, a changed one keys its count with it.
+    version = selectors.header_version(user=request.user)
+    unchanged = poll_unchanged(request, lambda: version)
     if unchanged is not None:
         return unchanged
-    state = selectors.header_state(viewer=viewer_of(request), version=current[-1] if current else None)
+    state = selectors.header_state(viewer=viewer_of(request), version=version)
     notices = services.notices_claim(user=request.user)
     return render(request, "inbox/header.html#inbox_header", {"inbox": state, "notices": notices, "oob": True})
 
