@@ -72,3 +72,25 @@ def drain(sent: list[int], *, limit: int = 10_000) -> int:
         job_step(sent.pop(0))
         steps += 1
     return steps
+
+
+def edit_job(user, api_key, *, ids, object_key: str):
+    """A running bulk edit ("Set Status to Lost") of the records `ids`, as the bulk view starts one."""
+    import uuid
+
+    from objects.models import JobItem, ObjectJob
+
+    job = ObjectJob.objects.create(
+        uid=uuid.uuid4(),
+        owner_key=api_key,
+        started_by=user,
+        workspace_id=api_key.workspace_id,
+        object_key=object_key,
+        kind=ObjectJob.KIND_EDIT,
+        title="Set Status to Lost",
+        status=ObjectJob.RUNNING,
+        params={"changes": {"status": "opt-lost"}},
+        total=len(ids),
+    )
+    JobItem.objects.bulk_create([JobItem(job=job, position=n, record_id=i) for n, i in enumerate(ids)])
+    return job

@@ -15,6 +15,7 @@ import pytest
 from objects import jobs
 from objects.models import JobItem, ObjectJob
 from tests.html import parse, select
+from tests.objects import jobs_support
 from tests.objects.jobs_support import drain
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, error_body, page, record
 from tests.objects.support import store_api_key
@@ -34,20 +35,7 @@ def sent(monkeypatch):
 
 
 def edit_job(user, api_key, *, ids=IDS) -> ObjectJob:
-    job = ObjectJob.objects.create(
-        uid=uuid.uuid4(),
-        owner_key=api_key,
-        started_by=user,
-        workspace_id=api_key.workspace_id,
-        object_key=OBJECT_KEY,
-        kind=ObjectJob.KIND_EDIT,
-        title="Set Status to Lost",
-        status=ObjectJob.RUNNING,
-        params={"changes": {"status": "opt-lost"}},
-        total=len(ids),
-    )
-    JobItem.objects.bulk_create([JobItem(job=job, position=n, record_id=i) for n, i in enumerate(ids)])
-    return job
+    return jobs_support.edit_job(user, api_key, ids=ids, object_key=OBJECT_KEY)
 
 
 def test_a_refusal_stays_on_its_record_and_a_429_waits_for_retry_after(console, remote, user, api_key, sent):

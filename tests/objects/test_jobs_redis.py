@@ -10,8 +10,9 @@ import httpx
 import pytest
 
 from objects import jobs
-from objects.models import JobItem, ObjectJob
+from objects.models import ObjectJob
 from tests.live.test_worker_redis import redis_celery, wait_for  # noqa: F401 - the fixture, shared
+from tests.objects.jobs_support import edit_job
 from tests.objects.records_fixtures import OBJECT_KEY, record
 
 pytestmark = pytest.mark.usefixtures("redis_celery")
@@ -29,19 +30,7 @@ def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote,
     patched = remote.patch(url__regex=rf"/v1/objects/{OBJECT_KEY}/records/rec-\d").mock(
         return_value=httpx.Response(200, json=record("rec", "R"))
     )
-    job = ObjectJob.objects.create(
-        uid=uuid.uuid4(),
-        owner_key=api_key,
-        started_by=user,
-        workspace_id=api_key.workspace_id,
-        object_key=OBJECT_KEY,
-        kind=ObjectJob.KIND_EDIT,
-        title="Set Status to Lost",
-        status=ObjectJob.RUNNING,
-        params={"changes": {"status": "opt-lost"}},
-        total=len(ids),
-    )
-    JobItem.objects.bulk_create([JobItem(job=job, position=n, record_id=i) for n, i in enumerate(ids)])
+    job = edit_job(user, api_key, ids=ids, object_key=OBJECT_KEY)
 
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
         jobs.send_step(job.pk)
