@@ -23,6 +23,7 @@ class AgentsConfig(AppConfig):
                 list_pages=(ListPage("Back to agents", "agents:index"),),
                 tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),
                 inbox_sources=(AGENTS_INBOX,),
+                remote_resources=("agents", "runs"),
             )
         )
         register_area(
@@ -32,5 +33,6 @@ class AgentsConfig(AppConfig):
                 nav=(NavEntry("Approvals", "agents:approvals", views=APPROVAL_VIEWS),),
                 cards=(HomeCard("Approvals", "Decide what agents may do.", "agents:approvals"),),
                 list_pages=(ListPage("Back to approvals", "agents:approvals", views=APPROVAL_VIEWS),),
+                remote_resources=("approvals",),
             )
         )

@@ -16,6 +16,7 @@ class ObjectsConfig(AppConfig):
                     HomeCard("Objects", "The workspace's record systems: schemas, records and links.", "objects:index"),
                 ),
                 list_pages=(ListPage("Back to objects", "objects:index"),),
+                remote_resources=("objects",),
             )
         )
         # Bulk jobs and imports: a job whose step message was lost goes on, and

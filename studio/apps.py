@@ -22,5 +22,6 @@ class StudioConfig(AppConfig):
                 list_pages=(ListPage("Back to Studio", "studio:index"),),
                 tracked_kinds=(STUDIO_TURN, APP_SHOT),
                 inbox_sources=(STUDIO_INBOX,),
+                remote_resources=("studio", "turns", "websites", "documents", "apps", "images", "videos", "boards"),
             )
         )

@@ -16,31 +16,20 @@ from django.utils import timezone
 from dashboard.api.hooks import RemoteWrite
 from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
+from dashboard.web.areas import area_of_resource
 
 logger = logging.getLogger("dashboard.audit")
 
-# The API's top-level resources -> the area of the console a write belongs to.
-AREA_OF_RESOURCE = {
-    "agents": "agents",
-    "runs": "agents",
-    "approvals": "approvals",
-    "objects": "objects",
-    "studio": "studio",
-    "turns": "studio",
-    "websites": "studio",
-    "documents": "studio",
-    "apps": "studio",
-    "images": "studio",
-    "videos": "studio",
-    "boards": "studio",
-}
 VERBS = {"POST": "Created or sent", "PATCH": "Changed", "PUT": "Replaced", "DELETE": "Deleted"}
 
 
 def area_of(path: str) -> str:
     """`/v1/objects/deals/records` -> `objects`."""
     segments = [segment for segment in path.split("?", 1)[0].split("/") if segment and segment != "v1"]
-    return AREA_OF_RESOURCE.get(segments[0], segments[0][:32]) if segments else ""
+    if not segments:
+        return ""
+    # Each area declares the resources it writes (Area.remote_resources); an undeclared one is filed as itself.
+    return area_of_resource(segments[0]) or segments[0][:32]
 
 
 def summary_of(method: str, path: str) -> str:

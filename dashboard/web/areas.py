@@ -13,6 +13,7 @@ AppConfig.ready()::
         list_pages=(ListPage("Back to Studio", "studio:index"),),
         tracked_kinds=(STUDIO_TURN,),        # registered with dashboard.live
         inbox_sources=(STUDIO_INBOX,),       # what waits for a person (dashboard/inbox/sources.py)
+        remote_resources=("studio", "turns"),  # the API's resources it writes (the audit trail)
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -90,6 +91,9 @@ class Area:
     tracked_kinds: tuple[OperationKind, ...] = field(default=())
     # What the area adds to the inbox ("Needs you"): see dashboard/inbox/sources.py.
     inbox_sources: tuple[InboxSource, ...] = field(default=())
+    # The API's top-level resources (`/v1/<resource>/...`) whose writes belong
+    # to this area: the audit trail files each write under its area.
+    remote_resources: tuple[str, ...] = ()
 
 
 _areas: dict[str, Area] = {}
@@ -113,6 +117,11 @@ def areas() -> list[Area]:
 def inbox_sources() -> list[InboxSource]:
     """Every area's inbox sources, in the areas' order."""
     return [source for area in areas() for source in area.inbox_sources]
+
+
+def area_of_resource(resource: str) -> str | None:
+    """The name of the area that declared `resource` (`remote_resources`), or None."""
+    return next((area.name for area in areas() if resource in area.remote_resources), None)
 
 
 def unregister_area(name: str) -> None:

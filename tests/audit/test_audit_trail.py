@@ -14,7 +14,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboard.audit.models import AuditEntry
-from dashboard.audit.services import audit_prune
+from dashboard.audit.services import area_of, audit_prune
 from dashboard.audit.testing import make_approver
 from tests.html import one, parse, text_of, texts
 from tests.live.support import SECRET
@@ -138,3 +138,20 @@ def test_users_cannot_change_or_delete_entries_in_the_admin(admin_client):
         admin_client.post(reverse("admin:audit_auditentry_delete", args=[item.pk]), {"post": "yes"}).status_code == 403
     )
     assert AuditEntry.objects.filter(pk=item.pk).exists()
+
+
+@pytest.mark.parametrize(
+    ("path", "area"),
+    [
+        ("/v1/agents/a1/runs", "agents"),
+        ("/v1/runs/r1/rerun", "agents"),
+        ("/v1/approvals/p1", "approvals"),
+        ("/v1/objects/deals/records", "objects"),
+        ("/v1/studio/website/turns", "studio"),
+        ("/v1/images/i1", "studio"),
+        ("/v1/something-new/x", "something-new"),
+    ],
+)
+def test_a_write_is_filed_under_the_area_that_declares_its_resource(path, area):
+    # The core names no area: each Area declares its remote resources (dashboard/web/areas.py).
+    assert area_of(path) == area
