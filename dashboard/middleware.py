@@ -5,8 +5,10 @@ from __future__ import annotations
 from urllib.parse import urlencode
 
 from django.conf import settings
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponseBase
 from django.shortcuts import resolve_url
+
+from dashboard.web.htmx import client_redirect, is_htmx
 
 
 class HtmxLoginRedirectMiddleware:
@@ -22,14 +24,12 @@ class HtmxLoginRedirectMiddleware:
     def __init__(self, get_response):
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         response = self.get_response(request)
-        if request.headers.get("HX-Request") != "true" or response.status_code != 302:
+        if not is_htmx(request) or response.status_code != 302:
             return response
         login_path = resolve_url(settings.LOGIN_URL)
         if not response["Location"].split("?", 1)[0].endswith(login_path):
             return response
         page = request.headers.get("HX-Current-URL") or request.get_full_path()
-        redirect = HttpResponse(status=200)
-        redirect["HX-Redirect"] = f"{login_path}?{urlencode({'next': page})}"
-        return redirect
+        return client_redirect(request, f"{login_path}?{urlencode({'next': page})}")
