@@ -142,7 +142,9 @@ class ApprovalDecisionForm(forms.Form):
     Each decision is its own logical write with its own Idempotency-Key;
     the pressed button says which (`decision`). Approving a destructive or
     spend action is a second button, inside an "Approve…" confirmation that
-    repeats the exact input (`approve-confirmed`)."""
+    repeats the exact input (`approve-confirmed`). Which actions need it is
+    the service's risk, read again by the view before it decides
+    (`confirmation_refusal`): the form carries no risk, so none can be forged."""
 
     BUTTONS = {
         "approve": ("approve", False, False),
@@ -159,7 +161,6 @@ class ApprovalDecisionForm(forms.Form):
         label="Note (optional, kept in the console's audit trail)",
         widget=forms.Textarea(attrs={"rows": 2, "maxlength": str(NOTE_MAX_LENGTH)}),
     )
-    risk = forms.CharField(required=False, max_length=40, widget=forms.HiddenInput)
     # Narrows the re-read after the decision to the approval's agent.
     agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     key_approve = IdempotencyKeyField()
@@ -171,13 +172,18 @@ class ApprovalDecisionForm(forms.Form):
         if cleaned.get("decision") not in self.BUTTONS or self.errors:
             return cleaned  # a stale or changed page: the view refuses it, nothing is sent
         decision, always, confirmed = self.BUTTONS[cleaned["decision"]]
-        if decision == "approve" and cleaned.get("risk") in CONFIRM_RISKS and not confirmed:
-            raise forms.ValidationError(
-                f"This {cleaned['risk']} action needs a confirmation: use “Approve…” and check the exact input first."
-            )
-        cleaned["decision"], cleaned["always"] = decision, always
+        cleaned["decision"], cleaned["always"], cleaned["confirmed"] = decision, always, confirmed
         cleaned["idempotency_key"] = cleaned["key_always" if always else f"key_{decision}"]
         return cleaned
+
+    def confirmation_refusal(self, risk: str) -> str:
+        """Why this approve may not go ("" when it may), given the risk the
+        service gives the approval now: a destructive or spend action is
+        approved only with the button inside its confirmation."""
+        data = self.cleaned_data
+        if data["decision"] == "approve" and risk in CONFIRM_RISKS and not data["confirmed"]:
+            return f"This {risk} action needs a confirmation: use “Approve…” and check the exact input first."
+        return ""
 
 
 class ChatForm(forms.Form):

@@ -1,5 +1,6 @@
 """Reads of the Agents area: agents, runs, approvals (one remote call each,
-except `approval_find`, which pages until it meets the approval)."""
+except `approval_find` and `approval_to_decide`, which page until they meet
+the approval)."""
 
 from __future__ import annotations
 
@@ -71,12 +72,15 @@ def approval_list(
     )
 
 
-def approval_find(*, client: ServiceClient, approval_id: str, agent_id: str | None = None) -> dict | None:
+def approval_find(
+    *, client: ServiceClient, approval_id: str, agent_id: str | None = None, status: str = "all"
+) -> dict | None:
     """One approval as it is now. The service has no read of a single approval,
-    so this pages through every status (narrowed to its agent when known)."""
+    so this pages through the list of `status` (every status by default),
+    narrowed to its agent when known."""
     cursor = None
     for _ in range(FIND_PAGES):
-        page = approval_list(client=client, status="all", agent_id=agent_id, cursor=cursor, limit=100)
+        page = approval_list(client=client, status=status, agent_id=agent_id, cursor=cursor, limit=100)
         for item in page.items:
             if isinstance(item, dict) and str(item.get("id")) == str(approval_id):
                 return item
@@ -84,6 +88,16 @@ def approval_find(*, client: ServiceClient, approval_id: str, agent_id: str | No
             return None
         cursor = page.next_cursor
     return None
+
+
+def approval_to_decide(*, client: ServiceClient, approval_id: str, agent_id: str | None = None) -> dict | None:
+    """The approval as the service has it just before a decision (its risk
+    decides whether the approve needs its confirmation; the form's word is not
+    taken for it). The pending list first: short, so one read as a rule. Then
+    every status, so an approval decided meanwhile goes on to the service's
+    own "already decided" (409). None when the service lists it nowhere."""
+    pending = approval_find(client=client, approval_id=approval_id, agent_id=agent_id, status="pending")
+    return pending or approval_find(client=client, approval_id=approval_id, agent_id=agent_id)
 
 
 # --- tracked operations (local rows; no remote call) ---------------------------

@@ -3,6 +3,7 @@ from django.http import HttpRequest, HttpResponse, JsonResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from dashboard.accounts.middleware import background_request
 from dashboard.health import health_report
 from dashboard.web.areas import home_cards
 
@@ -12,6 +13,7 @@ def home(request: HttpRequest) -> HttpResponse:
     return render(request, "dashboard/home.html", {"cards": home_cards(request.user)})
 
 
+@background_request  # retried by the page itself (console.js) while the console is unreachable
 @login_not_required
 @require_GET
 def healthz(request: HttpRequest) -> HttpResponse:

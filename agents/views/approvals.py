@@ -1,6 +1,6 @@
 """The approvals queue: list, decide (with its permission, confirmation,
 note and audit), and the decided row re-read. The run page decides through
-the same view and form (`approval_decide`)."""
+the same view and form (`approval_decide`), and so does the inbox."""
 
 from __future__ import annotations
 
@@ -35,6 +35,10 @@ from dashboard.web.remote_errors import render_remote_error
 # --- approvals queue ------------------------------------------------------------------
 
 DECIDE_PERMISSION = "audit.decide_approvals"
+GONE_MESSAGE = (
+    "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "
+    "Reload the page to see it as it is now."
+)
 
 
 def decide_refusal(request: HttpRequest) -> str:
@@ -51,7 +55,7 @@ def _decision_form(approval: dict, *, may_decide: bool) -> ApprovalDecisionForm 
     """The row's form (one key per decision) when it is pending and this person may decide."""
     if approval["status"] != "pending" or not may_decide:
         return None
-    return ApprovalDecisionForm(initial={"agent_id": approval["agent_id"] or None, "risk": approval["risk"]})
+    return ApprovalDecisionForm(initial={"agent_id": approval["agent_id"] or None})
 
 
 def _approval_row(
@@ -147,13 +151,17 @@ def _reread(
 def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
     """Decide one approval. The row comes back in place with its new state and
     the resumed run's outcome (both re-read); a second decision (409) says so
-    and re-reads it. Only Approvers of a member who may write decide."""
+    and re-reads it. Only Approvers of a member who may write decide. An
+    approve first reads the approval again (one more list read): its risk at
+    the service, not anything the form says, decides whether the approve
+    needs its confirmation. The approvals page, the run page and the inbox
+    all post their rows here."""
     refusal = decide_refusal(request)
     if refusal:
         return _row_problem(request, approval_id, refusal)
     form = ApprovalDecisionForm(request.POST)
     if not form.is_valid():
-        # A stale or changed page, or an unconfirmed destructive approval: nothing is sent.
+        # A stale or changed page: nothing is sent.
         problem = " ".join(form.errors.get("__all__", [])) or (
             "This decision could not be read; reload the page and decide again."
         )
@@ -161,6 +169,21 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
     data = form.cleaned_data
     client = request.workspace.client
     agent_id = str(data["agent_id"]) if data["agent_id"] else None
+    risk = ""
+    if data["decision"] == "approve":
+        # A reject needs no read first: refusing an action is always safe to send.
+        try:
+            current = selectors.approval_to_decide(client=client, approval_id=str(approval_id), agent_id=agent_id)
+        except errors.ApiError as exc:
+            if not is_partial(request):
+                raise
+            return render_approval_error(request, exc, approval_id=str(approval_id))
+        if current is None:
+            return _row_problem(request, approval_id, GONE_MESSAGE)
+        risk = read_approval(current)["risk"]
+        refusal = form.confirmation_refusal(risk)
+        if refusal:
+            return _row_problem(request, approval_id, refusal)
     try:
         answer = services.approval_decide(
             client=client,
@@ -202,7 +225,8 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
         details={
             "decision": data["decision"],
             "always": data["always"],
-            "risk": approval["risk"] or data["risk"],
+            # The service's word for it: read before an approve, re-read after a reject.
+            "risk": risk or approval["risk"],
             "approval_id": str(approval_id),
             "agent_id": agent_id or approval["agent_id"],
             "agent_name": request.POST.get("agent_name", "")[:200],

@@ -11,12 +11,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.selectors import operation_view
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, stop_polling
 from dashboard.web.params import database_id
+from dashboard.web.remote_errors import RemoteErrorView, describe_remote_error
 from studio import selectors, services
 from studio.forms import (
     CONFLICT_MESSAGE,
@@ -30,12 +32,20 @@ from studio.forms import (
 from studio.library import KIND_OF_STUDIO, artifact_detail, finish_pane
 from studio.live import read_turn
 from studio.reading import safe_link
-from studio.views.common import box_for
 
 PICKED_GONE = "The item you picked is not in this workspace (or no longer exists). Pick another from the library."
 # What the one-click buttons send.
 DECIDE_MESSAGE = "Decide for me and make it now."
 APPROVE_OUTLINE_MESSAGE = "The outline is approved: write it."
+
+
+def box_for(request: HttpRequest, exc: errors.ApiError) -> RemoteErrorView:
+    """A message box for a read that failed inside a page (a pane, a picker):
+    the rest of the page stands; Retry reloads the page."""
+    box = describe_remote_error(request, exc)
+    box.retry = "link"
+    box.retry_url = request.get_full_path()
+    return box
 
 
 # --- Studio home ---------------------------------------------------------------
@@ -216,6 +226,7 @@ def turn(request: HttpRequest, pk: int) -> HttpResponse:
     return _conversation(request, anchor)
 
 
+@background_request
 @require_GET
 def conversation_live(request: HttpRequest, pk: int) -> HttpResponse:
     """The conversation's live region, polled every 2 s: the console's
@@ -236,6 +247,7 @@ def conversation_live(request: HttpRequest, pk: int) -> HttpResponse:
     return stop_polling(response, final=not thread["polling"])
 
 
+@background_request  # loaded by the live region's poll when a turn finishes, not by the person
 @require_GET
 def artifact_pane(request: HttpRequest, pk: int) -> HttpResponse:
     anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)

@@ -70,14 +70,18 @@ def test_a_page_view_is_activity(logged_in_client):
     assert time.time() - logged_in_client.session[SEEN_AT] < 5
 
 
-def test_status_polls_are_not_activity_and_an_idle_page_polls_its_way_to_the_login_page(
-    logged_in_client, user, settings
-):
+@pytest.fixture
+def turn(user, settings):
+    """A Studio turn of the logged-in person's workspace, still running (its page polls)."""
     from dashboard.live.services import operation_track
     from tests.live.support import SECRET, store_key
 
     settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
-    op = operation_track(owner_key=store_key(user, SECRET), kind="studio.turn", remote_id="turn-1", snapshot={})
+    return operation_track(owner_key=store_key(user, SECRET), kind="studio.turn", remote_id="turn-1", snapshot={})
+
+
+def test_status_polls_are_not_activity_and_an_idle_page_polls_its_way_to_the_login_page(logged_in_client, turn):
+    op = turn
     poll = {"HX-Request": "true", "HX-Current-URL": f"http://testserver/live/{op.pk}/"}
     set_clocks(logged_in_client, login_ago=3600, seen_ago=30 * 60)
     seen = logged_in_client.session[SEEN_AT]
@@ -90,6 +94,26 @@ def test_status_polls_are_not_activity_and_an_idle_page_polls_its_way_to_the_log
     response = logged_in_client.get(reverse("live:status", args=[op.pk]), headers=poll)
     assert response.status_code == 200 and response.content == b""
     assert urlsplit(response["HX-Redirect"]).path == reverse("login")
+
+
+def test_an_open_studio_conversation_polling_does_not_keep_an_idle_session_alive(logged_in_client, turn):
+    conversation = reverse("studio:turn", args=[turn.pk])
+    poll = {"HX-Request": "true", "HX-Current-URL": f"http://testserver{conversation}"}
+    live = reverse("studio:conversation_live", args=[turn.pk]) + f"?ids={turn.pk}&v=old"
+    set_clocks(logged_in_client, login_ago=3600, seen_ago=59 * 60)
+    seen = logged_in_client.session[SEEN_AT]
+
+    # A minute of the open page's polls (every 2 s): none of them is activity.
+    for _ in range(30):
+        assert logged_in_client.get(live, headers=poll).status_code == 200
+    assert logged_in_client.session[SEEN_AT] == seen
+
+    # Past the idle limit, the conversation's next poll sends the page to the login page.
+    set_clocks(logged_in_client, login_ago=3600, seen_ago=61 * 60)
+    response = logged_in_client.get(live, headers=poll)
+    assert response.status_code == 200 and response.content == b""
+    assert urlsplit(response["HX-Redirect"]).path == reverse("login")
+    assert "_auth_user_id" not in logged_in_client.session
 
 
 def test_pages_of_a_logged_in_person_are_private_and_not_stored(logged_in_client):

@@ -287,11 +287,97 @@ def test_a_destructive_approval_is_not_sent_without_its_confirmation(queue, remo
     assert decide.call_count == 0
 
 
+@pytest.mark.parametrize("forged", ["", "low", "read"])
+def test_an_approve_decides_by_the_services_risk_never_the_forms(queue, remote, logged_in_client, forged):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = decision_fields(page, DELETE_ID, "reject")
+    assert "risk" not in fields  # the form carries no risk
+    decide = remote.post(f"/v1/approvals/{DELETE_ID}")
+    before = queue.call_count
+
+    response = logged_in_client.post(
+        reverse("agents:approval_decide", args=[DELETE_ID]), {**fields, "risk": forged, "decision": "approve"}, **HTMX
+    )
+
+    assert response["HX-Retarget"] == f"#approval-{DELETE_ID}-messages"
+    assert texts(response.content, "[role=alert] p") == [
+        "This destructive action needs a confirmation: use “Approve…” and check the exact input first."
+    ]
+    assert decide.call_count == 0
+    # One read of the service before deciding: its pending list, narrowed to the agent.
+    assert queue.call_count == before + 1
+    assert dict(queue.calls.last.request.url.params) == {"status": "pending", "agent_id": AGENT_ID, "limit": "100"}
+
+
+def test_an_approve_costs_one_read_before_the_decision_and_a_reject_none(queue, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    decide = remote.post(f"/v1/approvals/{SEND_ID}").mock(
+        return_value=httpx.Response(200, json={"approval": approval(status="approved"), "outcome": None})
+    )
+    for decision, reads_before in (("approve", 1), ("reject", 0)):
+        listed = queue.call_count
+        logged_in_client.post(
+            reverse("agents:approval_decide", args=[SEND_ID]), decision_fields(page, SEND_ID, decision), **HTMX
+        )
+        order = [call.request.url.path for call in remote.calls][-4:]
+        assert queue.call_count - listed == reads_before + 1  # + the re-read after it
+        assert order[-3 - reads_before :] == [
+            *(["/v1/approvals"] * reads_before),
+            f"/v1/approvals/{SEND_ID}",
+            "/v1/approvals",
+            f"/v1/runs/{RUN_ID}",
+        ]
+    assert decide.call_count == 2
+
+
+def test_an_approval_the_service_no_longer_lists_is_not_sent(queue, remote, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = decision_fields(page, SEND_ID, "approve")
+    queue.mock(return_value=httpx.Response(200, json={"data": [], "next_cursor": None}))
+    decide = remote.post(f"/v1/approvals/{SEND_ID}")
+
+    response = logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
+
+    assert response["HX-Retarget"] == f"#approval-{SEND_ID}-messages"
+    assert texts(response.content, "[role=alert] p") == [
+        "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "
+        "Reload the page to see it as it is now."
+    ]
+    assert decide.call_count == 0
+    # The pending list, then every status: it is nowhere.
+    assert [call.request.url.params["status"] for call in queue.calls][-2:] == ["pending", "all"]
+
+
+def test_an_approval_that_cannot_be_read_again_shows_the_services_error_and_is_not_sent(
+    queue, remote, logged_in_client
+):
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    fields = decision_fields(page, SEND_ID, "approve")
+    queue.mock(
+        return_value=httpx.Response(
+            500, json={"error": {"type": "server_error", "message": "no"}, "request_id": "req_read"}
+        )
+    )
+    decide = remote.post(f"/v1/approvals/{SEND_ID}")
+
+    response = logged_in_client.post(reverse("agents:approval_decide", args=[SEND_ID]), fields, **HTMX)
+
+    assert response.status_code == 200
+    assert response["HX-Retarget"] == f"#approval-{SEND_ID}-messages"
+    box = text_of(one(response.content, "[role=alert]"))
+    assert "The service had a problem" in box and "req_read" in box
+    assert decide.call_count == 0
+
+
 def test_a_confirmed_destructive_approval_keeps_the_note_in_the_audit_trail_and_re_reads_the_run(
     queue, remote, logged_in_client, user
 ):
     page = logged_in_client.get(reverse("agents:approvals")).content.decode()
-    fields = {**decision_fields(page, DELETE_ID, "approve-confirmed"), "note": "Checked with Dana: stale test deals."}
+    fields = {
+        **decision_fields(page, DELETE_ID, "approve-confirmed"),
+        "note": "Checked with Dana: stale test deals.",
+        "risk": "low",  # forged: the audit keeps the service's risk
+    }
     decide = remote.post(f"/v1/approvals/{DELETE_ID}").mock(return_value=httpx.Response(200, json={"result": None}))
     queue.mock(
         return_value=httpx.Response(
