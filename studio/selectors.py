@@ -98,7 +98,8 @@ def turns_version(turns: list[TrackedOperation], *, now: datetime | None = None)
 
 def _shown_version_sql(count: int) -> str:
     """The version columns of the turns a region shows, by id, only where
-    they belong to the viewer's workspace (their active key's): written out,
+    they belong to the viewer's workspace (their active key's, unless the
+    service refused it: then no row, and the poll meets the refusal): written out,
     one query, because it is the whole of an unchanged poll's work (building
     an ORM queryset costs more than the query; bench/studio_poll.py)."""
     ops = connection.ops.quote_name(TrackedOperation._meta.db_table)
@@ -108,7 +109,7 @@ def _shown_version_sql(count: int) -> str:
         f"SELECT o.id, o.updated_at, o.last_polled_at, o.created_at, o.is_final FROM {ops} o "
         f"JOIN {keys} k ON k.id = o.owner_key_id "
         f"WHERE o.id IN ({ids}) AND o.kind = %s AND k.workspace_id = "
-        f"(SELECT a.workspace_id FROM {keys} a WHERE a.user_id = %s AND a.is_active = %s)"
+        f"(SELECT a.workspace_id FROM {keys} a WHERE a.user_id = %s AND a.is_active = %s AND a.refused_at IS NULL)"
     )
 
 

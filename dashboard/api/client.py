@@ -62,7 +62,7 @@ import httpx
 from django.conf import settings
 
 from dashboard.api import errors
-from dashboard.api.hooks import RemoteWrite, remote_write_done
+from dashboard.api.hooks import KeyRefusal, RemoteWrite, key_refused, remote_write_done
 from dashboard.api.pagination import Page, items_from_body, next_cursor_from_body
 from dashboard.api.sse import ServerSentEvent, iter_events
 from dashboard.idempotency import new_idempotency_key
@@ -476,14 +476,18 @@ class ServiceClient:
     def _request(self, call: _Call) -> httpx.Response:
         """The one retry loop. Returns a successful response (still open when
         `call.stream`), or raises a typed `ApiError`. A write is reported to
-        the write hook once, after its last attempt."""
-        if call.method not in KEYED_METHODS:
-            return self._attempts(call)
+        the write hook once, after its last attempt; a 401 to a stored key,
+        to the refused-key hook (whatever the method)."""
         try:
             response = self._attempts(call)
         except errors.ApiError as exc:
-            self._report_write(call, status=exc.status, request_id=exc.request_id, error=type(exc).__name__)
+            if exc.status == 401 and self.stored_key_id is not None:
+                key_refused(KeyRefusal(stored_key_id=self.stored_key_id, request_id=exc.request_id))
+            if call.method in KEYED_METHODS:
+                self._report_write(call, status=exc.status, request_id=exc.request_id, error=type(exc).__name__)
             raise
+        if call.method not in KEYED_METHODS:
+            return response
         self._report_write(call, status=response.status_code, request_id=_response_request_id(response, call))
         return response
 

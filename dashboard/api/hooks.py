@@ -72,3 +72,37 @@ def log_remote_write(write: RemoteWrite) -> None:
         write.idempotency_key,
         f" error={write.error}" if write.error else "",
     )
+
+
+# --- refused keys ----------------------------------------------------------------
+# The transport knows only a stored key's id; what a refusal means to the
+# console (the key's row marked refused) belongs to the keys app, which
+# registers here. Called for every call (read, write, stream) made with a
+# stored key that the service answered 401, in the calling thread; a hook
+# never breaks the call (its exceptions are logged and swallowed).
+
+
+@dataclass(frozen=True)
+class KeyRefusal:
+    stored_key_id: int
+    request_id: str | None
+
+
+RefusalHook = Callable[[KeyRefusal], object]
+_refusal_hooks: list[RefusalHook] = []
+
+
+def on_key_refused(hook: RefusalHook) -> RefusalHook:
+    """Register `hook` (again: harmless). Usable as a decorator."""
+    if hook not in _refusal_hooks:
+        _refusal_hooks.append(hook)
+    return hook
+
+
+def key_refused(refusal: KeyRefusal) -> None:
+    """Called by the transport; runs every refusal hook."""
+    for hook in list(_refusal_hooks):
+        try:
+            hook(refusal)
+        except Exception:
+            logger.exception("a refused-key hook failed (the call's own error is unaffected)")

@@ -102,7 +102,7 @@ def _table(model) -> str:
 
 @functools.cache
 def _core_stamp_sql(vendor: str) -> str:
-    """The person's active workspace, its stored items (how many, the newest),
+    """The person's active workspace (while their key is not refused), its stored items (how many, the newest),
     the person's own tracked work there (how many, the latest change of
     those final or waiting) and what they dismissed, in one statement on the
     person's active key.
@@ -126,7 +126,10 @@ def _core_stamp_sql(vendor: str) -> str:
         f"(SELECT MAX(o.{_column(TrackedOperation, 'updated_at')}) {own} AND (o.{final} = %s OR o.{status} IN ({waiting}))), "
         f"(SELECT COUNT(*) FROM {dismissed} WHERE {_column(Dismissal, 'user')} = %s "
         f"AND {_column(Dismissal, 'workspace_id')} = {workspace}) "
-        f"FROM {keys} a WHERE a.{_column(ApiKey, 'user')} = %s AND a.{_column(ApiKey, 'is_active')} = %s"
+        f"FROM {keys} a WHERE a.{_column(ApiKey, 'user')} = %s AND a.{_column(ApiKey, 'is_active')} = %s "
+        # A refused key reads as no workspace: the version changes at once and
+        # the changed poll meets the refusal (dashboard/web/workspace.py).
+        f"AND a.{_column(ApiKey, 'refused_at')} IS NULL"
     )
 
 

@@ -6,7 +6,12 @@ class KeysConfig(AppConfig):
     label = "keys"
 
     def ready(self) -> None:
+        from dashboard.api.hooks import on_key_refused
+        from dashboard.keys.services import api_key_refused
         from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+
+        # A 401 to any call made with a stored key marks that key refused.
+        on_key_refused(api_key_refused)
 
         # The core's own part of the frame, registered like any area's.
         register_area(

@@ -1,6 +1,6 @@
 """Errors of the stored-key layer.
 
-The first two are caught by `dashboard.errors.RemoteErrorMiddleware`, which sends the
+The first three are caught by `dashboard.errors.RemoteErrorMiddleware`, which sends the
 user to the key settings page with the message below.
 """
 
@@ -29,6 +29,20 @@ class KeyDecryptionError(NoActiveKeyError):
     default_message = (
         "A stored API key can't be read (the encryption key it was stored under is gone). Delete it and add it again."
     )
+
+
+class KeyRefusedError(NoActiveKeyError):
+    """The active key was refused by the service (a 401 to any call made with
+    it, marked on its row): the console shows none of the workspace's data
+    until a check of the key succeeds again or another key is added.
+    `dashboard.web.remote_errors` answers it with the refusal page (a quiet
+    message box for a poll), not a redirect."""
+
+    default_message = "The service refused your API key. Add a working key of your workspace, or check this one again."
+
+    def __init__(self, message: str | None = None, *, request_id: str = "") -> None:
+        self.request_id = request_id
+        super().__init__(message)
 
 
 class KeyCheckThrottledError(Exception):

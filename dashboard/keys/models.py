@@ -51,6 +51,12 @@ class ApiKey(models.Model):
     key_created_at = models.DateTimeField(null=True, blank=True)
 
     last_verified_at = models.DateTimeField(null=True, blank=True)
+    # Set the moment the service answers 401 to any call made with this key (a
+    # page, a worker, the inbox refresh); cleared only by a successful check.
+    # While set, the console shows none of the workspace's data to its owner
+    # and no background work picks the key.
+    refused_at = models.DateTimeField(null=True, blank=True)
+    refused_request_id = models.CharField(max_length=200, blank=True)
     is_active = models.BooleanField(default=False)
     created_at = models.DateTimeField(auto_now_add=True)
 
@@ -76,6 +82,16 @@ class ApiKey(models.Model):
     def masked(self) -> str:
         """`svc_sk_ab…wxyz`: the service's prefix and our last 4, never more."""
         return f"{self.prefix}…{self.last4}"
+
+    @property
+    def is_refused(self) -> bool:
+        return self.refused_at is not None
+
+    @property
+    def is_working(self) -> bool:
+        """A key the console may act as: not refused by the service and still
+        readable under KEY_ENCRYPTION_KEYS."""
+        return not self.is_refused and self.is_readable
 
     def secret(self) -> str:
         """The plaintext key, in memory only. Raises KeyDecryptionError."""

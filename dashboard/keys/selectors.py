@@ -34,6 +34,13 @@ def api_key_get(*, user: User, pk: int | str) -> ApiKey:
     return get_object_or_404(api_key_list(user=user), pk=pk)
 
 
+def working_workspace_ids(*, user: User) -> QuerySet[ApiKey, Any]:
+    """The workspaces the user holds a key of that the service has not refused
+    (a subquery: `.filter(owner_key__workspace_id__in=...)`), for reads keyed by
+    the person rather than by the workspace (their own tracked work)."""
+    return api_key_list(user=user).filter(refused_at__isnull=True).values("workspace_id")
+
+
 def active_key_for(*, user: User) -> ApiKey | None:
     """The key every page acts as, or None (no remote call, no decryption)."""
     return api_key_list(user=user).filter(is_active=True).first()

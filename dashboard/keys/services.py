@@ -9,6 +9,7 @@ from django.db import transaction
 from django.utils import timezone
 
 from dashboard.accounts.throttle import throttle_hit
+from dashboard.api.hooks import KeyRefusal
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.errors import KeyCheckThrottledError
 from dashboard.keys.models import ApiKey
@@ -42,6 +43,9 @@ def _apply_identity(key: ApiKey, identity: AccountIdentity, secret: str) -> None
     key.prefix = _safe_prefix(identity.key_prefix, secret)
     key.last4 = secret[-4:]
     key.last_verified_at = timezone.now()
+    # /v1/me just accepted this secret: whatever refused it before no longer does.
+    key.refused_at = None
+    key.refused_request_id = ""
 
 
 def key_check_throttle(*, user: AbstractBaseUser, address: str | None) -> None:
@@ -108,10 +112,22 @@ def api_key_check(*, user: AbstractBaseUser, pk: int | str, address: str | None 
     from dashboard.api import ServiceClient
 
     key_check_throttle(user=user, address=address)
-    identity = account_identity_fetch(client=ServiceClient(api_key=secret))
+    # As the stored key: a 401 here marks it refused like any other call's.
+    identity = account_identity_fetch(client=ServiceClient(api_key=secret, stored_key_id=key.pk))
     _apply_identity(key, identity, secret)
     key.save()
     return key
+
+
+def api_key_refused(refusal: KeyRefusal) -> None:
+    """The transport's refused-key hook: the service answered 401 to a call
+    made with this stored key. One UPDATE, at once (a web request or a worker,
+    any area); the first refusal's request id is kept. A savepoint, so a
+    failure here never breaks the caller's transaction."""
+    with transaction.atomic():
+        ApiKey.objects.filter(pk=refusal.stored_key_id, refused_at__isnull=True).update(
+            refused_at=timezone.now(), refused_request_id=(refusal.request_id or "")[:200]
+        )
 
 
 def api_key_activate(*, user: AbstractBaseUser, pk: int | str) -> ApiKey:

@@ -68,6 +68,7 @@ def key_check(request: ConsoleRequest, pk: int) -> HttpResponse:
         check_error = exc.message
     except api_errors.ApiError as exc:
         check_error = check_failure_message(exc)
+        key.refresh_from_db()  # a 401 just marked it refused
     if is_partial(request):
         return render(
             request, "keys/list.html#key_row", {"key": key, "check_error": check_error, "checked": not check_error}

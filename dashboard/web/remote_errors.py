@@ -16,6 +16,10 @@ from the transport, and `NoActiveKeyError` from the keys app.
   catches the error and calls `render_remote_error(request, exc, target=...)`.
   Boosted navigations and history restores get the full page (status 200).
 - `NoActiveKeyError` redirects to the key settings page with a message.
+- `KeyRefusedError` (the active key was refused earlier, so the console
+  shows none of the workspace's data) gets the same box as a fresh 401, with
+  the refusal's request id and a link to the key settings; a poll gets it in
+  `#messages` with 286, so the region stops polling and keeps quiet.
 
 Texts come from the one catalogue, `dashboard.api.messages`. Every box shows
 the request id when there is one; none shows a traceback, a remote HTML page
@@ -46,7 +50,7 @@ from django.utils.http import url_has_allowed_host_and_scheme
 from dashboard.api import errors
 from dashboard.api.client import read_budget
 from dashboard.api.messages import meaning_of, retry_after_seconds, said_by_service
-from dashboard.keys.errors import NoActiveKeyError
+from dashboard.keys.errors import KeyRefusedError, NoActiveKeyError
 from dashboard.logging import redact
 from dashboard.web.areas import list_page_for, section_of, url_or_none
 from dashboard.web.htmx import client_redirect, is_htmx, is_partial, send_to
@@ -104,9 +108,28 @@ class RemoteErrorMiddleware:
                 request.path,
             )
             return render_remote_error(request, exception, target=MESSAGES_REGION)
+        if isinstance(exception, KeyRefusedError):
+            return render_key_refused(request, exception)
         if isinstance(exception, NoActiveKeyError):
             return redirect_to_key_settings(request, message=exception.message)
         return None
+
+
+# The HTTP status htmx reads as "stop polling".
+STOP_POLLING = 286
+
+
+def render_key_refused(request: HttpRequest, exc: KeyRefusedError) -> HttpResponse:
+    """The refusal page: the box of a 401 (the same words wherever it shows),
+    its request id the refusal's, the way on the key settings page. A poll
+    (a view marked `background_request`) gets it once in `#messages`, and stops."""
+    refused = errors.AuthenticationError(exc.message, status=401, request_id=exc.request_id or None)
+    response = render_remote_error(request, refused, target=MESSAGES_REGION)
+    match = getattr(request, "resolver_match", None)
+    if is_partial(request) and match is not None and getattr(match.func, "console_background", False):
+        response.status_code = STOP_POLLING
+    response.key_refused = True  # type: ignore[attr-defined]
+    return response
 
 
 def redirect_to_key_settings(request: HttpRequest, *, message: str | None = None) -> HttpResponseBase:
@@ -154,6 +177,7 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
     if isinstance(exc, errors.AuthenticationError):
         # The service's words add nothing to "your key was refused".
         view.remote_message = ""
+        view.message = f"{meaning.advice} Until then the console shows none of this workspace's data."
         view.actions = _action("Add a new API key", url_or_none("keys:list"))
     elif isinstance(exc, errors.InsufficientCreditsError):
         view.remote_message = ""

@@ -4,6 +4,17 @@ It is the user's active stored key and what the last `GET /v1/me` check
 stored with it (workspace id, name and time zone, member role). Nothing is
 read until a view or template asks, and then in one query; no remote call.
 Every area reads its client, workspace id and time zone from here.
+
+Access follows the key: the workspace id and the client are given only while
+the person's active key works (not refused by the service, still readable).
+For a refused key they raise `KeyRefusedError`, so every read of the
+console's own tables by workspace id, and every remote call, fails in one
+place; `dashboard.web.remote_errors` turns it into the refusal page. The
+frame (header count, toasts) reads `working_id` instead, which never raises.
+`WorkspaceMiddleware` also stops, before the view, any page but the key
+settings while the active key is refused (reads keyed by the person rather
+than the workspace: their own runs, chats, jobs), and replaces a poll's
+changed answer with a quiet message box (an unchanged poll costs nothing more).
 """
 
 from __future__ import annotations
@@ -14,10 +25,10 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from django.contrib.auth.base_user import AbstractBaseUser
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django_htmx.middleware import HtmxDetails
 
-from dashboard.keys.errors import NoActiveKeyError
+from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
 from dashboard.keys.models import ApiKey, zone_named
 
 if TYPE_CHECKING:
@@ -49,22 +60,42 @@ class Workspace:
             return None
         return ApiKey.objects.filter(user_id=self.user.pk, is_active=True).first()
 
+    @property
+    def refused(self) -> bool:
+        """Whether the service refused the active key (no query beyond `key`)."""
+        return self.key is not None and self.key.is_refused
+
     def require_key(self) -> ApiKey:
-        """The active key; NoActiveKeyError (the errors middleware sends the
-        person to add one) when there is none."""
-        if self.key is None:
+        """The active key, when it works. NoActiveKeyError (the errors
+        middleware sends the person to add one) when there is none,
+        KeyRefusedError (the refusal page) when the service refused it,
+        KeyDecryptionError when it can't be read."""
+        key = self.key
+        if key is None:
             raise NoActiveKeyError()
-        return self.key
+        if key.is_refused:
+            raise KeyRefusedError(request_id=key.refused_request_id)
+        if not key.is_readable:
+            raise KeyDecryptionError()
+        return key
 
     @cached_property
     def client(self) -> ServiceClient:
-        """A transport client acting as the active key. Raises
-        NoActiveKeyError, or KeyDecryptionError when the key can't be read."""
+        """A transport client acting as the active key (see `require_key`)."""
         return self.require_key().client()
 
     @property
     def id(self) -> str:
-        return self.key.workspace_id if self.key else ""
+        """The workspace whose console data this person may read: "" without a
+        key; raises like `require_key` when the key does not work."""
+        return self.require_key().workspace_id if self.key else ""
+
+    @property
+    def working_id(self) -> str:
+        """The workspace id while the active key works, else "": for the frame
+        (header count, toasts), which must never break a page."""
+        key = self.key
+        return key.workspace_id if key is not None and key.is_working else ""
 
     @property
     def name(self) -> str:
@@ -103,9 +134,53 @@ class WorkspaceMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
-        request.workspace = Workspace(request.user)  # type: ignore[attr-defined]
-        return self.get_response(request)
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        request.workspace = workspace = Workspace(request.user)  # type: ignore[attr-defined]
+        response = self.get_response(request)
+        if (
+            _is_poll(request)
+            and response.status_code in (200, 286)
+            and not getattr(response, "key_refused", False)
+            and not _works_without_a_key(request)
+            and workspace.refused
+        ):
+            # A poll's changed answer (a 204 costs no query here): what it
+            # rendered is dropped for the quiet refusal box.
+            return key_refused_response(request, workspace)
+        return response
+
+    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs) -> HttpResponseBase | None:
+        if getattr(view_func, "console_background", False) or _works_without_a_key(request):
+            return None
+        workspace: Workspace = request.workspace  # type: ignore[attr-defined]
+        if workspace.refused:
+            return key_refused_response(request, workspace)
+        return None
+
+
+# Pages that work whatever the key: its settings (to check it or add another),
+# signing in and out, the health check, the admin.
+KEYLESS_NAMESPACES = frozenset({"keys", "admin"})
+KEYLESS_URL_NAMES = frozenset({"login", "logout", "healthz"})
+
+
+def _works_without_a_key(request: HttpRequest) -> bool:
+    match = request.resolver_match
+    if match is None or not request.user.is_authenticated:
+        return True
+    return bool(KEYLESS_NAMESPACES.intersection(match.namespaces)) or match.url_name in KEYLESS_URL_NAMES
+
+
+def _is_poll(request: HttpRequest) -> bool:
+    match = request.resolver_match
+    return match is not None and getattr(match.func, "console_background", False)
+
+
+def key_refused_response(request: HttpRequest, workspace: Workspace) -> HttpResponseBase:
+    from dashboard.web.remote_errors import render_key_refused
+
+    key = workspace.key
+    return render_key_refused(request, KeyRefusedError(request_id=key.refused_request_id if key else ""))
 
 
 class ConsoleRequest(HttpRequest):

@@ -97,3 +97,10 @@ def mock_workspace(remote, *, now, approvals=None, runs=None):
         return httpx.Response(200, json={"data": items, "next_cursor": None})
 
     remote.get(url__regex=r"/v1/agents/(?P<agent_id>[^/]+)/runs").mock(side_effect=runs_of)
+
+
+def sandbox_key_revoked(handle, key_id: str, revoked: bool = True) -> None:
+    """Revoke (or restore) a key at the sandbox, as a workspace admin would in
+    the service's API settings: every call with it then answers 401."""
+    with handle.store.lock:
+        handle.store.conn.execute("UPDATE api_keys SET revoked=? WHERE id=?", (int(revoked), key_id))

@@ -20,7 +20,10 @@ def inbox_header(context: Any) -> dict[str, Any]:
     if request is None or user is None or not user.is_authenticated:
         return {"inbox": None}
     workspace = getattr(request, "workspace", None)
-    viewer = InboxViewer(user=user, workspace_id=workspace.id if workspace is not None else "")
+    if workspace is not None and workspace.refused:
+        # Neither the workspace's count nor the person's news while the service refuses their key.
+        return {"inbox": None}
+    viewer = InboxViewer(user=user, workspace_id=workspace.working_id if workspace is not None else "")
     return {
         "inbox": selectors.header_state(viewer=viewer),
         # News since the last page (work that ended while the person moved between pages).
