@@ -4,6 +4,8 @@ Idempotency-Key (a hidden field minted at render)."""
 from __future__ import annotations
 
 import json
+from typing import Any
+from uuid import UUID
 
 from django import forms
 
@@ -28,6 +30,15 @@ RUN_STATUSES = [
     ("cancelled", "Cancelled"),
 ]
 APPROVAL_STATUSES = [("pending", "Pending"), ("approved", "Approved"), ("rejected", "Rejected"), ("all", "All")]
+
+
+def uuid_or_empty(value: str | None) -> str:
+    """An id from the query (`?agent=`, `?thread=`) as the service writes it, or
+    "" for anything that is not one (a filter left out rather than an error)."""
+    try:
+        return str(UUID(str(value))) if value else ""
+    except ValueError:
+        return ""
 
 
 def _message_field(*, error_messages: dict | None = None, **kwargs) -> forms.CharField:
@@ -81,8 +92,9 @@ class AgentCreateForm(QuestionsForm):
         message = (self.cleaned_data.get("message") or "").strip()
         return f"{message}\n\n{answers}" if answers else message
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if len(self.brief() if "message" in cleaned else "") > MESSAGE_MAX_LENGTH:
             self.add_error("message", f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters with the answers.")
         return cleaned
@@ -109,8 +121,9 @@ class AgentChangeForm(QuestionsForm):
         super().__init__(*args, **kwargs)
         self.add_question_fields(questions)
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         text = self.reply_text(cleaned)
         if not text:
             self.add_error("message", "Write a message, or pick an answer to the builder's questions.")
@@ -167,8 +180,9 @@ class ApprovalDecisionForm(forms.Form):
     key_reject = IdempotencyKeyField()
     key_always = IdempotencyKeyField()
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if cleaned.get("decision") not in self.BUTTONS or self.errors:
             return cleaned  # a stale or changed page: the view refuses it, nothing is sent
         decision, always, confirmed = self.BUTTONS[cleaned["decision"]]
@@ -212,8 +226,9 @@ class ChatForm(forms.Form):
         except JsonInputError as exc:
             raise forms.ValidationError(str(exc)) from None
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if (
             not (cleaned.get("message") or "").strip()
             and cleaned.get("payload") is None

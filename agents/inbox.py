@@ -15,13 +15,16 @@ the same permission, confirmation, note and audit entry.
 from __future__ import annotations
 
 import functools
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 from django.db import connection
+from django.db.models import Field
+from django.http import HttpRequest
 from django.urls import reverse
 
 from agents.live import INVOCATION_KIND, RUN_KIND, waits_for_a_person
 from agents.models import BuilderAnswer
+from agents.pages import approval_row, decide_refusal
 from agents.reading import read_agent_summary, read_approval, read_run
 from agents.selectors import agent_list, approval_list, run_list
 from dashboard.api.paths import api_path
@@ -40,6 +43,9 @@ from dashboard.inbox.sources import (
 )
 from dashboard.live.models import TrackedOperation
 from dashboard.web.reading import as_dict, as_list, text
+
+if TYPE_CHECKING:
+    from dashboard.web.workspace import ConsoleRequest
 
 SOURCE = "agents"
 NAMES_ID = NAMES_KIND = "agent-names"
@@ -287,7 +293,9 @@ def _stamp_sql(vendor: str) -> str:
     table = connection.ops.quote_name(BuilderAnswer._meta.db_table)
 
     def column(name: str) -> str:
-        return connection.ops.quote_name(BuilderAnswer._meta.get_field(name).column)
+        field = BuilderAnswer._meta.get_field(name)
+        assert isinstance(field, Field)  # a concrete column of the row
+        return connection.ops.quote_name(field.column)
 
     return (
         f"SELECT COUNT(*), MAX({column('answered_at')}) FROM {table} "
@@ -303,16 +311,15 @@ def stamp(viewer: InboxViewer) -> str:
     return f"{count}/{last}"
 
 
-def item_context(item: InboxItem, request) -> dict[str, Any]:
+def item_context(item: InboxItem, request: HttpRequest) -> dict[str, Any]:
     """An approval's row and form, exactly as the approvals queue builds them."""
     if item.kind != KIND_APPROVAL:
         return {}
-    from agents.views.approvals import _approval_row, decide_refusal
-
-    refusal = decide_refusal(request)
+    console_request = cast("ConsoleRequest", request)  # the inbox page is a console page
+    refusal = decide_refusal(workspace=console_request.workspace, user=console_request.user)
     approval = dict(item.data["approval"])
     return {
-        "approval_row": _approval_row(
+        "approval_row": approval_row(
             approval, agent_names={approval["agent_id"]: item.agent_name}, may_decide=not refusal
         ),
         "decide_refusal": refusal,

@@ -199,7 +199,7 @@ def read_schedule(raw: Any) -> list[dict[str, Any]]:
     describes the rule), plain strings, or one object instead of a list."""
     if isinstance(raw, dict):
         raw = raw.get("entries") or raw.get("items") or [raw]
-    items = []
+    items: list[dict[str, Any]] = []
     for item in as_list(raw):
         if isinstance(item, str):
             parsed = when(item)
@@ -309,13 +309,16 @@ KNOWN_AGENT_MEMBERS = frozenset(
 )
 
 
-def read_agent(agent: dict) -> dict[str, Any]:
+def read_agent(agent: dict, *, asked_id: str = "") -> dict[str, Any]:
+    """An agent; under `asked_id` (the id the page was asked for) when the
+    body names none, since the page's links are built from it."""
     agent = as_dict(agent)
     validation = as_dict(agent.get("validation"))
     pending = agent.get("pending_approvals")
     summary = read_agent_summary(agent)
     return {
         **summary,
+        "id": summary["id"] or asked_id,
         "version": agent.get("version") if isinstance(agent.get("version"), (int, str)) else None,
         "versions": read_versions(agent.get("versions")),
         "has_versions": isinstance(agent.get("versions"), list),

@@ -8,7 +8,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -21,27 +21,32 @@ from agents.forms import (
     AgentCreateForm,
     AgentRenameForm,
 )
+from agents.pages import READ_ONLY, agent_runs_context
 from agents.plan import node_in, plan_graph
 from agents.reading import (
+    read_agent,
     read_agent_summary,
     read_build,
     read_issues,
     webhook_endpoints,
 )
-from agents.views.common import agent_at
-from agents.views.runs import agent_runs_context
 from dashboard.api import errors
 from dashboard.idempotency import new_idempotency_key
 from dashboard.web.forms import RETRY_SAME_WRITE, failed_write
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager, choice, tabs
-from dashboard.web.remote_errors import describe_remote_error
+from dashboard.web.permissions import requires_write
+from dashboard.web.remote_errors import RemoteErrorView, describe_remote_error
+from dashboard.web.workspace import ConsoleRequest
 
 # --- agents list and new agent ---------------------------------------------------------
 
 
 def _agents_index(
-    request: HttpRequest, form: AgentCreateForm, remote_error=None, builder: dict | None = None
+    request: ConsoleRequest,
+    form: AgentCreateForm,
+    remote_error: RemoteErrorView | None = None,
+    builder: dict[str, Any] | None = None,
 ) -> HttpResponse:
     status = choice(request.GET.get("status"), AGENT_STATUSES, "")
     client = request.workspace.client
@@ -63,12 +68,13 @@ def _agents_index(
 
 
 @require_GET
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: ConsoleRequest) -> HttpResponse:
     return _agents_index(request, AgentCreateForm())
 
 
 @require_POST
-def agent_create(request: HttpRequest) -> HttpResponse:
+@requires_write(READ_ONLY)
+def agent_create(request: ConsoleRequest) -> HttpResponseBase:
     form = AgentCreateForm(request.POST)
     if not form.is_valid():
         return _agents_index(request, form)
@@ -95,7 +101,7 @@ def agent_create(request: HttpRequest) -> HttpResponse:
     return _after_write(request, read["agent_id"])
 
 
-def _builder_answered_in_place(request: HttpRequest, form: AgentCreateForm, read: dict) -> HttpResponse:
+def _builder_answered_in_place(request: ConsoleRequest, form: AgentCreateForm, read: dict) -> HttpResponseBase:
     if read["status"] == "needs_input" and read["questions"]:
         fresh = AgentCreateForm(
             questions=read["questions"],
@@ -109,11 +115,11 @@ def _builder_answered_in_place(request: HttpRequest, form: AgentCreateForm, read
 # --- one agent ---------------------------------------------------------------------------
 
 
-def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = None, **overrides) -> HttpResponse:
+def _agent_page(request: ConsoleRequest, agent_id: str, *, region: str | None = None, **overrides: Any) -> HttpResponse:
     """The agent page (or one of its regions for htmx), with any form or
     message given in `overrides` in place of the fresh one."""
     client = request.workspace.client
-    agent = agent_at(selectors.agent_get(client=client, agent_id=agent_id), agent_id)
+    agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id), asked_id=agent_id)
     build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=agent_id)
     needs_input = (build is not None and build.needs_input) or agent["builder_needs_input"]
     questions = (build.questions if build is not None else []) if needs_input else []
@@ -135,7 +141,7 @@ def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = Non
     }
     context.update(overrides)
     if region is None or not is_partial(request):
-        context.update(agent_runs_context(request, agent_id))
+        context.update(agent_runs_context(workspace=request.workspace, query=request.GET, agent_id=agent_id))
         if build is not None and build.asked_by_id == request.user.pk:
             # The builder's summary is news once, to whoever asked; questions stay until answered.
             services.builder_answer_seen(answer=build)
@@ -144,11 +150,11 @@ def _agent_page(request: HttpRequest, agent_id: str, *, region: str | None = Non
 
 
 @require_GET
-def agent_detail(request: HttpRequest, agent_id: str) -> HttpResponse:
+def agent_detail(request: ConsoleRequest, agent_id: str) -> HttpResponse:
     if is_partial(request) and request.GET.get("region") == "runs":
         # Filtering or paging the runs swaps the runs alone: one remote call.
         context = {"agent": {"id": str(agent_id)}, "workspace_zone": request.workspace.zone}
-        context.update(agent_runs_context(request, str(agent_id)))
+        context.update(agent_runs_context(workspace=request.workspace, query=request.GET, agent_id=str(agent_id)))
         return render(request, "agents/agent.html#runs", context)
     if is_partial(request) and request.GET.get("region") == "node":
         # A step of the plan graph opens its settings beside it.
@@ -156,11 +162,11 @@ def agent_detail(request: HttpRequest, agent_id: str) -> HttpResponse:
     return _agent_page(request, str(agent_id))
 
 
-def _after_write(request: HttpRequest, agent_id: str) -> HttpResponseBase:
+def _after_write(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     return client_redirect(request, reverse("agents:detail", args=[agent_id]))
 
 
-def _action_key(request: HttpRequest) -> str:
+def _action_key(request: ConsoleRequest) -> str:
     """The key of an activate/pause button; a missing or malformed one (a
     hand-made request) gets a fresh key rather than an error nobody can fix."""
     form = AgentActionForm(request.POST)
@@ -168,7 +174,7 @@ def _action_key(request: HttpRequest) -> str:
 
 
 def _action_failed(
-    request: HttpRequest, agent_id: str, *, form_name: str, key: str, exc: errors.ApiError
+    request: ConsoleRequest, agent_id: str, *, form_name: str, key: str, exc: errors.ApiError
 ) -> HttpResponse:
     """Activate or pause failed: the message in the readiness region. After a
     failure worth retrying the button keeps its key, so pressing it again can
@@ -180,7 +186,8 @@ def _action_failed(
 
 
 @require_POST
-def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
+@requires_write(READ_ONLY)
+def agent_activate(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     client = request.workspace.client
     key = _action_key(request)
     try:
@@ -202,7 +209,8 @@ def agent_activate(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 
 @require_POST
-def agent_pause(request: HttpRequest, agent_id: str) -> HttpResponse:
+@requires_write(READ_ONLY)
+def agent_pause(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     client = request.workspace.client
     key = _action_key(request)
     try:
@@ -214,7 +222,8 @@ def agent_pause(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 
 @require_POST
-def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
+@requires_write(READ_ONLY)
+def agent_rename(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     form = AgentRenameForm(request.POST)
     if not form.is_valid():
         return _agent_page(request, str(agent_id), region="rename", rename_form=form)
@@ -234,7 +243,8 @@ def agent_rename(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 
 @require_POST
-def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
+@requires_write(READ_ONLY)
+def agent_change(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=str(agent_id))
     questions = build.questions if build is not None and build.needs_input else []
     form = AgentChangeForm(request.POST, questions=questions)
@@ -271,14 +281,17 @@ def agent_change(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 
 @require_GET
-def agent_webhook(request: HttpRequest, agent_id: str) -> HttpResponse:
+def agent_webhook(request: ConsoleRequest, agent_id: str) -> HttpResponse:
     """The private webhook address, only when someone asks to see it (never
     on the agent page itself): whoever holds it can wake the agent."""
     client = request.workspace.client
     agent = selectors.agent_get(client=client, agent_id=str(agent_id))
     endpoints = webhook_endpoints(agent)
     response = render_region(
-        request, "agents/webhook.html", "address", {"agent": agent_at(agent, str(agent_id)), "endpoints": endpoints}
+        request,
+        "agents/webhook.html",
+        "address",
+        {"agent": read_agent(agent, asked_id=str(agent_id)), "endpoints": endpoints},
     )
     response["Cache-Control"] = "no-store"
     return response

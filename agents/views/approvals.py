@@ -8,104 +8,49 @@ import contextlib
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
-from agents.forms import (
-    APPROVAL_STATUSES,
-    ApprovalDecisionForm,
-)
-from agents.reading import (
-    read_agent_summary,
-    read_approval,
-    read_run,
-)
-from agents.views.common import uuid_or_empty
-from dashboard.api import errors
+from agents.forms import APPROVAL_STATUSES, ApprovalDecisionForm, uuid_or_empty
+from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal
+from agents.reading import read_agent_summary, read_approval
+from dashboard.api import ServiceClient, errors
 from dashboard.audit.selectors import always_allow_grants
 from dashboard.audit.services import audit_decision_note
 from dashboard.web.htmx import is_partial, next_url, render_region, send_to
 from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.permissions import requires_permission, requires_write
 from dashboard.web.reading import as_dict, text
 from dashboard.web.remote_errors import render_remote_error
+from dashboard.web.workspace import ConsoleRequest
 
 # --- approvals queue ------------------------------------------------------------------
 
-DECIDE_PERMISSION = "audit.decide_approvals"
 GONE_MESSAGE = (
     "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "
     "Reload the page to see it as it is now."
 )
 
 
-def decide_refusal(request: HttpRequest) -> str:
-    """Why this person may not decide approvals here ("" when they may)."""
-    if not request.workspace.can_write:
-        role = request.workspace.member_role or "read-only"
-        return f"Your role in this workspace is {role}: you can see the queue, not decide."
-    if not request.user.has_perm(DECIDE_PERMISSION):
-        return "Only Approvers decide approvals. Ask an administrator to add you to the Approvers group."
-    return ""
-
-
-def _decision_form(approval: dict, *, may_decide: bool) -> ApprovalDecisionForm | None:
-    """The row's form (one key per decision) when it is pending and this person may decide."""
-    if approval["status"] != "pending" or not may_decide:
-        return None
-    return ApprovalDecisionForm(initial={"agent_id": approval["agent_id"] or None})
-
-
-def _approval_row(
-    approval: dict,
-    *,
-    agent_names: dict[str, str],
-    may_decide: bool,
-    outcome: Any = None,
-    notice: str = "",
-    form: ApprovalDecisionForm | None = None,
-) -> dict[str, Any]:
-    return {
-        "approval": approval,
-        "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
-        "form": form or _decision_form(approval, may_decide=may_decide),
-        "outcome": read_run(outcome) if isinstance(outcome, dict) and outcome else None,
-        "outcome_raw": outcome,
-        "notice": notice,
-    }
-
-
-def approval_rows_of_run(request: HttpRequest, run: dict) -> list[dict[str, Any]]:
-    """A run's approvals as rows of the queue (the same partial, form and
-    decision view), decidable on the run page by whoever may decide."""
-    refusal = decide_refusal(request)
-    rows = []
-    for approval in run["approvals"]:
-        approval["agent_id"] = approval["agent_id"] or run["agent_id"]
-        approval["run_id"] = approval["run_id"] or run["id"]
-        if approval["id"]:
-            rows.append(_approval_row(approval, agent_names={}, may_decide=not refusal))
-    return rows
-
-
-def _agent_names(client) -> dict[str, str]:
+def _agent_names(client: ServiceClient) -> dict[str, str]:
     """Agent id -> name for the filter and the rows (one page of up to 100 agents)."""
     page = selectors.agent_list(client=client, status=None, cursor=None, limit=100)
     return {summary["id"]: summary["name"] for summary in map(read_agent_summary, page.items)}
 
 
 @require_GET
-def approvals(request: HttpRequest) -> HttpResponse:
+def approvals(request: ConsoleRequest) -> HttpResponse:
     status = choice(request.GET.get("status"), APPROVAL_STATUSES, "pending")
     agent_id = uuid_or_empty(request.GET.get("agent"))
     client = request.workspace.client
     pager = CursorPager.from_query(request.GET)
     page = selectors.approval_list(client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor)
     agent_names = _agent_names(client)
-    refusal = decide_refusal(request)
-    rows = [_approval_row(read_approval(item), agent_names=agent_names, may_decide=not refusal) for item in page.items]
+    refusal = decide_refusal(workspace=request.workspace, user=request.user)
+    rows = [approval_row(read_approval(item), agent_names=agent_names, may_decide=not refusal) for item in page.items]
     context = {
         "status": status,
         "agent_id": agent_id,
@@ -122,7 +67,7 @@ def approvals(request: HttpRequest) -> HttpResponse:
 
 
 def _reread(
-    client, *, approval_id: str, agent_id: str | None, answer: dict, decided: str, always: bool
+    client: ServiceClient, *, approval_id: str, agent_id: str | None, answer: dict, decided: str, always: bool
 ) -> tuple[dict, Any]:
     """The approval and its run as they are now, read again: the decision's
     answer has an open shape, so the page shows what a re-read knows."""
@@ -148,7 +93,9 @@ def _reread(
 
 
 @require_POST
-def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+@requires_permission(DECIDE_PERMISSION, NOT_AN_APPROVER)
+def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBase:
     """Decide one approval. The row comes back in place with its new state and
     the resumed run's outcome (both re-read); a second decision (409) says so
     and re-reads it. Only Approvers of a member who may write decide. An
@@ -156,13 +103,10 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
     the service, not anything the form says, decides whether the approve
     needs its confirmation. The approvals page, the run page and the inbox
     all post their rows here."""
-    refusal = decide_refusal(request)
-    if refusal:
-        return _row_problem(request, approval_id, refusal)
     form = ApprovalDecisionForm(request.POST)
     if not form.is_valid():
         # A stale or changed page: nothing is sent.
-        problem = " ".join(form.errors.get("__all__", [])) or (
+        problem = " ".join(str(message) for message in form.non_field_errors()) or (
             "This decision could not be read; reload the page and decide again."
         )
         return _row_problem(request, approval_id, problem)
@@ -202,7 +146,7 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
             return render_approval_error(request, exc)
         if exc.request_id:
             notice = f"{notice} (request id {exc.request_id})"
-        row = _approval_row(read_approval(current), agent_names=_posted_name(request), may_decide=True, notice=notice)
+        row = approval_row(read_approval(current), agent_names=_posted_name(request), may_decide=True, notice=notice)
         return _render_row(request, row)
     except errors.ApiError as exc:
         if not is_partial(request):
@@ -235,11 +179,11 @@ def approval_decide(request: HttpRequest, approval_id: str) -> HttpResponseBase:
     if not is_partial(request):
         messages.success(request, f"{decided.capitalize()}: {approval['summary']}")
         return redirect(next_url(request, reverse("agents:approvals")))
-    row = _approval_row(approval, agent_names=_posted_name(request), may_decide=True, outcome=outcome)
+    row = approval_row(approval, agent_names=_posted_name(request), may_decide=True, outcome=outcome)
     return _render_row(request, row)
 
 
-def _row_problem(request: HttpRequest, approval_id: str, problem: str) -> HttpResponseBase:
+def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> HttpResponseBase:
     """A decision that was not sent: the reason in the row's message region."""
     if is_partial(request):
         response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
@@ -248,13 +192,13 @@ def _row_problem(request: HttpRequest, approval_id: str, problem: str) -> HttpRe
     return redirect(next_url(request, reverse("agents:approvals")))
 
 
-def _posted_name(request: HttpRequest) -> dict[str, str]:
+def _posted_name(request: ConsoleRequest) -> dict[str, str]:
     """The agent's name as the row showed it (display only; the spec's approval has no name)."""
     agent_id, name = request.POST.get("agent_id", ""), request.POST.get("agent_name", "")
     return {agent_id: name[:200]} if agent_id and name else {}
 
 
-def _render_row(request: HttpRequest, row: dict) -> HttpResponse:
+def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
     return render(
         request,
         "agents/approvals.html#approval_row",
@@ -262,7 +206,9 @@ def _render_row(request: HttpRequest, row: dict) -> HttpResponse:
     )
 
 
-def render_approval_error(request: HttpRequest, exc: errors.ApiError, approval_id: str | None = None) -> HttpResponse:
+def render_approval_error(
+    request: ConsoleRequest, exc: errors.ApiError, approval_id: str | None = None
+) -> HttpResponse:
     """The message box in the row's own message region; the row and its
     buttons (with their keys, so a retry is the same decision) stay as they are."""
     target = f"#approval-{approval_id}-messages" if approval_id else "#messages"

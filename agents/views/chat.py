@@ -7,21 +7,25 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
-from agents.forms import ChatForm
-from agents.reading import read_run
-from agents.views.common import agent_at, uuid_or_empty
+from agents.forms import ChatForm, uuid_or_empty
+from agents.pages import READ_ONLY
+from agents.reading import read_agent, read_run
 from dashboard.api import errors
+from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import operation_view
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
 from dashboard.web.params import database_id
+from dashboard.web.permissions import requires_write
+from dashboard.web.remote_errors import RemoteErrorView
+from dashboard.web.workspace import ConsoleRequest
 
 # Runs read to gather threads: one page of the largest size the contract allows.
 THREAD_RUNS = 100
@@ -33,7 +37,7 @@ def _chat_url(agent_id: str, **query: Any) -> str:
     return f"{url}?{urlencode(query)}" if query else url
 
 
-def _sent_op(request: HttpRequest, agent_id: str, value: Any):
+def _sent_op(request: ConsoleRequest, agent_id: str, value: Any) -> TrackedOperation | None:
     """This person's message (a tracked row) to this agent, from a `sent` or
     `after` number in the query or form; None for anything else."""
     op_id = database_id(value)
@@ -44,11 +48,16 @@ def _sent_op(request: HttpRequest, agent_id: str, value: Any):
 
 
 def _chat_page(
-    request: HttpRequest, agent_id: str, *, form: ChatForm | None = None, remote_error=None, sent=None
+    request: ConsoleRequest,
+    agent_id: str,
+    *,
+    form: ChatForm | None = None,
+    remote_error: RemoteErrorView | None = None,
+    sent: TrackedOperation | None = None,
 ) -> HttpResponse:
     thread_id = uuid_or_empty(request.GET.get("thread") or request.POST.get("thread_id"))
     client = request.workspace.client
-    agent = agent_at(selectors.agent_get(client=client, agent_id=agent_id), agent_id)
+    agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id), asked_id=agent_id)
     if sent is not None:
         # A first message whose conversation id has not come back yet: the
         # message alone, and the form continues after it.
@@ -84,7 +93,7 @@ def _chat_page(
 
 
 @require_GET
-def chat(request: HttpRequest, agent_id: str) -> HttpResponse:
+def chat(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     sent = _sent_op(request, str(agent_id), request.GET.get("sent"))
     if sent is not None:
         thread_id = (sent.context or {}).get("thread_id") or (sent.snapshot or {}).get("thread_id")
@@ -94,7 +103,8 @@ def chat(request: HttpRequest, agent_id: str) -> HttpResponse:
 
 
 @require_POST
-def chat_send(request: HttpRequest, agent_id: str) -> HttpResponse:
+@requires_write(READ_ONLY)
+def chat_send(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     form = ChatForm(request.POST)
     if not form.is_valid():
         return _chat_page(request, str(agent_id), form=form)
@@ -141,12 +151,12 @@ def read_threads(runs: list[dict]) -> list[dict[str, Any]]:
 
 
 @require_GET
-def threads(request: HttpRequest, agent_id: str) -> HttpResponse:
+def threads(request: ConsoleRequest, agent_id: str) -> HttpResponse:
     """An agent's conversations, from its runs (the service has no list of
     threads: runs carry `thread_id`), a page of runs at a time."""
     client = request.workspace.client
     pager = CursorPager.from_query(request.GET)
-    agent = agent_at(selectors.agent_get(client=client, agent_id=str(agent_id)), str(agent_id))
+    agent = read_agent(selectors.agent_get(client=client, agent_id=str(agent_id)), asked_id=str(agent_id))
     page = selectors.run_list(client=client, agent_id=str(agent_id), cursor=pager.remote_cursor, limit=THREAD_RUNS)
     context = {
         "agent": agent,

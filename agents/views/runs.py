@@ -1,25 +1,25 @@
 """Runs: one run as a timeline (the selected step in a side panel,
-approvals decided in place, rerun after a confirmation), the runs lists
-(one agent's and every agent's) and their live rows."""
+approvals decided in place, rerun after a confirmation), every agent's runs
+and a live row of a list (one agent's runs are a region of the agent page,
+`agents.pages.agent_runs_context`)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
-from agents.forms import RUN_STATUSES, RerunForm
+from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
 from agents.live import RUN_KIND
+from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
 from agents.reading import read_agent_summary, read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
-from agents.views.approvals import approval_rows_of_run, decide_refusal
-from agents.views.common import uuid_or_empty
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
 from dashboard.live.selectors import operation_for_viewer, operation_status_version, operation_view
@@ -27,6 +27,8 @@ from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, render_region, stop_polling
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.params import bounded_int
+from dashboard.web.permissions import requires_write
+from dashboard.web.workspace import ConsoleRequest
 
 MAX_STEPS = 10_000
 
@@ -43,7 +45,7 @@ def selected_step(run: dict[str, Any], asked: Any) -> dict[str, Any] | None:
     return next((step for step in steps if step["error"]), steps[-1])
 
 
-def _run_body(request: HttpRequest, run_id: str) -> dict:
+def _run_body(request: ConsoleRequest, run_id: str) -> dict:
     """The run as the console last stored it when this person follows it (no
     remote call: a step clicked while the run goes on), else as the service says."""
     followed = selectors.run_followed(user=request.user, run_id=run_id)
@@ -53,7 +55,7 @@ def _run_body(request: HttpRequest, run_id: str) -> dict:
 
 
 @require_GET
-def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
+def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
     """A run as a timeline. A run still going is followed by the live poller
     and its region updates from the console's row; the selected step's panel
     (`?step=`) swaps alone, without a remote call while the run is followed."""
@@ -71,6 +73,7 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
         op = services.run_follow(key=request.workspace.require_key(), run=body)
         if op is not None and not op.is_final:
             live = operation_view(op=op, request=request)
+    refusal = decide_refusal(workspace=request.workspace, user=request.user)
     return render(
         request,
         "agents/run.html",
@@ -80,8 +83,8 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
             "live": live,
             "extra": {"run": run, "timeline": run_timeline(run), "zone": request.workspace.zone},
             "step": selected_step(run, request.GET.get("step")),
-            "approval_rows": approval_rows_of_run(request, run),
-            "decide_refusal": decide_refusal(request),
+            "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
+            "decide_refusal": refusal,
             "rerun_form": RerunForm(),
             "next": request.get_full_path(),
             "workspace_zone": request.workspace.zone,
@@ -90,7 +93,8 @@ def run_detail(request: HttpRequest, run_id: str) -> HttpResponse:
 
 
 @require_POST
-def run_rerun(request: HttpRequest, run_id: str) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def run_rerun(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
     """Send the run's message or payload again, as a new run (a new
     conversation), after the confirmation that showed exactly what goes.
     The run is read again here: what is sent is what the service says woke
@@ -127,55 +131,8 @@ def run_rerun(request: HttpRequest, run_id: str) -> HttpResponseBase:
 # --- runs lists -------------------------------------------------------------------------------
 
 
-def live_rows(request: HttpRequest, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The list's rows; a run still going is followed (a tracked row, made
-    once per run and person) and its row polls the console for it."""
-    rows = []
-    key = None
-    for run in runs:
-        live = None
-        if run["id"] and not run["is_final"] and run["status"]:
-            key = key or request.workspace.require_key()
-            op = services.run_follow(key=key, run=run["raw"])
-            if op is not None and not op.is_final:
-                live = operation_view(op=op)
-        rows.append({"run": run, "live": live})
-    return rows
-
-
-def _read_runs(items: list) -> list[dict[str, Any]]:
-    runs = []
-    for item in items:
-        run = read_run(item)
-        run["raw"] = item
-        runs.append(run)
-    return runs
-
-
-def agent_runs_context(request: HttpRequest, agent_id: str) -> dict[str, Any]:
-    """One agent's runs: by status and conversation, newest first, paged."""
-    status = choice(request.GET.get("status"), RUN_STATUSES, "")
-    thread_id = uuid_or_empty(request.GET.get("thread"))
-    pager = CursorPager.from_query(request.GET)
-    page = selectors.run_list(
-        client=request.workspace.client,
-        agent_id=agent_id,
-        status=status or None,
-        thread_id=thread_id or None,
-        cursor=pager.remote_cursor,
-    )
-    kept = {"status": status, "thread": thread_id}
-    return {
-        "run_status": status,
-        "run_thread": thread_id,
-        "run_tabs": tabs(RUN_STATUSES, status, {"thread": thread_id}, region="runs"),
-        "run_rows": live_rows(request, _read_runs(page.items)),
-        "run_paging": pager.links(kept, page.next_cursor, region="runs"),
-    }
-
-
 @require_GET
-def runs(request: HttpRequest) -> HttpResponse:
+def runs(request: ConsoleRequest) -> HttpResponse:
     """Every agent's runs, newest first (or one agent's, when filtered)."""
     client = request.workspace.client
     status = choice(request.GET.get("status"), RUN_STATUSES, "")
@@ -195,7 +152,7 @@ def runs(request: HttpRequest) -> HttpResponse:
             thread_id=thread_id or None,
             cursor=pager.remote_cursor,
         )
-        found = _read_runs(page.items)
+        found = read_runs(page.items)
         for run in found:
             run["agent_id"] = run["agent_id"] or agent_id
         next_cursor = page.next_cursor
@@ -212,7 +169,7 @@ def runs(request: HttpRequest) -> HttpResponse:
         "thread_id": thread_id,
         "agent_choices": sorted(names.items(), key=lambda pair: pair[1].lower()),
         "tabs": tabs(RUN_STATUSES, status, {"agent": agent_id, "thread": thread_id}),
-        "run_rows": live_rows(request, found),
+        "run_rows": live_rows(workspace=request.workspace, runs=found),
         "paging": pager.links(kept, next_cursor),
         "agents_beyond": max(len(agents) - MAX_AGENTS, 0) if not agent_id else 0,
         "max_agents": MAX_AGENTS,
@@ -224,7 +181,7 @@ def runs(request: HttpRequest) -> HttpResponse:
 @background_request
 @never_cache
 @require_GET
-def run_row(request: HttpRequest, pk: int) -> HttpResponse:
+def run_row(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """One live row of a runs list, from the console's row alone (zero remote
     calls): 204 while unchanged, 286 once the run is over."""
     unchanged = poll_unchanged(request, lambda: operation_status_version(user=request.user, operation_id=pk))

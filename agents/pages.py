@@ -1,0 +1,142 @@
+"""What several Agents pages show alike, given `request.workspace`, the user
+and the query (never the request): approval rows (the queue, a run's page,
+the inbox post them all to `approval_decide`), who may decide them, and the
+runs of an agent as rows (the agent page, the runs list). Views parse, call
+this, selectors or services, and render; no view imports another."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from django.contrib.auth.models import PermissionsMixin
+
+from agents import selectors, services
+from agents.forms import RUN_STATUSES, ApprovalDecisionForm, uuid_or_empty
+from agents.reading import read_run
+from dashboard.live.selectors import operation_view
+from dashboard.web.pager import CursorPager, choice, tabs
+
+if TYPE_CHECKING:
+    from django.contrib.auth.base_user import AbstractBaseUser
+    from django.http import QueryDict
+
+    from dashboard.web.workspace import Workspace
+
+# What a read-only member is told by every write address of the area (`requires_write`).
+READ_ONLY = (
+    "Agents are drafted, changed, run and talked to, and their approvals decided, only by a member "
+    "who may write: ask a workspace admin for such a role."
+)
+DECIDE_PERMISSION = "audit.decide_approvals"
+NOT_AN_APPROVER = "Only Approvers decide approvals. Ask an administrator to add you to the Approvers group."
+
+
+# --- approvals --------------------------------------------------------------------------
+
+
+def is_approver(user: AbstractBaseUser) -> bool:
+    # A user model without permissions has no Approvers group to be in.
+    return isinstance(user, PermissionsMixin) and user.has_perm(DECIDE_PERMISSION)
+
+
+def decide_refusal(*, workspace: Workspace, user: AbstractBaseUser) -> str:
+    """Why this person may not decide approvals here ("" when they may): the
+    note above the queue and the run's approvals (the view refuses a forged
+    post itself, with `requires_write` and `requires_permission`)."""
+    if not workspace.can_write:
+        role = workspace.member_role or "read-only"
+        return f"Your role in this workspace is {role}: you can see the queue, not decide."
+    if not is_approver(user):
+        return NOT_AN_APPROVER
+    return ""
+
+
+def _decision_form(approval: dict[str, Any], *, may_decide: bool) -> ApprovalDecisionForm | None:
+    """The row's form (one key per decision) when it is pending and this person may decide."""
+    if approval["status"] != "pending" or not may_decide:
+        return None
+    return ApprovalDecisionForm(initial={"agent_id": approval["agent_id"] or None})
+
+
+def approval_row(
+    approval: dict[str, Any],
+    *,
+    agent_names: dict[str, str],
+    may_decide: bool,
+    outcome: Any = None,
+    notice: str = "",
+    form: ApprovalDecisionForm | None = None,
+) -> dict[str, Any]:
+    """One row of the queue (`agents/approvals.html#approval_row`)."""
+    return {
+        "approval": approval,
+        "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
+        "form": form or _decision_form(approval, may_decide=may_decide),
+        "outcome": read_run(outcome) if isinstance(outcome, dict) and outcome else None,
+        "outcome_raw": outcome,
+        "notice": notice,
+    }
+
+
+def approval_rows_of_run(run: dict[str, Any], *, may_decide: bool) -> list[dict[str, Any]]:
+    """A run's approvals as rows of the queue (the same partial, form and
+    decision view), decidable on the run page by whoever may decide."""
+    rows = []
+    for approval in run["approvals"]:
+        approval["agent_id"] = approval["agent_id"] or run["agent_id"]
+        approval["run_id"] = approval["run_id"] or run["id"]
+        if approval["id"]:
+            rows.append(approval_row(approval, agent_names={}, may_decide=may_decide))
+    return rows
+
+
+# --- runs as rows -----------------------------------------------------------------------
+
+
+def read_runs(items: list[Any]) -> list[dict[str, Any]]:
+    """Runs as the lists show them, each with its body (`raw`) to follow it."""
+    runs = []
+    for item in items:
+        run = read_run(item)
+        run["raw"] = item
+        runs.append(run)
+    return runs
+
+
+def live_rows(*, workspace: Workspace, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The list's rows; a run still going is followed (a tracked row, made
+    once per run and person) and its row polls the console for it."""
+    rows = []
+    key = None
+    for run in runs:
+        live = None
+        if run["id"] and not run["is_final"] and run["status"]:
+            key = key or workspace.require_key()
+            op = services.run_follow(key=key, run=run["raw"])
+            if op is not None and not op.is_final:
+                live = operation_view(op=op)
+        rows.append({"run": run, "live": live})
+    return rows
+
+
+def agent_runs_context(*, workspace: Workspace, query: QueryDict, agent_id: str) -> dict[str, Any]:
+    """One agent's runs (a region of the agent page): by status and
+    conversation, newest first, paged."""
+    status = choice(query.get("status"), RUN_STATUSES, "")
+    thread_id = uuid_or_empty(query.get("thread"))
+    pager = CursorPager.from_query(query)
+    page = selectors.run_list(
+        client=workspace.client,
+        agent_id=agent_id,
+        status=status or None,
+        thread_id=thread_id or None,
+        cursor=pager.remote_cursor,
+    )
+    kept = {"status": status, "thread": thread_id}
+    return {
+        "run_status": status,
+        "run_thread": thread_id,
+        "run_tabs": tabs(RUN_STATUSES, status, {"thread": thread_id}, region="runs"),
+        "run_rows": live_rows(workspace=workspace, runs=read_runs(page.items)),
+        "run_paging": pager.links(kept, page.next_cursor, region="runs"),
+    }
