@@ -1,4 +1,4 @@
-"""Bulk edit and bulk delete of records (issue 11, item 5).
+"""Bulk edit and bulk delete of records.
 
 The records table's checkboxes name the records (`ids`, this page) or say
 "every record matching this search and these filters" (`scope=filter`); the
@@ -31,7 +31,7 @@ from dashboard.api.paths import api_path
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
-from objects import selectors
+from objects import selectors, services
 from objects.fields import Cell, FieldDef, api_value, cell, comparable, form_field, title_field_key
 from objects.filters import remote_query
 from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
@@ -101,7 +101,9 @@ class BulkForm(forms.Form):
     def __init__(self, *args, fields: list[FieldDef], zone: dt.tzinfo, **kwargs):
         super().__init__(*args, **kwargs)
         self.editable = {f.key: f for f in editable_fields(fields)}
-        self.fields["field"].choices = [("", "Choose a field…")] + [
+        field_choice = self.fields["field"]
+        assert isinstance(field_choice, forms.ChoiceField)
+        field_choice.choices = [("", "Choose a field…")] + [
             (f.key, f"{f.label} ({f.type_label})") for f in self.editable.values()
         ]
         chosen = self.editable.get(str(self.data.get("field") or self.initial.get("field") or ""))
@@ -109,7 +111,7 @@ class BulkForm(forms.Form):
         if chosen is not None:
             value_field = form_field(chosen, zone=zone)
             value_field.label = f"New {chosen.label.lower()}" if chosen.label else "New value"
-            value_field.help_text = "Leave empty to clear the field." if not chosen.required else ""
+            value_field.help_text = chosen.type_label + ("" if chosen.required else ". Leave empty to clear the field.")
             self.fields["value"] = value_field
 
     def clean(self):
@@ -327,12 +329,25 @@ def collect_chunk(job: ObjectJob) -> Step:
 
 
 def _write_one(job: ObjectJob, client, item: JobItem) -> None:
+    # Through the area's record writes, which also drop the record's cached title.
     key = write_key(job, f"{job.kind}:{item.record_id}")
-    path = api_path("/v1/objects/{}/records/{}", job.object_key, item.record_id)
     if job.kind == ObjectJob.KIND_DELETE:
-        client.delete(path, idempotency_key=key)
-    else:
-        client.patch(path, json={"values": job.params.get("changes") or {}}, idempotency_key=key)
+        services.record_delete(
+            client=client,
+            object_key=job.object_key,
+            record_id=item.record_id,
+            idempotency_key=key,
+            workspace_id=job.workspace_id,
+        )
+        return
+    services.record_update(
+        client=client,
+        object_key=job.object_key,
+        record_id=item.record_id,
+        changes=job.params.get("changes") or {},
+        idempotency_key=key,
+        workspace_id=job.workspace_id,
+    )
 
 
 # Refusals of one record: reported on its row, the job goes on.

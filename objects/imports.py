@@ -1,4 +1,4 @@
-"""CSV import of records (issue 11, item 6).
+"""CSV import of records.
 
 The uploaded file is stored in the console (objects.models.ImportStorage) and
 only ever streamed: `read_rows` hands out one parsed row at a time, with the
@@ -27,12 +27,12 @@ from django.conf import settings
 from django.core.exceptions import ValidationError
 
 from dashboard.api import errors
-from dashboard.api.paths import api_path
 from dashboard.live.storable import storable_text
-from objects import selectors
+from objects import selectors, services
 from objects.fields import FieldDef, api_value, field_defs, form_field
 from objects.jobs import MORE, Step, count_progress, step_for_error, write_key
 from objects.models import ImportProblem, ObjectJob
+from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 
 MAX_LINE_BYTES = 1024 * 1024  # one physical line; a longer one is refused, never read whole
 MAX_COLUMNS = 200
@@ -208,16 +208,16 @@ class RowChecker:
         return values, problems
 
     def value(self, f: FieldDef, raw: str) -> Any:
-        if f.type == "boolean":
+        if f.type == FieldType.BOOLEAN:
             word = raw.lower()
             if word in TRUE_WORDS:
                 return True
             if word in FALSE_WORDS:
                 return False
             raise ValidationError("write yes or no.")
-        if f.type in {"select", "stage"}:
+        if f.type in SINGLE_CHOICE_TYPES:
             return self._option(f, raw)
-        if f.type == "multi_select":
+        if f.type == FieldType.MULTI_SELECT:
             return [self._option(f, part.strip()) for part in MULTI_SEPARATOR.split(raw) if part.strip()]
         return api_value(f, self.form_fields[f.key].clean(raw))
 
@@ -309,7 +309,6 @@ def write_chunk(job: ObjectJob) -> Step:
 
     client = job.owner_key.client(max_retries=0)
     checker = _checker(job, client)
-    path = api_path("/v1/objects/{}/records", job.object_key)
     found: list[ImportProblem] = []
     handled = ok = 0
     step: Step = Step(done=True)
@@ -325,7 +324,12 @@ def write_chunk(job: ObjectJob) -> Step:
                 found.append(_check_problem(job, row, problems))
             else:
                 try:
-                    client.post(path, json={"values": values}, idempotency_key=write_key(job, f"row:{row.number}"))
+                    services.record_create(
+                        client=client,
+                        object_key=job.object_key,
+                        values=values,
+                        idempotency_key=write_key(job, f"row:{row.number}"),
+                    )
                 except ROW_REFUSALS as exc:
                     found.append(
                         ImportProblem(

@@ -1,4 +1,4 @@
-"""The kanban board of an object (issue 11, item 8): one column per option of
+"""The kanban board of an object: one column per option of
 a stage or select field, in the options' order, then "No value"; each column
 one read of the records whose field holds that option (the service's
 `filter`), its first cards and a count, and "Show more" for the next
@@ -14,8 +14,9 @@ from typing import Any
 from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import FieldDef, format_datetime, title_field_key
+from objects.schema import FieldType
 
-BOARD_TYPES = frozenset({"stage", "select"})
+BOARD_TYPES = frozenset({FieldType.STAGE, FieldType.SELECT})
 CARDS_PER_COLUMN = 50
 
 
@@ -52,7 +53,7 @@ class BoardColumn:
 
 def board_fields(fields: list[FieldDef]) -> list[FieldDef]:
     """The fields a board can group by: stage first, then selects."""
-    return sorted((f for f in fields if f.type in BOARD_TYPES), key=lambda f: f.type != "stage")
+    return sorted((f for f in fields if f.type in BOARD_TYPES), key=lambda f: f.type != FieldType.STAGE)
 
 
 def _wanted_by_filter(column: BoardColumn, wanted: Any) -> bool:

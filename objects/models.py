@@ -104,7 +104,7 @@ class RecordChange(models.Model):
         return f"{self.object_key}/{self.record_id}: {self.action} by {self.actor}"
 
 
-# --- bulk actions and CSV imports (issue 11, items 5 and 6) ------------------
+# --- bulk actions and CSV imports ---------------------------------------------
 
 
 class ImportStorage(FileSystemStorage):

@@ -1,6 +1,9 @@
 """Writes of the Objects area: objects and their fields, records,
 relationships, column choices. Every remote write takes the Idempotency-Key
-minted when its form was rendered."""
+minted when its form was rendered (or, in a job, derived from the job's).
+A record is written only here: `record_create`, `record_update` (a settled
+edit plan: `record_update_plan`) and `record_delete`, from the pages and
+from bulk jobs and imports alike."""
 
 from __future__ import annotations
 
@@ -10,6 +13,7 @@ from django.core.cache import cache
 
 from dashboard.api.paths import api_path
 from dashboard.web.reading import as_dict
+from objects.edits import EditPlan
 from objects.fields import FieldDef
 from objects.models import ColumnPreference, RecordChange, SavedView
 from objects.names import title_forget
@@ -114,6 +118,37 @@ def record_update(
             fields=fields or [],
         )
     return updated
+
+
+def record_update_plan(
+    *,
+    client: ServiceClient,
+    object_key: str,
+    record_id: str,
+    plan: EditPlan,
+    idempotency_key: str,
+    user,
+    workspace_id: str,
+    fields: list[FieldDef],
+    action: str = RecordChange.Action.EDIT,
+) -> dict | None:
+    """A settled edit plan (objects/edits.py: a record form, a cell, an undo)
+    PATCHed into the record's history; nothing to send, no call (None).
+    Remote errors propagate."""
+    if not plan.changes:
+        return None
+    return record_update(
+        client=client,
+        object_key=object_key,
+        record_id=record_id,
+        changes=plan.changes,
+        idempotency_key=idempotency_key,
+        user=user,
+        workspace_id=workspace_id,
+        before=plan.before,
+        fields=fields,
+        action=action,
+    )
 
 
 def record_delete(

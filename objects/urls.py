@@ -64,7 +64,7 @@ urlpatterns = [
     ),
 ]
 
-# Bulk actions, CSV import and the kanban board (issue 11, items 5, 6 and 8).
+# Bulk actions, CSV import and the kanban board.
 from objects.views import bulk as bulk_views  # noqa: E402
 from objects.views import imports as import_views  # noqa: E402
 from objects.views import jobs as job_views  # noqa: E402

@@ -8,21 +8,18 @@ import hashlib
 import json
 from typing import Any
 
-from django.http import HttpRequest, HttpResponseBase
+from django.http import HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from dashboard.web.htmx import client_redirect, render_region
-from dashboard.web.permissions import forbidden
+from dashboard.web.permissions import requires_write
+from dashboard.web.workspace import ConsoleRequest
 from objects import bulk
 from objects.fields import cell, field_defs
 from objects.models import ObjectJob
+from objects.records import READ_ONLY, object_definition
 from objects.templatetags.records import cell_text
-from objects.views.records import object_definition
-
-READ_ONLY = (
-    "Your role in this workspace can only read records: bulk changes, imports and moves need a member who may write."
-)
 
 
 def dry_run_token(*, kind: str, changes: dict | None, selection: bulk.Selection) -> str:
@@ -48,12 +45,11 @@ def _title(*, kind: str, form: bulk.BulkForm, definition: dict, selection: bulk.
 
 
 @require_http_methods(["GET", "POST"])
-def bulk_action(request: HttpRequest, object_key: str) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     workspace = request.workspace
-    if not workspace.can_write:
-        return forbidden(request, READ_ONLY)
     data = request.POST if request.method == "POST" else request.GET
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     selection = bulk.Selection.from_data(data)
     kind = bulk.ACTIONS.get(data.get("action", ""), ObjectJob.KIND_EDIT)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -16,21 +16,21 @@ from django.views.decorators.http import require_http_methods
 from dashboard.api import errors
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial
+from dashboard.web.permissions import requires_write
 from dashboard.web.reading import as_dict
-from objects import selectors
+from dashboard.web.workspace import ConsoleRequest
+from objects import selectors, services
 from objects.fields import cell, field_defs
 from objects.forms import RESERVED_NAMES, RecordForm
 from objects.models import RecordChange
-from objects.views.access import refuse_read_only
-from objects.views.records import conflict_rows, object_definition, record_title, write_plan
+from objects.records import READ_ONLY, conflict_rows, object_definition, record_title
 
 
 @require_http_methods(["GET", "POST"])
-def record_cell(request: HttpRequest, object_key: str, record_id: str, field_key: str) -> HttpResponseBase:
-    if refused := refuse_read_only(request):
-        return refused
+@requires_write(READ_ONLY)
+def record_cell(request: ConsoleRequest, object_key: str, record_id: str, field_key: str) -> HttpResponseBase:
     workspace = request.workspace
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     field = next((f for f in field_defs(definition) if f.key == field_key), None)
     if definition.get("kind") == "system" or field is None or field_key in RESERVED_NAMES:
         raise Http404("No such editable field.")
@@ -59,12 +59,14 @@ def record_cell(request: HttpRequest, object_key: str, record_id: str, field_key
             context["conflicts"] = conflict_rows(plan.conflicts, zone=workspace.zone)
             return _editor(request, context)
         try:
-            updated = write_plan(
-                request,
+            updated = services.record_update_plan(
+                client=workspace.client,
                 object_key=object_key,
                 record_id=record_id,
                 plan=plan,
-                form=form,
+                idempotency_key=form.cleaned_data["idempotency_key"],
+                user=request.user,
+                workspace_id=workspace.id,
                 fields=form.record_fields,
                 action=RecordChange.Action.INLINE,
             )
@@ -87,7 +89,7 @@ def record_cell(request: HttpRequest, object_key: str, record_id: str, field_key
     return _editor(request, context)
 
 
-def _editor(request: HttpRequest, context: dict[str, Any]) -> HttpResponseBase:
+def _editor(request: ConsoleRequest, context: dict[str, Any]) -> HttpResponseBase:
     if is_partial(request):
         return render(request, "objects/cell_edit.html#cell-editor", context)
     return render(request, "objects/cell_edit.html", context)

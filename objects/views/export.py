@@ -7,29 +7,31 @@ from collections.abc import Iterator
 from datetime import date
 from itertools import chain
 
-from django.http import HttpRequest, StreamingHttpResponse
+from django.http import StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.api import errors
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.reading import as_dict, text
+from dashboard.web.workspace import ConsoleRequest
 from objects import selectors
 from objects.fields import csv_value, field_defs
+from objects.records import hidden_columns, object_definition, saved_view_open
 from objects.table import TableState
-from objects.views.records import hidden_columns, object_definition, open_view
 
 logger = logging.getLogger("objects.export")
 
 
 @require_GET
-def records_export(request: HttpRequest, object_key: str) -> StreamingHttpResponse:
+def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpResponse:
     """The current filtered, sorted view as CSV, every page, streamed, with
     the columns the table shows (the title column always, as in the table)."""
     workspace = request.workspace
-    every_field = field_defs(object_definition(request, object_key))
+    every_field = field_defs(object_definition(workspace=workspace, object_key=object_key))
     state = TableState.from_query(request.GET, every_field)
     # The columns the table shows (the open saved view's, else this person's choice).
-    hidden = set(hidden_columns(request, object_key, open_view(request, object_key, request.GET)))
+    view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=request.GET)
+    hidden = set(hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=view))
     fields = [f for i, f in enumerate(every_field) if i == 0 or f.key not in hidden]
     service_filter, _problems = state.service_filter(every_field)
     records = selectors.record_iter(

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -12,21 +12,22 @@ from django.views.decorators.http import require_http_methods
 from dashboard.api import errors
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect
+from dashboard.web.permissions import requires_write
+from dashboard.web.reading import as_dict
+from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import field_defs
 from objects.forms import RecordUndoForm
 from objects.history import UNDOABLE, history_rows, undo_plan
 from objects.models import RecordChange
-from objects.views.access import refuse_read_only
-from objects.views.records import conflict_rows, object_definition, record_title, write_plan
+from objects.records import READ_ONLY, conflict_rows, object_definition, record_title
 
 
 @require_http_methods(["GET", "POST"])
-def record_undo(request: HttpRequest, object_key: str, record_id: str, change_id: int) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def record_undo(request: ConsoleRequest, object_key: str, record_id: str, change_id: int) -> HttpResponseBase:
     """Shows what undoing restores; a post PATCHes the values back, except a
     field changed again since, which the person settles first."""
-    if refused := refuse_read_only(request):
-        return refused
     workspace = request.workspace
     change = selectors.record_change_get(
         workspace_id=workspace.id, object_key=object_key, record_id=record_id, pk=change_id
@@ -34,10 +35,10 @@ def record_undo(request: HttpRequest, object_key: str, record_id: str, change_id
     latest = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)[:1]
     if change is None or change.action not in UNDOABLE:
         raise Http404("No such change.")
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
-    current = record.get("values") if isinstance(record.get("values"), dict) else {}
+    current = as_dict(record.get("values"))
     form = RecordUndoForm(request.POST if request.method == "POST" else None)
     context: dict[str, Any] = {
         "form": form,
@@ -55,12 +56,14 @@ def record_undo(request: HttpRequest, object_key: str, record_id: str, change_id
             context["conflicts"] = conflict_rows(plan.conflicts, zone=workspace.zone)
             return render(request, "objects/record_undo.html", context)
         try:
-            write_plan(
-                request,
+            services.record_update_plan(
+                client=workspace.client,
                 object_key=object_key,
                 record_id=record_id,
                 plan=plan,
-                form=form,
+                idempotency_key=form.cleaned_data["idempotency_key"],
+                user=request.user,
+                workspace_id=workspace.id,
                 fields=fields,
                 action=RecordChange.Action.UNDO,
             )

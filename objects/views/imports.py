@@ -8,7 +8,7 @@ from typing import Any
 
 from django import forms
 from django.db import transaction
-from django.http import Http404, HttpRequest, HttpResponseBase
+from django.http import Http404, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
@@ -16,15 +16,19 @@ from django.views.decorators.http import require_http_methods
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.htmx import client_redirect, render_region
-from dashboard.web.permissions import forbidden
+from dashboard.web.permissions import requires_write
+from dashboard.web.workspace import ConsoleRequest
 from objects import imports, jobs
 from objects.models import ObjectJob
-from objects.views.bulk import READ_ONLY
-from objects.views.records import object_definition
+from objects.records import READ_ONLY, object_definition
 
 
 class UploadForm(forms.Form):
-    file = forms.FileField(label="CSV file", help_text="UTF-8, the first line naming the columns.")
+    file = forms.FileField(
+        label="CSV file",
+        help_text="UTF-8, the first line naming the columns.",
+        widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}),
+    )
     idempotency_key = IdempotencyKeyField()
 
     def clean_file(self):
@@ -35,16 +39,15 @@ class UploadForm(forms.Form):
 
 
 @require_http_methods(["GET", "POST"])
-def import_upload(request: HttpRequest, object_key: str) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     workspace = request.workspace
-    if not workspace.can_write:
-        return forbidden(request, READ_ONLY)
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     form = UploadForm(request.POST or None, request.FILES or None)
     context: dict[str, Any] = {"definition": definition, "object_key": object_key, "form": form}
     if request.method == "POST" and form.is_valid():
         uid = form.cleaned_data["idempotency_key"]
-        existing = ObjectJob.objects.filter(uid=uid, started_by=request.user).first()
+        existing = ObjectJob.objects.filter(uid=uid, started_by_id=request.user.pk).first()
         if existing is not None:  # the same form sent twice: the same import
             return client_redirect(request, reverse("objects:import_map", args=[existing.pk]))
         upload = form.cleaned_data["file"]
@@ -57,7 +60,7 @@ def import_upload(request: HttpRequest, object_key: str) -> HttpResponseBase:
         job = ObjectJob(
             uid=uuid.UUID(uid),
             owner_key=workspace.require_key(),
-            started_by=request.user,
+            started_by_id=request.user.pk,
             workspace_id=workspace.id,
             object_key=object_key,
             object_name=str(definition.get("plural_name") or object_key),
@@ -92,8 +95,9 @@ class MappingForm(forms.Form):
                 initial=mapping.get(str(index), ""),
             )
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         seen: dict[str, str] = {}
         for name, key in cleaned.items():
             if key and key in seen:
@@ -109,16 +113,15 @@ class MappingForm(forms.Form):
 
 
 @require_http_methods(["GET", "POST"])
-def import_map(request: HttpRequest, pk: int) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     workspace = request.workspace
-    if not workspace.can_write:
-        return forbidden(request, READ_ONLY)
-    job = ObjectJob.objects.filter(pk=pk, started_by=request.user, kind=ObjectJob.KIND_IMPORT).first()
+    job = ObjectJob.objects.filter(pk=pk, started_by_id=request.user.pk, kind=ObjectJob.KIND_IMPORT).first()
     if job is None:
         raise Http404("No such import.")
     if job.status != ObjectJob.MAPPING:
         return client_redirect(request, reverse("objects:job", args=[job.pk]))
-    definition = object_definition(request, job.object_key)
+    definition = object_definition(workspace=workspace, object_key=job.object_key)
     fields = imports.importable_fields(definition)
     header = list(job.params.get("header") or [])
     form = MappingForm(request.POST or None, header=header, fields=fields, mapping=job.params.get("mapping") or {})

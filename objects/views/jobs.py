@@ -8,7 +8,7 @@ from collections.abc import Iterator
 from datetime import date
 
 from django.contrib import messages
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, StreamingHttpResponse
+from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -17,22 +17,24 @@ from django.views.decorators.http import require_GET, require_POST
 from dashboard.accounts.middleware import background_request
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import client_redirect, poll_unchanged, stop_polling
-from dashboard.web.permissions import forbidden
+from dashboard.web.permissions import requires_write
+from dashboard.web.workspace import ConsoleRequest
 from objects import imports, jobs
-from objects.models import JobItem, ObjectJob
-from objects.views.bulk import READ_ONLY
+from objects.models import ImportProblem, JobItem, ObjectJob
+from objects.records import READ_ONLY
 
 SHOWN_FAILURES = 20
 
 
-def _job(request: HttpRequest, pk: int) -> ObjectJob:
-    job = ObjectJob.objects.filter(pk=pk, started_by=request.user).first()
+def _job(request: ConsoleRequest, pk: int) -> ObjectJob:
+    job = ObjectJob.objects.filter(pk=pk, started_by_id=request.user.pk).first()
     if job is None:
         raise Http404("No such job.")
     return job
 
 
 def job_context(job: ObjectJob) -> dict:
+    failures: list[ImportProblem] | list[JobItem]
     if job.kind == ObjectJob.KIND_IMPORT:
         failures = list(job.problems.order_by("row_number")[:SHOWN_FAILURES])
     else:
@@ -47,20 +49,20 @@ def job_context(job: ObjectJob) -> dict:
 
 
 @require_GET
-def job_list(request: HttpRequest) -> HttpResponse:
-    recent = ObjectJob.objects.filter(started_by=request.user).order_by("-created_at")[:50]
+def job_list(request: ConsoleRequest) -> HttpResponse:
+    recent = ObjectJob.objects.filter(started_by_id=request.user.pk).order_by("-created_at")[:50]
     return render(request, "objects/jobs.html", {"jobs": recent})
 
 
 @require_GET
-def job_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def job_detail(request: ConsoleRequest, pk: int) -> HttpResponse:
     return render(request, "objects/job.html", job_context(_job(request, pk)))
 
 
 @background_request
 @never_cache
 @require_GET
-def job_status(request: HttpRequest, pk: int) -> HttpResponse:
+def job_status(request: ConsoleRequest, pk: int) -> HttpResponse:
     """The progress region, polled every second: 204 while the row is
     unchanged (one query), 286 with its last render once nothing moves."""
     unchanged = poll_unchanged(request, lambda: jobs.job_version(pk, request.user))
@@ -72,18 +74,17 @@ def job_status(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def job_cancel(request: HttpRequest, pk: int) -> HttpResponseBase:
+def job_cancel(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     job = _job(request, pk)
     jobs.job_cancel(job=job)
     return client_redirect(request, reverse("objects:job", args=[job.pk]))
 
 
 @require_POST
-def job_run(request: HttpRequest, pk: int) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def job_run(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """Import after the dry run; Resume a stopped job where it stopped; Run an
     import again (the same keys: the service replays, nothing is written twice)."""
-    if not request.workspace.can_write:
-        return forbidden(request, READ_ONLY)
     job = _job(request, pk)
     if job.file_removed:
         # Nothing to read the rows from (the page offers no button then; a stale one lands here).
@@ -99,7 +100,7 @@ def job_run(request: HttpRequest, pk: int) -> HttpResponseBase:
 
 
 @require_GET
-def job_report(request: HttpRequest, pk: int) -> StreamingHttpResponse:
+def job_report(request: ConsoleRequest, pk: int) -> StreamingHttpResponse:
     """The failures as CSV: for an import, each refused row of the file with
     the reason (the service's 422 and its request id) placed on it."""
     job = _job(request, pk)

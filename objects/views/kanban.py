@@ -10,7 +10,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
-from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
+from django.http import Http404, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -20,13 +20,13 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.htmx import client_redirect, is_partial
 from dashboard.web.pager import CursorPager
-from dashboard.web.permissions import forbidden
+from dashboard.web.permissions import requires_write
+from dashboard.web.workspace import ConsoleRequest
 from objects import services
 from objects.fields import FieldDef, field_defs
 from objects.filters import FILTER_PREFIX, RecordFilter
 from objects.kanban import BoardColumn, board_columns, board_fields, empty_columns, fill_column
-from objects.views.bulk import READ_ONLY
-from objects.views.records import object_definition
+from objects.records import READ_ONLY, object_definition
 
 
 def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
@@ -49,10 +49,10 @@ def _link_columns(object_key: str, by: FieldDef, columns: list[BoardColumn], rec
 
 
 def _board(
-    request: HttpRequest, object_key: str, *, by: str | None, query: QueryDict, status: int = 200, **extra: Any
+    request: ConsoleRequest, object_key: str, *, by: str | None, query: QueryDict, status: int = 200, **extra: Any
 ) -> HttpResponse:
     workspace = request.workspace
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     chosen = _board_field(fields, by)
     # The table's search and filters, carried by its "Kanban" link.
@@ -93,7 +93,7 @@ def _board(
 
 
 @require_GET
-def kanban(request: HttpRequest, object_key: str) -> HttpResponse:
+def kanban(request: ConsoleRequest, object_key: str) -> HttpResponse:
     return _board(request, object_key, by=request.GET.get("by"), query=request.GET)
 
 
@@ -102,11 +102,11 @@ MAX_SHOWN = 1_000_000
 
 
 @require_GET
-def kanban_column(request: HttpRequest, object_key: str) -> HttpResponseBase:
+def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     """A column's next cards ("Show more"), appended under the ones shown;
     its count and its own "Show more" follow."""
     workspace = request.workspace
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     by = _board_field(fields, request.GET.get("by"))
     if by is None or by.key != request.GET.get("by"):
@@ -160,20 +160,19 @@ class MoveForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
 
 
-def _wants_json(request: HttpRequest) -> bool:
+def _wants_json(request: ConsoleRequest) -> bool:
     return "application/json" in request.headers.get("Accept", "")
 
 
 @require_POST
-def kanban_move(request: HttpRequest, object_key: str) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def kanban_move(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
+    """A card's move; a script's move (Accept: application/json) gets JSON,
+    a refusal included (`requires_write` too)."""
     workspace = request.workspace
     as_json = _wants_json(request)
-    if not workspace.can_write:
-        if as_json:
-            return JsonResponse({"ok": False, "message": READ_ONLY}, status=403)
-        return forbidden(request, READ_ONLY)
     form = MoveForm(request.POST)
-    definition = object_definition(request, object_key)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     by = _board_field(field_defs(definition), form.data.get("field"))
     problem = ""
     if not form.is_valid() or by is None or by.key != form.cleaned_data["field"]:
@@ -181,7 +180,7 @@ def kanban_move(request: HttpRequest, object_key: str) -> HttpResponseBase:
     elif form.cleaned_data["option"] and form.cleaned_data["option"] not in {o.id for o in by.options}:
         problem = f"“{by.label}” has no such option any more; reload the board."
     status = 400
-    if not problem:
+    if not problem and by is not None:
         try:
             services.record_update(
                 client=workspace.client,
@@ -198,8 +197,7 @@ def kanban_move(request: HttpRequest, object_key: str) -> HttpResponseBase:
             if as_json:
                 return JsonResponse({"ok": True})
             # Back to the same board: its grouping, search and filters (posted as `list`).
-            board = QueryDict(mutable=True)
-            board.update(_carried_filter(request))
+            board = _carried_filter(request).copy()
             board["by"] = by.key
             return redirect(reverse("objects:kanban", args=[object_key]) + "?" + board.urlencode())
     if as_json:
@@ -207,6 +205,6 @@ def kanban_move(request: HttpRequest, object_key: str) -> HttpResponseBase:
     return _board(request, object_key, by=by.key if by else None, query=_carried_filter(request), move_error=problem)
 
 
-def _carried_filter(request: HttpRequest) -> QueryDict:
+def _carried_filter(request: ConsoleRequest) -> QueryDict:
     """The board's search and filters, carried by a move form (`list`)."""
     return QueryDict((request.POST.get("list") or "")[:4000])

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
@@ -13,25 +13,25 @@ from dashboard.api import errors
 from dashboard.idempotency import renew_idempotency_key
 from dashboard.web.forms import failed_write, place_remote_error
 from dashboard.web.htmx import client_redirect, is_partial, send_to
+from dashboard.web.permissions import requires_write
 from dashboard.web.reading import as_dict
 from dashboard.web.reading import text as as_text
+from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
 from objects.names import record_titles
-from objects.views.access import refuse_read_only
-from objects.views.records import object_definition, record_page_context
+from objects.records import READ_ONLY, object_definition, record_page_context
 
 # The service's names for a link's target -> the form's fields.
 TARGET_ALIASES = {"id": "target_id", "object": "target_object", "target": "target_id"}
 
 
 @require_http_methods(["GET", "POST"])
-def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> HttpResponseBase:
+@requires_write(READ_ONLY)
+def relationship_new(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponseBase:
     """The add-link form (loaded on demand so the record page stays at three calls), and its post."""
-    if refused := refuse_read_only(request):
-        return refused
     client = request.workspace.client
     form = RelationshipForm(
         request.POST or None, objects=selectors.object_list_all(client=client), initial={"target_object": object_key}
@@ -71,7 +71,7 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
                 )
             # The panel, re-read, in place of the form's region (a redirect to
             # this same page plus a #fragment would not reload it).
-            page = record_page_context(request, object_key=object_key, record_id=record_id)
+            page = _record_page(request, object_key=object_key, record_id=record_id)
             return send_to(render(request, "objects/record.html#relationships", page), "#relationships", "outerHTML")
     if request.method == "POST" and (request.POST.get("target_search") or request.POST.get("target_pick")):
         # Re-rendered with a message: show the same search results, the pick still chosen.
@@ -87,11 +87,19 @@ def relationship_new(request: HttpRequest, object_key: str, record_id: str) -> H
         )
     if is_partial(request):
         return render(request, "objects/record.html#link-form", context)
-    page = record_page_context(request, object_key=object_key, record_id=record_id)
+    page = _record_page(request, object_key=object_key, record_id=record_id)
     return render(request, "objects/record.html", {**page, **context})
 
 
-def _log_link(request: HttpRequest, *, object_key: str, record_id: str, data: dict) -> None:
+def _record_page(request: ConsoleRequest, *, object_key: str, record_id: str) -> dict[str, Any]:
+    """The record page's context, with the records table's query it came from (`list`)."""
+    list_raw = request.GET.get("list") or request.POST.get("list") or ""
+    return record_page_context(
+        workspace=request.workspace, object_key=object_key, record_id=record_id, list_raw=list_raw
+    )
+
+
+def _log_link(request: ConsoleRequest, *, object_key: str, record_id: str, data: dict) -> None:
     """The new link in both records' history, each named by its title. The
     titles are read through the cache the relationships panel uses next, so
     the panel's re-read finds them there."""
@@ -100,7 +108,7 @@ def _log_link(request: HttpRequest, *, object_key: str, record_id: str, data: di
         client=request.workspace.client,
         workspace_id=request.workspace.id,
         refs=[source, target],
-        definition_of=lambda key: object_definition(request, key),
+        definition_of=lambda key: object_definition(workspace=request.workspace, object_key=key),
     )
     services.relationship_log(
         user=request.user,
@@ -113,13 +121,13 @@ def _log_link(request: HttpRequest, *, object_key: str, record_id: str, data: di
 
 
 def _picker_context(
-    request: HttpRequest, *, object_key: str, record_id: str, target_object: str, text: str, picked: str = ""
+    request: ConsoleRequest, *, object_key: str, record_id: str, target_object: str, text: str, picked: str = ""
 ) -> dict[str, Any]:
     """The picker's choices: the target object's first records matching the text."""
     choices = []
     error = None
     try:
-        title_key = title_field_key(object_definition(request, target_object))
+        title_key = title_field_key(object_definition(workspace=request.workspace, object_key=target_object))
         for item in selectors.record_search(client=request.workspace.client, object_key=target_object, text=text):
             if not isinstance(item, dict):
                 continue
@@ -143,7 +151,7 @@ def _picker_context(
 
 
 @require_GET
-def relationship_picker(request: HttpRequest, object_key: str, record_id: str) -> HttpResponse:
+def relationship_picker(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponse:
     """Search-as-you-type over the target object's records (10 at most)."""
     context = _picker_context(
         request,

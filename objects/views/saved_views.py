@@ -4,21 +4,23 @@ opened by their own address; one default per person and object."""
 
 from __future__ import annotations
 
-from django.http import Http404, HttpRequest, HttpResponseBase, QueryDict
+from django.http import Http404, HttpResponseBase, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.web.htmx import client_redirect
+from dashboard.web.permissions import forbidden
+from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import field_defs
 from objects.forms import SavedViewForm
 from objects.models import SavedView
+from objects.records import hidden_columns, object_definition, saved_view_open, view_address
 from objects.table import TableState
-from objects.views.records import hidden_columns, object_definition, open_view, view_address
 
 
-def _own_view(request: HttpRequest, object_key: str, view_id: int) -> SavedView:
+def _own_view(request: ConsoleRequest, object_key: str, view_id: int) -> SavedView:
     view = selectors.saved_view_get(
         user=request.user, workspace_id=request.workspace.id, object_key=object_key, pk=view_id
     )
@@ -28,9 +30,10 @@ def _own_view(request: HttpRequest, object_key: str, view_id: int) -> SavedView:
 
 
 @require_POST
-def view_save(request: HttpRequest, object_key: str) -> HttpResponseBase:
+def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     """Saves the table as it is now (its query re-checked) under a name."""
-    definition = object_definition(request, object_key)
+    workspace = request.workspace
+    definition = object_definition(workspace=workspace, object_key=object_key)
     form = SavedViewForm(request.POST)
     if not form.is_valid():
         return render(
@@ -41,7 +44,8 @@ def view_save(request: HttpRequest, object_key: str) -> HttpResponseBase:
         )
     query = QueryDict(form.cleaned_data["query"])
     state = TableState.from_query(query, field_defs(definition))
-    hidden = hidden_columns(request, object_key, open_view(request, object_key, query))
+    opened = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
+    hidden = hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=opened)
     view = services.saved_view_save(
         user=request.user,
         workspace_id=request.workspace.id,
@@ -59,13 +63,13 @@ def view_save(request: HttpRequest, object_key: str) -> HttpResponseBase:
 
 
 @require_GET
-def view_open(request: HttpRequest, object_key: str, view_id: int) -> HttpResponseBase:
+def view_open(request: ConsoleRequest, object_key: str, view_id: int) -> HttpResponseBase:
     """A view's own address (to share or bookmark): the table with its query."""
     return redirect(view_address(_own_view(request, object_key, view_id)))
 
 
 @require_POST
-def view_default(request: HttpRequest, object_key: str, view_id: int) -> HttpResponseBase:
+def view_default(request: ConsoleRequest, object_key: str, view_id: int) -> HttpResponseBase:
     """Makes this view the one the records page opens with (again: no default)."""
     view = _own_view(request, object_key, view_id)
     preference = selectors.column_preference(
@@ -79,15 +83,10 @@ def view_default(request: HttpRequest, object_key: str, view_id: int) -> HttpRes
 
 
 @require_POST
-def view_delete(request: HttpRequest, object_key: str, view_id: int) -> HttpResponseBase:
+def view_delete(request: ConsoleRequest, object_key: str, view_id: int) -> HttpResponseBase:
     """Deletes one of this person's views (a shared view only by its owner)."""
     view = _own_view(request, object_key, view_id)
     if view.owner_id != request.user.pk:
-        return render(
-            request,
-            "objects/read_only.html",
-            {"reason": f"Only {view.owner.get_username()} can delete the view “{view.name}”."},
-            status=403,
-        )
+        return forbidden(request, f"Only {view.owner.get_username()} can delete the view “{view.name}”.")
     services.saved_view_delete(view=view)
     return client_redirect(request, reverse("objects:records", args=[object_key]) + "?view=all")

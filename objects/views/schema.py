@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 from django.contrib import messages
-from django.http import HttpRequest, HttpResponse, QueryDict
+from django.http import HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -17,6 +17,8 @@ from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.params import bounded_int
+from dashboard.web.permissions import requires_write
+from dashboard.web.workspace import ConsoleRequest
 from objects.forms import (
     FieldRemoveForm,
     FieldRowForm,
@@ -26,10 +28,10 @@ from objects.forms import (
     SettingsFieldRows,
     option_color_for,
 )
-from objects.schema import DEFAULT_COLOR, DEFAULT_ICON, FIELD_TYPE_LABELS, ICONS, icon_file, snake_case
+from objects.records import READ_ONLY
+from objects.schema import DEFAULT_COLOR, DEFAULT_ICON, FIELD_TYPE_LABELS, ICONS, FieldType, icon_file, snake_case
 from objects.selectors import object_definition_get, object_list
 from objects.services import object_create, object_update
-from objects.views.access import refuse_read_only
 
 OBJECT_KINDS = [("custom", "Custom"), ("system", "System")]
 OBJECTS_PAGE_SIZE = 25
@@ -70,7 +72,7 @@ def _records_url(object_key: str) -> str:
 
 
 @require_GET
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: ConsoleRequest) -> HttpResponse:
     kind = choice(request.GET.get("kind"), OBJECT_KINDS, "custom")
     pager = CursorPager.from_query(request.GET)
     page = object_list(client=request.workspace.client, kind=kind, cursor=pager.remote_cursor, limit=OBJECTS_PAGE_SIZE)
@@ -143,9 +145,8 @@ def _existing_object_key(exc: api_errors.ApiError) -> str | None:
 
 
 @require_GET
-def object_new(request: HttpRequest) -> HttpResponse:
-    if refused := refuse_read_only(request):
-        return refused
+@requires_write(READ_ONLY)
+def object_new(request: ConsoleRequest) -> HttpResponse:
     request.workspace.require_key()  # no key: the middleware sends them to add one before they type
     form = ObjectForm()
     rows = NewObjectFieldRows(prefix=FIELD_ROWS_PREFIX)
@@ -153,9 +154,8 @@ def object_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_POST
-def object_create_view(request: HttpRequest) -> HttpResponse:
-    if refused := refuse_read_only(request):
-        return refused
+@requires_write(READ_ONLY)
+def object_create_view(request: ConsoleRequest) -> HttpResponseBase:
     builder_data = _builder_action(request.POST)
     data = builder_data if builder_data is not None else request.POST
     title_row = data.get("title_row", "")
@@ -227,14 +227,14 @@ def object_create_view(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def object_key_preview(request: HttpRequest) -> HttpResponse:
+def object_key_preview(request: ConsoleRequest) -> HttpResponse:
     return render(
         request, "objects/new.html#derived_key", {"derived_key": snake_case(request.GET.get("plural_name", ""))}
     )
 
 
 @require_GET
-def field_row_new(request: HttpRequest) -> HttpResponse:
+def field_row_new(request: ConsoleRequest) -> HttpResponse:
     """One more row for the fields builder, and the formset's new total (out of band)."""
     index = bounded_int(request.GET.get(f"{FIELD_ROWS_PREFIX}-TOTAL_FORMS"), default=0, highest=MAX_FIELD_ROWS - 1)
     form = FieldRowForm(prefix=f"{FIELD_ROWS_PREFIX}-{index}", empty_permitted=True, use_required_attribute=False)
@@ -246,7 +246,7 @@ def field_row_new(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def field_row_removed(request: HttpRequest) -> HttpResponse:
+def field_row_removed(request: ConsoleRequest) -> HttpResponse:
     """What stays of a removed new row: its DELETE mark, so the formset's numbering holds."""
     index = bounded_int(request.GET.get("index"), default=-1, lowest=-1, highest=MAX_FIELD_ROWS)
     return render(
@@ -257,7 +257,7 @@ def field_row_removed(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-def field_option_new(request: HttpRequest) -> HttpResponse:
+def field_option_new(request: ConsoleRequest) -> HttpResponse:
     prefix = request.GET.get("prefix", "")
     if not ROW_PREFIX_PATTERN.match(prefix):
         return HttpResponse("")
@@ -275,7 +275,7 @@ def _field_initial(field: dict) -> dict:
     return {
         "label": field.get("label") or "",
         "key": field.get("key") or "",
-        "type": field.get("type") or "text",
+        "type": field.get("type") or FieldType.TEXT,
         "required": bool(field.get("required")),
         "options": field.get("options") or [],
         "original_key": field.get("key") or "",
@@ -313,7 +313,7 @@ def _settings_context(*, definition: dict, form, rows, **extra) -> dict:
         "form": form,
         "rows": rows,
         "system_fields": [
-            {**f, "type_label": FIELD_TYPE_LABELS.get(f.get("type") or "text", f.get("type"))}
+            {**f, "type_label": FIELD_TYPE_LABELS.get(f.get("type") or FieldType.TEXT, f.get("type"))}
             for f in fields
             if _is_system_field(f)
         ],
@@ -341,9 +341,8 @@ def _settings_forms(*, definition: dict, data: QueryDict | None = None):
 
 
 @require_GET
-def object_settings(request: HttpRequest, object_key: str) -> HttpResponse:
-    if refused := refuse_read_only(request):
-        return refused
+@requires_write(READ_ONLY)
+def object_settings(request: ConsoleRequest, object_key: str) -> HttpResponse:
     client = request.workspace.client
     definition = object_definition_get(
         client=client, workspace_id=request.workspace.id, object_key=object_key, fresh=True
@@ -378,9 +377,8 @@ def _settings_changes(*, definition: dict, form: ObjectSettingsForm, sent_rows: 
 
 
 @require_POST
-def object_settings_save(request: HttpRequest, object_key: str) -> HttpResponse:
-    if refused := refuse_read_only(request):
-        return refused
+@requires_write(READ_ONLY)
+def object_settings_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     client = request.workspace.client
     workspace_id = request.workspace.id
     definition = object_definition_get(client=client, workspace_id=workspace_id, object_key=object_key, fresh=True)
@@ -436,10 +434,9 @@ def _custom_field(definition: dict, field_key: str) -> dict | None:
 
 
 @require_GET
-def field_remove_confirm(request: HttpRequest, object_key: str, field_key: str) -> HttpResponse:
+@requires_write(READ_ONLY)
+def field_remove_confirm(request: ConsoleRequest, object_key: str, field_key: str) -> HttpResponseBase:
     """The confirmation step before a custom field is removed (in place with htmx, or the settings page)."""
-    if refused := refuse_read_only(request):
-        return refused
     client = request.workspace.client
     definition = object_definition_get(client=client, workspace_id=request.workspace.id, object_key=object_key)
     field = _custom_field(definition, field_key)
@@ -451,7 +448,7 @@ def field_remove_confirm(request: HttpRequest, object_key: str, field_key: str) 
     return _render_field_removal(request, definition=definition, removal={"field": field, "form": FieldRemoveForm()})
 
 
-def _render_field_removal(request: HttpRequest, *, definition: dict, removal: dict) -> HttpResponse:
+def _render_field_removal(request: ConsoleRequest, *, definition: dict, removal: dict) -> HttpResponse:
     """The removal confirmation: in place for htmx, else on the settings page."""
     if is_partial(request):
         context = {"removal": removal, "object_key": definition.get("key") or ""}
@@ -465,9 +462,8 @@ def _render_field_removal(request: HttpRequest, *, definition: dict, removal: di
 
 
 @require_POST
-def field_remove(request: HttpRequest, object_key: str, field_key: str) -> HttpResponse:
-    if refused := refuse_read_only(request):
-        return refused
+@requires_write(READ_ONLY)
+def field_remove(request: ConsoleRequest, object_key: str, field_key: str) -> HttpResponseBase:
     client = request.workspace.client
     workspace_id = request.workspace.id
     definition = object_definition_get(client=client, workspace_id=workspace_id, object_key=object_key)

@@ -11,10 +11,12 @@ import uuid
 
 import httpx
 import pytest
+from django.urls import reverse
 
 from objects import jobs
 from objects.models import JobItem, ObjectJob
 from tests.html import parse, select
+from tests.keys.support import me_body
 from tests.objects import jobs_support
 from tests.objects.jobs_support import drain
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, error_body, page, record
@@ -103,6 +105,14 @@ def test_a_refused_key_stops_the_job_until_resume(console, remote, user, api_key
     assert "req_401" in job.message and "Key revoked." in job.message
     assert job.items.filter(state="pending").count() == 3
 
+    # Access follows the key: the 401 marked it refused, so the job page shows the refusal, not the job...
+    api_key.refresh_from_db()
+    assert api_key.refused_request_id == "req_401"
+    refused = console.get(f"/objects/jobs/{job.pk}/")
+    assert refused.status_code == 401 and not select(parse(refused.content), ".job__actions button")
+    # ...until a check of the key succeeds; then the job waits to be resumed.
+    remote.get("/v1/me").mock(return_value=httpx.Response(200, json=me_body()))
+    console.post(reverse("keys:check", args=[api_key.pk]))
     html = parse(console.get(f"/objects/jobs/{job.pk}/").content)
     assert [b.get_text(strip=True) for b in select(html, ".job__actions button")] == ["Resume", "Cancel"]
     response = console.post(f"/objects/jobs/{job.pk}/run/")

@@ -11,7 +11,8 @@ import httpx
 import pytest
 
 from objects.models import RecordChange
-from tests.html import one, parse, select, text_of, texts
+from objects.records import READ_ONLY
+from tests.html import form_values, one, parse, select, text_of, texts
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -41,25 +42,7 @@ def definition(remote):
 
 def form_of(html: str) -> dict:
     """The edit form as a browser would post it unchanged."""
-    form = one(html, "form#record-form")
-    data: dict = {}
-    for element in form.select("input, select, textarea"):
-        name = element.get("name")
-        if not name:
-            continue
-        kind = element.get("type", "")
-        if element.name == "select":
-            chosen = [o.get("value") for o in element.select("option") if o.has_attr("selected")]
-            if chosen:
-                data[name] = chosen[0]
-        elif element.name == "textarea":
-            data[name] = element.text.lstrip("\n")
-        elif kind in ("checkbox", "radio"):
-            if element.has_attr("checked"):
-                data.setdefault(name, []).append(element.get("value", "on"))
-        else:
-            data[name] = element.get("value", "")
-    return data
+    return form_values(one(html, "form#record-form"))
 
 
 def test_edit_sends_only_what_the_person_changed_relative_to_the_form(console, definition, remote):
@@ -341,4 +324,4 @@ def test_a_read_only_member_is_offered_no_write_and_refused_before_typing(viewer
     ):
         response = viewer.get(url)
         assert response.status_code == 403
-        assert "can read records but not change them" in text_of(parse(response.content).body)
+        assert READ_ONLY in text_of(parse(response.content).body)
