@@ -1,7 +1,7 @@
 """The sandbox core: routes, the Request, errors, auth, idempotency, credits,
 rate limit, paging, server-sent events and the WSGI application.
 
-Route modules (account.py, objects.py, and part 2's studio.py, agents.py...)
+Route modules (account.py, objects.py, studio.py, agents.py...)
 declare handlers with `@route(...)`; the decorator's schemas feed both request
 checking (400 with field details) and the OpenAPI document. See CORE.md.
 """
@@ -27,9 +27,8 @@ from sandbox.clock import Clock
 from sandbox.storage import Store
 from sandbox.validation import Validator, details_from, first_message
 
-# Route modules imported by every App, in order. Part 2 adds its modules here;
-# a module that does not exist yet is skipped, a module that fails to import
-# raises (so mistakes are seen).
+# Route modules imported by every App, in order. Every one must import: a
+# missing or broken module raises (load_route_modules), so mistakes are seen.
 ROUTE_MODULES = [
     "sandbox.account",
     "sandbox.objects",

@@ -200,7 +200,7 @@ OBJECT_UPDATE = register_schema(
 
 
 # --------------------------------------------------------------------------
-# System objects and their records (the hook part 2 uses)
+# System objects and their records (the hook the Studio library registers with)
 # --------------------------------------------------------------------------
 @dataclass
 class SystemRecords:
@@ -245,7 +245,7 @@ SYSTEM_RECORDS: dict[str, SystemRecords] = {
 def register_system_records(
     object_key: str, *, kind: str, values: Callable[[dict, datetime], dict] | None = None
 ) -> None:
-    """Part 2: say which storage kind holds the records of a built-in object
+    """Say which storage kind holds the records of a built-in object
     (e.g. `register_system_records("agents", kind="agent")`), so they can be
     listed, read and linked under `/v1/objects/{object_key}/records`."""
     SYSTEM_RECORDS[object_key] = SystemRecords(kind, values or _name_and_status)

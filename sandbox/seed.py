@@ -112,8 +112,8 @@ SEED_HOOKS: list[tuple[int, str, Callable[[SeedContext], None]]] = []
 
 def seed_hook(name: str, *, order: int = 100):
     """Register `fn(ctx: SeedContext)` to add demo data on first start.
-    Core accounts run at order 0, the Objects demo data at 10; part 2 uses
-    100+. Hooks run once per database, in order."""
+    Core accounts run at order 0, the Objects demo data at 10, the Studio and
+    Agents data at 100+. Hooks run once per database, in order."""
 
     def decorator(fn):
         if not any(n == name for _, n, _ in SEED_HOOKS):

@@ -1,7 +1,7 @@
 """SQLite storage for the sandbox: one table of JSON documents per kind.
 
-Every entity (workspace, member, object, record, relationship, and part 2's
-agents, turns, boards...) is a JSON document in `docs`, addressed by
+Every entity (workspace, member, object, record, relationship, agent, turn,
+board...) is a JSON document in `docs`, addressed by
 (kind, id), scoped by workspace_id, with a monotonic `seq` that gives stable
 paging under inserts. API keys and idempotency results have their own small
 tables because they are looked up by something other than an id.

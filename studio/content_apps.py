@@ -140,6 +140,9 @@ class JsonValueField(forms.CharField):
 class AppForm(forms.Form):
     """The form of one Content App, generated from its `inputs` schema."""
 
+    # The field template (templates/forms/field.html) marks required fields with * in this form.
+    required_css_class = "required"
+
     idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, app: AppInfo, choices: Choices | None = None, **kwargs):
@@ -156,7 +159,11 @@ class AppForm(forms.Form):
         self.order_fields([*(name for name in self.fields if name != "idempotency_key")])
 
     def _field(self, name: str, prop: dict, required: bool) -> forms.Field:
-        common = {"required": required, "label": _label(name, prop), "help_text": text(prop.get("description"))}
+        common: dict[str, Any] = {
+            "required": required,
+            "label": _label(name, prop),
+            "help_text": text(prop.get("description")),
+        }
         kind = picker_kind(self.app.studio, name, prop)
         default = prop.get("default")
         if kind:
@@ -194,8 +201,8 @@ class AppForm(forms.Form):
         if json_type == "string":
             limit = _bound(prop.get("maxLength")) or MAX_UNBOUNDED_TEXT
             long_text = limit > SHORT_TEXT or name in ("prompt", "direction", "offer")
-            widget = forms.Textarea(attrs={"rows": 4 if limit > 2000 else 3}) if long_text else forms.TextInput()
-            return forms.CharField(max_length=limit, min_length=_bound(prop.get("minLength")), widget=widget, **common)
+            box = forms.Textarea(attrs={"rows": 4 if limit > 2000 else 3}) if long_text else forms.TextInput()
+            return forms.CharField(max_length=limit, min_length=_bound(prop.get("minLength")), widget=box, **common)
         return JsonValueField(widget=forms.Textarea(attrs={"rows": 3}), **common)
 
     def picker_rows(self) -> list[tuple[forms.BoundField, str]]:

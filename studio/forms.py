@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import contextlib
+from typing import Any
 
 from django import forms
 
@@ -46,6 +47,12 @@ class StudioSelect(forms.Select):
         return option
 
 
+class CountedTextarea(forms.Textarea):
+    """A message box with its live character counter after it (static/js/studio.js)."""
+
+    template_name = "studio/widgets/counted_textarea.html"
+
+
 class TurnForm(forms.Form):
     """Start a conversation with a studio's director, about something new or
     about an item picked from the library (its id travels in a hidden field
@@ -57,7 +64,7 @@ class TurnForm(forms.Form):
         widget=StudioSelect(attrs={"data-studio-select": ""}),
     )
     message = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 5, "data-studio-message": ""}),
+        widget=CountedTextarea(attrs={"rows": 5, "data-studio-message": ""}),
         max_length=LONGEST_MESSAGE,
         help_text="Website, image and video messages take up to 3,800 characters; documents and apps up to 18,000.",
     )
@@ -79,8 +86,9 @@ class TurnForm(forms.Form):
             initial["artifact_id"] = cls.base_fields["artifact_id"].clean(query.get("artifact_id") or "") or None
         return {key: value for key, value in initial.items() if value}
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data  # what Form.clean returns; its stub says it may be None
         studio, message = cleaned.get("studio"), cleaned.get("message")
         if studio and message and (refusal := too_long(studio, message)):
             self.add_error("message", refusal)
@@ -94,7 +102,7 @@ class MessageForm(forms.Form):
     browser."""
 
     message = forms.CharField(
-        widget=forms.Textarea(attrs={"rows": 4, "data-studio-message": ""}),
+        widget=CountedTextarea(attrs={"rows": 4, "data-studio-message": ""}),
         max_length=LONGEST_MESSAGE,
         label="Your message",
     )
@@ -102,21 +110,32 @@ class MessageForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, studio: str = "", **kwargs):
+        # The composer's ids (composer-message, composer-message_error...): the page's links and scripts name them.
+        kwargs.setdefault("auto_id", "composer-%s")
         super().__init__(*args, **kwargs)
         self.studio = studio
         limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
         self.limit = limit
+        self.fields["message"].label = f"Your message to the {STUDIO_LABELS.get(studio, 'studio').lower()} director"
+        self.fields["message"].help_text = f"Up to {limit:,} characters."
         self.fields["message"].widget.attrs["maxlength"] = str(limit)
         self.fields["message"].widget.attrs["data-max-length"] = str(limit)
         self.fields["message"].error_messages["required"] = "Write a message, or pick one of the answers above."
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data  # what Form.clean returns; its stub says it may be None
         message = cleaned.get("message")
         if message and (refusal := too_long(self.studio, message)):
             self.add_error("message", refusal)
         return cleaned
 
+
+# What a read-only member is told by every write address of the Studio (`requires_write`).
+READ_ONLY = (
+    "Conversations and Content App runs can be started only by a member who may write: "
+    "ask a workspace admin for such a role."
+)
 
 # A refusal of a reused Idempotency-Key names no field: say what to do about it.
 CONFLICT_MESSAGE = (

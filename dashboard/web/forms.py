@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from django import forms
+from django.forms.renderers import TemplatesSetting
 
 from dashboard.api import errors
 from dashboard.api.messages import with_request_id
@@ -203,3 +204,13 @@ class QuestionsForm(forms.Form):
 
 def _question_text(question: dict, index: int) -> str:
     return question.get("text") or f"Question {index + 1}"
+
+
+class ConsoleFormRenderer(TemplatesSetting):
+    """Renders every form field of the console with one template (`{{ field.as_field_group }}`).
+
+    TemplatesSetting, not DjangoTemplates: the field template lives in the project's templates/
+    and loads template_partials, which only the project's engine knows.
+    """
+
+    field_template_name = "forms/field.html"

@@ -32,9 +32,9 @@
   // A Content App's board select: choosing a board shows its images at once
   // (the "Show its images" button, which works without JavaScript too).
   function wireBoard(button) {
-    var field = button.closest(".form-field");
-    var select = field ? field.querySelector("select") : null;
-    if (!select || !button.form) return;
+    // The button names its select (data-show-board="<field name>").
+    var select = button.form ? button.form.elements.namedItem(button.getAttribute("data-show-board")) : null;
+    if (!select) return;
     select.addEventListener("change", function () {
       if (button.form.requestSubmit) button.form.requestSubmit(button);
       else button.click();

@@ -4,19 +4,24 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.db.models import QuerySet
+from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
-from dashboard.api import errors
+from dashboard.api import ServiceClient, errors
 from dashboard.live.selectors import operation_view
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect
 from dashboard.web.params import database_id
+from dashboard.web.permissions import requires_write
 from dashboard.web.reading import as_dict, as_list, text
+from dashboard.web.remote_errors import RemoteErrorView
+from dashboard.web.workspace import ConsoleRequest
 from studio import services
 from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped
+from studio.forms import READ_ONLY
 from studio.library import board_images, boards_all, videos_all
 from studio.models import AppRun
 from studio.reading import read_image, read_result, safe_link, usable_id
@@ -25,12 +30,12 @@ RECENT_RUNS = 10
 MAX_PREFILL = 6000  # characters of one value taken from a link
 
 
-def _catalogue(client) -> list[AppInfo]:
+def _catalogue(client: ServiceClient) -> list[AppInfo]:
     return catalogue_read(client.get("/v1/studio/apps"))
 
 
 @require_GET
-def catalogue(request: HttpRequest) -> HttpResponse:
+def catalogue(request: ConsoleRequest) -> HttpResponse:
     apps = _catalogue(request.workspace.client)
     return render(
         request,
@@ -46,11 +51,11 @@ def _find(apps: list[AppInfo], studio: str, app_id: str) -> AppInfo:
     raise Http404("No such Content App.")
 
 
-def _runs(request: HttpRequest):
+def _runs(request: ConsoleRequest) -> QuerySet[AppRun]:
     return AppRun.objects.select_related("operation", "started_by").filter(owner_key__workspace_id=request.workspace.id)
 
 
-def _clips(client) -> list[dict[str, Any]]:
+def _clips(client: ServiceClient) -> list[dict[str, Any]]:
     """Every shot of the workspace's video projects (the clips recast and remake start from)."""
     clips = []
     page = client.page("/v1/videos", {"limit": 100})
@@ -72,7 +77,7 @@ def _clips(client) -> list[dict[str, Any]]:
     return clips
 
 
-def _choices(client, form_probe: AppForm, board_id: str) -> Choices:
+def _choices(client: ServiceClient, form_probe: AppForm, board_id: str) -> Choices:
     """Only what this app's pickers need: at most three reads."""
     kinds = set(form_probe.pickers.values())
     choices = Choices()
@@ -91,14 +96,16 @@ def _choices(client, form_probe: AppForm, board_id: str) -> Choices:
     return choices
 
 
-def _build_form(client, app: AppInfo, *, data: QueryDict | None = None, initial: dict | None = None) -> AppForm:
+def _build_form(
+    client: ServiceClient, app: AppInfo, *, data: QueryDict | None = None, initial: dict | None = None
+) -> AppForm:
     source = data if data is not None else QueryDict(mutable=True)
     board_id = text((initial or {}).get("board_id") or source.get("board_id"))[:200]
     choices = _choices(client, AppForm(app=app), usable_id(board_id)) if app.runnable else Choices()
     return AppForm(data, app=app, choices=choices, initial=initial)
 
 
-def _initial_from(query: QueryDict, app: AppInfo, runs) -> dict[str, Any]:
+def _initial_from(query: QueryDict, app: AppInfo, runs: QuerySet[AppRun]) -> dict[str, Any]:
     """A form's starting values: a past run's inputs ("run again with
     changes"), else values a link carries (a video pending request opens its
     app with the project and the prompt)."""
@@ -119,7 +126,13 @@ def _initial_from(query: QueryDict, app: AppInfo, runs) -> dict[str, Any]:
     return initial
 
 
-def _page(request: HttpRequest, app: AppInfo, form: AppForm, runs, remote_error=None) -> HttpResponse:
+def _page(
+    request: ConsoleRequest,
+    app: AppInfo,
+    form: AppForm,
+    runs: QuerySet[AppRun],
+    remote_error: RemoteErrorView | None = None,
+) -> HttpResponse:
     images = {image["id"]: image for image in form.choices.images}
     clips = {clip["id"]: clip for clip in form.choices.clips}
     return render(
@@ -138,12 +151,25 @@ def _page(request: HttpRequest, app: AppInfo, form: AppForm, runs, remote_error=
 
 
 @require_http_methods(["GET", "POST"])
-def app_page(request: HttpRequest, studio: str, app: str) -> HttpResponse:
+def app_page(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase:
+    """The app's page (GET: a read-only member sees it without the form) and
+    its run (POST: `app_run`)."""
+    if request.method == "POST":
+        return app_run(request, studio, app)
     client = request.workspace.client
     info = _find(_catalogue(client), studio, app)
     runs = _runs(request)
-    if request.method == "GET":
-        return _page(request, info, _build_form(client, info, initial=_initial_from(request.GET, info, runs)), runs)
+    return _page(request, info, _build_form(client, info, initial=_initial_from(request.GET, info, runs)), runs)
+
+
+@requires_write(READ_ONLY)
+def app_run(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase:
+    """A run of the app from its form, or the form again with another board's
+    images (`show_board`, nothing sent). Refused before the catalogue is read
+    for a read-only member."""
+    client = request.workspace.client
+    info = _find(_catalogue(client), studio, app)
+    runs = _runs(request)
     if "show_board" in request.POST:
         # Another board was chosen: show its images, keep everything typed, send nothing.
         typed = {
@@ -178,7 +204,7 @@ def app_page(request: HttpRequest, studio: str, app: str) -> HttpResponse:
 
 
 @require_GET
-def run_detail(request: HttpRequest, pk: int) -> HttpResponse:
+def run_detail(request: ConsoleRequest, pk: int) -> HttpResponse:
     run = _runs(request).filter(pk=pk).first()
     if run is None:
         raise Http404("No such run.")

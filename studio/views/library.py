@@ -3,12 +3,13 @@ each, and "edit with the director" (the composer's picker)."""
 
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
+from dashboard.web.workspace import ConsoleRequest
 from studio.library import KINDS, artifact_detail, find_image, finish_pane, library_page
 from studio.reading import safe_link
 
@@ -16,7 +17,7 @@ MAX_BOARD_FILTER = 200
 
 
 @require_GET
-def library_list(request: HttpRequest, kind: str) -> HttpResponse:
+def library_list(request: ConsoleRequest, kind: str) -> HttpResponse:
     library_kind = KINDS[kind]
     pager = CursorPager.from_query(request.GET)
     board = (request.GET.get("board") or "")[:MAX_BOARD_FILTER] if kind == "images" else ""
@@ -34,7 +35,7 @@ def library_list(request: HttpRequest, kind: str) -> HttpResponse:
 
 
 @require_GET
-def library_item(request: HttpRequest, kind: str, item_id: str) -> HttpResponse:
+def library_item(request: ConsoleRequest, kind: str, item_id: str) -> HttpResponse:
     library_kind = KINDS[kind]
     client = request.workspace.client
     if kind == "images":

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
@@ -18,11 +18,14 @@ from dashboard.live.selectors import operation_view
 from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, stop_polling
 from dashboard.web.params import database_id
+from dashboard.web.permissions import requires_write
 from dashboard.web.remote_errors import RemoteErrorView, describe_remote_error
+from dashboard.web.workspace import ConsoleRequest
 from studio import selectors, services
 from studio.forms import (
     CONFLICT_MESSAGE,
     MESSAGE_MAX_LENGTH,
+    READ_ONLY,
     STUDIO_LABELS,
     STUDIO_MAKES,
     STUDIOS,
@@ -39,7 +42,7 @@ DECIDE_MESSAGE = "Decide for me and make it now."
 APPROVE_OUTLINE_MESSAGE = "The outline is approved: write it."
 
 
-def box_for(request: HttpRequest, exc: errors.ApiError) -> RemoteErrorView:
+def box_for(request: ConsoleRequest, exc: errors.ApiError) -> RemoteErrorView:
     """A message box for a read that failed inside a page (a pane, a picker):
     the rest of the page stands; Retry reloads the page."""
     box = describe_remote_error(request, exc)
@@ -51,7 +54,7 @@ def box_for(request: HttpRequest, exc: errors.ApiError) -> RemoteErrorView:
 # --- Studio home ---------------------------------------------------------------
 
 
-def _picked(request: HttpRequest, studio: str, artifact_id: str) -> tuple[dict | None, Any]:
+def _picked(request: ConsoleRequest, studio: str, artifact_id: str) -> tuple[dict | None, Any]:
     """The library item a new conversation works on, read from the service
     (an id from the URL is never trusted): (item, None) or (None, a message)."""
     if not artifact_id or not request.workspace:
@@ -65,7 +68,7 @@ def _picked(request: HttpRequest, studio: str, artifact_id: str) -> tuple[dict |
     return {**detail["item"], "studio": studio, "kind": detail["kind"]}, None
 
 
-def _home(request: HttpRequest, form: TurnForm, remote_error=None, picked_error=None) -> HttpResponse:
+def _home(request: ConsoleRequest, form: TurnForm, remote_error=None, picked_error=None) -> HttpResponse:
     studio = form["studio"].value() or "website"
     artifact_id = str(form["artifact_id"].value() or "")
     picked, problem = _picked(request, studio if studio in MESSAGE_MAX_LENGTH else "website", artifact_id)
@@ -103,13 +106,14 @@ def _home(request: HttpRequest, form: TurnForm, remote_error=None, picked_error=
 
 
 @require_GET
-def index(request: HttpRequest) -> HttpResponse:
+def index(request: ConsoleRequest) -> HttpResponse:
     # "Edit with the director" links from the library prefill the studio and the item.
     return _home(request, TurnForm(initial=TurnForm.initial_from(request.GET)))
 
 
 @require_POST
-def start_turn(request: HttpRequest) -> HttpResponse:
+@requires_write(READ_ONLY)
+def start_turn(request: ConsoleRequest) -> HttpResponseBase:
     form = TurnForm(request.POST)
     if not form.is_valid():
         return _home(request, form)
@@ -136,7 +140,7 @@ def start_turn(request: HttpRequest) -> HttpResponse:
 # --- the conversation ------------------------------------------------------------
 
 
-def _thread(request: HttpRequest, anchor, *, for_poll: bool = False) -> dict[str, Any]:
+def _thread(request: ConsoleRequest, anchor, *, for_poll: bool = False) -> dict[str, Any]:
     """The live region's context: every turn of the conversation, oldest first."""
     workspace_id = request.workspace.id
     turns = selectors.conversation_turns(workspace_id=workspace_id, anchor=anchor)
@@ -167,7 +171,7 @@ def _thread(request: HttpRequest, anchor, *, for_poll: bool = False) -> dict[str
     }
 
 
-def _pane(request: HttpRequest, thread: dict[str, Any]) -> dict[str, Any]:
+def _pane(request: ConsoleRequest, thread: dict[str, Any]) -> dict[str, Any]:
     """The artifact pane: what the turns said of the artifact, then what the
     service says of it now (one or two reads)."""
     artifact, source = selectors.latest_artifact(thread["turns"])
@@ -209,7 +213,9 @@ def _pane(request: HttpRequest, thread: dict[str, Any]) -> dict[str, Any]:
     return finish_pane(pane)
 
 
-def _conversation(request: HttpRequest, anchor, composer: MessageForm | None = None, remote_error=None) -> HttpResponse:
+def _conversation(
+    request: ConsoleRequest, anchor, composer: MessageForm | None = None, remote_error=None
+) -> HttpResponse:
     thread = _thread(request, anchor)
     if composer is None:
         composer = MessageForm(studio=thread["studio"])
@@ -221,14 +227,14 @@ def _conversation(request: HttpRequest, anchor, composer: MessageForm | None = N
 
 
 @require_GET
-def turn(request: HttpRequest, pk: int) -> HttpResponse:
+def turn(request: ConsoleRequest, pk: int) -> HttpResponse:
     anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
     return _conversation(request, anchor)
 
 
 @background_request
 @require_GET
-def conversation_live(request: HttpRequest, pk: int) -> HttpResponse:
+def conversation_live(request: ConsoleRequest, pk: int) -> HttpResponse:
     """The conversation's live region, polled every 2 s: the console's
     database only (zero remote calls), 204 while the turns it shows are
     unchanged (one query), 286 once every turn is final. A turn a teammate
@@ -249,7 +255,7 @@ def conversation_live(request: HttpRequest, pk: int) -> HttpResponse:
 
 @background_request  # loaded by the live region's poll when a turn finishes, not by the person
 @require_GET
-def artifact_pane(request: HttpRequest, pk: int) -> HttpResponse:
+def artifact_pane(request: ConsoleRequest, pk: int) -> HttpResponse:
     anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
     if not is_partial(request):
         return redirect("studio:turn", pk=anchor.pk)
@@ -258,7 +264,8 @@ def artifact_pane(request: HttpRequest, pk: int) -> HttpResponse:
 
 
 @require_POST
-def reply(request: HttpRequest, pk: int) -> HttpResponse:
+@requires_write(READ_ONLY)
+def reply(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """One more message in the conversation (the composer, an option button,
     a free answer, "decide for me", an outline's approval)."""
     anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)

@@ -249,7 +249,7 @@ FUZZ_TABLE: dict[str, Target] = {
         ),
     ),
     "objects:relationship_picker": Target(query=("target_object", "target_search")),
-    # Objects: saved views, inline cell edit, duplicate, undo (issue 11).
+    # Objects: saved views, inline cell edit, duplicate, undo.
     "objects:view_save": Target(methods=("POST",), form=("name", "shared", "make_default", "query")),
     "objects:view_open": Target(),
     "objects:view_default": Target(methods=("POST",)),
@@ -261,7 +261,7 @@ FUZZ_TABLE: dict[str, Target] = {
         record_fields="form",
     ),
     "objects:record_undo": Target(methods=("GET", "POST"), form=("idempotency_key", "resolve.name", "seen.name")),
-    # Bulk actions, CSV import, jobs and the kanban board (issue 11, items 5, 6, 8)
+    # Bulk actions, CSV import, jobs and the kanban board.
     "objects:bulk": Target(
         methods=("GET", "POST"),
         query=("ids", "scope", "query", "action", "field"),

@@ -14,7 +14,7 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from objects.fields import field_defs
 from objects.imports import ImportFileError, RowChecker, read_rows, scan, suggested_mapping
 from objects.models import ObjectJob
-from tests.html import parse, select
+from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY
 
 
@@ -65,8 +65,12 @@ def test_a_file_that_is_not_utf8_is_refused_at_upload(console, remote, user):
     upload = SimpleUploadedFile("people.csv", "Name\nJosé\n".encode("latin-1"), content_type="text/csv")
     response = console.post(f"/objects/{OBJECT_KEY}/import/", {"file": upload})
     assert response.status_code == 200
-    errors = select(parse(response.content), "#import-file-error")
-    assert "Line 2 is not UTF-8 text" in errors[0].get_text()
+    error = one(response.content, "#id_file_error[role=alert]")
+    assert "Line 2 is not UTF-8 text" in text_of(error)
+    assert one(response.content, "input[name=file]")["aria-describedby"].split() == [
+        "id_file_helptext",
+        "id_file_error",
+    ]
     assert not ObjectJob.objects.exists()
 
 

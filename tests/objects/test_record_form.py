@@ -8,7 +8,9 @@ import re
 
 import httpx
 import pytest
+from bs4 import Tag
 
+from tests.html import form_values, one, parse, select, text_of
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -56,12 +58,9 @@ def acme_form(*, meeting_at: str = "2026-11-22T09:30", **changes) -> dict:
     return {**form, **changes}
 
 
-def field_block(html: str, key: str) -> str:
-    """The markup of one field's block in the record form (from its opening tag)."""
-    marker = f'data-field="{key}"'
-    start = html.rindex("<div", 0, html.index(marker))
-    end = html.find('data-field="', html.index(marker) + len(marker))
-    return html[start : end if end != -1 else len(html)]
+def field_group(html: str, key: str) -> Tag:
+    """One field's group in the record form (label, input, help, errors: templates/forms/field.html)."""
+    return one(html, f'#record-form [data-field="{key}"] .form-field')
 
 
 @pytest.fixture
@@ -76,24 +75,35 @@ def definition(remote):
 
 
 def test_new_form_has_one_widget_per_type(console, definition):
-    html = console.get(NEW_URL).content.decode()
-    assert '<textarea name="notes"' in html
-    assert 'type="number" name="seats"' in html and 'step="any"' in html
-    assert 'type="number" name="amount"' in html and 'step="0.01"' in html
-    assert 'type="date" name="close_date"' in html
-    assert 'type="datetime-local" name="meeting_at"' in html
-    assert 'type="checkbox" name="active"' in html
-    assert 'type="email" name="email"' in html
-    assert 'type="tel" name="phone"' in html
-    assert 'type="url" name="website"' in html
-    assert '<select name="status"' in html and '<option value="opt-open">Open</option>' in html
-    assert 'type="checkbox" name="tags" value="opt-hot"' in html
-    assert '<select name="stage"' in html
-    assert 'type="url" name="logo"' in html and 'data-preview="image"' in html
-    assert 'type="url" name="contract"' in html and 'data-preview="file"' in html
+    form = one(console.get(NEW_URL).content, "#record-form")
+    inputs = {
+        "seats": ("number", "any"),
+        "amount": ("number", "0.01"),
+        "close_date": ("date", None),
+        "meeting_at": ("datetime-local", "60"),
+        "active": ("checkbox", None),
+        "email": ("email", None),
+        "phone": ("tel", None),
+        "website": ("url", None),
+        "logo": ("url", None),
+        "contract": ("url", None),
+    }
+    for name, (kind, step) in inputs.items():
+        element = one(form, f"input[name={name}]")
+        assert (element["type"], element.get("step")) == (kind, step), name
+    assert one(form, "textarea[name=notes]")
+    assert [o["value"] for o in select(form, "select[name=status] option") if o.text == "Open"] == ["opt-open"]
+    assert one(form, "select[name=stage]")
+    assert [box["type"] for box in select(form, 'input[name=tags][value="opt-hot"]')] == ["checkbox"]
+    assert (one(form, "input[name=logo]")["data-preview"], one(form, "input[name=contract]")["data-preview"]) == (
+        "image",
+        "file",
+    )
     # Required mark and attribute mirrored from the definition.
-    assert 'name="name"' in html and 'required id="id_name"' in html
-    assert hidden_value(html, "idempotency_key")
+    name = one(form, "input[name=name]")
+    assert name.has_attr("required") and name["id"] == "id_name"
+    assert one(form, "label[for=id_name] .required-mark")
+    assert one(form, "input[name=idempotency_key]")["value"]
 
 
 def test_create_sends_typed_values_with_the_forms_idempotency_key(paris_console, definition, remote):
@@ -166,18 +176,27 @@ def test_422_lands_on_the_named_field_and_keeps_every_typed_value(console, defin
 
     assert response.status_code == 200  # htmx swaps it
     html = response.content.decode()
-    assert '<form id="record-form"' in html and "<html" not in html
-    phone_block = field_block(html, "phone")
-    assert "has-error" in phone_block.split(">")[0]
-    assert "Phone must be a phone number" in phone_block
-    assert "req_422_phone" in html
+    page = parse(html)
+    assert one(page, "form#record-form") and not select(page, "html body")
+    phone = field_group(html, "phone")
+    assert "has-error" in phone["class"]
+    error = one(phone, ".field-error")
+    assert (error["id"], error["role"]) == ("id_phone_error", "alert")
+    assert "Phone must be a phone number" in text_of(error)
+    phone_input = one(phone, "input[name=phone]")
+    assert phone_input["aria-invalid"] == "true"
+    assert phone_input["aria-describedby"].split() == ["id_phone_helptext", "id_phone_error"]
+    assert "req_422_phone" in text_of(page)
     # Everything typed is still there.
-    assert 'value="call me"' in html
-    assert 'value="Globex expansion"' in html
-    assert "Two lines\nof notes" in html
-    assert 'value="2026-11-23T14:15"' in html
-    assert '<option value="opt-lost" selected>Lost</option>' in html
-    assert re.search(r'<input type="checkbox" name="tags" value="opt-vip"[^>]*checked', html)
+    shown = form_values(one(page, "form#record-form"))
+    assert {key: shown.get(key) for key in ("phone", "name", "notes", "meeting_at", "status", "tags")} == {
+        "phone": "call me",
+        "name": "Globex expansion",
+        "notes": "Two lines\nof notes",
+        "meeting_at": "2026-11-23T14:15",
+        "status": "opt-lost",
+        "tags": ["opt-hot", "opt-vip"],
+    }
     # A new key after the refusal: the corrected body is a new logical write.
     new_key = hidden_value(html, "idempotency_key")
     assert new_key != key
@@ -243,9 +262,9 @@ def test_edit_422_names_the_field(console, definition, remote):
         )
     )
     html = console.post(EDIT_URL, {"name": "Acme renewal", "seats": "7"}, **HTMX).content.decode()
-    seats_block = field_block(html, "seats")
-    assert "Seats (seats) must be a number." in seats_block
-    assert 'value="7"' in seats_block
+    seats = field_group(html, "seats")
+    assert "Seats (seats) must be a number." in text_of(one(seats, ".field-error[role=alert]"))
+    assert one(seats, "input[name=seats]")["value"] == "7"
 
 
 def test_remote_server_error_on_create_is_shown_and_the_key_kept_for_a_retry(console, definition, remote):

@@ -95,7 +95,7 @@ def test_deleting_a_record_deletes_its_links_in_both_directions(api):
 
 
 def test_records_of_builtin_objects_can_be_linked_and_list_their_links(fresh_sandbox, fresh_api):
-    # An agent as part 2 stores it (storage kind "agent"); the built-in `agents` object reads it.
+    # An agent as sandbox/agents.py stores it (storage kind "agent"); the built-in `agents` object reads it.
     agent = fresh_sandbox.store.insert(
         "agent",
         {"name": "Lead router", "status": "active"},

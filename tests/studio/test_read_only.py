@@ -1,0 +1,80 @@
+"""A read-only member and every write address of the Studio: one refusal
+(`dashboard.web.permissions.requires_write`) before anything is read or
+sent. The addresses are found from studio/urls.py through Django's resolver,
+not listed by hand, so a new write view cannot be left unguarded."""
+
+from __future__ import annotations
+
+import pytest
+from django.urls import reverse
+
+from dashboard.live.models import TrackedOperation
+from studio import urls
+from studio.forms import READ_ONLY
+from studio.models import AppRun
+from tests.html import one, parse, select, text_of
+from tests.write_guard import area_addresses, refusal_of
+
+pytestmark = pytest.mark.django_db
+
+REFUSAL = f"Your role in this workspace (viewer) can only read. {READ_ONLY}"
+# What a forged form would carry: enough for any Studio write to go ahead.
+FORGED = {
+    "studio": "website",
+    "message": "Make it now",
+    "auto": "on",
+    "prompt": "A red bicycle",
+    "idempotency_key": "7d2c1b0a-0000-4000-8000-000000000001",
+}
+# Writes the enumeration must find (proof that it finds any at all).
+KNOWN_WRITES = {"studio:start", "studio:reply", "studio:app"}
+
+
+@pytest.fixture
+def viewer(api_key, logged_in_client):
+    api_key.member_role = "viewer"
+    api_key.save()
+    return logged_in_client
+
+
+def test_every_address_that_takes_a_post_refuses_a_viewer_before_any_remote_call(viewer, remote, make_turn):
+    turn = make_turn(due=False)
+    operations = TrackedOperation.objects.count()
+    writes = set()
+    # A real turn for a `pk`: a forged reply to a conversation that exists.
+    for name, url in area_addresses(urls, [str(turn.pk), "image", "images", "remove-background"]):
+        response = viewer.post(url, FORGED)
+        if response.status_code == 405:  # a page that only reads
+            continue
+        writes.add(name)
+        assert response.status_code == 403, name
+        page = parse(response.content)
+        assert text_of(one(page, "h1")) == "Not allowed", name
+        assert refusal_of(page) == REFUSAL, name
+
+    assert writes >= KNOWN_WRITES
+    assert remote.calls.call_count == 0
+    assert TrackedOperation.objects.count() == operations
+    assert not AppRun.objects.exists()
+
+
+def test_an_htmx_post_gets_the_refusal_as_a_message_box_it_can_swap(viewer, remote, make_turn):
+    turn = make_turn(due=False)
+
+    response = viewer.post(reverse("studio:reply", args=[turn.pk]), FORGED, HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200  # htmx 2 swaps nothing on a 403
+    assert refusal_of(parse(response.content)) == REFUSAL
+    assert remote.calls.call_count == 0
+
+
+def test_a_viewer_still_reads_an_apps_page_the_refusal_is_only_for_its_run(viewer, remote):
+    remote.get("/v1/studio/apps").respond(
+        200, json={"apps": [{"studio": "image", "id": "remove-background", "label": "Remove background"}]}
+    )
+
+    response = viewer.get(reverse("studio:app", args=["image", "remove-background"]))
+
+    assert response.status_code == 200
+    assert not select(response.content, "#app-form")
+    assert select(response.content, ".read-only-note")
