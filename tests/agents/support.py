@@ -4,11 +4,10 @@ forms."""
 
 from __future__ import annotations
 
-import re
-
 import httpx
 
 from dashboard.keys.testing import stored_api_key
+from tests.html import select
 
 SECRET = "svc_sk_agnt0123456789abcdefghijklmnopqrstuvwxyzABCD"
 
@@ -29,7 +28,7 @@ def log_in(page, url: str, username: str = "mona") -> None:
 
 
 def form_keys(html: str) -> list[str]:
-    return re.findall(r'name="idempotency_key" value="([^"]+)"', html)
+    return [field["value"] for field in select(html, "input[name=idempotency_key]")]
 
 
 AGENT_ID = "22222222-2222-4222-8222-222222222222"

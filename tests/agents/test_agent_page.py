@@ -14,7 +14,7 @@ from django.urls import reverse
 from agents.models import BuilderAnswer
 from agents.plan import plan_graph, read_edge
 from tests.agents.support import AGENT_ID, HTMX, full_agent
-from tests.html import one, parse, select, text_of, texts
+from tests.html import one, parse, roots, select, text_of, texts
 
 BRANCHING_PLAN = {
     "nodes": [
@@ -100,7 +100,9 @@ def test_the_plan_graph_shows_kinds_labels_issues_and_opens_a_nodes_settings(age
     panel = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID]) + "?region=node&node=x", **HTMX)
     html = parse(panel.content)
     assert text_of(one(html, "#plan-node-panel h3")) == "Log it Crm sync"
-    assert "crm" in text_of(one(html, "#plan-node-panel .json-view")) and "<html" not in panel.content.decode()
+    assert "crm" in text_of(one(html, "#plan-node-panel .json-view")) and "html" not in [
+        e.name for e in roots(panel.content)
+    ]
     assert route.call_count == 2
     # Without JavaScript the link opens the same panel in the page.
     full = parse(logged_in_client.get(reverse("agents:detail", args=[AGENT_ID]) + "?node=e").content)

@@ -5,7 +5,6 @@ mocked (respx)."""
 from __future__ import annotations
 
 import json
-import re
 
 import httpx
 import pytest
@@ -16,7 +15,7 @@ from dashboard.keys.testing import stored_api_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
 from tests.agents.support import AGENT_ID, HTMX, RUN_ID, SECRET, THREAD_ID, error, form_keys, full_agent
-from tests.html import one, parse, text_of, texts
+from tests.html import one, parse, root_ids, roots, select, text_of, texts
 
 
 @pytest.fixture(autouse=True)
@@ -49,9 +48,10 @@ def test_the_agents_list_shows_status_tabs_rows_and_a_next_page(remote, api_key,
     )
     body = logged_in_client.get(reverse("agents:index"), {"status": "active"}).content.decode()
     assert dict(listing.calls.last.request.url.params) == {"status": "active", "limit": "25"}
-    assert f'href="/agents/{AGENT_ID}/">Lead qualifier</a>' in body
-    assert "agent-status--active" in body and "21 Nov 2026, 09:00" in body
-    assert "cursor=c2" in body and 'aria-current="page">Active<' in body
+    assert [link["href"] for link in select(body, "a") if text_of(link) == "Lead qualifier"] == [f"/agents/{AGENT_ID}/"]
+    assert select(body, ".agent-status--active") and "21 Nov 2026, 09:00" in body
+    assert [link for link in select(body, "a[href]") if "cursor=c2" in link["href"]]
+    assert "Active" in texts(body, "[aria-current=page]")
     assert len(form_keys(body)) == 1
 
 
@@ -96,7 +96,7 @@ def test_creating_an_agent_sends_the_brief_with_the_forms_key_and_lands_on_its_p
     assert json.loads(sent.content) == {"name": "Welcome emails", "message": "Welcome people", "auto": False}
     page = logged_in_client.get(response.url).content.decode()
     assert "The builder needs your answers" in page and "Who should get the email?" in page
-    assert 'value="The new contact"' in page
+    assert "The new contact" in [field.get("value") for field in select(page, "input")]
 
 
 def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote, api_key, logged_in_client):
@@ -132,8 +132,8 @@ def test_the_agent_page_shows_profile_plan_wakeups_schedule_validation_and_runs(
     assert "webhook configured" in body and "SECRET-TOKEN" not in body
     assert "Every day at 08:00" in body and "Sun 22 Nov 2026, 08:00 CET" in body
     assert "The email step has no recipient." in body
-    assert f'href="/approvals/?agent={AGENT_ID}">2 pending approvals' in body
-    assert f'href="/runs/{RUN_ID}/"' in body
+    assert text_of(one(body, f'a[href="/approvals/?agent={AGENT_ID}"]')) == "2 pending approvals"
+    assert select(body, f'a[href="/runs/{RUN_ID}/"]')
 
 
 def test_runs_filter_swaps_the_runs_region_with_one_call(agent_routes, remote, logged_in_client):
@@ -141,14 +141,14 @@ def test_runs_filter_swaps_the_runs_region_with_one_call(agent_routes, remote, l
     body = logged_in_client.get(
         reverse("agents:detail", args=[AGENT_ID]), {"status": "waiting", "region": "runs"}, **HTMX
     ).content.decode()
-    assert body.lstrip().startswith('<section id="agent-runs"')
+    assert root_ids(body)[0] == "section#agent-runs"
     assert remote.calls.call_count == 1
     assert dict(agent_routes.calls.last.request.url.params) == {"status": "waiting", "limit": "25"}
 
 
 def test_activation_issues_are_shown_in_place_as_a_list(agent_routes, remote, logged_in_client):
     page = logged_in_client.get(reverse("agents:detail", args=[AGENT_ID])).content.decode()
-    key = re.search(rf'agents/{AGENT_ID}/activate".*?name="idempotency_key" value="([^"]+)"', page, flags=re.S).group(1)
+    key = one(page, "#agent-activation form input[name=idempotency_key]")["value"]
     activate = remote.post(f"/v1/agents/{AGENT_ID}/activate").mock(
         return_value=error(
             422,
@@ -171,10 +171,12 @@ def test_activation_issues_are_shown_in_place_as_a_list(agent_routes, remote, lo
 
     assert response.status_code == 200
     assert activate.calls.last.request.headers["Idempotency-Key"] == key
-    assert body.lstrip().startswith('<section id="agent-activation"')
-    issues = body.split("data-activation-issues", 1)[1]
-    assert "<li>The email step has no recipient." in issues and "<li>There is no plan yet." in issues
-    assert "req_422" in issues
+    assert root_ids(body)[0] == "section#agent-activation"
+    issues = one(body, "[data-activation-issues]")
+    items = [text_of(item) for item in issues.select("li")]
+    for issue in ("The email step has no recipient.", "There is no plan yet."):
+        assert [item for item in items if item.startswith(issue)], issue
+    assert "req_422" in text_of(issues)
 
 
 def test_activating_without_javascript_shows_the_issues_on_the_full_page(agent_routes, remote, logged_in_client):
@@ -182,7 +184,7 @@ def test_activating_without_javascript_shows_the_issues_on_the_full_page(agent_r
         return_value=error(422, "validation_error", issues=[{"message": "Fix the plan."}])
     )
     body = logged_in_client.post(reverse("agents:activate", args=[AGENT_ID]), {}).content.decode()
-    assert "<html" in body and "Fix the plan." in body
+    assert [element.name for element in roots(body)] == ["html"] and "Fix the plan." in body
 
 
 def test_a_successful_activation_reloads_the_page_with_the_version(agent_routes, remote, logged_in_client):
@@ -198,7 +200,7 @@ def test_a_successful_activation_reloads_the_page_with_the_version(agent_routes,
 def test_pausing_a_draft_shows_the_services_refusal_in_place(agent_routes, remote, logged_in_client):
     remote.post(f"/v1/agents/{AGENT_ID}/pause").mock(return_value=error(409, "conflict", "A draft was never on."))
     body = logged_in_client.post(reverse("agents:pause", args=[AGENT_ID]), {}, **HTMX).content.decode()
-    assert body.lstrip().startswith('<section id="agent-activation"')
+    assert root_ids(body)[0] == "section#agent-activation"
     assert "A draft was never on." in body and "req_409" in body
 
 
@@ -255,7 +257,7 @@ def test_answering_the_builders_questions_sends_one_message_with_the_answers(
 def test_a_change_without_a_message_or_answer_is_refused_in_place(agent_routes, remote, logged_in_client):
     change = remote.patch(f"/v1/agents/{AGENT_ID}")
     body = logged_in_client.post(reverse("agents:change", args=[AGENT_ID]), {"message": " "}, **HTMX).content.decode()
-    assert body.lstrip().startswith('<section id="agent-change"')
+    assert root_ids(body)[0] == "section#agent-change"
     assert "Write a message, or pick an answer" in body
     assert change.call_count == 0
 
@@ -305,8 +307,8 @@ def test_a_chat_message_runs_in_the_background_and_the_poll_repeats_it_with_the_
 
     thread = logged_in_client.get(response.url).content.decode()
     assert "What does Pro cost?" in thread and "Our Pro plan is 49 EUR a month." in thread
-    assert f'name="thread_id" value="{THREAD_ID}"' in thread
-    assert f'href="/runs/{RUN_ID}/"' in thread
+    assert one(thread, "#chat-form input[name=thread_id]")["value"] == THREAD_ID
+    assert select(thread, f'a[href="/runs/{RUN_ID}/"]')
 
 
 def test_a_message_waiting_for_an_approval_ends_completed_when_its_run_does(
@@ -413,7 +415,8 @@ def test_a_running_run_is_followed_live_until_it_finishes(remote, api_key, logge
     page = logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content.decode()
 
     op = TrackedOperation.objects.get(kind="agents.run", remote_id=RUN_ID)
-    assert f'hx-get="{reverse("live:status", args=[op.pk])}?v=' in page and 'hx-trigger="every 2s"' in page
+    poll = one(page, f'[hx-get^="{reverse("live:status", args=[op.pk])}?v="]')
+    assert poll["hx-trigger"] == "every 2s"
     assert "Waiting for a person to decide an approval" in page and "Decide it below" in page
     operation_poll(operation_id=op.pk)
     assert read.call_count == 2
@@ -456,7 +459,7 @@ def test_after_a_timeout_the_activate_button_keeps_its_key_so_a_retry_is_the_sam
         reverse("agents:activate", args=[AGENT_ID]), {"idempotency_key": key}, **HTMX
     ).content.decode()
     assert "The service is slow to answer" in body
-    assert f'name="idempotency_key" value="{key}"' in body
+    assert one(body, "input[name=idempotency_key]")["value"] == key
 
 
 def test_a_teammate_sees_and_answers_the_builders_questions_from_another_session(
@@ -549,7 +552,7 @@ def test_a_conversation_started_elsewhere_shows_its_earlier_turns_oldest_first(r
     assert dict(runs.calls.last.request.url.params) == {"thread_id": THREAD_ID, "limit": "100"}
     assert "Earlier in this conversation" in body
     assert body.index("First question") < body.index("First answer") < body.index("Second question")
-    assert f'name="thread_id" value="{THREAD_ID}"' in body
+    assert one(body, "#chat-form input[name=thread_id]")["value"] == THREAD_ID
 
 
 def test_odd_shapes_from_the_service_render_instead_of_crashing(remote, api_key, logged_in_client):

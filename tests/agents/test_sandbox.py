@@ -10,13 +10,13 @@ from django.urls import reverse
 
 from sandbox.agents import RUN_SECONDS
 from tests.agents.support import form_keys
-from tests.html import one
+from tests.html import one, roots, select, text_of
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def pending_rows(html: str) -> list[str]:
-    return re.findall(r'<li id="approval-([0-9a-f-]{36})" class="card approval approval--pending"', html)
+    return [row["id"].removeprefix("approval-") for row in select(html, "li.approval.approval--pending")]
 
 
 def decision_form(html: str, approval_id: str, decision: str) -> dict:
@@ -37,8 +37,12 @@ def test_approving_a_seeded_pending_approval_resumes_its_run(sandbox_client, see
     assert "Lead qualifier" in queue
     row_ids = pending_rows(queue)
     assert row_ids, "the demo workspace has pending approvals"
-    row = queue.split(f'id="approval-{row_ids[0]}"', 1)[1].split("</li>", 1)[0]
-    assert "Exactly what will run" in row and 'class="badge risk risk--send"' in row
+    row = one(queue, f"li#approval-{row_ids[0]}")
+    assert "Exactly what will run" in text_of(row) and one(row, ".approval__head .badge.risk")["class"] == [
+        "badge",
+        "risk",
+        "risk--send",
+    ]
     assert "svc_sk_" not in queue
 
     fields = decision_form(queue, row_ids[0], "approve")
@@ -46,16 +50,16 @@ def test_approving_a_seeded_pending_approval_resumes_its_run(sandbox_client, see
     body = response.content.decode()
 
     assert response.status_code == 200
-    assert f'id="approval-{row_ids[0]}" class="card approval approval--approved"' in body
+    assert one(body, f"li#approval-{row_ids[0]}")["class"] == ["card", "approval", "approval--approved"]
     assert "The run is now" in body and "Completed" in body
-    run_id = re.search(r'href="/runs/([0-9a-f-]{36})/"', body).group(1)
+    run_id = re.fullmatch(r"/runs/([0-9a-f-]{36})/", select(body, "a[href^='/runs/']")[0]["href"]).group(1)
     run_page = sandbox_client.get(reverse("agents:run", args=[run_id])).content.decode()
     assert "run-status--completed" in run_page
     assert "Approved and done" in run_page
 
     # The same form again is the same decision: the service replays it.
     again = sandbox_client.post(reverse("agents:approval_decide", args=[row_ids[0]]), fields, **HTMX)
-    assert "approval--approved" in again.content.decode()
+    assert one(again.content, f"li#approval-{row_ids[0]}")["data-status"] == "approved"
     pending_after = pending_rows(sandbox_client.get(reverse("agents:approvals")).content.decode())
     assert row_ids[0] not in pending_after
 
@@ -71,7 +75,7 @@ def test_a_new_form_for_a_decided_approval_says_already_decided(sandbox_client):
     body = late.content.decode()
     assert late.status_code == 200
     assert "Already decided" in body
-    assert f'id="approval-{approval_id}" class="card approval approval--rejected"' in body
+    assert one(body, f"li#approval-{approval_id}")["class"] == ["card", "approval", "approval--rejected"]
 
 
 def test_the_agents_pages_render_the_demo_agents(sandbox_client):
@@ -84,7 +88,7 @@ def test_the_agents_pages_render_the_demo_agents(sandbox_client):
         "Welcome emails",
     ):
         assert name in listing
-    agent_id = re.search(r'href="/agents/([0-9a-f-]{36})/">Weekly pipeline report<', listing).group(1)
+    agent_id = agent_id_in(listing, "Weekly pipeline report")
     page = sandbox_client.get(reverse("agents:detail", args=[agent_id])).content.decode()
     assert "webhook configured" in page
     assert "/v1/hooks/" not in page, "the webhook address is private"
@@ -93,8 +97,13 @@ def test_the_agents_pages_render_the_demo_agents(sandbox_client):
 
 
 def agent_id_named(client, name: str) -> str:
-    listing = client.get(reverse("agents:index")).content.decode()
-    return re.search(rf'href="/agents/([0-9a-f-]{{36}})/">{re.escape(name)}<', listing).group(1)
+    return agent_id_in(client.get(reverse("agents:index")).content, name)
+
+
+def agent_id_in(listing: str | bytes, name: str) -> str:
+    """The id in the address of the listing's link named `name`."""
+    (href,) = [link["href"] for link in select(listing, "a[href^='/agents/']") if text_of(link) == name]
+    return re.fullmatch(r"/agents/([0-9a-f-]{36})/", href).group(1)
 
 
 def poll_after(handle, operation_id: int, *, service_seconds: float):
@@ -109,11 +118,11 @@ def poll_after(handle, operation_id: int, *, service_seconds: float):
 def test_activating_an_agent_that_is_not_ready_lists_the_issues(sandbox_client):
     agent_id = agent_id_named(sandbox_client, "Welcome emails")
     page = sandbox_client.get(reverse("agents:detail", args=[agent_id])).content.decode()
-    key = re.search(rf'agents/{agent_id}/activate".*?name="idempotency_key" value="([^"]+)"', page, flags=re.S).group(1)
+    key = one(page, "#agent-activation form input[name=idempotency_key]")["value"]
     response = sandbox_client.post(reverse("agents:activate", args=[agent_id]), {"idempotency_key": key}, **HTMX)
     body = response.content.decode()
     assert "The agent was not activated" in body
-    assert re.search(r"<li>[^<]*recipient", body, flags=re.I)
+    assert [issue for issue in select(body, "[data-activation-issues] li") if "recipient" in text_of(issue).lower()]
 
 
 def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_client):
@@ -124,8 +133,8 @@ def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_cl
     assert created.status_code == 302
     agent_page = sandbox_client.get(created.url).content.decode()
     assert "The builder needs your answers" in agent_page
-    answer = re.search(r'name="answer_0" value="([^"]+)"', agent_page).group(1)
-    key = re.search(r'/change".*?name="idempotency_key" value="([^"]+)"', agent_page, flags=re.S).group(1)
+    answer = select(agent_page, "input[name=answer_0]")[0]["value"]
+    key = one(agent_page, "#agent-change form input[name=idempotency_key]")["value"]
 
     changed = sandbox_client.post(created.url + "change", {"answer_0": answer, "idempotency_key": key})
 
@@ -163,7 +172,7 @@ def test_a_chat_message_is_answered_through_the_live_poller_and_its_run_page(san
         reverse("agents:chat_send", args=[agent_id]) + sent.url[sent.url.index("?") :],
         {
             "message": "And the Team plan?",
-            "thread_id": re.search(r'name="thread_id" value="([^"]+)"', form).group(1),
+            "thread_id": one(form, "input[name=thread_id]")["value"],
             "idempotency_key": form_keys(form)[0],
         },
     )
@@ -180,5 +189,5 @@ def test_the_webhook_address_is_shown_only_when_asked_for(sandbox_client):
     assert "/v1/hooks/" not in page and "Show the address" in page
     revealed = sandbox_client.get(reverse("agents:webhook", args=[agent_id]), **HTMX)
     body = revealed.content.decode()
-    assert re.search(r'value="http://127\.0\.0\.1:\d+/v1/hooks/[^"]+"', body)
-    assert revealed["Cache-Control"] == "no-store" and "<html" not in body
+    assert re.fullmatch(r"http://127\.0\.0\.1:\d+/v1/hooks/.+", one(body, "input.webhook-address__value")["value"])
+    assert revealed["Cache-Control"] == "no-store" and "html" not in [element.name for element in roots(body)]

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-import re
 import uuid
 
 from django import forms
 from django.http import QueryDict
 
 from dashboard.idempotency import IdempotencyKeyField, new_idempotency_key, renew_idempotency_key
+from tests.html import one
 
 
 class NoteForm(forms.Form):
@@ -17,9 +17,9 @@ class NoteForm(forms.Form):
 
 
 def rendered_key(form: forms.Form) -> str:
-    match = re.search(r'name="idempotency_key" value="([^"]+)"', str(form["idempotency_key"]))
-    assert match, "the hidden field was not rendered with a value"
-    return match.group(1)
+    field = one(str(form["idempotency_key"]), "input[name=idempotency_key]")
+    assert field.get("value"), "the hidden field was not rendered with a value"
+    return field["value"]
 
 
 def test_new_keys_are_distinct_uuids():
@@ -31,7 +31,7 @@ def test_new_keys_are_distinct_uuids():
 def test_each_rendered_form_gets_its_own_hidden_key_which_stays_the_same_within_the_form():
     form, other = NoteForm(), NoteForm()
 
-    assert 'type="hidden"' in str(form["idempotency_key"])
+    assert one(str(form["idempotency_key"]), "input")["type"] == "hidden"
     assert rendered_key(form) == rendered_key(form)
     assert rendered_key(form) != rendered_key(other)
     uuid.UUID(rendered_key(form))
@@ -74,7 +74,7 @@ def test_renewing_gives_a_bound_form_a_new_key_and_keeps_what_was_typed():
 
     assert new_key != key
     assert rendered_key(form) == new_key
-    assert 'value="hello"' in str(form["text"])
+    assert one(str(form["text"]), "input[name=text]")["value"] == "hello"
 
 
 def test_renewing_an_unbound_form():

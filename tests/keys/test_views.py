@@ -11,6 +11,7 @@ from django.urls import reverse
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import active_key_for
 from tests.helpers import mocked_service
+from tests.html import one, parse, root_ids, text_of, texts
 from tests.keys.support import DEMO_SECRET, OTHER_ME, OTHER_SECRET, SERVICE, error_body, me_body
 
 
@@ -57,7 +58,7 @@ def test_rejected_key_is_not_stored_and_says_so(logged_in_client, user, service,
     html = response.content.decode()
     assert "The service refused this key" in html
     assert "req_refused_1" in html
-    assert 'value="Typo key"' in html  # what was typed in the label survives
+    assert one(html, "input[name=label]")["value"] == "Typo key"  # what was typed in the label survives
     assert DEMO_SECRET not in html  # ...but the secret is never echoed back
     assert route.call_count == 1
     assert not ApiKey.objects.exists()
@@ -107,8 +108,7 @@ def test_htmx_add_error_swaps_only_the_form(logged_in_client, service):
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert html.lstrip().startswith('<form id="add-key-form"')
-    assert "<header" not in html
+    assert root_ids(html) == ["form#add-key-form"]  # the form alone, no page around it
     assert "The service refused this key" in html and DEMO_SECRET not in html
 
 
@@ -155,7 +155,7 @@ def test_switching_from_the_header_changes_the_active_key(logged_in_client, user
     first = add_key(user)
     second = add_key(user, label="Globex", **OTHER_ME)
     home = logged_in_client.get(reverse("home")).content.decode()
-    assert f'name="key" value="{second.pk}"' in home  # the header switcher offers it
+    assert one(home, f'.switcher button[name="key"][value="{second.pk}"]')  # the header switcher offers it
 
     response = logged_in_client.post(reverse("keys:activate"), {"key": second.pk, "next": reverse("account")})
 
@@ -208,8 +208,8 @@ def test_check_again_updates_the_row(logged_in_client, user, add_key, service):
 
     html = response.content.decode()
     assert response.status_code == 200
-    assert html.lstrip().startswith(f'<tr id="key-row-{key.pk}"')
-    assert "Acme Renamed" in html and "works" in html
+    assert root_ids(html) == [f"tr#key-row-{key.pk}"]
+    assert "Acme Renamed" in text_of(one(html, "tr")) and "works" in text_of(one(html, "tr"))
     assert route.call_count == 1 and bearer(route.calls[0]) == f"Bearer {DEMO_SECRET}"
     key.refresh_from_db()
     assert key.workspace_name == "Acme Renamed" and key.member_role == "owner"
@@ -298,7 +298,7 @@ def test_account_page_shows_everything_me_answers(logged_in_client, user, add_ke
         "Acme main",
     ):
         assert text in html, text
-    assert 'href="/account/" aria-current="page"' in html
+    assert [link["href"] for link in parse(html).select("nav.main-nav a[aria-current=page]")] == ["/account/"]
 
 
 def test_account_page_remote_error_goes_to_the_shared_middleware(logged_in_client, user, add_key, service):
@@ -323,8 +323,9 @@ def test_account_without_a_key_redirects_to_key_settings(logged_in_client, servi
 
 def test_home_prompts_for_a_key_when_there_is_none(logged_in_client):
     html = logged_in_client.get(reverse("home")).content.decode()
-    assert "Add an API key to get started" in html
-    assert reverse("keys:add") in html
+    main = one(html, "main")
+    assert "Add an API key to get started" in text_of(main)
+    assert reverse("keys:add") in [link["href"] for link in main.select("a")]
 
 
 def test_home_names_the_workspace_without_a_remote_call(logged_in_client, user, add_key, service):
@@ -333,7 +334,8 @@ def test_home_names_the_workspace_without_a_remote_call(logged_in_client, user, 
 
     html = logged_in_client.get(reverse("home")).content.decode()
 
-    assert "You are working in <strong>Acme Marketing</strong> as <strong>admin</strong>" in html
+    assert "You are working in Acme Marketing as admin" in text_of(one(html, "main"))
+    assert texts(html, "main strong")[:2] == ["Acme Marketing", "admin"]
     assert route.call_count == 0
 
 
@@ -346,11 +348,11 @@ def test_pages_need_a_login(client, db):
 
 def test_login_and_logout(client, user):
     page = client.get(reverse("login"))
-    assert page.status_code == 200 and 'type="password"' in page.content.decode()
+    assert page.status_code == 200 and one(page.content, "input[type=password]")
 
     response = client.post(reverse("login"), {"username": "alice", "password": "correct horse battery staple"})
     assert response.status_code == 302 and response["Location"] == reverse("home")
-    assert 'action="/accounts/logout/"' in client.get(reverse("home")).content.decode()
+    assert one(client.get(reverse("home")).content, 'form[action="/accounts/logout/"]')
 
     assert client.post(reverse("logout")).status_code == 302
     assert client.get(reverse("home")).status_code == 302

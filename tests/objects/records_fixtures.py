@@ -5,7 +5,8 @@ sandbox/records.py)."""
 from __future__ import annotations
 
 import json
-import re
+
+from tests.html import select
 
 OBJECT_KEY = "deals"
 
@@ -107,8 +108,6 @@ def sent_json(call) -> dict:
 
 
 def hidden_value(html: str, name: str) -> str:
-    match = re.search(rf'name="{re.escape(name)}"[^>]*value="([^"]*)"', html) or re.search(
-        rf'value="([^"]*)"[^>]*name="{re.escape(name)}"', html
-    )
-    assert match, f"no hidden {name} in the page"
-    return match.group(1)
+    fields = [field for field in select(html, f'[name="{name}"]') if field.has_attr("value")]
+    assert fields, f"no hidden {name} in the page"
+    return fields[0]["value"]

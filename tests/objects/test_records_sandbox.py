@@ -9,7 +9,7 @@ import pytest
 from dashboard.api import ServiceClient
 from dashboard.keys.testing import store_sandbox_key
 from sandbox.fixtures import create_every_type_object, sample_values
-from tests.html import texts
+from tests.html import one, parse, select, text_of, texts
 
 pytestmark = pytest.mark.django_db
 
@@ -76,9 +76,11 @@ def test_built_in_objects_records_and_links_are_reachable(deals, logged_in_clien
 
     listing = logged_in_client.get("/objects/agents/records/")
     assert listing.status_code == 200
-    assert f"/objects/agents/records/{agent_id}/" in listing.content.decode()
-    assert "New agent" not in listing.content.decode()  # their records belong to their own feature
+    assert select(listing.content, f'a[href="/objects/agents/records/{agent_id}/"]')
+    assert "New agent" not in text_of(parse(listing.content))  # their records belong to their own feature
 
     page = logged_in_client.get(f"/objects/agents/records/{agent_id}/").content.decode()
-    assert "<code>owner</code>" in page and "← from" in page
-    assert f'href="/objects/{deals["key"]}/records/{record_id}/"' in page
+    assert "owner" in texts(page, "#relationships .relation-key code") and "← from" in text_of(
+        one(page, "#relationships")
+    )
+    assert select(page, f'#relationships a[href="/objects/{deals["key"]}/records/{record_id}/"]')

@@ -6,7 +6,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from tests.html import one, parse, texts
+from tests.html import one, parse, root_ids, select, text_of, texts
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -98,19 +98,19 @@ def test_record_page_shows_values_times_and_links_both_ways(console, definition,
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert "<h1>Acme renewal</h1>" in html
-    assert "1,234.50" in html and "buyer@acme.test" in html
-    assert "2026-11-01 08:00 UTC" in html and "2026-11-20 17:45 UTC" in html  # created, updated
+    assert text_of(one(html, "h1")) == "Acme renewal"
+    main = text_of(one(html, "main"))
+    assert "1,234.50" in main and "buyer@acme.test" in main
+    assert "2026-11-01 08:00 UTC" in main and "2026-11-20 17:45 UTC" in main  # created, updated
     # Grouped by relation_key, each linking to the other end (built-in objects too).
-    assert "<code>owner</code>" in html and "<code>related_to</code>" in html
-    assert html.index("<code>owner</code>") < html.index("<code>related_to</code>")
+    assert texts(html, "#relationships .relation-key code") == ["owner", "related_to"]
     # Each link names the other record by its title, the label beside it; an
     # agent opens on its own console page.
     assert texts(html, "a.link-title") == ["Support bot", "Beta upsell"]
     assert one(html, f"a.link-title[href='/objects/deals/records/{OTHER_ID}/']")
     assert one(html, f"a.link-title[href='/agents/{AGENT_ID}/']")
     assert texts(html, ".link-label") == ["“sister deal”"]
-    assert "→ to" in html and "← from" in html
+    assert "→ to" in text_of(one(html, "#relationships")) and "← from" in text_of(one(html, "#relationships"))
     # Three calls for the page, plus the titles' reads (bounded, once).
     assert len(remote.calls) == 3 + 3
 
@@ -139,14 +139,16 @@ def test_delete_asks_first_and_says_relationships_go_too(console, definition, re
 def test_delete_confirmation_page_works_without_javascript(console, definition, remote):
     remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     html = console.get(DELETE_URL).content.decode()
-    assert "<html" in html and "Delete this record" in html and "cannot be undone" in html
+    main = text_of(one(html, "main"))
+    assert root_ids(html) == ["html"] and "Delete this record" in main and "cannot be undone" in main
 
 
 def test_link_form_lists_custom_and_built_in_objects(console, remote):
     remote.get("/v1/objects").mock(return_value=httpx.Response(200, json=page(OBJECTS)))
     html = console.get(LINK_URL, **HTMX).content.decode()
-    assert '<option value="deals" selected>Deals</option>' in html
-    assert '<option value="agents">Agents (built-in)</option>' in html
+    options = {option["value"]: (text_of(option), option.has_attr("selected")) for option in select(html, "option")}
+    assert options["deals"] == ("Deals", True)
+    assert options["agents"] == ("Agents (built-in)", False)
     assert hidden_value(html, "idempotency_key")
 
 
@@ -157,8 +159,9 @@ def test_picker_searches_the_target_objects_records(console, definition, remote)
     html = console.get(PICK_URL, {"target_object": OBJECT_KEY, "target_search": "glo"}, **HTMX).content.decode()
     sent = search.calls.last.request.url.params
     assert sent["search"] == "glo" and sent["limit"] == "10"
-    assert f'value="{OTHER_ID}"' in html and "Globex" in html
-    assert f'value="{RECORD_ID}"' not in html  # not to itself
+    choices = {choice["value"]: text_of(choice.parent) for choice in select(html, "input[name=target_pick]")}
+    assert OTHER_ID in choices and "Globex" in choices[OTHER_ID]
+    assert RECORD_ID not in [element.get("value") for element in select(html, "[value]")]  # not to itself
 
 
 def test_link_is_sent_with_metadata_and_key(console, definition, links, other_titles, remote):
@@ -183,8 +186,8 @@ def test_link_is_sent_with_metadata_and_key(console, definition, links, other_ti
     # The panel, re-read, replaces the form's region in place.
     assert response["HX-Retarget"] == "#relationships"
     html = response.content.decode()
-    assert html.lstrip().startswith('<section id="relationships"')
-    assert f'href="/objects/{OBJECT_KEY}/records/{OTHER_ID}/"' in html
+    assert root_ids(html)[0] == "section#relationships"
+    assert select(html, f'#relationships a[href="/objects/{OBJECT_KEY}/records/{OTHER_ID}/"]')
     call = create.calls.last
     assert sent_json(call) == {
         "relation_key": "related_to",
@@ -240,9 +243,11 @@ def test_link_form_checks_snake_case_and_json_before_sending(console, remote, fi
 
     assert response.status_code == 200
     html = response.content.decode()
-    assert message in html
+    assert message in text_of(one(html, "#link-form"))
     assert create.call_count == 0
-    assert value.replace('"', "&quot;") in html or value in html  # what was typed is kept
+    typed = [element.get("value") for element in select(html, f"#link-form [name={field}]")]
+    typed += [element.get_text() for element in select(html, f"#link-form textarea[name={field}]")]
+    assert [kept for kept in typed if kept is not None and value in kept]  # what was typed is kept
 
 
 def test_link_to_a_missing_target_is_shown_in_the_form(console, remote):
@@ -253,9 +258,9 @@ def test_link_to_a_missing_target_is_shown_in_the_form(console, remote):
     html = console.post(
         LINK_URL, {"relation_key": "owner", "target_object": OBJECT_KEY, "target_id": OTHER_ID}, **HTMX
     ).content.decode()
-    assert '<form id="link-form"' in html
-    assert "No record in deals" in html and "req_link_404" in html
-    assert 'value="owner"' in html
+    form = one(html, "form#link-form")
+    assert "No record in deals" in text_of(form) and "req_link_404" in text_of(form)
+    assert one(form, "[name=relation_key]")["value"] == "owner"
 
 
 def test_record_of_a_built_in_object_lists_its_links(console, definition, remote):
@@ -271,6 +276,6 @@ def test_record_of_a_built_in_object_lists_its_links(console, definition, remote
     )
     remote.get(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     html = console.get(f"/objects/agents/records/{AGENT_ID}/").content.decode()
-    assert "its values belong to its own area" in html
-    assert f'href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/"' in html
-    assert "Delete" not in html.split("<h1>")[1].split("relationships-heading")[0]
+    assert "its values belong to its own area" in text_of(one(html, "main"))
+    assert select(html, f'#relationships a[href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/"]')
+    assert "Delete" not in text_of(one(html, ".page-header"))
