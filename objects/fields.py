@@ -22,11 +22,15 @@ from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_date, parse_datetime
 
 from dashboard.web import reading
-from objects.schema import CHOICE_TYPES, FIELD_TYPE_LABELS
+from objects.schema import (
+    ADDRESS_TYPES,
+    CHOICE_TYPES,
+    FIELD_TYPE_LABELS,
+    NUMBER_TYPES,
+    SINGLE_CHOICE_TYPES,
+    FieldType,
+)
 
-TEXT_TYPES = frozenset({"text", "long_text", "email", "phone", "url", "image", "file"})
-NUMBER_TYPES = frozenset({"number", "currency"})
-DATE_TYPES = frozenset({"date", "datetime"})
 WEB_SCHEMES = frozenset({"http", "https"})
 # The "is empty" filter is sent as JSON null (api-spec.md, records `filter`).
 EMPTY = None
@@ -60,6 +64,14 @@ class FieldDef:
     def is_choice(self) -> bool:
         return self.type in CHOICE_TYPES
 
+    @property
+    def is_number(self) -> bool:
+        return self.type in NUMBER_TYPES
+
+    @property
+    def is_multi_select(self) -> bool:
+        return self.type == FieldType.MULTI_SELECT
+
     def option_for(self, stored: Any) -> Option | None:
         """The option a stored value names: records store the option id, but
         a value written before an options edit may still be its label, and
@@ -73,6 +85,11 @@ class FieldDef:
             if stored == option.label:
                 return option
         return None
+
+    def option_id(self, stored: Any) -> Any:
+        """The id of the option a stored value names, else the value as it is."""
+        option = self.option_for(stored)
+        return option.id if option else stored
 
 
 def option_list(raw_options: Any) -> tuple[Option, ...]:
@@ -97,7 +114,7 @@ def field_defs(definition: dict) -> list[FieldDef]:
             FieldDef(
                 key=str(raw["key"]),
                 label=str(raw.get("label") or raw["key"]),
-                type=str(raw.get("type") or "text"),
+                type=str(raw.get("type") or FieldType.TEXT),
                 required=bool(raw.get("required")),
                 options=option_list(raw.get("options")),
                 origin=str(raw.get("origin") or "custom"),
@@ -131,6 +148,7 @@ def is_web_address(value: Any) -> bool:
 
 
 def parse_stored_datetime(value: Any) -> dt.datetime | None:
+    parsed: dt.datetime | None
     if isinstance(value, dt.datetime):
         parsed = value
     elif isinstance(value, str) and value:
@@ -223,13 +241,23 @@ class WorkspaceDateTimeField(forms.DateTimeField):
 
 
 class AddressWidget(forms.URLInput):
-    """An address input for image and file fields; the form shows a preview
-    beside it (a thumbnail for images, a link for files), which
-    static/js/objects.js updates as the address is typed."""
+    """An address input for image and file fields with its preview after it
+    (a thumbnail for images, a link for files), which static/js/objects.js
+    updates as the address is typed."""
+
+    template_name = "objects/widgets/address.html"
 
     def __init__(self, *, kind: str, attrs=None):
         self.kind = kind
         super().__init__(attrs={"data-preview": kind, "inputmode": "url", **(attrs or {})})
+
+    def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
+        context = super().get_context(name, value, attrs)
+        address = str(context["widget"]["value"] or "")
+        context["widget"]["kind"] = self.kind
+        # Only a web address is shown as a preview (never javascript: or data:).
+        context["widget"]["web_address"] = address.startswith(("http://", "https://"))
+        return context
 
 
 def _choices(field: FieldDef) -> list[tuple[str, str]]:
@@ -240,35 +268,35 @@ def form_field(field: FieldDef, *, zone: dt.tzinfo) -> forms.Field:
     """The Django form field and widget for one field definition."""
     common: dict[str, Any] = {"label": field.label, "required": field.required}
     kind = field.type
-    if kind == "long_text":
+    if kind == FieldType.LONG_TEXT:
         return forms.CharField(widget=forms.Textarea(attrs={"rows": 4}), max_length=field.max_length, **common)
-    if kind == "number":
+    if kind == FieldType.NUMBER:
         return forms.DecimalField(widget=forms.NumberInput(attrs={"step": "any"}), **common)
-    if kind == "currency":
+    if kind == FieldType.CURRENCY:
         return forms.DecimalField(decimal_places=2, widget=forms.NumberInput(attrs={"step": "0.01"}), **common)
-    if kind == "date":
+    if kind == FieldType.DATE:
         return forms.DateField(widget=forms.DateInput(attrs={"type": "date"}, format="%Y-%m-%d"), **common)
-    if kind == "datetime":
+    if kind == FieldType.DATETIME:
         return WorkspaceDateTimeField(zone=zone, **common)
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         # A checkbox cannot say "unknown"; unchecked is sent as false.
         return forms.BooleanField(label=field.label, required=False)
-    if kind == "email":
+    if kind == FieldType.EMAIL:
         return forms.EmailField(max_length=field.max_length, **common)
-    if kind == "phone":
+    if kind == FieldType.PHONE:
         return forms.CharField(
             widget=forms.TextInput(attrs={"type": "tel", "autocomplete": "tel"}), max_length=field.max_length, **common
         )
-    if kind == "url":
+    if kind == FieldType.URL:
         return forms.URLField(assume_scheme="https", max_length=field.max_length, **common)
-    if kind in {"image", "file"}:
+    if kind in ADDRESS_TYPES:
         return forms.URLField(
             assume_scheme="https", widget=AddressWidget(kind=kind), max_length=field.max_length, **common
         )
-    if kind in {"select", "stage"}:
+    if kind in SINGLE_CHOICE_TYPES:
         empty_label = "—" if not field.required else "Choose…"
         return forms.ChoiceField(choices=[("", empty_label), *_choices(field)], **common)
-    if kind == "multi_select":
+    if kind == FieldType.MULTI_SELECT:
         return forms.MultipleChoiceField(choices=_choices(field), widget=forms.CheckboxSelectMultiple, **common)
     return forms.CharField(max_length=field.max_length, **common)
 
@@ -276,23 +304,22 @@ def form_field(field: FieldDef, *, zone: dt.tzinfo) -> forms.Field:
 def initial_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Any:
     """What the form shows for a stored value."""
     if stored is None:
-        return [] if field.type == "multi_select" else None
+        return [] if field.type == FieldType.MULTI_SELECT else None
     kind = field.type
-    if kind == "datetime":
+    if kind == FieldType.DATETIME:
         parsed = parse_stored_datetime(stored)
         return parsed.astimezone(zone) if parsed else stored
-    if kind == "date":
+    if kind == FieldType.DATE:
         return parse_stored_date(stored) or stored
     if kind in NUMBER_TYPES:
         return parse_stored_number(stored)
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         return bool(stored)
-    if kind in {"select", "stage"}:
-        option = field.option_for(stored)
-        return option.id if option else stored
-    if kind == "multi_select":
+    if kind in SINGLE_CHOICE_TYPES:
+        return field.option_id(stored)
+    if kind == FieldType.MULTI_SELECT:
         values = stored if isinstance(stored, list) else [stored]
-        return [(field.option_for(v).id if field.option_for(v) else v) for v in values]
+        return [field.option_id(v) for v in values]
     return stored
 
 
@@ -300,20 +327,20 @@ def api_value(field: FieldDef, cleaned: Any) -> Any:
     """What is sent to the service for a cleaned form value; empty is `None`
     (JSON null clears a field)."""
     kind = field.type
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         return bool(cleaned)
     if cleaned in (None, "", []):
         return None
     if kind in NUMBER_TYPES:
         number = decimal.Decimal(cleaned)
-        if kind == "currency":
+        if kind == FieldType.CURRENCY:
             return float(number.quantize(decimal.Decimal("0.01"), rounding=decimal.ROUND_HALF_UP))
         return int(number) if number == number.to_integral_value() else float(number)
-    if kind == "date":
+    if kind == FieldType.DATE:
         return cleaned.isoformat()
-    if kind == "datetime":
+    if kind == FieldType.DATETIME:
         return utc_iso(cleaned)
-    if kind == "multi_select":
+    if kind == FieldType.MULTI_SELECT:
         return list(cleaned)
     return cleaned
 
@@ -322,23 +349,22 @@ def comparable(field: FieldDef, value: Any) -> Any:
     """A stored value and a sent value in one shape, to tell whether an edit
     changed the field (so an edit sends only what changed)."""
     if value in (None, "", []):
-        return False if field.type == "boolean" else None
+        return False if field.type == FieldType.BOOLEAN else None
     kind = field.type
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         return bool(value)
     if kind in NUMBER_TYPES:
         return parse_stored_number(value)
-    if kind == "datetime":
+    if kind == FieldType.DATETIME:
         parsed = parse_stored_datetime(value)
         return parsed.astimezone(dt.UTC).replace(second=0, microsecond=0) if parsed else value
-    if kind == "date":
+    if kind == FieldType.DATE:
         return parse_stored_date(value) or value
-    if kind in {"select", "stage"}:
-        option = field.option_for(value)
-        return option.id if option else value
-    if kind == "multi_select":
+    if kind in SINGLE_CHOICE_TYPES:
+        return field.option_id(value)
+    if kind == FieldType.MULTI_SELECT:
         values = value if isinstance(value, list) else [value]
-        return sorted((field.option_for(v).id if field.option_for(v) else str(v)) for v in values)
+        return sorted(str(field.option_id(v)) for v in values)
     return value
 
 
@@ -393,37 +419,37 @@ def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
     if isinstance(stored, (dict, list)) and kind not in CHOICE_TYPES:
         # Not the field type's shape: shown as the exact JSON, never str() of a dict.
         return Cell(kind="text", text=json.dumps(stored, ensure_ascii=False))
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         yes = stored is True or (isinstance(stored, str) and stored.strip().lower() == "true") or stored == 1
         return Cell(kind="mark", value=yes, text="Yes" if yes else "No")
-    if kind == "number":
+    if kind == FieldType.NUMBER:
         return Cell(kind="number", text=format_number(stored))
-    if kind == "currency":
+    if kind == FieldType.CURRENCY:
         code = field.raw.get("currency") or ""
         text = format_number(stored, places=2)
         return Cell(kind="number", text=f"{code} {text}".strip())
-    if kind == "date":
+    if kind == FieldType.DATE:
         return Cell(kind="text", text=format_date(stored))
-    if kind == "datetime":
+    if kind == FieldType.DATETIME:
         return Cell(kind="text", text=format_datetime(stored, zone=zone))
-    if kind == "email":
+    if kind == FieldType.EMAIL:
         return Cell(kind="link", text=str(stored), href=f"mailto:{stored}")
-    if kind == "phone":
+    if kind == FieldType.PHONE:
         digits = "".join(ch for ch in str(stored) if ch.isdigit() or ch == "+")
         return Cell(kind="link", text=str(stored), href=f"tel:{digits}")
-    if kind == "url":
+    if kind == FieldType.URL:
         if is_web_address(stored):
             return Cell(kind="link", text=str(stored), href=str(stored).strip())
         return Cell(kind="text", text=str(stored))
-    if kind == "image":
+    if kind == FieldType.IMAGE:
         if is_web_address(stored):
             return Cell(kind="image", text=file_name(str(stored)), href=str(stored).strip())
         return Cell(kind="text", text=str(stored))
-    if kind == "file":
+    if kind == FieldType.FILE:
         if is_web_address(stored):
             return Cell(kind="file", text=file_name(str(stored)), href=str(stored).strip())
         return Cell(kind="text", text=str(stored))
-    if kind in {"select", "stage", "multi_select"}:
+    if kind in CHOICE_TYPES:
         values = stored if isinstance(stored, list) else [stored]
         chips = []
         for value in values:
@@ -433,7 +459,7 @@ def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
                 option = Option(id=reading.text(value.get("id")) or label, label=label, color="")
             chips.append(option or Option(id=reading.text(value), label=reading.text(value), color=""))
         return Cell(kind="chips", chips=tuple(chips))
-    if kind == "long_text":
+    if kind == FieldType.LONG_TEXT:
         return Cell(kind="long_text", text=str(stored))
     if isinstance(stored, (dict, list)):
         return Cell(kind="text", text=json.dumps(stored, ensure_ascii=False))
@@ -446,19 +472,19 @@ def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
     if stored is None or stored == "" or stored == []:
         return ""
     kind = field.type
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         return "yes" if stored else "no"
-    if kind in {"select", "stage", "multi_select"}:
+    if kind in CHOICE_TYPES:
         values = stored if isinstance(stored, list) else [stored]
         labels = []
         for value in values:
             option = field.option_for(value)
             labels.append(option.label if option else reading.text(value))
         return "; ".join(labels)
-    if kind == "datetime":
+    if kind == FieldType.DATETIME:
         parsed = parse_stored_datetime(stored)
         return parsed.astimezone(zone).isoformat() if parsed else str(stored)
-    if kind == "currency":
+    if kind == FieldType.CURRENCY:
         number = parse_stored_number(stored)
         return (
             f"{number.quantize(decimal.Decimal('0.01'), rounding=decimal.ROUND_HALF_UP)}"

@@ -21,7 +21,8 @@ from typing import Any
 
 from django.http import QueryDict
 
-from objects.fields import NUMBER_TYPES, FieldDef, parse_stored_date, parse_stored_number
+from objects.fields import FieldDef, parse_stored_date, parse_stored_number
+from objects.schema import NUMBER_TYPES, SINGLE_CHOICE_TYPES, FieldType
 
 FILTER_PREFIX = "f."
 MAX_SEARCH_LENGTH = 500
@@ -31,7 +32,7 @@ def filterable(field_def: FieldDef) -> bool:
     """Fields with an exact-value control in the filter bar (every field can
     be filtered as "is empty"). Datetimes need the exact instant, so they
     only get "is empty"; image and file addresses likewise."""
-    return field_def.type not in {"datetime", "image", "file", "long_text"}
+    return field_def.type not in {FieldType.DATETIME, FieldType.IMAGE, FieldType.FILE, FieldType.LONG_TEXT}
 
 
 def filter_value(field_def: FieldDef, raw: str | list[str]) -> Any:
@@ -40,18 +41,18 @@ def filter_value(field_def: FieldDef, raw: str | list[str]) -> Any:
     as the list of option ids the record must contain. ValueError (with a
     message for the person) when it can't be read."""
     kind = field_def.type
-    if kind == "multi_select":
+    if kind == FieldType.MULTI_SELECT:
         values = raw if isinstance(raw, list) else [raw]
         return [v for v in values if v]
     value = raw[0] if isinstance(raw, list) else raw
-    if kind == "boolean":
+    if kind == FieldType.BOOLEAN:
         return value == "true"
     if kind in NUMBER_TYPES:
         number = parse_stored_number(value)
         if number is None or not number.is_finite():
             raise ValueError(f"{field_def.label}: enter a number.")
         return int(number) if number == number.to_integral_value() else float(number)
-    if kind == "date":
+    if kind == FieldType.DATE:
         parsed = parse_stored_date(value)
         if parsed is None:
             raise ValueError(f"{field_def.label}: enter a date as YYYY-MM-DD.")
@@ -147,15 +148,15 @@ def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list
     for f in fields:
         if not filterable(f):
             control = "empty_only"
-        elif f.type in {"select", "stage"}:
+        elif f.type in SINGLE_CHOICE_TYPES:
             control = "choice"
-        elif f.type == "multi_select":
+        elif f.type == FieldType.MULTI_SELECT:
             control = "multi"
-        elif f.type == "boolean":
+        elif f.type == FieldType.BOOLEAN:
             control = "boolean"
-        elif f.type in {"number", "currency"}:
+        elif f.type in NUMBER_TYPES:
             control = "number"
-        elif f.type == "date":
+        elif f.type == FieldType.DATE:
             control = "date"
         else:
             control = "text"

@@ -5,8 +5,13 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+from collections.abc import Sequence
+from typing import Any, cast
 
 from django import forms
+from django.forms.renderers import BaseRenderer
+from django.forms.utils import ErrorList
+from django.utils.datastructures import MultiValueDict
 
 from dashboard.api import errors
 from dashboard.idempotency import IdempotencyKeyField, renew_idempotency_key
@@ -25,6 +30,7 @@ from objects.schema import (
     FIELD_TYPES,
     ICON_MAX_LENGTH,
     NAME_MAX_LENGTH,
+    FieldType,
     snake_case,
 )
 
@@ -98,9 +104,12 @@ class ObjectSettingsForm(ObjectForm):
 
     title_field = forms.ChoiceField(required=False, label="Title field")
 
-    def __init__(self, *args, field_choices: list[tuple[str, str]] = (), **kwargs):
+    def __init__(self, *args, field_choices: Sequence[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)
-        self.fields["title_field"].choices = [("", "First field (default)"), *field_choices]
+        title_field = self.fields["title_field"]
+        assert isinstance(title_field, forms.ChoiceField)
+        title_field.choices = [("", "First field (default)"), *field_choices]
+        self.fields["plural_name"].help_text = "Renaming keeps the key, which never changes."
 
 
 class FieldRowForm(forms.Form):
@@ -113,9 +122,9 @@ class FieldRowForm(forms.Form):
     key = forms.CharField(
         max_length=FIELD_LABEL_MAX_LENGTH,
         required=False,
-        help_text="Optional; the label in snake_case by default.",
+        help_text="The label in snake_case by default.",
     )
-    type = forms.ChoiceField(choices=FIELD_TYPES, initial="text")
+    type = forms.ChoiceField(choices=FIELD_TYPES, initial=FieldType.TEXT)
     required = forms.BooleanField(required=False)
     # The key of the existing field this row edits (settings); empty for a new field.
     original_key = forms.CharField(required=False, widget=forms.HiddenInput)
@@ -147,10 +156,12 @@ class FieldRowForm(forms.Form):
         """The option rows to render: what was posted (kept exactly as typed), or
         the field's options, or one blank row for a choice type."""
         if self.is_bound:
+            # A bound row's data is the posted QueryDict (the formset passes request.POST).
+            assert isinstance(self.data, MultiValueDict)
             ids = self.data.getlist(self.add_prefix("option_id"))
             labels = self.data.getlist(self.add_prefix("option_label"))
             colors = self.data.getlist(self.add_prefix("option_color"))
-            rows = [
+            rows: list[dict[str, Any]] = [
                 {
                     "id": ids[i] if i < len(ids) else "",
                     "label": label,
@@ -172,8 +183,8 @@ class FieldRowForm(forms.Form):
     @property
     def current_type(self) -> str:
         if self.is_bound:
-            return self.data.get(self.add_prefix("type")) or "text"
-        return self.initial.get("type") or "text"
+            return self.data.get(self.add_prefix("type")) or FieldType.TEXT
+        return self.initial.get("type") or FieldType.TEXT
 
     @property
     def shows_options(self) -> bool:
@@ -185,8 +196,9 @@ class FieldRowForm(forms.Form):
             raise forms.ValidationError("Use lower-case letters, digits and underscores, starting with a letter.")
         return key
 
-    def clean(self):
-        cleaned = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
         if (
             cleaned.get("label")
             and not cleaned.get("key")
@@ -231,7 +243,7 @@ class FieldRowForm(forms.Form):
         changes: dict = {}
         if data["label"] != (original.get("label") or ""):
             changes["label"] = data["label"]
-        original_type = original.get("type") or "text"
+        original_type = original.get("type") or FieldType.TEXT
         if data["type"] != original_type:
             changes["type"] = data["type"]
         if bool(data["required"]) != bool(original.get("required")):
@@ -259,8 +271,12 @@ class BaseFieldRowFormSet(forms.BaseFormSet):
         ),
         "too_few_forms": "Add at least one field.",
     }
+    # Set by BaseFormSet.__init__ and full_clean; django-stubs 5.2 does not declare them.
+    error_messages: dict[str, str]
+    renderer: BaseRenderer
+    _non_form_errors: ErrorList
 
-    def full_clean(self):
+    def full_clean(self) -> None:
         super().full_clean()
         # Django drops the tampered-counts error when a count check fails after it: keep it, first.
         tampered = self.error_messages["missing_management_form"]
@@ -274,7 +290,7 @@ class BaseFieldRowFormSet(forms.BaseFormSet):
         return [
             form
             for form in self.forms
-            if not self._should_delete_form(form)
+            if not self._should_delete_form(form)  # type: ignore[attr-defined]  # a BaseFormSet method django-stubs lacks
             and (form.has_changed() or form.is_existing or not form.empty_permitted)
         ]
 
@@ -292,10 +308,17 @@ class BaseFieldRowFormSet(forms.BaseFormSet):
             seen[key] = form
 
 
-NewObjectFieldRows = forms.formset_factory(
-    FieldRowForm, formset=BaseFieldRowFormSet, extra=0, min_num=1, validate_min=True, can_delete=True
+# formset_factory returns a subclass of `formset`; its stub says only BaseFormSet, hence the casts.
+NewObjectFieldRows = cast(
+    "type[BaseFieldRowFormSet]",
+    forms.formset_factory(
+        FieldRowForm, formset=BaseFieldRowFormSet, extra=0, min_num=1, validate_min=True, can_delete=True
+    ),
 )
-SettingsFieldRows = forms.formset_factory(FieldRowForm, formset=BaseFieldRowFormSet, extra=0, can_delete=True)
+SettingsFieldRows = cast(
+    "type[BaseFieldRowFormSet]",
+    forms.formset_factory(FieldRowForm, formset=BaseFieldRowFormSet, extra=0, can_delete=True),
+)
 
 
 class FieldRemoveForm(forms.Form):
@@ -310,6 +333,9 @@ class RecordForm(forms.Form):
     the values it showed (`shown_values`), so only what the person changed is
     sent (objects/edits.py). `only` keeps one field (an inline cell edit);
     `copy_of` fills a new record's form with another record's values."""
+
+    # The field template (templates/forms/field.html) marks required fields with * in this form.
+    required_css_class = "required"
 
     idempotency_key = IdempotencyKeyField()
     shown_values = forms.CharField(required=False, widget=forms.HiddenInput, max_length=MAX_SHOWN_LENGTH)
@@ -342,6 +368,7 @@ class RecordForm(forms.Form):
         super().__init__(*args, **kwargs)
         for f in self.record_fields:
             self.fields[f.key] = form_field(f, zone=zone)
+            self.fields[f.key].help_text = _record_help(f, zone)
 
     def carried_values(self) -> dict | None:
         """The values this form showed when it was rendered (None: not carried)."""
@@ -388,11 +415,26 @@ class RecordForm(forms.Form):
         renew_idempotency_key(self)
 
 
+def _record_help(field: FieldDef, zone: dt.tzinfo) -> str:
+    """What a record field takes, under its input: its type and its limits."""
+    parts = [field.type_label]
+    if field.type == FieldType.DATETIME:
+        parts.append(f"{zone} time")
+    if field.type == FieldType.CURRENCY:
+        parts.append("2 decimals")
+    if field.max_length:
+        parts.append(f"at most {field.max_length} characters")
+    return ", ".join(parts)
+
+
 SNAKE_CASE = re.compile(r"^[a-z][a-z0-9]*(?:_[a-z0-9]+)*$")
 
 
 class RelationshipForm(forms.Form):
     """Link this record to another one (this record is the source)."""
+
+    # The field template (templates/forms/field.html) marks required fields with * in this form.
+    required_css_class = "required"
 
     idempotency_key = IdempotencyKeyField()
     relation_key = forms.CharField(
@@ -403,7 +445,13 @@ class RelationshipForm(forms.Form):
         widget=forms.TextInput(attrs={"list": "relation-keys", "autocomplete": "off"}),
     )
     target_object = forms.ChoiceField(label="Linked object")
-    target_search = forms.CharField(label="Find a record", required=False)
+    target_search = forms.CharField(
+        label="Find a record",
+        required=False,
+        widget=forms.SearchInput(
+            attrs={"autocomplete": "off", "placeholder": "Type to search the linked object's records"}
+        ),
+    )
     target_pick = forms.CharField(required=False)
     target_id = forms.CharField(label="or its id", required=False, max_length=64)
     label = forms.CharField(label="Label", max_length=200, required=False)
@@ -419,7 +467,9 @@ class RelationshipForm(forms.Form):
             if key:
                 kind = " (built-in)" if obj.get("kind") == "system" else ""
                 choices.append((key, f"{obj.get('plural_name') or key}{kind}"))
-        self.fields["target_object"].choices = choices
+        target_object = self.fields["target_object"]
+        assert isinstance(target_object, forms.ChoiceField)
+        target_object.choices = choices
 
     def clean_relation_key(self) -> str:
         value = self.cleaned_data["relation_key"].strip()
@@ -439,8 +489,9 @@ class RelationshipForm(forms.Form):
         except JsonInputError as exc:
             raise forms.ValidationError(str(exc)) from None
 
-    def clean(self):
-        data = super().clean()
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        data = self.cleaned_data
         target = (data.get("target_pick") or "").strip() or (data.get("target_id") or "").strip()
         if not target:
             self.add_error("target_id", "Pick a record from the search results, or paste its id.")

@@ -11,6 +11,7 @@ from typing import Any
 from objects.edits import EditPlan, plan_edit
 from objects.fields import Cell, FieldDef, cell, format_datetime
 from objects.models import RecordChange
+from objects.schema import FieldType
 
 UNDOABLE = frozenset({RecordChange.Action.EDIT, RecordChange.Action.INLINE})
 
@@ -47,7 +48,14 @@ class HistoryRow:
 def _field_for(key: str, label: str, fields: dict[str, FieldDef]) -> FieldDef:
     # A field removed since is shown as text.
     return fields.get(key) or FieldDef(
-        key=key, label=label or key, type="text", required=False, options=(), origin="custom", max_length=None, raw={}
+        key=key,
+        label=label or key,
+        type=FieldType.TEXT,
+        required=False,
+        options=(),
+        origin="custom",
+        max_length=None,
+        raw={},
     )
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from dashboard.web.reading import text
+from dashboard.web.reading import as_dict, text
 
 
 @dataclass
@@ -60,7 +60,7 @@ def link_from(raw: dict, *, object_key: str, record_id: str) -> Link:
             title = text(holder.get("title") or holder.get("display_name") or holder.get("name") or "")
             if title:
                 break
-    metadata = raw.get("metadata") if isinstance(raw.get("metadata"), dict) else {}
+    metadata = as_dict(raw.get("metadata"))
     return Link(
         relation_key=text(raw.get("relation_key") or ""),
         direction=direction,

@@ -7,29 +7,58 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from enum import StrEnum
+
+
+class FieldType(StrEnum):
+    """A field's `type` as the service names it (api-spec.md, "Field"). A
+    member is the plain string too: it compares equal to what the service
+    sends and is sent as it is."""
+
+    TEXT = "text"
+    LONG_TEXT = "long_text"
+    NUMBER = "number"
+    CURRENCY = "currency"
+    DATE = "date"  # YYYY-MM-DD
+    DATETIME = "datetime"  # ISO 8601
+    BOOLEAN = "boolean"
+    EMAIL = "email"
+    PHONE = "phone"
+    URL = "url"
+    SELECT = "select"
+    MULTI_SELECT = "multi_select"
+    STAGE = "stage"
+    IMAGE = "image"
+    FILE = "file"
+
 
 # The 15 field types, in the order the spec lists them, with the words people see.
 FIELD_TYPES: list[tuple[str, str]] = [
-    ("text", "Text"),
-    ("long_text", "Long text"),
-    ("number", "Number"),
-    ("currency", "Currency"),
-    ("date", "Date"),
-    ("datetime", "Date and time"),
-    ("boolean", "Yes / no"),
-    ("email", "Email"),
-    ("phone", "Phone"),
-    ("url", "Link (URL)"),
-    ("select", "Single select"),
-    ("multi_select", "Multi select"),
-    ("stage", "Stage"),
-    ("image", "Image"),
-    ("file", "File"),
+    (FieldType.TEXT, "Text"),
+    (FieldType.LONG_TEXT, "Long text"),
+    (FieldType.NUMBER, "Number"),
+    (FieldType.CURRENCY, "Currency"),
+    (FieldType.DATE, "Date"),
+    (FieldType.DATETIME, "Date and time"),
+    (FieldType.BOOLEAN, "Yes / no"),
+    (FieldType.EMAIL, "Email"),
+    (FieldType.PHONE, "Phone"),
+    (FieldType.URL, "Link (URL)"),
+    (FieldType.SELECT, "Single select"),
+    (FieldType.MULTI_SELECT, "Multi select"),
+    (FieldType.STAGE, "Stage"),
+    (FieldType.IMAGE, "Image"),
+    (FieldType.FILE, "File"),
 ]
 FIELD_TYPE_LABELS: dict[str, str] = dict(FIELD_TYPES)
 
 # Types whose values are picked from the field's options (options are required).
-CHOICE_TYPES: frozenset[str] = frozenset({"select", "multi_select", "stage"})
+CHOICE_TYPES: frozenset[str] = frozenset({FieldType.SELECT, FieldType.MULTI_SELECT, FieldType.STAGE})
+# Choice types that hold one option (a multi select holds a list of them).
+SINGLE_CHOICE_TYPES: frozenset[str] = frozenset({FieldType.SELECT, FieldType.STAGE})
+NUMBER_TYPES: frozenset[str] = frozenset({FieldType.NUMBER, FieldType.CURRENCY})
+# Types whose value is a web address of a stored thing (shown as a preview).
+ADDRESS_TYPES: frozenset[str] = frozenset({FieldType.IMAGE, FieldType.FILE})
 
 DEFAULT_ICON = "Box"
 DEFAULT_COLOR = "#64748b"

@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cached_property
 from html import escape
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from django.http import QueryDict
@@ -23,8 +24,11 @@ from django.utils.safestring import SafeString
 
 from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
-from objects.fields import FieldDef, cell, format_datetime, title_field_key
+from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import RecordFilter
+
+if TYPE_CHECKING:
+    from objects.models import SavedView
 
 PAGE_SIZES = (25, 50, 100)
 DEFAULT_PAGE_SIZE = 25
@@ -185,8 +189,8 @@ class Column:
 class Row:
     id: str
     url: str
-    title: object  # the title field's Cell
-    cells: list  # [(Column, Cell)] for the other visible columns
+    title: Cell | None  # the title field's cell; None when the object has no title column
+    cells: list[tuple[Column, Cell]]  # the other visible columns
     created_at: str
     updated_at: str
     # Where the record page's breadcrumb returns to (`?list=` + this view).
@@ -228,8 +232,8 @@ class RecordsTable:
     hidden_fields: list[str]
     # Whether cells open an inline editor (a person who may write, a custom object).
     editable: bool = False
-    view: object = None  # the SavedView open, if any
-    views: list = field(default_factory=list)  # the views this person may open
+    view: SavedView | None = None  # the view open, if any
+    views: list[SavedView] = field(default_factory=list)  # the views this person may open
     default_view_id: int | None = None
 
     @property
