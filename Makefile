@@ -20,7 +20,7 @@ $(STAMP): pyproject.toml
 	@echo "Installing Workspace Console into $(VENV) (a few minutes the first time)..."
 	$(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
-	$(PY) -m pip install --quiet -e '.[test]'
+	$(PY) -m pip install --quiet -e '.[test,run]'
 	touch $(STAMP)
 
 install: $(STAMP)
@@ -50,7 +50,7 @@ test: lint
 
 # Lint and format (ruff), the import contracts (import-linter: the core never
 # imports an area, areas meet only through the core, the sandbox imports
-# nothing of the console) and the type check of dashboard/ (mypy).
+# nothing of the console) and the type check of the core and the areas (mypy).
 lint: install
 	$(VENV)/bin/ruff check .
 	$(VENV)/bin/ruff format --check .
@@ -65,16 +65,19 @@ check: install
 	  ALLOWED_HOSTS=console.example.com $(PY) manage.py check --deploy --fail-level WARNING
 
 # Every benchmark in bench/: ratios of things measured side by side in one run.
-# The live poller's runs real Celery workers, so it needs PostgreSQL and Redis
-# and says so when they are missing (BENCH_DATABASE_URL, BENCH_REDIS_URL: see
-# bench/poll_lag.py).
+# The live poller's run real Celery workers, so they need PostgreSQL and Redis
+# and say so when they are missing (BENCH_DATABASE_URL, BENCH_REDIS_URL: see
+# bench/poll_lag.py); poll_stress keeps both cores busy for 2 minutes per stack.
 bench: install
 	$(PY) bench/records_page.py
 	$(PY) bench/status_poll.py
 	$(PY) bench/studio_poll.py
 	$(PY) bench/inbox_poll.py
 	$(PY) bench/page_weight.py
+	$(PY) bench/poll_broker.py
 	$(PY) bench/poll_lag.py
+	$(PY) bench/poll_cost.py
+	$(PY) bench/poll_stress.py
 	$(PY) bench/answer_latency.py
 	$(PY) bench/import_parse.py
 

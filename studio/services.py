@@ -13,8 +13,16 @@ from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import operation_lease, operation_push, operation_release, operation_track
+from dashboard.live.services import (
+    LeaseKeeper,
+    operation_lease,
+    operation_push,
+    operation_release,
+    operation_track,
+    stream_lease_seconds,
+)
 from dashboard.live.storable import storable
+from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text
 from studio.live import FINAL_SHOT_STATUSES, SHOT_KIND, TURN_KIND, read_turn, shot_status
 from studio.models import AppRun
@@ -24,6 +32,7 @@ logger = logging.getLogger("studio")
 # A follow task that waited this long in the broker is dropped unread: the
 # poller has the turn's state by then, and the events are history.
 FOLLOW_EXPIRES = 300
+FOLLOW_TASK = "studio.follow_turn"  # studio/tasks.py
 
 
 def turn_start(
@@ -66,28 +75,29 @@ def turn_start(
         raise errors.ServerError(
             "The service accepted the turn but did not say which turn it is.", status=200, request_id=request_id
         )
-    op = operation_track(
-        owner_key=key,
-        kind=TURN_KIND,
-        remote_id=turn_id,
-        title=message,
-        snapshot=answer,
-        context={
-            "studio": studio,
-            # The whole message (the title is cut short): the conversation shows it as sent.
-            "message": message,
-            "artifact_id": body.get("artifact_id", ""),
-            "conversation_id": body.get("conversation_id", "") or text(answer.get("conversation_id")),
-            "auto": bool(auto),
-            "request_id": request_id or "",
-            # What the progress follower repeats (studio/tasks.py): the same body, the same key.
-            "body": body if events else {},
-            "idempotency_key": idempotency_key if events else "",
-            "events": events,
-        },
-    )
-    if events and op.context.get("events") == events:
-        follow_progress(op)
+    with transaction.atomic():  # the row and its follower's task together (the outbox)
+        op = operation_track(
+            owner_key=key,
+            kind=TURN_KIND,
+            remote_id=turn_id,
+            title=message,
+            snapshot=answer,
+            context={
+                "studio": studio,
+                # The whole message (the title is cut short): the conversation shows it as sent.
+                "message": message,
+                "artifact_id": body.get("artifact_id", ""),
+                "conversation_id": body.get("conversation_id", "") or text(answer.get("conversation_id")),
+                "auto": bool(auto),
+                "request_id": request_id or "",
+                # What the progress follower repeats (studio/tasks.py): the same body, the same key.
+                "body": body if events else {},
+                "idempotency_key": idempotency_key if events else "",
+                "events": events,
+            },
+        )
+        if events and op.context.get("events") == events:
+            follow_progress(op)
     return op
 
 
@@ -119,20 +129,13 @@ def _turn_opened(client, path: str, body: dict, idempotency_key: str) -> tuple[d
 
 
 def follow_progress(op: TrackedOperation) -> None:
-    """Send the worker that reads the rest of the turn's stream, once the row is stored."""
-    from studio.tasks import follow_turn
-
-    transaction.on_commit(lambda: follow_turn.apply_async(args=[op.pk], expires=FOLLOW_EXPIRES))
+    """Send the worker that reads the rest of the turn's stream, through the
+    outbox in the row's transaction: a broker that is down keeps the task
+    there (the poller follows the turn meanwhile) and never fails the request."""
+    outbox_send(task=FOLLOW_TASK, args=[op.pk], expires=FOLLOW_EXPIRES, about=op)
 
 
 MAX_EVENTS = 50  # progress events kept on a row (the newest)
-
-
-def _follow_lease_seconds() -> float:
-    """How long the follower may hold the row: the service keeps a call open
-    up to 800 s, plus the transport's own margin. A follower that dies lets
-    the lease run out and the poller takes the row back."""
-    return float(settings.SERVICE_SLOW_TIMEOUT) + 60.0
 
 
 def turn_follow(*, operation_id: int) -> int:
@@ -147,10 +150,12 @@ def turn_follow(*, operation_id: int) -> int:
     context = as_dict(op.context) if op is not None else {}
     if op is None or op.is_final or not context.get("idempotency_key") or context.get("following"):
         return 0
-    token = operation_lease(operation_id=op.pk, seconds=_follow_lease_seconds())
+    # A short lease, renewed while this worker lives (LeaseKeeper): a killed
+    # worker's turn goes back to the poller within LIVE_STREAM_LEASE_SECONDS.
+    token = operation_lease(operation_id=op.pk, seconds=stream_lease_seconds())
     if token is None:
         return 0  # a poll holds it right now: the turn is followed by polls alone
-    state = {
+    state: dict[str, Any] = {
         "snapshot": as_dict(op.snapshot),
         "events": [e for e in context.get("events") or [] if isinstance(e, dict)],
     }
@@ -178,15 +183,18 @@ def turn_follow(*, operation_id: int) -> int:
             idempotency_key=text(context.get("idempotency_key")),
         )
         try:
-            for event in stream:
-                if event.event == "turn":
-                    continue  # its id is known
-                if event.event == "result":
-                    push(result=as_dict(event.data) or state["snapshot"], following="done")
-                    return stored
-                if not push({"event": event.event, "data": event.data}):
-                    return stored  # the lease is no longer ours
-                stored += 1
+            with LeaseKeeper(operation_id=operation_id, lease_token=token) as lease:
+                for event in stream:
+                    if not lease.renew():
+                        return stored  # the poller has the row now: it writes, this task stops
+                    if event.event == "turn":
+                        continue  # its id is known
+                    if event.event == "result":
+                        push(result=as_dict(event.data) or state["snapshot"], following="done")
+                        return stored
+                    if not push({"event": event.event, "data": event.data}):
+                        return stored  # the lease is no longer ours
+                    stored += 1
         finally:
             stream.close()
     except errors.StreamError as exc:

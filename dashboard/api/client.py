@@ -51,7 +51,7 @@ import random
 import threading
 import time
 import uuid
-from collections.abc import Iterator
+from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
@@ -395,7 +395,7 @@ class ServiceClient:
         path: str,
         json: Any = None,
         idempotency_key: str | None = None,
-    ) -> Iterator[ServerSentEvent]:
+    ) -> Generator[ServerSentEvent, None, None]:
         """POST with `stream: true` and yield the server-sent events.
 
         Nothing is sent until the first event is asked for (a generator):
