@@ -12,11 +12,21 @@ from django.utils import timezone
 
 from dashboard.live import selectors, services
 from dashboard.live.models import TrackedOperation
-from tests.html import one, select, text_of, texts
+from tests.html import one, parse, root_ids, select, text_of, texts
 from tests.live.support import TURN_ID, turn_body
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-POLLING = 'hx-trigger="every 2s"'
+POLLING = "every 2s"  # the hx-trigger of a region that keeps polling
+
+
+def _pollers(body: str) -> list[str]:
+    """The hx-trigger of every element in the response that polls."""
+    return [element["hx-trigger"] for element in select(body, "[hx-trigger]")]
+
+
+def _page_text(body: str) -> str:
+    """What a person reads on the page or partial."""
+    return text_of(parse(body))
 
 
 def test_twenty_browser_polls_make_no_remote_call_and_the_final_one_answers_286(
@@ -31,7 +41,7 @@ def test_twenty_browser_polls_make_no_remote_call_and_the_final_one_answers_286(
     for _ in range(20):
         response = logged_in_client.get(url, **HTMX)
         assert response.status_code == 200
-        assert POLLING in response.content.decode()
+        assert one(response.content.decode(), f"#live-op-{op.pk}")["hx-trigger"] == POLLING
     assert remote.calls.call_count == 0
 
     services.operation_poll(operation_id=op.pk)
@@ -40,8 +50,10 @@ def test_twenty_browser_polls_make_no_remote_call_and_the_final_one_answers_286(
     response = logged_in_client.get(url, **HTMX)
     body = response.content.decode()
     assert response.status_code == 286
-    assert "hx-trigger" not in body and "hx-get" not in body
-    assert "Completed" in body and "Your site is live." in body
+    assert root_ids(body) == [f"section#live-op-{op.pk}"]
+    assert select(body, "[hx-trigger], [hx-get]") == []
+    region = one(body, f"#live-op-{op.pk}")
+    assert text_of(one(region, ".live-status")) == "Completed" and "Your site is live." in text_of(region)
     assert route.call_count == 1
 
 
@@ -49,11 +61,15 @@ def test_the_row_variant_polls_itself_until_final(db, make_turn, logged_in_clien
     op = make_turn(due=False)
     url = reverse("live:status", args=[op.pk]) + "?view=row"
     body = logged_in_client.get(url, **HTMX).content.decode()
-    assert f'id="live-row-{op.pk}"' in body and POLLING in body and "?view=row" in body
+    row = one(body, f"#live-row-{op.pk}")
+    assert row["hx-trigger"] == POLLING
+    polled = urlsplit(row["hx-get"])
+    assert polled.path == reverse("live:status", args=[op.pk]) and parse_qs(polled.query)["view"] == ["row"]
 
     TrackedOperation.objects.filter(pk=op.pk).update(status="failed", is_final=True)
     response = logged_in_client.get(url, **HTMX)
-    assert response.status_code == 286 and POLLING not in response.content.decode()
+    body = response.content.decode()
+    assert response.status_code == 286 and one(body, f"#live-row-{op.pk}") and _pollers(body) == []
 
 
 def test_live_updates_paused_after_30_seconds_without_a_refresh(db, api_key, make_turn, logged_in_client):
@@ -62,28 +78,33 @@ def test_live_updates_paused_after_30_seconds_without_a_refresh(db, api_key, mak
     now = timezone.now()
 
     TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=now - timedelta(seconds=10))
-    assert "Live updates paused" not in logged_in_client.get(url, **HTMX).content.decode()
+    body = logged_in_client.get(url, **HTMX).content.decode()
+    assert select(body, ".live-paused") == [] and "Live updates paused" not in _page_text(body)
 
     stale = now - timedelta(seconds=31)
     TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=stale)
     body = logged_in_client.get(url, **HTMX).content.decode()
-    assert "Live updates paused" in body
-    assert stale.strftime("%H:%M:%S UTC") in body
-    assert POLLING in body  # keeps asking, so it resumes when a worker is back
+    assert text_of(one(body, ".live-paused")).startswith("Live updates paused")
+    assert text_of(one(body, ".live-paused time")) == stale.strftime("%H:%M:%S UTC")
+    # Keeps asking, so it resumes when a worker is back.
+    assert one(body, f"#live-op-{op.pk}")["hx-trigger"] == POLLING
 
     # Shown in the workspace's own time zone.
     api_key.workspace_timezone = "Asia/Tokyo"
     api_key.save()
     body = logged_in_client.get(url, **HTMX).content.decode()
-    assert stale.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S JST") in body
+    tokyo = stale.astimezone(ZoneInfo("Asia/Tokyo")).strftime("%H:%M:%S JST")
+    assert text_of(one(body, ".live-paused time")) == tokyo
 
     # A row never polled counts from when it was recorded.
     TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=None, created_at=now - timedelta(seconds=45))
-    assert "Live updates paused" in logged_in_client.get(url, **HTMX).content.decode()
+    body = logged_in_client.get(url, **HTMX).content.decode()
+    assert text_of(one(body, ".live-paused")).startswith("Live updates paused")
 
     # A final row is never "paused".
     TrackedOperation.objects.filter(pk=op.pk).update(is_final=True, status="completed")
-    assert "Live updates paused" not in logged_in_client.get(url, **HTMX).content.decode()
+    body = logged_in_client.get(url, **HTMX).content.decode()
+    assert select(body, ".live-paused") == [] and "Live updates paused" not in _page_text(body)
 
 
 def test_another_users_operation_is_404(db, make_turn, other_user, client):
@@ -104,7 +125,8 @@ def test_a_stopped_operation_shows_why_with_the_request_id(db, make_turn, logged
     response = logged_in_client.get(reverse("live:status", args=[op.pk]), **HTMX)
     body = response.content.decode()
     assert response.status_code == 286
-    assert "refused the API key" in body and "req_refused_1" in body
+    alert = one(body, f"#live-op-{op.pk} [role=alert]")
+    assert "refused the API key" in text_of(alert) and text_of(one(alert, "code")) == "req_refused_1"
     assert "svc_sk_" not in body
 
 
@@ -119,8 +141,10 @@ def test_an_unknown_kind_renders_its_snapshot_as_readable_json(db, api_key, user
     response = logged_in_client.get(reverse("live:detail", args=[op.pk]))
     body = response.content.decode()
     assert response.status_code == 200
-    assert "done steps" in body and "a &lt;b&gt;" in body and "<b>" not in body
-    assert 'class="json-view"' in body
+    view = one(body, ".json-view")
+    assert "done steps" in texts(view, "dt")
+    # The text reads "a <b>" only because the markup escaped it: no <b> element anywhere.
+    assert texts(view, ".json-list > li") == ["a <b>", "null"] and select(body, "b") == []
 
 
 def test_the_background_work_page_lists_only_my_operations_live(
@@ -129,9 +153,11 @@ def test_the_background_work_page_lists_only_my_operations_live(
     mine = make_turn(due=False)
     theirs = make_turn(remote_id="their-turn", owner_key=other_api_key, due=False)
     body = logged_in_client.get(reverse("live:index")).content.decode()
-    assert f'id="live-row-{mine.pk}"' in body and POLLING in body
-    assert reverse("studio:turn", args=[mine.pk]) in body
-    assert f'id="live-row-{theirs.pk}"' not in body
+    assert [row["id"] for row in select(body, "[id^=live-row-]")] == [f"live-row-{mine.pk}"]
+    assert select(body, f"#live-row-{theirs.pk}") == []
+    row = one(body, f"#live-row-{mine.pk}")
+    assert row["hx-trigger"] == POLLING
+    assert one(row, "a.live-row__title")["href"] == reverse("studio:turn", args=[mine.pk])
     assert remote.calls.call_count == 0
 
 
