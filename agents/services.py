@@ -18,7 +18,18 @@ from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import operation_lease, operation_push, operation_release, operation_track
+from dashboard.live.services import (
+    LeaseKeeper,
+    operation_lease,
+    operation_lease_renew,
+    operation_push,
+    operation_release,
+    operation_track,
+    stream_lease_seconds,
+)
+from dashboard.outbox.services import outbox_send
+
+STREAM_TASK = "agents.stream_invocation"  # agents/tasks.py
 
 # A refusal of the call itself that no repeat can change.
 REFUSED_FOR_GOOD = (
@@ -131,7 +142,7 @@ def invocation_start(
     The remote id is the Idempotency-Key itself: one row per message, and a
     double submit is the same row (and the same run)."""
     if stream is None:
-        stream = bool(getattr(settings, "AGENTS_STREAM_ANSWERS", True))
+        stream = bool(settings.AGENTS_STREAM_ANSWERS)
     body: dict[str, Any] = {}
     if message:
         body["message"] = message
@@ -150,17 +161,20 @@ def invocation_start(
     }
     if stream:
         context.update(mode="stream", body_json=json.dumps(body, ensure_ascii=False))
-        op = operation_track(
-            owner_key=key,
-            kind=INVOCATION_KIND,
-            remote_id=idempotency_key,
-            title=title,
-            context=context,
-            snapshot={"status": "running", "thread_id": context["thread_id"] or None},
-        )
-        token = operation_lease(operation_id=op.pk, seconds=stream_lease_seconds())
-        if token is not None:  # None: a replayed submit whose stream is already running or done
-            transaction.on_commit(lambda: _send_stream_task(op.pk, token))
+        # The row, its lease and the stream task are stored together: a broker
+        # that is down keeps the task in the outbox, never fails this request.
+        with transaction.atomic():
+            op = operation_track(
+                owner_key=key,
+                kind=INVOCATION_KIND,
+                remote_id=idempotency_key,
+                title=title,
+                context=context,
+                snapshot={"status": "running", "thread_id": context["thread_id"] or None},
+            )
+            token = operation_lease(operation_id=op.pk, seconds=stream_lease_seconds())
+            if token is not None:  # None: a replayed submit whose stream is already running or done
+                _send_stream_task(op, token)
         return op
     body = {"background": True, **body}
     response = key.client().request(
@@ -179,24 +193,12 @@ def invocation_start(
     )
 
 
-def _send_stream_task(operation_id: int, lease_token: str) -> None:
-    """A stream holds a worker for as long as the run takes: a deployment
-    with many chats routes these tasks to a worker of their own (a thread
-    pool) with `AGENTS_STREAM_QUEUE`, so they never hold up the live poller."""
-    queue = getattr(settings, "AGENTS_STREAM_QUEUE", "") or None
-    stream_invocation_task().apply_async((operation_id, lease_token), queue=queue)
-
-
-def stream_lease_seconds() -> float:
-    """How long a stream may hold its row: the service keeps a call open up
-    to 800 s, plus the transport's own margin."""
-    return float(settings.SERVICE_SLOW_TIMEOUT) + 60.0
-
-
-def stream_invocation_task():
-    from agents.tasks import stream_invocation  # the task module imports this one
-
-    return stream_invocation
+def _send_stream_task(op: TrackedOperation, lease_token: str) -> None:
+    """Through the outbox, with the row. A stream holds a worker for as long
+    as the run takes: a deployment with many chats routes these tasks to a
+    worker of their own (a thread pool) with `AGENTS_STREAM_QUEUE`, so they
+    never hold up the live poller."""
+    outbox_send(task=STREAM_TASK, args=[op.pk, lease_token], queue=settings.AGENTS_STREAM_QUEUE or None, about=op)
 
 
 def invocation_stream(*, operation_id: int, lease_token: str) -> None:
@@ -212,27 +214,36 @@ def invocation_stream(*, operation_id: int, lease_token: str) -> None:
     op = TrackedOperation.objects.select_related("owner_key").filter(pk=operation_id).first()
     if op is None or op.is_final or op.lease_token != lease_token:
         return
+    # The short lease may have run out while this task waited (in the outbox,
+    # in the broker): it is taken again only if the poller has not taken it.
+    if not operation_lease_renew(operation_id=op.pk, lease_token=lease_token):
+        return
     context = dict(op.context or {})
     snapshot: dict[str, Any] = dict(op.snapshot or {})
     body = json.loads(context.get("body_json") or "{}")
     path = api_path("/v1/agents/{}/runs", context.get("agent_id", ""))
     try:
         client = op.owner_key.client()
-        for event in client.stream(path, json=body, idempotency_key=context.get("idempotency_key") or op.remote_id):
-            data = event.data if isinstance(event.data, dict) else {}
-            if event.event == "started":
-                learnt = {name: str(data[name]) for name in ("thread_id", "run_id") if data.get(name)}
-                snapshot.update(status="running", **learnt)
-                if not operation_push(operation_id=op.pk, lease_token=lease_token, snapshot=snapshot, context=learnt):
+        with LeaseKeeper(operation_id=op.pk, lease_token=lease_token) as lease:
+            for event in client.stream(path, json=body, idempotency_key=context.get("idempotency_key") or op.remote_id):
+                if not lease.renew():
+                    return  # the poller has the row now: it writes, this task stops
+                data = event.data if isinstance(event.data, dict) else {}
+                if event.event == "started":
+                    learnt = {name: str(data[name]) for name in ("thread_id", "run_id") if data.get(name)}
+                    snapshot.update(status="running", **learnt)
+                    if not operation_push(
+                        operation_id=op.pk, lease_token=lease_token, snapshot=snapshot, context=learnt
+                    ):
+                        return
+                elif event.event == "result":
+                    result = {**data, "thread_id": data.get("thread_id") or snapshot.get("thread_id")}
+                    result["run_id"] = result.get("run_id") or snapshot.get("run_id")
+                    learnt = {name: str(result[name]) for name in ("thread_id", "run_id") if result.get(name)}
+                    operation_push(
+                        operation_id=op.pk, lease_token=lease_token, snapshot=result, context=learnt, release=True
+                    )
                     return
-            elif event.event == "result":
-                result = {**data, "thread_id": data.get("thread_id") or snapshot.get("thread_id")}
-                result["run_id"] = result.get("run_id") or snapshot.get("run_id")
-                learnt = {name: str(result[name]) for name in ("thread_id", "run_id") if result.get(name)}
-                operation_push(
-                    operation_id=op.pk, lease_token=lease_token, snapshot=result, context=learnt, release=True
-                )
-                return
     except errors.StreamError as exc:
         failed = {**snapshot, "status": "failed", "error": {"message": exc.message, "request_id": exc.request_id}}
         operation_push(operation_id=op.pk, lease_token=lease_token, snapshot=failed, release=True)

@@ -20,7 +20,7 @@ The designs, measured side by side with the same rows, sandbox and machine:
 - `old`: the shape before the batch poller: one row per Celery message and
   per task, no thread pool, at most 100 rows per tick, a tick every 2 s
   (LIVE_POLL_BATCH=1, LIVE_POLL_THREADS=1, LIVE_POLL_TASK_SECONDS=0,
-  LIVE_TICK_MAX_TASKS=100, CELERY_BEAT_TICK_SECONDS=2);
+  LIVE_POLL_MAX_QUEUED=100, CELERY_BEAT_TICK_SECONDS=2);
 - `new`: the settings' defaults (batches of 50 rows per task, 16 threads,
   4 calls per key, a tick every half second).
 
@@ -67,7 +67,7 @@ DESIGNS = {
         "LIVE_POLL_BATCH": "1",
         "LIVE_POLL_THREADS": "1",
         "LIVE_POLL_TASK_SECONDS": "0",
-        "LIVE_TICK_MAX_TASKS": "100",
+        "LIVE_POLL_MAX_QUEUED": "100",
         "CELERY_BEAT_TICK_SECONDS": "2",
     },
     "new": {},
@@ -245,6 +245,15 @@ def make_due(start: datetime, *, spread_seconds: float) -> dict[int, datetime]:
 
     ids = list(TrackedOperation.objects.order_by("id").values_list("id", flat=True))
     step = timedelta(microseconds=int(spread_seconds * 1_000_000 / len(ids)))
+    due = {op_id: start + (op_id - ids[0]) * step for op_id in ids}
+    if connection.vendor != "postgresql":  # the embedded stack (bench/poll_stress.py): row by row
+        TrackedOperation.objects.update(
+            status="building", is_final=False, poll_count=0, error_count=0, last_error="", last_polled_at=None,
+            lease_until=None, lease_token="", updated_at=start,
+        )  # fmt: skip
+        for op_id, when in due.items():
+            TrackedOperation.objects.filter(id=op_id).update(next_poll_at=when)
+        return due
     with connection.cursor() as cursor:
         cursor.execute(
             f"UPDATE {TrackedOperation._meta.db_table} SET status = 'building', is_final = false, poll_count = 0,"
@@ -252,7 +261,7 @@ def make_due(start: datetime, *, spread_seconds: float) -> dict[int, datetime]:
             " updated_at = %s, next_poll_at = %s + (id - %s) * %s",
             [start, start, ids[0], step],
         )
-    return {op_id: start + (op_id - ids[0]) * step for op_id in ids}
+    return due
 
 
 def purge_queue() -> None:
@@ -309,6 +318,7 @@ class Sampler:
         self.end = end
         self.since = min(due.values()) - timedelta(seconds=3)
         self.lags: list[float] = []
+        self.due_lags: list[tuple[datetime, float]] = []  # each lag with the time its poll was due
         self.polls = 0
         self.last_poll: datetime | None = None
         self.asked = self.since
@@ -331,6 +341,7 @@ class Sampler:
                 self.last_poll = max(self.last_poll or polled_at, polled_at)
             if poll_count == before_count + 1 and due_at is not None and due_at <= self.end:
                 self.lags.append((polled_at - due_at).total_seconds())
+                self.due_lags.append((due_at, self.lags[-1]))
             self.seen[op_id] = (poll_count, next_poll_at)
         # Rows are written a moment after their `updated_at`: look back a little.
         self.since = self.asked - timedelta(seconds=3)
@@ -355,6 +366,13 @@ def wait_for_no_leases(limit_seconds: float = 60.0) -> None:
         time.sleep(SAMPLE_SECONDS)
 
 
+def percentile(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
+
+
 @dataclass
 class Result:
     design: str
@@ -371,10 +389,7 @@ class Result:
     burst_seconds: float
 
     def percentile(self, p: float) -> float:
-        if not self.lags:
-            return float("nan")
-        ordered = sorted(self.lags)
-        return ordered[min(len(ordered) - 1, max(0, round(p / 100 * len(ordered)) - 1))]
+        return percentile(self.lags, p)
 
     def figures(self) -> dict[str, float | int | str]:
         capacity = self.burst_polled / self.burst_seconds if self.burst_seconds else float("nan")

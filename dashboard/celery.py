@@ -8,6 +8,9 @@ os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
 # a name only, so a process on Redis never imports it (or SQLAlchemy).
 TRANSPORT_ALIASES.setdefault("sqlite", "dashboard.broker:Transport")
 
+# Tasks that follow a streamed call for as long as it lasts (see route_streams).
+STREAM_TASKS = ("studio.follow_turn", "agents.stream_invocation")
+
 app = Celery("dashboard")
 app.config_from_object("django.conf:settings", namespace="CELERY")
 # Django's LOGGING (with the key-redacting filter) stays in charge of the root logger.
@@ -27,12 +30,29 @@ def add_live_tick(sender: Celery, **kwargs) -> None:
     """
     from django.conf import settings
 
-    every = float(getattr(settings, "CELERY_BEAT_TICK_SECONDS", 0.5))
+    every = float(settings.CELERY_BEAT_TICK_SECONDS)
+    # A tick that waited a few intervals is worth nothing (a newer one is queued
+    # behind it): it expires, so ticks alone never fill the queue of a slow
+    # worker. Nothing depends on a given tick: poll messages never expire, and
+    # one that ran out of budget with rows still due sends its successor itself.
     sender.add_periodic_task(
         every,
-        sender.signature("live.tick", options={"expires": max(every * 5, 10.0)}),
+        sender.signature("live.tick", options={"expires": max(every * 4, 2.0)}),
         name="live.tick",
     )
+
+
+@app.on_after_configure.connect
+def route_streams(sender: Celery, **kwargs) -> None:
+    """Tasks that hold a stream open for minutes go to CELERY_STREAM_QUEUE when
+    it is set (a thread-pool worker of their own, as `make run` does), so they
+    never take the worker processes the poller needs. An explicit queue given
+    when sending still wins."""
+    from django.conf import settings
+
+    queue = settings.CELERY_STREAM_QUEUE
+    if queue:
+        sender.conf.task_routes = {name: {"queue": queue} for name in STREAM_TASKS}
 
 
 @app.on_after_configure.connect
@@ -50,4 +70,16 @@ def add_inbox_refresh(sender: Celery, **kwargs) -> None:
     every = float(getattr(settings, "INBOX_REFRESH_SECONDS", 60.0))
     sender.add_periodic_task(
         every, sender.signature("inbox.refresh_all", options={"expires": every}), name="inbox.refresh_all"
+    )
+
+
+@app.on_after_configure.connect
+def add_outbox_sweep(sender: Celery, **kwargs) -> None:
+    """Tasks a start stored while the broker could not take them are sent on
+    this interval (dashboard/outbox); a sweep that waited longer is stale."""
+    from django.conf import settings
+
+    every = float(settings.OUTBOX_SWEEP_SECONDS)
+    sender.add_periodic_task(
+        every, sender.signature("outbox.sweep", options={"expires": every * 2}), name="outbox.sweep"
     )

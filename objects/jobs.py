@@ -28,17 +28,19 @@ from django.utils import timezone
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service
 from dashboard.live.storable import storable_text
+from dashboard.outbox.services import outbox_send
 from objects.models import ObjectJob
 
 logger = logging.getLogger("objects.jobs")
 
 LEASE_SECONDS = 120
+STEP_TASK = "objects.job_step"  # objects/tasks.py
 MAX_TRANSIENT_ERRORS = 6  # chunks in a row the service failed before the job stops (Resume goes on)
 
 
 def chunk_size() -> int:
     """Writes (or rows checked) per task run: bounded so a task ends in seconds."""
-    return max(1, int(getattr(settings, "OBJECTS_JOB_CHUNK", 100)))
+    return max(1, int(settings.OBJECTS_JOB_CHUNK))
 
 
 @dataclass(frozen=True)
@@ -65,11 +67,11 @@ def write_key(job: ObjectJob, part: str) -> str:
 
 
 def send_step(job_id: int, countdown: float | None = None) -> None:
-    """Send `objects.job_step` once the current transaction commits (the
-    task must find the row). Tests stand a worker in for Celery here."""
-    from objects.tasks import job_step
-
-    transaction.on_commit(lambda: job_step.apply_async((job_id,), countdown=countdown))
+    """Send `objects.job_step` through the outbox, in the current transaction:
+    published once it commits (the task must find the row), kept and swept
+    to the broker later when the broker cannot take it (the job's page says
+    so). Tests stand a worker in for Celery here."""
+    outbox_send(task=STEP_TASK, args=[job_id], countdown=countdown, about=ObjectJob(pk=job_id))
 
 
 def job_cancel(*, job: ObjectJob) -> None:
@@ -93,8 +95,9 @@ def job_run(*, job: ObjectJob, status: str, reset: Callable[[ObjectJob], None] |
     job.lease_until = None
     if reset is not None:
         reset(job)
-    job.save()
-    send_step(job.pk)
+    with transaction.atomic():  # the row and its step's message together
+        job.save()
+        send_step(job.pk)
 
 
 # --- one step (called by the task) -------------------------------------------
@@ -208,7 +211,7 @@ def uploads_prune(now=None) -> int:
     from objects.models import import_storage
 
     now = now or timezone.now()
-    days = int(getattr(settings, "OBJECTS_IMPORT_KEEP_DAYS", 30))
+    days = int(settings.OBJECTS_IMPORT_KEEP_DAYS)
     old = (
         ObjectJob.objects.filter(kind=ObjectJob.KIND_IMPORT, updated_at__lt=now - timedelta(days=days))
         .exclude(status__in=ObjectJob.ACTIVE)

@@ -104,7 +104,7 @@ def turn_start(
 def progress_enabled() -> bool:
     """Whether turns open as a stream, so the director's `turn`, `plan` and
     `status` events can be shown as they come (STUDIO_TURN_PROGRESS)."""
-    return bool(getattr(settings, "STUDIO_TURN_PROGRESS", True))
+    return bool(settings.STUDIO_TURN_PROGRESS)
 
 
 def _turn_opened(client, path: str, body: dict, idempotency_key: str) -> tuple[dict, list[dict], str | None]:

@@ -20,7 +20,9 @@ from tests.helpers import PASSWORD, missing_service, mocked_service, running_san
 # Fixtures shared by tests/live, tests/studio and tests/agents (a fake service
 # address, stored keys, tracked turns). None is autouse: each of those folders
 # switches the fake service on for its tests in its own conftest.py.
-pytest_plugins = ["tests.live.fixtures"]
+# tests.outbox.fixtures: the broker down (a closed port) and back, and the
+# remote writes seen with their Idempotency-Key, for every area's start tests.
+pytest_plugins = ["tests.live.fixtures", "tests.outbox.fixtures"]
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls
 # of browser tests are synchronous and safe here.

@@ -17,6 +17,7 @@ from django.utils import timezone
 from dashboard.api import errors
 from dashboard.api.hooks import RemoteWrite
 from dashboard.api.messages import meaning_of, with_request_id
+from dashboard.frame.areas import inbox_sources
 from dashboard.inbox.models import Dismissal, Notice, WaitingItem, WorkspaceRefresh
 from dashboard.inbox.selectors import WAITING_STATUSES
 from dashboard.inbox.sources import StoredItem
@@ -25,7 +26,7 @@ from dashboard.keys.models import ApiKey
 from dashboard.live import registry
 from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable, storable_text
-from dashboard.web.areas import inbox_sources
+from dashboard.outbox.services import outbox_send
 
 logger = logging.getLogger("dashboard.inbox")
 
@@ -38,17 +39,43 @@ def workspaces_to_refresh() -> list[str]:
     return sorted(set(ApiKey.objects.exclude(workspace_id="").values_list("workspace_id", flat=True)))
 
 
+def _working_keys_of(workspace_id: str) -> list[ApiKey]:
+    """The stored keys of the workspace the refresh may act as: never one the
+    service refused (one member's revoked key must not freeze the inbox of
+    everyone), the active ones first, the latest checked first."""
+    return list(
+        ApiKey.objects.filter(workspace_id=workspace_id, refused_at__isnull=True)
+        .select_related("user")
+        .order_by("-is_active", "-last_verified_at", "-pk")
+    )
+
+
 def _client_of_workspace(workspace_id: str):
-    """A client acting as a stored key of the workspace: the active ones, the
-    latest checked first; a key that no longer decrypts is passed over. No
-    retries: the next refresh is the retry, and a worker never sleeps."""
-    keys = ApiKey.objects.filter(workspace_id=workspace_id).order_by("-is_active", "-last_verified_at", "-pk")
-    for key in keys:
+    """Clients acting as each working key of the workspace, in turn; a key
+    that no longer decrypts is passed over. No retries: the next refresh is
+    the retry, and a worker never sleeps."""
+    for key in _working_keys_of(workspace_id):
         try:
-            return key.client(max_retries=0)
+            yield key.client(max_retries=0)
         except KeyDecryptionError:
             continue
-    return None
+
+
+def _no_working_key(workspace_id: str) -> str:
+    """Why the workspace can't be read, for whoever looks at the inbox (an
+    administrator, usually): which stored keys the service refused, by whom."""
+    refused = [
+        f"{key.user.get_username()}'s {key.masked}"
+        for key in ApiKey.objects.filter(workspace_id=workspace_id, refused_at__isnull=False)
+        .select_related("user")
+        .order_by("-refused_at")[:5]
+    ]
+    if not refused:
+        return "No stored key of this workspace can be read."
+    return (
+        f"No working key of this workspace is stored: the service refused {', '.join(refused)}. "
+        "Any member adding a working key resumes the refresh."
+    )
 
 
 def _record(workspace_id: str, *, ok: bool, error: str = "", now: datetime) -> None:
@@ -87,18 +114,29 @@ def _keep(workspace_id: str, source: str, stored: list[StoredItem], now: datetim
 def workspace_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
     """Read what waits for a person in the workspace from the service (each
     source's `refresh`) and keep it. A source whose read fails keeps its last
-    rows; the failure is recorded for the inbox page. Returns the rows kept."""
+    rows; the failure is recorded for the inbox page. A key the service
+    refuses (401: the transport's hook marks it refused) gives way to the next
+    working key in the same run. Returns the rows kept."""
     now = now or timezone.now()
-    client = _client_of_workspace(workspace_id)
-    if client is None:
-        _record(workspace_id, ok=False, error="No stored key of this workspace can be read.", now=now)
-        return 0
+    for client in _client_of_workspace(workspace_id):
+        try:
+            return _refresh_as(client, workspace_id, now)
+        except errors.AuthenticationError:
+            continue
+    _record(workspace_id, ok=False, error=_no_working_key(workspace_id), now=now)
+    return 0
+
+
+def _refresh_as(client, workspace_id: str, now: datetime) -> int:
+    """One refresh with one key; AuthenticationError when the service refuses it."""
     kept, problems = 0, []
     for source in inbox_sources():
         if source.refresh is None:
             continue
         try:
             stored = source.refresh(client, workspace_id)
+        except errors.AuthenticationError:
+            raise
         except errors.ApiError as exc:
             problems.append(with_request_id(meaning_of(exc).title, exc))
             continue
@@ -109,23 +147,19 @@ def workspace_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
 
 
 def refresh_soon(workspace_id: str) -> None:
-    """Send the workspace's refresh to the worker once the current transaction
-    commits. Never breaks the caller: a broker that can't be reached is logged,
-    and the next refresh on the interval catches up."""
-
-    def send() -> None:
-        from dashboard.inbox.tasks import refresh_workspace
-
-        try:
-            refresh_workspace.apply_async(args=[workspace_id], retry=False, expires=refresh_seconds())
-        except Exception:
-            logger.warning("inbox: could not send the refresh of workspace %s", workspace_id, exc_info=True)
-
-    transaction.on_commit(send)
+    """Send the workspace's refresh through the outbox with the current
+    transaction: a broker that can't be reached keeps it there (the sweeper
+    sends it later, unless the interval's refresh made it stale). Never breaks
+    the caller: a write that succeeded is not failed by its follow-up."""
+    try:
+        with transaction.atomic():
+            outbox_send(task="inbox.refresh_workspace", args=[workspace_id], expires=refresh_seconds())
+    except Exception:
+        logger.warning("inbox: could not store the refresh of workspace %s", workspace_id, exc_info=True)
 
 
 def refresh_seconds() -> float:
-    return float(getattr(settings, "INBOX_REFRESH_SECONDS", 60.0))
+    return float(settings.INBOX_REFRESH_SECONDS)
 
 
 def inbox_after_write(write: RemoteWrite) -> None:

@@ -63,3 +63,23 @@ class TrackedOperation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} {self.remote_id} ({self.status})"
+
+
+class PollerSlot(models.Model):
+    """One of the `LIVE_POLL_MAX_QUEUED` poll messages that may exist at once.
+
+    `live.tick` sends `live.poll_due(slot, token)` only for a slot that is idle
+    (or whose message is presumed lost), so however slow the worker, at most
+    that many poll messages wait in the broker or run: they need no expiry,
+    and a backlog drains instead of feeding itself. `token` names the message
+    the slot is waiting for; a message whose token no longer matches (its slot
+    was presumed lost and sent again) is dropped without polling.
+    """
+
+    id = models.PositiveSmallIntegerField(primary_key=True)
+    token = models.CharField(max_length=32, blank=True, help_text="The message in flight; empty: idle.")
+    sent_at = models.DateTimeField(null=True, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True, help_text="When a worker began that message.")
+
+    def __str__(self) -> str:
+        return f"poller slot {self.id} ({'idle' if not self.token else 'running' if self.started_at else 'queued'})"

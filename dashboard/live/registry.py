@@ -1,7 +1,7 @@
 """The kinds of long operation the console knows how to follow.
 
 Each area app lists its kinds in the Area it registers in its
-AppConfig.ready() (`dashboard.web.areas`), which registers them here::
+AppConfig.ready() (`dashboard.frame.areas`), which registers them here::
 
     OperationKind(
         name="studio.turn",

@@ -14,8 +14,12 @@ from django.http import Http404
 from django.urls import reverse
 from django.utils import timezone
 
+from dashboard.api import errors
+from dashboard.api.messages import meaning_of
+from dashboard.keys.selectors import working_workspace_ids
 from dashboard.live import heartbeat, registry
-from dashboard.live.models import TrackedOperation
+from dashboard.live.models import PollerSlot, TrackedOperation
+from dashboard.outbox.selectors import HELD_MESSAGE, outbox_holds
 
 # A row that is not final and hasn't been refreshed for this long has no
 # worker polling it: the page says live updates are paused.
@@ -24,8 +28,13 @@ EPOCH = datetime(1970, 1, 1, tzinfo=UTC)
 
 
 def operation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
-    """The operation if `user` started it; 404 for anyone else (no hint it exists)."""
-    op = TrackedOperation.objects.select_related("owner_key").filter(id=operation_id, started_by=user).first()
+    """The operation if `user` started it, in a workspace they hold a working
+    key of; 404 for anyone else (no hint it exists)."""
+    op = (
+        TrackedOperation.objects.select_related("owner_key")
+        .filter(id=operation_id, started_by=user, owner_key__workspace_id__in=working_workspace_ids(user=user))
+        .first()
+    )
     if op is None:
         raise Http404("No such operation.")
     return op
@@ -34,7 +43,9 @@ def operation_for_viewer(*, user, operation_id: int) -> TrackedOperation:
 def operations_for_user(
     *, user, kind: str | None = None, workspace_id: str | None = None, limit: int = 20
 ) -> QuerySet[TrackedOperation]:
-    ops = TrackedOperation.objects.select_related("owner_key").filter(started_by=user)
+    ops = TrackedOperation.objects.select_related("owner_key").filter(
+        started_by=user, owner_key__workspace_id__in=working_workspace_ids(user=user)
+    )
     if kind:
         ops = ops.filter(kind=kind)
     if workspace_id:
@@ -125,21 +136,35 @@ def operation_status_version(*, user, operation_id: int, now: datetime | None = 
 class PauseReason:
     """Why a live row has not been refreshed, from what the console can know."""
 
-    cause: str  # service, slow, broker, worker, behind
+    cause: str  # broker, rate_limit, service, slow, worker, queue, behind
     message: str
+
+
+# What the poller stores on a row the service rate-limited (the catalogue's words).
+RATE_LIMITED = meaning_of(errors.RateLimitedError()).following
 
 
 def pause_reason(op: TrackedOperation, *, now: datetime | None = None) -> PauseReason | None:
     """Why updates of `op` are paused (None when they are not), naming the
-    real cause: the service (its last answer: rate-limiting, failing), a
-    poll still waiting for the service, the broker, or the worker."""
+    real cause: its task still in the outbox (the broker was down when it
+    started: said at once, not after 30 s), the service (rate-limiting, or
+    failing: its last answer set the wait), a worker still waiting for a slow
+    service (its lease is renewed only while it lives), the broker, the
+    worker not running or the one that held the row stopped, or a worker
+    that is behind."""
     now = now or timezone.now()
+    if not op.is_final and outbox_holds(op):
+        return PauseReason("broker", HELD_MESSAGE)
     if not updates_paused(op, now=now):
         return None
     zone = op.owner_key.zone
     if op.last_error and op.next_poll_at and op.next_poll_at > now:
         at = op.next_poll_at.astimezone(zone).strftime("%H:%M:%S")
         # The row's last_error (shown beside this) words what the service answered.
+        if op.last_error == RATE_LIMITED:
+            return PauseReason(
+                "rate_limit", f"The service is rate-limiting the console; the next check is at {at}, as it allows."
+            )
         return PauseReason("service", f"The last check failed; the next one is at {at}, as the service allows.")
     if op.lease_until and op.lease_until > now:
         return PauseReason("slow", "The service is slow to answer the last check; the console is still waiting for it.")
@@ -153,6 +178,26 @@ def pause_reason(op: TrackedOperation, *, now: datetime | None = None) -> PauseR
         return PauseReason(
             "worker",
             f"The background worker is not running{since}, so no checks run. They resume when it runs again.",
+        )
+    stuck = (
+        PollerSlot.objects.filter(started_at__isnull=True, sent_at__lte=now - PAUSED_AFTER)
+        .exclude(token="")
+        .order_by("sent_at")
+        .values_list("sent_at", flat=True)
+        .first()
+    )
+    if stuck is not None:
+        # Poll messages sent (the poller's slots, live/services.py) that no worker has begun.
+        at = stuck.astimezone(zone).strftime("%H:%M:%S")
+        return PauseReason(
+            "queue",
+            f"The checks are waiting in the task queue (since {at}): no worker is taking them. "
+            "They run once a worker does.",
+        )
+    if op.lease_token and op.lease_until is not None:
+        # Held, never given back, and the lease ran out: its worker stopped (killed, restarted).
+        return PauseReason(
+            "worker", "The worker that was following this stopped; the poller takes it over at its next check."
         )
     return PauseReason("behind", "The background worker is running but behind; this will be checked again shortly.")
 

@@ -4,8 +4,11 @@ How polling is scheduled (docs/architecture.md, "A tracked operation"):
 
 * The database row is the schedule. `live.tick` (Celery beat, every
   `CELERY_BEAT_TICK_SECONDS`) only counts the due rows and sends enough
-  `live.poll_due` tasks to cover them (`LIVE_POLL_BATCH` rows each). The tick
-  stays one quick query however many rows are due.
+  `live.poll_due` tasks to cover them (`LIVE_POLL_BATCH` rows each), but
+  never more than `LIVE_POLL_MAX_QUEUED` poll messages queued or running at
+  once: each one holds a poller slot (`PollerSlot`) until it ends, so however
+  slow the worker, the broker never holds more, and poll messages need no
+  expiry (the work never waits on one). The tick stays two quick queries.
 * A `live.poll_due` task claims a batch of due rows with a lease and polls
   them in one go: the remote calls run concurrently in a thread pool
   (`LIVE_POLL_THREADS`), bounded per key and per service (`gate.py`), and the
@@ -26,6 +29,7 @@ from __future__ import annotations
 
 import logging
 import math
+import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
@@ -46,7 +50,7 @@ from dashboard.api.client import ServiceClient
 from dashboard.api.messages import meaning_of
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.live import gate, registry
-from dashboard.live.models import TrackedOperation
+from dashboard.live.models import PollerSlot, TrackedOperation
 from dashboard.live.storable import storable, storable_text
 
 logger = logging.getLogger("dashboard.live")
@@ -239,6 +243,71 @@ def operation_release(
             **fields, lease_until=None, lease_token="", updated_at=now
         )
     )
+
+
+def stream_lease_seconds() -> float:
+    """How long a stream follower holds its row between renewals: short, so
+    a killed worker's row goes back to the poller within a minute."""
+    return float(settings.LIVE_STREAM_LEASE_SECONDS)
+
+
+def operation_lease_renew(
+    *, operation_id: int, lease_token: str, seconds: float | None = None, now: datetime | None = None
+) -> bool:
+    """Extend the lease of a holder that is still alive. False when the row is
+    no longer its own (the poller took it after the lease ran out, or it is
+    final): the holder stops and writes nothing more. A lease that ran out
+    but that nobody took is renewed: nobody else read the row meanwhile."""
+    now = now or timezone.now()
+    seconds = stream_lease_seconds() if seconds is None else seconds
+    return bool(
+        TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token, is_final=False).update(
+            lease_until=now + timedelta(seconds=seconds)
+        )
+    )
+
+
+class LeaseKeeper:
+    """Keeps a stream follower's short lease while the follower lives: a
+    daemon thread renews it every third of the lease (a chat stream is silent
+    between `started` and `result` for minutes, and the service sends no
+    keep-alive), and `renew()` renews it as events arrive. When the worker
+    dies the thread dies with it, the lease runs out, and the poller takes
+    the row back. `lost` turns true once a renewal finds the row taken."""
+
+    def __init__(self, *, operation_id: int, lease_token: str, seconds: float | None = None) -> None:
+        self.operation_id = operation_id
+        self.lease_token = lease_token
+        self.seconds = stream_lease_seconds() if seconds is None else seconds
+        self.lost = False
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"lease-{operation_id}", daemon=True)
+
+    def __enter__(self) -> LeaseKeeper:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self._stop.set()
+        self._thread.join(timeout=self.seconds)
+
+    def renew(self) -> bool:
+        if not self.lost and not operation_lease_renew(
+            operation_id=self.operation_id, lease_token=self.lease_token, seconds=self.seconds
+        ):
+            self.lost = True
+        return not self.lost
+
+    def _run(self) -> None:
+        try:
+            while not self._stop.wait(self.seconds / 3) and not self.lost:
+                try:
+                    self.renew()
+                except Exception:
+                    # A database hiccup is not a lost lease: the next renewal tries again.
+                    logger.warning("live: renewing the lease of operation %s failed", self.operation_id, exc_info=True)
+        finally:
+            connections.close_all()  # this thread's own connections
 
 
 # --- claiming --------------------------------------------------------------------
@@ -521,6 +590,12 @@ def _outcome(result: _Fetched) -> dict[str, Any]:
         if meaning_of(exc).stops_following:
             # Another poll can't help: the key is refused or may not read
             # this, or the operation no longer exists.
+            if exc.status == 401:
+                # The transport's hook marked the key from the fetch's pool thread;
+                # marked again here, in the thread that holds the batch's database work.
+                from dashboard.api.hooks import KeyRefusal, key_refused
+
+                key_refused(KeyRefusal(stored_key_id=op.owner_key_id, request_id=exc.request_id))
             return _stopped(op, now, _stop_message(exc), request_id=exc.request_id)
         return _failed(op, now, exc)
     if isinstance(exc, KeyDecryptionError):
@@ -728,3 +803,101 @@ def _store_one(op: TrackedOperation, fields: dict[str, Any], lease_token: str, *
 def batches_for(due: int) -> int:
     """Poll tasks that cover `due` rows, `LIVE_POLL_BATCH` each."""
     return math.ceil(due / poll_batch_size()) if due > 0 else 0
+
+
+# --- poller slots: a bounded number of poll messages --------------------------------
+
+
+@dataclass(frozen=True)
+class SlotTicket:
+    """A `live.poll_due` message to send: the slot it holds and its token."""
+
+    slot: int
+    token: str
+
+
+def poll_max_queued() -> int:
+    """Poll messages queued or running at once, in all (a few per worker process)."""
+    return max(1, int(settings.LIVE_POLL_MAX_QUEUED))
+
+
+def poll_task_seconds() -> float:
+    return float(settings.LIVE_POLL_TASK_SECONDS)
+
+
+def _slot_lost(slot: PollerSlot, now: datetime) -> bool:
+    """A message presumed lost: sent and never started for a lease's length
+    (a broker that lost it, an embedded broker's consumer killed), or started
+    and still not ended past its run budget and a batch's lease (a killed
+    worker). Its slot is sent again; should the old message come after all,
+    its token no longer matches and it is dropped."""
+    lease = lease_duration()
+    if slot.started_at is None:
+        return slot.sent_at is None or now - slot.sent_at > lease
+    return now - slot.started_at > lease + timedelta(seconds=poll_task_seconds())
+
+
+def _slots(now: datetime) -> list[PollerSlot]:
+    wanted = poll_max_queued()
+    slots = list(PollerSlot.objects.filter(id__lte=wanted).order_by("id"))
+    if len(slots) < wanted:  # first tick, or a larger setting: make the missing rows
+        have = {slot.id for slot in slots}
+        PollerSlot.objects.bulk_create(
+            [PollerSlot(id=number) for number in range(1, wanted + 1) if number not in have], ignore_conflicts=True
+        )
+        slots = list(PollerSlot.objects.filter(id__lte=wanted).order_by("id"))
+    return slots
+
+
+def _take_slot(slot: PollerSlot, now: datetime) -> SlotTicket | None:
+    """Mark `slot` sent under a new token, unless another tick changed it first."""
+    token = uuid.uuid4().hex
+    taken = PollerSlot.objects.filter(id=slot.id, token=slot.token, sent_at=slot.sent_at).update(
+        token=token, sent_at=now, started_at=None
+    )
+    return SlotTicket(slot=slot.id, token=token) if taken else None
+
+
+def poller_tick(*, now: datetime | None = None) -> tuple[int, list[SlotTicket]]:
+    """What one tick sends: (rows due, one ticket per poll message to send).
+
+    Messages already queued (sent, not started) count against the due rows,
+    since each will claim a batch when it starts; running ones don't (they may
+    be ending). With every slot busy the tick reads nothing else."""
+    now = now or timezone.now()
+    slots = _slots(now)
+    free = [slot for slot in slots if not slot.token or _slot_lost(slot, now)]
+    if not free:
+        return 0, []
+    queued = sum(1 for slot in slots if slot.token and slot.started_at is None and not _slot_lost(slot, now))
+    due = operations_due_count(now=now, limit=(len(free) + queued) * poll_batch_size())
+    tickets = []
+    for slot in free[: max(0, batches_for(due) - queued)]:
+        ticket = _take_slot(slot, now)
+        if ticket is not None:
+            tickets.append(ticket)
+    return due, tickets
+
+
+def poller_slot_start(*, slot: int, token: str, now: datetime | None = None) -> bool:
+    """A worker begins the message of `slot`: False when it is not the one the
+    slot waits for (sent again meanwhile), and then it must not poll."""
+    return bool(PollerSlot.objects.filter(id=slot, token=token).update(started_at=now or timezone.now()))
+
+
+def poller_slot_finish(*, slot: int, token: str, again: bool = False, now: datetime | None = None) -> str | None:
+    """The message of `slot` ended. `again` (rows still due when its budget ran
+    out): the slot stays busy under a new token, returned for the message to
+    send at once, rather than waiting for a tick; otherwise it is idle."""
+    if again:
+        new = uuid.uuid4().hex
+        fields: dict[str, Any] = {"token": new, "sent_at": now or timezone.now(), "started_at": None}
+    else:
+        new, fields = "", {"token": "", "sent_at": None, "started_at": None}
+    done = PollerSlot.objects.filter(id=slot, token=token).update(**fields)
+    return new if done and again else None
+
+
+def poller_slot_release(*, slot: int, token: str) -> None:
+    """A message that could not be sent: its slot is idle again."""
+    PollerSlot.objects.filter(id=slot, token=token).update(token="", sent_at=None, started_at=None)

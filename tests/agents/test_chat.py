@@ -15,15 +15,9 @@ from django.urls import reverse
 from dashboard.live.models import TrackedOperation
 from tests.agents.support import AGENT_ID, RUN_ID, THREAD_ID, error, form_keys
 from tests.agents.test_sandbox import agent_id_named
-from tests.html import one, parse, select, text_of, texts
+from tests.html import one, parse, select, text_of, textarea_value, texts
 
 OTHER_THREAD = "dddddddd-0000-4000-8000-000000000002"
-
-
-def textarea_value(element) -> str:
-    """A textarea's value as a browser reads it (the newline after the tag is not part of it)."""
-    value = element.get_text()
-    return value[1:] if value.startswith("\n") else value
 
 
 def sse(*events: tuple[str, object]) -> httpx.Response:
@@ -252,5 +246,6 @@ def test_stream_tasks_go_to_their_own_queue_when_one_is_named(
                 key=api_key, agent_id=AGENT_ID, message="Hi", thread_id=None, idempotency_key="k" * 32
             )
     op.refresh_from_db()
-    assert sent == [((op.pk, op.lease_token), {"queue": "agents.streams"})]
+    # Through the outbox: the row's id and lease token, to the named queue.
+    assert [(list(args), options["queue"]) for args, options in sent] == [([op.pk, op.lease_token], "agents.streams")]
     assert op.lease_until is not None  # held for the stream: the batch poller leaves it alone

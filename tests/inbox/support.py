@@ -104,3 +104,29 @@ def sandbox_key_revoked(handle, key_id: str, revoked: bool = True) -> None:
     the service's API settings: every call with it then answers 401."""
     with handle.store.lock:
         handle.store.conn.execute("UPDATE api_keys SET revoked=? WHERE id=?", (int(revoked), key_id))
+
+
+def approval_decision_ready(remote, api_key, client):
+    """An approver's inbox showing the pending approval (refreshed from the
+    mocked service), the approval answering "approved" once decided and the
+    service, read again, no longer listing it. Returns the decision form, its
+    hidden fields and the decision's route."""
+    import httpx
+    from django.urls import reverse
+    from django.utils import timezone
+
+    from dashboard.audit.testing import make_approver
+    from dashboard.inbox import tasks
+    from tests.html import one, parse
+
+    make_approver(api_key.user)
+    mock_workspace(remote, now=timezone.now())
+    tasks.refresh_workspace(api_key.workspace_id)
+    form = one(parse(client.get(reverse("inbox:index")).content.decode()), "form.approval__actions")
+    fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
+    decide = remote.post(f"/v1/approvals/{APPROVAL_ID}").mock(
+        return_value=httpx.Response(200, json={"approval": {**approval_body(status="approved")}})
+    )
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "completed"}))
+    mock_workspace(remote, now=timezone.now(), approvals=[approval_body(status="approved")], runs={})
+    return form, fields, decide

@@ -18,7 +18,7 @@ from tests.inbox.support import (
     FAILED_RUN_ID,
     HTMX,
     RUN_ID,
-    approval_body,
+    approval_decision_ready,
     mock_workspace,
 )
 from tests.live.support import SECRET, store_key
@@ -105,18 +105,8 @@ def test_the_interval_sends_one_refresh_per_workspace_with_its_id_never_a_key(ap
 def test_a_decision_settles_its_item_at_once_and_reads_the_workspace_again(
     remote, api_key, logged_in_client, eager_celery, django_capture_on_commit_callbacks
 ):
-    make_approver(api_key.user)
-    mock_workspace(remote, now=timezone.now())
-    tasks.refresh_workspace(api_key.workspace_id)
-    page = parse(logged_in_client.get(reverse("inbox:index")).content.decode())
-    form = one(page, "form.approval__actions")
-    fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
-    remote.post(f"/v1/approvals/{APPROVAL_ID}").mock(
-        return_value=httpx.Response(200, json={"approval": {**approval_body(status="approved")}})
-    )
-    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "completed"}))
     # The service, read again after the decision, no longer lists it.
-    mock_workspace(remote, now=timezone.now(), approvals=[approval_body(status="approved")], runs={})
+    form, fields, _decide = approval_decision_ready(remote, api_key, logged_in_client)
 
     with django_capture_on_commit_callbacks(execute=False) as callbacks:
         response = logged_in_client.post(

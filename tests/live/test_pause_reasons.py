@@ -60,9 +60,28 @@ def test_a_rate_limited_row_says_the_service_set_the_wait_not_the_worker(db, mak
 
     cause, words = paused_cause(logged_in_client, op)
 
-    assert cause == "service"
-    assert "as the service allows" in words and "worker" not in words
+    assert cause == "rate_limit"
+    assert "rate-limiting" in words and "as it allows" in words and "worker" not in words
     assert broker["checks"] == 0  # the row alone said why
+
+
+def test_a_failing_service_sets_the_wait_too(db, make_turn, logged_in_client, broker):
+    op = make_turn(due=False)
+    stale(op, last_error="The service had a problem answering.", next_poll_at=timezone.now() + timedelta(seconds=50))
+
+    cause, words = paused_cause(logged_in_client, op)
+
+    assert cause == "service" and "as the service allows" in words
+
+
+def test_a_follower_whose_lease_ran_out_unreturned_says_its_worker_stopped(db, make_turn, logged_in_client, broker):
+    heartbeat.heartbeat_record()  # the worker process runs (restarted), but the follower died
+    op = make_turn(due=False)
+    stale(op, lease_until=timezone.now() - timedelta(seconds=5), lease_token="dead-follower")
+
+    cause, words = paused_cause(logged_in_client, op)
+
+    assert cause == "worker" and "following this stopped" in words
 
 
 def test_a_poll_still_waiting_for_the_service_says_it_is_slow(db, make_turn, logged_in_client, broker):

