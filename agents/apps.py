@@ -12,7 +12,7 @@ class AgentsConfig(AppConfig):
     def ready(self) -> None:
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
-        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
         register_area(
             Area(

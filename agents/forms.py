@@ -10,8 +10,8 @@ from uuid import UUID
 from django import forms
 
 from agents.reading import CONFIRM_RISKS
+from dashboard.frame.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
-from dashboard.web.forms import QuestionsForm
 from dashboard.web.json_input import JsonInputError, parse_json_object
 from dashboard.web.reading import read_questions
 

@@ -45,7 +45,7 @@ from dashboard.live.models import TrackedOperation
 from dashboard.web.reading import as_dict, as_list, text
 
 if TYPE_CHECKING:
-    from dashboard.web.workspace import ConsoleRequest
+    from dashboard.frame.workspace import ConsoleRequest
 
 SOURCE = "agents"
 NAMES_ID = NAMES_KIND = "agent-names"

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
     from django.http import QueryDict
 
-    from dashboard.web.workspace import Workspace
+    from dashboard.frame.workspace import Workspace
 
 # What a read-only member is told by every write address of the area (`requires_write`).
 READ_ONLY = (

@@ -4,8 +4,8 @@ from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from dashboard.accounts.middleware import background_request
+from dashboard.frame.areas import home_cards
 from dashboard.health import health_report
-from dashboard.web.areas import home_cards
 
 
 @require_GET

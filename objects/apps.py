@@ -5,7 +5,7 @@ class ObjectsConfig(AppConfig):
     name = "objects"
 
     def ready(self) -> None:
-        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
         register_area(
             Area(

@@ -361,7 +361,7 @@ def write_chunk(job: ObjectJob) -> Step:
     items = list(JobItem.objects.filter(job=job, state=JobItem.PENDING).order_by("position")[: chunk_size()])
     if not items:
         return Step(done=True)
-    deadline = time.monotonic() + float(getattr(settings, "OBJECTS_JOB_CHUNK_SECONDS", 10.0))
+    deadline = time.monotonic() + float(settings.OBJECTS_JOB_CHUNK_SECONDS)
     handled: list[JobItem] = []
     step: Step = MORE
     for n, item in enumerate(items):

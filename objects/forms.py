@@ -14,8 +14,8 @@ from django.forms.utils import ErrorList
 from django.utils.datastructures import MultiValueDict
 
 from dashboard.api import errors
+from dashboard.frame.forms import place_remote_error
 from dashboard.idempotency import IdempotencyKeyField, renew_idempotency_key
-from dashboard.web.forms import place_remote_error
 from dashboard.web.json_input import JsonInputError, parse_json_object
 from dashboard.web.reading import as_dict
 from objects.edits import MAX_SHOWN_LENGTH, EditPlan, decode_values, encode_values, plan_edit

@@ -48,7 +48,7 @@ class ImportFileError(ValueError):
 
 
 def max_upload_bytes() -> int:
-    return int(getattr(settings, "OBJECTS_IMPORT_MAX_BYTES", 200 * 1024 * 1024))
+    return int(settings.OBJECTS_IMPORT_MAX_BYTES)
 
 
 # --- streaming --------------------------------------------------------------

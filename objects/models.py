@@ -113,7 +113,7 @@ class ImportStorage(FileSystemStorage):
 
     @property
     def base_location(self) -> str:
-        return str(getattr(settings, "OBJECTS_IMPORT_ROOT", "") or settings.VAR_DIR / "imports")
+        return str(settings.OBJECTS_IMPORT_ROOT or settings.VAR_DIR / "imports")
 
     @property
     def location(self) -> str:

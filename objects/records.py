@@ -35,7 +35,7 @@ if TYPE_CHECKING:
 
     from django.contrib.auth.base_user import AbstractBaseUser
 
-    from dashboard.web.workspace import Workspace
+    from dashboard.frame.workspace import Workspace
     from objects.edits import Conflict
 
 # What a read-only member is told by every write address of the area (`requires_write`).

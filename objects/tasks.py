@@ -4,29 +4,26 @@ They take a row's id, never a key; the row says what to do next."""
 from __future__ import annotations
 
 from dashboard.celery import app
+from objects import jobs
 
-# Bound to the project's app, as dashboard/live/tasks.py explains.
+# Bound to the project's app, as dashboard/live/tasks.py explains. One shape
+# for every area: a tasks module imports its services at the top; a service
+# never imports a task, it sends one by name through the outbox (objects/jobs.py).
 
 
 @app.task(name="objects.job_step", acks_late=True, ignore_result=True)
 def job_step(job_id: int) -> None:
     """One bounded chunk of a bulk job or an import; sends itself again while there is more."""
-    from objects.jobs import job_step as step
-
-    step(job_id=job_id)
+    jobs.job_step(job_id=job_id)
 
 
 @app.task(name="objects.jobs_watch", acks_late=True, ignore_result=True)
 def jobs_watch() -> int:
     """Every minute (Celery beat): a job whose step message was lost goes on."""
-    from objects.jobs import jobs_watch as watch
-
-    return watch()
+    return jobs.jobs_watch()
 
 
 @app.task(name="objects.uploads_prune", acks_late=True, ignore_result=True)
 def uploads_prune() -> int:
     """Once a day (Celery beat): uploaded files of imports kept past OBJECTS_IMPORT_KEEP_DAYS go."""
-    from objects.jobs import uploads_prune as prune
-
-    return prune()
+    return jobs.uploads_prune()

@@ -5,7 +5,7 @@ class StudioConfig(AppConfig):
     name = "studio"
 
     def ready(self) -> None:
-        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
         from studio.inbox import STUDIO_INBOX
         from studio.live import APP_SHOT, STUDIO_TURN
 

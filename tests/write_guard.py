@@ -1,5 +1,5 @@
 """Every address of an area, for the tests that check each write address
-refuses a read-only member (`dashboard.web.permissions.requires_write`):
+refuses a read-only member (`dashboard.frame.permissions.requires_write`):
 found from the area's urls.py through Django's resolver, so a new write
 view is checked without anyone listing it."""
 

@@ -31,13 +31,13 @@ from agents.reading import (
     webhook_endpoints,
 )
 from dashboard.api import errors
+from dashboard.frame.forms import RETRY_SAME_WRITE, failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.remote_errors import RemoteErrorView, describe_remote_error
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import new_idempotency_key
-from dashboard.web.forms import RETRY_SAME_WRITE, failed_write
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager, choice, tabs
-from dashboard.web.permissions import requires_write
-from dashboard.web.remote_errors import RemoteErrorView, describe_remote_error
-from dashboard.web.workspace import ConsoleRequest
 
 # --- agents list and new agent ---------------------------------------------------------
 

@@ -20,12 +20,12 @@ from agents.reading import read_agent_summary, read_approval
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.selectors import always_allow_grants
 from dashboard.audit.services import audit_decision_note
+from dashboard.frame.permissions import requires_permission, requires_write
+from dashboard.frame.remote_errors import render_remote_error
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import is_partial, next_url, render_region, send_to
 from dashboard.web.pager import CursorPager, choice, tabs
-from dashboard.web.permissions import requires_permission, requires_write
 from dashboard.web.reading import as_dict, text
-from dashboard.web.remote_errors import render_remote_error
-from dashboard.web.workspace import ConsoleRequest
 
 # --- approvals queue ------------------------------------------------------------------
 

@@ -17,15 +17,15 @@ from agents.forms import ChatForm, uuid_or_empty
 from agents.pages import READ_ONLY
 from agents.reading import read_agent, read_run
 from dashboard.api import errors
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.remote_errors import RemoteErrorView
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import operation_view
-from dashboard.web.forms import failed_write
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
 from dashboard.web.params import database_id
-from dashboard.web.permissions import requires_write
-from dashboard.web.remote_errors import RemoteErrorView
-from dashboard.web.workspace import ConsoleRequest
 
 # Runs read to gather threads: one page of the largest size the contract allows.
 THREAD_RUNS = 100

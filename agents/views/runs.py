@@ -22,13 +22,13 @@ from agents.reading import read_agent_summary, read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.live.selectors import operation_for_viewer, operation_status_version, operation_view
-from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, render_region, stop_polling
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.params import bounded_int
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 
 MAX_STEPS = 10_000
 

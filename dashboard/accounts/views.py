@@ -13,5 +13,5 @@ class ConsoleLoginView(LoginView):
 
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
-        context["sso_provider"] = getattr(settings, "OIDC_PROVIDER_NAME", "") if settings.OIDC_ENABLED else ""
+        context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
         return context

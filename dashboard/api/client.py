@@ -30,7 +30,7 @@ Choices worth knowing (each one is also tested in tests/api/):
   request: `RateLimitedError` is raised with `.retry_after` at once. All
   sleeping goes through `sleep_before_retry()`, which tests patch.
 - A read budget: inside `read_budget(seconds)` (every web request, see
-  `dashboard.web.remote_errors.RemoteErrorMiddleware`) the reads (GET) of
+  `dashboard.frame.remote_errors.RemoteErrorMiddleware`) the reads (GET) of
   that request share a total of `settings.SERVICE_READ_BUDGET` seconds
   (10), attempts and waits between them included. Each attempt's timeouts
   are cut to what is left, a retry whose wait does not fit is not made, and
@@ -74,8 +74,6 @@ USER_AGENT = "workspace-console/0.1"
 KEYED_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
 BACKOFF_BASE_SECONDS = 0.5
 BACKOFF_MAX_SECONDS = 8.0
-DEFAULT_RETRY_AFTER_CAP = 10.0
-DEFAULT_CONNECT_TIMEOUT = 5.0
 PAGINATE_PAGE_SIZE = 100  # the contract's maximum: fewest round trips
 PAGINATE_MAX_PAGES = 10_000  # a server that loops its cursors cannot hang a worker
 
@@ -459,7 +457,7 @@ class ServiceClient:
             # Minted once here, before any attempt: every retry reuses it.
             headers["Idempotency-Key"] = idempotency_key or new_idempotency_key()
         read_timeout = settings.SERVICE_SLOW_TIMEOUT if slow else settings.SERVICE_TIMEOUT
-        connect_timeout = getattr(settings, "SERVICE_CONNECT_TIMEOUT", DEFAULT_CONNECT_TIMEOUT)
+        connect_timeout = settings.SERVICE_CONNECT_TIMEOUT
         return _Call(
             method=method,
             path=path,
@@ -509,7 +507,7 @@ class ServiceClient:
         http = shared_http_client()
         configured = settings.SERVICE_MAX_RETRIES if self._max_retries is None else self._max_retries
         max_retries = max(0, int(configured))
-        retry_after_cap = float(getattr(settings, "SERVICE_RETRY_AFTER_CAP", DEFAULT_RETRY_AFTER_CAP))
+        retry_after_cap = float(settings.SERVICE_RETRY_AFTER_CAP)
         attempts = max_retries + 1
         attempt = 0
         budget = _budget_for(call)

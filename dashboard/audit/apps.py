@@ -8,7 +8,7 @@ class AuditConfig(AppConfig):
     def ready(self) -> None:
         from dashboard.api.hooks import on_remote_write
         from dashboard.audit.services import audit_write_record
-        from dashboard.web.areas import Area, HomeCard, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, NavEntry, register_area
 
         on_remote_write(audit_write_record)
         register_area(

@@ -15,8 +15,8 @@ from django.utils import timezone
 
 from dashboard.api.hooks import RemoteWrite
 from dashboard.audit.models import AuditEntry
+from dashboard.frame.areas import area_of_resource
 from dashboard.keys.models import ApiKey
-from dashboard.web.areas import area_of_resource
 
 logger = logging.getLogger("dashboard.audit")
 
@@ -97,7 +97,7 @@ def audit_decision_note(*, idempotency_key: str, summary: str, note: str, detail
 
 def audit_prune(*, now: datetime | None = None) -> int:
     """Delete entries older than AUDIT_RETENTION_DAYS (0 keeps everything)."""
-    days = int(getattr(settings, "AUDIT_RETENTION_DAYS", 0) or 0)
+    days = int(settings.AUDIT_RETENTION_DAYS or 0)
     if days <= 0:
         return 0
     cutoff = (now or timezone.now()) - timedelta(days=days)

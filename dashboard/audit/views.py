@@ -6,10 +6,10 @@ from django.views.decorators.http import require_GET
 
 from dashboard.audit.forms import AuditFilterForm
 from dashboard.audit.selectors import audit_choices, audit_entry_list, audit_entry_page
+from dashboard.frame.permissions import requires_permission
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
-from dashboard.web.permissions import requires_permission
 
 PAGE_SIZE = 50
 WHO_MAY = "The audit trail is for Approvers and administrators. Ask an administrator to add you to the Approvers group."

@@ -13,11 +13,11 @@ from datetime import datetime
 
 from django.db import connection
 
+from dashboard.frame.areas import inbox_sources
 from dashboard.inbox.models import Dismissal, WaitingItem, WorkspaceRefresh
 from dashboard.inbox.sources import KINDS, InboxItem, InboxViewer
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
-from dashboard.web.areas import inbox_sources
 
 logger = logging.getLogger("dashboard.inbox")
 
@@ -88,7 +88,7 @@ class HeaderState:
     def poll_seconds(self) -> int:
         from django.conf import settings
 
-        return max(1, int(getattr(settings, "INBOX_POLL_SECONDS", 5)))
+        return max(1, int(settings.INBOX_POLL_SECONDS))
 
 
 def _column(model, name: str) -> str:
@@ -128,7 +128,7 @@ def _core_stamp_sql(vendor: str) -> str:
         f"AND {_column(Dismissal, 'workspace_id')} = {workspace}) "
         f"FROM {keys} a WHERE a.{_column(ApiKey, 'user')} = %s AND a.{_column(ApiKey, 'is_active')} = %s "
         # A refused key reads as no workspace: the version changes at once and
-        # the changed poll meets the refusal (dashboard/web/workspace.py).
+        # the changed poll meets the refusal (dashboard/frame/workspace.py).
         f"AND a.{_column(ApiKey, 'refused_at')} IS NULL"
     )
 
@@ -192,5 +192,5 @@ def failures_since(now: datetime | None = None) -> datetime:
     from django.conf import settings
     from django.utils import timezone
 
-    days = float(getattr(settings, "INBOX_FAILED_DAYS", 3))
+    days = float(settings.INBOX_FAILED_DAYS)
     return (now or timezone.now()) - timedelta(days=days)

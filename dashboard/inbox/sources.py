@@ -1,7 +1,7 @@
 """The inbox's seam: what an area contributes to "Needs you".
 
 An area lists its sources in the `Area` it registers (`inbox_sources`,
-dashboard/web/areas.py)::
+dashboard/frame/areas.py)::
 
     InboxSource(
         name="agents",

@@ -16,12 +16,12 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.accounts.middleware import background_request
+from dashboard.frame.areas import inbox_sources
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.inbox import selectors, services
 from dashboard.inbox.sources import KINDS, InboxItem, InboxViewer
-from dashboard.web.areas import inbox_sources
 from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region
 from dashboard.web.pager import choice, tabs
-from dashboard.web.workspace import ConsoleRequest
 
 # "Read the service again now" sends one refresh per workspace in this many seconds.
 REFRESH_ASK_SECONDS = 15

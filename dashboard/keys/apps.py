@@ -7,8 +7,8 @@ class KeysConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.api.hooks import on_key_refused
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
         from dashboard.keys.services import api_key_refused
-        from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
         # A 401 to any call made with a stored key marks that key refused.
         on_key_refused(api_key_refused)

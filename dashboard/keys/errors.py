@@ -35,7 +35,7 @@ class KeyRefusedError(NoActiveKeyError):
     """The active key was refused by the service (a 401 to any call made with
     it, marked on its row): the console shows none of the workspace's data
     until a check of the key succeeds again or another key is added.
-    `dashboard.web.remote_errors` answers it with the refusal page (a quiet
+    `dashboard.frame.remote_errors` answers it with the refusal page (a quiet
     message box for a poll), not a redirect."""
 
     default_message = "The service refused your API key. Add a working key of your workspace, or check this one again."

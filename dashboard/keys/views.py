@@ -9,12 +9,12 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard.accounts.lockout import client_address
 from dashboard.api import errors as api_errors
 from dashboard.api.messages import meaning_of, with_request_id
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.keys import selectors, services
 from dashboard.keys.errors import KeyCheckThrottledError, KeyDecryptionError
 from dashboard.keys.forms import AddApiKeyForm
 from dashboard.web.htmx import client_redirect, is_partial, next_url, render_region
 from dashboard.web.params import database_id
-from dashboard.web.workspace import ConsoleRequest
 
 
 def check_failure_message(exc: api_errors.ApiError, *, then: str = "") -> str:

@@ -1,14 +1,15 @@
-"""The console's one web layer: plumbing every area uses and none copies.
+"""Plumbing every page uses and no area copies, importing nothing of the
+console (a contract says so), so any layer may use it:
 
 - `htmx`: partial detection, regions, client redirects, stop polling;
-- `workspace`: `request.workspace` (the active key, its client, workspace id,
-  name, time zone and member role);
 - `pager`: the one cursor pager (and `includes/pager.html`);
-- `forms`: how a remote refusal lands on a form; `QuestionsForm`;
-- `remote_errors`: error pages and message boxes (texts from
-  `dashboard.api.messages`, the one catalogue);
+- `params`: query parameters read with bounds;
 - `reading`: tolerant readers of remote bodies;
-- `areas`: the area registry (navigation, home cards, "back to" lists,
-  tracked kinds);
-- `context_processors`: the frame's template context.
+- `json_input`: strict JSON typed by a person;
+- `csv`: the one streaming CSV writer (formula cells neutralised);
+- `converters`: path converters.
+
+The frame a page sits in (the workspace, the area registry, error pages,
+forms that show remote refusals, the write guard) is `dashboard.frame`, one
+floor up: it reads keys and live; they never read it.
 """

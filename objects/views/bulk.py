@@ -12,9 +12,9 @@ from django.http import HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, render_region
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 from objects import bulk
 from objects.fields import cell, field_defs
 from objects.models import ObjectJob

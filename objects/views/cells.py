@@ -14,11 +14,11 @@ from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
 from dashboard.api import errors
-from dashboard.web.forms import failed_write
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial
-from dashboard.web.permissions import requires_write
 from dashboard.web.reading import as_dict
-from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import cell, field_defs
 from objects.forms import RESERVED_NAMES, RecordForm

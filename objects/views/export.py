@@ -11,9 +11,9 @@ from django.http import StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.api import errors
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.reading import as_dict, text
-from dashboard.web.workspace import ConsoleRequest
 from objects import selectors
 from objects.fields import csv_value, field_defs
 from objects.records import hidden_columns, object_definition, saved_view_open

@@ -13,11 +13,11 @@ from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.htmx import client_redirect, render_region
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 from objects import imports, jobs
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition

@@ -15,10 +15,10 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.accounts.middleware import background_request
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import client_redirect, poll_unchanged, stop_polling
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 from objects import imports, jobs
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.records import READ_ONLY

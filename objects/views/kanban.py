@@ -17,11 +17,11 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.htmx import client_redirect, is_partial
 from dashboard.web.pager import CursorPager
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 from objects import services
 from objects.fields import FieldDef, field_defs
 from objects.filters import FILTER_PREFIX, RecordFilter

@@ -18,10 +18,10 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.api import errors
-from dashboard.web.forms import failed_write
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, render_region
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import field_defs
 from objects.filters import filter_controls

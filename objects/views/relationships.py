@@ -10,13 +10,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from dashboard.api import errors
+from dashboard.frame.forms import failed_write, place_remote_error
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import renew_idempotency_key
-from dashboard.web.forms import failed_write, place_remote_error
 from dashboard.web.htmx import client_redirect, is_partial, send_to
-from dashboard.web.permissions import requires_write
 from dashboard.web.reading import as_dict
 from dashboard.web.reading import text as as_text
-from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH

@@ -9,9 +9,9 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.frame.permissions import forbidden
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
-from dashboard.web.permissions import forbidden
-from dashboard.web.workspace import ConsoleRequest
 from objects import selectors, services
 from objects.fields import field_defs
 from objects.forms import SavedViewForm

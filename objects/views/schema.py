@@ -12,13 +12,13 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors as api_errors
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import renew_idempotency_key
-from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.params import bounded_int
-from dashboard.web.permissions import requires_write
-from dashboard.web.workspace import ConsoleRequest
 from objects.forms import (
     FieldRemoveForm,
     FieldRowForm,

@@ -11,14 +11,14 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from dashboard.api import ServiceClient, errors
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.remote_errors import RemoteErrorView
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.live.selectors import operation_view
-from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect
 from dashboard.web.params import database_id
-from dashboard.web.permissions import requires_write
 from dashboard.web.reading import as_dict, as_list, text
-from dashboard.web.remote_errors import RemoteErrorView
-from dashboard.web.workspace import ConsoleRequest
 from studio import services
 from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped
 from studio.forms import READ_ONLY

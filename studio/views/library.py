@@ -7,9 +7,9 @@ from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
-from dashboard.web.workspace import ConsoleRequest
 from studio.library import KINDS, artifact_detail, find_image, finish_pane, library_page
 from studio.reading import safe_link
 

@@ -13,14 +13,14 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
+from dashboard.frame.remote_errors import RemoteErrorView, describe_remote_error
+from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.selectors import operation_view
-from dashboard.web.forms import failed_write
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, stop_polling
 from dashboard.web.params import database_id
-from dashboard.web.permissions import requires_write
-from dashboard.web.remote_errors import RemoteErrorView, describe_remote_error
-from dashboard.web.workspace import ConsoleRequest
 from studio import selectors, services
 from studio.forms import (
     CONFLICT_MESSAGE,

@@ -1,5 +1,5 @@
 """A read-only member and every write address of the Agents area (and its
-approvals queue): one refusal (`dashboard.web.permissions.requires_write`)
+approvals queue): one refusal (`dashboard.frame.permissions.requires_write`)
 before anything is read or sent. The addresses are found from agents/urls.py
 through Django's resolver, not listed by hand, so a new write view cannot be
 left unguarded."""

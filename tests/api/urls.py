@@ -6,7 +6,7 @@ from django.template import engines
 from django.urls import include, path
 
 from dashboard.api import ServiceClient, errors
-from dashboard.web.remote_errors import render_remote_error
+from dashboard.frame.remote_errors import render_remote_error
 from tests.api.support import API_KEY
 
 REMOTE_ERRORS = {

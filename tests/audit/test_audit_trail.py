@@ -153,5 +153,5 @@ def test_users_cannot_change_or_delete_entries_in_the_admin(admin_client):
     ],
 )
 def test_a_write_is_filed_under_the_area_that_declares_its_resource(path, area):
-    # The core names no area: each Area declares its remote resources (dashboard/web/areas.py).
+    # The core names no area: each Area declares its remote resources (dashboard/frame/areas.py).
     assert area_of(path) == area

@@ -10,10 +10,10 @@ import pytest
 from django.urls import reverse
 
 from dashboard.api import ServiceClient, errors
+from dashboard.frame.workspace import Workspace
 from dashboard.keys.errors import KeyRefusedError
 from dashboard.keys.models import ApiKey
 from dashboard.live.services import operation_track
-from dashboard.web.workspace import Workspace
 from tests.html import one, parse, select
 from tests.keys.support import DEMO_SECRET, error_body, me_body
 

@@ -10,10 +10,10 @@ from cryptography.fernet import Fernet
 from django.core.management import CommandError, call_command
 from django.db import connection
 
+from dashboard.frame.workspace import Workspace
 from dashboard.keys.errors import KeyDecryptionError, NoActiveKeyError
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import active_key_for
-from dashboard.web.workspace import Workspace
 from tests.helpers import mocked_service
 from tests.keys.support import DEMO_SECRET, OTHER_ME, OTHER_SECRET, SERVICE, me_body
 

@@ -162,7 +162,7 @@ def test_nav_marks_no_area_on_pages_outside_the_areas(logged_in_client, url_name
 def test_the_current_section_comes_from_the_area_registry(rf, url_name, args, section):
     from django.urls import resolve
 
-    from dashboard.web.areas import nav_links
+    from dashboard.frame.areas import nav_links
 
     links = nav_links(resolve(reverse(url_name, args=args)))
 
@@ -171,7 +171,7 @@ def test_the_current_section_comes_from_the_area_registry(rf, url_name, args, se
 
 
 def test_an_area_registered_later_joins_the_navigation_home_page_and_error_pages(logged_in_client):
-    from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area, unregister_area
+    from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area, unregister_area
 
     register_area(
         Area(

@@ -1,5 +1,5 @@
 """A read-only member and every write address of Objects: one refusal
-(`dashboard.web.permissions.requires_write`), before anything is read or
+(`dashboard.frame.permissions.requires_write`), before anything is read or
 typed: the "Not allowed" page naming their role (403), its message box for
 htmx (200: htmx 2 swaps nothing on a 403), JSON for the board's script."""
 

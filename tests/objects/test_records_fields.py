@@ -11,7 +11,7 @@ import pytest
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
 
-from dashboard.web.forms import field_named_in
+from dashboard.frame.forms import field_named_in
 from objects.fields import api_value, cell, comparable, csv_value, field_defs, form_field
 from objects.filters import filter_value
 from objects.forms import RecordForm

@@ -9,7 +9,7 @@ Access follows the key: the workspace id and the client are given only while
 the person's active key works (not refused by the service, still readable).
 For a refused key they raise `KeyRefusedError`, so every read of the
 console's own tables by workspace id, and every remote call, fails in one
-place; `dashboard.web.remote_errors` turns it into the refusal page. The
+place; `dashboard.frame.remote_errors` turns it into the refusal page. The
 frame (header count, toasts) reads `working_id` instead, which never raises.
 `WorkspaceMiddleware` also stops, before the view, any page but the key
 settings while the active key is refused (reads keyed by the person rather
@@ -177,7 +177,7 @@ def _is_poll(request: HttpRequest) -> bool:
 
 
 def key_refused_response(request: HttpRequest, workspace: Workspace) -> HttpResponseBase:
-    from dashboard.web.remote_errors import render_key_refused
+    from dashboard.frame.remote_errors import render_key_refused
 
     key = workspace.key
     return render_key_refused(request, KeyRefusedError(request_id=key.refused_request_id if key else ""))

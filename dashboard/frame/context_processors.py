@@ -12,8 +12,8 @@ from typing import Any
 from django.http import HttpRequest
 from django.utils.functional import SimpleLazyObject
 
+from dashboard.frame.areas import nav_links
 from dashboard.keys.selectors import api_key_list
-from dashboard.web.areas import nav_links
 
 
 def console(request: HttpRequest) -> dict[str, Any]:

@@ -27,7 +27,7 @@ from dashboard.idempotency import renew_idempotency_key
 if TYPE_CHECKING:
     from django.http import HttpRequest
 
-    from dashboard.web.remote_errors import RemoteErrorView
+    from dashboard.frame.remote_errors import RemoteErrorView
 
 # Refusals of the values sent: they go on the form.
 FORM_ERRORS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
@@ -94,7 +94,7 @@ def failed_write(
     as the message box to show above the form (the key renewed unless the
     failure is worth retrying as the same write). `placement` is passed to
     `place_remote_error`."""
-    from dashboard.web.remote_errors import describe_remote_error
+    from dashboard.frame.remote_errors import describe_remote_error
 
     if form is not None and isinstance(exc, FORM_ERRORS):
         place_remote_error(form, exc, **placement)

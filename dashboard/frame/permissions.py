@@ -13,7 +13,7 @@ from django.shortcuts import render
 from dashboard.web.htmx import is_partial
 
 if TYPE_CHECKING:
-    from dashboard.web.workspace import ConsoleRequest
+    from dashboard.frame.workspace import ConsoleRequest
 
 
 def forbidden(request: HttpRequest, explanation: str) -> HttpResponse:

@@ -3,7 +3,7 @@
 The core never names an area. Each area app registers itself in its
 AppConfig.ready()::
 
-    from dashboard.web.areas import Area, HomeCard, ListPage, NavEntry, register_area
+    from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
     register_area(Area(
         name="studio",                      # its URL namespace
