@@ -67,7 +67,7 @@ def add_inbox_refresh(sender: Celery, **kwargs) -> None:
     (a refresh that waited longer than one interval expires unread)."""
     from django.conf import settings
 
-    every = float(getattr(settings, "INBOX_REFRESH_SECONDS", 60.0))
+    every = float(settings.INBOX_REFRESH_SECONDS)
     sender.add_periodic_task(
         every, sender.signature("inbox.refresh_all", options={"expires": every}), name="inbox.refresh_all"
     )

@@ -29,11 +29,11 @@ new_semaphore: Callable[[int], threading.BoundedSemaphore] = threading.BoundedSe
 
 
 def per_key_limit() -> int:
-    return max(1, int(getattr(settings, "LIVE_POLL_PER_KEY", 4)))
+    return max(1, int(settings.LIVE_POLL_PER_KEY))
 
 
 def per_service_limit() -> int:
-    return max(1, int(getattr(settings, "LIVE_POLL_PER_SERVICE", 16)))
+    return max(1, int(settings.LIVE_POLL_PER_SERVICE))
 
 
 def _semaphore(scope: str, name: str, size: int) -> threading.BoundedSemaphore:

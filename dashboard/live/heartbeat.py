@@ -19,7 +19,7 @@ from dashboard.health import OK, health_broker_check
 
 HEARTBEAT_CACHE_KEY = "live:heartbeat:tick"
 BROKER_CACHE_KEY = "live:heartbeat:broker"
-# Beat ticks every CELERY_BEAT_TICK_SECONDS (2 s): a minute without one means nothing is ticking.
+# Beat ticks every CELERY_BEAT_TICK_SECONDS (0.5 s by default): a minute without one means nothing is ticking.
 HEARTBEAT_STALE_AFTER = timedelta(seconds=60)
 # A status poll every 2 s per viewer must not open a broker connection each time.
 BROKER_CHECK_SECONDS = 15

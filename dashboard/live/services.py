@@ -68,28 +68,24 @@ REQUEST_ID_LIMIT = TrackedOperation._meta.get_field("last_error_request_id").max
 Clock = Callable[[], datetime]
 
 
-def _setting(name: str, default: float) -> float:
-    return float(getattr(settings, name, default))
-
-
 def lease_duration() -> timedelta:
     # Long enough for a batch: fetches start only in its first part (see _fetch_deadline).
-    return timedelta(seconds=_setting("LIVE_LEASE_SECONDS", 90))
+    return timedelta(seconds=settings.LIVE_LEASE_SECONDS)
 
 
 def poll_batch_size() -> int:
     """Rows one poll task claims at a time (one batch)."""
-    return max(1, int(_setting("LIVE_POLL_BATCH", 50)))
+    return max(1, int(settings.LIVE_POLL_BATCH))
 
 
 def poll_threads() -> int:
     """Remote calls one batch makes at the same time."""
-    return max(1, int(_setting("LIVE_POLL_THREADS", 16)))
+    return max(1, int(settings.LIVE_POLL_THREADS))
 
 
 def max_failures() -> int:
     """Failed checks in a row (polls or saves) after which a row stops."""
-    return max(1, int(_setting("LIVE_MAX_FAILURES", 20)))
+    return max(1, int(settings.LIVE_MAX_FAILURES))
 
 
 def poll_interval(*, poll_count: int) -> timedelta:
@@ -473,7 +469,7 @@ def _fetch_deadline(ops: list[TrackedOperation]) -> datetime | None:
     leases = [op.lease_until for op in ops if op.lease_until is not None]
     if not leases:
         return None
-    call_seconds = float(settings.SERVICE_TIMEOUT) + float(getattr(settings, "SERVICE_CONNECT_TIMEOUT", 5.0))
+    call_seconds = float(settings.SERVICE_TIMEOUT) + float(settings.SERVICE_CONNECT_TIMEOUT)
     # Never less than half the lease, whatever the settings: some rows always get polled.
     margin = min(call_seconds, lease_duration().total_seconds() / 2)
     return min(leases) - timedelta(seconds=margin)
