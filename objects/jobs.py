@@ -27,6 +27,7 @@ from django.utils import timezone
 
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service
+from dashboard.live.leases import lease_take
 from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
 from objects.models import ObjectJob
@@ -104,14 +105,8 @@ def job_run(*, job: ObjectJob, status: str, reset: Callable[[ObjectJob], None] |
 
 
 def _claim(job_id: int) -> str | None:
-    now = timezone.now()
-    token = uuid.uuid4().hex
-    claimed = (
-        ObjectJob.objects.filter(pk=job_id, status__in=ObjectJob.ACTIVE)
-        .exclude(lease_until__gt=now)
-        .update(lease_until=now + timedelta(seconds=LEASE_SECONDS), lease_token=token)
-    )
-    return token if claimed else None
+    """The step's lease on its job (the core's one lease shape, dashboard/live/leases.py)."""
+    return lease_take(ObjectJob.objects.filter(pk=job_id, status__in=ObjectJob.ACTIVE), seconds=LEASE_SECONDS)
 
 
 def _finish(job: ObjectJob, status: str, message: str = "") -> None:

@@ -50,6 +50,7 @@ from dashboard.api.client import ServiceClient
 from dashboard.api.messages import meaning_of
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.live import gate, registry
+from dashboard.live.leases import lease_is_free, lease_renew, lease_take
 from dashboard.live.models import PollerSlot, TrackedOperation
 from dashboard.live.storable import storable, storable_text
 
@@ -99,12 +100,8 @@ def error_backoff(*, error_count: int) -> timedelta:
     return min(timedelta(seconds=seconds), MAX_ERROR_BACKOFF)
 
 
-def _lease_is_free(now: datetime) -> Q:
-    return Q(lease_until__isnull=True) | Q(lease_until__lte=now)
-
-
 def _due(now: datetime) -> Q:
-    return Q(is_final=False, next_poll_at__lte=now) & _lease_is_free(now)
+    return Q(is_final=False, next_poll_at__lte=now) & lease_is_free(now)
 
 
 # --- recording -----------------------------------------------------------------
@@ -169,12 +166,7 @@ def operation_lease(*, operation_id: int, seconds: float, now: datetime | None =
     reading a streamed call): the batch poller leaves a leased row alone, and
     takes it back if the consumer dies and the lease runs out. Returns the
     lease token, or None when the row is final or held already."""
-    now = now or timezone.now()
-    token = uuid.uuid4().hex
-    taken = TrackedOperation.objects.filter(Q(id=operation_id, is_final=False) & _lease_is_free(now)).update(
-        lease_until=now + timedelta(seconds=seconds), lease_token=token
-    )
-    return token if taken else None
+    return lease_take(TrackedOperation.objects.filter(id=operation_id, is_final=False), seconds=seconds, now=now)
 
 
 def operation_push(
@@ -254,13 +246,9 @@ def operation_lease_renew(
     no longer its own (the poller took it after the lease ran out, or it is
     final): the holder stops and writes nothing more. A lease that ran out
     but that nobody took is renewed: nobody else read the row meanwhile."""
-    now = now or timezone.now()
     seconds = stream_lease_seconds() if seconds is None else seconds
-    return bool(
-        TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token, is_final=False).update(
-            lease_until=now + timedelta(seconds=seconds)
-        )
-    )
+    rows = TrackedOperation.objects.filter(id=operation_id, is_final=False)
+    return lease_renew(rows, token=lease_token, seconds=seconds, now=now)
 
 
 class LeaseKeeper:
@@ -361,11 +349,8 @@ def operations_claim_due(*, now: datetime | None = None, limit: int | None = Non
 def _claim_one(*, operation_id: int, now: datetime) -> str | None:
     """Take the lease of one row that isn't final and isn't leased (a poll asked for
     outside the tick). Due-ness is not required: asking for a poll means now."""
-    token = uuid.uuid4().hex
-    taken = TrackedOperation.objects.filter(Q(id=operation_id, is_final=False) & _lease_is_free(now)).update(
-        lease_until=now + lease_duration(), lease_token=token
-    )
-    return token if taken else None
+    rows = TrackedOperation.objects.filter(id=operation_id, is_final=False)
+    return lease_take(rows, seconds=lease_duration().total_seconds(), now=now)
 
 
 # --- polling: the entry points ------------------------------------------------------
@@ -507,7 +492,7 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
     for key_id, until in retry_after.items():
         try:
             TrackedOperation.objects.filter(owner_key_id=key_id, is_final=False, next_poll_at__lt=until).filter(
-                _lease_is_free(clock())
+                lease_is_free(clock())
             ).update(next_poll_at=until)
         except Exception:
             logger.exception("live: putting off the other operations of key %s failed", key_id)
