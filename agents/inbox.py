@@ -15,11 +15,10 @@ the same permission, confirmation, note and audit entry.
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any
 
 from django.db import connection
 from django.db.models import Field
-from django.http import HttpRequest
 from django.urls import reverse
 
 from agents.live import INVOCATION_KIND, RUN_KIND, waits_for_a_person
@@ -311,12 +310,11 @@ def stamp(viewer: InboxViewer) -> str:
     return f"{count}/{last}"
 
 
-def item_context(item: InboxItem, request: HttpRequest) -> dict[str, Any]:
+def item_context(item: InboxItem, request: ConsoleRequest) -> dict[str, Any]:
     """An approval's row and form, exactly as the approvals queue builds them."""
     if item.kind != KIND_APPROVAL:
         return {}
-    console_request = cast("ConsoleRequest", request)  # the inbox page is a console page
-    refusal = decide_refusal(workspace=console_request.workspace, user=console_request.user)
+    refusal = decide_refusal(workspace=request.workspace, user=request.user)
     approval = dict(item.data["approval"])
     return {
         "approval_row": approval_row(

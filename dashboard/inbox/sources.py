@@ -30,9 +30,8 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from django.http import HttpRequest
-
     from dashboard.api import ServiceClient
+    from dashboard.frame.workspace import ConsoleRequest
 
 # What waits for a person, in the person's words (the inbox's tabs, in order).
 KIND_APPROVAL = "approval"
@@ -135,7 +134,7 @@ class InboxSource:
     items: Callable[[InboxViewer], Iterable[InboxItem]]
     refresh: Callable[[ServiceClient, str], list[StoredItem]] | None = None
     refresh_after: tuple[str, ...] = ()
-    context: Callable[[InboxItem, HttpRequest], dict[str, Any]] | None = None
+    context: Callable[[InboxItem, ConsoleRequest], dict[str, Any]] | None = None
     # (viewer) -> a short text that changes whenever `items` would answer
     # differently, from rows the core does not already watch (its stored
     # items and the person's tracked operations): one cheap query at most.

@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -43,7 +43,7 @@ def viewer_of(request: ConsoleRequest) -> InboxViewer:
     return InboxViewer(user=request.user, workspace_id=request.workspace.id)
 
 
-def _item_context(request: HttpRequest, item: InboxItem) -> dict[str, Any]:
+def _item_context(request: ConsoleRequest, item: InboxItem) -> dict[str, Any]:
     """What the item's area template needs (its decision form), from its source."""
     for source in inbox_sources():
         if source.name == item.area and source.context is not None:
