@@ -40,8 +40,15 @@ WATCHER = """
     } catch (error) {
       violations = [{ id: "axe-error", impact: "critical", help: String(error), nodes: [] }];
     }
+    // A run that a navigation overtook read a document being torn down (its
+    // styles detached mid-run: white header text measured on white): nobody
+    // sees that page any more, and the next document gets its own check.
+    if (leaving) { return; }
     await window.__consoleAxeReport(location.href, JSON.stringify(violations));
   }
+  let leaving = false;
+  window.addEventListener("beforeunload", () => { leaving = true; });
+  window.addEventListener("pagehide", () => { leaving = true; });
   // One run at a time (axe refuses to overlap); the promise settles when this run has reported.
   function check() { queue = queue.then(run, run); return queue; }
   function schedule() { clearTimeout(timer); timer = setTimeout(check, 150); }

@@ -127,7 +127,10 @@ def test_a_video_turns_pending_request_is_run_as_a_content_app_with_one_charge(c
 def test_a_content_app_form_from_its_schema_a_refusal_on_its_field_and_a_rerun(console, page: Page):
     log_in(page, console.url + "/studio/apps/")
     page.get_by_role("link", name="Reframe").click()
-    page.get_by_label("Board").select_option(label="Spring campaign")  # shows its images at once
+    # The board select shows its images at once once the page's script is in (a person
+    # faster than that has the "Show its images" button): wait for the page to load.
+    page.wait_for_load_state("load")
+    page.get_by_label("Board").select_option(label="Spring campaign")
     picker = page.get_by_role("group", name="Source image")
     picker.get_by_label("Trail shoes on a mossy rock, morning light", exact=True).check()
     page.get_by_label("Aspect").select_option("4:5")
