@@ -18,15 +18,15 @@ from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import (
+from dashboard.live.pushed import (
     LeaseKeeper,
     operation_lease,
     operation_lease_renew,
     operation_push,
     operation_release,
-    operation_track,
     stream_lease_seconds,
 )
+from dashboard.live.services import operation_track
 from dashboard.outbox.services import outbox_send
 
 STREAM_TASK = "agents.stream_invocation"  # agents/tasks.py

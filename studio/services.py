@@ -13,14 +13,8 @@ from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import (
-    LeaseKeeper,
-    operation_lease,
-    operation_push,
-    operation_release,
-    operation_track,
-    stream_lease_seconds,
-)
+from dashboard.live.pushed import LeaseKeeper, operation_lease, operation_push, operation_release, stream_lease_seconds
+from dashboard.live.services import operation_track
 from dashboard.live.storable import storable
 from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text

@@ -28,8 +28,6 @@ How polling is scheduled (docs/architecture.md, "A tracked operation"):
 from __future__ import annotations
 
 import logging
-import math
-import threading
 import uuid
 from collections import defaultdict
 from collections.abc import Callable
@@ -50,8 +48,8 @@ from dashboard.api.client import ServiceClient
 from dashboard.api.messages import meaning_of
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.live import gate, registry
-from dashboard.live.leases import lease_is_free, lease_renew, lease_take
-from dashboard.live.models import PollerSlot, TrackedOperation
+from dashboard.live.leases import lease_is_free, lease_take
+from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable, storable_text
 
 logger = logging.getLogger("dashboard.live")
@@ -156,142 +154,6 @@ def operation_track(
 def _short(text: str, limit: int = 120) -> str:
     text = " ".join((text or "").split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
-
-
-# --- pushed states: a consumer other than the poller (a streamed call) --------------
-
-
-def operation_lease(*, operation_id: int, seconds: float, now: datetime | None = None) -> str | None:
-    """Hold a row for a consumer that follows the operation itself (a worker
-    reading a streamed call): the batch poller leaves a leased row alone, and
-    takes it back if the consumer dies and the lease runs out. Returns the
-    lease token, or None when the row is final or held already."""
-    return lease_take(TrackedOperation.objects.filter(id=operation_id, is_final=False), seconds=seconds, now=now)
-
-
-def operation_push(
-    *,
-    operation_id: int,
-    lease_token: str,
-    snapshot: dict,
-    context: dict | None = None,
-    release: bool = False,
-    now: datetime | None = None,
-) -> bool:
-    """Store a state the lease holder received (an event of a streamed call)
-    at once, exactly as a poll's result is stored (cleaned, status by the
-    kind, final or scheduled), so the page that watches the row shows it on
-    its next look. `context` is merged into the row's context (a conversation
-    id learnt on the way). `release` hands a row that is not final back to
-    the poller, due at its usual interval. False when the lease is no longer
-    the caller's (nothing is written)."""
-    now = now or timezone.now()
-    op = TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).first()
-    if op is None:
-        return False
-    kind = registry.get_kind(op.kind)
-    snapshot = storable(snapshot if isinstance(snapshot, dict) else {"value": snapshot})
-    status = (kind.read_status(snapshot) if kind else registry.status_member(snapshot)) or op.status
-    final = kind.is_final(status) if kind else False
-    fields: dict[str, Any] = {
-        "status": storable_text(str(status), limit=STATUS_LIMIT),
-        "snapshot": snapshot,
-        "is_final": final,
-        "last_polled_at": now,
-        "updated_at": now,
-        "error_count": 0,
-        "last_error": "",
-        "last_error_request_id": "",
-    }
-    if context:
-        fields["context"] = storable({**(op.context or {}), **context})
-    if final or release:
-        fields.update(
-            lease_until=None,
-            lease_token="",
-            next_poll_at=None if final else now + poll_interval(poll_count=op.poll_count),
-        )
-    return bool(TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).update(**fields))
-
-
-def operation_release(
-    *, operation_id: int, lease_token: str, message: str = "", request_id: str = "", stop: bool = False
-) -> bool:
-    """The lease holder gives the row back: to the poller, due now (a stream
-    that broke: the next poll re-reads the operation), or stopped with
-    `message` (a refusal no poll can change)."""
-    now = timezone.now()
-    if stop:
-        fields: dict[str, Any] = _stopped(TrackedOperation(pk=operation_id), now, message, request_id)
-    else:
-        fields = {"next_poll_at": now, "last_error": storable_text(message), "last_polled_at": now}
-        fields["last_error_request_id"] = storable_text(request_id, limit=REQUEST_ID_LIMIT)
-    return bool(
-        TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).update(
-            **fields, lease_until=None, lease_token="", updated_at=now
-        )
-    )
-
-
-def stream_lease_seconds() -> float:
-    """How long a stream follower holds its row between renewals: short, so
-    a killed worker's row goes back to the poller within a minute."""
-    return float(settings.LIVE_STREAM_LEASE_SECONDS)
-
-
-def operation_lease_renew(
-    *, operation_id: int, lease_token: str, seconds: float | None = None, now: datetime | None = None
-) -> bool:
-    """Extend the lease of a holder that is still alive. False when the row is
-    no longer its own (the poller took it after the lease ran out, or it is
-    final): the holder stops and writes nothing more. A lease that ran out
-    but that nobody took is renewed: nobody else read the row meanwhile."""
-    seconds = stream_lease_seconds() if seconds is None else seconds
-    rows = TrackedOperation.objects.filter(id=operation_id, is_final=False)
-    return lease_renew(rows, token=lease_token, seconds=seconds, now=now)
-
-
-class LeaseKeeper:
-    """Keeps a stream follower's short lease while the follower lives: a
-    daemon thread renews it every third of the lease (a chat stream is silent
-    between `started` and `result` for minutes, and the service sends no
-    keep-alive), and `renew()` renews it as events arrive. When the worker
-    dies the thread dies with it, the lease runs out, and the poller takes
-    the row back. `lost` turns true once a renewal finds the row taken."""
-
-    def __init__(self, *, operation_id: int, lease_token: str, seconds: float | None = None) -> None:
-        self.operation_id = operation_id
-        self.lease_token = lease_token
-        self.seconds = stream_lease_seconds() if seconds is None else seconds
-        self.lost = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"lease-{operation_id}", daemon=True)
-
-    def __enter__(self) -> LeaseKeeper:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=self.seconds)
-
-    def renew(self) -> bool:
-        if not self.lost and not operation_lease_renew(
-            operation_id=self.operation_id, lease_token=self.lease_token, seconds=self.seconds
-        ):
-            self.lost = True
-        return not self.lost
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.seconds / 3) and not self.lost:
-                try:
-                    self.renew()
-                except Exception:
-                    # A database hiccup is not a lost lease: the next renewal tries again.
-                    logger.warning("live: renewing the lease of operation %s failed", self.operation_id, exc_info=True)
-        finally:
-            connections.close_all()  # this thread's own connections
 
 
 # --- claiming --------------------------------------------------------------------
@@ -468,7 +330,7 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
     for op in ops:
         kind = registry.get_kind(op.kind)
         if kind is None:
-            outcomes[op.pk] = _stopped(op, clock(), f"The console doesn't know how to follow {op.kind!r}.")
+            outcomes[op.pk] = stopped_fields(op, clock(), f"The console doesn't know how to follow {op.kind!r}.")
             continue
         if op.owner_key_id not in clients:
             try:
@@ -577,10 +439,10 @@ def _outcome(result: _Fetched) -> dict[str, Any]:
                 from dashboard.api.hooks import KeyRefusal, key_refused
 
                 key_refused(KeyRefusal(stored_key_id=op.owner_key_id, request_id=exc.request_id))
-            return _stopped(op, now, _stop_message(exc), request_id=exc.request_id)
+            return stopped_fields(op, now, _stop_message(exc), request_id=exc.request_id)
         return _failed(op, now, exc)
     if isinstance(exc, KeyDecryptionError):
-        return _stopped(op, now, "The stored API key can't be read any more; add it again.")
+        return stopped_fields(op, now, "The stored API key can't be read any more; add it again.")
     if exc is not None:
         logger.error("live: polling operation %s failed", op.pk, exc_info=exc)
         return _failed(op, now, None)
@@ -628,7 +490,7 @@ def _failed(
     if error_count >= max_failures() and not isinstance(exc, errors.RateLimitedError):
         if exc is not None:
             reason = meaning_of(exc).title
-        stopped = _stopped(
+        stopped = stopped_fields(
             op, now, f"The last {error_count} checks all failed ({reason[:1].lower()}{reason[1:]}).", request_id
         )
         return {**stopped, "error_count": error_count}
@@ -651,7 +513,7 @@ def _failed(
     }
 
 
-def _stopped(op: TrackedOperation, now: datetime, message: str, request_id: str | None = None) -> dict[str, Any]:
+def stopped_fields(op: TrackedOperation, now: datetime, message: str, request_id: str | None = None) -> dict[str, Any]:
     logger.warning("live: stopped following operation %s: %s", op.pk, message)
     return {
         "status": TrackedOperation.STATUS_STOPPED,
@@ -779,106 +641,3 @@ def _store_one(op: TrackedOperation, fields: dict[str, Any], lease_token: str, *
     except Exception:
         logger.exception("live: operation %s could not be released; its lease will run out", op.pk)
         return 0
-
-
-def batches_for(due: int) -> int:
-    """Poll tasks that cover `due` rows, `LIVE_POLL_BATCH` each."""
-    return math.ceil(due / poll_batch_size()) if due > 0 else 0
-
-
-# --- poller slots: a bounded number of poll messages --------------------------------
-
-
-@dataclass(frozen=True)
-class SlotTicket:
-    """A `live.poll_due` message to send: the slot it holds and its token."""
-
-    slot: int
-    token: str
-
-
-def poll_max_queued() -> int:
-    """Poll messages queued or running at once, in all (a few per worker process)."""
-    return max(1, int(settings.LIVE_POLL_MAX_QUEUED))
-
-
-def poll_task_seconds() -> float:
-    return float(settings.LIVE_POLL_TASK_SECONDS)
-
-
-def _slot_lost(slot: PollerSlot, now: datetime) -> bool:
-    """A message presumed lost: sent and never started for a lease's length
-    (a broker that lost it, an embedded broker's consumer killed), or started
-    and still not ended past its run budget and a batch's lease (a killed
-    worker). Its slot is sent again; should the old message come after all,
-    its token no longer matches and it is dropped."""
-    lease = lease_duration()
-    if slot.started_at is None:
-        return slot.sent_at is None or now - slot.sent_at > lease
-    return now - slot.started_at > lease + timedelta(seconds=poll_task_seconds())
-
-
-def _slots(now: datetime) -> list[PollerSlot]:
-    wanted = poll_max_queued()
-    slots = list(PollerSlot.objects.filter(id__lte=wanted).order_by("id"))
-    if len(slots) < wanted:  # first tick, or a larger setting: make the missing rows
-        have = {slot.id for slot in slots}
-        PollerSlot.objects.bulk_create(
-            [PollerSlot(id=number) for number in range(1, wanted + 1) if number not in have], ignore_conflicts=True
-        )
-        slots = list(PollerSlot.objects.filter(id__lte=wanted).order_by("id"))
-    return slots
-
-
-def _take_slot(slot: PollerSlot, now: datetime) -> SlotTicket | None:
-    """Mark `slot` sent under a new token, unless another tick changed it first."""
-    token = uuid.uuid4().hex
-    taken = PollerSlot.objects.filter(id=slot.id, token=slot.token, sent_at=slot.sent_at).update(
-        token=token, sent_at=now, started_at=None
-    )
-    return SlotTicket(slot=slot.id, token=token) if taken else None
-
-
-def poller_tick(*, now: datetime | None = None) -> tuple[int, list[SlotTicket]]:
-    """What one tick sends: (rows due, one ticket per poll message to send).
-
-    Messages already queued (sent, not started) count against the due rows,
-    since each will claim a batch when it starts; running ones don't (they may
-    be ending). With every slot busy the tick reads nothing else."""
-    now = now or timezone.now()
-    slots = _slots(now)
-    free = [slot for slot in slots if not slot.token or _slot_lost(slot, now)]
-    if not free:
-        return 0, []
-    queued = sum(1 for slot in slots if slot.token and slot.started_at is None and not _slot_lost(slot, now))
-    due = operations_due_count(now=now, limit=(len(free) + queued) * poll_batch_size())
-    tickets = []
-    for slot in free[: max(0, batches_for(due) - queued)]:
-        ticket = _take_slot(slot, now)
-        if ticket is not None:
-            tickets.append(ticket)
-    return due, tickets
-
-
-def poller_slot_start(*, slot: int, token: str, now: datetime | None = None) -> bool:
-    """A worker begins the message of `slot`: False when it is not the one the
-    slot waits for (sent again meanwhile), and then it must not poll."""
-    return bool(PollerSlot.objects.filter(id=slot, token=token).update(started_at=now or timezone.now()))
-
-
-def poller_slot_finish(*, slot: int, token: str, again: bool = False, now: datetime | None = None) -> str | None:
-    """The message of `slot` ended. `again` (rows still due when its budget ran
-    out): the slot stays busy under a new token, returned for the message to
-    send at once, rather than waiting for a tick; otherwise it is idle."""
-    if again:
-        new = uuid.uuid4().hex
-        fields: dict[str, Any] = {"token": new, "sent_at": now or timezone.now(), "started_at": None}
-    else:
-        new, fields = "", {"token": "", "sent_at": None, "started_at": None}
-    done = PollerSlot.objects.filter(id=slot, token=token).update(**fields)
-    return new if done and again else None
-
-
-def poller_slot_release(*, slot: int, token: str) -> None:
-    """A message that could not be sent: its slot is idle again."""
-    PollerSlot.objects.filter(id=slot, token=token).update(token="", sent_at=None, started_at=None)

@@ -7,7 +7,7 @@ import logging
 import time
 
 from dashboard.celery import app
-from dashboard.live import services
+from dashboard.live import services, slots
 
 logger = logging.getLogger("dashboard.live")
 
@@ -16,14 +16,14 @@ logger = logging.getLogger("dashboard.live")
 # embedded runner) can be a default app that isn't configured.
 
 
-def _send(ticket: services.SlotTicket) -> bool:
+def _send(ticket: slots.SlotTicket) -> bool:
     """Send the poll message of a slot; a send that fails frees the slot again
     (the next tick tries once more) instead of holding it until presumed lost."""
     try:
         poll_due.apply_async(args=(ticket.slot, ticket.token))
     except Exception:
         logger.exception("live: sending the poll task of slot %s failed", ticket.slot)
-        services.poller_slot_release(slot=ticket.slot, token=ticket.token)
+        slots.poller_slot_release(slot=ticket.slot, token=ticket.token)
         return False
     return True
 
@@ -31,14 +31,14 @@ def _send(ticket: services.SlotTicket) -> bool:
 @app.task(name="live.tick", acks_late=True, ignore_result=True)
 def tick() -> int:
     """Count the due rows and send enough `live.poll_due` tasks to cover them,
-    each holding a free poller slot (`services.poller_tick`). Returns the rows due
+    each holding a free poller slot (`slots.poller_tick`). Returns the rows due
     (0 when every slot was busy: nothing else is read then).
 
     The tick claims nothing: each poll task claims its rows when it starts, so
     no lease runs out while a message waits in the broker. Poll messages carry
     no expiry: there are never more than `LIVE_POLL_MAX_QUEUED` of them.
     """
-    due, tickets = services.poller_tick()
+    due, tickets = slots.poller_tick()
     for ticket in tickets:
         _send(ticket)
     return due
@@ -55,10 +55,10 @@ def poll_due(slot: int | None = None, token: str = "") -> int:
     When its budget ran out with rows still due, it sends its slot's next
     message itself: a backlog keeps its pollers without waiting for a tick.
     """
-    if slot is not None and not services.poller_slot_start(slot=slot, token=token):
+    if slot is not None and not slots.poller_slot_start(slot=slot, token=token):
         logger.info("live: dropping a stale poll task of slot %s", slot)
         return 0
-    budget = services.poll_task_seconds()
+    budget = slots.poll_task_seconds()
     started = time.monotonic()
     polled = 0
     more = False
@@ -73,9 +73,9 @@ def poll_due(slot: int | None = None, token: str = "") -> int:
                 return polled
     finally:
         if slot is not None:
-            again = services.poller_slot_finish(slot=slot, token=token, again=more)
+            again = slots.poller_slot_finish(slot=slot, token=token, again=more)
             if again:
-                _send(services.SlotTicket(slot=slot, token=again))
+                _send(slots.SlotTicket(slot=slot, token=again))
 
 
 @app.task(name="live.poll_operation", acks_late=True, ignore_result=True)

@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dashboard.live import selectors, services, tasks
+from dashboard.live import selectors, services, slots, tasks
 from dashboard.live.models import PollerSlot, TrackedOperation
 from tests.live.support import turn_body
 
@@ -103,7 +103,7 @@ def test_a_message_whose_worker_died_mid_run_is_replaced_after_its_budget_and_le
     make_turn()
     tasks.tick()
     (slot, token) = broker.pop()["args"]
-    assert services.poller_slot_start(slot=slot, token=token)  # ... and the worker is killed here
+    assert slots.poller_slot_start(slot=slot, token=token)  # ... and the worker is killed here
     tasks.tick()
     assert broker == []
     run_limit = services.lease_duration() + timedelta(seconds=settings.LIVE_POLL_TASK_SECONDS)

@@ -14,16 +14,9 @@ import pytest
 from django.utils import timezone
 
 from dashboard.live.models import TrackedOperation
+from dashboard.live.pushed import LeaseKeeper, operation_lease, operation_lease_renew, operation_push, operation_release
 from dashboard.live.selectors import operation_view
-from dashboard.live.services import (
-    LeaseKeeper,
-    operation_lease,
-    operation_lease_renew,
-    operation_push,
-    operation_release,
-    operations_claim_due,
-    operations_poll_due,
-)
+from dashboard.live.services import operations_claim_due, operations_poll_due
 from tests.live.support import TURN_ID, turn_body
 
 
