@@ -33,11 +33,14 @@ def test_compose_runs_the_whole_deployment_and_the_sandbox_only_on_request():
 
     services = yaml.safe_load(result.stdout)["services"]
 
-    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "beat", "sandbox"}
+    assert set(services) == {"postgres", "redis", "migrate", "web", "worker", "streams", "beat", "sandbox"}
     assert {name for name, service in services.items() if service.get("profiles")} == {"sandbox"}
     assert services["sandbox"]["profiles"] == ["sandbox"]
-    for name in ("postgres", "redis", "web", "worker"):
+    for name in ("postgres", "redis", "web", "worker", "streams"):
         assert "healthcheck" in services[name], name
-    for name in ("web", "worker", "beat"):
+    # Stream followers never share the poller's worker.
+    assert services["streams"]["environment"]["CELERY_STREAM_QUEUE"] == "streams"
+    assert services["streams"]["command"][services["streams"]["command"].index("--queues") + 1] == "streams"
+    for name in ("web", "worker", "streams", "beat"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["environment"]["CONSOLE_ENV"] == "production"
