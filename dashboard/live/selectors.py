@@ -144,6 +144,19 @@ class PauseReason:
 RATE_LIMITED = meaning_of(errors.RateLimitedError()).following
 
 
+def poll_messages_waiting_since(*, now: datetime) -> datetime | None:
+    """When the oldest poll message still waiting in the broker was sent, if
+    it has waited longer than PAUSED_AFTER (a poller slot sent and not begun,
+    dashboard/live/slots.py): no worker is taking the poller's messages."""
+    return (
+        PollerSlot.objects.filter(started_at__isnull=True, sent_at__lte=now - PAUSED_AFTER)
+        .exclude(token="")
+        .order_by("sent_at")
+        .values_list("sent_at", flat=True)
+        .first()
+    )
+
+
 def pause_reason(op: TrackedOperation, *, now: datetime | None = None) -> PauseReason | None:
     """Why updates of `op` are paused (None when they are not), naming the
     real cause: its task still in the outbox (the broker was down when it
@@ -179,15 +192,8 @@ def pause_reason(op: TrackedOperation, *, now: datetime | None = None) -> PauseR
             "worker",
             f"The background worker is not running{since}, so no checks run. They resume when it runs again.",
         )
-    stuck = (
-        PollerSlot.objects.filter(started_at__isnull=True, sent_at__lte=now - PAUSED_AFTER)
-        .exclude(token="")
-        .order_by("sent_at")
-        .values_list("sent_at", flat=True)
-        .first()
-    )
+    stuck = poll_messages_waiting_since(now=now)
     if stuck is not None:
-        # Poll messages sent (the poller's slots, live/services.py) that no worker has begun.
         at = stuck.astimezone(zone).strftime("%H:%M:%S")
         return PauseReason(
             "queue",
