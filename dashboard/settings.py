@@ -76,6 +76,7 @@ INSTALLED_APPS = [
     "dashboard.keys",
     "dashboard.live",
     "dashboard.outbox",
+    "dashboard.people",
     "dashboard.audit",
     "dashboard.inbox",
     "studio",
@@ -179,6 +180,8 @@ LOGOUT_REDIRECT_URL = "login"
 AUTHENTICATION_BACKENDS = [
     "dashboard.accounts.lockout.LoginThrottleBackend",
     "django.contrib.auth.backends.ModelBackend",
+    # Permissions from the console role (dashboard/people/roles.py); authenticates no one.
+    "dashboard.people.backends.RolePermissionBackend",
 ]
 # LOGIN_FAILURE_LIMIT wrong passwords lock the account, and separately the
 # address they came from, for LOGIN_COOLOFF_MINUTES after the last failure.

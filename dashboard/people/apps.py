@@ -1,0 +1,7 @@
+from django.apps import AppConfig
+
+
+class PeopleConfig(AppConfig):
+    name = "dashboard.people"
+    label = "people"
+    verbose_name = "People"
