@@ -77,6 +77,7 @@ INSTALLED_APPS = [
     "dashboard.live",
     "dashboard.outbox",
     "dashboard.people",
+    "dashboard.system",
     "dashboard.audit",
     "dashboard.inbox",
     "studio",
