@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.db.models import Q
 
 from dashboard.api.paths import api_path
+from dashboard.web.reading import as_dict
 from objects.filters import remote_query
 from objects.models import ColumnPreference, RecordChange, SavedView
 
@@ -38,7 +39,11 @@ def object_definition_get(*, client: ServiceClient, workspace_id: str, object_ke
     cache_key = object_definition_cache_key(workspace_id=workspace_id, object_key=object_key)
     definition = None if fresh else cache.get(cache_key)
     if definition is None:
-        definition = client.get(api_path("/v1/objects/{}", object_key))
+        definition = as_dict(client.get(api_path("/v1/objects/{}", object_key)))
+        # The address is the object's key: an answer that leaves it out (or
+        # sends an empty one) must not leave pages without a key to link by.
+        if not isinstance(definition.get("key"), str) or not definition["key"]:
+            definition["key"] = object_key
         cache.set(cache_key, definition, OBJECT_DEFINITION_TTL_SECONDS)
     return definition
 

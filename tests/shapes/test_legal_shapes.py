@@ -238,3 +238,18 @@ def test_the_inbox_reads_a_legal_implementations_approvals_and_runs(agents_servi
     assert "Send the offer to a@b.c" in shown
     assert "A run of Lead qualifier failed" in shown and "E42" in shown
     assert "None" not in shown and "null" not in shown
+
+
+def test_an_object_answered_without_its_key_is_known_by_its_address(remote, console):
+    """The contract's object has a key, but an answer that leaves it out must
+    not break the pages that link by it: the address names the object."""
+    keyless = {name: value for name, value in OBJECT.items() if name != "key"}
+    remote.get("/v1/objects/deals").mock(return_value=httpx.Response(200, json=keyless))
+
+    shown = assert_readable(console.get(reverse("objects:settings", args=["deals"])))
+    saved = console.post(reverse("objects:settings_save", args=["deals"]), {})
+
+    assert "Deals" in shown
+    assert saved.status_code == 200
+    links = [a["href"] for a in parse(saved.content).select("a[href]")]
+    assert reverse("objects:records", args=["deals"]) in links
