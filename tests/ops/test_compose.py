@@ -44,3 +44,24 @@ def test_compose_runs_the_whole_deployment_and_the_sandbox_only_on_request():
     for name in ("web", "worker", "streams", "beat"):
         assert services[name]["depends_on"]["migrate"]["condition"] == "service_completed_successfully"
         assert services[name]["environment"]["CONSOLE_ENV"] == "production"
+
+
+def test_preflight_runs_after_migrate_and_before_anything_serves():
+    yaml = pytest.importorskip("yaml")
+    result = compose("config")
+    assert result.returncode == 0, result.stderr
+
+    migrate = yaml.safe_load(result.stdout)["services"]["migrate"]
+
+    # migrate && preflight: a failed check exits 1, and web, worker and beat
+    # (service_completed_successfully, above) never start.
+    assert migrate["command"][:2] == ["sh", "-c"]
+    assert migrate["command"][2].split(" && ") == [
+        "python manage.py migrate --noinput",
+        "python manage.py preflight",
+    ]
+    # It checks the broker and cache, and the imports volume the web server and workers write.
+    assert migrate["depends_on"]["redis"]["condition"] == "service_healthy"
+    # docker-compose 1.x prints "volume:target:rw", the compose v2 plugin a mapping.
+    targets = [volume["target"] if isinstance(volume, dict) else volume.split(":")[1] for volume in migrate["volumes"]]
+    assert "/app/var/imports" in targets
