@@ -1,24 +1,67 @@
-"""Health of the parts the console cannot work without: its database and
-the Celery broker. Read by `/healthz` (load balancers, docker-compose).
+"""Health and readiness: plain checks, each answering "ok" or "error: <Name>"
+(an exception's class name, or the name of a condition such as
+`HeartbeatStale`), never a URL, host or message, which could carry a password
+from DATABASE_URL, CELERY_BROKER_URL or CACHE_URL.
 
-Each check is cheap and bounded by a short timeout, and reports only
-"ok" or the exception's class name: never a URL, host or message, which
-could carry a password from DATABASE_URL or CELERY_BROKER_URL.
+* `/livez` asks nothing: the process answers (the container's healthcheck).
+* `/healthz` (kept as it was: database and broker) is what the page's own
+  script asks while the console looks unreachable (static/js/console.js), and
+  what `make run`'s tests wait for; it is not an alias of `/readyz`, because a
+  stopped beat must not make open pages say "connection lost".
+* `/readyz` (`readiness_report`): database, broker, cache, beat, a worker of
+  the poller's queue, and the oldest due tracked row, each against a threshold
+  in settings (READY_*). For a load balancer or a monitor: 503 names the part.
+
+The infrastructure probes live in dashboard/probes.py (re-exported here) so the
+live heartbeat can use them without importing this module, which reads it.
+`manage.py preflight`, the System status page and the metrics reuse these
+functions.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from datetime import datetime
 
 from django.conf import settings
-from django.db import connection
-from kombu import Connection
+from django.utils import timezone
 
-OK = "ok"
+from dashboard.live import heartbeat
+from dashboard.live.selectors import operation_oldest_due_at
+from dashboard.probes import (
+    OK,
+    broker_queue_depths,
+    error_word,
+    health_broker_check,
+    health_cache_check,
+    health_database_check,
+)
+
+__all__ = [
+    "OK",
+    "HealthReport",
+    "ReadinessReport",
+    "broker_queue_depths",
+    "health_beat_check",
+    "health_broker_check",
+    "health_cache_check",
+    "health_database_check",
+    "health_poller_check",
+    "health_report",
+    "health_worker_check",
+    "readiness_report",
+]
+
+# Conditions that are not exceptions, in the same "error: <Name>" shape.
+NEVER_SEEN = "error: HeartbeatMissing"  # no heartbeat at all (never started, or the cache forgot)
+STALE = "error: HeartbeatStale"  # older than its threshold
+BEHIND = "error: PollerBehind"  # a due row has waited longer than READY_DUE_MAX_AGE
 
 
 @dataclass(frozen=True)
 class HealthReport:
+    """`/healthz`: database and broker."""
+
     database: str
     broker: str
 
@@ -34,35 +77,96 @@ class HealthReport:
         }
 
 
-def health_database_check() -> str:
-    try:
-        with connection.cursor() as cursor:
-            cursor.execute("SELECT 1")
-            cursor.fetchone()
-    except Exception as exc:  # any failure means "down"; the class name says which kind
-        return f"error: {type(exc).__name__}"
-    return OK
-
-
-def health_broker_check(*, timeout: float) -> str:
-    url = settings.CELERY_BROKER_URL
-    try:
-        if url.startswith("sqlite://"):
-            # The embedded broker "connects" without touching its file: open and read it.
-            with Connection(url) as conn:
-                channel = conn.channel()
-                try:
-                    channel.check()
-                finally:
-                    channel.close()
-            return OK
-        with Connection(url, connect_timeout=timeout, transport_options={"socket_timeout": timeout}) as conn:
-            # One attempt, no back-off sleeps: a health probe must answer fast.
-            conn.ensure_connection(max_retries=1, interval_start=0, interval_step=0, timeout=timeout)
-    except Exception as exc:
-        return f"error: {type(exc).__name__}"
-    return OK
-
-
 def health_report(*, broker_timeout: float = 2.0) -> HealthReport:
     return HealthReport(database=health_database_check(), broker=health_broker_check(timeout=broker_timeout))
+
+
+def _age(moment: datetime | None, now: datetime) -> float | None:
+    return None if moment is None else max((now - moment).total_seconds(), 0.0)
+
+
+def _heartbeat_check(read, max_age: float, now: datetime | None) -> tuple[str, float | None]:
+    """(check, age in seconds) of one heartbeat read with `read()`."""
+    now = now or timezone.now()
+    try:
+        age = _age(read(), now)
+    except Exception as exc:  # the cache down: the heartbeat can't be read
+        return error_word(exc), None
+    if age is None:
+        return NEVER_SEEN, None
+    return (OK if age <= max_age else STALE), age
+
+
+def beat_heartbeat_age(*, now: datetime | None = None) -> tuple[str, float | None]:
+    return _heartbeat_check(heartbeat.beat_last_seen, settings.READY_BEAT_MAX_AGE, now)
+
+
+def worker_heartbeat_age(*, now: datetime | None = None) -> tuple[str, float | None]:
+    return _heartbeat_check(heartbeat.worker_last_seen, settings.READY_WORKER_MAX_AGE, now)
+
+
+def oldest_due_age(*, now: datetime | None = None) -> tuple[str, float | None]:
+    """(check, seconds the oldest due row has waited; 0 when none waits)."""
+    now = now or timezone.now()
+    try:
+        age = _age(operation_oldest_due_at(now=now), now) or 0.0
+    except Exception as exc:  # the database down: its own check names it too
+        return error_word(exc), None
+    return (OK if age <= settings.READY_DUE_MAX_AGE else BEHIND), age
+
+
+def health_beat_check(*, now: datetime | None = None) -> str:
+    """Celery beat published a task within READY_BEAT_MAX_AGE."""
+    return beat_heartbeat_age(now=now)[0]
+
+
+def health_worker_check(*, now: datetime | None = None) -> str:
+    """A worker of the poller's queue was alive within READY_WORKER_MAX_AGE."""
+    return worker_heartbeat_age(now=now)[0]
+
+
+def health_poller_check(*, now: datetime | None = None) -> str:
+    """No tracked row has been due for longer than READY_DUE_MAX_AGE."""
+    return oldest_due_age(now=now)[0]
+
+
+@dataclass(frozen=True)
+class ReadinessReport:
+    """`/readyz`: every part's check, and the ages behind the time-based ones."""
+
+    parts: dict[str, str]
+    seconds: dict[str, float | None] = field(default_factory=dict)
+
+    @property
+    def ready(self) -> bool:
+        return all(check == OK for check in self.parts.values())
+
+    @property
+    def down(self) -> list[str]:
+        return [name for name, check in self.parts.items() if check != OK]
+
+    def as_dict(self) -> dict[str, object]:
+        return {
+            "status": OK if self.ready else "unavailable",
+            **self.parts,
+            # Whole seconds: enough to act on, and the same for every reader.
+            "seconds": {name: None if value is None else round(value) for name, value in self.seconds.items()},
+        }
+
+
+def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0) -> ReadinessReport:
+    now = now or timezone.now()
+    beat, beat_age = beat_heartbeat_age(now=now)
+    worker, worker_age = worker_heartbeat_age(now=now)
+    poller, due_age = oldest_due_age(now=now)
+    return ReadinessReport(
+        parts={
+            "database": health_database_check(),
+            "broker": health_broker_check(timeout=broker_timeout),
+            "cache": health_cache_check(),
+            "beat": beat,
+            "worker": worker,
+            "poller": poller,
+        },
+        seconds={"beat": beat_age, "worker": worker_age, "oldest_due": due_age},
+    )

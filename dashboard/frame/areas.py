@@ -14,6 +14,7 @@ AppConfig.ready()::
         tracked_kinds=(STUDIO_TURN,),        # registered with dashboard.live
         inbox_sources=(STUDIO_INBOX,),       # what waits for a person (dashboard/inbox/sources.py)
         remote_resources=("studio", "turns"),  # the API's resources it writes (the audit trail)
+        status_parts=(StatusPart(...),),     # tables of the System status page (administrators)
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -22,6 +23,7 @@ The base layout's navigation, the home page's cards and the error pages'
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -82,6 +84,19 @@ class ListPage:
 
 
 @dataclass(frozen=True)
+class StatusPart:
+    """A table an area adds to the System status page (administrators only):
+    `rows()` answers (label, value) pairs read from the console's database
+    alone, a few aggregate queries at most: the page's region is polled every
+    5 s. The core shows them without knowing the area's models."""
+
+    title: str
+    caption: str
+    rows: Callable[[], Sequence[tuple[str, int | str]]]
+    empty: str = "Nothing to show."
+
+
+@dataclass(frozen=True)
 class Area:
     name: str
     order: int = 100
@@ -94,6 +109,8 @@ class Area:
     # The API's top-level resources (`/v1/<resource>/...`) whose writes belong
     # to this area: the audit trail files each write under its area.
     remote_resources: tuple[str, ...] = ()
+    # What the area adds to the System status page (e.g. Objects: its job backlog).
+    status_parts: tuple[StatusPart, ...] = ()
 
 
 _areas: dict[str, Area] = {}
@@ -117,6 +134,11 @@ def areas() -> list[Area]:
 def inbox_sources() -> list[InboxSource]:
     """Every area's inbox sources, in the areas' order."""
     return [source for area in areas() for source in area.inbox_sources]
+
+
+def status_parts() -> list[StatusPart]:
+    """Every area's parts of the System status page, in the areas' order."""
+    return [part for area in areas() for part in area.status_parts]
 
 
 def area_of_resource(resource: str) -> str | None:

@@ -18,6 +18,7 @@ from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.keys.selectors import working_workspace_ids
 from dashboard.live import heartbeat, registry
+from dashboard.live.leases import lease_is_free
 from dashboard.live.models import PollerSlot, TrackedOperation
 from dashboard.outbox.selectors import HELD_MESSAGE, outbox_holds
 
@@ -271,3 +272,18 @@ def operation_views_for_user(
     """The user's latest operations ready to render as live rows."""
     ops = operations_for_user(user=user, kind=kind, workspace_id=workspace_id, limit=limit)
     return [operation_view(op=op) for op in ops]
+
+
+def operation_oldest_due_at(*, now: datetime | None = None) -> datetime | None:
+    """When the row waiting longest for a poll fell due (not final, due, no
+    lease held), or None when none waits: what /readyz, the System status page
+    and the metrics call the oldest due row. The tick's own due condition, read
+    through the partial index `live_op_due` in its order, first row only."""
+    now = now or timezone.now()
+    return (
+        TrackedOperation.objects.filter(is_final=False, next_poll_at__lte=now)
+        .filter(lease_is_free(now))
+        .order_by("next_poll_at")
+        .values_list("next_poll_at", flat=True)
+        .first()
+    )

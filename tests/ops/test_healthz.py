@@ -62,7 +62,7 @@ def test_healthz_answers_503_when_the_database_fails(client, settings, tmp_path,
     def refuse(*args, **kwargs):
         raise OperationalError("could not connect to server: password=secret-db-password")
 
-    monkeypatch.setattr("dashboard.health.connection.cursor", refuse)
+    monkeypatch.setattr("dashboard.probes.connection.cursor", refuse)
 
     response = client.get(reverse("healthz"))
 
