@@ -1,4 +1,21 @@
+import logging
+
 from django.apps import AppConfig
+from django.conf import settings
+
+logger = logging.getLogger("dashboard")
+
+
+def start_traces() -> None:
+    """OpenTelemetry, when configured: here, before any middleware is loaded
+    (dashboard/observability/otel.py). Telemetry never stops the console: a
+    missing extra is said in the log."""
+    if not settings.OTEL_ENABLED:
+        return
+    from dashboard.observability.otel import otel_init
+
+    if not otel_init():
+        logger.warning("OTEL_ENABLED is set but the otel extra is not installed (pip install '.[otel]'): no traces")
 
 
 class DashboardConfig(AppConfig):
@@ -11,4 +28,5 @@ class DashboardConfig(AppConfig):
         from dashboard.api.hooks import log_remote_write, on_remote_write
 
         on_remote_write(log_remote_write)
+        start_traces()
         user_logged_in.connect(session_login_mark, dispatch_uid="console-session-login-mark")

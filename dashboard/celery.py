@@ -3,6 +3,8 @@ import os
 from celery import Celery
 from kombu.transport import TRANSPORT_ALIASES
 
+from dashboard.observability.task_context import connect as request_id_in_tasks
+
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "dashboard.settings")
 # The embedded broker of `make run` (CELERY_BROKER_URL=sqlite:///var/broker.sqlite3):
 # a name only, so a process on Redis never imports it (or SQLAlchemy).
@@ -16,6 +18,9 @@ app.config_from_object("django.conf:settings", namespace="CELERY")
 # Django's LOGGING (with the key-redacting filter) stays in charge of the root logger.
 app.conf.worker_hijack_root_logger = False
 app.autodiscover_tasks()
+# The request id travels in every task's headers and is current while it runs;
+# each run writes one log line (dashboard/observability/task_context.py).
+request_id_in_tasks()
 
 
 @app.on_after_configure.connect

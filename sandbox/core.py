@@ -12,6 +12,7 @@ import base64
 import hashlib
 import importlib
 import json
+import logging
 import math
 import re
 import threading
@@ -460,6 +461,14 @@ class Request:
 # --------------------------------------------------------------------------
 # The application
 # --------------------------------------------------------------------------
+# One line per request: method, path (never the query), status, the request id
+# (the client's X-Request-Id when it sent one: the contract lets a client name
+# its own, and the console sends the id of the page or task behind the call),
+# and the time to the answer's first byte. `python -m sandbox` prints it
+# (SANDBOX_ACCESS_LOG=0 turns it off); in tests it is a logger like any other.
+access_log = logging.getLogger("sandbox.access")
+
+
 def hash_secret(secret: str) -> str:
     return hashlib.sha256(secret.encode()).hexdigest()
 
@@ -514,6 +523,7 @@ class App:
 
     # -- WSGI ---------------------------------------------------------------
     def __call__(self, environ, start_response):
+        started = time.monotonic()
         req = Request(self, environ)
         try:
             result = self.dispatch(req)
@@ -524,7 +534,18 @@ class App:
 
             traceback.print_exc()
             result = self.error_response(ApiError(500, "server_error", "The sandbox failed; this is a bug."))
-        return self.send(req, result, start_response)
+        answer = self.send(req, result, start_response)
+        elapsed_ms = (time.monotonic() - started) * 1000
+        access_log.info(
+            "%s %s %s request_id=%s %.1fms",
+            req.method,
+            req.path,
+            result.status,
+            req.request_id,
+            elapsed_ms,
+            extra={"method": req.method, "path": req.path, "status": result.status, "request_id": req.request_id},
+        )
+        return answer
 
     def error_response(self, exc: ApiError) -> Response:
         error = {"type": exc.type, "message": exc.message}

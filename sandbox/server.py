@@ -6,7 +6,9 @@ events reach the client as they happen.
 
 from __future__ import annotations
 
+import logging
 import os
+import sys
 import threading
 from socketserver import ThreadingMixIn
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -30,9 +32,22 @@ class ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
 
 
 class QuietHandler(WSGIRequestHandler):
-    def log_message(self, format, *args):  # no access log: keys never logged anyway, but keep test output clean
-        if os.environ.get("SANDBOX_ACCESS_LOG") == "1":
-            super().log_message(format, *args)
+    def log_message(self, format, *args):
+        # wsgiref's own line says neither the request id nor the status of a
+        # stream: the app writes the access log (logger `sandbox.access`, sandbox/core.py).
+        pass
+
+
+def print_access_log() -> None:
+    """`python -m sandbox` prints its access log to stderr (SANDBOX_ACCESS_LOG=0: not)."""
+    if os.environ.get("SANDBOX_ACCESS_LOG", "1") == "0":
+        return
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(logging.Formatter("%(asctime)s sandbox %(message)s"))
+    access = logging.getLogger("sandbox.access")
+    access.addHandler(handler)
+    access.setLevel(logging.INFO)
+    access.propagate = False
 
 
 def config_from_env(
@@ -75,6 +90,7 @@ def serve_forever(
 ) -> None:
     """Serve until interrupted. `host` 0.0.0.0 lets other containers reach it (docker-compose's `sandbox`)."""
     db_path = db_path or os.environ.get("SANDBOX_DB", DEFAULT_DB)
+    print_access_log()
     config = config_from_env(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute, app_url=app_url)
     app = build_app(db_path=db_path, config=config)
     server = serve(app, host=host, port=port)

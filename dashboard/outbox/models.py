@@ -22,6 +22,10 @@ class OutboxMessage(models.Model):
     # Not run before (a countdown), and not worth sending after (an expiry).
     run_at = models.DateTimeField(null=True, blank=True)
     expires_at = models.DateTimeField(null=True, blank=True)
+    # The request (or task run) that stored it: published with it as the task's
+    # `request_id` header, so a message the sweeper sends minutes later still
+    # logs, and calls the service, under the id of the request that asked for it.
+    request_id = models.CharField(max_length=128, blank=True)
 
     created_at = models.DateTimeField(auto_now_add=True)
     # When the sweeper may try it; a publisher holds it until `claimed_until`.

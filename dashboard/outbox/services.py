@@ -27,6 +27,8 @@ from django.db import models, transaction
 from django.db.models import Q
 from django.utils import timezone
 
+from dashboard.observability.context import current_request_id
+from dashboard.observability.task_context import request_id_headers
 from dashboard.outbox.models import OutboxMessage
 
 logger = logging.getLogger("dashboard.outbox")
@@ -75,6 +77,7 @@ def outbox_send(
         about=outbox_label(about) if about is not None else "",
         run_at=now + timedelta(seconds=countdown) if countdown else None,
         expires_at=now + timedelta(seconds=expires) if expires else None,
+        request_id=current_request_id() or "",
         send_after=now + timedelta(seconds=FIRST_TRY_SECONDS),
     )
     transaction.on_commit(lambda: _publish_after_commit(message.pk))
@@ -205,6 +208,9 @@ class _Publisher:
             options["eta"] = row.run_at
         if row.expires_at is not None:
             options["expires"] = row.expires_at
+        if row.request_id:
+            # Named here, the sweeper's own id (current while it publishes) is not used instead.
+            options["headers"] = request_id_headers(row.request_id)
         task = self.app.tasks.get(row.task_name)
         if task is None:
             # A web process has not imported every tasks module yet: Celery's autodiscovery does.

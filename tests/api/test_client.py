@@ -474,7 +474,9 @@ def test_the_key_is_absent_from_repr_errors_and_logs(remote, service, caplog):
     assert len(lines) == 3
     assert [record.levelno for record in lines] == [logging.WARNING, logging.INFO, logging.WARNING]
     assert "attempt=1/3" in lines[0].getMessage() and "status=503" in lines[0].getMessage()
-    assert "request_id=req_1" in lines[0].getMessage()
+    # What we sent and what the service's answer named, both on the line.
+    assert "request_id=req_console_" in lines[0].getMessage()
+    assert "service_request_id=req_1" in lines[0].getMessage()
 
 
 def test_log_lines_leave_out_the_query(remote, service, caplog):
