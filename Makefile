@@ -71,6 +71,7 @@ check: install
 bench: install
 	$(PY) bench/records_page.py
 	$(PY) bench/status_poll.py
+	$(PY) bench/metrics_overhead.py
 	$(PY) bench/studio_poll.py
 	$(PY) bench/inbox_poll.py
 	$(PY) bench/page_weight.py

@@ -20,11 +20,26 @@ timeout = 120
 graceful_timeout = 20
 keepalive = 5
 
-accesslog = "-"
+# No access log of gunicorn's own: the console writes one line per request
+# itself (dashboard/observability/middleware.py: view, status, duration, client
+# address, user and request id; JSON under LOG_FORMAT=json), so a second,
+# plain-text line per request would only double the volume.
+accesslog = None
 errorlog = "-"
-# Query strings can carry search terms but never the API key (it only ever
-# travels in the Authorization header to the remote service).
-access_log_format = '%(h)s "%(r)s" %(s)s %(b)s %(M)sms'
+# gunicorn's own lines (starting, workers, their errors) in the console's
+# format: under LOG_FORMAT=json (production's default, as in dashboard/settings.py)
+# one JSON object per line too, so a collector reads every line alike.
+if os.environ.get("LOG_FORMAT", "json" if os.environ.get("CONSOLE_ENV") == "production" else "text") == "json":
+    logconfig_dict = {
+        "formatters": {"json": {"()": "dashboard.logging.JsonFormatter"}},
+        "handlers": {
+            "console": {"class": "logging.StreamHandler", "formatter": "json", "stream": "ext://sys.stderr"},
+        },
+        "loggers": {
+            "gunicorn.error": {"level": "INFO", "handlers": ["console"], "propagate": False},
+            "gunicorn.access": {"level": "INFO", "handlers": [], "propagate": False},
+        },
+    }
 
 # gunicorn 27 opens a control socket under the home folder by default; the
 # console does not use gunicornc, so there is nothing to leave behind.
@@ -39,3 +54,15 @@ def when_ready(server):
     hint = os.environ.get("WEB_READY_HINT")
     if hint:
         server.log.info("%s", hint)
+
+
+def child_exit(server, worker):
+    """Metrics in multiprocess mode (PROMETHEUS_MULTIPROC_DIR, dashboard/metrics):
+    a worker that ended is marked dead, so its per-process gauges stop counting
+    (its counters stay, summed into the totals, as counters must). Nothing to do
+    when metrics are off or counted per process."""
+    path = os.environ.get("PROMETHEUS_MULTIPROC_DIR")
+    if path:
+        from prometheus_client import multiprocess
+
+        multiprocess.mark_process_dead(worker.pid, path)

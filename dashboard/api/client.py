@@ -12,10 +12,16 @@ Choices worth knowing (each one is also tested in tests/api/):
   line, an exception, a repr, or a plain local variable of the retry loop (so
   not even Django's DEBUG traceback page can show it). `ServiceClient` refuses
   to be pickled, so it cannot end up in a Celery task's arguments or a cache.
-- `X-Request-Id`: one fresh id per logical call, the SAME on every retry of
-  that call, so the server's logs group the attempts of one action (the log
-  line's `attempt=` tells them apart). The server's own id (response header,
-  or `request_id` in an error body) wins wherever one is reported.
+- `X-Request-Id`: the id of the work in hand (dashboard/observability/
+  context.py): the web request's, or the task run's, so the service's logs,
+  ours and the worker's share one id from the browser to the service (the
+  sandbox adopts it as its own request id; the contract allows a client's).
+  Every call and retry of that request carries it; the log line's path and
+  `attempt=` tell them apart. Outside any request or task (a shell, a
+  management command) each logical call gets a fresh one, the same on its
+  retries. The server's own id (response header, or `request_id` in an error
+  body) wins wherever one is reported, and each log line has both
+  (`request_id=` ours, `service_request_id=` the answer's).
 - `Idempotency-Key`: POST/PATCH/PUT/DELETE always carry one. When the caller
   gives none it is minted once, before the retry loop, so every attempt of
   the same logical write carries the same key and the service never does the
@@ -50,7 +56,6 @@ import os
 import random
 import threading
 import time
-import uuid
 from collections.abc import Generator, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -62,11 +67,19 @@ import httpx
 from django.conf import settings
 
 from dashboard.api import errors
-from dashboard.api.hooks import KeyRefusal, RemoteWrite, key_refused, remote_write_done
+from dashboard.api.hooks import (
+    KeyRefusal,
+    RemoteAttempt,
+    RemoteWrite,
+    key_refused,
+    remote_attempt_done,
+    remote_write_done,
+)
 from dashboard.api.pagination import Page, items_from_body, next_cursor_from_body
 from dashboard.api.sse import ServerSentEvent, iter_events
 from dashboard.idempotency import new_idempotency_key
 from dashboard.logging import redact
+from dashboard.observability.context import current_request_id, new_request_id
 
 logger = logging.getLogger("dashboard.api")
 
@@ -194,8 +207,9 @@ def _utcnow() -> datetime:
     return datetime.now(UTC)
 
 
-def new_request_id() -> str:
-    return f"req_console_{uuid.uuid4().hex}"
+def call_request_id() -> str:
+    """The `X-Request-Id` of a call made now: the current request's or task's, else a fresh one."""
+    return current_request_id() or new_request_id()
 
 
 def backoff_delay(attempt: int) -> float:
@@ -446,7 +460,7 @@ class ServiceClient:
         stream: bool = False,
     ) -> _Call:
         method = method.upper()
-        request_id = new_request_id()
+        request_id = call_request_id()
         headers = {
             "Accept": "text/event-stream" if stream else "application/json",
             "X-Request-Id": request_id,
@@ -613,13 +627,25 @@ class ServiceClient:
         level: int,
         retry_in: float | None = None,
     ) -> None:
-        message = "remote %s %s status=%s request_id=%s attempt=%d/%d elapsed=%.3fs"
-        args: list[Any] = [call.method, _loggable_path(call.path), status, request_id, attempt, attempts]
+        # `request_id` is what we sent, `service_request_id` what the answer named (the
+        # same when the service adopts ours): either one finds the call in the other's logs.
+        message = "remote %s %s status=%s request_id=%s service_request_id=%s attempt=%d/%d elapsed=%.3fs"
+        args: list[Any] = [
+            call.method,
+            _loggable_path(call.path),
+            status,
+            call.request_id,
+            request_id or "-",
+            attempt,
+            attempts,
+        ]
         args.append(clock() - started)
         if retry_in is not None:
             message += " retry_in=%.2fs"
             args.append(retry_in)
         logger.log(level, message, *args)
+        # Every attempt, where it is logged: what metrics count (dashboard/api/hooks.py).
+        remote_attempt_done(RemoteAttempt(call.method, call.path, status, clock() - started, retry_in is not None))
 
 
 # --------------------------------------------------------------------------

@@ -106,3 +106,44 @@ def key_refused(refusal: KeyRefusal) -> None:
             hook(refusal)
         except Exception:
             logger.exception("a refused-key hook failed (the call's own error is unaffected)")
+
+
+# --- attempts (metrics) ------------------------------------------------------------
+# Every attempt of every call (read, write, stream; each retry apart), once it
+# has an answer or failed to get one: what metrics count (dashboard/metrics
+# registers here when METRICS_ENABLED). Called in the calling thread, after the
+# attempt's log line; with no hook registered it costs one empty loop.
+
+
+@dataclass(frozen=True)
+class RemoteAttempt:
+    method: str
+    path: str  # as called, ids and query included: a hook keeps only what it may label
+    status: str  # the HTTP status, or the httpx error's class name when nothing was answered
+    seconds: float
+    retried: bool  # the transport waits and calls again after this one
+
+
+AttemptHook = Callable[[RemoteAttempt], object]
+_attempt_hooks: list[AttemptHook] = []
+
+
+def on_remote_attempt(hook: AttemptHook) -> AttemptHook:
+    """Register `hook` (again: harmless). Usable as a decorator."""
+    if hook not in _attempt_hooks:
+        _attempt_hooks.append(hook)
+    return hook
+
+
+def remove_attempt_hook(hook: AttemptHook) -> None:
+    if hook in _attempt_hooks:
+        _attempt_hooks.remove(hook)
+
+
+def remote_attempt_done(attempt: RemoteAttempt) -> None:
+    """Called by the transport; runs every attempt hook."""
+    for hook in list(_attempt_hooks):
+        try:
+            hook(attempt)
+        except Exception:
+            logger.exception("a remote-attempt hook failed (the call itself is unaffected)")
