@@ -2,7 +2,8 @@
 
 `{% record_cell cell %}` renders one `objects.fields.Cell`: numbers, marks,
 links (http/https only), chips in their option colour (data-option-color, painted by
-static/js/objects.js), thumbnails, files. It builds the markup in Python
+static/js/objects.js), thumbnails (or, for a host the CSP refuses, the frame's
+placeholder naming it: dashboard/frame/images.py), files. It builds the markup in Python
 rather than through an included template: a 100-row page has ~1,700 cells,
 and an inclusion template per cell cost most of the page's time (see
 bench/records_page.py).
@@ -16,6 +17,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 
+from dashboard.frame.images import image_allowed, image_elsewhere
 from objects.fields import Cell
 
 register = template.Library()
@@ -53,6 +55,10 @@ def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
         )
         return SafeString(f'<span class="chips">{chips}</span>')
     if kind == "image":
+        # An image on a host the CSP's img-src does not list would be a broken
+        # picture: the frame's placeholder names the host and links to it instead.
+        if not image_allowed(cell.href):
+            return image_elsewhere(cell.href, name=cell.text, compact=not full)
         href = _escape(cell.href)
         return SafeString(
             f'<a class="cell-image" href="{href}" rel="noopener noreferrer" target="_blank">'

@@ -13,6 +13,7 @@ import httpx
 import pytest
 
 from objects.models import ColumnPreference
+from tests.helpers import allow_images_from
 from tests.html import one, parse, root_ids, select, text_of, texts
 from tests.objects.records_fixtures import (
     ACME,
@@ -52,7 +53,8 @@ def query_of(call) -> dict[str, list[str]]:
     return parse_qs(urlsplit(str(call.request.url)).query, keep_blank_values=True)
 
 
-def test_records_page_shows_every_type_in_its_cell(paris_console, remote):
+def test_records_page_shows_every_type_in_its_cell(paris_console, remote, settings):
+    allow_images_from(settings, "https://cdn.acme.test")  # the logo's host, listed as CSP_IMG_HOSTS would
     mock_definition(remote)
     remote.get(RECORDS_PATH).mock(return_value=httpx.Response(200, json=page([ACME])))
 
