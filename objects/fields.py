@@ -240,10 +240,16 @@ class WorkspaceDateTimeField(forms.DateTimeField):
         raise ValidationError(self.error_messages["invalid"], code="invalid")
 
 
+ADDRESS_KINDS = ("image", "file")
+
+
 class AddressWidget(forms.URLInput):
     """An address input for image and file fields with its preview after it
-    (a thumbnail for images, a link for files), which static/js/objects.js
-    updates as the address is typed."""
+    (a thumbnail for images, a link for files), rendered again by the server
+    as the address is typed (objects.views.previews: a thumbnail only where
+    the CSP lets it load, the host named otherwise; a script guessing that
+    would either copy the frame's rule or make the browser try, and report,
+    every refused address)."""
 
     template_name = "objects/widgets/address.html"
 
@@ -253,11 +259,24 @@ class AddressWidget(forms.URLInput):
 
     def get_context(self, name: str, value: Any, attrs: dict[str, Any] | None) -> dict[str, Any]:
         context = super().get_context(name, value, attrs)
-        address = str(context["widget"]["value"] or "")
-        context["widget"]["kind"] = self.kind
-        # Only a web address is shown as a preview (never javascript: or data:).
-        context["widget"]["web_address"] = address.startswith(("http://", "https://"))
+        context["widget"].update(
+            address_preview(input_id=context["widget"]["attrs"].get("id", ""), name=name, kind=self.kind, value=value)
+        )
         return context
+
+
+def address_preview(*, input_id: str, name: str, kind: str, value: Any) -> dict[str, Any]:
+    """What the preview of an address input shows (the widget's and the
+    preview view's context): only a web address is shown (never javascript:
+    or data:)."""
+    address = str(value or "").strip()
+    return {
+        "preview_for": input_id,
+        "name": name,
+        "kind": kind if kind in ADDRESS_KINDS else "file",
+        "address": address,
+        "web_address": address.startswith(("http://", "https://")),
+    }
 
 
 def _choices(field: FieldDef) -> list[tuple[str, str]]:

@@ -1,6 +1,7 @@
 // Records pages: paint choice chips in their option colour (CSP forbids
-// style attributes, the CSSOM is allowed), keep image/file previews in step
-// with the typed address, and keep empty filters out of the records URL.
+// style attributes, the CSSOM is allowed) and keep empty filters out of the
+// records URL. (An image or file address's preview is rendered by the server
+// as it is typed: templates/objects/widgets/address.html.)
 (function () {
   "use strict";
 
@@ -52,41 +53,6 @@
       );
     });
   }
-
-  function isWebAddress(value) {
-    return /^https?:\/\/[^\s/]+/i.test(value || "");
-  }
-
-  function updatePreview(input) {
-    var box = document.querySelector('[data-preview-for="' + input.id + '"]');
-    if (!box) { return; }
-    var kind = box.getAttribute("data-kind");
-    var value = input.value.trim();
-    box.textContent = "";
-    if (!isWebAddress(value)) { return; }
-    if (kind === "image") {
-      var img = document.createElement("img");
-      img.src = value;
-      img.alt = "Preview";
-      img.width = 96;
-      img.height = 96;
-      box.appendChild(img);
-    } else {
-      var link = document.createElement("a");
-      link.href = value;
-      link.rel = "noopener noreferrer";
-      link.target = "_blank";
-      link.textContent = "Open the file";
-      box.appendChild(link);
-    }
-  }
-
-  document.addEventListener("input", function (event) {
-    var target = event.target;
-    if (target && target.matches && target.matches("input[data-preview]")) {
-      updatePreview(target);
-    }
-  });
 
   // The records query form sends every filter input, most of them empty;
   // leave the empty ones out so the pushed URL (the shareable state) stays short.
