@@ -14,6 +14,7 @@ from agents import selectors, services
 from agents.forms import RUN_STATUSES, ApprovalDecisionForm, uuid_or_empty
 from agents.reading import read_run
 from dashboard.live.selectors import operation_view
+from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.web.pager import CursorPager, choice, tabs
 
 if TYPE_CHECKING:
@@ -22,28 +23,35 @@ if TYPE_CHECKING:
 
     from dashboard.frame.workspace import Workspace
 
-# What a read-only member is told by every write address of the area (`requires_write`).
+# What a member whose workspace role only reads is told by every write address
+# of the area (`requires_write`; a console role that only reads is told the
+# core's one sentence instead).
 READ_ONLY = (
     "Agents are drafted, changed, run and talked to, and their approvals decided, only by a member "
     "who may write: ask a workspace admin for such a role."
 )
-DECIDE_PERMISSION = "audit.decide_approvals"
-NOT_AN_APPROVER = "Only Approvers decide approvals. Ask an administrator to add you to the Approvers group."
+# Deciding is the console role's word (Approver, Administrator), on top of writing.
+DECIDE_PERMISSION = DECIDE_APPROVALS
+NOT_AN_APPROVER = "Only Approvers decide approvals. Ask an administrator to make you an Approver (People page)."
 
 
 # --- approvals --------------------------------------------------------------------------
 
 
 def is_approver(user: AbstractBaseUser) -> bool:
-    # A user model without permissions has no Approvers group to be in.
+    # A user model without permissions has no role to ask.
     return isinstance(user, PermissionsMixin) and user.has_perm(DECIDE_PERMISSION)
 
 
 def decide_refusal(*, workspace: Workspace, user: AbstractBaseUser) -> str:
     """Why this person may not decide approvals here ("" when they may): the
-    note above the queue and the run's approvals (the view refuses a forged
-    post itself, with `requires_write` and `requires_permission`)."""
-    if not workspace.can_write:
+    note above the queue, the run's approvals and the inbox's (the view
+    refuses a forged post itself, with `requires_write` then
+    `requires_permission`, in the same order: the console role, the
+    workspace's role, then Approver)."""
+    if not workspace.console_may_write:
+        return f"Your console role is {workspace.console_role}: you can see the queue, not decide."
+    if not workspace.key_may_write:
         role = workspace.member_role or "read-only"
         return f"Your role in this workspace is {role}: you can see the queue, not decide."
     if not is_approver(user):

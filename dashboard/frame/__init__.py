@@ -2,7 +2,8 @@
 it reads (they never import it; a contract says so):
 
 - `workspace`: `request.workspace` (the active key, its client, workspace id,
-  name, time zone and member role; a refused key answers the refusal);
+  name, time zone and member role; `can_write` from the console role and the
+  key's role together; a refused key answers the refusal);
 - `areas`: the area registry (navigation, home cards, "back to" lists,
   tracked kinds, inbox sources, the API resources each area writes);
 - `remote_errors`: error pages and message boxes (texts from

@@ -107,7 +107,9 @@ def header(request: ConsoleRequest) -> HttpResponse:
 
 @require_POST
 def refresh(request: ConsoleRequest) -> HttpResponseBase:
-    """Ask the worker to read this workspace's approvals and runs again now."""
+    """Ask the worker to read this workspace's approvals and runs again now.
+    No write guard: it only reads the service (every role reads), once per
+    workspace at a time however many ask."""
     workspace_id = request.workspace.id
     if workspace_id and cache.add(_asked_key(workspace_id), True, timeout=REFRESH_ASK_SECONDS):
         services.refresh_soon(workspace_id)
@@ -120,8 +122,10 @@ def refresh(request: ConsoleRequest) -> HttpResponseBase:
 
 @require_POST
 def dismiss(request: ConsoleRequest) -> HttpResponseBase:
-    """Put a failure or a video request out of this person's inbox (the
-    console's own preference: no remote write, so any member may)."""
+    """Put a failure or a video request out of this person's inbox. No write
+    guard: it is the person's own preference (no remote write, nobody else's
+    inbox changes), so every role, a Viewer's included, may. Approvals are not
+    dismissable: they leave when someone who may decide decides."""
     key = (request.POST.get("key") or "")[:200]
     workspace_id = request.workspace.id
     item = next((item for item in selectors.inbox_items(viewer=viewer_of(request)) if item.key == key), None)

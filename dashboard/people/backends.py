@@ -4,7 +4,7 @@ Listed in AUTHENTICATION_BACKENDS after ModelBackend: Django asks every
 backend, so a permission a role grants holds wherever it is checked
 (views, templates, the area registry's nav entries). A deactivated account
 (`is_active` false) has none. The role is read once per request and kept on
-the user object."""
+the user object (`person_role_set` writes it and drops that copy)."""
 
 from __future__ import annotations
 
@@ -32,6 +32,27 @@ def role_of(user: Any) -> str:
             cached = DEFAULT_ROLE
         user._console_role = cached
     return cached
+
+
+def role_label(user: Any) -> str:
+    """The role as a person reads it ("Viewer"), for the pages that name it."""
+    role = role_of(user)
+    return Role(role).label if role in Role.values else role
+
+
+def person_role_set(*, user: Any, role: str) -> None:
+    """Give `user` a console role (their Person row, made when missing), taking
+    effect at their next request. Beside `role_of` because it drops the role
+    `role_of` keeps on this user object. No audit entry and no last-administrator
+    check: the People page's own change does both; this is for the console's
+    own set-up (the demo account) and tests."""
+    from dashboard.people.models import Person
+
+    Person.objects.update_or_create(user_id=user.pk, defaults={"role": Role(role)})
+    user._console_role = None
+    # ModelBackend keeps the user's permissions on the object too.
+    for cached in ("_perm_cache", "_user_perm_cache", "_group_perm_cache"):
+        user.__dict__.pop(cached, None)
 
 
 class RolePermissionBackend:

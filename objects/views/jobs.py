@@ -75,6 +75,9 @@ def job_status(request: ConsoleRequest, pk: int) -> HttpResponse:
 
 @require_POST
 def job_cancel(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """Stop one of this person's own jobs. No write guard: stopping writes
+    never needs the right to make them, and a person whose role was narrowed
+    to reading while their import ran must still be able to stop it."""
     job = _job(request, pk)
     jobs.job_cancel(job=job)
     return client_redirect(request, reverse("objects:job", args=[job.pk]))

@@ -151,9 +151,11 @@ def _page(
 
 
 @require_http_methods(["GET", "POST"])
+@requires_write(READ_ONLY, methods=["POST"])
 def app_page(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase:
     """The app's page (GET: a read-only member sees it without the form) and
-    its run (POST: `app_run`)."""
+    its run (POST: `app_run`, guarded here so the address itself carries the
+    write guard the role matrix looks for)."""
     if request.method == "POST":
         return app_run(request, studio, app)
     client = request.workspace.client
@@ -162,11 +164,10 @@ def app_page(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase
     return _page(request, info, _build_form(client, info, initial=_initial_from(request.GET, info, runs)), runs)
 
 
-@requires_write(READ_ONLY)
 def app_run(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase:
     """A run of the app from its form, or the form again with another board's
-    images (`show_board`, nothing sent). Refused before the catalogue is read
-    for a read-only member."""
+    images (`show_board`, nothing sent). A read-only member never gets here:
+    `app_page` refuses their POST before the catalogue is read."""
     client = request.workspace.client
     info = _find(_catalogue(client), studio, app)
     runs = _runs(request)

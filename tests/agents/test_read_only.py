@@ -16,6 +16,8 @@ from agents.pages import NOT_AN_APPROVER, READ_ONLY
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.live.models import TrackedOperation
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 from tests.agents.support import AGENT_ID, RUN_ID, THREAD_ID
 from tests.html import parse, select
 from tests.write_guard import area_addresses, refusal_of, refused_writes
@@ -83,12 +85,12 @@ def test_an_htmx_decision_gets_the_refusal_as_a_message_box_it_can_swap(viewer, 
 def test_a_member_who_may_write_but_is_no_approver_is_refused_by_the_approver_check(
     api_key, user, logged_in_client, remote, service
 ):
-    user.groups.clear()
+    person_role_set(user=user, role=Role.MEMBER)
 
     response = logged_in_client.post(reverse("agents:approval_decide", args=[AGENT_ID]), FORGED)
 
     assert response.status_code == 403
-    assert refusal_of(parse(response.content)) == NOT_AN_APPROVER
+    assert refusal_of(parse(response.content)) == f"Your console role is Member. {NOT_AN_APPROVER}"
     assert remote.calls.call_count == 0
 
 
@@ -98,3 +100,23 @@ def test_a_viewer_still_reads_the_agent_page_without_its_write_forms(viewer, age
     assert response.status_code == 200
     assert [form for form in select(response.content, "main form") if form.get("method") == "post"] == []
     assert select(response.content, ".read-only-note")
+
+
+def test_the_decide_note_names_the_role_that_stands_in_the_way(api_key, user):
+    """The note above the queue, a run's approvals and the inbox's asks in the
+    guards' order: the console role, the workspace's role, then Approver."""
+    from agents.pages import decide_refusal
+    from dashboard.frame.workspace import Workspace
+
+    def note() -> str:
+        return decide_refusal(workspace=Workspace(user), user=user)
+
+    person_role_set(user=user, role=Role.AUDITOR)
+    assert note() == "Your console role is Auditor: you can see the queue, not decide."
+    person_role_set(user=user, role=Role.MEMBER)
+    assert note() == NOT_AN_APPROVER
+    person_role_set(user=user, role=Role.APPROVER)
+    assert note() == ""
+    api_key.member_role = "viewer"
+    api_key.save(update_fields=["member_role"])
+    assert note() == "Your role in this workspace is viewer: you can see the queue, not decide."

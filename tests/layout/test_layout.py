@@ -108,15 +108,15 @@ def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(
     other = store_key(user, workspace_name="Globex", role="member", active=False, key_id="k2")
 
     # Session, user, keys (one query for the switcher, one for the active key),
-    # and the user's and groups' permissions (for the Audit entry; cached for the request);
-    # the inbox's header count (stored items, builder questions, the person's
-    # own work, what they dismissed), its poll's version (two statements) and
-    # news not yet shown.
-    with django_assert_max_num_queries(13):
+    # and the user's and groups' permissions and console role (for the Audit
+    # entry; cached for the request); the inbox's header count (stored items,
+    # builder questions, the person's own work, what they dismissed), its
+    # poll's version (two statements) and news not yet shown.
+    with django_assert_max_num_queries(14):
         html = logged_in_client.get(reverse("home")).content.decode()
     # The next page reads the count kept under its unchanged version (the
     # version's two statements and the news), not every source's items.
-    with django_assert_max_num_queries(9):
+    with django_assert_max_num_queries(10):  # the console role again: one query a request
         logged_in_client.get(reverse("home"))
 
     page = parse(html)

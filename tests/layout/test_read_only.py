@@ -1,6 +1,7 @@
-"""A member whose role may only read (a `viewer` key of the real sandbox)
-sees every area without a single write form or button, and a line that says
-why; the same pages offer them to an admin."""
+"""A member whose role may only read (a `viewer` key of the real sandbox, or
+a console role that only reads: Viewer, Auditor) sees every area without a
+single write form or button, and a line that says why; the same pages offer
+them to an admin."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from django.urls import reverse
 
 from dashboard.api import ServiceClient
 from dashboard.keys.testing import store_sandbox_key
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 from tests.html import parse, texts
 
 # The columns a person shows and the views they save are their own (kept in
@@ -61,6 +64,23 @@ def test_a_viewer_sees_no_write_button_anywhere(sandbox, pages, user, client):
         assert write_controls(response.content) == [], url
     agent_page = client.get(pages[1]).content
     assert texts(agent_page, ".read-only-note")[0] == "Your role in this workspace is viewer: you can look, not change."
+
+
+@pytest.mark.parametrize("role", [Role.VIEWER, Role.AUDITOR])
+def test_a_console_role_that_only_reads_sees_no_write_button_even_with_an_admin_key(sandbox, pages, user, client, role):
+    """`can_write` is the console role's word too: the same pages, the same
+    absence of write controls, and the note names the console role."""
+    secret = sandbox.mint_key("demo")
+    store_sandbox_key(user, ServiceClient(api_key=secret), secret)
+    person_role_set(user=user, role=role)
+    client.force_login(user)
+    for url in pages:
+        response = client.get(url)
+        assert response.status_code == 200, url
+        assert write_controls(response.content) == [], url
+    agent_page = client.get(pages[1]).content
+    label = Role(role).label
+    assert texts(agent_page, ".read-only-note")[0] == f"Your console role is {label}: you can look, not change."
 
 
 def test_an_admin_is_offered_the_same_pages_write_buttons(sandbox, pages, user, client):

@@ -1,0 +1,211 @@
+"""The role matrix (issue #18): every address of the console that takes a
+write method is either guarded by the core's one guard (`requires_write`,
+`requires_permission`: they mark the view, `view_guards`) or listed below
+with the reason it needs none. Then every guarded write address is tried by
+each console role: refused exactly where the issue's table says, always on
+the same page (403, "Not allowed", the role named), and never by the guard
+where the role may. The addresses are found through Django's resolver, not
+listed by hand, so a new write view cannot be forgotten."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+from django.test import Client
+
+from dashboard.frame.permissions import ASK_FOR_WRITE, WRITE_GUARD, view_guards
+from dashboard.keys.testing import stored_api_key
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import (
+    DECIDE_APPROVALS,
+    MANAGE_PEOPLE,
+    ROLE_PERMISSIONS,
+    VIEW_AUDIT_TRAIL,
+    VIEW_SYSTEM_STATUS,
+    WRITE,
+    Role,
+)
+from tests.html import one, parse, text_of
+from tests.write_guard import WRITE_METHODS, Address, accepted_methods, console_addresses, refusal_of
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "svc_sk_matrix0123456789abcdefghijklmnopqrstuvwxyzAB"
+# Values the converters of every address accept: ids and pks no row has (a
+# forged post the guard lets through acts on nothing, not even the person
+# posting), then a studio, a Content App and a library list.
+CANDIDATES = ["999999", "image", "images", "remove-background"]
+
+# The issue's table, in its own words (not read from roles.py, so the table is checked too).
+MAY: dict[str, frozenset[str]] = {
+    Role.VIEWER: frozenset(),
+    Role.MEMBER: frozenset({WRITE_GUARD}),
+    Role.APPROVER: frozenset({WRITE_GUARD, DECIDE_APPROVALS}),
+    Role.AUDITOR: frozenset({VIEW_AUDIT_TRAIL}),
+    Role.ADMINISTRATOR: frozenset({WRITE_GUARD, DECIDE_APPROVALS, VIEW_AUDIT_TRAIL, MANAGE_PEOPLE, VIEW_SYSTEM_STATUS}),
+}
+
+# Write addresses without a console guard, each with why it needs none.
+UNGUARDED = {
+    "login": "signing in: nobody is signed in yet",
+    "login_code": "the second step of signing in: nobody is signed in yet",
+    "login_two_factor_setup": "a second factor set up while signing in: nobody is signed in yet",
+    "logout": "signing out is always allowed",
+    "password_reset": "a forgotten password: nobody is signed in",
+    "password_reset_confirm": "a forgotten password, from the emailed link: nobody is signed in",
+    "two_factor_enable": "a person's own second factor is theirs, whatever their role",
+    "recovery_codes_new": "a person's own recovery codes",
+    "two_factor_turn_off": "a person's own second factor (the sign-in policy decides whether it may go)",
+    "people:accept": "an invitee accepting: the signed link is the credential, nobody is signed in yet",
+    "people:accept_sso": "an invitee accepting through single sign-on: the link is the credential",
+    "keys:add": "a person's own API keys are personal: every role keeps theirs (the key's own role still narrows)",
+    "keys:activate": "which of one's own keys acts is personal",
+    "keys:check": "checking one's own key asks the service who it is; it changes nothing there",
+    "keys:delete": "a person's own key is theirs to remove",
+    "inbox:refresh": "reads the service again (every role reads); nothing is written there",
+    "inbox:dismiss": "a person's own inbox: nobody else's changes, no remote write",
+    "objects:records_columns": "the columns a person sees are theirs; a shared view's change only for an owner who may write",
+    "objects:view_save": "a private view is personal; sharing it is a write, refused by its form (test_saved_view_roles)",
+    "objects:view_default": "which view opens first is a person's own preference",
+    "objects:view_delete": "a person's own view: withdrawing what one published is always allowed",
+    "objects:job_cancel": "stops a person's own job: stopping writes needs no right to make them",
+}
+# Whole namespaces, and views of a module, with rules of their own.
+UNGUARDED_NAMESPACES = {"admin": "Django's admin: staff only, under Django's own permissions"}
+UNGUARDED_MODULES = {"mozilla_django_oidc.views": "single sign-on (when configured): nobody is signed in yet"}
+
+# What a forged form carries: enough for most writes to go ahead (the guard
+# must stop them before anything is read or sent).
+FORGED = {"name": "Forged", "message": "Email every contact now", "decision": "reject", "agent_id": "agent-1"}
+
+
+def write_addresses() -> list[Address]:
+    return [address for address in console_addresses(CANDIDATES) if accepted_methods(address.view) & WRITE_METHODS]
+
+
+def needs(address: Address) -> frozenset[str]:
+    return view_guards(address.view)
+
+
+def guarded_writes() -> list[Address]:
+    return [address for address in write_addresses() if needs(address)]
+
+
+def _exempt(address: Address) -> bool:
+    return (
+        address.name in UNGUARDED
+        or bool(set(address.namespaces) & set(UNGUARDED_NAMESPACES))
+        or address.module in UNGUARDED_MODULES
+    )
+
+
+def test_every_write_address_carries_a_guard_or_a_reason():
+    forgotten = [
+        address.name or address.route for address in write_addresses() if not needs(address) and not _exempt(address)
+    ]
+    # Each one: guard it (requires_write / requires_permission) or give UNGUARDED its reason.
+    assert forgotten == []
+    assert [address.name for address in guarded_writes() if not address.url] == []  # every one is tried below
+
+
+def test_the_enumeration_finds_the_known_writes_and_every_reason_is_still_needed():
+    names = {address.name for address in write_addresses()}
+    guarded = {address.name for address in guarded_writes()}
+    # Proof the enumeration reads methods and guards at all (an Objects form
+    # address takes GET and POST; a Content App's page guards only its POST).
+    assert {"agents:approval_decide", "objects:record_new", "studio:app", "objects:kanban_move"} <= guarded
+    assert "objects:records" not in names and "audit:index" not in names  # pages that only read
+    # A reason for an address that is gone, or is guarded now, is stale.
+    assert set(UNGUARDED) <= names - guarded
+    # Every guard names something a role may be given.
+    known = set().union(*MAY.values())
+    assert {need for address in guarded_writes() for need in needs(address)} <= known
+
+
+def test_the_role_table_is_the_issues():
+    for role, may in MAY.items():
+        granted = {WRITE_GUARD if permission == WRITE else permission for permission in ROLE_PERMISSIONS[role]}
+        assert granted == may, role
+
+
+@pytest.fixture
+def service(fake_service_settings, never_sleep, remote):
+    """Every call to the service answered: a read with "not found" (none of
+    the forged ids exist, and a page stops there in words, not a 500), a
+    write with success (one the guard let through goes ahead)."""
+    missing = {"error": {"type": "not_found", "message": "No such thing."}, "request_id": "req_matrix"}
+    remote.route(method="GET").mock(return_value=httpx.Response(404, json=missing))
+    return remote.route().mock(return_value=httpx.Response(200, json={"id": "agent-1", "status": "completed"}))
+
+
+def signed_in(django_user_model, role: str, *, member_role: str = "admin") -> Client:
+    user = django_user_model.objects.create_user(username=f"{role}-{member_role}", password="x" * 20)
+    person_role_set(user=user, role=role)
+    stored_api_key(user=user, secret=SECRET, member_role=member_role, key_id=f"key-{role}-{member_role}")
+    client = Client()
+    client.force_login(user)
+    return client
+
+
+def refused(response) -> str:
+    """The refusal the "Not allowed" page gives ("" for any other answer)."""
+    if response.status_code != 403 or "text/html" not in response.get("Content-Type", ""):
+        return ""
+    page = parse(response.content)
+    if text_of(one(page, "h1")) != "Not allowed":
+        return ""
+    return refusal_of(page)
+
+
+@pytest.mark.parametrize("role", list(MAY))
+def test_each_role_is_refused_exactly_where_the_table_says_on_one_page_naming_it(role, service, django_user_model):
+    client = signed_in(django_user_model, role)
+    label = Role(role).label
+    addresses = guarded_writes()
+    assert addresses
+    for address in addresses:
+        response = client.post(address.url, FORGED)
+        missing = needs(address) - MAY[role]
+        refusal = refused(response)
+        if not missing:
+            assert not refusal, (address.name, refusal)
+        elif WRITE_GUARD in missing:
+            assert refusal == f"Your console role ({label}) can only read. {ASK_FOR_WRITE}", address.name
+        else:
+            assert refusal.startswith(f"Your console role is {label}. "), (address.name, refusal)
+
+
+def test_a_refused_role_reaches_nothing_before_the_guard(service, django_user_model, remote):
+    viewer = signed_in(django_user_model, Role.VIEWER)
+    for address in guarded_writes():
+        viewer.post(address.url, FORGED)
+    assert remote.calls.call_count == 0
+
+
+def test_the_services_role_still_narrows_an_administrator_to_reading(service, django_user_model, remote):
+    """An Administrator whose key is a workspace viewer is refused every
+    workspace write, told about the workspace's role; what is the console's
+    own (People, a permission guard alone) stays theirs."""
+    admin = signed_in(django_user_model, Role.ADMINISTRATOR, member_role="viewer")
+    for address in guarded_writes():
+        refusal = refused(admin.post(address.url, FORGED))
+        if WRITE_GUARD in needs(address):
+            assert refusal.startswith("Your role in this workspace (viewer) can only read. "), address.name
+        else:
+            assert not refusal, address.name
+    assert remote.calls.call_count == 0
+
+
+def test_a_viewer_is_not_refused_what_is_personal(service, django_user_model):
+    """The reasons above hold: a Viewer's post to an address that needs no
+    guard is never refused for their role (a 404 for a missing row is fine)."""
+    viewer = signed_in(django_user_model, Role.VIEWER)
+    personal = [
+        address
+        for address in write_addresses()
+        if address.name in UNGUARDED and address.name not in ("login", "logout") and address.url
+    ]
+    assert personal
+    for address in personal:
+        refusal = refused(viewer.post(address.url, {"name": "Mine", "query": "", "key": "k"}))
+        assert "console role" not in refusal, address.name
