@@ -509,12 +509,27 @@ class RecordUndoForm(RecordDeleteForm):
 
 
 class SavedViewForm(forms.Form):
-    """Save the records table as it is under a name."""
+    """Save the records table as it is under a name.
+
+    A private view is a person's own preference: anyone who reads may save
+    one. Sharing it publishes it to the workspace's console users, a write
+    like any other: `share_refusal` (from `write_refusal`, "" when this person
+    may write) refuses the box on the field, keeping the rest as typed."""
 
     name = forms.CharField(max_length=80, label="View name")
     shared = forms.BooleanField(required=False, label="Share with the workspace's console users")
     make_default = forms.BooleanField(required=False, label="Open this view by default")
     query = forms.CharField(required=False, max_length=4000, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, share_refusal: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.share_refusal = share_refusal
+
+    def clean_shared(self) -> bool:
+        shared = bool(self.cleaned_data.get("shared"))
+        if shared and self.share_refusal:
+            raise forms.ValidationError(self.share_refusal)
+        return shared
 
     def clean_name(self) -> str:
         name = " ".join(self.cleaned_data["name"].split())

@@ -40,6 +40,8 @@ if TYPE_CHECKING:
 
 # What a read-only member is told by every write address of the area (`requires_write`).
 READ_ONLY = "Records and objects can be changed only by a member who may write: ask a workspace admin for such a role."
+# A saved view shared with the workspace is published to everyone: a write.
+SHARE_NEEDS_WRITE = "Sharing a view with the workspace needs a role that writes: ask a workspace admin for one."
 
 VIEW_NONE = "all"  # `?view=all`: the whole table, even for a person with a default view
 NO_TITLE = "Untitled"

@@ -60,17 +60,20 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 @require_POST
 def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     """Remember the columns shown: in the open saved view when it is this
-    person's, else as this person's own choice; answer with the same table."""
+    person's, else as this person's own choice; answer with the same table.
+    No write guard: the columns a person sees are their own preference."""
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
     shown = set(request.POST.getlist("shown"))
     hidden = [f.key for f in field_defs(definition) if f.key not in shown]
     query = QueryDict(request.POST.get("query", ""), mutable=True)
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
-    if view is not None and view.owner_id == request.user.pk:
+    # A shared view changes for everyone: only its owner while they may write.
+    if view is not None and view.owner_id == request.user.pk and (not view.shared or workspace.can_write):
         services.saved_view_set_columns(view=view, hidden_fields=hidden)
     else:
-        # Someone else's shared view is left as it is: the columns become this person's own.
+        # Someone else's shared view (or one's own, by a person who may only
+        # read now) is left as it is: the columns become this person's own.
         query.pop("view", None)
         services.column_preference_set(
             user=request.user,

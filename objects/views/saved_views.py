@@ -9,14 +9,14 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from dashboard.frame.permissions import forbidden
+from dashboard.frame.permissions import forbidden, write_refusal
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
 from objects import selectors, services
 from objects.fields import field_defs
 from objects.forms import SavedViewForm
 from objects.models import SavedView
-from objects.records import hidden_columns, object_definition, saved_view_open, view_address
+from objects.records import SHARE_NEEDS_WRITE, hidden_columns, object_definition, saved_view_open, view_address
 from objects.table import TableState
 
 
@@ -31,10 +31,14 @@ def _own_view(request: ConsoleRequest, object_key: str, view_id: int) -> SavedVi
 
 @require_POST
 def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
-    """Saves the table as it is now (its query re-checked) under a name."""
+    """Saves the table as it is now (its query re-checked) under a name. No
+    write guard: a private view is this person's own (a Viewer keeps theirs);
+    sharing it needs a role that writes, checked by the form. Saving one's own
+    shared view again unshared withdraws it, which anyone may do with what they
+    published."""
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
-    form = SavedViewForm(request.POST)
+    form = SavedViewForm(request.POST, share_refusal=write_refusal(workspace, SHARE_NEEDS_WRITE))
     if not form.is_valid():
         return render(
             request,
