@@ -16,7 +16,10 @@ class AuditEntry(models.Model):
 
     KIND_WRITE = "write"
     KIND_DECISION = "approval_decision"
-    KINDS = [(KIND_WRITE, "Write"), (KIND_DECISION, "Approval decision")]
+    # A change to people, roles, invitations or sign-in (no remote write:
+    # method and path stay empty; `subject` is the account it was about).
+    KIND_ACCOUNT = "account"
+    KINDS = [(KIND_WRITE, "Write"), (KIND_DECISION, "Approval decision"), (KIND_ACCOUNT, "People and sign-in")]
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
@@ -33,6 +36,13 @@ class AuditEntry(models.Model):
     summary = models.CharField(max_length=300, blank=True)
     note = models.TextField(blank=True, help_text="A decision's note, kept in the console only.")
     details = models.JSONField(default=dict, blank=True)
+    # Account events only: whom the change was about (kept by name when the
+    # account is deleted) and what happened, as a stable word ("role_changed").
+    subject = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    subject_name = models.CharField(max_length=254, blank=True, help_text="Kept when the account is deleted.")
+    action = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -43,6 +53,8 @@ class AuditEntry(models.Model):
         ]
 
     def __str__(self) -> str:
+        if self.kind == self.KIND_ACCOUNT:
+            return self.summary
         return f"{self.method} {self.path} ({self.status})"
 
     @property

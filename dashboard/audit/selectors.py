@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import date, datetime, time
 
-from django.db.models import QuerySet
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dashboard.audit.models import AuditEntry
@@ -21,8 +21,10 @@ class AuditFilter:
 
 
 def audit_entry_list(*, workspace_id: str, filters: AuditFilter) -> QuerySet[AuditEntry]:
-    """The workspace's entries, newest first, filtered."""
-    entries = AuditEntry.objects.filter(workspace_id=workspace_id)
+    """The workspace's entries, newest first, filtered. Account events (people,
+    roles, invitations, sign-in) belong to the console, not to one workspace:
+    every workspace's trail shows them."""
+    entries = AuditEntry.objects.filter(_in_trail(workspace_id))
     if filters.username:
         entries = entries.filter(username=filters.username)
     if filters.area:
@@ -35,6 +37,10 @@ def audit_entry_list(*, workspace_id: str, filters: AuditFilter) -> QuerySet[Aud
     if filters.until:
         entries = entries.filter(created_at__lte=datetime.combine(filters.until, time.max, tzinfo=zone))
     return entries.order_by("-id")
+
+
+def _in_trail(workspace_id: str) -> Q:
+    return Q(workspace_id=workspace_id) | Q(kind=AuditEntry.KIND_ACCOUNT)
 
 
 def audit_entry_page(
@@ -53,10 +59,15 @@ def audit_entry_page(
 
 def audit_choices(*, workspace_id: str) -> tuple[list[str], list[str]]:
     """The people and areas that appear in the workspace's trail, for the filters."""
-    entries = AuditEntry.objects.filter(workspace_id=workspace_id)
+    entries = AuditEntry.objects.filter(_in_trail(workspace_id))
     people = sorted(set(entries.exclude(username="").values_list("username", flat=True)))
     areas = sorted(set(entries.exclude(area="").values_list("area", flat=True)))
     return people, areas
+
+
+def account_events_about(*, subject_id: int, limit: int = 20) -> list[AuditEntry]:
+    """The latest account events about one person (their page on People)."""
+    return list(AuditEntry.objects.filter(kind=AuditEntry.KIND_ACCOUNT, subject_id=subject_id).order_by("-id")[:limit])
 
 
 def always_allow_grants(*, workspace_id: str, limit: int = 50) -> list[AuditEntry]:

@@ -9,7 +9,6 @@ from typing import Any
 
 from django.conf import settings
 from django.contrib.auth import get_user_model
-from django.contrib.auth.models import Group, Permission
 from django.db import transaction
 from django.utils import timezone
 
@@ -95,6 +94,33 @@ def audit_decision_note(*, idempotency_key: str, summary: str, note: str, detail
     return entry
 
 
+def audit_account_event(
+    *, actor: Any, subject: Any, action: str, summary: str, details: dict[str, Any] | None = None
+) -> AuditEntry:
+    """Record a change to people, roles, invitations or sign-in (kind
+    "account"): who did it (`actor`, None for the console itself), whom it was
+    about (`subject`, None when there is no account yet: an invitation names
+    its address in `details`), a stable `action` word and a sentence.
+
+    Not tied to a workspace (a person is the console's, not a workspace's):
+    the Audit page shows these entries in every workspace's trail. Call it in
+    the transaction of the change it records, so both stand or neither."""
+    actor_id = getattr(actor, "pk", None) if getattr(actor, "is_authenticated", False) else None
+    return AuditEntry.objects.create(
+        kind=AuditEntry.KIND_ACCOUNT,
+        area="people",
+        user_id=actor_id,
+        username=actor.get_username()[:150] if actor_id is not None else "",
+        subject_id=getattr(subject, "pk", None),
+        subject_name=(subject.get_username() if subject is not None else "")[:254],
+        action=action[:64],
+        method="",
+        path="",
+        summary=summary[:300],
+        details=details or {},
+    )
+
+
 def audit_prune(*, now: datetime | None = None) -> int:
     """Delete entries older than AUDIT_RETENTION_DAYS (0 keeps everything)."""
     days = int(settings.AUDIT_RETENTION_DAYS or 0)
@@ -103,18 +129,3 @@ def audit_prune(*, now: datetime | None = None) -> int:
     cutoff = (now or timezone.now()) - timedelta(days=days)
     deleted, _ = AuditEntry.objects.filter(created_at__lt=cutoff).delete()
     return deleted
-
-
-APPROVERS = "Approvers"
-APPROVER_PERMISSIONS = ("decide_approvals", "view_audit_trail")
-
-
-def approver_add(*, user: Any) -> Any:
-    """Make `user` an Approver (the group as the data migration makes it, in
-    case it was removed or a test flushed it)."""
-    group, _ = Group.objects.get_or_create(name=APPROVERS)
-    group.permissions.add(
-        *Permission.objects.filter(content_type__app_label="audit", codename__in=APPROVER_PERMISSIONS)
-    )
-    user.groups.add(group)
-    return user

@@ -1,15 +1,24 @@
-"""Test support: make a user an Approver.
+"""Test support: make a user an Approver (decides approvals) or an Auditor
+(reads the audit trail).
 
-The Approvers group comes from a data migration, but transactional tests
-(browser tests) flush the database between tests, group included;
-`approver_add` puts it back the way the migration made it."""
+Deciding approvals is the console role's word now (`dashboard/people/roles.py`),
+not the Approvers group's (retired by migration 0004): this gives the person
+the Approver role (their Person row), which also survives the flush between
+transactional (browser) tests as long as the user is made after it."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from dashboard.audit.services import approver_add
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 
 
 def make_approver(user: Any) -> Any:
-    return approver_add(user=user)
+    person_role_set(user=user, role=Role.APPROVER)
+    return user
+
+
+def make_auditor(user: Any) -> Any:
+    person_role_set(user=user, role=Role.AUDITOR)
+    return user

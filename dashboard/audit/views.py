@@ -7,12 +7,17 @@ from django.views.decorators.http import require_GET
 from dashboard.audit.forms import AuditFilterForm
 from dashboard.audit.selectors import audit_choices, audit_entry_list, audit_entry_page
 from dashboard.frame.permissions import requires_permission
+from dashboard.people.roles import VIEW_AUDIT_TRAIL
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
 
 PAGE_SIZE = 50
-WHO_MAY = "The audit trail is for Approvers and administrators. Ask an administrator to add you to the Approvers group."
+# The console roles that read the trail: Auditor and Administrator (an
+# Approver decides approvals but does not read the trail: issue #18's table).
+WHO_MAY = (
+    "Only Auditors and Administrators read the audit trail. Ask an administrator to make you an Auditor (People page)."
+)
 
 
 def _filters(request: HttpRequest) -> tuple[AuditFilterForm, str]:
@@ -23,7 +28,7 @@ def _filters(request: HttpRequest) -> tuple[AuditFilterForm, str]:
 
 
 @require_GET
-@requires_permission("audit.view_audit_trail", WHO_MAY)
+@requires_permission(VIEW_AUDIT_TRAIL, WHO_MAY)
 def index(request: HttpRequest) -> HttpResponse:
     form, workspace_id = _filters(request)
     filters = form.audit_filter()
@@ -44,12 +49,12 @@ def index(request: HttpRequest) -> HttpResponse:
 
 
 @require_GET
-@requires_permission("audit.view_audit_trail", WHO_MAY)
+@requires_permission(VIEW_AUDIT_TRAIL, WHO_MAY)
 def export(request: HttpRequest) -> StreamingHttpResponse:
     form, workspace_id = _filters(request)
     entries = audit_entry_list(workspace_id=workspace_id, filters=form.audit_filter()).iterator(chunk_size=500)
     header = ["When (UTC)", "Person", "Key", "Area", "Kind", "Method", "Path", "Status", "Request id"]
-    header += ["Idempotency-Key", "Summary", "Note"]
+    header += ["Idempotency-Key", "Summary", "Note", "About (account)"]
     rows = (
         [
             entry.created_at.isoformat(),
@@ -64,6 +69,7 @@ def export(request: HttpRequest) -> StreamingHttpResponse:
             entry.idempotency_key,
             entry.summary,
             entry.note,
+            entry.subject_name,
         ]
         for entry in entries
     )

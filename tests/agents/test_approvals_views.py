@@ -12,6 +12,8 @@ from django.urls import reverse
 
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 from tests.html import one, parse, root_ids, text_of, texts
 
 AGENT_ID = "11111111-1111-4111-8111-111111111111"
@@ -63,8 +65,8 @@ def queue(remote, api_key):
 
 @pytest.fixture(autouse=True)
 def approver(user):
-    """The logged-in user decides approvals: a member of the Approvers group
-    (made by a data migration). Tests of who may not decide remove it."""
+    """The logged-in user decides approvals: the Approver console role.
+    Tests of who may not decide make them a Member again."""
     return make_approver(user)
 
 
@@ -408,7 +410,7 @@ def test_a_confirmed_destructive_approval_keeps_the_note_in_the_audit_trail_and_
 
 
 def test_someone_who_is_not_an_approver_sees_the_queue_read_only_and_cannot_post(queue, remote, logged_in_client, user):
-    user.groups.clear()
+    person_role_set(user=user, role=Role.MEMBER)
     page = parse(logged_in_client.get(reverse("agents:approvals")).content)
     assert page.select("form.approval__actions") == []
     assert "Only Approvers decide approvals" in text_of(one(page, ".alert-info"))

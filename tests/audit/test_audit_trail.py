@@ -1,6 +1,6 @@
 """The audit trail: the transport's write hook records every remote write
 once (with who, which key, the outcome), the Audit page shows it to
-Approvers only, filtered and exported as CSV, and retention prunes it."""
+Auditors and Administrators only, filtered and exported as CSV, and retention prunes it."""
 
 from __future__ import annotations
 
@@ -15,9 +15,10 @@ from django.utils import timezone
 
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.services import area_of, audit_prune
-from dashboard.audit.testing import make_approver
+from dashboard.audit.testing import make_approver, make_auditor
 from tests.html import one, parse, text_of, texts
 from tests.live.support import SECRET
+from tests.write_guard import refusal_of
 
 
 def test_every_remote_write_is_recorded_once_with_who_and_which_key(remote, api_key, user):
@@ -57,19 +58,26 @@ def entry(**fields) -> AuditEntry:
     return AuditEntry.objects.create(**{**defaults, **fields})
 
 
-def test_the_audit_page_is_for_approvers_only(api_key, user, logged_in_client):
+def test_the_audit_page_is_for_auditors_not_approvers(api_key, user, logged_in_client):
     response = logged_in_client.get(reverse("audit:index"))
     assert response.status_code == 403
-    assert "Approvers" in text_of(one(response.content, "main [role=alert]"))
+    assert refusal_of(parse(response.content)) == (
+        "Your console role is Member. Only Auditors and Administrators read the audit trail. "
+        "Ask an administrator to make you an Auditor (People page)."
+    )
     assert "Audit" not in texts(parse(logged_in_client.get(reverse("home")).content), "nav.main-nav a")
 
+    # An Approver decides approvals; reading the trail is the Auditor's (issue #18's table).
     make_approver(user)
+    assert logged_in_client.get(reverse("audit:index")).status_code == 403
+
+    make_auditor(user)
     assert logged_in_client.get(reverse("audit:index")).status_code == 200
     assert "Audit" in texts(parse(logged_in_client.get(reverse("home")).content), "nav.main-nav a")
 
 
 def test_the_audit_page_filters_by_person_area_kind_and_date(api_key, user, logged_in_client):
-    make_approver(user)
+    make_auditor(user)
     old = entry(username="alice", area="agents", summary="Last year")
     AuditEntry.objects.filter(pk=old.pk).update(created_at=timezone.now() - timedelta(days=400))
     entry(username="alice", area="agents", summary="Created an agent")
@@ -97,7 +105,7 @@ def test_the_audit_page_filters_by_person_area_kind_and_date(api_key, user, logg
 
 
 def test_the_audit_pages_page_back_and_forth_newest_first(api_key, user, logged_in_client):
-    make_approver(user)
+    make_auditor(user)
     for number in range(55):
         entry(username="alice", summary=f"Write {number:02d}")
     first = parse(logged_in_client.get(reverse("audit:index")).content)
@@ -110,7 +118,7 @@ def test_the_audit_pages_page_back_and_forth_newest_first(api_key, user, logged_
 
 
 def test_the_export_is_the_filtered_trail_with_formulas_neutralised(api_key, user, logged_in_client):
-    make_approver(user)
+    make_auditor(user)
     entry(username="alice", area="agents", summary="Created an agent")
     entry(username="bob", area="objects", summary='=HYPERLINK("http://evil")', note="+1 and more")
     response = logged_in_client.get(reverse("audit:export"), {"person": "bob"})

@@ -20,6 +20,8 @@ from dashboard.inbox.models import WaitingItem, WorkspaceRefresh
 from dashboard.inbox.tasks import refresh_workspace
 from dashboard.keys.models import ApiKey
 from dashboard.live.services import operation_track
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 from tests.html import one, parse, select
 from tests.inbox.support import HTMX, sandbox_key_revoked, sandbox_member
 
@@ -34,7 +36,9 @@ def team(inbox_sandbox, settings, django_user_model):
     workspace's approvals read into the console, a Studio turn of Mona's and
     an audit entry kept. Mona's key was checked last, so the refresh tries it first."""
     settings.SERVICE_BASE_URL = inbox_sandbox.base_url
-    mona = make_approver(django_user_model.objects.create_user(username="mona", password="x" * 20))
+    # Mona decides approvals and reads the audit trail: an Administrator.
+    mona = django_user_model.objects.create_user(username="mona", password="x" * 20)
+    person_role_set(user=mona, role=Role.ADMINISTRATOR)
     bob = make_approver(django_user_model.objects.create_user(username="bob", password="y" * 20))
     mona_key = sandbox_member(mona, inbox_sandbox)
     bob_key = sandbox_member(bob, inbox_sandbox, "member")

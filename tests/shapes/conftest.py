@@ -19,6 +19,6 @@ def fake_service(fake_service_settings, never_sleep):
 
 @pytest.fixture
 def console(user, logged_in_client):
-    make_approver(user)  # the queue offers decisions (the Approvers group)
+    make_approver(user)  # the queue offers decisions (the Approver role)
     stored_api_key(user=user, secret=SECRET, workspace_name="Acme Marketing", workspace_timezone="Europe/Berlin")
     return logged_in_client

@@ -36,7 +36,8 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError
 from django.test.utils import override_settings
 
-from dashboard.audit.services import approver_add
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 
 DEMO_USERNAME = "demo"
 DEMO_KEY_LABEL = "Sandbox demo workspace"
@@ -154,8 +155,9 @@ class Command(BaseCommand):
         call_command("migrate", interactive=False, verbosity=max(0, verbosity - 1))
         static_files_collect(verbosity=max(0, verbosity - 1))
         user, password = demo_user_ensure(reset_password=reset_demo_password)
-        # The demo user tries everything, deciding approvals and the audit trail included.
-        approver_add(user=user)
+        # The demo user tries everything, deciding approvals, the audit trail
+        # and the People page included: the Administrator role.
+        person_role_set(user=user, role=Role.ADMINISTRATOR)
 
         if settings.SERVICE_BASE_URL == settings.SANDBOX_BASE_URL:
             from dashboard.api.errors import ApiError
