@@ -5,3 +5,43 @@ class PeopleConfig(AppConfig):
     name = "dashboard.people"
     label = "people"
     verbose_name = "People"
+
+    def ready(self) -> None:
+        from django.contrib.auth.signals import user_logged_in, user_logged_out
+
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.people.roles import MANAGE_PEOPLE
+
+        user_logged_in.connect(_session_recorded, dispatch_uid="people_session_recorded")
+        user_logged_out.connect(_session_forgotten, dispatch_uid="people_session_forgotten")
+        register_area(
+            Area(
+                name="people",
+                order=85,
+                nav=(NavEntry("People", "people:index", permission=MANAGE_PEOPLE),),
+                cards=(
+                    HomeCard(
+                        "People",
+                        "Invite teammates, set their roles, deactivate someone who left.",
+                        "people:index",
+                        permission=MANAGE_PEOPLE,
+                    ),
+                ),
+                list_pages=(ListPage("Back to People", "people:index"),),
+            )
+        )
+
+
+def _session_recorded(sender, request, user, **kwargs) -> None:
+    """Each login's session, so deactivating the person ends exactly theirs."""
+    from dashboard.people.services import session_record
+
+    session = getattr(request, "session", None)
+    session_record(user=user, session_key=getattr(session, "session_key", None))
+
+
+def _session_forgotten(sender, request, user, **kwargs) -> None:
+    from dashboard.people.services import session_forget
+
+    session = getattr(request, "session", None)
+    session_forget(session_key=getattr(session, "session_key", None))

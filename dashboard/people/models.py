@@ -1,5 +1,8 @@
 from __future__ import annotations
 
+import hashlib
+from datetime import datetime
+
 from django.conf import settings
 from django.db import models
 
@@ -25,3 +28,80 @@ class Person(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} ({self.get_role_display()})"
+
+
+def token_hash(token: str) -> str:
+    """What an invitation stores of its link's token: a database read gives no working link."""
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+class Invitation(models.Model):
+    """An administrator's invitation of one email address, with a role.
+
+    The link carries a random token; only its SHA-256 is stored
+    (`token_hash`), so a database read gives no working link. It works once
+    (`accepted_at`), until `expires_at`, and not after `revoked_at`. Re-sending
+    replaces the hash: the link sent before stops working at once.
+    """
+
+    email = models.EmailField(max_length=254)
+    role = models.CharField(max_length=16, choices=Role.choices, default=DEFAULT_ROLE)
+    invited_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    sent_at = models.DateTimeField(null=True, blank=True, help_text="When the latest link was sent.")
+    send_count = models.PositiveSmallIntegerField(default=0)
+    token_hash = models.CharField(max_length=64, unique=True)
+    accepted_at = models.DateTimeField(null=True, blank=True)
+    accepted_user = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["email"], name="people_invitation_email")]
+
+    def __str__(self) -> str:
+        return f"{self.email} ({self.get_role_display()})"
+
+    def is_expired(self, now: datetime) -> bool:
+        return self.expires_at <= now
+
+    def is_pending(self, now: datetime) -> bool:
+        """Still usable: not accepted, not revoked, not expired."""
+        return self.accepted_at is None and self.revoked_at is None and not self.is_expired(now)
+
+
+class SignedInSession(models.Model):
+    """One session a person logged in with (recorded at login): deactivating
+    them ends exactly these, without reading every session of the console.
+    A row whose session is already gone is harmless; a person's rows older
+    than the absolute session limit are dropped at their next login."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    session_key = models.CharField(max_length=40, unique=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"session of {self.user_id}"
+
+
+class DevelopmentMail(models.Model):
+    """A message the console "sent" on a machine without EMAIL_URL (`make run`):
+    kept here (and written to the log) so the invitee's link can be found on
+    the Mail (development) page. Never used in production."""
+
+    created_at = models.DateTimeField(auto_now_add=True)
+    sender = models.CharField(max_length=254)
+    recipients = models.CharField(max_length=1000)
+    subject = models.CharField(max_length=300)
+    body = models.TextField()
+
+    class Meta:
+        ordering = ["-id"]
+
+    def __str__(self) -> str:
+        return self.subject

@@ -1,0 +1,142 @@
+"""Reads about people (the console's own database only): the People page's
+rows, one person's page, invitations by their link's token, and the
+development mail."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from django.contrib.auth import get_user_model
+from django.db.models import Count, Q, QuerySet
+from django.utils import timezone
+
+from dashboard.accounts.two_factor import two_factor_enabled_ids
+from dashboard.people.backends import role_of
+from dashboard.people.models import DevelopmentMail, Invitation, Person, token_hash
+from dashboard.people.roles import DEFAULT_ROLE, Role
+
+
+def person_of(*, user: Any) -> Person:
+    """The person's row, made on first need (an account from before roles, or
+    one `createsuperuser` made)."""
+    person, _ = Person.objects.get_or_create(user_id=user.pk, defaults={"role": DEFAULT_ROLE})
+    return person
+
+
+@dataclass(frozen=True)
+class PersonRow:
+    user: Any
+    role: str
+    status: str  # "active" or "deactivated"
+    keys: int  # how many API keys they stored (never the keys)
+    second_factor: bool  # signs in with a code (dashboard/accounts/two_factor.py)
+
+    @property
+    def role_label(self) -> str:
+        return Role(self.role).label if self.role in Role.values else self.role
+
+
+def _search(query: str) -> Q:
+    words = query.split()
+    condition = Q()
+    for word in words[:5]:
+        condition &= (
+            Q(username__icontains=word)
+            | Q(email__icontains=word)
+            | Q(first_name__icontains=word)
+            | Q(last_name__icontains=word)
+        )
+    return condition
+
+
+def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow], str | None]:
+    """One page of accounts, by username (keyset: `after` is the last username
+    of the page before), with their role, status, stored keys and second
+    factor: a fixed number of queries whatever the page's length. Returns the
+    rows and the cursor of the next page (None at the end)."""
+    users = (
+        get_user_model()
+        .objects.filter(_search(query))
+        .select_related("person")
+        .annotate(key_count=Count("api_keys"))
+        .order_by("username")
+    )
+    if after:
+        users = users.filter(username__gt=after)
+    found = list(users[: limit + 1])
+    more = len(found) > limit
+    found = found[:limit]
+    # One query for the page's second factors, not one per row.
+    factors = two_factor_enabled_ids(user.pk for user in found)
+    rows = []
+    for user in found:
+        person = getattr(user, "person", None)
+        # role_of() caches per user object; the row read here saves its query.
+        if person is not None and not user.is_superuser:
+            user._console_role = person.role  # type: ignore[attr-defined]
+        rows.append(
+            PersonRow(
+                user=user,
+                role=role_of(user),
+                status="active" if user.is_active else "deactivated",
+                keys=user.key_count,
+                second_factor=user.pk in factors,
+            )
+        )
+    return rows, (found[-1].username if more and found else None)
+
+
+def invitations_waiting(*, query: str, limit: int = 100) -> list[Invitation]:
+    """Invitations not accepted or revoked (expired ones too, so they can be
+    sent again), newest first, matching the search."""
+    invitations = Invitation.objects.filter(accepted_at__isnull=True, revoked_at__isnull=True).select_related(
+        "invited_by"
+    )
+    for word in query.split()[:5]:
+        invitations = invitations.filter(email__icontains=word)
+    return list(invitations.order_by("-created_at", "-id")[:limit])
+
+
+def invitation_get(*, pk: int) -> Invitation | None:
+    return Invitation.objects.filter(pk=pk).first()
+
+
+def invitation_for_token(token: str) -> tuple[Invitation | None, str]:
+    """The invitation a link names and what may be done with it: "valid",
+    "expired", "used", "revoked", or "unknown" (a tampered, mistyped or
+    replaced link: only its hash could match, and none does)."""
+    if not token or len(token) > 100:
+        return None, "unknown"
+    invitation = Invitation.objects.filter(token_hash=token_hash(token)).first()
+    if invitation is None:
+        return None, "unknown"
+    now = timezone.now()
+    if invitation.accepted_at is not None:
+        return invitation, "used"
+    if invitation.revoked_at is not None:
+        return invitation, "revoked"
+    if invitation.is_expired(now):
+        return invitation, "expired"
+    return invitation, "valid"
+
+
+def invitation_status(invitation: Invitation, now: datetime) -> str:
+    if invitation.accepted_at is not None:
+        return "accepted"
+    if invitation.revoked_at is not None:
+        return "revoked"
+    return "expired" if invitation.is_expired(now) else "invited"
+
+
+def person_get(*, pk: int) -> Any:
+    return get_user_model().objects.filter(pk=pk).select_related("person").first()
+
+
+def person_key_count(*, user: Any) -> int:
+    return user.api_keys.count()
+
+
+def development_mail(*, limit: int = 50) -> QuerySet[DevelopmentMail]:
+    return DevelopmentMail.objects.order_by("-id")[:limit]

@@ -1,0 +1,307 @@
+"""The People pages: everyone and the invitations (`people:index`), one
+person's page (role, deactivation, stored keys, second factor, their account
+audit lines), accepting an invitation (public: the link is the credential),
+and the development mail page.
+
+Every page but the accept page needs MANAGE_PEOPLE (Administrators). A
+destructive action (deactivate, delete stored keys, a role change) asks once more in place before it is made; a refusal (the
+last Administrator, an address already invited) is said in place, with what
+was typed kept."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth.decorators import login_not_required
+from django.http import Http404, HttpResponse, HttpResponseBase
+from django.shortcuts import render
+from django.urls import reverse
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
+
+from dashboard.accounts.signin import sign_in_after_password
+from dashboard.accounts.two_factor import two_factor_enabled
+from dashboard.audit.selectors import account_events_about
+from dashboard.frame.permissions import requires_permission
+from dashboard.frame.workspace import ConsoleRequest
+from dashboard.people import selectors, services
+from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm
+from dashboard.people.roles import MANAGE_PEOPLE, Role
+from dashboard.web.htmx import client_redirect, render_region
+from dashboard.web.pager import CursorPager
+
+PAGE_SIZE = 50
+WHO_MAY = "People are managed by Administrators. Ask an Administrator to change your role if you need to do this."
+DEVELOPMENT_MAIL_BACKEND = "dashboard.people.mail.DevelopmentMailBackend"
+
+
+def _base_url(request: ConsoleRequest) -> str:
+    return request.build_absolute_uri("/")
+
+
+def _index_context(request: ConsoleRequest, invite_form: InviteForm, invite_error: str = "") -> dict[str, Any]:
+    search = PeopleSearchForm(request.GET or None)
+    query = search.query() if search.is_bound else ""
+    pager = CursorPager.from_query(request.GET)
+    rows, next_after = selectors.people_page(query=query, after=pager.cursor, limit=PAGE_SIZE)
+    now = timezone.now()
+    invitations = [
+        (invitation, selectors.invitation_status(invitation, now))
+        for invitation in selectors.invitations_waiting(query=query)
+    ]
+    return {
+        "search": search,
+        "query": query,
+        "rows": rows,
+        "paging": pager.links([("q", query)], next_after),
+        "invitations": invitations,
+        "invite_form": invite_form,
+        "invite_error": invite_error,
+        "development_mail": settings.EMAIL_BACKEND == DEVELOPMENT_MAIL_BACKEND,
+        "sso_provider": settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else "",
+    }
+
+
+@require_GET
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def index(request: ConsoleRequest) -> HttpResponse:
+    context = _index_context(request, InviteForm())
+    return render_region(request, "people/index.html", "people", context)
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def invite(request: ConsoleRequest) -> HttpResponseBase:
+    form = InviteForm(request.POST)
+    error = ""
+    if form.is_valid():
+        try:
+            invitation = services.invitation_create(
+                email=form.cleaned_data["email"],
+                role=form.cleaned_data["role"],
+                by=request.user,
+                base_url=_base_url(request),
+            )
+        except services.PeopleRefusal as refusal:
+            error = refusal.message
+        else:
+            messages.success(
+                request,
+                f"Invitation sent to {invitation.email} as {invitation.get_role_display()}. "
+                f"The link works once, for {settings.INVITATION_DAYS} days.",
+            )
+            return client_redirect(request, reverse("people:index"))
+    return render_region(request, "people/index.html", "invite_form", _index_context(request, form, error))
+
+
+def _invitation_or_404(pk: int) -> Any:
+    invitation = selectors.invitation_get(pk=pk)
+    if invitation is None:
+        raise Http404("No such invitation.")
+    return invitation
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def invitation_resend(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    invitation = _invitation_or_404(pk)
+    try:
+        services.invitation_resend(invitation=invitation, by=request.user, base_url=_base_url(request))
+    except services.PeopleRefusal as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, f"A new link was sent to {invitation.email}; the one sent before no longer works.")
+    return client_redirect(request, reverse("people:index"))
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def invitation_revoke(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    invitation = _invitation_or_404(pk)
+    try:
+        services.invitation_revoke(invitation=invitation, by=request.user)
+    except services.PeopleRefusal as refusal:
+        messages.error(request, refusal.message)
+    else:
+        messages.success(request, f"The invitation of {invitation.email} was revoked; its link no longer works.")
+    return client_redirect(request, reverse("people:index"))
+
+
+# --- one person ------------------------------------------------------------------------
+
+
+def _person_or_404(pk: int) -> Any:
+    user = selectors.person_get(pk=pk)
+    if user is None:
+        raise Http404("No such person.")
+    return user
+
+
+def _person_context(request: ConsoleRequest, user: Any, **extra: Any) -> dict[str, Any]:
+    selectors.person_of(user=user)
+    role = selectors.role_of(user)
+    role_form = extra.pop("role_form", None) or RoleForm(initial={"role": role})
+    return {
+        "person": user,
+        "role": role,
+        "role_label": Role(role).label if role in Role.values else role,
+        "role_form": role_form,
+        "keys": list(user.api_keys.order_by("workspace_name", "label")),
+        # Resetting it is the accounts app's page (`two_factor_reset`), linked from here.
+        "second_factor": two_factor_enabled(user),
+        "events": account_events_about(subject_id=user.pk),
+        "is_self": user.pk == request.user.pk,
+        "confirm": "",
+        "error": "",
+        **extra,
+    }
+
+
+@require_GET
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def person(request: ConsoleRequest, pk: int) -> HttpResponse:
+    user = _person_or_404(pk)
+    return render(request, "people/person.html", _person_context(request, user))
+
+
+def _in_place(request: ConsoleRequest, user: Any, **extra: Any) -> HttpResponse:
+    """The person's actions again, with a confirmation or a refusal in place."""
+    return render_region(request, "people/person.html", "actions", _person_context(request, user, **extra))
+
+
+def _done(request: ConsoleRequest, user: Any, message: str) -> HttpResponseBase:
+    messages.success(request, message)
+    return client_redirect(request, reverse("people:person", args=[user.pk]))
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    user = _person_or_404(pk)
+    form = RoleForm(request.POST)
+    if not form.is_valid():
+        return _in_place(request, user, role_form=form)
+    role = form.cleaned_data["role"]
+    if role == selectors.role_of(user):
+        return _in_place(request, user, role_form=form, error=f"{user.get_username()} is already {Role(role).label}.")
+    if not form.cleaned_data["confirm"]:
+        return _in_place(request, user, role_form=form, confirm="role", new_role=Role(role).label)
+    try:
+        services.person_role_change(user=user, role=role, by=request.user)
+    except services.PeopleRefusal as refusal:
+        return _in_place(request, user, role_form=form, error=refusal.message)
+    return _done(request, user, f"{user.get_username()} is now {Role(role).label}, from their next request.")
+
+
+def _confirmed(request: ConsoleRequest) -> bool:
+    return request.POST.get("confirm") == "yes"
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def deactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    user = _person_or_404(pk)
+    if not _confirmed(request):
+        return _in_place(request, user, confirm="deactivate")
+    try:
+        ended = services.person_deactivate(user=user, by=request.user)
+    except services.PeopleRefusal as refusal:
+        return _in_place(request, user, error=refusal.message)
+    sessions = f"{ended} open session{'s' if ended != 1 else ''} ended"
+    return _done(request, user, f"{user.get_username()} is deactivated ({sessions}); their stored keys are unused.")
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def reactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    user = _person_or_404(pk)
+    services.person_reactivate(user=user, by=request.user)
+    return _done(request, user, f"{user.get_username()} can sign in again.")
+
+
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def keys_delete(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    user = _person_or_404(pk)
+    if not _confirmed(request):
+        return _in_place(request, user, confirm="keys")
+    deleted = services.person_keys_delete(user=user, by=request.user)
+    return _done(request, user, f"{deleted} stored key{'s' if deleted != 1 else ''} of {user.get_username()} deleted.")
+
+
+# --- accepting an invitation (public) ------------------------------------------------
+
+
+BAD_LINK_STATUS = {"unknown": 404, "expired": 410, "used": 410, "revoked": 410}
+
+
+@login_not_required
+@never_cache
+@require_http_methods(["GET", "POST"])
+def accept(request: ConsoleRequest, token: str) -> HttpResponseBase:
+    """The invitee's page: choose a password (or sign in with the single
+    sign-on provider). A link that is expired, used, revoked or not one the
+    console sent shows why, and nothing is made."""
+    invitation, state = selectors.invitation_for_token(token)
+    context: dict[str, Any] = {"state": state, "invitation": invitation, "token": token}
+    if invitation is None or state != "valid":
+        return render(request, "people/accept.html", context, status=BAD_LINK_STATUS.get(state, 404))
+    form = AcceptForm(request.POST or None, email=invitation.email)
+    context["form"] = form
+    context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
+    if request.method == "POST" and form.is_valid():
+        try:
+            user = services.invitation_accept(
+                invitation=invitation, name=form.cleaned_data["name"], password=form.cleaned_data["password1"]
+            )
+        except services.PeopleRefusal as refusal:
+            context["error"] = refusal.message
+        else:
+            # The one decision after a right password: a role the sign-in policy
+            # requires a second factor of sets one up first, then "add your API key".
+            destination = sign_in_after_password(
+                request, user=user, next_url=reverse("keys:add"), backend="django.contrib.auth.backends.ModelBackend"
+            )
+            messages.success(request, "Welcome to the console. Add your workspace's API key to start.")
+            return client_redirect(request, destination)
+    return render(request, "people/accept.html", context)
+
+
+@login_not_required
+@never_cache
+@require_POST
+def accept_with_sso(request: ConsoleRequest, token: str) -> HttpResponseBase:
+    if not settings.OIDC_ENABLED:
+        raise Http404("Single sign-on is not configured.")
+    invitation, state = selectors.invitation_for_token(token)
+    if invitation is None or state != "valid":
+        bad = {"state": state, "invitation": invitation, "token": token}
+        return render(request, "people/accept.html", bad, status=BAD_LINK_STATUS.get(state, 404))
+    try:
+        services.invitation_accept_with_sso(invitation=invitation)
+    except services.PeopleRefusal as refusal:
+        context: dict[str, Any] = {
+            "state": "valid",
+            "invitation": invitation,
+            "token": token,
+            "error": refusal.message,
+            "form": AcceptForm(email=invitation.email),
+            "sso_provider": settings.OIDC_PROVIDER_NAME,
+        }
+        return render(request, "people/accept.html", context)
+    return client_redirect(request, f"{reverse('oidc_authentication_init')}?next={reverse('keys:add')}")
+
+
+# --- development mail ----------------------------------------------------------------
+
+
+@require_GET
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def mail(request: ConsoleRequest) -> HttpResponse:
+    """What the console "sent" on this machine (no EMAIL_URL, not production)."""
+    if settings.EMAIL_BACKEND != DEVELOPMENT_MAIL_BACKEND:
+        raise Http404("Email is sent for real here.")
+    return render(request, "people/mail.html", {"messages_kept": list(selectors.development_mail())})

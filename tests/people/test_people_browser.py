@@ -1,0 +1,69 @@
+"""The People pages in Chromium at phone width, checked by axe on every
+document and swap: invite someone, search, change a role after the
+confirmation, deactivate after the confirmation."""
+
+from __future__ import annotations
+
+import pytest
+from cryptography.fernet import Fernet
+from django.core import mail
+from playwright.sync_api import Page, expect
+
+from dashboard.keys.testing import stored_api_key
+from dashboard.people.models import Person
+from dashboard.people.roles import Role
+from tests.helpers import PASSWORD, fill_login_form
+
+
+@pytest.mark.browser
+def test_an_administrator_invites_changes_a_role_and_deactivates_at_phone_width(
+    live_server, settings, transactional_db, django_user_model, page: Page
+):
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
+    admin = django_user_model.objects.create_user(username="ada", password=PASSWORD)
+    Person.objects.create(user=admin, role=Role.ADMINISTRATOR)
+    stored_api_key(user=admin, secret="svc_sk_people000000000000000000wxyz")
+    bob = django_user_model.objects.create_user(username="bob", email="bob@example.com", first_name="Bob")
+    Person.objects.create(user=bob, role=Role.MEMBER)
+
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.goto(live_server.url + "/accounts/login/")
+    fill_login_form(page, "ada")
+    page.get_by_role("link", name="People").first.click()
+    expect(page.get_by_role("heading", name="People", exact=True)).to_be_visible()
+
+    # Invite: an address already taken is said in place, the form keeps it.
+    page.get_by_label("Email address").fill("bob@example.com")
+    page.get_by_role("button", name="Send invitation").click()
+    expect(page.get_by_role("alert")).to_contain_text("already has an account, bob")
+    expect(page.get_by_label("Email address")).to_have_value("bob@example.com")
+    page.get_by_label("Email address").fill("carol@example.com")
+    page.get_by_role("button", name="Send invitation").click()
+    expect(page.get_by_role("row", name="carol@example.com")).to_be_visible()
+    assert [message.to for message in mail.outbox] == [["carol@example.com"]]
+    assert page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
+
+    # Search swaps the list only.
+    page.get_by_label("Search people").fill("bob")
+    page.get_by_role("button", name="Search").click()
+    expect(page.get_by_role("link", name="Bob")).to_be_visible()
+    expect(page.get_by_role("link", name="ada")).to_be_hidden()
+
+    # A role change asks first.
+    page.get_by_role("link", name="Bob").click()
+    page.get_by_label("Role", exact=True).and_(page.locator("select")).select_option(Role.APPROVER)
+    page.get_by_role("button", name="Change role…").click()
+    expect(page.get_by_role("alert")).to_contain_text("from Member to Approver")
+    page.get_by_role("button", name="Make them Approver").click()
+    expect(page.locator("#messages")).to_contain_text("bob is now Approver")
+
+    # Deactivating asks first too.
+    page.get_by_role("button", name="Deactivate…").click()
+    page.get_by_role("button", name="Deactivate bob").click()
+    expect(page.locator("#messages")).to_contain_text("bob is deactivated")
+    expect(page.get_by_role("button", name="Reactivate")).to_be_visible()
+    bob.refresh_from_db()
+    assert not bob.is_active
+    assert Person.objects.get(user=bob).role == Role.APPROVER
+    assert page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
