@@ -5,7 +5,8 @@ class ObjectsConfig(AppConfig):
     name = "objects"
 
     def ready(self) -> None:
-        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, StatusPart, register_area
+        from objects.status import job_backlog
 
         register_area(
             Area(
@@ -17,8 +18,21 @@ class ObjectsConfig(AppConfig):
                 ),
                 list_pages=(ListPage("Back to objects", "objects:index"),),
                 remote_resources=("objects",),
+                status_parts=(
+                    StatusPart(
+                        "Object jobs",
+                        "Bulk edits, bulk deletes and CSV imports that are not over, by status",
+                        job_backlog,
+                        empty="No bulk job or import is waiting or running.",
+                    ),
+                ),
             )
         )
+        # Object jobs by kind and state in every metrics scrape (dashboard/metrics/collect.py).
+        from dashboard.metrics.collect import register_gauges
+        from objects.metrics import job_gauges
+
+        register_gauges("object_jobs", job_gauges)
         # Bulk jobs and imports: a job whose step message was lost goes on, and
         # uploaded files are not kept for ever (objects/jobs.py).
         from dashboard.celery import app

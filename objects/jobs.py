@@ -29,6 +29,7 @@ from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service
 from dashboard.live.leases import lease_take
 from dashboard.live.storable import storable_text
+from dashboard.metrics import registry as metrics
 from dashboard.outbox.services import outbox_send
 from objects.models import ObjectJob
 
@@ -121,10 +122,20 @@ def job_step(*, job_id: int) -> None:
     token = _claim(job_id)
     if token is None:
         return  # final, unknown, or another worker holds it (its step sends the next one)
-    job = ObjectJob.objects.get(pk=job_id)
+    # With the key's person (same query): a deactivated person's key is used by nothing.
+    job = ObjectJob.objects.select_related("owner_key__user").get(pk=job_id)
+    status_before, processed_before = job.status, job.processed
     next_countdown: float | None = None
     if job.cancel_requested:
         _finish(job, ObjectJob.CANCELLED, "Cancelled: what was written before stays.")
+    elif not job.owner_key.user.is_active:
+        job.resume_status = job.status
+        _finish(
+            job,
+            ObjectJob.STOPPED,
+            f"Stopped: {job.owner_key.user.get_username()}'s account was deactivated, so their stored API key "
+            "is no longer used. Resume goes on where it stopped once they are reactivated.",
+        )
     else:
         phase = {
             (ObjectJob.COLLECTING, ObjectJob.KIND_EDIT): bulk.collect_chunk,
@@ -175,6 +186,9 @@ def job_step(*, job_id: int) -> None:
     updated = ObjectJob.objects.filter(pk=job.pk, lease_token=token).update(
         **{name: getattr(job, name) for name in fields if name != "updated_at"}, updated_at=job.updated_at
     )
+    if updated:
+        # Rows per second (dashboard/metrics): counted once the step's progress is stored.
+        metrics.object_job_rows_handled(kind=job.kind, phase=status_before, rows=job.processed - processed_before)
     if updated and next_countdown is not None:
         send_step(job.pk, countdown=next_countdown or None)
 

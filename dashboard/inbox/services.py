@@ -42,9 +42,10 @@ def workspaces_to_refresh() -> list[str]:
 def _working_keys_of(workspace_id: str) -> list[ApiKey]:
     """The stored keys of the workspace the refresh may act as: never one the
     service refused (one member's revoked key must not freeze the inbox of
-    everyone), the active ones first, the latest checked first."""
+    everyone), nor one of a deactivated person (their keys stay stored, used by
+    nothing), the active ones first, the latest checked first."""
     return list(
-        ApiKey.objects.filter(workspace_id=workspace_id, refused_at__isnull=True)
+        ApiKey.objects.filter(workspace_id=workspace_id, refused_at__isnull=True, user__is_active=True)
         .select_related("user")
         .order_by("-is_active", "-last_verified_at", "-pk")
     )

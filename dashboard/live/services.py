@@ -27,6 +27,7 @@ How polling is scheduled (docs/architecture.md, "A tracked operation"):
 
 from __future__ import annotations
 
+import contextvars
 import logging
 import uuid
 from collections import defaultdict
@@ -48,9 +49,11 @@ from dashboard.api.client import ServiceClient
 from dashboard.api.messages import meaning_of
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.live import gate, registry
+from dashboard.live.lag import poll_lag_record
 from dashboard.live.leases import lease_is_free, lease_take
 from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable, storable_text
+from dashboard.metrics import registry as metrics
 
 logger = logging.getLogger("dashboard.live")
 
@@ -195,7 +198,8 @@ def _claim_batch(*, now: datetime, limit: int) -> tuple[str, list[TrackedOperati
             lease_until=now + lease_duration(), lease_token=token
         )
         claimed = list(
-            TrackedOperation.objects.select_related("owner_key")
+            # The key's person too (same query): a deactivated person's key is used by nothing.
+            TrackedOperation.objects.select_related("owner_key__user")
             .filter(id__in=ids, lease_token=token)
             .order_by("next_poll_at", "id")
         )
@@ -244,7 +248,7 @@ def operation_poll(
     the poll takes the lease itself if it is free.
     """
     checked_at = now or timezone.now()
-    op = TrackedOperation.objects.select_related("owner_key").filter(id=operation_id).first()
+    op = TrackedOperation.objects.select_related("owner_key__user").filter(id=operation_id).first()
     if op is None or op.is_final:
         return op
     if lease_token is None:
@@ -332,6 +336,11 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
         if kind is None:
             outcomes[op.pk] = stopped_fields(op, clock(), f"The console doesn't know how to follow {op.kind!r}.")
             continue
+        if not op.owner_key.user.is_active:
+            # Rows are stopped when their person is deactivated (dashboard/people);
+            # this covers a row claimed in the moment before.
+            outcomes[op.pk] = stopped_fields(op, clock(), owner_deactivated_message(op))
+            continue
         if op.owner_key_id not in clients:
             try:
                 clients[op.owner_key_id] = op.owner_key.client(max_retries=0)
@@ -349,6 +358,14 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
     fetched = _fetch_all(jobs, retry_after=retry_after, deadline=_fetch_deadline(ops), clock=clock)
     for result in fetched:
         outcomes[result.op.pk] = _outcome(result)
+        _observe(result, outcomes[result.op.pk])
+    # Due -> polled (the row's next_poll_at as claimed), for the System status
+    # page's p95 and the metrics: a few cache writes per batch (dashboard/live/lag.py).
+    poll_lag_record(
+        (result.polled_at - result.op.next_poll_at).total_seconds()
+        for result in fetched
+        if result.polled_at is not None and result.op.next_poll_at is not None
+    )
 
     # Other rows of a key that answered 429, in no batch right now: not before Retry-After.
     for key_id, until in retry_after.items():
@@ -386,8 +403,15 @@ def _fetch_all(
             # pool thread's connection must not outlive it.
             connections.close_all()
 
+    def in_context(pair: tuple[contextvars.Context, _Job]) -> _Fetched:
+        return pair[0].run(fetch_in_pool, pair[1])
+
+    # Each fetch runs in a copy of the task's context (one copy per job: a
+    # context is entered by one thread at a time), so its call carries the
+    # task run's request id (and trace) like a call made by the task itself.
+    ordered = [(contextvars.copy_context(), job) for job in _interleaved_by_key(jobs)]
     with ThreadPoolExecutor(max_workers=threads, thread_name_prefix="live-poll") as pool:
-        return list(pool.map(fetch_in_pool, _interleaved_by_key(jobs)))
+        return list(pool.map(in_context, ordered))
 
 
 def _interleaved_by_key(jobs: list[_Job]) -> list[_Job]:
@@ -416,6 +440,20 @@ def _fetch(job: _Job, *, retry_after: _RetryAfter, deadline: datetime | None, cl
         except Exception as exc:
             return _Fetched(op, kind, polled_at=now, error=exc)
         return _Fetched(op, kind, polled_at=now, snapshot=snapshot)
+
+
+def _observe(result: _Fetched, outcome: dict[str, Any]) -> None:
+    """Metrics (dashboard/metrics): how late the call came after the row was
+    due, and the state a row ended in. A row polled before it was due (a
+    decision made it due at once) has no lag to tell."""
+    if result.polled_at is None or not metrics.enabled():
+        return
+    due = result.op.next_poll_at
+    lag = (result.polled_at - due).total_seconds() if due is not None and due <= result.polled_at else None
+    final = outcome.get("status") if outcome.get("is_final") else None
+    metrics.poll_observed(
+        kind=result.kind.name, lag_seconds=lag, final_state=final, final_states=result.kind.final_statuses
+    )
 
 
 # --- outcomes: the fields each result writes ------------------------------------------
@@ -523,6 +561,13 @@ def stopped_fields(op: TrackedOperation, now: datetime, message: str, request_id
         "last_error_request_id": storable_text(request_id or "", limit=REQUEST_ID_LIMIT),
         "last_polled_at": now,
     }
+
+
+def owner_deactivated_message(op: TrackedOperation) -> str:
+    return (
+        f"Stopped following: {op.owner_key.user.get_username()}'s account was deactivated, so their stored "
+        "API key is no longer used. Whatever the service did stays there."
+    )
 
 
 def _stop_message(exc: errors.ApiError) -> str:
