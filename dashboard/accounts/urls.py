@@ -1,9 +1,33 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from dashboard.accounts.views import ConsoleLoginView
+from dashboard.accounts import views
 
+# Django's own names (password_reset_done, password_reset_confirm, ...) are
+# kept: its views and the reset email's template reverse them.
 urlpatterns = [
-    path("login/", ConsoleLoginView.as_view(), name="login"),
+    path("login/", views.ConsoleLoginView.as_view(), name="login"),
+    path("login/code/", views.login_code, name="login_code"),
+    path("login/two-factor/", views.login_two_factor_setup, name="login_two_factor_setup"),
     path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("password-reset/", views.ConsolePasswordResetView.as_view(), name="password_reset"),
+    path(
+        "password-reset/sent/",
+        views.ConsolePasswordResetDoneView.as_view(),
+        name="password_reset_done",
+    ),
+    path(
+        "password-reset/<uidb64>/<token>/",
+        views.ConsolePasswordResetConfirmView.as_view(),
+        name="password_reset_confirm",
+    ),
+    path(
+        "password-reset/done/",
+        auth_views.PasswordResetCompleteView.as_view(template_name="registration/password_reset_complete.html"),
+        name="password_reset_complete",
+    ),
+    path("two-factor/", views.two_factor_page, name="two_factor"),
+    path("two-factor/enable/", views.two_factor_enable, name="two_factor_enable"),
+    path("two-factor/recovery-codes/", views.recovery_codes_new, name="recovery_codes_new"),
+    path("two-factor/turn-off/", views.two_factor_turn_off, name="two_factor_turn_off"),
 ]

@@ -93,6 +93,26 @@ def test_an_existing_account_with_that_email_is_linked_not_duplicated(client, pr
     assert django_user_model.objects.count() == 1
 
 
+def test_a_sign_on_is_not_asked_for_a_second_factor(client, provider, django_user_model):
+    """The provider is where a single sign-on identity's factors live (and where
+    an organisation enforces MFA): the console asks no code after it, even of
+    a person with an app whose role requires one (dashboard/accounts/two_factor.py)."""
+    from dashboard.accounts.models import RequiredTwoFactorRole
+    from dashboard.accounts.two_factor import two_factor_enabled, two_factor_required
+    from dashboard.people.models import Person
+    from dashboard.people.roles import Role
+
+    existing = django_user_model.objects.create_user(username="dana", email="dana.scully@example.com")
+    Person.objects.create(user=existing, role=Role.APPROVER)
+    RequiredTwoFactorRole.objects.create(role=Role.APPROVER)
+    assert two_factor_required(existing) and not two_factor_enabled(existing)
+
+    response = sign_on(client, next_url="/objects/")
+
+    assert response.status_code == 302 and response["Location"] == "/objects/"
+    assert client.session["_auth_user_id"] == str(existing.pk)
+
+
 def test_an_unverified_email_is_refused_back_on_the_login_page(client, provider, django_user_model):
     provider.claims["email_verified"] = False
 

@@ -1,0 +1,85 @@
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.contrib.auth.forms import PasswordResetForm
+
+from dashboard.people.roles import ROLE_DESCRIPTIONS, Role
+
+
+class SignInCodeForm(forms.Form):
+    """The second sign-in step: a code from the app, or a recovery code."""
+
+    code = forms.CharField(
+        label="Code",
+        max_length=32,
+        help_text="The 6-digit code your authenticator app shows now, or one of your recovery codes.",
+        widget=forms.TextInput(
+            # Letters too (recovery codes), so no numeric keypad; browsers offer a code received by SMS or an app.
+            attrs={"autocomplete": "one-time-code", "autocapitalize": "none", "spellcheck": "false", "autofocus": True}
+        ),
+    )
+
+
+class AppCodeForm(forms.Form):
+    """A code from the authenticator app only (confirming the app being set up)."""
+
+    code = forms.CharField(
+        label="Code from the app",
+        max_length=16,
+        help_text="The 6 digits the app shows for this console, spaces allowed.",
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
+    )
+
+
+class FactorCodeForm(forms.Form):
+    """A code asked before a change to one's second factor, so a session left
+    open cannot make it alone: a code from the app, or a recovery code (the
+    phone may be what was lost). Two on one page: each has its own prefix."""
+
+    code = forms.CharField(
+        label="Code from the app, or a recovery code",
+        max_length=32,
+        widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autocapitalize": "none"}),
+    )
+
+    def __init__(self, data: Any = None, *, prefix: str, help_text: str) -> None:
+        super().__init__(data, prefix=prefix)
+        self.fields["code"].help_text = help_text
+
+
+def turn_off_form(data: Any = None) -> FactorCodeForm:
+    return FactorCodeForm(data, prefix="off", help_text="Turning two-factor sign-in off asks for a code.")
+
+
+def new_codes_form(data: Any = None) -> FactorCodeForm:
+    return FactorCodeForm(
+        data, prefix="new", help_text="The old recovery codes stop working; the new ones are shown once."
+    )
+
+
+class SignInPolicyForm(forms.Form):
+    roles = forms.MultipleChoiceField(
+        label="Roles that must use two-factor sign-in",
+        choices=[(role.value, f"{role.label}: {ROLE_DESCRIPTIONS[role]}") for role in Role],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "People of these roles without a second factor are asked to set one up right after their "
+            "password, at their next sign-in, before they can use the console."
+        ),
+    )
+
+
+class ConsolePasswordResetForm(PasswordResetForm):
+    """Django's form, with its email field labelled in the console's words.
+    The view never calls `save()` in the request (see views.password_reset):
+    the task `accounts.send_password_reset` does, off the request's path."""
+
+    email = forms.EmailField(
+        label="Email",
+        max_length=254,
+        help_text="The address of your console account. If it has one, a link to choose a new password is sent there.",
+        widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
+    )
