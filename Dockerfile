@@ -12,8 +12,15 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # Dependencies first (from pyproject.toml), so code changes reuse this layer.
+# Only [project] dependencies: the extras (`run`: the embedded brokers and
+# SQLAlchemy; `test`) are for developer machines and CI, never the image
+# (tests/ops/test_image.py).
+# Optional extras operators choose by name, none by default:
+# `docker-compose build --build-arg CONSOLE_EXTRAS=otel` adds OpenTelemetry
+# (README, "Error reporting and traces").
+ARG CONSOLE_EXTRAS=""
 COPY pyproject.toml ./
-RUN python -c "import tomllib; print('\n'.join(tomllib.load(open('pyproject.toml', 'rb'))['project']['dependencies']))" > /tmp/requirements.txt \
+RUN python -c "import os, tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); chosen = [r for name in os.environ.get('CONSOLE_EXTRAS', '').split() for r in d['project']['optional-dependencies'][name]]; print('\n'.join(d['project']['dependencies'] + chosen))" > /tmp/requirements.txt \
  && pip install -r /tmp/requirements.txt \
  && rm /tmp/requirements.txt
 

@@ -33,3 +33,26 @@ class HtmxLoginRedirectMiddleware:
             return response
         page = request.headers.get("HX-Current-URL") or request.get_full_path()
         return client_redirect(request, f"{login_path}?{urlencode({'next': page})}")
+
+
+class PermissionsPolicyMiddleware:
+    """Sends `Permissions-Policy` (settings.PERMISSIONS_POLICY) on every response.
+
+    Django has no setting for it. The console uses none of these browser
+    features, so a page (or a script injected despite the CSP, or a frame of
+    remote content) can never ask for the camera, the microphone, the
+    location, payments or USB devices, and the page is opted out of
+    interest-based advertising cohorts. The header is built once, at start.
+    """
+
+    def __init__(self, get_response):
+        self.get_response = get_response
+        self.header = ", ".join(
+            f"{feature}=({' '.join(allowed)})" for feature, allowed in settings.PERMISSIONS_POLICY.items()
+        )
+
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        response = self.get_response(request)
+        if self.header:
+            response.headers.setdefault("Permissions-Policy", self.header)
+        return response

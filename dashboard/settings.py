@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import environ
+from django.core.exceptions import ImproperlyConfigured
 
 from dashboard.envfile import ensure_env_file
 
@@ -77,9 +79,16 @@ INSTALLED_APPS = [
     "dashboard.live",
     "dashboard.outbox",
     "dashboard.people",
+    # Sign-in: password reset, two-factor sign-in (django-otp's TOTP devices and
+    # recovery codes as static tokens), the sign-in policy (dashboard/accounts).
+    "django_otp",
+    "django_otp.plugins.otp_totp",
+    "django_otp.plugins.otp_static",
+    "dashboard.accounts",
     "dashboard.system",
     "dashboard.audit",
     "dashboard.inbox",
+    "dashboard.metrics",
     "studio",
     "agents",
     "objects",
@@ -89,7 +98,12 @@ if not PRODUCTION:
     INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
+    # First: the request id (made here, or a trusted proxy's) is current for all
+    # that follows and on every response; one log line per request (not static files).
+    "dashboard.observability.middleware.RequestIdMiddleware",
     "django.middleware.security.SecurityMiddleware",
+    # Permissions-Policy on every response, static files included (dashboard/middleware.py).
+    "dashboard.middleware.PermissionsPolicyMiddleware",
     # Static files: served (already compressed, see STORAGES) before anything else runs.
     "whitenoise.middleware.WhiteNoiseMiddleware",
     # Pages and regions travel gzipped (a 100-row records page: 234 KB of HTML,
@@ -103,7 +117,11 @@ MIDDLEWARE = [
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The person's id on every log line of the request.
+    "dashboard.observability.middleware.RequestUserMiddleware",
     "dashboard.accounts.middleware.SessionLimitsMiddleware",
+    # A session ended from outside (its person deactivated) says why on the login page.
+    "dashboard.people.middleware.SignedOutNoticeMiddleware",
     "dashboard.accounts.middleware.PrivatePagesMiddleware",
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
@@ -116,6 +134,29 @@ MIDDLEWARE = [
     # Last, as django-axes asks: turns a refused login into the lockout page.
     "axes.middleware.AxesMiddleware",
 ]
+
+# Metrics (dashboard/metrics, README "Metrics"): Prometheus' text format at
+# /metrics. Off unless configured: a token or an allow-list turns them on
+# (METRICS_ENABLED=false turns them off again), and with neither nothing is
+# served. Both set: both must pass. PROMETHEUS_MULTIPROC_DIR (read by
+# prometheus_client from the environment, `.env` included, before it loads)
+# is where every process of one machine or container writes its counters;
+# it is made here so that no process meets a missing directory.
+METRICS_TOKEN = env.str("METRICS_TOKEN", default="")
+METRICS_ALLOW_FROM = env.list("METRICS_ALLOW_FROM", default=[])
+METRICS_ENABLED = env.bool("METRICS_ENABLED", default=bool(METRICS_TOKEN or METRICS_ALLOW_FROM))
+# A Celery worker's own endpoint (a worker container's processes write their
+# own directory): 0 is none. On all interfaces only where told (compose).
+METRICS_WORKER_PORT = env.int("METRICS_WORKER_PORT", default=0)
+METRICS_WORKER_HOST = env.str("METRICS_WORKER_HOST", default="127.0.0.1")
+if env.str("PROMETHEUS_MULTIPROC_DIR", default=""):
+    Path(env.str("PROMETHEUS_MULTIPROC_DIR")).mkdir(parents=True, exist_ok=True)
+if METRICS_ENABLED:
+    # Just inside WhiteNoise: static files are not counted; everything else is, 404s included.
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("whitenoise.middleware.WhiteNoiseMiddleware") + 1,
+        "dashboard.metrics.middleware.MetricsMiddleware",
+    )
 
 ROOT_URLCONF = "dashboard.urls"
 WSGI_APPLICATION = "dashboard.wsgi.application"
@@ -132,6 +173,9 @@ TEMPLATES = [
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.frame.context_processors.console",
             ],
+            # The frame is not an installed app: its template library is named here.
+            # `{% load images %}`: remote images only where img-src lets them load.
+            "libraries": {"images": "dashboard.frame.templatetags.images"},
         },
     },
 ]
@@ -196,6 +240,27 @@ AXES_RESET_COOL_OFF_ON_FAILURE_DURING_LOCKOUT = False
 AXES_LOCKOUT_CALLABLE = "dashboard.accounts.lockout.lockout_response"
 AXES_CLIENT_IP_CALLABLE = "dashboard.accounts.lockout.client_address"
 AXES_VERBOSE = False
+
+# Two-factor sign-in (dashboard/accounts/two_factor.py). The second step (a code
+# after the right password) counts wrong codes per account in the shared cache:
+# AXES_FAILURE_LIMIT of them pause that account's second step for AXES_COOLOFF_TIME,
+# like the password. django-otp's own per-device back-off (1, 2, 4... s) is off:
+# it refused even a right code typed just after a wrong one, as "wrong", and the
+# counter above is the stricter limit.
+OTP_TOTP_ISSUER = env.str("OTP_TOTP_ISSUER", default="Workspace Console")
+OTP_TOTP_THROTTLE_FACTOR = 0
+OTP_STATIC_THROTTLE_FACTOR = 0
+# The Django admin lists devices without their secrets or recovery codes.
+OTP_ADMIN_HIDE_SENSITIVE_DATA = True
+# Between the right password and the code (or setting up a second factor) the
+# session holds only who is signing in, for this long; nobody is logged in yet.
+SIGN_IN_SECOND_STEP_MINUTES = env.float("SIGN_IN_SECOND_STEP_MINUTES", default=10)
+# Password reset: a link works this long (Django's default is 3 days); asking
+# for one is limited per address asking and per email asked for, per window.
+PASSWORD_RESET_TIMEOUT = int(env.float("PASSWORD_RESET_HOURS", default=2) * 3600)
+PASSWORD_RESETS_PER_EMAIL = env.int("PASSWORD_RESETS_PER_EMAIL", default=3)
+PASSWORD_RESETS_PER_ADDRESS = env.int("PASSWORD_RESETS_PER_ADDRESS", default=10)
+PASSWORD_RESET_WINDOW_MINUTES = env.float("PASSWORD_RESET_WINDOW_MINUTES", default=60)
 # Proxies in front that append to X-Forwarded-For (docker-compose behind a TLS
 # proxy: 1). 0 trusts no header: the address is the connection's.
 TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
@@ -351,6 +416,35 @@ INBOX_FAILED_DAYS = env.float("INBOX_FAILED_DAYS", default=3.0)
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
 
+# Readiness (/readyz, the System status page; dashboard/health.py): beat's and a
+# worker's heartbeats (recorded every 5 s and 10 s) older than this many seconds, or a
+# tracked row due for longer than READY_DUE_MAX_AGE, make /readyz answer 503 naming the
+# part: within about a minute of beat or the worker stopping.
+READY_BEAT_MAX_AGE = env.float("READY_BEAT_MAX_AGE", default=60.0)
+READY_WORKER_MAX_AGE = env.float("READY_WORKER_MAX_AGE", default=60.0)
+READY_DUE_MAX_AGE = env.float("READY_DUE_MAX_AGE", default=120.0)
+
+# Email (invitations, password reset). EMAIL_URL names the server, e.g.
+# smtp+tls://user:password@smtp.example.com:587 (django-environ's email_url).
+# Without it, outside production, messages are kept where a person finds them:
+# the log and the administrators' Mail (development) page
+# (dashboard/people/mail.py), so inviting works on a fresh machine. In
+# production without EMAIL_URL Django's SMTP default (localhost:25) is used.
+# The tests use Django's locmem backend (pytest-django sets it).
+EMAIL_CONFIGURED = bool(env.str("EMAIL_URL", default=""))  # preflight warns in production when not
+if EMAIL_CONFIGURED:
+    globals().update(env.email_url("EMAIL_URL"))
+elif not PRODUCTION:
+    EMAIL_BACKEND = "dashboard.people.mail.DevelopmentMailBackend"
+EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
+DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Workspace Console <console@localhost>")
+SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Links in emails are absolute: CONSOLE_BASE_URL (https://console.example.com)
+# when set, else the address of the request that sent the email.
+CONSOLE_BASE_URL = env.str("CONSOLE_BASE_URL", default="").rstrip("/")
+# An invitation's link works this many days, once.
+INVITATION_DAYS = env.int("INVITATION_DAYS", default=7)
+
 # Security. Production mode passes `manage.py check --deploy` with no warnings.
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the body's hx-headers, not the cookie.
@@ -363,9 +457,63 @@ if PRODUCTION:
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
-    SECURE_HSTS_INCLUDE_SUBDOMAINS = True
-    SECURE_HSTS_PRELOAD = True
-    SECURE_REDIRECT_EXEMPT = [r"^healthz$"]
+    # HSTS covers this host only unless the operator opts in: includeSubDomains
+    # forces https on every sibling host of the parent domain, and preload puts
+    # the domain in browsers' built-in lists (leaving them takes months).
+    SECURE_HSTS_INCLUDE_SUBDOMAINS = env.bool("SECURE_HSTS_INCLUDE_SUBDOMAINS", default=False)
+    SECURE_HSTS_PRELOAD = env.bool("SECURE_HSTS_PRELOAD", default=False)
+    # `check --deploy` warns whenever those two are off (security.W005, W021):
+    # off is the default chosen above, so exactly those warnings are silenced
+    # while the operator has not opted in; every other deploy check stays.
+    SILENCED_SYSTEM_CHECKS = [
+        *([] if SECURE_HSTS_INCLUDE_SUBDOMAINS else ["security.W005"]),
+        *([] if SECURE_HSTS_PRELOAD else ["security.W021"]),
+    ]
+    # Probes come over plain http from inside (compose, a load balancer's checks).
+    SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$"]
+    # So does Prometheus' scrape (web:8000 in the compose network; README "Metrics").
+    SECURE_REDIRECT_EXEMPT.append(r"^metrics$")
+
+# Where images may come from: the console, data: URLs (inline icons, QR codes),
+# the origins of the service and of its web app (the files they store), and
+# CSP_IMG_HOSTS, the hosts the service keeps asset files on when they are not
+# its own (a CDN: see docs/operations.md). No blanket https:, which let any
+# remote text (a record's image field, a document) carry a tracking pixel.
+CSP_IMG_HOSTS = env.list("CSP_IMG_HOSTS", default=[])
+CSP_IMG_SOURCES = list(
+    dict.fromkeys(
+        ["'self'", "data:"]
+        + [
+            f"{url.scheme}://{url.netloc.rpartition('@')[2]}"
+            for url in map(urlsplit, (SERVICE_BASE_URL, SERVICE_APP_URL))
+        ]
+        + CSP_IMG_HOSTS
+    )
+)
+
+# Browser features no page of the console uses, refused to every page and
+# anything it embeds (dashboard/middleware.py sends the header): an empty list
+# is `feature=()`. interest-cohort and browsing-topics opt out of ad cohorts.
+PERMISSIONS_POLICY: dict[str, list[str]] = {
+    "accelerometer": [],
+    "autoplay": [],
+    "browsing-topics": [],
+    "camera": [],
+    "display-capture": [],
+    "fullscreen": ["self"],
+    "geolocation": [],
+    "gyroscope": [],
+    "hid": [],
+    "interest-cohort": [],
+    "magnetometer": [],
+    "microphone": [],
+    "midi": [],
+    "payment": [],
+    "screen-wake-lock": [],
+    "serial": [],
+    "usb": [],
+    "xr-spatial-tracking": [],
+}
 
 CONTENT_SECURITY_POLICY = {
     "DIRECTIVES": {
@@ -374,8 +522,7 @@ CONTENT_SECURITY_POLICY = {
         "style-src": ["'self'"],
         # Thumbnails and Studio images come from the remote service; outside
         # production also from a local sandbox on any port (tests pick free ones).
-        "img-src": ["'self'", "data:", "https:", SERVICE_BASE_URL]
-        + ([] if PRODUCTION else ["http://127.0.0.1:*", "http://localhost:*"]),
+        "img-src": CSP_IMG_SOURCES + ([] if PRODUCTION else ["http://127.0.0.1:*", "http://localhost:*"]),
         "connect-src": ["'self'"],
         "frame-ancestors": ["'none'"],
         "form-action": ["'self'"],
@@ -383,19 +530,82 @@ CONTENT_SECURITY_POLICY = {
     }
 }
 
-# Logs never carry an API key: a filter masks anything shaped like one.
+# --- Logs and request ids (dashboard/logging.py, dashboard/observability) ---
+# One request id per web request: made by RequestIdMiddleware, or taken from
+# REQUEST_ID_HEADER when a proxy in front sets it and is trusted (by default
+# when TRUSTED_PROXY_COUNT > 0: a browser reaching the console directly could
+# send anything). It is returned as X-Request-Id, carried in the headers of
+# every task the request sends, sent to the service as X-Request-Id and
+# written on every log line.
+REQUEST_ID_HEADER = env.str("REQUEST_ID_HEADER", default="X-Request-Id")
+TRUST_REQUEST_ID_HEADER = env.bool("TRUST_REQUEST_ID_HEADER", default=TRUSTED_PROXY_COUNT > 0)
+# json: one JSON object per line (time, level, logger, message, request_id,
+# user_id and the line's own fields), for a log collector; the default in
+# production. text: one readable line with the request id; the default
+# elsewhere (`make run`, the tests).
+LOG_FORMAT = env.str("LOG_FORMAT", default="json" if PRODUCTION else "text")
+LOG_LEVEL = env.str("LOG_LEVEL", default="INFO")
+if LOG_FORMAT not in ("json", "text"):
+    raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
+# Logs never carry an API key: a filter masks anything shaped like one, in the
+# message and in every field, and the formatter masks the finished line again.
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
-    "filters": {"redact_keys": {"()": "dashboard.logging.RedactApiKeys"}},
-    "formatters": {"plain": {"format": "%(asctime)s %(levelname)s %(name)s %(message)s"}},
-    "handlers": {
-        "console": {"class": "logging.StreamHandler", "formatter": "plain", "filters": ["redact_keys"]},
+    "filters": {
+        "request_context": {"()": "dashboard.logging.RequestContext"},
+        "redact_keys": {"()": "dashboard.logging.RedactApiKeys"},
     },
-    "root": {"handlers": ["console"], "level": env.str("LOG_LEVEL", default="INFO")},
-    # axes logs every login at INFO; lockouts (WARNING) are what an operator needs.
-    "loggers": {"httpx": {"level": "WARNING"}, "httpcore": {"level": "WARNING"}, "axes": {"level": "WARNING"}},
+    "formatters": {
+        "json": {"()": "dashboard.logging.JsonFormatter"},
+        "text": {"()": "dashboard.logging.TextFormatter"},
+    },
+    "handlers": {
+        "console": {
+            "class": "logging.StreamHandler",
+            "formatter": LOG_FORMAT,
+            "filters": ["request_context", "redact_keys"],
+        },
+    },
+    "root": {"handlers": ["console"], "level": LOG_LEVEL},
+    "loggers": {
+        # The console's own lines follow LOG_LEVEL in Celery processes too, whose
+        # --loglevel sets only the root's level (Celery's own lines).
+        "dashboard": {"level": LOG_LEVEL},
+        # The console writes one line per task run (dashboard.task): Celery's
+        # "Received task" and "Task ... succeeded" lines would only repeat it
+        # (twice a second for live.tick). Failures are still logged (ERROR).
+        "celery.app.trace": {"level": "WARNING"},
+        "celery.worker.strategy": {"level": "WARNING"},
+        # axes logs every login at INFO; lockouts (WARNING) are what an operator needs.
+        "httpx": {"level": "WARNING"},
+        "httpcore": {"level": "WARNING"},
+        "axes": {"level": "WARNING"},
+    },
 }
+
+# --- Error reporting and traces, both off unless configured (dashboard/observability) ---
+# Sentry: errors of web requests and tasks, API keys scrubbed from every string
+# of an event before it leaves (locals, messages, breadcrumbs, headers).
+SENTRY_DSN = env.str("SENTRY_DSN", default="")
+SENTRY_ENVIRONMENT = env.str("SENTRY_ENVIRONMENT", default=CONSOLE_ENV)
+# 0 (the default): errors only, no performance tracing.
+SENTRY_TRACES_SAMPLE_RATE = env.float("SENTRY_TRACES_SAMPLE_RATE", default=0.0)
+if SENTRY_DSN:
+    # Here, as Sentry's Django integration asks: before Django loads anything else.
+    from dashboard.observability.sentry import sentry_init
+    from dashboard.version import console_version
+
+    sentry_init(
+        dsn=SENTRY_DSN,
+        environment=SENTRY_ENVIRONMENT,
+        release=console_version(),
+        traces_sample_rate=SENTRY_TRACES_SAMPLE_RATE,
+    )
+# OpenTelemetry (the `otel` extra): one trace per web request, its tasks and
+# service calls, sent over OTLP/HTTP (the standard OTEL_* variables configure
+# the exporter). On when OTEL_ENABLED, or by default when an endpoint is set.
+OTEL_ENABLED = env.bool("OTEL_ENABLED", default=bool(env.str("OTEL_EXPORTER_OTLP_ENDPOINT", default="")))
 
 # --- Studio ----------------------------------------------------------------------
 # Turns open as a stream read up to their id; the worker task `studio.follow_turn`

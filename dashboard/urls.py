@@ -3,11 +3,22 @@ from django.contrib import admin
 from django.urls import include, path
 
 from dashboard import views
+from dashboard.metrics import views as metrics_views
+from dashboard.system import views as system_views
 
 urlpatterns = [
     path("", views.home, name="home"),
     path("healthz", views.healthz, name="healthz"),
+    # Probes (no login): the process answers; the console can do its work (dashboard/health.py).
+    path("livez", system_views.livez, name="livez"),
+    path("readyz", system_views.readyz, name="readyz"),
+    path("system/", include("dashboard.system.urls")),
+    # Prometheus' scrape (dashboard/metrics): 404 unless configured, then a token or an allowed address.
+    path("metrics", metrics_views.metrics, name="metrics"),
     path("accounts/", include("dashboard.accounts.urls")),
+    # The sign-in policy and a person's second-factor reset: People pages served by dashboard.accounts.
+    path("people/", include("dashboard.accounts.urls_policy")),
+    path("people/", include("dashboard.people.urls")),
     path("", include("dashboard.keys.urls")),
     path("live/", include("dashboard.live.urls")),
     path("inbox/", include("dashboard.inbox.urls")),
@@ -17,6 +28,9 @@ urlpatterns = [
     path("objects/", include("objects.urls")),
     path("admin/", admin.site.urls),
 ]
+
+# The server error page names the request id (dashboard/observability/views.py).
+handler500 = "dashboard.observability.views.server_error"
 
 if settings.OIDC_ENABLED:
     # Single sign-on; the library is imported only when it is configured.

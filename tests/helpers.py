@@ -92,3 +92,13 @@ def csp_violations(page) -> list[str]:
         ),
     )
     return seen
+
+
+def allow_images_from(settings, *sources: str) -> None:
+    """Add sources to the img-src the pages are sent, as CSP_IMG_HOSTS does in
+    a deployment (settings computes the policy once, at start): pages show an
+    `<img>` only for hosts it lists (dashboard/frame/images.py reads it)."""
+    policy = {**settings.CONTENT_SECURITY_POLICY}
+    directives = {**policy["DIRECTIVES"]}
+    directives["img-src"] = [*directives["img-src"], *sources]
+    settings.CONTENT_SECURITY_POLICY = {**policy, "DIRECTIVES": directives}

@@ -25,11 +25,14 @@ from functools import cached_property
 from typing import TYPE_CHECKING
 
 from django.contrib.auth.base_user import AbstractBaseUser
+from django.contrib.auth.models import PermissionsMixin
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django_htmx.middleware import HtmxDetails
 
 from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
 from dashboard.keys.models import ApiKey, zone_named
+from dashboard.people.backends import role_label
+from dashboard.people.roles import WRITE
 
 if TYPE_CHECKING:
     from django.contrib.auth.models import AnonymousUser
@@ -118,13 +121,35 @@ class Workspace:
     def member_role(self) -> str:
         return self.key.member_role if self.key else ""
 
+    @cached_property
+    def console_role(self) -> str:
+        """The person's console role as they read it ("Viewer"): one query, once per request."""
+        return role_label(self.user)
+
+    @cached_property
+    def console_may_write(self) -> bool:
+        """Whether the console role writes (Member, Approver, Administrator;
+        not Viewer or Auditor): the console's own word, whatever the key.
+        Read once per request, so a role change counts from the next one."""
+        user = self.user
+        return isinstance(user, PermissionsMixin) and user.has_perm(WRITE)
+
+    @property
+    def key_may_write(self) -> bool:
+        """Whether the service's role for the active key writes: read-only
+        roles (the contract leaves role names open; `viewer` is the usual one)
+        narrow even an Administrator to reading. Without a key there is no
+        role yet: a write form sends the person to add a key first."""
+        return self.member_role.strip().lower() not in READ_ONLY_ROLES
+
     @property
     def can_write(self) -> bool:
-        """Whether the member may change anything: read-only roles (the
-        contract leaves role names open; `viewer` is the usual one) never see
-        a write button. Without a key there is no role yet: a write form sends
-        the person to add a key first."""
-        return self.member_role.strip().lower() not in READ_ONLY_ROLES
+        """Whether this person may change anything here: both the console role
+        and the key's role must write. Templates hide every write button
+        behind it and `requires_write` refuses with it, so the buttons shown
+        and the posts accepted always agree, and no area relies on the
+        service's 403 alone."""
+        return self.console_may_write and self.key_may_write
 
 
 class WorkspaceMiddleware:
@@ -159,9 +184,26 @@ class WorkspaceMiddleware:
 
 
 # Pages that work whatever the key: its settings (to check it or add another),
-# signing in and out, the health check, the admin.
-KEYLESS_NAMESPACES = frozenset({"keys", "admin"})
-KEYLESS_URL_NAMES = frozenset({"login", "logout", "healthz"})
+# signing in and out, the health check, the admin, and one's own two-factor
+# sign-in (a console account's, nothing of a workspace's).
+# People (dashboard/people) is the console's accounts, not a workspace's: an
+# administrator whose key was refused still manages people.
+# System (dashboard/system) is the console's own health, refused keys included:
+# it must stay readable when the administrator's own key is the refused one.
+KEYLESS_NAMESPACES = frozenset({"keys", "admin", "people", "system"})
+KEYLESS_URL_NAMES = frozenset(
+    {
+        "login",
+        "logout",
+        "healthz",
+        "livez",
+        "readyz",
+        "two_factor",
+        "two_factor_enable",
+        "recovery_codes_new",
+        "two_factor_turn_off",
+    }
+)
 
 
 def _works_without_a_key(request: HttpRequest) -> bool:

@@ -10,9 +10,11 @@ from dataclasses import dataclass, field
 import httpx
 import pytest
 
-from dashboard.audit.testing import make_approver
 from dashboard.keys.models import ApiKey
 from dashboard.keys.testing import stored_api_key
+from dashboard.live import heartbeat
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 from tests.helpers import mocked_service, use_fake_service
 
 FUZZ_SERVICE_URL = "http://fuzz-sandbox.test"
@@ -73,7 +75,8 @@ def fuzz_remote(settings, inprocess_sandbox, monkeypatch):
 @pytest.fixture
 def fuzz_key(fuzz_remote, inprocess_sandbox, user):
     _app, secret = inprocess_sandbox
-    make_approver(user)  # so the approvals decisions and the audit pages are fuzzed past their permission check
+    # An Administrator: the approvals decisions and the audit pages are fuzzed past their permission check.
+    person_role_set(user=user, role=Role.ADMINISTRATOR)
     return stored_api_key(
         user=user,
         secret=secret,
@@ -90,6 +93,9 @@ def restore_console(client, user, secret: str) -> None:
     client.force_login(user)
     if not ApiKey.objects.filter(user=user, is_active=True).exists():
         stored_api_key(user=user, secret=secret, label="Fuzz", workspace_name="Acme Marketing")
+    # Beat and a worker are running: a 503 from /readyz would then be the input's doing.
+    heartbeat.beat_heartbeat_record()
+    heartbeat.worker_heartbeat_record(queues=[heartbeat.default_queue()])
 
 
 @pytest.fixture
