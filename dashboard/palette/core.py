@@ -1,0 +1,128 @@
+"""The core's own palette sources (the console's database and cache only):
+
+- pages: every area's navigation entries and home cards (the registry, as
+  the header and the home page show them to this person: permission
+  filtered), the home page and the inbox;
+- actions of the core (add a key, two-factor sign-in);
+- the person's stored API keys, by workspace name or label;
+- the audit trail of a person or an area, for those who may read it.
+
+No area is named here: the areas' pages come from what they registered.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import TYPE_CHECKING
+
+from django.core.cache import cache
+from django.urls import reverse
+
+from dashboard.frame.areas import home_cards, nav_links
+from dashboard.palette.sources import (
+    KIND_PAGES,
+    PaletteAction,
+    PaletteResult,
+    PaletteSource,
+    actions_source,
+    may,
+    ranked,
+)
+from dashboard.people.roles import VIEW_AUDIT_TRAIL
+
+if TYPE_CHECKING:
+    from dashboard.frame.workspace import ConsoleRequest
+
+KIND_KEYS = "API keys"
+KIND_AUDIT = "Audit trail"
+# The trail's people and areas, read once a minute per workspace: the trail
+# grows with every write, and a keystroke must not scan it.
+AUDIT_CHOICES_SECONDS = 60
+
+
+def pages_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
+    user = request.user
+    candidates: list[tuple[PaletteResult, str]] = [
+        (PaletteResult("Home", "What needs you, and every area", reverse("home"), KIND_PAGES), "start overview"),
+        (
+            PaletteResult("Inbox", "Everything waiting for a person", reverse("inbox:index"), KIND_PAGES),
+            "needs you approvals questions waiting failed",
+        ),
+    ]
+    descriptions = {card.url: card.description for card in home_cards(user)}
+    for link in nav_links(None, user):
+        candidates.append((PaletteResult(link.label, descriptions.get(link.url, ""), link.url, KIND_PAGES), ""))
+    for card in home_cards(user):
+        # A card whose page a navigation entry already names is found there (same address).
+        candidates.append((PaletteResult(card.title, card.description, card.url, KIND_PAGES), ""))
+    unique = {result.url: (result, more) for result, more in reversed(candidates)}
+    ordered = [unique[url] for url in dict.fromkeys(result.url for result, _ in candidates)]
+    return ranked(query, ordered, limit=limit)
+
+
+def keys_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
+    if not query:
+        return []
+    from dashboard.keys.models import ApiKey
+
+    url = reverse("keys:list")
+    candidates = []
+    for key in ApiKey.objects.filter(user_id=request.user.pk).order_by("-is_active", "workspace_name", "pk"):
+        state = "active" if key.is_active else "stored"
+        subtitle = f"Key “{key.label}”, {state}" + (f", role {key.member_role}" if key.member_role else "")
+        candidates.append((PaletteResult(key.workspace_name or key.label, subtitle, url, KIND_KEYS), "workspace key"))
+    return ranked(query, candidates, limit=limit)
+
+
+def _audit_choices(workspace_id: str) -> tuple[list[str], list[str]]:
+    from dashboard.audit.selectors import audit_choices
+
+    cache_key = "palette:audit:" + hashlib.sha256(workspace_id.encode("utf-8", "surrogatepass")).hexdigest()
+    choices = cache.get(cache_key)
+    if choices is None:
+        choices = audit_choices(workspace_id=workspace_id)
+        cache.set(cache_key, choices, AUDIT_CHOICES_SECONDS)
+    return choices
+
+
+def audit_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
+    if not query or not may(request.user, VIEW_AUDIT_TRAIL):
+        return []
+    from urllib.parse import urlencode
+
+    people, area_names = _audit_choices(request.workspace.id)
+    url = reverse("audit:index")
+    candidates = [
+        (
+            PaletteResult(
+                f"Writes by {name}", "The audit trail, filtered", f"{url}?{urlencode({'person': name})}", KIND_AUDIT
+            ),
+            "audit person",
+        )
+        for name in people
+    ]
+    candidates += [
+        (
+            PaletteResult(
+                f"Writes in {name.capitalize()}",
+                "The audit trail, filtered",
+                f"{url}?{urlencode({'area': name})}",
+                KIND_AUDIT,
+            ),
+            "audit area",
+        )
+        for name in area_names
+    ]
+    return ranked(query, candidates, limit=limit)
+
+
+CORE_SOURCES: tuple[PaletteSource, ...] = (
+    PaletteSource(label="Pages", search=pages_found, needs_key=False),
+    actions_source(
+        "Actions",
+        PaletteAction("Add an API key", "keys:add", "new key store workspace"),
+        PaletteAction("Two-factor sign-in", "two_factor", "security totp recovery codes account"),
+    ),
+    PaletteSource(label="API keys", search=keys_found, needs_key=False),
+    PaletteSource(label="The audit trail", search=audit_found),
+)

@@ -1,0 +1,118 @@
+/* The command palette (dashboard/palette): Ctrl/Cmd-K or the header's Search.
+ *
+ * The dialog is in every page's markup (templates/dashboard/palette_dialog.html),
+ * so opening it is showModal() and a focus, no request. The field is a
+ * WAI-ARIA combobox (APG "list autocomplete, manual selection"): htmx asks
+ * GET /palette/?q= as the person types and swaps #palette-results; here the
+ * arrows move aria-activedescendant over the listbox's options, Enter opens
+ * the chosen one (with none chosen, the form goes to the palette's page), Esc
+ * closes (the dialog's own cancel) and focus goes back where it was.
+ * #palette-count (role=status) is filled by the server's answer, out of band.
+ * No inline script or style: the CSP allows only this origin's files.
+ */
+(function () {
+  "use strict";
+
+  function dialog() { return document.getElementById("palette"); }
+
+  function field(root) { return (root || document).querySelector("[data-palette-input]"); }
+
+  function options(input) {
+    var listbox = document.getElementById(input.getAttribute("aria-controls"));
+    return listbox ? Array.prototype.slice.call(listbox.querySelectorAll("[role=option]")) : [];
+  }
+
+  function choose(input, option) {
+    options(input).forEach(function (each) {
+      var chosen = each === option;
+      each.setAttribute("aria-selected", chosen ? "true" : "false");
+      each.classList.toggle("is-active", chosen);
+    });
+    if (option) {
+      input.setAttribute("aria-activedescendant", option.id);
+      option.scrollIntoView({ block: "nearest" });
+    } else {
+      input.removeAttribute("aria-activedescendant");
+    }
+  }
+
+  /* After each answer: nothing chosen yet, options out of the tab order
+   * (focus stays in the field), the list said to be open when it has options. */
+  function settle(input) {
+    var found = options(input);
+    found.forEach(function (option) { option.setAttribute("tabindex", "-1"); });
+    input.setAttribute("aria-expanded", found.length ? "true" : "false");
+    choose(input, null);
+  }
+
+  function ask(input) {
+    // The field's own trigger ("search"): the current text, even when unchanged.
+    input.dispatchEvent(new Event("search", { bubbles: true }));
+  }
+
+  function open() {
+    var box = dialog();
+    var input = field(box || document);
+    if (!input) { return; }
+    if (!box) { input.focus(); input.select(); return; }  // the palette's own page
+    if (!box.open) {
+      box.showModal();
+      ask(input);
+    }
+    input.focus();
+    input.select();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && (event.key === "k" || event.key === "K")) {
+      event.preventDefault();
+      var box = dialog();
+      if (box && box.open) { box.close(); } else { open(); }
+      return;
+    }
+    var input = event.target;
+    if (!input || !input.hasAttribute || !input.hasAttribute("data-palette-input")) { return; }
+    var found = options(input);
+    var current = found.indexOf(document.getElementById(input.getAttribute("aria-activedescendant") || ""));
+    if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+      if (!found.length) { return; }
+      event.preventDefault();
+      var next = event.key === "ArrowDown" ? current + 1 : current - 1;
+      if (next >= found.length) { next = 0; }
+      if (next < 0) { next = found.length - 1; }
+      choose(input, found[next]);
+    } else if (event.key === "Enter" && current >= 0) {
+      event.preventDefault();
+      window.location.assign(found[current].href);
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var opener = event.target.closest && event.target.closest("[data-palette-open]");
+    if (opener && dialog() && !(event.ctrlKey || event.metaKey || event.shiftKey || event.button)) {
+      event.preventDefault();  // a modified click still opens the palette's page in a new tab
+      open();
+      return;
+    }
+    var box = dialog();
+    if (!box) { return; }
+    if ((event.target.closest && event.target.closest("[data-palette-close]")) || event.target === box) {
+      box.close();  // the Close button, or a click on the backdrop around the dialog
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    document.querySelectorAll("[data-palette-input]").forEach(settle);
+  });
+
+  document.addEventListener("DOMContentLoaded", function () {
+    document.querySelectorAll("[data-palette-input]").forEach(settle);
+    var box = dialog();
+    if (box) {
+      box.addEventListener("close", function () {
+        var input = field(box);
+        if (input) { input.setAttribute("aria-expanded", "false"); choose(input, null); }
+      });
+    }
+  });
+})();
