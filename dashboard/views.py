@@ -1,16 +1,9 @@
 from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, JsonResponse
-from django.shortcuts import render
 from django.views.decorators.http import require_GET
 
 from dashboard.accounts.middleware import background_request
-from dashboard.frame.areas import home_cards
 from dashboard.health import health_report
-
-
-@require_GET
-def home(request: HttpRequest) -> HttpResponse:
-    return render(request, "dashboard/home.html", {"cards": home_cards(request.user)})
 
 
 @background_request  # retried by the page itself (console.js) while the console is unreachable

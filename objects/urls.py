@@ -1,7 +1,7 @@
 from django.urls import path
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from objects.views import cells, export, history, previews, records, relationships, saved_views, schema
+from objects.views import cells, export, history, home, previews, records, relationships, saved_views, schema
 
 app_name = "objects"
 urlpatterns = [
@@ -11,6 +11,8 @@ urlpatterns = [
     path("create/", schema.object_create_view, name="create"),
     path("new/key/", schema.object_key_preview, name="key_preview"),
     path("address-preview/", previews.address_preview, name="address_preview"),
+    # The home page's "New record" picker, loaded when opened.
+    path("home-picker/", home.home_picker, name="home_picker"),
     path("builder/field-row/", schema.field_row_new, name="field_row"),
     path("builder/field-row/removed/", schema.field_row_removed, name="field_row_remove"),
     path("builder/option-row/", schema.field_option_new, name="field_option"),

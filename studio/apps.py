@@ -6,8 +6,10 @@ class StudioConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from studio.home import recent_conversations
         from studio.inbox import STUDIO_INBOX
         from studio.live import APP_SHOT, STUDIO_TURN
+        from studio.palette import PALETTE_SOURCES
 
         register_area(
             Area(
@@ -22,6 +24,8 @@ class StudioConfig(AppConfig):
                 list_pages=(ListPage("Back to Studio", "studio:index"),),
                 tracked_kinds=(STUDIO_TURN, APP_SHOT),
                 inbox_sources=(STUDIO_INBOX,),
+                home_sections=(recent_conversations,),
                 remote_resources=("studio", "turns", "websites", "documents", "apps", "images", "videos", "boards"),
+                palette_sources=PALETTE_SOURCES,
             )
         )

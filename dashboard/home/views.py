@@ -1,0 +1,62 @@
+"""The home page: an overview of the person's workspace, and its live
+"Running now" region. Served from the console's database; the areas'
+sections make one remote read at most, kept a minute (dashboard/frame/home.py)."""
+
+from __future__ import annotations
+
+from django.http import HttpResponse
+from django.shortcuts import render
+from django.utils import timezone
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET
+
+from dashboard.accounts.middleware import background_request
+from dashboard.frame.areas import home_cards
+from dashboard.frame.home import home_viewer
+from dashboard.frame.workspace import ConsoleRequest
+from dashboard.home import selectors
+from dashboard.web.htmx import poll_unchanged, stop_polling
+
+
+@require_GET
+def home(request: ConsoleRequest) -> HttpResponse:
+    """What needs the person, what runs now, the areas' sections (their
+    recent work and quick actions), then every area as a compact card.
+    Without a working key: the prompt to add one and the cards."""
+    context: dict = {"cards": home_cards(request.user)}
+    # Without a working key (none, or one that no longer decrypts: a refused
+    # one never gets here, the workspace middleware answers with the refusal
+    # page) the page offers to add a key, and the cards.
+    viewer = home_viewer(request)
+    if viewer is not None:
+        sections = selectors.area_sections(viewer)
+        context.update(
+            {
+                "overview": True,
+                "needs_you": selectors.needs_you(viewer=viewer.inbox_viewer, now=viewer.now),
+                "running": selectors.running_now(user=viewer.user, workspace_id=viewer.workspace_id, now=viewer.now),
+                "sections": sections,
+                "actions": [action for section in sections for action in section.actions],
+                "workspace_zone": viewer.zone,
+            }
+        )
+    return render(request, "dashboard/home.html", context)
+
+
+@background_request
+@never_cache
+@require_GET
+def running(request: ConsoleRequest) -> HttpResponse:
+    """The home page's "Running now", polled while something runs. The poll
+    URL carries the version the page shows: while current, 204 from one
+    query and nothing rendered. Otherwise the region again; once nothing
+    runs, that render comes with 286, which stops the polling. The
+    console's database only: no viewer ever costs a remote call."""
+    now = timezone.now()
+    unchanged = poll_unchanged(request, lambda: selectors.running_version(user=request.user, now=now))
+    if unchanged is not None:
+        return unchanged
+    workspace = request.workspace
+    state = selectors.running_now(user=request.user, workspace_id=workspace.working_id, now=now)
+    response = render(request, "dashboard/home.html#running", {"running": state})
+    return stop_polling(response, final=not state.rows)
