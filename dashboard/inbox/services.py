@@ -21,8 +21,8 @@ from dashboard.frame.areas import inbox_sources
 from dashboard.inbox.models import Dismissal, Notice, WaitingItem, WorkspaceRefresh
 from dashboard.inbox.selectors import WAITING_STATUSES
 from dashboard.inbox.sources import StoredItem
-from dashboard.keys.errors import KeyDecryptionError
 from dashboard.keys.models import ApiKey
+from dashboard.keys.selectors import workspace_clients, workspace_working_keys
 from dashboard.live import registry
 from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable, storable_text
@@ -40,26 +40,14 @@ def workspaces_to_refresh() -> list[str]:
 
 
 def _working_keys_of(workspace_id: str) -> list[ApiKey]:
-    """The stored keys of the workspace the refresh may act as: never one the
-    service refused (one member's revoked key must not freeze the inbox of
-    everyone), nor one of a deactivated person (their keys stay stored, used by
-    nothing), the active ones first, the latest checked first."""
-    return list(
-        ApiKey.objects.filter(workspace_id=workspace_id, refused_at__isnull=True, user__is_active=True)
-        .select_related("user")
-        .order_by("-is_active", "-last_verified_at", "-pk")
-    )
+    """The stored keys of the workspace the refresh may act as: one selection
+    for every worker (dashboard/keys/selectors.py)."""
+    return workspace_working_keys(workspace_id=workspace_id)
 
 
 def _client_of_workspace(workspace_id: str):
-    """Clients acting as each working key of the workspace, in turn; a key
-    that no longer decrypts is passed over. No retries: the next refresh is
-    the retry, and a worker never sleeps."""
-    for key in _working_keys_of(workspace_id):
-        try:
-            yield key.client(max_retries=0)
-        except KeyDecryptionError:
-            continue
+    """Clients acting as each working key of the workspace, in turn."""
+    return workspace_clients(workspace_id=workspace_id)
 
 
 def _no_working_key(workspace_id: str) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING, Any
@@ -12,7 +13,7 @@ from django.contrib.auth.models import AnonymousUser
 from django.db.models import QuerySet
 from django.shortcuts import get_object_or_404
 
-from dashboard.keys.errors import NoActiveKeyError
+from dashboard.keys.errors import KeyDecryptionError, NoActiveKeyError
 from dashboard.keys.models import ApiKey, zone_named
 from dashboard.web.reading import as_dict
 
@@ -44,6 +45,31 @@ def working_workspace_ids(*, user: User) -> QuerySet[ApiKey, Any]:
 def active_key_for(*, user: User) -> ApiKey | None:
     """The key every page acts as, or None (no remote call, no decryption)."""
     return api_key_list(user=user).filter(is_active=True).first()
+
+
+def workspace_working_keys(*, workspace_id: str) -> list[ApiKey]:
+    """The stored keys of the workspace a worker may act as (the inbox
+    refresh, the agent insights): never one the service refused (one member's
+    revoked key must not freeze the work of everyone), nor one of a
+    deactivated person (their keys stay stored, used by nothing), the active
+    ones first, the latest checked first."""
+    return list(
+        ApiKey.objects.filter(workspace_id=workspace_id, refused_at__isnull=True, user__is_active=True)
+        .select_related("user")
+        .order_by("-is_active", "-last_verified_at", "-pk")
+    )
+
+
+def workspace_clients(*, workspace_id: str) -> Iterator[ServiceClient]:
+    """Clients acting as each working key of the workspace, in turn; a key
+    that no longer decrypts is passed over. No retries: the worker's next run
+    is the retry, and a worker never sleeps. A caller moves on to the next
+    client when the service refuses one (401)."""
+    for key in workspace_working_keys(workspace_id=workspace_id):
+        try:
+            yield key.client(max_retries=0)
+        except KeyDecryptionError:
+            continue
 
 
 # ---- The identity `GET /v1/me` answers -------------------------------------
