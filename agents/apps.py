@@ -10,8 +10,10 @@ class AgentsConfig(AppConfig):
     name = "agents"
 
     def ready(self) -> None:
+        from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
+        from agents.palette import PALETTE_SOURCES
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
 
         register_area(
@@ -23,7 +25,9 @@ class AgentsConfig(AppConfig):
                 list_pages=(ListPage("Back to agents", "agents:index"),),
                 tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),
                 inbox_sources=(AGENTS_INBOX,),
+                home_sections=(runs_failed_or_waiting,),
                 remote_resources=("agents", "runs"),
+                palette_sources=PALETTE_SOURCES,
             )
         )
         register_area(
@@ -36,3 +40,18 @@ class AgentsConfig(AppConfig):
                 remote_resources=("approvals",),
             )
         )
+        # Agent insights: the runs of workspaces someone looked at lately are read
+        # again on this interval (agents/services.py, insights_refresh).
+        from django.conf import settings
+
+        from dashboard.celery import app
+
+        every = float(settings.AGENTS_INSIGHTS_REFRESH_SECONDS)
+        app.conf.beat_schedule = {
+            **(app.conf.beat_schedule or {}),
+            "agents.insights_refresh_due": {
+                "task": "agents.insights_refresh_due",
+                "schedule": every,
+                "options": {"expires": every},
+            },
+        }

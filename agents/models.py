@@ -34,3 +34,58 @@ class BuilderAnswer(models.Model):
     @property
     def needs_input(self) -> bool:
         return self.status == self.STATUS_NEEDS_INPUT
+
+
+class RunFact(models.Model):
+    """What the insights count of one run of one workspace (agents/insights.py).
+
+    Read from the service's runs lists by `agents.insights_refresh` (a worker),
+    never by a page: the insights pages read these rows only. A run not over
+    yet (`final` false) is read again on the next refresh until it is.
+    """
+
+    workspace_id = models.CharField(max_length=64)
+    run_id = models.CharField(max_length=128)
+    agent_id = models.CharField(max_length=128)
+    started_at = models.DateTimeField()
+    ended_at = models.DateTimeField(null=True, blank=True)
+    status = models.CharField(max_length=32)
+    final = models.BooleanField(default=False)
+    cost_usd = models.FloatField(null=True, blank=True)
+    approvals = models.PositiveIntegerField(default=0)
+    approvals_waiting = models.PositiveIntegerField(default=0, help_text="Approvals still pending.")
+    approval_wait_seconds = models.FloatField(
+        null=True, blank=True, help_text="How long its decided approvals waited, summed."
+    )
+    read_at = models.DateTimeField()
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "run_id"], name="agents_one_fact_per_run"),
+        ]
+        indexes = [
+            models.Index(fields=["workspace_id", "started_at"], name="agents_fact_window"),
+            models.Index(fields=["workspace_id", "agent_id", "started_at"], name="agents_fact_agent_window"),
+        ]
+
+    def __str__(self) -> str:
+        return f"run {self.run_id} ({self.status})"
+
+
+class InsightsRefresh(models.Model):
+    """Where a workspace's insights stand: when someone last looked (beat
+    refreshes only workspaces looked at lately), when a refresh was last
+    asked for, tried and done, and why the last one failed."""
+
+    workspace_id = models.CharField(max_length=64, unique=True)
+    looked_at = models.DateTimeField(null=True, blank=True)
+    requested_at = models.DateTimeField(null=True, blank=True)
+    tried_at = models.DateTimeField(null=True, blank=True)
+    refreshed_at = models.DateTimeField(null=True, blank=True)
+    error = models.CharField(max_length=300, blank=True)
+    agent_names = models.JSONField(
+        default=dict, blank=True, help_text="{agent id: name} as the last refresh read them."
+    )
+
+    def __str__(self) -> str:
+        return f"insights of workspace {self.workspace_id}"

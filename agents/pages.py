@@ -1,21 +1,37 @@
 """What several Agents pages show alike, given `request.workspace`, the user
 and the query (never the request): approval rows (the queue, a run's page,
-the inbox post them all to `approval_decide`), who may decide them, and the
-runs of an agent as rows (the agent page, the runs list). Views parse, call
+the inbox post them all to `approval_decide`), who may decide them, the
+runs of an agent as rows (the agent page, the runs list), and the insights
+(their pages and the agent page's section). Views parse, call
 this, selectors or services, and render; no view imports another."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth.models import PermissionsMixin
+from django.urls import reverse
+from django.utils import timezone
 
 from agents import selectors, services
 from agents.forms import RUN_STATUSES, ApprovalDecisionForm, uuid_or_empty
+from agents.insights import (
+    DEFAULT_WINDOW,
+    OUTCOME_WORDS,
+    OUTCOMES,
+    WINDOWS,
+    Fact,
+    insights_charts,
+    insights_summary,
+    window_start,
+)
+from agents.models import InsightsRefresh
 from agents.reading import read_run
 from dashboard.live.selectors import operation_view
 from dashboard.people.roles import DECIDE_APPROVALS
-from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.pager import CursorPager, Tab, choice, tabs
 
 if TYPE_CHECKING:
     from django.contrib.auth.base_user import AbstractBaseUser
@@ -148,3 +164,81 @@ def agent_runs_context(*, workspace: Workspace, query: QueryDict, agent_id: str)
         "run_rows": live_rows(workspace=workspace, runs=read_runs(page.items)),
         "run_paging": pager.links(kept, page.next_cursor, region="runs"),
     }
+
+
+# --- insights (agents:insights, agents:agent_insights, the agent page's section) ----------
+
+WINDOW_CHOICES = tuple((str(days), f"Last {days} days") for days in WINDOWS)
+
+
+def insights_window(query: QueryDict) -> int:
+    """The window the query asks for (7 or 30 days), 7 for anything else."""
+    return int(choice(query.get("days"), WINDOW_CHOICES, str(DEFAULT_WINDOW)))
+
+
+def _freshness(state: InsightsRefresh, now: datetime) -> dict[str, Any]:
+    """What the page says of its numbers' age: when they were read, whether a
+    refresh is on its way (asked for within the interval, not tried since),
+    and why the last one failed."""
+    asked = state.requested_at
+    updating = (
+        asked is not None
+        and (state.tried_at is None or state.tried_at < asked)
+        and now - asked < timedelta(seconds=services.insights_refresh_seconds())
+    )
+    return {"refreshed_at": state.refreshed_at, "updating": updating, "error": state.error}
+
+
+def insights_context(
+    *, workspace: Workspace, query: QueryDict, agent_id: str | None = None, now: datetime | None = None
+) -> dict[str, Any]:
+    """What the insights region shows: the window's summary, its charts,
+    its window tabs and, across agents, a row per agent. The database only;
+    asks the worker for a refresh when the numbers are old (the outbox)."""
+    now = now or timezone.now()
+    days, zone, workspace_id = insights_window(query), workspace.zone, workspace.id
+    state = services.insights_request(workspace_id=workspace_id, now=now)
+    facts = selectors.insights_facts(
+        workspace_id=workspace_id, since=window_start(days=days, now=now, zone=zone), agent_id=agent_id
+    )
+    summary = insights_summary(facts, days=days, now=now, zone=zone)
+    names = state.agent_names if isinstance(state.agent_names, dict) else {}
+    # The agent page's section swaps itself from the agent's own insights page
+    # (a link that also works without JavaScript); the across page keeps its address.
+    url = reverse("agents:agent_insights", args=[agent_id]) if agent_id else reverse("agents:insights")
+    context: dict[str, Any] = {
+        "days": days,
+        "summary": summary,
+        "charts": insights_charts(summary),
+        "outcomes": [(key, OUTCOME_WORDS[key]) for key in OUTCOMES],
+        "freshness": _freshness(state, now),
+        "workspace_zone": zone,
+        "window_tabs": [
+            Tab(label=label, url=f"{url}?days={value}", hx_url=f"{url}?days={value}", active=value == str(days))
+            for value, label in WINDOW_CHOICES
+        ],
+        # The across page keeps the window in its address; the agent page's section does not
+        # (the address is the agent page's).
+        "push_tabs": agent_id is None,
+        "insights_agent_id": agent_id or "",
+        "insights_agent_name": (names.get(agent_id) or f"Agent {agent_id[:8]}") if agent_id else "",
+    }
+    if agent_id is None:
+        context["agent_rows"] = _agent_rows(facts, names, days=days, now=now, zone=zone)
+    return context
+
+
+def _agent_rows(
+    facts: list[Fact], names: dict[str, str], *, days: int, now: datetime, zone: tzinfo
+) -> list[dict[str, Any]]:
+    """A row per agent with runs in the window, most runs first; an agent the
+    last refresh didn't name (deleted since) is named by its id's start."""
+    by_agent: dict[str, list[Fact]] = defaultdict(list)
+    for fact in facts:
+        by_agent[fact.agent_id].append(fact)
+    rows = [
+        (names.get(agent_id) or f"Agent {agent_id[:8]}", agent_id, insights_summary(own, days=days, now=now, zone=zone))
+        for agent_id, own in by_agent.items()
+    ]
+    rows.sort(key=lambda row: (-row[2].runs, row[0].lower()))
+    return [{"agent_id": agent_id, "name": name, "summary": summary} for name, agent_id, summary in rows]

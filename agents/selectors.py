@@ -4,10 +4,12 @@ the approval)."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import TYPE_CHECKING
 
+from agents.insights import Fact
 from agents.live import INVOCATION_KIND, RUN_KIND
-from agents.models import BuilderAnswer
+from agents.models import BuilderAnswer, RunFact
 from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import OperationView, operation_view
@@ -134,3 +136,38 @@ def invocations_by_id(*, user, agent_id: str, operation_id: int) -> list[Tracked
 def builder_answer_get(*, workspace_id: str, agent_id: str) -> BuilderAnswer | None:
     """The builder's last answer about an agent, as any member of the workspace sees it."""
     return BuilderAnswer.objects.filter(workspace_id=workspace_id, agent_id=agent_id).first()
+
+
+# --- insights (the facts a worker keeps; no remote call) ---------------------------------
+
+
+def insights_facts(*, workspace_id: str, since: datetime, agent_id: str | None = None) -> list[Fact]:
+    """The facts of the workspace's runs started since `since` (of one agent
+    when given): one query, only the columns the summary counts."""
+    rows = RunFact.objects.filter(workspace_id=workspace_id, started_at__gte=since)
+    if agent_id:
+        rows = rows.filter(agent_id=agent_id)
+    return [
+        Fact(
+            run_id=row["run_id"],
+            agent_id=row["agent_id"],
+            started_at=row["started_at"],
+            ended_at=row["ended_at"],
+            status=row["status"],
+            cost_usd=row["cost_usd"],
+            approvals=row["approvals"],
+            approvals_waiting=row["approvals_waiting"],
+            approval_wait_seconds=row["approval_wait_seconds"],
+        )
+        for row in rows.values(
+            "run_id",
+            "agent_id",
+            "started_at",
+            "ended_at",
+            "status",
+            "cost_usd",
+            "approvals",
+            "approvals_waiting",
+            "approval_wait_seconds",
+        )
+    ]

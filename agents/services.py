@@ -5,18 +5,22 @@ turns, activation, decisions, runs) use the transport's long timeout."""
 from __future__ import annotations
 
 import json
+from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from agents import selectors
+from agents.insights import Fact, run_fact
 from agents.live import INVOCATION_KIND, RUN_KIND
-from agents.models import BuilderAnswer
+from agents.models import BuilderAnswer, InsightsRefresh, RunFact
 from agents.reading import read_run
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.api.paths import api_path
+from dashboard.keys.selectors import workspace_clients
 from dashboard.live.models import TrackedOperation
 from dashboard.live.pushed import (
     LeaseKeeper,
@@ -27,7 +31,9 @@ from dashboard.live.pushed import (
     stream_lease_seconds,
 )
 from dashboard.live.services import operation_track
+from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
+from dashboard.web.reading import text
 
 STREAM_TASK = "agents.stream_invocation"  # agents/tasks.py
 
@@ -291,3 +297,212 @@ def run_poll_soon(*, key: ApiKey, run_id: str) -> None:
         TrackedOperation.objects.filter(owner_key=key, kind=RUN_KIND, remote_id=run_id, is_final=False).update(
             next_poll_at=timezone.now()
         )
+
+
+# --- insights: the runs' facts, kept by a worker (agents/insights.py) ---------------------
+
+INSIGHTS_TASK = "agents.insights_refresh"  # agents/tasks.py
+# How far back the facts go: the longest window (30 days) plus a day, so the
+# window's first day is whole in any time zone.
+INSIGHTS_KEEP_DAYS = 31
+# Runs per page read (the contract's largest) and pages read per agent at
+# most in one refresh; past that the agent's older runs are left unread
+# rather than a worker paging for ever (3000 runs of one agent a month).
+INSIGHTS_PAGE = 100
+INSIGHTS_MAX_PAGES = 30
+INSIGHTS_MAX_AGENT_PAGES = 20
+# Runs not over when last read, each read again with `GET /v1/runs/{id}`
+# when the list no longer reaches them (at most this many per refresh).
+INSIGHTS_MAX_RECHECKS = 50
+
+
+# A look is written at most this often per workspace (a busy page is no
+# stream of UPDATEs); beat's "looked at lately" is hours wide anyway.
+INSIGHTS_LOOK_WRITES = timedelta(minutes=1)
+
+
+def insights_refresh_seconds() -> float:
+    return float(settings.AGENTS_INSIGHTS_REFRESH_SECONDS)
+
+
+def insights_request(*, workspace_id: str, now: datetime | None = None) -> InsightsRefresh:
+    """Someone opened the insights: the workspace is looked at (beat keeps
+    refreshing it) and, when its numbers are older than the interval and no
+    refresh was asked for within it, one is sent through the outbox. Returns
+    the state the page words ("updated 3 min ago", "updating")."""
+    now = now or timezone.now()
+    stale = now - timedelta(seconds=insights_refresh_seconds())
+    state = InsightsRefresh.objects.filter(workspace_id=workspace_id).first()
+    looked_lately = state is not None and state.looked_at is not None and now - state.looked_at < INSIGHTS_LOOK_WRITES
+    if state is not None and looked_lately and not _refresh_wanted(state, stale):
+        return state  # looked at a moment ago, numbers fresh or asked for: nothing to write
+    with transaction.atomic():
+        state, _ = InsightsRefresh.objects.select_for_update().get_or_create(workspace_id=workspace_id)
+        state.looked_at = now
+        fields = ["looked_at"]
+        if _refresh_wanted(state, stale):
+            state.requested_at = now
+            fields.append("requested_at")
+            outbox_send(task=INSIGHTS_TASK, args=[workspace_id], expires=insights_refresh_seconds())
+        state.save(update_fields=fields)
+    return state
+
+
+def _refresh_wanted(state: InsightsRefresh, stale: datetime) -> bool:
+    """Numbers older than `stale`, and no refresh asked for since."""
+    fresh = state.refreshed_at is not None and state.refreshed_at >= stale
+    asked = state.requested_at is not None and state.requested_at >= stale
+    return not fresh and not asked
+
+
+def insights_workspaces_due(*, now: datetime | None = None) -> list[str]:
+    """Workspaces whose insights someone looked at lately (beat refreshes these only)."""
+    now = now or timezone.now()
+    since = now - timedelta(hours=float(settings.AGENTS_INSIGHTS_LOOKED_HOURS))
+    return list(
+        InsightsRefresh.objects.filter(looked_at__gte=since)
+        .order_by("workspace_id")
+        .values_list("workspace_id", flat=True)
+    )
+
+
+def insights_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
+    """Read the workspace's new runs into its facts, acting as a working
+    stored key of the workspace (the inbox refresh's selection: a key the
+    service refuses gives way to the next). Returns the facts written.
+    Safe to run twice or at once: every fact is an upsert by run id."""
+    now = now or timezone.now()
+    for client in workspace_clients(workspace_id=workspace_id):
+        try:
+            return _insights_refresh_as(client, workspace_id, now)
+        except errors.AuthenticationError:
+            continue
+    _insights_record(workspace_id, now=now, error="No working key of this workspace is stored.")
+    return 0
+
+
+def _insights_record(
+    workspace_id: str, *, now: datetime, error: str = "", done: bool = False, names: dict[str, str] | None = None
+) -> None:
+    defaults: dict[str, Any] = {"tried_at": now, "error": error[:300]}
+    if done:
+        defaults["refreshed_at"] = now
+    if names:
+        defaults["agent_names"] = names
+    InsightsRefresh.objects.update_or_create(workspace_id=workspace_id, defaults=defaults)
+
+
+def _every_agent(client: ServiceClient) -> dict[str, str]:
+    """Every agent of the workspace by id with its name, archived ones too
+    (their runs stay history). The names are kept for the pages, which then
+    name agents without a remote call."""
+    agents: dict[str, str] = {}
+    for status in (None, "archived"):
+        cursor = None
+        for _ in range(INSIGHTS_MAX_AGENT_PAGES):
+            page = selectors.agent_list(client=client, status=status, cursor=cursor, limit=INSIGHTS_PAGE)
+            for item in page.items:
+                if isinstance(item, dict) and item.get("id"):
+                    agents[text(item["id"])[:128]] = storable_text(text(item.get("name")), limit=120)
+            cursor = page.next_cursor
+            if not cursor:
+                break
+    return agents
+
+
+def _new_runs_of(client: ServiceClient, agent_id: str, *, known_final: set[str], horizon: datetime) -> list[Fact]:
+    """An agent's runs newest first, up to the first one already kept as
+    over (everything older was read before) or the horizon. A run kept while
+    not over is read again on the way."""
+    facts: list[Fact] = []
+    cursor = None
+    for _ in range(INSIGHTS_MAX_PAGES):
+        page = selectors.run_list(client=client, agent_id=agent_id, cursor=cursor, limit=INSIGHTS_PAGE)
+        for item in page.items:
+            fact = run_fact(item, agent_id=agent_id)
+            if fact is None:
+                continue
+            if fact.run_id in known_final or fact.started_at < horizon:
+                return facts
+            facts.append(fact)
+        cursor = page.next_cursor
+        if not cursor:
+            break
+    return facts
+
+
+def _insights_refresh_as(client: ServiceClient, workspace_id: str, now: datetime) -> int:
+    """One refresh with one key; AuthenticationError when the service refuses it."""
+    horizon = now - timedelta(days=INSIGHTS_KEEP_DAYS)
+    kept = RunFact.objects.filter(workspace_id=workspace_id, started_at__gte=horizon)
+    known_final = set(kept.filter(final=True).values_list("run_id", flat=True))
+    facts: dict[str, Fact] = {}
+    problems: list[str] = []
+    agents = _every_agent(client)
+    for agent_id in agents:
+        try:
+            # An agent whose read fails mid-way keeps nothing of this pass:
+            # a stored newer run would otherwise stop the next pass above a gap.
+            facts.update(
+                (fact.run_id, fact) for fact in _new_runs_of(client, agent_id, known_final=known_final, horizon=horizon)
+            )
+        except errors.AuthenticationError:
+            raise
+        except errors.ApiError as exc:
+            problems.append(meaning_of(exc).title)
+    unseen = kept.filter(final=False).exclude(run_id__in=list(facts)).order_by("-started_at")
+    gone: list[str] = []
+    for run_id in unseen.values_list("run_id", flat=True)[:INSIGHTS_MAX_RECHECKS]:
+        try:
+            fact = run_fact(selectors.run_get(client=client, run_id=run_id))
+        except errors.NotFoundError:
+            gone.append(run_id)
+            continue
+        except errors.AuthenticationError:
+            raise
+        except errors.ApiError as exc:
+            problems.append(meaning_of(exc).title)
+            continue
+        if fact is not None:
+            facts[fact.run_id] = fact
+    rows = [
+        RunFact(
+            workspace_id=workspace_id,
+            run_id=fact.run_id,
+            agent_id=fact.agent_id,
+            started_at=fact.started_at,
+            ended_at=fact.ended_at,
+            status=fact.status,
+            final=fact.final,
+            cost_usd=fact.cost_usd,
+            approvals=fact.approvals,
+            approvals_waiting=fact.approvals_waiting,
+            approval_wait_seconds=fact.approval_wait_seconds,
+            read_at=now,
+        )
+        for fact in facts.values()
+    ]
+    with transaction.atomic():
+        RunFact.objects.bulk_create(
+            rows,
+            batch_size=500,
+            update_conflicts=True,
+            unique_fields=["workspace_id", "run_id"],
+            update_fields=[
+                "agent_id",
+                "started_at",
+                "ended_at",
+                "status",
+                "final",
+                "cost_usd",
+                "approvals",
+                "approvals_waiting",
+                "approval_wait_seconds",
+                "read_at",
+            ],
+        )
+        RunFact.objects.filter(workspace_id=workspace_id, run_id__in=gone).delete()
+        # Older than any window: nothing reads them any more.
+        RunFact.objects.filter(workspace_id=workspace_id, started_at__lt=horizon - timedelta(days=1)).delete()
+    _insights_record(workspace_id, now=now, error="; ".join(dict.fromkeys(problems)), done=not problems, names=agents)
+    return len(rows)

@@ -13,3 +13,20 @@ def stream_invocation(operation_id: int, lease_token: str) -> None:
     (a redelivery), the second finds the row moved on or repeats the call
     with the same Idempotency-Key, which the service answers from the first run."""
     services.invocation_stream(operation_id=operation_id, lease_token=lease_token)
+
+
+@app.task(name="agents.insights_refresh", acks_late=True, ignore_result=True)
+def insights_refresh(workspace_id: str) -> int:
+    """Read a workspace's new runs into the insights' facts (a workspace id,
+    never a key). Run twice or at once, the same facts are written again."""
+    return services.insights_refresh(workspace_id=str(workspace_id))
+
+
+@app.task(name="agents.insights_refresh_due", acks_late=True, ignore_result=True)
+def insights_refresh_due() -> int:
+    """On the interval (beat): a refresh per workspace whose insights someone
+    looked at lately; one that waited longer than an interval is stale."""
+    workspaces = services.insights_workspaces_due()
+    for workspace_id in workspaces:
+        insights_refresh.apply_async(args=[workspace_id], expires=services.insights_refresh_seconds())
+    return len(workspaces)

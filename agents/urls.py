@@ -9,6 +9,8 @@ app_name = "agents"
 urlpatterns = [
     path("agents/", views.index, name="index"),
     path("agents/new", views.agent_create, name="create"),
+    # Before the agent page's pattern, which would take "insights" for an agent id.
+    path("agents/insights/", views.insights, name="insights"),
     path("agents/<remote_id:agent_id>/", views.agent_detail, name="detail"),
     path("agents/<remote_id:agent_id>/activate", views.agent_activate, name="activate"),
     path("agents/<remote_id:agent_id>/pause", views.agent_pause, name="pause"),
@@ -18,6 +20,7 @@ urlpatterns = [
     path("agents/<remote_id:agent_id>/chat/", views.chat, name="chat"),
     path("agents/<remote_id:agent_id>/chat/send", views.chat_send, name="chat_send"),
     path("agents/<remote_id:agent_id>/threads/", views.threads, name="threads"),
+    path("agents/<remote_id:agent_id>/insights/", views.agent_insights, name="agent_insights"),
     path("runs/", views.runs, name="runs"),
     path("runs/rows/<pk:pk>", views.run_row, name="run_row"),
     path("runs/<remote_id:run_id>/", views.run_detail, name="run"),

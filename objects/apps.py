@@ -6,6 +6,8 @@ class ObjectsConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, StatusPart, register_area
+        from objects.home import records_you_edited
+        from objects.palette import PALETTE_SOURCES
         from objects.status import job_backlog
 
         register_area(
@@ -18,6 +20,8 @@ class ObjectsConfig(AppConfig):
                 ),
                 list_pages=(ListPage("Back to objects", "objects:index"),),
                 remote_resources=("objects",),
+                palette_sources=PALETTE_SOURCES,
+                home_sections=(records_you_edited,),
                 status_parts=(
                     StatusPart(
                         "Object jobs",

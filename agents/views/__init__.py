@@ -12,6 +12,7 @@ from agents.views.agents import (
 )
 from agents.views.approvals import approval_decide, approvals
 from agents.views.chat import chat, chat_send, threads
+from agents.views.insights import agent_insights, insights
 from agents.views.runs import run_detail, run_rerun, run_row, runs
 
 __all__ = [
@@ -19,6 +20,7 @@ __all__ = [
     "agent_change",
     "agent_create",
     "agent_detail",
+    "agent_insights",
     "agent_pause",
     "agent_rename",
     "agent_webhook",
@@ -27,6 +29,7 @@ __all__ = [
     "chat",
     "chat_send",
     "index",
+    "insights",
     "run_detail",
     "run_rerun",
     "run_row",

@@ -21,7 +21,7 @@ from agents.forms import (
     AgentCreateForm,
     AgentRenameForm,
 )
-from agents.pages import READ_ONLY, agent_runs_context
+from agents.pages import READ_ONLY, agent_runs_context, insights_context
 from agents.plan import node_in, plan_graph
 from agents.reading import (
     read_agent,
@@ -142,6 +142,8 @@ def _agent_page(request: ConsoleRequest, agent_id: str, *, region: str | None = 
     context.update(overrides)
     if region is None or not is_partial(request):
         context.update(agent_runs_context(workspace=request.workspace, query=request.GET, agent_id=agent_id))
+        # The insights section: the database only (a worker keeps the numbers).
+        context.update(insights_context(workspace=request.workspace, query=request.GET, agent_id=agent_id))
         if build is not None and build.asked_by_id == request.user.pk:
             # The builder's summary is news once, to whoever asked; questions stay until answered.
             services.builder_answer_seen(answer=build)
