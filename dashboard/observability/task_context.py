@@ -15,7 +15,7 @@
   request id, status, duration_ms; then the id that was current before is put
   back, so a worker thread never carries one run's id into the next.
 
-`live.tick` (twice a second) and `outbox.sweep` (every 5 s) mostly find
+`live.tick` (twice a second), `outbox.sweep` (every 5 s) and `system.probe_service` (every 15 s) mostly find
 nothing to do: their successful runs are logged at DEBUG, or they would be
 most of the log; a failure of theirs is logged like any other.
 
@@ -41,7 +41,7 @@ from dashboard.observability.context import (
 task_logger = logging.getLogger("dashboard.task")
 
 HEADER = "request_id"
-QUIET_TASKS = frozenset({"live.tick", "outbox.sweep"})
+QUIET_TASKS = frozenset({"live.tick", "outbox.sweep", "system.probe_service"})
 
 # Per task id: what to put back after the run and when it started. A worker
 # runs one task per thread at a time; eager tasks nest, each under its own id.
