@@ -23,14 +23,32 @@ def role_of(user: Any) -> str:
         return Role.ADMINISTRATOR
     cached = getattr(user, "_console_role", None)
     if cached is None:
-        from dashboard.people.models import Person
+        cached = _read_person(user)[0]
+    return cached
 
-        cached = Person.objects.filter(user_id=user.pk).values_list("role", flat=True).first() or ""
-        if not cached:
-            from dashboard.people.roles import DEFAULT_ROLE
 
-            cached = DEFAULT_ROLE
-        user._console_role = cached
+def _read_person(user: Any) -> tuple[str, str]:
+    """The role and the theme in one query, both kept on the user object: a
+    page asks for the role (navigation, guards) and its frame for the theme,
+    and the second answer costs nothing."""
+    from dashboard.people.models import Person, Theme
+    from dashboard.people.roles import DEFAULT_ROLE
+
+    row = Person.objects.filter(user_id=user.pk).values_list("role", "theme").first()
+    role, theme = row if row is not None else ("", "")
+    user._console_role = role or DEFAULT_ROLE
+    user._console_theme = theme if theme in Theme.values else Theme.SYSTEM
+    return user._console_role, user._console_theme
+
+
+def theme_of(user: Any) -> str:
+    """The person's theme ("system", "light" or "dark"); "system" for anyone
+    not signed in (the login page follows the device)."""
+    if not getattr(user, "is_authenticated", False):
+        return "system"
+    cached = getattr(user, "_console_theme", None)
+    if cached is None:
+        cached = _read_person(user)[1]
     return cached
 
 

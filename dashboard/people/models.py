@@ -9,6 +9,16 @@ from django.db import models
 from dashboard.people.roles import DEFAULT_ROLE, Role
 
 
+class Theme(models.TextChoices):
+    """How the console looks to a person. "System" follows the device's
+    light or dark setting (prefers-color-scheme); the other two hold
+    whatever the device says."""
+
+    SYSTEM = "system", "System"
+    LIGHT = "light", "Light"
+    DARK = "dark", "Dark"
+
+
 class Person(models.Model):
     """The console's word about one account: its role. One row per user,
     made on first need (`selectors.person_of`); a superuser is an
@@ -16,6 +26,9 @@ class Person(models.Model):
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="person")
     role = models.CharField(max_length=16, choices=Role.choices, default=DEFAULT_ROLE)
+    # A personal preference, not a workspace's: every role may set its own
+    # (dashboard/people/views_theme.py); read with the role in one query.
+    theme = models.CharField(max_length=8, choices=Theme.choices, default=Theme.SYSTEM)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

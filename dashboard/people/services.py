@@ -31,7 +31,7 @@ from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
-from dashboard.people.models import Invitation, Person, SignedInSession, token_hash
+from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
 from dashboard.people.roles import Role
 
 logger = logging.getLogger("dashboard.people")
@@ -416,3 +416,11 @@ def invitation_accept_with_sso(*, invitation: Invitation) -> Any:
     links to it by that email (dashboard/accounts/oidc.py matches accounts by
     email), so only someone the provider vouches for as that address gets in."""
     return _accept(invitation, user_fields={}, password=None, how="single sign-on")
+
+
+def person_theme_set(*, user: Any, theme: str) -> None:
+    """Keep the person's theme (light, dark or the device's). A display
+    preference of their own: no audit entry, no role needed, nothing sent to
+    the service. The row is made when missing, like `person_of`."""
+    Person.objects.update_or_create(user_id=user.pk, defaults={"theme": Theme(theme)})
+    user.__dict__.pop("_console_theme", None)

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.people import views
+from dashboard.people import views, views_theme
 from dashboard.web import converters  # noqa: F401  (the pk path converter)
 
 app_name = "people"
@@ -14,6 +14,8 @@ urlpatterns = [
     path("join/<slug:token>/", views.accept, name="accept"),
     path("join/<slug:token>/single-sign-on/", views.accept_with_sso, name="accept_sso"),
     path("mail/", views.mail, name="mail"),
+    # One's own light/dark choice (the header's theme control): any role.
+    path("theme/", views_theme.theme_set, name="theme"),
     path("<pk:pk>/", views.person, name="person"),
     path("<pk:pk>/role/", views.role_change, name="role"),
     path("<pk:pk>/deactivate/", views.deactivate, name="deactivate"),

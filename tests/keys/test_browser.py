@@ -70,10 +70,10 @@ def test_log_in_add_keys_see_account_and_switch_workspace(console, sandbox, page
     page.screenshot(path=str(SCREENSHOTS / "keys.png"), full_page=True)
 
     # Switch from the header menu.
-    page.get_by_role("banner").locator("summary").click()
+    page.get_by_role("banner").locator(".switcher > summary").click()
     page.screenshot(path=str(SCREENSHOTS / "switcher-open.png"))
     page.get_by_role("button", name="Globex Research").click()
-    expect(page.get_by_role("banner").locator("summary")).to_contain_text("Globex Research")
+    expect(page.get_by_role("banner").locator(".switcher > summary")).to_contain_text("Globex Research")
     expect(page.get_by_role("status")).to_contain_text("Now working in Globex Research")
     assert active_key_for(user=user).workspace_name == "Globex Research"
 
@@ -81,7 +81,7 @@ def test_log_in_add_keys_see_account_and_switch_workspace(console, sandbox, page
     expect(page.get_by_role("main")).to_contain_text("America/New_York")
 
     # Check again re-runs /v1/me in place.
-    page.get_by_role("banner").locator("summary").click()
+    page.get_by_role("banner").locator(".switcher > summary").click()
     page.get_by_role("banner").get_by_role("link", name="Manage keys").click()
     page.get_by_role("button", name="Check again Acme demo").click()
     expect(page.get_by_role("row", name="Acme demo")).to_contain_text("works")

@@ -48,7 +48,7 @@ def test_phone_width_home_and_keys_fit_and_switcher_works_by_keyboard(signed_in_
     page.keyboard.press("Tab")
     expect(page.get_by_role("link", name="Skip to main content")).to_be_focused()
 
-    summary = page.get_by_role("banner").locator("summary")
+    summary = page.get_by_role("banner").locator(".switcher > summary")  # the theme menu has one too
     summary.focus()
     page.keyboard.press("Enter")
     expect(page.get_by_role("button", name="Globex Research with a long name")).to_be_visible()

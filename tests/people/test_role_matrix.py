@@ -69,6 +69,7 @@ UNGUARDED = {
     "objects:view_default": "which view opens first is a person's own preference",
     "objects:view_delete": "a person's own view: withdrawing what one published is always allowed",
     "objects:job_cancel": "stops a person's own job: stopping writes needs no right to make them",
+    "people:theme": "light, dark or the device's: a personal preference of how pages look, not a workspace write",
 }
 # Whole namespaces, and views of a module, with rules of their own.
 UNGUARDED_NAMESPACES = {"admin": "Django's admin: staff only, under Django's own permissions"}
