@@ -47,3 +47,22 @@ def test_the_error_page_passes_axe(watched):
     assert any("/test-remote-error/503/" in url for url in watch.checked_urls)
     assert watch.failures() == []
     assert page.get_by_role("heading", level=1).inner_text() == "The service had a problem"
+
+
+def test_each_check_sees_the_page_in_both_themes_and_puts_the_scheme_back(watched):
+    """A check runs axe in the scheme the page is shown in, then the colour
+    rules in the other one (issue #22: axe in both themes), and leaves the
+    page in the scheme it found."""
+    server, page, watch = watched
+    page.goto(server.url + "/test-remote-error/503/")
+    checked(page, watch)
+    assert watch.schemes_checked == {"light", "dark"}
+    assert watch.restore_scheme is None
+    assert page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches") is False
+
+    page.emulate_media(color_scheme="dark")  # a test that shows dark itself: light is the other one
+    watch.schemes_checked.clear()
+    checked(page, watch)
+    assert watch.schemes_checked == {"light", "dark"}
+    assert page.evaluate("() => matchMedia('(prefers-color-scheme: dark)').matches") is True
+    assert watch.failures() == []
