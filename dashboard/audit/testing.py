@@ -19,6 +19,12 @@ def make_approver(user: Any) -> Any:
     return user
 
 
+def make_administrator(user: Any) -> Any:
+    """Decides approvals and reads the audit trail (and everything else)."""
+    person_role_set(user=user, role=Role.ADMINISTRATOR)
+    return user
+
+
 def make_auditor(user: Any) -> Any:
     person_role_set(user=user, role=Role.AUDITOR)
     return user

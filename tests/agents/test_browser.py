@@ -9,13 +9,19 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
+from dashboard.audit.testing import make_administrator
 from tests.agents.support import log_in
 from tests.helpers import SCREENSHOTS
 
 pytestmark = pytest.mark.browser
 
 
-def test_a_manager_confirms_a_destructive_approval_with_a_note_and_finds_it_in_the_audit_trail(console, page: Page):
+def test_a_manager_confirms_a_destructive_approval_with_a_note_and_finds_it_in_the_audit_trail(
+    console, page: Page, django_user_model
+):
+    # Deciding is an Approver's; reading the trail an Auditor's: a manager who
+    # does both is an Administrator (dashboard/people/roles.py).
+    make_administrator(django_user_model.objects.get(username="mona"))
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     log_in(page, console.url + "/approvals/")
     expect(page.get_by_role("heading", name="Approvals", exact=True)).to_be_visible()
