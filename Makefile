@@ -74,6 +74,7 @@ bench: install
 	$(PY) bench/metrics_overhead.py
 	$(PY) bench/studio_poll.py
 	$(PY) bench/inbox_poll.py
+	$(PY) bench/palette.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/poll_broker.py
 	$(PY) bench/poll_lag.py

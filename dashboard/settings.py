@@ -175,7 +175,11 @@ TEMPLATES = [
             ],
             # The frame is not an installed app: its template library is named here.
             # `{% load images %}`: remote images only where img-src lets them load.
-            "libraries": {"images": "dashboard.frame.templatetags.images"},
+            "libraries": {
+                "images": "dashboard.frame.templatetags.images",
+                # The command palette's dialog on every page (dashboard/palette, not an app of its own).
+                "palette_tags": "dashboard.palette.templatetags.palette_tags",
+            },
         },
     },
 ]
@@ -393,6 +397,11 @@ AGENTS_STREAM_ANSWERS = env.bool("AGENTS_STREAM_ANSWERS", default=True)
 # worker for the run's length: with many chats, give them a worker of their
 # own (`celery -A dashboard worker -Q <queue> --pool threads --concurrency 16`).
 AGENTS_STREAM_QUEUE = env.str("AGENTS_STREAM_QUEUE", default="")
+# Agent insights (agents:insights): a worker reads the runs of each workspace
+# someone looked at in the last AGENTS_INSIGHTS_LOOKED_HOURS every
+# AGENTS_INSIGHTS_REFRESH_SECONDS (beat), and when the page opens on older numbers.
+AGENTS_INSIGHTS_REFRESH_SECONDS = env.float("AGENTS_INSIGHTS_REFRESH_SECONDS", default=300.0)
+AGENTS_INSIGHTS_LOOKED_HOURS = env.float("AGENTS_INSIGHTS_LOOKED_HOURS", default=24.0)
 
 # --- Objects: bulk jobs and CSV imports (objects/jobs.py, objects/imports.py) ---
 # Writes one job step makes at most, and the seconds it goes on at most.

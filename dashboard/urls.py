@@ -3,12 +3,17 @@ from django.contrib import admin
 from django.urls import include, path
 
 from dashboard import views
+from dashboard.home import views as home_views
 from dashboard.metrics import views as metrics_views
+from dashboard.palette import views as palette_views
 from dashboard.system import views as system_views
 
 urlpatterns = [
-    path("", views.home, name="home"),
+    path("", home_views.home, name="home"),
+    path("home/running", home_views.running, name="home_running"),
     path("healthz", views.healthz, name="healthz"),
+    # The command palette's results (Ctrl/Cmd-K; dashboard/palette).
+    path("palette/", palette_views.palette, name="palette"),
     # Probes (no login): the process answers; the console can do its work (dashboard/health.py).
     path("livez", system_views.livez, name="livez"),
     path("readyz", system_views.readyz, name="readyz"),

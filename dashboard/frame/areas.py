@@ -15,6 +15,8 @@ AppConfig.ready()::
         inbox_sources=(STUDIO_INBOX,),       # what waits for a person (dashboard/inbox/sources.py)
         remote_resources=("studio", "turns"),  # the API's resources it writes (the audit trail)
         status_parts=(StatusPart(...),),     # tables of the System status page (administrators)
+        palette_sources=(RECORDS_SOURCE,),   # what Ctrl-K finds in it (dashboard/palette/sources.py)
+        home_sections=(recent_conversations,),  # (HomeViewer) -> HomeSection | None: the home page's overview
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -32,8 +34,10 @@ from django.urls import NoReverseMatch, ResolverMatch, reverse
 from dashboard.live.registry import register as register_kind
 
 if TYPE_CHECKING:
+    from dashboard.frame.home import HomeSection, HomeViewer
     from dashboard.inbox.sources import InboxSource
     from dashboard.live.registry import OperationKind
+    from dashboard.palette.sources import PaletteSource
 
 
 def _views_of(url_name: str, views: frozenset[str], match: ResolverMatch) -> bool:
@@ -111,6 +115,10 @@ class Area:
     remote_resources: tuple[str, ...] = ()
     # What the area adds to the System status page (e.g. Objects: its job backlog).
     status_parts: tuple[StatusPart, ...] = ()
+    # What the command palette finds in the area (dashboard/palette/sources.py).
+    palette_sources: tuple[PaletteSource, ...] = ()
+    # What the area adds to the home page's overview (dashboard/frame/home.py).
+    home_sections: tuple[Callable[[HomeViewer], HomeSection | None], ...] = ()
 
 
 _areas: dict[str, Area] = {}
@@ -139,6 +147,11 @@ def inbox_sources() -> list[InboxSource]:
 def status_parts() -> list[StatusPart]:
     """Every area's parts of the System status page, in the areas' order."""
     return [part for area in areas() for part in area.status_parts]
+
+
+def home_sections() -> list[Callable[[HomeViewer], HomeSection | None]]:
+    """Every area's home page sections, in the areas' order."""
+    return [section for area in areas() for section in area.home_sections]
 
 
 def area_of_resource(resource: str) -> str | None:

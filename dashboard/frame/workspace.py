@@ -202,6 +202,9 @@ KEYLESS_URL_NAMES = frozenset(
         "two_factor_enable",
         "recovery_codes_new",
         "two_factor_turn_off",
+        # The command palette: with a refused key it still finds the console's
+        # pages ("API keys" first of all); its workspace sources skip themselves.
+        "palette",
     }
 )
 

@@ -153,6 +153,11 @@ FIELD_ROWS = (
 
 FUZZ_TABLE: dict[str, Target] = {
     "home": Target(),
+    # The home page's "Running now" poll and its "New record" picker (dashboard/home, objects/views/home.py).
+    "home_running": Target(query=("v",)),
+    "objects:home_picker": Target(examples=3),
+    # The command palette's results (dashboard/palette): any text, a run's id shape, hostile bytes.
+    "palette": Target(query=("q",)),
     "healthz": Target(examples=3),
     "metrics": Target(examples=3),
     "livez": Target(examples=3),
@@ -187,6 +192,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "people:deactivate": Target(methods=("POST",), form=("confirm",)),
     "people:reactivate": Target(methods=("POST",), examples=3),
     "people:keys_delete": Target(methods=("POST",), form=("confirm",)),
+    "people:theme": Target(methods=("POST",), form=("theme", "next")),
     "account": Target(),
     "keys:list": Target(),
     "keys:add": Target(methods=("GET", "POST"), form=("label", "secret")),
@@ -237,6 +243,8 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:chat": Target(query=("thread", "sent")),
     "agents:chat_send": Target(methods=("POST",), form=("message", "payload", "thread_id", "after", "idempotency_key")),
     "agents:threads": Target(query=PAGER),
+    "agents:insights": Target(query=("days",)),
+    "agents:agent_insights": Target(query=("days",)),
     "agents:run": Target(query=("region", "step")),
     "agents:run_rerun": Target(methods=("POST",), form=("idempotency_key",)),
     "agents:runs": Target(query=("status", "agent", "thread", *PAGER)),
