@@ -136,21 +136,12 @@ def window_start(*, days: int, now: datetime, zone: tzinfo) -> datetime:
     return datetime.combine(window_days(days=days, now=now, zone=zone)[0], time.min, tzinfo=zone)
 
 
-@dataclass
-class Day:
-    day: date
-    counts: dict[str, int]
+class Figures:
+    """A day's or a window's cost and durations in words (both show them alike)."""
+
     cost_usd: float
     p50_seconds: float | None
     p95_seconds: float | None
-
-    @property
-    def runs(self) -> int:
-        return sum(self.counts.values())
-
-    @property
-    def label(self) -> str:
-        return f"{self.day:%b} {self.day.day}"
 
     @property
     def cost_words(self) -> str:
@@ -166,7 +157,24 @@ class Day:
 
 
 @dataclass
-class Summary:
+class Day(Figures):
+    day: date
+    counts: dict[str, int]
+    cost_usd: float
+    p50_seconds: float | None
+    p95_seconds: float | None
+
+    @property
+    def runs(self) -> int:
+        return sum(self.counts.values())
+
+    @property
+    def label(self) -> str:
+        return f"{self.day:%b} {self.day.day}"
+
+
+@dataclass
+class Summary(Figures):
     days: list[Day]
     counts: dict[str, int]
     cost_usd: float
@@ -196,18 +204,6 @@ class Summary:
     def success_words(self) -> str:
         rate = self.success_rate
         return "—" if rate is None else f"{rate * 100:.0f}%"
-
-    @property
-    def cost_words(self) -> str:
-        return money(self.cost_usd)
-
-    @property
-    def p50_words(self) -> str:
-        return duration_words(self.p50_seconds) or "—"
-
-    @property
-    def p95_words(self) -> str:
-        return duration_words(self.p95_seconds) or "—"
 
     @property
     def wait_words(self) -> str:
