@@ -1,9 +1,10 @@
 """Light and dark themes (issue #22): the colour tokens of static/css/console.css.
 
 Every colour of every stylesheet is a token declared in console.css (a
-literal elsewhere would stay light in the dark theme); the dark values are
-written twice (the device's dark setting under "System", and a person's
-choice of Dark) and must say the same; and each pair of text and background
+literal elsewhere would stay light in the dark theme); a token that changes
+with the theme holds both values as `light-dark(light, dark)`, so there is one
+list of dark values, used for "System" on a dark device and for a person's
+choice of Dark alike; and each pair of text and background
 the pages use reads at 4.5:1 or better in both themes (WCAG AA for body
 text). axe checks the rendered pages in both themes too (tests/axe.py); this
 test covers pairs a browser test might never show (every badge tone, every
@@ -82,13 +83,36 @@ def declarations(block: str) -> dict[str, str]:
     }
 
 
+def in_theme(value: str, theme: str) -> str:
+    """`value` with every `light-dark(light, dark)` replaced by the one `theme` takes."""
+    while (start := value.find("light-dark(")) >= 0:
+        depth, index, comma = 0, start + len("light-dark("), -1
+        for index in range(start + len("light-dark("), len(value)):
+            char = value[index]
+            if char == "(":
+                depth += 1
+            elif char == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            elif char == "," and depth == 0 and comma < 0:
+                comma = index
+        assert comma > 0, f"light-dark() needs two values: {value}"
+        light, dark = value[start + len("light-dark(") : comma], value[comma + 1 : index]
+        value = value[:start] + (light if theme == "light" else dark).strip() + value[index + 1 :]
+    return value
+
+
 def themes() -> dict[str, dict[str, str]]:
     css = without_comments(CONSOLE_CSS.read_text(encoding="utf-8"))
-    light = declarations(block_after(css, r"(?m)^:root"))
-    system_dark = declarations(block_after(css, r":root:not\(\[data-theme=.light.\]\)"))
+    tokens = declarations(block_after(css, r"(?m)^:root"))
     chosen_dark = declarations(block_after(css, r":root\[data-theme=.dark.\]"))
-    assert system_dark == chosen_dark, "the two dark blocks of console.css differ"
-    return {"light": light, "dark": {**light, **chosen_dark}}
+    chosen_light = declarations(block_after(css, r":root\[data-theme=.light.\]"))
+    return {
+        "light": {**{name: in_theme(value, "light") for name, value in tokens.items()}, **chosen_light},
+        "dark": {**{name: in_theme(value, "dark") for name, value in tokens.items()}, **chosen_dark},
+        "system": tokens,
+    }
 
 
 def rgb(value: str) -> tuple[float, float, float]:
@@ -119,13 +143,26 @@ def test_the_contrast_formula_matches_known_values():
     assert contrast("#3346c9", "#ffffff") == contrast("#ffffff", "#3346c9")
 
 
-def test_both_dark_blocks_say_the_same_and_set_the_colour_scheme():
+def test_the_device_decides_unless_the_person_chose():
     palette = themes()
-    assert palette["light"]["color-scheme"] == "light dark"
+    assert palette["system"]["color-scheme"] == "light dark"
+    assert palette["light"]["color-scheme"] == "light"
     assert palette["dark"]["color-scheme"] == "dark"
     # Dark changes the page's ground, not only a token or two.
     for token in ("--color-bg", "--color-surface", "--color-text", "--color-link", "--color-primary"):
         assert palette["dark"][token] != palette["light"][token], token
+
+
+def test_paper_is_light_whatever_the_screen_shows():
+    css = without_comments(CONSOLE_CSS.read_text(encoding="utf-8"))
+    printed = re.search(r"@media print\s*\{(.*?)\n\}", css, re.DOTALL)
+    assert printed and re.search(r":root, :root\[data-theme\]\s*\{\s*color-scheme: light;", printed.group(1))
+
+
+def test_light_dark_reads_nested_colours():
+    shadow = "0 1px 2px light-dark(rgba(16, 24, 40, .06), rgba(0, 0, 0, .4)), 0 1px light-dark(#fff, #000)"
+    assert in_theme(shadow, "light") == "0 1px 2px rgba(16, 24, 40, .06), 0 1px #fff"
+    assert in_theme(shadow, "dark") == "0 1px 2px rgba(0, 0, 0, .4), 0 1px #000"
 
 
 @pytest.mark.parametrize("theme", ["light", "dark"])
