@@ -10,7 +10,7 @@ import re
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
-from dashboard.audit.testing import make_approver
+from dashboard.audit.testing import make_administrator, make_approver
 from dashboard.inbox.tasks import refresh_workspace
 from tests.axe import check_now, watch_with_axe
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
@@ -51,7 +51,8 @@ def header_count(page: Page):
 
 
 def test_a_manager_sees_a_new_approval_counted_approves_it_with_a_note_and_finds_it_audited(console, person, page):
-    manager = person("mona", approver=True)
+    # Decides (an Approver's) and reads the audit trail (an Auditor's): an Administrator.
+    manager = make_administrator(person("mona", approver=True))
     log_in(page, console.url + "/inbox/", "mona")
     expect(page.get_by_role("heading", name="Inbox", exact=True)).to_be_visible()
     expect(header_count(page)).to_have_attribute("data-inbox-count", "0")
