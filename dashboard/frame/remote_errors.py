@@ -87,6 +87,11 @@ class RemoteErrorView:
     retry: str = ""
     retry_url: str | None = None
     section: str = ""
+    # False when doing the same again cannot succeed (credits ran out: 402):
+    # the box then shows no Retry of any kind, whatever `retry` says, so a
+    # view that sets `retry` later (box_for, render_remote_error) cannot
+    # bring the button back.
+    retry_helps: bool = True
 
 
 class RemoteErrorMiddleware:
@@ -181,6 +186,7 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
         view.actions = _action("Add a new API key", url_or_none("keys:list"))
     elif isinstance(exc, errors.InsufficientCreditsError):
         view.remote_message = ""
+        view.retry_helps = False  # the same request is refused again until credits are added
     elif isinstance(exc, errors.NotFoundError):
         back = _way_back(request)
         view.actions = [back] if back else []
