@@ -211,10 +211,17 @@ def _page_of(op: TrackedOperation) -> str:
     return reverse("live:detail", args=[op.pk])
 
 
-def notices_claim(*, user, now: datetime | None = None, limit: int = 5) -> list[NoticeView]:
+def notices_claim(
+    *, user, now: datetime | None = None, limit: int = 5, on_screen: frozenset[int] = frozenset()
+) -> list[NoticeView]:
     """The person's news not announced yet (their tracked work that finished,
     failed or needs them in the last NOTICE_WINDOW), each claimed once: two
-    tabs polling at the same moment never both show it."""
+    tabs polling at the same moment never both show it.
+
+    `on_screen`: the operations the polling page shows (it says so, see
+    `on_screen_operations` in views.py). Their news is claimed without a
+    toast: the person is looking at it, and a toast would only cover it; and
+    being claimed, it does not pop up later on another page either."""
     now = now or timezone.now()
     ops = list(
         TrackedOperation.objects.filter(started_by=user, updated_at__gte=now - NOTICE_WINDOW)
@@ -234,6 +241,8 @@ def notices_claim(*, user, now: datetime | None = None, limit: int = 5) -> list[
                 notice = Notice.objects.create(user=user, operation=op, state=state)
         except IntegrityError:
             continue  # another tab claimed it first
+        if op.pk in on_screen:
+            continue
         kind = registry.get_kind(op.kind)
         heading = f"{kind.title if kind else 'Work'} {VERBS[state]}"
         news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=_page_of(op)))

@@ -39,6 +39,21 @@ def _asked_key(workspace_id: str) -> str:
     return "inbox:refresh-asked:" + hashlib.blake2s(workspace_id.encode(), digest_size=12).hexdigest()
 
 
+# The header a page's poll carries to say which tracked operations it shows
+# (static/js/inbox.js, from `data-on-screen-operations` attributes): the core
+# learns ids only, never which area's page it is.
+ON_SCREEN_HEADER = "X-On-Screen-Operations"
+MAX_ON_SCREEN = 200  # a conversation's shown turns (studio's MAX_TURNS) fit
+
+
+def on_screen_operations(request: ConsoleRequest) -> frozenset[int]:
+    """The operation ids the polling page says it shows; anything else in
+    the header is ignored (it only ever hides the person's own toasts)."""
+    raw = (request.headers.get(ON_SCREEN_HEADER) or "")[:4000]
+    ids = [int(part) for part in raw.replace(",", " ").split() if part.isdigit() and len(part) < 19]
+    return frozenset(ids[:MAX_ON_SCREEN])
+
+
 def viewer_of(request: ConsoleRequest) -> InboxViewer:
     return InboxViewer(user=request.user, workspace_id=request.workspace.id)
 
@@ -101,7 +116,7 @@ def header(request: ConsoleRequest) -> HttpResponse:
     if unchanged is not None:
         return unchanged
     state = selectors.header_state(viewer=viewer_of(request), version=version)
-    notices = services.notices_claim(user=request.user)
+    notices = services.notices_claim(user=request.user, on_screen=on_screen_operations(request))
     return render(request, "inbox/header.html#inbox_header", {"inbox": state, "notices": notices, "oob": True})
 
 

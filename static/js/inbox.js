@@ -101,6 +101,23 @@
     list.setAttribute("data-inbox-total", String(Math.max(0, total - 1)));
   });
 
+  /* The header's poll says which tracked operations this page shows (any
+   * element's data-on-screen-operations, ids separated by commas): their news
+   * is not toasted over the very thing the person is looking at
+   * (dashboard/inbox/views.py on_screen_operations). Read at each poll, so a
+   * region that re-rendered with a new turn is counted. */
+  document.addEventListener("htmx:configRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (!elt || elt.id !== "inbox-header") { return; }
+    var ids = [];
+    document.querySelectorAll("[data-on-screen-operations]").forEach(function (node) {
+      node.getAttribute("data-on-screen-operations").split(",").forEach(function (id) {
+        if (/^\d+$/.test(id.trim())) { ids.push(id.trim()); }
+      });
+    });
+    if (ids.length) { event.detail.headers["X-On-Screen-Operations"] = ids.join(","); }
+  });
+
   function refresh() { showCount(); newToasts(); offerNotifications(); offerLatest(); }
   document.addEventListener("DOMContentLoaded", refresh);
   document.addEventListener("htmx:afterSettle", refresh);

@@ -26,10 +26,18 @@ def inbox_header(context: Any) -> dict[str, Any]:
     viewer = InboxViewer(user=user, workspace_id=workspace.working_id if workspace is not None else "")
     return {
         "inbox": selectors.header_state(viewer=viewer),
-        # News since the last page (work that ended while the person moved between pages).
-        "notices": services.notices_claim(user=user),
+        # News since the last page (work that ended while the person moved between pages),
+        # but none about what this very page shows: a page names it in its context as
+        # `on_screen_operations` (ids), as its polls do in a header (views.on_screen_operations).
+        "notices": services.notices_claim(user=user, on_screen=_ids(context.get("on_screen_operations"))),
         "request": request,
     }
+
+
+def _ids(value: Any) -> frozenset[int]:
+    if not isinstance(value, (list, tuple, set, frozenset)):
+        return frozenset()
+    return frozenset(item for item in value if isinstance(item, int) and not isinstance(item, bool))
 
 
 @register.filter
