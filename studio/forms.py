@@ -27,30 +27,84 @@ STUDIO_MAKES = {
 }
 
 
+def over_limit_words(noun: str, limit: int, count: int) -> str:
+    """The refusal of a text over its limit, in words: what the limit is, how
+    long the text is and by how much it is over. static/js/studio.js builds the
+    very same sentence (formatCount, refusal) when it blocks the send, so a
+    maker reads one message whether or not JavaScript ran."""
+    over = count - limit
+    unit = "character" if over == 1 else "characters"
+    return (
+        f"{noun} can be at most {limit:,} characters; this one has {count:,}, {over:,} {unit} over. "
+        "Shorten it to send it."
+    )
+
+
+def message_noun(studio: str) -> str:
+    """Whose limit it is, as the refusal names it ("Website messages")."""
+    return f"{STUDIO_LABELS.get(studio, 'Studio')} messages"
+
+
 def too_long(studio: str, message: str) -> str | None:
     """The refusal of a message over the studio's limit, naming the limit."""
     limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
     if len(message) <= limit:
         return None
-    label = STUDIO_LABELS.get(studio, "Studio")
-    return f"{label} messages can be at most {limit:,} characters (this one has {len(message):,})."
+    return over_limit_words(message_noun(studio), limit, len(message))
 
 
 class StudioSelect(forms.Select):
-    """A studio select whose options carry their message limit, so the
-    message box's maxlength and counter follow the chosen studio (static/js/studio.js)."""
+    """A studio select whose options carry their message limit (and whose limit
+    it is, for the refusal's words), so the message box's counter and refusal
+    follow the chosen studio (static/js/studio.js)."""
 
     def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
         option = super().create_option(name, value, label, selected, index, subindex, attrs)
         if value in MESSAGE_MAX_LENGTH:
             option["attrs"]["data-max-length"] = MESSAGE_MAX_LENGTH[value]
+            option["attrs"]["data-limit-noun"] = message_noun(value)
         return option
 
 
 class CountedTextarea(forms.Textarea):
-    """A message box with its live character counter after it (static/js/studio.js)."""
+    """A text box with its live character counter after it (static/js/studio.js)."""
 
     template_name = "studio/widgets/counted_textarea.html"
+
+
+class CountedTextInput(forms.TextInput):
+    """A one-line text box with the same counter."""
+
+    template_name = "studio/widgets/counted_input.html"
+
+
+class CountedCharField(forms.CharField):
+    """Text with a length limit that is never enforced by truncating it.
+
+    A plain `CharField(max_length=...)` puts `maxlength` on its box, and the
+    browser then cuts a long paste at the limit without a word, so the cut
+    text is what gets sent (issue #21: "never lose a word"). This field keeps
+    the limit as data instead (`data-max-length`, `data-limit-noun`) for the
+    counter and the script's refusal, and refuses an over-long text itself,
+    in the same words, so without JavaScript the server says it in place and
+    everything typed comes back in the box. `limit=None`: the form checks the
+    length itself (the Studio message, whose limit follows the chosen studio).
+    """
+
+    def __init__(self, *, limit: int | None, noun: str = "This text", **kwargs):
+        self.limit, self.noun = limit, noun
+        super().__init__(**kwargs)
+
+    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
+        attrs = super().widget_attrs(widget)
+        if self.limit is not None and not widget.is_hidden:
+            attrs.update({"data-max-length": str(self.limit), "data-limit-noun": self.noun})
+        return attrs
+
+    def validate(self, value: Any) -> None:
+        super().validate(value)
+        if self.limit is not None and value and len(value) > self.limit:
+            raise forms.ValidationError(over_limit_words(self.noun, self.limit, len(value)), code="max_length")
 
 
 class TurnForm(forms.Form):
@@ -63,9 +117,18 @@ class TurnForm(forms.Form):
         initial="website",
         widget=StudioSelect(attrs={"data-studio-select": ""}),
     )
-    message = forms.CharField(
-        widget=CountedTextarea(attrs={"rows": 5, "data-studio-message": ""}),
-        max_length=LONGEST_MESSAGE,
+    # The limit follows the studio (checked in clean); the box carries the
+    # longest as the counter's fallback when the studio select is absent.
+    message = CountedCharField(
+        limit=None,
+        widget=CountedTextarea(
+            attrs={
+                "rows": 5,
+                "data-studio-message": "",
+                "data-max-length": str(LONGEST_MESSAGE),
+                "data-limit-noun": "Messages",
+            }
+        ),
         help_text="Website, image and video messages take up to 3,800 characters; documents and apps up to 18,000.",
     )
     artifact_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
@@ -90,7 +153,9 @@ class TurnForm(forms.Form):
         super().clean()
         cleaned = self.cleaned_data  # what Form.clean returns; its stub says it may be None
         studio, message = cleaned.get("studio"), cleaned.get("message")
-        if studio and message and (refusal := too_long(studio, message)):
+        # Checked even when the studio is invalid (the longest limit then), so
+        # no over-long message passes because another field was wrong.
+        if message and (refusal := too_long(studio or "", message)):
             self.add_error("message", refusal)
         return cleaned
 
@@ -101,9 +166,9 @@ class MessageForm(forms.Form):
     conversation and the artifact come from the stored turns, never from the
     browser."""
 
-    message = forms.CharField(
+    message = CountedCharField(
+        limit=None,
         widget=CountedTextarea(attrs={"rows": 4, "data-studio-message": ""}),
-        max_length=LONGEST_MESSAGE,
         label="Your message",
     )
     auto = forms.BooleanField(required=False, label="Decide for me")
@@ -118,8 +183,9 @@ class MessageForm(forms.Form):
         self.limit = limit
         self.fields["message"].label = f"Your message to the {STUDIO_LABELS.get(studio, 'studio').lower()} director"
         self.fields["message"].help_text = f"Up to {limit:,} characters."
-        self.fields["message"].widget.attrs["maxlength"] = str(limit)
+        # No maxlength: the browser would cut a long paste without a word (CountedCharField).
         self.fields["message"].widget.attrs["data-max-length"] = str(limit)
+        self.fields["message"].widget.attrs["data-limit-noun"] = message_noun(studio)
         self.fields["message"].error_messages["required"] = "Write a message, or pick one of the answers above."
 
     def clean(self) -> dict[str, Any]:
@@ -142,3 +208,13 @@ CONFLICT_MESSAGE = (
     "This form was already sent with different content, so the service refused it. "
     "Check the conversation, then send it again."
 )
+
+
+class TryAgainForm(forms.Form):
+    """ "Try again" on a failed turn or Content App run: nothing but its key.
+    What is sent again is read from the stored turn or run, never from the
+    browser. The key is minted when the button is rendered and kept while
+    the same write is worth repeating (failed_write), so a double click or
+    the box's Retry is one new turn, not two."""
+
+    idempotency_key = IdempotencyKeyField()
