@@ -24,6 +24,8 @@ from jsonschema import Draft202012Validator
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.json_input import JsonInputError, parse_json_input
 from dashboard.web.reading import as_dict, as_list, number, text
+from studio.forms import CountedCharField, CountedTextarea, CountedTextInput
+from studio.words import action_words, key_label, prose, returns_words
 
 SHORT_TEXT = 500  # longer strings get a text area
 MAX_UNBOUNDED_TEXT = 20_000  # a string the schema leaves unbounded
@@ -45,6 +47,11 @@ class AppInfo:
     timing: str
     inputs: dict[str, Any] = field(repr=False)
 
+    @property
+    def run_words(self) -> str:
+        """The run button: "Run film an AI shot", never "Run film an ai shot"."""
+        return "Run " + action_words(self.label)
+
 
 _APP_ID = re.compile(r"[a-z0-9][a-z0-9-]{0,63}")
 
@@ -65,7 +72,8 @@ def read_app(raw: Any) -> AppInfo | None:
         kind=text(item.get("kind")),
         runnable=runnable,
         reason=text(item.get("not_runnable_reason")) if not runnable else "",
-        returns=text(item.get("returns")),
+        # The catalogue's "assets / job / motion" is the service's vocabulary, not a maker's.
+        returns=returns_words(text(item.get("returns"))),
         timing=text(item.get("timing")),
         inputs=as_dict(item.get("inputs")),
     )
@@ -89,12 +97,25 @@ def grouped(apps: list[AppInfo]) -> list[tuple[str, list[tuple[str, list[AppInfo
 
 def _label(name: str, prop: dict) -> str:
     title = text(prop.get("title"))
-    if title:
-        return title
-    words = re.sub(r"_asset_ids$", " images", name)
-    words = re.sub(r"_asset_id$", " image", words)
-    words = re.sub(r"_id$", "", words).replace("_", " ").strip()
-    return words[:1].upper() + words[1:]
+    return title or key_label(name)
+
+
+def _help(prop: dict) -> str:
+    """The schema's description in words, with the default the service uses
+    when the field is left empty (a maker otherwise cannot know Count means 1)."""
+    said = prose(text(prop.get("description"))).strip()
+    default = prop.get("default")
+    # A select's blank choice already names its default ("Default (4:5)").
+    if (
+        prop.get("enum") is None
+        and isinstance(default, (str, int, float))
+        and not isinstance(default, bool)
+        and text(default) != ""
+    ):
+        shown = f"{default:,}" if isinstance(default, int) else text(default)
+        said = f"{said}{'' if not said or said.endswith('.') else '.'} Left empty: {shown}.".strip()
+    # A check box's default is not given in words: an unticked box already reads as its answer.
+    return said
 
 
 def picker_kind(studio: str, name: str, prop: dict) -> str:
@@ -110,6 +131,15 @@ def picker_kind(studio: str, name: str, prop: dict) -> str:
         # Recast and remake start from a video clip; every other asset is an image.
         return "clip" if studio == "video" and name == "source_asset_id" else "image"
     return ""
+
+
+UNNAMED = {
+    "board": "Untitled board",
+    "project": "Untitled video project",
+    "image": "An image without a prompt",
+    "images": "An image without a prompt",
+    "clip": "A clip without a prompt",
+}
 
 
 @dataclass
@@ -162,7 +192,7 @@ class AppForm(forms.Form):
         common: dict[str, Any] = {
             "required": required,
             "label": _label(name, prop),
-            "help_text": text(prop.get("description")),
+            "help_text": _help(prop),
         }
         kind = picker_kind(self.app.studio, name, prop)
         default = prop.get("default")
@@ -175,7 +205,9 @@ class AppForm(forms.Form):
                 "images": self.choices.images,
                 "clip": self.choices.clips,
             }[kind]
-            pairs = [(option["id"], option.get("name") or option.get("prompt") or option["id"]) for option in options]
+            # Never the id as the words: a nameless option is called by what it is (an image also shows its picture).
+            unnamed = UNNAMED[kind]
+            pairs = [(option["id"], option.get("name") or option.get("prompt") or unnamed) for option in options]
             if kind == "images":
                 return forms.MultipleChoiceField(choices=pairs, widget=forms.CheckboxSelectMultiple, **common)
             blank = [("", "Choose…")] if kind in ("board", "project") else []
@@ -184,7 +216,8 @@ class AppForm(forms.Form):
         enum = [value for value in as_list(prop.get("enum")) if isinstance(value, (str, int, float))]
         json_type = prop.get("type")
         if enum:
-            choices = [(text(value), text(value)) for value in enum]
+            # An enum of keys ("slow_motion") is shown in words; the value sent stays the schema's.
+            choices = [(text(value), prose(text(value))) for value in enum]
             if not required:
                 choices = [("", "Service default" if default is None else f"Default ({text(default)})"), *choices]
             return forms.ChoiceField(choices=choices, **common)
@@ -201,12 +234,63 @@ class AppForm(forms.Form):
         if json_type == "string":
             limit = _bound(prop.get("maxLength")) or MAX_UNBOUNDED_TEXT
             long_text = limit > SHORT_TEXT or name in ("prompt", "direction", "offer")
-            box = forms.Textarea(attrs={"rows": 4 if limit > 2000 else 3}) if long_text else forms.TextInput()
-            return forms.CharField(max_length=limit, min_length=_bound(prop.get("minLength")), widget=box, **common)
+            box = CountedTextarea(attrs={"rows": 4 if limit > 2000 else 3}) if long_text else CountedTextInput()
+            # Counted, never cut: a paste over maxLength stays whole and is refused in words (CountedCharField).
+            label = str(common["label"])
+            return CountedCharField(
+                limit=limit,
+                noun=f"The {label[:1].lower()}{label[1:]}",
+                min_length=_bound(prop.get("minLength")),
+                widget=box,
+                **common,
+            )
         return JsonValueField(widget=forms.Textarea(attrs={"rows": 3}), **common)
 
     def picker_rows(self) -> list[tuple[forms.BoundField, str]]:
         return [(self[name], self.pickers.get(name, "")) for name in self.fields if name != "idempotency_key"]
+
+    def asked(self) -> list[dict[str, Any]]:
+        """What was asked as a person reads it, kept with the run ("What was
+        asked"): each given field by its label, a board or project by its
+        name, an image or clip by its words and picture, a choice by its
+        words. Kept at send time because only then are the names at hand
+        (the run's page reads nothing from the service)."""
+        options = {
+            "board": self.choices.boards,
+            "project": self.choices.projects,
+            "image": self.choices.images,
+            "images": self.choices.images,
+            "clip": self.choices.clips,
+        }
+        rows: list[dict[str, Any]] = []
+        for name, value in self.payload().items():
+            field = self.fields[name]
+            kind = self.pickers.get(name, "")
+            values = value if isinstance(value, list) else [value]
+            if kind:
+                known = {option["id"]: option for option in options[kind]}
+                for item in values:
+                    option = known.get(text(item), {})
+                    rows.append(
+                        {
+                            "label": text(field.label),
+                            "text": text(option.get("name") or option.get("prompt")) or UNNAMED[kind],
+                            "picture": text(option.get("url")) if kind in ("image", "images", "clip") else "",
+                        }
+                    )
+                continue
+            if isinstance(field, forms.ChoiceField):
+                # Flat (value, words) pairs: the generated selects have no option groups.
+                words = {text(value): label for value, label in as_list(field.choices) if not isinstance(label, list)}
+                shown: Any = ", ".join(text(words.get(text(item), item)) for item in values)
+            elif isinstance(field, forms.BooleanField):
+                shown = "Yes"
+            elif isinstance(value, (str, int, float)):
+                shown = f"{value:,}" if isinstance(value, int) else text(value)
+            else:
+                shown = value  # typed as JSON: shown as JSON
+            rows.append({"label": text(field.label), "text": shown, "picture": ""})
+        return rows
 
     def payload(self, cleaned: dict | None = None) -> dict[str, Any]:
         """The body to send: only what was given (the service's defaults stand)."""
@@ -295,4 +379,4 @@ def _words(error) -> str:
         return "Pick one of the choices."
     if error.validator == "format":
         return f"This is not a valid {limit}."
-    return error.message[:300]
+    return prose(error.message[:300])

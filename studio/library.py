@@ -18,6 +18,7 @@ from dashboard.web.pager import CursorPager
 from dashboard.web.reading import as_dict, as_list, number, text, when
 from studio.documents import read_document
 from studio.reading import read_image, safe_link, usable_id
+from studio.words import counted, prose, status_words
 
 PAGE_SIZE = 24
 VIDEO_SEARCH_PAGES = 5  # pages of /v1/videos searched for one project (there is no read by id)
@@ -55,11 +56,12 @@ def read_item(raw: Any) -> dict[str, Any]:
     facts = [
         value
         for value in (
-            text(item.get("doc_type")),
-            status,
-            f"{text(item.get('image_count'))} images" if number(item.get("image_count")) is not None else "",
-            f"{text(item.get('shot_count'))} shots" if number(item.get("shot_count")) is not None else "",
-            f"{text(item.get('word_count'))} words" if number(item.get("word_count")) is not None else "",
+            prose(text(item.get("doc_type"))),
+            status_words(status),
+            # Counts agree with their number ("1 image", never "1 images").
+            counted(number(item.get("image_count")), "image"),
+            counted(number(item.get("shot_count")), "shot"),
+            counted(number(item.get("word_count")), "word"),
             "unpublished changes" if item.get("has_unpublished_changes") is True else "",
         )
         if value

@@ -18,6 +18,9 @@ class AppRun(models.Model):
     label = models.CharField(max_length=200, blank=True)
     # The body sent (the form's values), never a secret.
     inputs = models.JSONField(default=dict, blank=True)
+    # The same inputs as a person reads them ([{label, text, picture}], AppForm.asked):
+    # names of boards, projects and images are only at hand when the form is sent.
+    asked = models.JSONField(default=list, blank=True)
     idempotency_key = models.CharField(max_length=128)
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
     status = models.CharField(max_length=40, blank=True)

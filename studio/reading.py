@@ -10,6 +10,7 @@ from typing import Any
 
 from dashboard.web.converters import RemoteIdConverter
 from dashboard.web.reading import as_dict, as_list, number, read_questions, text
+from studio.words import action_words, key_label, prose, status_words
 
 # Words an outline uses for its parts, in the order they are looked for.
 HEADING_KEYS = ("heading", "title", "name", "label", "text", "summary")
@@ -119,14 +120,18 @@ def read_event(name: str, data: Any) -> dict[str, str]:
         steps = [step for step in steps if step]
         said = "Plan: " + "; ".join(steps) if steps else text(body.get("message")) or "The director made a plan."
     elif name == "status":
-        parts = [text(body.get("status")), text(body.get("stage")) and f"stage {text(body.get('stage'))}"]
+        # Statuses and stages are the service's keys ("needs_input"): a person reads "Needs input".
+        status = key_label(status_words(text(body.get("status"))))
+        stage = status_words(text(body.get("stage")))
+        parts = [status, stage and f"stage {stage}"]
         said = " · ".join(part for part in parts if part)
-        message = text(body.get("message"))
+        message = prose(text(body.get("message")))
         said = f"{said}: {message}" if said and message else (said or message or "Working…")
     elif name == "turn":
-        said = "The director took the turn" + (f" ({text(body.get('status'))})" if body.get("status") else ".")
+        status = status_words(text(body.get("status")))
+        said = "The director took the turn" + (f" ({status})" if status else ".")
     else:
-        said = text(body.get("message")) or name
+        said = prose(text(body.get("message"))) or key_label(status_words(name))
     return {"event": name, "text": said[:500]}
 
 
@@ -148,9 +153,14 @@ def read_pending_request(raw: Any) -> dict[str, Any]:
         app = PENDING_APPS.get(text(item.get("kind")).strip().lower(), "")
     if not re.fullmatch(r"[a-z0-9][a-z0-9-]{0,63}", app):
         app = ""  # not an app id the console can open
-    label = text(item.get("label") or item.get("title") or item.get("kind") or item.get("type")) or "A request"
+    label = text(item.get("label") or item.get("title")) or key_label(
+        status_words(text(item.get("kind") or item.get("type")))
+    )
+    label = label or "A request"
     return {
         "label": label,
+        # The button's words: "Run film an AI shot" (the label as written, only its first letter lowered).
+        "action": "Run " + action_words(label),
         "app": app,
         "prompt": text(item.get("prompt") or item.get("message") or item.get("description")),
         "raw": raw if not isinstance(raw, (dict, str)) or not item else None,
@@ -160,10 +170,11 @@ def read_pending_request(raw: Any) -> dict[str, Any]:
 def read_skipped(raw: Any) -> dict[str, str]:
     item = as_dict(raw)
     if not item:
-        return {"operation": text(raw), "reason": ""}
+        return {"operation": key_label(status_words(text(raw))) or "An edit", "reason": ""}
     return {
-        "operation": text(item.get("operation") or item.get("name") or item.get("kind")) or "An edit",
-        "reason": text(item.get("reason") or item.get("message")),
+        "operation": key_label(status_words(text(item.get("operation") or item.get("name") or item.get("kind"))))
+        or "An edit",
+        "reason": prose(text(item.get("reason") or item.get("message"))),
     }
 
 
