@@ -93,6 +93,36 @@ def read_turn(op, snapshot: dict) -> dict[str, Any]:
     }
 
 
+# Error types (and the HTTP status) that mean the workspace ran out of
+# credits: sending the same again is refused the same way until credits are
+# added, so nothing offers to retry it (spec, "Errors": 402 insufficient_credits).
+OUT_OF_CREDITS = frozenset({"insufficient_credits", "402"})
+
+
+def failure_kind(*, status: str, errors_seen: list[Any]) -> str:
+    """What a finished piece of work's failure offers the person: "" (it did
+    not fail), "credits" (it ran out of credits: no retry can help) or
+    "failed" (trying the same again may work). `errors_seen` are the error
+    members the service gave (a turn's, its build job's)."""
+    if status != "failed":
+        return ""
+    for error in map(as_dict, errors_seen):
+        if {text(error.get("type")), text(error.get("code")), text(error.get("status"))} & OUT_OF_CREDITS:
+            return "credits"
+    return "failed"
+
+
+def turn_failure(op, read: dict[str, Any]) -> str:
+    """How a turn failed, read from its row (see failure_kind). A turn still
+    running, or one the console only stopped following (it may still be
+    working at the service), offers nothing: a retry would be a second turn
+    beside a live one."""
+    if not op.is_final:
+        return ""
+    status = "failed" if "failed" in (read["status"], op.status, read["job_status"]) else read["status"]
+    return failure_kind(status=status, errors_seen=[read["error"], read["job_error"]])
+
+
 def turn_context(op, snapshot: dict, request=None) -> dict[str, Any]:
     return {"turn": read_turn(op, snapshot)}
 

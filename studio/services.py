@@ -235,8 +235,36 @@ def turn_continue(
     )
 
 
+def turn_try_again(
+    *, key: ApiKey, turns: list[TrackedOperation], failed: TrackedOperation, idempotency_key: str
+) -> TrackedOperation:
+    """A failed turn's message sent again as a new turn of its conversation
+    ("Try again"): the message and "decide for me" as the failed turn
+    recorded them, the conversation and artifact read from the turns up to
+    the failed one. Only those turns are read, so the same key always sends
+    the same body: a double click (or the box's Retry) is the same turn,
+    even after the first click's turn was added to the conversation."""
+    context = as_dict(failed.context)
+    at = next((i for i, op in enumerate(turns) if op.pk == failed.pk), None)
+    upto = turns[: at + 1] if at is not None else [failed]
+    return turn_continue(
+        key=key,
+        turns=upto,
+        message=text(context.get("message")) or failed.title,
+        idempotency_key=idempotency_key,
+        auto=bool(context.get("auto")),
+    )
+
+
 def app_run_start(
-    *, key: ApiKey, studio: str, app: str, label: str, body: dict[str, Any], idempotency_key: str
+    *,
+    key: ApiKey,
+    studio: str,
+    app: str,
+    label: str,
+    body: dict[str, Any],
+    idempotency_key: str,
+    asked: list[dict[str, Any]] | None = None,
 ) -> AppRun:
     """Run a Content App once and keep the run (its inputs, for "run again with
     changes"; its answer). Image apps and `generate` without a project answer
@@ -263,6 +291,7 @@ def app_run_start(
                 app=app,
                 label=storable_text(label)[:200],
                 inputs=storable(body),
+                asked=storable(asked or []),
                 idempotency_key=idempotency_key,
                 http_status=response.status_code,
                 status=storable_text(status)[:40],
@@ -283,3 +312,19 @@ def app_run_start(
         )
         run.save(update_fields=["operation"])
     return run
+
+
+def app_run_try_again(*, key: ApiKey, run: AppRun, idempotency_key: str) -> AppRun:
+    """A failed Content App run sent again with the very inputs it had
+    ("Try again"): a new run with its own Idempotency-Key, so posting the
+    button twice is one run. The inputs were checked against the app's
+    schema when first sent; a refusal now is the service's to say."""
+    return app_run_start(
+        key=key,
+        studio=run.studio,
+        app=run.app,
+        label=run.label or run.app,
+        body=as_dict(run.inputs),
+        asked=run.asked if isinstance(run.asked, list) else [],
+        idempotency_key=idempotency_key,
+    )

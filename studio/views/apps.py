@@ -8,23 +8,25 @@ from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_GET, require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.api import ServiceClient, errors
 from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write
-from dashboard.frame.remote_errors import RemoteErrorView
+from dashboard.frame.remote_errors import RemoteErrorView, describe_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.live.selectors import operation_view
 from dashboard.web.htmx import client_redirect
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict, as_list, text
 from studio import services
-from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped
-from studio.forms import READ_ONLY
+from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped, picker_kind
+from studio.forms import READ_ONLY, TryAgainForm
 from studio.library import board_images, boards_all, videos_all
+from studio.live import failure_kind
 from studio.models import AppRun
 from studio.reading import read_image, read_result, safe_link, usable_id
+from studio.words import key_label
 
 RECENT_RUNS = 10
 MAX_PREFILL = 6000  # characters of one value taken from a link
@@ -68,9 +70,10 @@ def _clips(client: ServiceClient) -> list[dict[str, Any]]:
                 clips.append(
                     {
                         "id": clip_id,
+                        # A shot is called by its prompt (the picker shows its picture), never by its id.
                         "name": f"{text(shot.get('prompt')) or 'A shot'} ({text(seconds)} s)"
                         if seconds
-                        else text(shot.get("prompt")) or clip_id,
+                        else text(shot.get("prompt")) or "A shot",
                         "url": safe_link(shot.get("url")),
                     }
                 )
@@ -198,20 +201,59 @@ def app_run(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase:
             label=info.label,
             body=form.payload(),
             idempotency_key=form.cleaned_data["idempotency_key"],
+            asked=form.asked(),
         )
     except errors.ApiError as exc:
         return _page(request, info, form, runs, remote_error=failed_write(request, form, exc))
     return client_redirect(request, reverse("studio:app_run", args=[run.pk]))
 
 
-@require_GET
-def run_detail(request: ConsoleRequest, pk: int) -> HttpResponse:
-    run = _runs(request).filter(pk=pk).first()
-    if run is None:
-        raise Http404("No such run.")
+def asked_rows(run: AppRun) -> list[dict[str, Any]]:
+    """What was asked, in words: the rows kept at send time; a run kept
+    before they were ([] stored) shows its inputs with their keys in words and
+    an id as "chosen in the form", never the id itself."""
+    kept = [as_dict(row) for row in as_list(run.asked) if as_dict(row).get("label")]
+    if kept:
+        return [
+            {"label": text(row.get("label")), "text": row.get("text"), "picture": safe_link(row.get("picture"))}
+            for row in kept
+        ]
+    rows = []
+    for name, value in as_dict(run.inputs).items():
+        if name.endswith(("_id", "_ids")) or picker_kind(run.studio, name, {}):
+            value = "chosen in the form"
+        elif isinstance(value, (int, float)) and not isinstance(value, bool):
+            value = text(value)
+        rows.append({"label": key_label(name), "text": value, "picture": ""})
+    return rows
+
+
+def _run_failure(run: AppRun) -> str:
+    """How a run failed (studio.live.failure_kind): its tracked shot's status
+    when it has one (the run row keeps the first answer), else the run's."""
+    op = run.operation
+    if op is not None and not op.is_final:
+        return ""
+    snapshot = op.snapshot if op is not None and isinstance(op.snapshot, dict) else as_dict(run.result)
+    status = text(op.status if op is not None else run.status)
+    job = as_dict(snapshot.get("job"))
+    if "failed" in (text(snapshot.get("status")), text(job.get("status"))):
+        status = "failed"
+    return failure_kind(status=status, errors_seen=[snapshot.get("error"), job.get("error")])
+
+
+def _run_page(
+    request: ConsoleRequest,
+    run: AppRun,
+    try_again: TryAgainForm | None = None,
+    try_again_error: RemoteErrorView | None = None,
+) -> HttpResponse:
     op = run.operation
     live = operation_view(op=op, request=request) if op is not None else None
     snapshot = op.snapshot if op is not None and isinstance(op.snapshot, dict) else run.result
+    failure = _run_failure(run)
+    if try_again_error is not None and not try_again_error.retry_helps:
+        failure = "credits"  # the retry itself ran out of credits: no button that cannot succeed
     return render(
         request,
         "studio/app_run.html",
@@ -222,6 +264,43 @@ def run_detail(request: ConsoleRequest, pk: int) -> HttpResponse:
             # The live region polls live:status, which answers only the person who started it.
             "follow_live": op is not None and op.started_by_id == request.user.pk,
             "result": read_result(snapshot),
-            "inputs": [(name, value) for name, value in as_dict(run.inputs).items()],
+            "asked": asked_rows(run),
+            # No toast for the run on screen (dashboard/inbox reads this, its polls the page's attribute).
+            "on_screen_operations": [op.pk] if op is not None else [],
+            "failure": failure,
+            # Minted with the button; kept from the post while the same write is worth repeating.
+            "try_again": (try_again or TryAgainForm()) if failure == "failed" else None,
+            "try_again_error": try_again_error,
         },
     )
+
+
+@require_GET
+def run_detail(request: ConsoleRequest, pk: int) -> HttpResponse:
+    run = _runs(request).filter(pk=pk).first()
+    if run is None:
+        raise Http404("No such run.")
+    return _run_page(request, run)
+
+
+@require_POST
+@requires_write(READ_ONLY)
+def run_try_again(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """ "Try again" on a failed run: the same inputs as a new run, once per key
+    (services.app_run_try_again). A run that did not fail sends nothing."""
+    run = _runs(request).filter(pk=pk).first()
+    if run is None:
+        raise Http404("No such run.")
+    form = TryAgainForm(request.POST)
+    if not form.is_valid() or _run_failure(run) != "failed":
+        # A hand-made post, or a page older than the run's outcome: show the run as it is now.
+        return client_redirect(request, reverse("studio:app_run", args=[run.pk]))
+    try:
+        again = services.app_run_try_again(
+            key=request.workspace.require_key(), run=run, idempotency_key=form.cleaned_data["idempotency_key"]
+        )
+    except errors.ApiError as exc:
+        # The box goes beside the button it answers; its key is kept when the same write is worth repeating.
+        error = failed_write(request, form, exc) or describe_remote_error(request, exc)
+        return _run_page(request, run, try_again=form, try_again_error=error)
+    return client_redirect(request, reverse("studio:app_run", args=[again.pk]))

@@ -30,10 +30,12 @@ from studio.forms import (
     STUDIO_MAKES,
     STUDIOS,
     MessageForm,
+    TryAgainForm,
     TurnForm,
+    message_noun,
 )
 from studio.library import KIND_OF_STUDIO, artifact_detail, finish_pane
-from studio.live import read_turn
+from studio.live import read_turn, turn_failure
 from studio.reading import safe_link
 
 PICKED_GONE = "The item you picked is not in this workspace (or no longer exists). Pick another from the library."
@@ -77,9 +79,11 @@ def _home(request: ConsoleRequest, form: TurnForm, remote_error=None, picked_err
     elif problem is not None:
         remote_error = remote_error or problem
     if picked is not None:
-        # No studio select: the message box carries the picked studio's limit itself.
+        # No studio select: the message box carries the picked studio's limit itself
+        # (as data for the counter, never a maxlength that would cut a paste).
         limit = str(MESSAGE_MAX_LENGTH[picked["studio"]])
-        form.fields["message"].widget.attrs.update({"maxlength": limit, "data-max-length": limit})
+        noun = message_noun(picked["studio"])
+        form.fields["message"].widget.attrs.update({"data-max-length": limit, "data-limit-noun": noun})
     return render(
         request,
         "studio/index.html",
@@ -97,6 +101,8 @@ def _home(request: ConsoleRequest, form: TurnForm, remote_error=None, picked_err
                 for name, label, limit in STUDIOS
             ],
             "conversations": selectors.conversations_recent(workspace_id=request.workspace.id),
+            # "Pick it from the library" opens the chosen studio's list (the browser follows the select).
+            "library_kind": KIND_OF_STUDIO.get(studio, KIND_OF_STUDIO["website"]),
             "picked": picked,
             "picked_error": picked_error,
             "remote_error": remote_error,
@@ -140,14 +146,29 @@ def start_turn(request: ConsoleRequest) -> HttpResponseBase:
 # --- the conversation ------------------------------------------------------------
 
 
-def _thread(request: ConsoleRequest, anchor, *, for_poll: bool = False) -> dict[str, Any]:
-    """The live region's context: every turn of the conversation, oldest first."""
+def _thread(
+    request: ConsoleRequest,
+    anchor,
+    *,
+    for_poll: bool = False,
+    try_again: TryAgainForm | None = None,
+    try_again_error: RemoteErrorView | None = None,
+) -> dict[str, Any]:
+    """The live region's context: every turn of the conversation, oldest first.
+    `try_again` is the failed turn's form as posted (its key kept) and
+    `try_again_error` why that post failed, when the page answers one."""
     workspace_id = request.workspace.id
     turns = selectors.conversation_turns(workspace_id=workspace_id, anchor=anchor)
     views = [operation_view(op=op, request=request) for op in turns]
     latest = turns[-1]
     read = read_turn(latest, latest.snapshot if isinstance(latest.snapshot, dict) else {})
     waiting = latest.status == "needs_input"
+    # Only the latest turn offers to be tried again: once the conversation
+    # went on, an old message sent again would land out of order. A retry
+    # that ran out of credits offers no retry either (it cannot succeed).
+    failure = turn_failure(latest, read)
+    if try_again_error is not None and not try_again_error.retry_helps:
+        failure = "credits"
     return {
         "anchor": anchor,
         "turns": turns,
@@ -159,6 +180,8 @@ def _thread(request: ConsoleRequest, anchor, *, for_poll: bool = False) -> dict[
         "version": selectors.turns_version(turns),
         # The poll names the turns it shows: an unchanged poll is one query on them.
         "turn_ids": ",".join(str(op.pk) for op in turns),
+        # No toast for the conversation on screen (dashboard/inbox: the page load's and the polls').
+        "on_screen_operations": [op.pk for op in turns],
         "polling": not all(op.is_final for op in turns),
         "waiting": waiting,
         # One key per one-click form: a double click is the same write.
@@ -168,6 +191,9 @@ def _thread(request: ConsoleRequest, anchor, *, for_poll: bool = False) -> dict[
         "decide_message": DECIDE_MESSAGE,
         "approve_message": APPROVE_OUTLINE_MESSAGE,
         "refresh_pane": for_poll,
+        "failure": failure,
+        "try_again": (try_again or TryAgainForm()) if failure == "failed" else None,
+        "try_again_error": try_again_error,
     }
 
 
@@ -214,11 +240,20 @@ def _pane(request: ConsoleRequest, thread: dict[str, Any]) -> dict[str, Any]:
 
 
 def _conversation(
-    request: ConsoleRequest, anchor, composer: MessageForm | None = None, remote_error=None
+    request: ConsoleRequest,
+    anchor,
+    composer: MessageForm | None = None,
+    remote_error=None,
+    change: int | None = None,
+    **try_again: Any,
 ) -> HttpResponse:
-    thread = _thread(request, anchor)
+    thread = _thread(request, anchor, **try_again)
     if composer is None:
-        composer = MessageForm(studio=thread["studio"])
+        changed = _changed(thread, change)
+        composer = MessageForm(studio=thread["studio"], initial=changed)
+        if changed:
+            # The person asked to change the message: the cursor is there.
+            composer.fields["message"].widget.attrs["autofocus"] = True
     return render(
         request,
         "studio/conversation.html",
@@ -226,10 +261,21 @@ def _conversation(
     )
 
 
+def _changed(thread: dict[str, Any], change: int | None) -> dict[str, Any] | None:
+    """ "Change and try again": the composer starts with the failed turn's
+    message (and its "decide for me"), focused. Only a turn of this
+    conversation that failed is copied; any other number is ignored."""
+    failed = next((op for op in thread["turns"] if op.pk == change), None) if change is not None else None
+    if failed is None or failed is not thread["latest"] or thread["failure"] != "failed":
+        return None
+    read = read_turn(failed, failed.snapshot if isinstance(failed.snapshot, dict) else {})
+    return {"message": read["asked"], "auto": read["auto"]}
+
+
 @require_GET
 def turn(request: ConsoleRequest, pk: int) -> HttpResponse:
     anchor = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
-    return _conversation(request, anchor)
+    return _conversation(request, anchor, change=database_id(request.GET.get("change")))
 
 
 @background_request
@@ -286,4 +332,34 @@ def reply(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     except errors.ApiError as exc:
         error = failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE)
         return _conversation(request, anchor, composer=form, remote_error=error)
+    return client_redirect(request, reverse("studio:turn", args=[next_turn.pk]))
+
+
+@require_POST
+@requires_write(READ_ONLY)
+def try_again(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """ "Try again" on a failed turn: its message sent once more as a new turn
+    of the same conversation (services.turn_try_again), under the key the
+    button was rendered with. A turn that did not fail sends nothing."""
+    failed = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=pk)
+    form = TryAgainForm(request.POST)
+    read = read_turn(failed, failed.snapshot if isinstance(failed.snapshot, dict) else {})
+    if not form.is_valid() or turn_failure(failed, read) != "failed":
+        # A hand-made post, or a page older than the turn's outcome: show the conversation as it is now.
+        return client_redirect(request, reverse("studio:turn", args=[failed.pk]))
+    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=failed)
+    try:
+        next_turn = services.turn_try_again(
+            key=request.workspace.require_key(),
+            turns=turns,
+            failed=failed,
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except errors.ApiError as exc:
+        # The box goes beside the button it answers (its Retry sends that form
+        # again, with its key when the same write is worth repeating).
+        error = failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE) or describe_remote_error(
+            request, exc
+        )
+        return _conversation(request, failed, try_again=form, try_again_error=error)
     return client_redirect(request, reverse("studio:turn", args=[next_turn.pk]))
