@@ -212,6 +212,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:conversation_live": Target(query=("ids", "v")),
     "studio:artifact_pane": Target(),
     "studio:reply": Target(methods=("POST",), form=("message", "auto", "idempotency_key")),
+    "studio:try_again": Target(methods=("POST",), form=("idempotency_key",)),
     "studio:apps": Target(),
     "studio:app": Target(
         methods=("GET", "POST"),
@@ -228,6 +229,7 @@ FUZZ_TABLE: dict[str, Target] = {
         ),
     ),
     "studio:app_run": Target(),
+    "studio:app_run_try_again": Target(methods=("POST",), form=("idempotency_key",)),
     "studio:library": Target(query=("board", *PAGER)),
     "studio:library_item": Target(),
     "agents:index": Target(query=("status", *PAGER)),

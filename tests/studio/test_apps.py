@@ -68,7 +68,7 @@ def test_an_apps_form_is_generated_from_its_schema_with_an_asset_picker(db, api_
     page = logged_in_client.get(reverse("studio:app", args=["image", "generate"]), {"board_id": BOARD_ID}).content
     form = one(page, "#app-form")
     prompt = one(form, "textarea[name=prompt]")
-    assert prompt["maxlength"] == "6000" and prompt.has_attr("required")
+    assert prompt["data-max-length"] == "6000" and not prompt.has_attr("maxlength") and prompt.has_attr("required")
     assert "*" in text_of(one(form, f"label[for={prompt['id']}]"))
     assert [o["value"] for o in select(form, "select[name=aspect] option")][:3] == ["", "4:5", "1:1"]
     count = one(form, "input[name=count]")
@@ -78,7 +78,7 @@ def test_an_apps_form_is_generated_from_its_schema_with_an_asset_picker(db, api_
     assert text_of(one(picker, "legend")) == "Reference images"
     assert [i["value"] for i in select(picker, "input[type=checkbox]")] == IMAGE_IDS
     assert select(picker, "img")[0]["src"] == "https://cdn.example/0.png"
-    assert "Up to 4 image asset ids" in text_of(picker)  # the schema's description as help
+    assert "Up to 4 images on board" in text_of(picker)  # the schema's description as help, in words
 
 
 def test_the_form_is_checked_against_the_schema_before_sending(db, api_key, catalogue, logged_in_client):

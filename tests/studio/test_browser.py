@@ -69,7 +69,7 @@ def test_a_website_turn_through_questions_answered_in_one_click_to_a_build_in_th
     expect(chat.locator(".chat-bubble--person .chat-text").last).to_have_text("A local business")
     expect(chat).to_contain_text("Your website is built and live.", timeout=LIVE)
     pane = page.locator("#artifact-pane")
-    expect(pane.locator("[data-build-status]")).to_have_text("succeeded · stage complete")
+    expect(pane.locator("[data-build-status]")).to_have_text("Succeeded · stage complete")
     expect(pane.get_by_role("link", name="The published site")).to_be_visible()
     expect(page.locator("#studio-thread")).not_to_have_attribute("hx-trigger", "every 2s")
     shot(page, "studio-website-built")
@@ -109,7 +109,7 @@ def test_a_video_turns_pending_request_is_run_as_a_content_app_with_one_charge(c
     expect(pending).to_contain_text("Film an AI shot", timeout=LIVE)
     shot(page, "studio-video-pending")
     before = credits(sandbox)
-    pending.get_by_role("link", name="Run film an ai shot").click()
+    pending.get_by_role("link", name="Run film an AI shot").click()
 
     expect(page.get_by_role("heading", name="Generate shot")).to_be_visible()
     expect(page.get_by_label("Prompt")).to_have_value("Film a new shot of the shop front at dawn and add a title")

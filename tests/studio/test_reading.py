@@ -49,7 +49,7 @@ def test_a_huge_or_deep_outline_is_bounded():
         (
             "status",
             {"status": "building", "stage": "generate", "message": "Working"},
-            "building · stage generate: Working",
+            "Building · stage generate: Working",
         ),
         ("status", None, "Working…"),
         ("turn", {"status": "building"}, "The director took the turn (building)"),

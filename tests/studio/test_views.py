@@ -97,9 +97,9 @@ def test_a_message_over_the_studios_limit_is_refused_in_place_naming_the_limit(d
     data = start_form(logged_in_client, message=too_long)
     response = logged_in_client.post(reverse("studio:start"), data)
     assert response.status_code == 200
-    assert "Website messages can be at most 3,800 characters (this one has 3,801)." in texts(
-        response.content, ".field-error"
-    )
+    assert texts(response.content, ".field-error") == [
+        "Website messages can be at most 3,800 characters; this one has 3,801, 1 character over. Shorten it to send it."
+    ]
     assert one(response.content, "#turn-form textarea[name=message]").text.lstrip("\n") == too_long
     assert form_key(response.content) == data["idempotency_key"]
     assert remote.calls.call_count == 0
@@ -311,7 +311,9 @@ def test_an_empty_or_over_long_message_is_refused_in_place(db, remote, make_turn
     op = make_turn(due=False)
     finish(op, "completed", message="Done")
     page = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content
-    assert one(page, "#composer-message")["maxlength"] == "3800"
+    # The limit is data for the counter, never a maxlength that would cut a paste (issue #21).
+    assert one(page, "#composer-message")["data-max-length"] == "3800"
+    assert not one(page, "#composer-message").has_attr("maxlength")
     empty = logged_in_client.post(reverse("studio:reply", args=[op.pk]), {"idempotency_key": form_key(page)})
     assert "Write a message" in text_of(one(empty.content, "#composer-message_error"))
     too_long = logged_in_client.post(
@@ -450,7 +452,7 @@ def test_a_video_projects_pending_request_opens_its_content_app_prefilled(db, re
     )
     page = logged_in_client.get(reverse("studio:turn", args=[op.pk])).content
     ops = one(page, ".studio-video-ops")
-    assert "Edits applied: 2" in text_of(ops) and "trim: The project has no shots yet." in text_of(ops)
+    assert "Edits applied: 2" in text_of(ops) and "Trim: The project has no shots yet." in text_of(ops)
     rows = select(ops, ".studio-pending > li")
     link = one(rows[0], "a")
     assert link["href"].startswith(reverse("studio:app", args=["video", "generate"]) + f"?project_id={PROJECT_ID}")
@@ -478,7 +480,7 @@ def test_a_pane_read_that_fails_is_a_message_in_the_pane_and_the_chat_stands(db,
         )
     )
     pane = logged_in_client.get(reverse("studio:artifact_pane", args=[op.pk]), HTTP_HX_REQUEST="true")
-    assert text_of(one(pane.content, "[data-build-status]")) == "succeeded · stage complete"
+    assert text_of(one(pane.content, "[data-build-status]")) == "Succeeded · stage complete"
     assert parse(pane.content).find("html") is None  # only the pane
 
 
