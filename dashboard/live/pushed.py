@@ -20,7 +20,7 @@ from django.utils import timezone
 from dashboard.live import registry
 from dashboard.live.leases import lease_renew, lease_take
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import REQUEST_ID_LIMIT, STATUS_LIMIT, poll_interval, stopped_fields
+from dashboard.live.services import REQUEST_ID_LIMIT, STATUS_LIMIT, poll_interval, run_on_final, stopped_fields
 from dashboard.live.storable import storable, storable_text
 
 logger = logging.getLogger("dashboard.live")
@@ -76,7 +76,10 @@ def operation_push(
             lease_token="",
             next_poll_at=None if final else now + poll_interval(poll_count=op.poll_count),
         )
-    return bool(TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).update(**fields))
+    stored = bool(TrackedOperation.objects.filter(id=operation_id, lease_token=lease_token).update(**fields))
+    if stored and final:
+        run_on_final(kind, [operation_id])
+    return stored
 
 
 def operation_release(

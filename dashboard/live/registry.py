@@ -76,6 +76,12 @@ class OperationKind:
     # Unchanged answers cost one query; a kind whose state is pushed to its
     # row the moment it changes (a streamed call) is watched more closely.
     watch_seconds: float = 2.0
+    # ([operation ids]) -> None: called after rows of this kind were stored
+    # final (by a poll batch or a pushed state), outside their lease. It may
+    # be called again for the same row (a retried batch): it must be
+    # idempotent. Its failure is logged, never the poll's (Studio keeps a
+    # document's version here).
+    on_final: Callable[[list[int]], None] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "final_statuses", frozenset(self.final_statuses))

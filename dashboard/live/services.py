@@ -377,6 +377,7 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
             logger.exception("live: putting off the other operations of key %s failed", key_id)
 
     written = _store(ops, outcomes, lease_token, clock=clock)
+    _after_final(ops, outcomes)
     return PollReport(
         claimed=len(ops), polled=sum(1 for result in fetched if result.polled_at is not None), written=written
     )
@@ -640,6 +641,27 @@ def _store(ops: list[TrackedOperation], outcomes: dict[int, dict[str, Any]], lea
                 logger.info("live: lost the lease of %d operation(s) meanwhile; results dropped", len(op_ids) - count)
             written += count
     return written
+
+
+def _after_final(ops: list[TrackedOperation], outcomes: dict[int, dict[str, Any]]) -> None:
+    """Each kind's `on_final` with its rows this batch found final. A row
+    whose write was lost is passed too: the hook re-reads rows and is
+    idempotent, so at worst it finds nothing to do."""
+    final_by_kind: dict[str, list[int]] = defaultdict(list)
+    for op in ops:
+        if outcomes.get(op.pk, {}).get("is_final"):
+            final_by_kind[op.kind].append(op.pk)
+    for name, op_ids in final_by_kind.items():
+        run_on_final(registry.get_kind(name), op_ids)
+
+
+def run_on_final(kind: registry.OperationKind | None, op_ids: list[int]) -> None:
+    if kind is None or kind.on_final is None or not op_ids:
+        return
+    try:
+        kind.on_final(op_ids)
+    except Exception:
+        logger.exception("live: the after-final step of %s failed for %d operation(s)", kind.name, len(op_ids))
 
 
 def _chunks(op_ids: list[int], names: tuple[str, ...]) -> list[list[int]]:
