@@ -56,8 +56,10 @@ def render_content(content: Any, content_format: Any = "") -> SafeString:
     return sanitise(_markdown.render(body))
 
 
-def read_document(body: Any) -> dict[str, Any]:
-    """What a document page shows from `GET /v1/documents/{id}`."""
+def document_source(body: Any) -> tuple[str, str]:
+    """A document's content as sent (text, format), whatever its shape: a
+    string beside `format`, or {format, body|text|markdown|html}. Versions
+    keep this source (studio/versions.py), not the rendered HTML."""
     doc = as_dict(body)
     content = doc.get("content")
     if isinstance(content, dict):  # {format, body|text|markdown|html}
@@ -66,6 +68,13 @@ def read_document(body: Any) -> dict[str, Any]:
         content_format = "html" if inner.get("html") and not inner.get("markdown") else inner.get("format", "")
     else:
         content_format = doc.get("format") or ""
+    return text(content), text(content_format)
+
+
+def read_document(body: Any) -> dict[str, Any]:
+    """What a document page shows from `GET /v1/documents/{id}`."""
+    doc = as_dict(body)
+    content, content_format = document_source(doc)
     return {
         "name": text(doc.get("name") or doc.get("title")),
         "doc_type": text(doc.get("doc_type") or doc.get("type")),

@@ -127,6 +127,15 @@ def turn_context(op, snapshot: dict, request=None) -> dict[str, Any]:
     return {"turn": read_turn(op, snapshot)}
 
 
+def turns_final(op_ids: list[int]) -> None:
+    """After turns are stored final: keep each completed document turn's
+    content as a version (studio/versions.py; imported here, at call time,
+    because versions reads this module's names)."""
+    from studio.versions import document_versions_keep
+
+    document_versions_keep(op_ids)
+
+
 STUDIO_TURN = OperationKind(
     name=TURN_KIND,
     title="Studio turn",
@@ -136,6 +145,7 @@ STUDIO_TURN = OperationKind(
     context=turn_context,
     page_url=turn_page_url,
     person_needed=lambda snapshot: snapshot.get("status") == "needs_input",
+    on_final=turns_final,
 )
 
 

@@ -1,0 +1,192 @@
+"""A document's versions (issue #21, item 4).
+
+The service keeps only a document's latest content, so after each completed
+document turn the console reads `GET /v1/documents/{id}` once and keeps what
+it says (`DocumentVersion`). The step runs where a `studio.turn` row becomes
+final: the live seam's `on_final` hook of the kind (studio/apps.py wires it),
+which both the poller's batch and the stream follower's pushed result call.
+It is idempotent: a (document, turn) that already has its version makes no
+remote call and no row, so a retried batch or a second look at the same
+completed turn keeps one version.
+
+Websites and apps have no content to keep: their turn history (the
+conversation page) is their version list.
+"""
+
+from __future__ import annotations
+
+import difflib
+import logging
+import re
+from dataclasses import dataclass
+
+from django.db import IntegrityError, transaction
+from django.db.models import Q
+from django.http import Http404
+
+from dashboard.api import errors
+from dashboard.api.paths import api_path
+from dashboard.live.models import TrackedOperation
+from dashboard.live.storable import storable_text
+from dashboard.web.reading import as_dict, text
+from studio.documents import document_source
+from studio.live import TURN_KIND
+from studio.models import DocumentVersion
+
+logger = logging.getLogger(__name__)
+
+# Unchanged lines shown around a change; a longer unchanged run is folded
+# into "N unchanged lines" so a small revision of a long document reads as one.
+DIFF_CONTEXT = 2
+# Lines compared at most: difflib is quadratic in the worst case, and a
+# request must stay bounded whatever a document's length.
+DIFF_MAX_LINES = 5000
+
+
+def _document_of(op: TrackedOperation) -> str:
+    """The document a completed document turn wrote, or "" (another studio,
+    not completed, no artifact)."""
+    snapshot, context = as_dict(op.snapshot), as_dict(op.context)
+    studio = text(snapshot.get("studio") or context.get("studio"))
+    if studio != "document" or text(snapshot.get("status")) != "completed":
+        return ""
+    return text(as_dict(snapshot.get("artifact")).get("id")) or text(context.get("artifact_id"))
+
+
+def document_version_keep(*, op: TrackedOperation) -> DocumentVersion | None:
+    """The version a completed document turn made, read from the service
+    once and kept; None when the turn made none or the read failed (logged:
+    the turn itself stands, only its version is missing)."""
+    document_id = _document_of(op)
+    if not document_id:
+        return None
+    existing = DocumentVersion.objects.filter(document_id=document_id, turn=op).first()
+    if existing is not None:
+        return existing
+    try:
+        body = as_dict(op.owner_key.client().get(api_path("/v1/documents/{}", document_id)))
+    except errors.ApiError:
+        logger.warning("studio: the version of document turn %s could not be read", op.pk, exc_info=True)
+        return None
+    content, content_format = document_source(body)
+    try:
+        with transaction.atomic():
+            return DocumentVersion.objects.create(
+                workspace_id=op.owner_key.workspace_id,
+                document_id=document_id[:200],
+                turn=op,
+                asked_by_id=op.started_by_id,
+                asked=storable_text(text(as_dict(op.context).get("message")) or op.title),
+                name=storable_text(text(body.get("name") or body.get("title")))[:300],
+                revision=storable_text(text(body.get("revision")))[:40],
+                content_format=storable_text(content_format)[:20],
+                content=storable_text(content),
+            )
+    except IntegrityError:  # kept meanwhile by the other path (poller and follower)
+        return DocumentVersion.objects.filter(document_id=document_id, turn=op).first()
+
+
+def document_versions_keep(op_ids: list[int]) -> int:
+    """The `on_final` hook of `studio.turn`: a version for each completed
+    document turn among `op_ids`; returns the versions newly kept."""
+    ops = TrackedOperation.objects.select_related("owner_key").filter(id__in=op_ids, kind=TURN_KIND, is_final=True)
+    kept = 0
+    for op in ops:
+        if not _document_of(op):
+            continue
+        had = DocumentVersion.objects.filter(turn=op).exists()
+        if document_version_keep(op=op) is not None and not had:
+            kept += 1
+    return kept
+
+
+# --- reads -------------------------------------------------------------------------
+
+
+def document_versions(*, workspace_id: str, document_id: str) -> list[DocumentVersion]:
+    """A document's versions kept in this workspace, newest first."""
+    if not workspace_id:
+        return []
+    return list(
+        DocumentVersion.objects.select_related("asked_by")
+        .filter(workspace_id=workspace_id, document_id=document_id)
+        .order_by("-created_at", "-id")
+    )
+
+
+def document_version_get(*, workspace_id: str, version_id: int) -> DocumentVersion:
+    """A version of the viewer's workspace; 404 for any other, with no hint it exists."""
+    version = (
+        DocumentVersion.objects.select_related("asked_by").filter(id=version_id, workspace_id=workspace_id).first()
+        if workspace_id
+        else None
+    )
+    if version is None:
+        raise Http404("No such version.")
+    return version
+
+
+def artifact_latest_turn(*, workspace_id: str, artifact_id: str) -> TrackedOperation | None:
+    """The newest turn of this workspace about an item (what the service
+    answered, or what the console sent): its conversation is the item's
+    turn history, the version list of a website or an app."""
+    if not workspace_id or not artifact_id:
+        return None
+    return (
+        TrackedOperation.objects.filter(kind=TURN_KIND, owner_key__workspace_id=workspace_id)
+        .filter(Q(snapshot__artifact__id=artifact_id) | Q(context__artifact_id=artifact_id))
+        .order_by("-created_at", "-id")
+        .first()
+    )
+
+
+def version_filename(version: DocumentVersion) -> str:
+    """A safe file name for the download: the document's name in plain
+    letters, its revision, `.md` (or `.html`/`.txt` for those formats)."""
+    stem = re.sub(r"[^A-Za-z0-9]+", "-", version.name).strip("-").lower()[:80] or "document"
+    suffix = {"html": "html", "text": "txt", "plain": "txt"}.get(version.content_format.lower(), "md")
+    revision = f"-revision-{version.revision}" if re.fullmatch(r"[0-9]{1,9}", version.revision) else ""
+    return f"{stem}{revision}.{suffix}"
+
+
+# --- the comparison -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class DiffLine:
+    change: str  # "same", "added", "removed" or "folded" (text says how many lines)
+    text: str
+
+
+def versions_diff(older: str, newer: str) -> list[DiffLine]:
+    """`older` -> `newer` line by line (paragraphs are lines in markdown):
+    removed lines before the lines that replaced them, unchanged runs folded
+    beyond DIFF_CONTEXT lines around a change."""
+    before = older.splitlines()[:DIFF_MAX_LINES]
+    after = newer.splitlines()[:DIFF_MAX_LINES]
+    lines: list[DiffLine] = []
+    matcher = difflib.SequenceMatcher(a=before, b=after, autojunk=False)
+    opcodes = matcher.get_opcodes()
+    for index, (tag, a_start, a_end, b_start, b_end) in enumerate(opcodes):
+        if tag == "equal":
+            same = before[a_start:a_end]
+            head = DIFF_CONTEXT if index > 0 else 0
+            tail = DIFF_CONTEXT if index < len(opcodes) - 1 else 0
+            if len(same) > head + tail + 1:
+                lines += [DiffLine("same", line) for line in same[:head]]
+                folded = len(same) - head - tail
+                lines.append(DiffLine("folded", f"{folded:,} unchanged line{'' if folded == 1 else 's'}"))
+                lines += [DiffLine("same", line) for line in same[len(same) - tail :]]
+            else:
+                lines += [DiffLine("same", line) for line in same]
+            continue
+        lines += [DiffLine("removed", line) for line in before[a_start:a_end]]
+        lines += [DiffLine("added", line) for line in after[b_start:b_end]]
+    return lines
+
+
+def diff_counts(lines: list[DiffLine]) -> dict[str, int]:
+    return {
+        "added": sum(1 for line in lines if line.change == "added"),
+        "removed": sum(1 for line in lines if line.change == "removed"),
+    }
