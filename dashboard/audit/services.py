@@ -121,6 +121,40 @@ def audit_account_event(
     )
 
 
+def audit_console_write(
+    *,
+    actor: Any,
+    workspace_id: str,
+    key: ApiKey | None,
+    area: str,
+    action: str,
+    path: str,
+    summary: str,
+    details: dict[str, Any] | None = None,
+) -> AuditEntry:
+    """Record a write an area makes in the console only, about a workspace's
+    content (a Studio share link made or revoked): kind "write", in that
+    workspace's trail, `method` POST and `path` the console's own address
+    (no remote call was made, so no Idempotency-Key and no request id).
+    Unlike an account event it belongs to one workspace: what was shared is
+    the workspace's. Call it in the transaction of the change it records."""
+    actor_id = getattr(actor, "pk", None) if getattr(actor, "is_authenticated", False) else None
+    return AuditEntry.objects.create(
+        kind=AuditEntry.KIND_WRITE,
+        area=area[:32],
+        user_id=actor_id,
+        username=actor.get_username()[:150] if actor_id is not None else "",
+        workspace_id=workspace_id[:64],
+        key_label=f"{key.label} ({key.masked})"[:200] if key is not None else "",
+        action=action[:64],
+        method="POST",
+        path=path[:500],
+        status=200,
+        summary=summary[:300],
+        details=details or {},
+    )
+
+
 def audit_prune(*, now: datetime | None = None) -> int:
     """Delete entries older than AUDIT_RETENTION_DAYS (0 keeps everything)."""
     days = int(settings.AUDIT_RETENTION_DAYS or 0)

@@ -10,7 +10,7 @@ from django.urls import reverse
 
 from dashboard.live.models import TrackedOperation
 from studio import urls
-from studio.forms import READ_ONLY
+from studio.forms import READ_ONLY, SHARE_READ_ONLY
 from studio.models import AppRun
 from tests.html import parse, select
 from tests.write_guard import area_addresses, refusal_of, refused_writes
@@ -18,6 +18,8 @@ from tests.write_guard import area_addresses, refusal_of, refused_writes
 pytestmark = pytest.mark.django_db
 
 REFUSAL = f"Your role in this workspace (viewer) can only read. {READ_ONLY}"
+SHARE_REFUSAL = f"Your role in this workspace (viewer) can only read. {SHARE_READ_ONLY}"
+SHARE_WRITES = {"studio:share_new", "studio:share_revoke"}
 # What a forged form would carry: enough for any Studio write to go ahead.
 FORGED = {
     "studio": "website",
@@ -27,7 +29,7 @@ FORGED = {
     "idempotency_key": "7d2c1b0a-0000-4000-8000-000000000001",
 }
 # Writes the enumeration must find (proof that it finds any at all).
-KNOWN_WRITES = {"studio:start", "studio:reply", "studio:app"}
+KNOWN_WRITES = {"studio:start", "studio:reply", "studio:app", *SHARE_WRITES}
 
 
 @pytest.fixture
@@ -42,7 +44,10 @@ def test_every_address_that_takes_a_post_refuses_a_viewer_before_any_remote_call
     operations = TrackedOperation.objects.count()
     # A real turn for a `pk`: a forged reply to a conversation that exists.
     addresses = area_addresses(urls, [str(turn.pk), "image", "images", "remove-background"])
-    writes = refused_writes(viewer, addresses, FORGED, REFUSAL)
+    # Share links say why in their own words (studio/forms.py SHARE_READ_ONLY).
+    shares = [address for address in addresses if address[0] in SHARE_WRITES]
+    writes = refused_writes(viewer, [address for address in addresses if address not in shares], FORGED, REFUSAL)
+    writes |= refused_writes(viewer, shares, FORGED, SHARE_REFUSAL)
 
     assert writes >= KNOWN_WRITES
     assert remote.calls.call_count == 0
