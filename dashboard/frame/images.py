@@ -159,10 +159,31 @@ def image_allowed(url: object) -> bool:
     'self' covers relative addresses (and CONSOLE_BASE_URL's origin when it
     is set: without a request the console does not know its own host
     otherwise); data: only an image (data:image/...)."""
+    return _sources_allow(url, tuple(_img_sources()))
+
+
+def _frame_sources() -> list[str]:
+    """The frame-src list the browser is sent (settings.CSP_FRAME_SOURCES
+    plus the local hosts outside production), falling back as a browser
+    does: child-src, then default-src."""
+    policy = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
+    directives = policy.get("DIRECTIVES") or {}
+    found = directives.get("frame-src") or directives.get("child-src") or directives.get("default-src")
+    return list(found or getattr(settings, "CSP_FRAME_SOURCES", []))
+
+
+def frame_allowed(url: object) -> bool:
+    """Whether the console's frame-src lets an iframe load this address (the
+    Studio's website and app previews, studio/preview.py): the same source
+    matching as images, so a page never shows a frame the browser blocks."""
+    return _sources_allow(url, tuple(_frame_sources()))
+
+
+def _sources_allow(url: object, sources: tuple[str, ...]) -> bool:
     address = str(url or "").strip()
     if not address:
         return False
-    policy = _policy(tuple(_img_sources()))
+    policy = _policy(sources)
     try:
         parts = urlsplit(address)
         port = parts.port
