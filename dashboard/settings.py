@@ -500,6 +500,20 @@ CSP_IMG_SOURCES = list(
     )
 )
 
+# Where the Studio's website and app previews may be framed (studio/preview.py):
+# the origin of the service's web app, where `url` opens an item, and
+# STUDIO_PREVIEW_HOSTS, the hosts published sites live on (`public_url`; e.g.
+# `https://*.sites.example`). An address on no listed host is offered as a link
+# and a screenshot instead: no blanket https:, which would let any address a
+# turn names load inside the console.
+STUDIO_PREVIEW_HOSTS = env.list("STUDIO_PREVIEW_HOSTS", default=[])
+CSP_FRAME_SOURCES = list(
+    dict.fromkeys(
+        [f"{url.scheme}://{url.netloc.rpartition('@')[2]}" for url in [urlsplit(SERVICE_APP_URL)]]
+        + STUDIO_PREVIEW_HOSTS
+    )
+)
+
 # Browser features no page of the console uses, refused to every page and
 # anything it embeds (dashboard/middleware.py sends the header): an empty list
 # is `feature=()`. interest-cohort and browsing-topics opt out of ad cohorts.
@@ -533,6 +547,8 @@ CONTENT_SECURITY_POLICY = {
         # production also from a local sandbox on any port (tests pick free ones).
         "img-src": CSP_IMG_SOURCES + ([] if PRODUCTION else ["http://127.0.0.1:*", "http://localhost:*"]),
         "connect-src": ["'self'"],
+        # Studio previews; outside production also a local sandbox on any port.
+        "frame-src": CSP_FRAME_SOURCES + ([] if PRODUCTION else ["http://127.0.0.1:*", "http://localhost:*"]),
         "frame-ancestors": ["'none'"],
         "form-action": ["'self'"],
         "base-uri": ["'self'"],

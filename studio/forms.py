@@ -218,3 +218,25 @@ class TryAgainForm(forms.Form):
     the box's Retry is one new turn, not two."""
 
     idempotency_key = IdempotencyKeyField()
+
+
+# What a read-only member is told by the share link addresses: a link hands
+# the workspace's content to people outside it, so it takes a role that writes.
+SHARE_READ_ONLY = (
+    "Share links hand the workspace's content to people outside it, so only a member "
+    "who may write can make or revoke one: ask a workspace admin for such a role."
+)
+
+
+class ShareForm(forms.Form):
+    """A new share link: only how long it stays open. What is shared is read
+    from the service when the form is sent, never taken from the browser."""
+
+    days = forms.TypedChoiceField(
+        label="Open for",
+        choices=[(1, "1 day"), (7, "7 days"), (30, "30 days")],
+        coerce=int,
+        initial=7,
+        widget=forms.RadioSelect,
+        help_text="After that the link answers “not found”. You can revoke it sooner.",
+    )

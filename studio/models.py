@@ -50,3 +50,112 @@ class AppRun(models.Model):
             if isinstance(inputs.get(name), str) and inputs[name].strip():
                 return inputs[name].strip()
         return self.label or self.app
+
+
+class DocumentVersion(models.Model):
+    """A document's content as it stood when one of its turns completed
+    (issue #21, versions). The service keeps only a document's latest
+    content (`GET /v1/documents/{id}`), so the console keeps each one: the
+    worker or poller that sees a `studio.turn` become final stores it
+    (`studio.versions.document_versions_keep`). One row per (document,
+    turn): seeing the same completed turn twice keeps nothing new."""
+
+    # The workspace whose key read it: versions are listed per workspace,
+    # like the conversations they come from.
+    workspace_id = models.CharField(max_length=128)
+    document_id = models.CharField(max_length=200)
+    turn = models.ForeignKey("live.TrackedOperation", on_delete=models.CASCADE, related_name="+")
+    # Who asked for what (copied from the turn: the page reads no turn row per version).
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    asked = models.TextField(blank=True)
+    name = models.CharField(max_length=300, blank=True)
+    revision = models.CharField(max_length=40, blank=True)
+    content_format = models.CharField(max_length=20, blank=True)
+    content = models.TextField(blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["document_id", "turn"], name="studio_version_one_per_turn"),
+        ]
+        indexes = [models.Index(fields=["workspace_id", "document_id", "-created_at"], name="studio_version_doc")]
+
+    def __str__(self) -> str:
+        return f"{self.document_id} @ turn {self.turn_id}"
+
+
+class ShareLink(models.Model):
+    """A read-only link to a document (its content, or one of its kept
+    versions) or a set of images, for people without an account
+    (issue #21, item 8; `studio/sharing.py`).
+
+    The link is a snapshot: what is shared is copied here when the link is
+    made, so opening it never calls the service and never uses anyone's API
+    key (a viewer has none, and the maker's must not act for strangers).
+    Only the token's SHA-256 is stored: a database read gives no working link.
+    """
+
+    DOCUMENT = "document"
+    IMAGES = "images"
+    KINDS = [(DOCUMENT, "Document"), (IMAGES, "Images")]
+
+    token_hash = models.CharField(max_length=64, unique=True)
+    # The workspace whose content this is (the key's workspace id), so a list
+    # of share links is one workspace's even for a person with several keys.
+    workspace_id = models.CharField(max_length=128)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="studio_shares")
+    kind = models.CharField(max_length=16, choices=KINDS)
+    title = models.CharField(max_length=300)
+    # Where the content came from: a document id, or a board id for images.
+    source_id = models.CharField(max_length=128, blank=True)
+    # The kept document version shared (H17's versions), when one was picked;
+    # a plain number, not a foreign key: the snapshot stands on its own even
+    # if that version is later removed.
+    version_pk = models.PositiveBigIntegerField(null=True, blank=True)
+    # The snapshot: {"document": {name, doc_type, content, format}} or
+    # {"images": [{url, prompt, width, height}]}, as the service sent it
+    # (documents are sanitised again each time they are shown).
+    snapshot = models.JSONField(default=dict)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    revoked_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        indexes = [models.Index(fields=["workspace_id", "created_by", "-created_at"], name="studio_share_mine")]
+
+    def __str__(self) -> str:
+        return f"{self.kind}: {self.title}"
+
+    def is_open(self, now) -> bool:
+        """Neither revoked nor expired."""
+        return self.revoked_at is None and self.expires_at > now
+
+
+class LibraryFavourite(models.Model):
+    """An item of the Studio library a person marked as a favourite (issue
+    #21, item 5), kept in the console: the service has no such thing. Per
+    person and per workspace (a person with keys for two workspaces keeps two
+    lists). The name and picture are copied when it is marked, so the
+    favourites page needs no remote read; the item page reads the service
+    again (and says so if the item is gone)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="studio_favourites")
+    workspace_id = models.CharField(max_length=128)
+    kind = models.CharField(max_length=16)  # a library kind: "images", "documents", ...
+    item_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=300, blank=True)
+    picture = models.URLField(max_length=2000, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["user", "workspace_id", "kind", "item_id"], name="studio_favourite_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.item_id}"

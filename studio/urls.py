@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from studio.views import apps, library, turns
+from studio.views import apps, library, share, turns, versions
 
 
 def _words(pattern: str, name: str) -> None:
@@ -24,6 +24,8 @@ def _words(pattern: str, name: str) -> None:
 _words("image|video", "app_studio")
 _words("[a-z0-9][a-z0-9-]{0,63}", "app_id")
 _words("websites|documents|apps|boards|images|videos", "library_kind")
+# A share link's token (secrets.token_urlsafe: letters, digits, - and _).
+_words("[A-Za-z0-9_-]{1,128}", "share_token")
 
 app_name = "studio"
 urlpatterns = [
@@ -38,6 +40,25 @@ urlpatterns = [
     path("apps/runs/<pk:pk>/", apps.run_detail, name="app_run"),
     path("apps/runs/<pk:pk>/try-again", apps.run_try_again, name="app_run_try_again"),
     path("apps/<app_studio:studio>/<app_id:app>/", apps.app_page, name="app"),
+    path("library/images/zip", library.library_zip, name="library_zip"),
+    path("library/favourites/", library.favourites, name="library_favourites"),
+    path(
+        "library/<library_kind:kind>/<remote_id:item_id>/favourite",
+        library.favourite_toggle_view,
+        name="library_favourite",
+    ),
     path("library/<library_kind:kind>/", library.library_list, name="library"),
     path("library/<library_kind:kind>/<remote_id:item_id>/", library.library_item, name="library_item"),
+    # A document's versions, kept by the console (studio/versions.py): read-only pages.
+    path("library/documents/<remote_id:item_id>/versions/", versions.document_versions_page, name="document_versions"),
+    # A website's or app's versions are its turns: the newest conversation about it.
+    path(
+        "library/<library_kind:kind>/<remote_id:item_id>/history/", versions.artifact_history, name="artifact_history"
+    ),
+    path("versions/<pk:pk>/", versions.document_version, name="document_version"),
+    path("versions/<pk:pk>/download", versions.document_version_download, name="document_version_download"),
+    path("shares/", share.shares, name="shares"),
+    path("shares/new/<library_kind:kind>/<remote_id:item_id>/", share.share_new, name="share_new"),
+    path("shares/<pk:pk>/revoke", share.share_revoke, name="share_revoke"),
+    path("shared/<share_token:token>/", share.shared, name="shared"),
 ]

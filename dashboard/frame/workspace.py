@@ -205,6 +205,10 @@ KEYLESS_URL_NAMES = frozenset(
         # The command palette: with a refused key it still finds the console's
         # pages ("API keys" first of all); its workspace sources skip themselves.
         "palette",
+        # A Studio share link's public page (studio:shared) reads only its
+        # snapshot, never a key: a signed-in person whose key was refused
+        # still reads what a colleague shared.
+        "shared",
     }
 )
 

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpResponse, HttpResponseBase
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.accounts.middleware import background_request
@@ -36,6 +37,7 @@ from studio.forms import (
 )
 from studio.library import KIND_OF_STUDIO, artifact_detail, finish_pane
 from studio.live import read_turn, turn_failure
+from studio.preview import see_it
 from studio.reading import safe_link
 
 PICKED_GONE = "The item you picked is not in this workspace (or no longer exists). Pick another from the library."
@@ -113,8 +115,28 @@ def _home(request: ConsoleRequest, form: TurnForm, remote_error=None, picked_err
 
 @require_GET
 def index(request: ConsoleRequest) -> HttpResponse:
-    # "Edit with the director" links from the library prefill the studio and the item.
-    return _home(request, TurnForm(initial=TurnForm.initial_from(request.GET)))
+    # "Edit with the director" links from the library prefill the studio and the item;
+    # "Start a new conversation from this message" (`?from_turn=`) the studio and message.
+    return _home(request, TurnForm(initial={**TurnForm.initial_from(request.GET), **_forked(request)}))
+
+
+def _forked(request: ConsoleRequest) -> dict[str, Any]:
+    """A fork (issue #21, versions): the home form prefilled with a stored
+    turn's message and studio, read from the row (never from the URL, which
+    carries only the turn's id: a message can be 18,000 characters). The
+    item is not carried over: a fork is a new conversation making a new
+    item, and the original keeps its own history. A turn of another
+    workspace, or none, prefills nothing."""
+    turn_id = database_id(request.GET.get("from_turn"))
+    if turn_id is None or not request.workspace:
+        return {}
+    try:
+        op = selectors.turn_in_workspace(workspace_id=request.workspace.id, operation_id=turn_id)
+    except Http404:
+        return {}
+    read = read_turn(op, op.snapshot if isinstance(op.snapshot, dict) else {})
+    studio = read["studio"] if read["studio"] in MESSAGE_MAX_LENGTH else "website"
+    return {"studio": studio, "message": read["asked"], "auto": read["auto"]}
 
 
 @require_POST
@@ -227,8 +249,10 @@ def _pane(request: ConsoleRequest, thread: dict[str, Any]) -> dict[str, Any]:
         "pane_url": reverse("studio:artifact_pane", args=[thread["anchor"].pk]),
     }
     artifact_id = str(artifact.get("id") or "")
+    # ?width= picks the preview's width (phone or desktop): links that work without JavaScript.
+    width = request.GET.get("width", "")
     if not artifact_id or source is None:
-        return finish_pane(pane)
+        return see_it(finish_pane(pane), width=width, now=timezone.now())
     try:
         pane["detail"] = artifact_detail(client=request.workspace.client, studio=studio, artifact_id=artifact_id)
         pane["item"] = pane["detail"]["item"]
@@ -236,7 +260,7 @@ def _pane(request: ConsoleRequest, thread: dict[str, Any]) -> dict[str, Any]:
         pane["missing"] = True
     except errors.ApiError as exc:
         pane["error"] = box_for(request, exc)
-    return finish_pane(pane)
+    return see_it(finish_pane(pane), width=width, source=source, now=timezone.now())
 
 
 def _conversation(

@@ -44,6 +44,7 @@ def test_a_boards_gallery_shows_listed_hosts_and_names_the_others(remote, api_ke
 
 def test_the_image_list_names_an_unlisted_host_and_still_links_to_the_images_page(remote, api_key, logged_in_client):
     remote.get("/v1/images").mock(return_value=httpx.Response(200, json=IMAGES))
+    remote.get("/v1/images/boards").mock(return_value=httpx.Response(200, json={"data": []}))  # the board filter
 
     page = logged_in_client.get(reverse("studio:library", args=["images"])).content
 
@@ -57,6 +58,7 @@ def test_the_image_list_names_an_unlisted_host_and_still_links_to_the_images_pag
 
 def test_an_images_own_page_names_an_unlisted_host(remote, api_key, logged_in_client):
     remote.get("/v1/images").mock(return_value=httpx.Response(200, json=IMAGES))
+    remote.get("/v1/studio/apps").mock(return_value=httpx.Response(200, json={"apps": list_apps()}))  # its actions
 
     page = logged_in_client.get(reverse("studio:library_item", args=["images", "i2"])).content
 

@@ -401,6 +401,12 @@ def test_a_documents_content_is_shown_readably_and_inert(db, remote, make_turn, 
     assert "noopener" in one(doc, "a[href]")["rel"]
 
 
+def img_link(figure):
+    """The link that wraps the picture (its full size)."""
+    (picture,) = figure.select("a > img")
+    return picture.parent
+
+
 def test_an_image_board_is_a_gallery_with_dimensions_and_prompts(db, remote, make_turn, logged_in_client):
     remote.get("/v1/images/boards").mock(
         return_value=httpx.Response(200, json={"data": [{"id": BOARD_ID, "name": "Spring", "image_count": 1}]})
@@ -427,7 +433,9 @@ def test_an_image_board_is_a_gallery_with_dimensions_and_prompts(db, remote, mak
     figure = one(page, "#artifact-pane .studio-gallery figure")
     assert one(figure, "img")["src"] == "https://cdn.example/i1.png" and one(figure, "img")["alt"] == "A red bike"
     assert "1024 × 1280" in text_of(one(figure, "figcaption"))
-    assert one(figure, "a")["href"] == "https://cdn.example/i1.png"  # enlarge
+    assert img_link(figure)["href"] == "https://cdn.example/i1.png"  # enlarge
+    # And its actions: the image's own page (Content Apps that take it, download, favourite).
+    assert one(figure, "figcaption a")["href"] == reverse("studio:library_item", args=["images", "i1"])
     assert images.called
 
 
