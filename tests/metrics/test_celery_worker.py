@@ -52,10 +52,16 @@ def worker_scrape(port: int, token: str | None = TOKEN) -> tuple[int, str]:
 
 @pytest.mark.redis
 @pytest.mark.postgres
-def test_a_prefork_workers_processes_are_counted_and_served_by_the_worker(transactional_db, tmp_path, monkeypatch):
+def test_a_prefork_workers_processes_are_counted_and_served_by_the_worker(
+    transactional_db,
+    tmp_path,
+    monkeypatch,
+    redis_celery,  # noqa: F811 - the imported fixture
+):
     if connection.vendor != "postgresql":
         missing_service("the worker process needs the test database on PostgreSQL")
-    from dashboard.celery import app
+    # The console's app publishes to the worker's Redis (redis_celery), not to the settings' broker.
+    app = redis_celery
     from dashboard.metrics.scrape import scrape
 
     port = free_port()
