@@ -163,3 +163,57 @@ def console_with_records(*, records: int = RECORDS) -> Iterator[Console]:
 
 def throwaway() -> tempfile.TemporaryDirectory:
     return tempfile.TemporaryDirectory(prefix="console-bench-")
+
+
+@dataclass(frozen=True)
+class WatchedTurn:
+    """A logged-in person watching one building Studio turn: what a status
+    poll needs (its path, the session cookie, the row)."""
+
+    user: Any
+    operation: Any
+    cookie: str
+    status_path: str
+
+    def shown_version(self) -> str:
+        """As the browser would: keep the row fresh (never "paused" while
+        measuring) and poll with the version its last render showed."""
+        from django.utils import timezone
+
+        from dashboard.live import selectors
+        from dashboard.live.models import TrackedOperation
+
+        TrackedOperation.objects.filter(pk=self.operation.pk).update(last_polled_at=timezone.now())
+        return selectors.operation_status_version(user=self.user, operation_id=self.operation.pk)
+
+
+def watched_turn() -> WatchedTurn:
+    """Needs Django set up (`django_in`). The key is made here, never sent
+    anywhere (a status poll makes no remote call): no key-shaped text is committed."""
+    import secrets
+
+    from django.contrib.auth import get_user_model
+    from django.test import Client
+    from django.urls import reverse
+
+    from dashboard.keys.testing import stored_api_key
+    from dashboard.live.services import operation_track
+
+    user = get_user_model().objects.create_user(username="bench", password=PASSWORD)
+    key = stored_api_key(user=user, secret="svc_sk_" + secrets.token_hex(20), workspace_id="ws-b")
+    operation = operation_track(
+        owner_key=key,
+        kind="studio.turn",
+        remote_id="turn-bench",
+        title="Build a landing page for our spring sale",
+        snapshot={"id": "turn-bench", "status": "building", "studio": "website", "message": ""},
+        context={"studio": "website"},
+    )
+    browser = Client()
+    browser.force_login(user)
+    return WatchedTurn(
+        user=user,
+        operation=operation,
+        cookie=f"sessionid={browser.cookies['sessionid'].value}",
+        status_path=reverse("live:status", args=[operation.pk]),
+    )

@@ -51,47 +51,23 @@ WARM_UP = "warm-up"
 
 def child(rounds: int, requests: int) -> dict:
     """Run in the child process: the kinds of every mode, turn about."""
-    from bench.common import PASSWORD, django_in, throwaway
+    from bench.common import django_in, throwaway, watched_turn
     from bench.status_poll import wsgi_get
 
     with throwaway() as tmp, django_in(tmp):
         from django.conf import settings
-        from django.contrib.auth import get_user_model
         from django.core.handlers.wsgi import WSGIHandler
-        from django.test import Client
         from django.test.utils import override_settings
-        from django.urls import reverse
-        from django.utils import timezone
 
-        from dashboard.keys.testing import stored_api_key
-        from dashboard.live import selectors
-        from dashboard.live.models import TrackedOperation
-        from dashboard.live.services import operation_track
         from dashboard.metrics import registry
 
         assert METRICS_MIDDLEWARE in settings.MIDDLEWARE and registry.enabled(), "metrics are not configured"
         json_logs = getattr(settings, "LOG_FORMAT", None) == "json"
-        user = get_user_model().objects.create_user(username="bench", password=PASSWORD)
-        key = stored_api_key(user=user, secret="svc_sk_" + secrets.token_hex(20), workspace_id="ws-b")
-        op = operation_track(
-            owner_key=key,
-            kind="studio.turn",
-            remote_id="turn-bench",
-            title="Build a landing page for our spring sale",
-            snapshot={"id": "turn-bench", "status": "building", "studio": "website", "message": ""},
-            context={"studio": "website"},
-        )
-        browser = Client()
-        browser.force_login(user)
-        cookie = f"sessionid={browser.cookies['sessionid'].value}"
+        turn = watched_turn()
+        cookie, status_path, shown_version = turn.cookie, turn.status_path, turn.shown_version
         app_on = WSGIHandler()
         with override_settings(MIDDLEWARE=[name for name in settings.MIDDLEWARE if name != METRICS_MIDDLEWARE]):
             app_off = WSGIHandler()  # the middleware chain is built here, once
-        status_path = reverse("live:status", args=[op.pk])
-
-        def shown_version() -> str:
-            TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=timezone.now())
-            return selectors.operation_status_version(user=user, operation_id=op.pk)
 
         version = shown_version()
 

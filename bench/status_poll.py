@@ -28,13 +28,12 @@ from __future__ import annotations
 import argparse
 import io
 import json
-import secrets
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench.common import PASSWORD, collected_static, django_in, requests_per_second, throwaway
+from bench.common import collected_static, django_in, requests_per_second, throwaway, watched_turn
 
 
 def wsgi_get(app, path: str, *, query: str = "", cookie: str = "", **headers: str) -> tuple[int, int]:
@@ -82,43 +81,15 @@ def main() -> int:
     args = parser.parse_args()
 
     with throwaway() as tmp, django_in(tmp), collected_static(tmp):
-        from django.contrib.auth import get_user_model
         from django.core.handlers.wsgi import WSGIHandler
         from django.db import connection
         from django.templatetags.static import static
-        from django.test import Client
         from django.test.utils import CaptureQueriesContext
-        from django.urls import reverse
-        from django.utils import timezone
 
-        from dashboard.keys.testing import stored_api_key
-        from dashboard.live import selectors
-        from dashboard.live.models import TrackedOperation
-        from dashboard.live.services import operation_track
-
-        user = get_user_model().objects.create_user(username="bench", password=PASSWORD)
-        # Never sent anywhere (a status poll makes no remote call); made here so no key-shaped text is committed.
-        key = stored_api_key(user=user, secret="svc_sk_" + secrets.token_hex(20), workspace_id="ws-b")
-        op = operation_track(
-            owner_key=key,
-            kind="studio.turn",
-            remote_id="turn-bench",
-            title="Build a landing page for our spring sale",
-            snapshot={"id": "turn-bench", "status": "building", "studio": "website", "message": ""},
-            context={"studio": "website"},
-        )
-        browser = Client()
-        browser.force_login(user)
-        cookie = f"sessionid={browser.cookies['sessionid'].value}"
+        turn = watched_turn()
+        cookie, status_path, shown_version = turn.cookie, turn.status_path, turn.shown_version
         app = WSGIHandler()
-        status_path = reverse("live:status", args=[op.pk])
         css_path = static("css/live.css")
-
-        def shown_version() -> str:
-            # As the browser would: keep the row fresh (never "paused" while
-            # measuring) and poll with the version its last render showed.
-            TrackedOperation.objects.filter(pk=op.pk).update(last_polled_at=timezone.now())
-            return selectors.operation_status_version(user=user, operation_id=op.pk)
 
         version = shown_version()
         kinds = {
