@@ -152,6 +152,16 @@ class Choices:
     images: list[dict] = field(default_factory=list)
     clips: list[dict] = field(default_factory=list)
 
+    def of(self, kind: str) -> list[dict]:
+        """The options of a picker kind ("board", "project", "image" or "images", "clip")."""
+        return {
+            "board": self.boards,
+            "project": self.projects,
+            "image": self.images,
+            "images": self.images,
+            "clip": self.clips,
+        }[kind]
+
 
 class JsonValueField(forms.CharField):
     """A schema member the console has no widget for (an object, an array of
@@ -198,13 +208,7 @@ class AppForm(forms.Form):
         default = prop.get("default")
         if kind:
             self.pickers[name] = kind
-            options = {
-                "board": self.choices.boards,
-                "project": self.choices.projects,
-                "image": self.choices.images,
-                "images": self.choices.images,
-                "clip": self.choices.clips,
-            }[kind]
+            options = self.choices.of(kind)
             # Never the id as the words: a nameless option is called by what it is (an image also shows its picture).
             unnamed = UNNAMED[kind]
             pairs = [(option["id"], option.get("name") or option.get("prompt") or unnamed) for option in options]
@@ -255,20 +259,13 @@ class AppForm(forms.Form):
         name, an image or clip by its words and picture, a choice by its
         words. Kept at send time because only then are the names at hand
         (the run's page reads nothing from the service)."""
-        options = {
-            "board": self.choices.boards,
-            "project": self.choices.projects,
-            "image": self.choices.images,
-            "images": self.choices.images,
-            "clip": self.choices.clips,
-        }
         rows: list[dict[str, Any]] = []
         for name, value in self.payload().items():
             field = self.fields[name]
             kind = self.pickers.get(name, "")
             values = value if isinstance(value, list) else [value]
             if kind:
-                known = {option["id"]: option for option in options[kind]}
+                known = {option["id"]: option for option in self.choices.of(kind)}
                 for item in values:
                     option = known.get(text(item), {})
                     rows.append(
