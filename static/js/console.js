@@ -133,7 +133,28 @@
   // A region swapped in while offline (it cannot be, but a history restore can) gets the same wording.
   document.addEventListener("htmx:load", function () { if (lost) { showLiveLabels(true); } });
 
-  document.addEventListener("DOMContentLoaded", function () { applyDataColors(document); });
+  // Copy buttons: a [data-copy-button] copies the [data-copy-source] of its
+  // [data-copy-scope] and says so in its [data-copy-status]. Hidden in the
+  // markup: without JavaScript the read-only field itself is the copy.
+  function showCopyButtons(root) {
+    root.querySelectorAll("[data-copy-button][hidden]").forEach(function (button) { button.hidden = false; });
+  }
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-copy-button]");
+    var scope = button && button.closest("[data-copy-scope]");
+    var source = scope && scope.querySelector("[data-copy-source]");
+    if (!source) return;
+    var status = scope.querySelector("[data-copy-status]");
+    function say(text) { if (status) status.textContent = text; }
+    source.select();
+    if (navigator.clipboard && navigator.clipboard.writeText) {
+      navigator.clipboard.writeText(source.value).then(function () { say("Copied."); }, function () { say("Selected: press Ctrl+C to copy."); });
+    } else {
+      say("Selected: press Ctrl+C to copy.");
+    }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { applyDataColors(document); showCopyButtons(document); });
   // Swapped-in content gets the same treatment.
-  document.addEventListener("htmx:load", function (event) { applyDataColors(event.target); });
+  document.addEventListener("htmx:load", function (event) { applyDataColors(event.target); showCopyButtons(event.target); });
 })();
