@@ -26,19 +26,6 @@ pytestmark = pytest.mark.django_db
 
 
 @pytest.fixture
-def admin(django_user_model):
-    user = django_user_model.objects.create_user(username="ada", password="x")
-    Person.objects.create(user=user, role=Role.ADMINISTRATOR)
-    return user
-
-
-@pytest.fixture
-def admin_client(client, admin):
-    client.force_login(admin)
-    return client
-
-
-@pytest.fixture
 def client_class():
     """Another browser (its own cookies)."""
     from django.test import Client

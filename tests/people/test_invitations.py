@@ -29,19 +29,6 @@ def base_url(settings):
     settings.INVITATION_DAYS = 7
 
 
-@pytest.fixture
-def admin(django_user_model):
-    user = django_user_model.objects.create_user(username="ada", email="ada@example.com", password="x")
-    Person.objects.create(user=user, role=Role.ADMINISTRATOR)
-    return user
-
-
-@pytest.fixture
-def admin_client(client, admin):
-    client.force_login(admin)
-    return client
-
-
 def invite(admin_client, email="new.person@example.com", role=Role.APPROVER, **headers):
     return admin_client.post(reverse("people:invite"), {"email": email, "role": role}, **headers)
 

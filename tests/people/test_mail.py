@@ -11,19 +11,11 @@ from email import message_from_bytes
 import pytest
 from django.urls import reverse
 
-from dashboard.people.models import DevelopmentMail, Person
+from dashboard.people.models import DevelopmentMail
 from dashboard.people.roles import Role
 from tests.html import select, text_of
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def admin_client(client, django_user_model):
-    admin = django_user_model.objects.create_user(username="ada", email="ada@example.com")
-    Person.objects.create(user=admin, role=Role.ADMINISTRATOR)
-    client.force_login(admin)
-    return client
 
 
 def test_without_an_email_server_the_message_is_logged_and_kept_for_administrators(admin_client, settings, caplog):

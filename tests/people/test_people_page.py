@@ -16,19 +16,6 @@ from tests.html import one, select, text_of, texts
 pytestmark = pytest.mark.django_db
 
 
-@pytest.fixture
-def admin(django_user_model):
-    user = django_user_model.objects.create_user(username="ada", email="ada@example.com", password="x")
-    Person.objects.create(user=user, role=Role.ADMINISTRATOR)
-    return user
-
-
-@pytest.fixture
-def admin_client(client, admin):
-    client.force_login(admin)
-    return client
-
-
 def make_people(django_user_model, count: int, *, prefix: str = "person") -> list:
     people = []
     for index in range(count):
