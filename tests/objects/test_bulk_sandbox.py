@@ -109,10 +109,15 @@ def test_an_import_resumed_after_its_worker_died_writes_each_row_once(
     assert (job.position_row, count(sandbox, deals["object"])) == (4, 14)
     # The worker died after writing rows 5-8 but before saving where it was:
     # the redelivered step sends rows 5-8 again with the same keys.
-    saved = (job.position_row, job.position_byte, job.processed, job.succeeded)
+    saved = (job.position_row, job.position_byte, job.position_line, job.processed, job.succeeded)
     drain([job_step_once])
     ObjectJob.objects.filter(pk=job.pk).update(
-        position_row=saved[0], position_byte=saved[1], processed=saved[2], succeeded=saved[3], lease_until=None
+        position_row=saved[0],
+        position_byte=saved[1],
+        position_line=saved[2],
+        processed=saved[3],
+        succeeded=saved[4],
+        lease_until=None,
     )
     sent.clear()
     sent.append(job.pk)
@@ -121,8 +126,9 @@ def test_an_import_resumed_after_its_worker_died_writes_each_row_once(
     assert (job.status, job.succeeded, job.failed) == ("done", 10, 1)
     assert count(sandbox, deals["object"]) == 20  # 10 rows, each written once
     problem = ImportProblem.objects.get(job=job)
-    assert (problem.row_number, problem.stage, problem.fields) == (11, "check", "seats")
+    assert (problem.row_number, problem.line, problem.stage, problem.fields) == (11, 12, "check", "seats")
 
     report = logged_in_client.get(f"/objects/jobs/{job.pk}/problems.csv")
     lines = b"".join(report.streaming_content).decode("utf-8-sig").splitlines()
-    assert lines == ["Row,name,Seats,Phone,Problem,Fields,Request id", "11,Bad,x,,Seats: Enter a number.,seats,"]
+    # By the spreadsheet's line (the header is line 1).
+    assert lines == ["Line,name,Seats,Phone,Problem,Fields,Request id", "12,Bad,x,,Seats: Enter a number.,seats,"]

@@ -12,7 +12,16 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from objects.fields import field_defs
-from objects.imports import ImportFileError, RowChecker, read_rows, scan, suggested_mapping
+from objects.imports import (
+    FileFormat,
+    ImportFileError,
+    RowChecker,
+    column_candidates,
+    read_rows,
+    scan,
+    sniff_format,
+    suggested_mapping,
+)
 from objects.models import ObjectJob
 from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY
@@ -58,20 +67,93 @@ def test_rows_keep_their_numbers_across_blank_lines_and_quoted_newlines():
     assert (header, total) == (["Name", "Notes"], 2)
     rows = list(read_rows(io.BytesIO(data)))
     assert [(r.number, r.cells) for r in rows] == [(1, ["A", "two\nlines"]), (3, ["B", "x"])]
+    # The spreadsheet's lines: the header is line 1, A takes lines 2-3, line 4 is blank, B is line 5.
+    assert [(r.line, r.end_line) for r in rows] == [(2, 3), (5, 5)]
+    # A resumed read goes on counting from where the row before it ended.
+    resumed = list(read_rows(io.BytesIO(data), start=rows[0].end, first_number=2, first_line=rows[0].end_line + 1))
+    assert [(r.number, r.line) for r in resumed] == [(3, 5)]
 
 
-def test_a_file_that_is_not_utf8_is_refused_at_upload(console, remote, user):
+def test_header_names_match_fields_loosely_and_the_likely_ones_are_offered():
+    fields = field_defs(DEALS)
+    header = ["E-mail address", "Phone number", "Full name", "Web site", "Seat", "Comment (ignored)"]
+    assert suggested_mapping(header, fields) == {"0": "email", "1": "phone", "2": "name", "3": "website"}
+    # Names only alike are offered first in the column's list, never chosen for the person.
+    assert column_candidates("Seat", fields)[0] == "seats"
+    assert column_candidates("Comment (ignored)", fields) == []
+
+
+def _french_lines(separator: str) -> str:
+    rows = [("José Müller", "Crème brûlée à la carte"), ("Zoë Brontë", "Déjà vu, naïve café")] * 5
+    return f"Name{separator}Notes\n" + "".join(f'{a}{separator}"{b}"\n' for a, b in rows)
+
+
+def test_a_latin1_file_is_read_in_its_own_encoding(console, remote, user):
     remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
-    upload = SimpleUploadedFile("people.csv", "Name\nJosé\n".encode("latin-1"), content_type="text/csv")
+    upload = SimpleUploadedFile("people.csv", _french_lines(",").encode("latin-1"), content_type="text/csv")
+    response = console.post(f"/objects/{OBJECT_KEY}/import/", {"file": upload})
+    assert response.status_code == 302
+    job = ObjectJob.objects.get()
+    assert job.params["delimiter"] == ","
+    assert job.params["encoding"] != "utf-8"
+    assert job.total == 10
+    page = parse(console.get(f"/objects/imports/{job.pk}/columns/").content)
+    examples = [text_of(e) for e in select(page, ".import-example")]
+    assert "José Müller" in examples and "Crème brûlée à la carte" in examples
+    assert "Windows-1252 text separated by commas" in text_of(one(page, "main p.muted"))
+    with job.upload.open("rb") as handle:
+        cells = [row.cells for row in read_rows(handle, file_format=FileFormat.of(job.params))]
+    assert cells[1] == ["Zoë Brontë", "Déjà vu, naïve café"]
+
+
+@pytest.mark.parametrize("separator, named", [(";", "semicolons"), ("\t", "tabs")])
+def test_semicolon_and_tab_separated_files_are_sniffed(separator, named):
+    data = _french_lines(separator).replace("Name", "Name" + separator + "E-mail address").encode("utf-8")
+    data = data.replace(b"\n", b"\n", 1)
+    file_format = sniff_format(io.BytesIO(data))
+    assert (file_format.encoding, file_format.delimiter) == ("utf-8", separator)
+    assert file_format.described == f"UTF-8 text separated by {named}"
+    header, _total, sample = scan(io.BytesIO(data), file_format)
+    assert header == ["Name", "E-mail address", "Notes"]
+    assert suggested_mapping(header, field_defs(DEALS)) == {"0": "name", "1": "email", "2": "notes"}
+
+
+def test_a_utf16_file_is_refused_at_upload_with_the_reason_in_place(console, remote, user):
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    upload = SimpleUploadedFile("people.csv", "Name\nJosé\n".encode("utf-16"), content_type="text/csv")
     response = console.post(f"/objects/{OBJECT_KEY}/import/", {"file": upload})
     assert response.status_code == 200
     error = one(response.content, "#id_file_error[role=alert]")
-    assert "Line 2 is not UTF-8 text" in text_of(error)
+    assert "The file is UTF-16 text" in text_of(error)
     assert one(response.content, "input[name=file]")["aria-describedby"].split() == [
         "id_file_helptext",
         "id_file_error",
     ]
     assert not ObjectJob.objects.exists()
+
+
+def test_an_unmapped_required_field_is_flagged_on_the_mapping_page(console, remote, user):
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    upload = SimpleUploadedFile("people.csv", b"Customer,E-mail\nAcme,a@b.test\n", content_type="text/csv")
+    console.post(f"/objects/{OBJECT_KEY}/import/", {"file": upload})
+    job = ObjectJob.objects.get()
+    url = f"/objects/imports/{job.pk}/columns/"
+    page = parse(console.get(url).content)
+    assert "No column fills the required field Name" in text_of(one(page, ".import-map__missing"))
+    assert one(page, "select[name=col_1] option[selected]")["value"] == "email"
+    # Without a key, every row makes a record: the dry run is refused until Name is mapped, nothing lost.
+    refused = console.post(url, {"col_0": "", "col_1": "email", "match_key": ""})
+    assert refused.status_code == 200
+    alert = one(refused.content, "#import-map-errors[role=alert]")
+    assert "No column fills the required field Name" in text_of(alert)
+    assert one(refused.content, "select[name=col_1] option[selected]")["value"] == "email"
+    job.refresh_from_db()
+    assert job.status == ObjectJob.MAPPING
+    # Rows that only update records matched by email need no Name: accepted.
+    accepted = console.post(url, {"col_0": "", "col_1": "email", "match_key": "email", "match_mode": "update"})
+    assert accepted.status_code == 302
+    job.refresh_from_db()
+    assert (job.status, job.params["match_key"], job.params["match_mode"]) == ("checking", "email", "update")
 
 
 def test_an_empty_file_is_refused():
@@ -110,7 +192,7 @@ def _import_job(user, api_key, *, status: str, days_ago: float) -> ObjectJob:
     job.upload.save(f"{job.uid}.csv", ContentFile(b"Name,Seats\nAcme,3\nBeta,lots\n"), save=False)
     job.save()
     ImportProblem.objects.create(
-        job=job, row_number=2, stage=ImportProblem.CHECK, fields="seats", message="Seats: enter a number."
+        job=job, row_number=2, line=3, stage=ImportProblem.CHECK, fields="seats", message="Seats: enter a number."
     )
     ObjectJob.objects.filter(pk=job.pk).update(updated_at=timezone.now() - timedelta(days=days_ago))
     job.refresh_from_db()
@@ -155,7 +237,7 @@ def test_uploaded_files_are_removed_after_the_days_kept_and_the_problems_stay(
     # The report lists each problem by its row number, the file's cells left empty.
     report = b"".join(console.get(f"/objects/jobs/{done.pk}/problems.csv").streaming_content).decode("utf-8-sig")
     assert list(csv.reader(io.StringIO(report))) == [
-        ["Row", "Name", "Seats", "Problem", "Fields", "Request id"],
-        ["2", "", "", "Seats: enter a number.", "seats", ""],
+        ["Line", "Name", "Seats", "Problem", "Fields", "Request id"],
+        ["3", "", "", "Seats: enter a number.", "seats", ""],
     ]
     assert uploads_prune() == 0  # nothing left to remove
