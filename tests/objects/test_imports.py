@@ -241,3 +241,90 @@ def test_uploaded_files_are_removed_after_the_days_kept_and_the_problems_stay(
         ["3", "", "", "Seats: enter a number.", "seats", ""],
     ]
     assert uploads_prune() == 0  # nothing left to remove
+
+
+def test_a_merge_reads_one_row_at_a_time_waits_on_429_and_sends_only_what_differs(
+    console, remote, user, api_key, monkeypatch
+):
+    import json
+    import uuid
+
+    from django.core.files.base import ContentFile
+
+    from objects import jobs
+    from objects.imports import reset_for_writing, tally_of
+    from tests.objects.records_fixtures import error_body, page, record
+
+    sent: list[tuple[int, float | None]] = []
+    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: sent.append((job_id, countdown)))
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    same = record("rec-1", "Acme", email="a@x.test", seats=3)
+    differs = record("rec-2", "Beta", email="b@x.test", seats=4, notes="kept")
+    answers = {
+        "a@x.test": [httpx.Response(200, json=page([same]))],
+        "b@x.test": [httpx.Response(200, json=page([differs]))],
+        "c@x.test": [
+            httpx.Response(429, headers={"Retry-After": "7"}, json=error_body("rate_limited", "Slow down.")),
+            httpx.Response(200, json=page([])),
+        ],
+    }
+
+    def lookup(request):
+        wanted = json.loads(request.url.params["filter"])["email"]
+        assert request.url.params["limit"] == "2"
+        queue = answers[wanted]
+        return queue.pop(0) if len(queue) > 1 else queue[0]
+
+    reads = remote.get(f"/v1/objects/{OBJECT_KEY}/records").mock(side_effect=lookup)
+    job = ObjectJob(
+        uid=uuid.uuid4(),
+        owner_key=api_key,
+        started_by=user,
+        workspace_id=api_key.workspace_id,
+        object_key=OBJECT_KEY,
+        kind=ObjectJob.KIND_IMPORT,
+        title="Import people.csv",
+        status=ObjectJob.CHECKING,
+        params={
+            "header": ["Name", "E-mail", "Seats"],
+            "mapping": {"0": "name", "1": "email", "2": "seats"},
+            "match_key": "email",
+            "match_mode": "update",
+        },
+        total=3,
+    )
+    job.upload.save(
+        f"{job.uid}.csv",
+        ContentFile(b"Name,E-mail,Seats\nAcme,a@x.test,3\nBeta,b@x.test,5\nCid,c@x.test,1\n"),
+        save=False,
+    )
+    job.save()
+
+    jobs.job_step(job_id=job.pk)
+    job.refresh_from_db()
+    # The 429 ends the chunk where it stood: two rows checked, the third read again after Retry-After.
+    assert (job.status, job.position_row, job.position_line) == ("checking", 2, 3)
+    assert job.message.startswith("Waiting: ")
+    assert sent == [(job.pk, 7.0)]
+    ObjectJob.objects.filter(pk=job.pk).update(lease_until=None)
+    jobs.job_step(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == ObjectJob.CHECKED
+    assert tally_of(job, "dry_run") == {"created": 1, "updated": 1, "unchanged": 1, "skipped": 0}
+    assert len(reads.calls) == 4  # one read per row (and the one refused)
+
+    patched = remote.patch(f"/v1/objects/{OBJECT_KEY}/records/rec-2").mock(
+        return_value=httpx.Response(200, json=differs)
+    )
+    created = remote.post(f"/v1/objects/{OBJECT_KEY}/records").mock(
+        return_value=httpx.Response(201, json=record("rec-3", "Cid"))
+    )
+    jobs.job_run(job=job, status=ObjectJob.RUNNING, reset=reset_for_writing)
+    jobs.job_step(job_id=job.pk)
+    job.refresh_from_db()
+    assert (job.status, tally_of(job, "tally")) == ("done", {"created": 1, "updated": 1, "unchanged": 1, "skipped": 0})
+    # Only the field that differs, with the row's own key from the job; the unchanged row sends nothing.
+    assert json.loads(patched.calls[0].request.content) == {"values": {"seats": 5}}
+    assert patched.calls[0].request.headers["Idempotency-Key"] == str(uuid.uuid5(job.uid, "row:2:update"))
+    assert created.calls[0].request.headers["Idempotency-Key"] == str(uuid.uuid5(job.uid, "row:3"))
+    assert (len(patched.calls), len(created.calls)) == (1, 1)
