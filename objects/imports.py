@@ -133,7 +133,12 @@ def _guess_encoding(sample: bytes) -> str:
 
     results = from_bytes(sample)
     best = results.best()
-    near = {codecs.lookup(m.encoding).name for m in results if best is not None and m.chaos <= best.chaos + NEAR_CHAOS}
+    near = {
+        codecs.lookup(name).name
+        for m in results
+        if best is not None and m.chaos <= best.chaos + NEAR_CHAOS
+        for name in [m.encoding, *m.could_be_from_charset]  # the code pages that read the sample the same
+    }
     if best is None or WESTERN in near or best.coherence < 0.1:
         try:
             sample.decode(WESTERN)
@@ -341,7 +346,7 @@ def column_candidates(name: str, fields: list[FieldDef]) -> list[str]:
 
     wanted = canonical(name)
     names = {canonical(f.key): f.key for f in fields} | {canonical(f.label): f.key for f in fields}
-    alike = [names[n] for n in difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.7)] if wanted else []
+    alike = [names[n] for n in difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.8)] if wanted else []
     return list(dict.fromkeys([*strong_candidates(name, fields), *alike]))
 
 
