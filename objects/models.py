@@ -176,7 +176,8 @@ class ObjectJob(models.Model):
     resume_status = models.CharField(max_length=16, blank=True, help_text="What Resume goes back to.")
     cancel_requested = models.BooleanField(default=False)
     # Edit: {"changes": {key: value}}; a filter selection: {"filter", "search", "sort"};
-    # import: {"header": [...], "mapping": {column index: field key}}.
+    # import: {"header": [...], "mapping": {column index: field key}, "encoding", "delimiter",
+    # "match_key", "match_mode", "dry_run"/"tally": {outcome: rows}} (objects/imports.py).
     params = models.JSONField(default=dict, blank=True)
     cursor = models.TextField(blank=True, help_text="Collecting: the next page of the filter.")
     upload = models.FileField(upload_to="%Y/%m/", storage=import_storage, blank=True)
