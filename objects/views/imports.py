@@ -157,7 +157,7 @@ class MappingForm(forms.Form):
 
     def matching(self) -> dict[str, str]:
         key = self.cleaned_data.get("match_key") or ""
-        return {"match_key": key, "match_mode": self.cleaned_data.get("match_mode") or imports.UPDATE if key else ""}
+        return {"match_key": key, "match_mode": (self.cleaned_data.get("match_mode") or imports.UPDATE) if key else ""}
 
 
 def _option(f) -> str:
