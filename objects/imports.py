@@ -510,25 +510,86 @@ class Plan:
     outcome: str
     record_id: str = ""
     changes: dict | None = None
+    record: dict | None = None  # the record as read (an update's)
 
 
-def plan_row(job: ObjectJob, client, checker: RowChecker, matching: Matching, values: dict) -> Plan:
+MAP_PAGES = 5  # pages of 100 records a chunk may read to hold a small object whole
+
+
+class RecordIndex:
+    """The records a chunk's rows may match, found by their key.
+
+    A small object (read whole, page by page, in at most MAP_PAGES pages and
+    fewer pages than a quarter of the chunk's rows: cheaper than a read per
+    row) is held as a key -> records map for the chunk only, read again at
+    the next chunk (fresh), and kept up to date with what the chunk itself
+    creates and updates. A larger object is asked one row at a time with the
+    service's exact-match filter (`limit=2`, enough to see a second match);
+    once found larger, the job stops trying (`params["match_by_row"]`).
+    Memory stays bounded either way: at most MAP_PAGES x 100 records."""
+
+    def __init__(self, job: ObjectJob, client, checker: RowChecker, matching: Matching, rows: int) -> None:
+        self.job, self.client, self.matching = job, client, matching
+        self.key_field = checker.fields.get(matching.key) if matching.reads else None
+        self.by_key: dict[Any, list[dict]] | None = None
+        if self.key_field is not None and not job.params.get("match_by_row"):
+            self.by_key = self._read_whole(min(MAP_PAGES, rows // 4))
+
+    def _read_whole(self, budget: int) -> dict[Any, list[dict]] | None:
+        if budget < 1:
+            return None
+        self.by_key = {}
+        cursor: str | None = None
+        for _ in range(budget):
+            page = selectors.record_list(
+                client=self.client,
+                object_key=self.job.object_key,
+                filters=None,
+                search=None,
+                sort="created_at",  # stable while it is read
+                cursor=cursor,
+                limit=100,
+            )
+            for item in page.items:
+                self.remember(as_dict(item))
+            cursor = page.next_cursor
+            if not cursor:
+                return self.by_key
+        self.job.params = {**self.job.params, "match_by_row": True}
+        return None
+
+    def remember(self, record: dict) -> None:
+        """A record read, created or updated by this chunk (held objects only)."""
+        if self.by_key is None or self.key_field is None:
+            return
+        value = comparable(self.key_field, as_dict(record.get("values")).get(self.key_field.key))
+        if value is not None:
+            same = [r for r in self.by_key.get(value, []) if text(r.get("id")) != text(record.get("id"))]
+            self.by_key[value] = [*same, record]
+
+    def find(self, wanted: Any) -> list[dict]:
+        if self.by_key is not None and self.key_field is not None:
+            return self.by_key.get(comparable(self.key_field, wanted), [])[:2]
+        page = selectors.record_list(
+            client=self.client,
+            object_key=self.job.object_key,
+            filters={self.matching.key: wanted},
+            search=None,
+            sort=None,
+            cursor=None,
+            limit=2,
+        )
+        return [as_dict(item) for item in page.items]
+
+
+def plan_row(checker: RowChecker, matching: Matching, index: RecordIndex, values: dict) -> Plan:
     """What the row will do: create, update only what differs, or nothing
     (skipped: it matches and the mode says skip, or nothing differs)."""
     wanted = values.get(matching.key) if matching.reads else None
-    if wanted in (None, "", []):
-        return Plan(CREATED)
-    page = selectors.record_list(
-        client=client,
-        object_key=job.object_key,
-        filters={matching.key: wanted},
-        search=None,
-        sort=None,
-        cursor=None,
-        limit=2,
-    )
-    found = [as_dict(item) for item in page.items]
+    found = [] if wanted in (None, "", []) else index.find(wanted)
     if not found:
+        if missing := checker.missing(values):  # a new record needs its required fields
+            raise RowRefused(" ".join(missing.values()), list(missing))
         return Plan(CREATED)
     key_field = checker.fields[matching.key]
     if len(found) > 1:
@@ -547,7 +608,9 @@ def plan_row(job: ObjectJob, client, checker: RowChecker, matching: Matching, va
         for key, value in values.items()
         if comparable(checker.fields[key], value) != comparable(checker.fields[key], current.get(key))
     }
-    return Plan(UPDATED, record_id=record_id, changes=changes) if changes else Plan(UNCHANGED, record_id=record_id)
+    if not changes:
+        return Plan(UNCHANGED, record_id=record_id)
+    return Plan(UPDATED, record_id=record_id, changes=changes, record=record)
 
 
 def checker_text(value: Any) -> str:
@@ -633,6 +696,10 @@ def check_chunk(job: ObjectJob) -> Step:
     counts = dict.fromkeys(OUTCOMES, 0)
     handled = ok = 0
     step = Step(done=True, next_status=ObjectJob.CHECKED)
+    try:
+        index = RecordIndex(job, client, checker, matching, rows=min(limit, job.total - job.processed))
+    except errors.ApiError as exc:
+        return _waiting(job, exc)
     with job.upload.open("rb") as handle:
         for row in _rows(job, handle):
             if handled >= limit:
@@ -643,9 +710,7 @@ def check_chunk(job: ObjectJob) -> Step:
                 found.append(_check_problem(job, row, checker, problems))
             else:
                 try:
-                    plan = plan_row(job, client, checker, matching, values)
-                    if plan.outcome == CREATED and (missing := checker.missing(values)):
-                        raise RowRefused(" ".join(missing.values()), list(missing))
+                    plan = plan_row(checker, matching, index, values)
                 except RowRefused as exc:
                     found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
                 except errors.ApiError as exc:
@@ -690,15 +755,16 @@ def reset_for_checking(job: ObjectJob) -> None:
 ROW_REFUSALS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
 
 
-def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> None:
+def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> dict:
+    """The row's write (none for a skipped or unchanged row); the record as it now is."""
     if plan.outcome == CREATED:
-        services.record_create(
+        return services.record_create(
             client=client,
             object_key=job.object_key,
             values=values,
             idempotency_key=write_key(job, f"row:{row.number}"),
         )
-    elif plan.outcome == UPDATED:
+    if plan.outcome == UPDATED:
         services.record_update(
             client=client,
             object_key=job.object_key,
@@ -707,6 +773,10 @@ def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> None:
             idempotency_key=write_key(job, f"row:{row.number}:update"),
             workspace_id=job.workspace_id,
         )
+        # As read plus what was sent (the answer's shape is the service's own).
+        before = as_dict(plan.record)
+        return {**before, "values": {**as_dict(before.get("values")), **(plan.changes or {})}}
+    return {}
 
 
 def write_chunk(job: ObjectJob) -> Step:
@@ -719,6 +789,10 @@ def write_chunk(job: ObjectJob) -> Step:
     counts = dict.fromkeys(OUTCOMES, 0)
     handled = ok = 0
     step: Step = Step(done=True)
+    try:
+        index = RecordIndex(job, client, checker, matching, rows=min(chunk_size(), job.total - job.processed))
+    except errors.ApiError as exc:
+        return _waiting(job, exc)
     with job.upload.open("rb") as handle:
         for row in _rows(job, handle):
             if handled >= chunk_size() or (
@@ -731,10 +805,8 @@ def write_chunk(job: ObjectJob) -> Step:
                 found.append(_check_problem(job, row, checker, problems))
             else:
                 try:
-                    plan = plan_row(job, client, checker, matching, values)
-                    if plan.outcome == CREATED and (missing := checker.missing(values)):
-                        raise RowRefused(" ".join(missing.values()), list(missing))
-                    _write(job, client, plan, values, row)
+                    plan = plan_row(checker, matching, index, values)
+                    index.remember(_write(job, client, plan, values, row))
                 except RowRefused as exc:
                     found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
                 except ROW_REFUSALS as exc:

@@ -328,3 +328,73 @@ def test_a_merge_reads_one_row_at_a_time_waits_on_429_and_sends_only_what_differ
     assert patched.calls[0].request.headers["Idempotency-Key"] == str(uuid.uuid5(job.uid, "row:2:update"))
     assert created.calls[0].request.headers["Idempotency-Key"] == str(uuid.uuid5(job.uid, "row:3"))
     assert (len(patched.calls), len(created.calls)) == (1, 1)
+
+
+def _merge_job(user, api_key, body: bytes, total: int) -> ObjectJob:
+    import uuid
+
+    from django.core.files.base import ContentFile
+
+    job = ObjectJob(
+        uid=uuid.uuid4(),
+        owner_key=api_key,
+        started_by=user,
+        workspace_id=api_key.workspace_id,
+        object_key=OBJECT_KEY,
+        kind=ObjectJob.KIND_IMPORT,
+        title="Import people.csv",
+        status=ObjectJob.CHECKING,
+        params={
+            "header": ["Name", "E-mail", "Seats"],
+            "mapping": {"0": "name", "1": "email", "2": "seats"},
+            "match_key": "email",
+            "match_mode": "update",
+        },
+        total=total,
+    )
+    job.upload.save(f"{job.uid}.csv", ContentFile(body), save=False)
+    job.save()
+    return job
+
+
+@pytest.mark.parametrize("pages", [1, 3])
+def test_a_small_object_is_read_whole_once_per_chunk_and_a_large_one_row_by_row(
+    console, remote, user, api_key, monkeypatch, settings, pages
+):
+    import json
+
+    from objects import jobs
+    from objects.imports import tally_of
+    from tests.objects.records_fixtures import page, record
+
+    settings.OBJECTS_JOB_CHUNK = 8
+    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: None)
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    known = [record(f"rec-{n}", f"P{n}", email=f"p{n}@x.test", seats=n) for n in range(4)]
+
+    def answer(request):
+        if "filter" in request.url.params:  # one row's lookup
+            wanted = json.loads(request.url.params["filter"])["email"]
+            return httpx.Response(200, json=page([r for r in known if r["values"]["email"] == wanted]))
+        assert (request.url.params["limit"], request.url.params["sort"]) == ("100", "created_at")
+        cursor = int(request.url.params.get("cursor") or 0)
+        more = str(cursor + 1) if cursor + 1 < pages else None
+        return httpx.Response(200, json=page(known if cursor == 0 else [], next_cursor=more))
+
+    reads = remote.get(f"/v1/objects/{OBJECT_KEY}/records").mock(side_effect=answer)
+    body = "Name,E-mail,Seats\n" + "".join(f"P{n},p{n}@x.test,{n}\n" for n in range(8))
+    job = _merge_job(user, api_key, body.encode(), total=8)
+
+    jobs.job_step(job_id=job.pk)
+    job.refresh_from_db()
+    assert job.status == ObjectJob.CHECKED
+    assert tally_of(job, "dry_run") == {"created": 4, "updated": 0, "unchanged": 4, "skipped": 0}
+    lookups = [call for call in reads.calls if "filter" in call.request.url.params]
+    if pages == 1:
+        # 8 rows, an object of one page: one read for the chunk, none per row.
+        assert (len(reads.calls), len(lookups)) == (1, 0)
+        assert "match_by_row" not in job.params
+    else:
+        # Larger than the chunk's budget (8 rows // 4 = 2 pages): one read per row from then on.
+        assert (len(reads.calls), len(lookups)) == (2 + 8, 8)
+        assert job.params["match_by_row"] is True
