@@ -176,13 +176,17 @@ class ObjectJob(models.Model):
     resume_status = models.CharField(max_length=16, blank=True, help_text="What Resume goes back to.")
     cancel_requested = models.BooleanField(default=False)
     # Edit: {"changes": {key: value}}; a filter selection: {"filter", "search", "sort"};
-    # import: {"header": [...], "mapping": {column index: field key}}.
+    # import: {"header": [...], "mapping": {column index: field key}, "encoding", "delimiter",
+    # "match_key", "match_mode", "dry_run"/"tally": {outcome: rows}} (objects/imports.py).
     params = models.JSONField(default=dict, blank=True)
     cursor = models.TextField(blank=True, help_text="Collecting: the next page of the filter.")
     upload = models.FileField(upload_to="%Y/%m/", storage=import_storage, blank=True)
     upload_name = models.CharField(max_length=255, blank=True)
     position_row = models.PositiveIntegerField(default=0, help_text="Import: data rows already handled.")
     position_byte = models.BigIntegerField(default=0, help_text="Import: where the next row starts in the file.")
+    position_line = models.PositiveIntegerField(
+        default=0, help_text="Import: the file's last line already handled (quoted newlines count)."
+    )
     total = models.PositiveIntegerField(default=0)
     processed = models.PositiveIntegerField(default=0)
     succeeded = models.PositiveIntegerField(default=0)
@@ -253,6 +257,10 @@ class ImportProblem(models.Model):
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="problems")
     row_number = models.PositiveIntegerField(help_text="The line's data row, 1 for the first row after the header.")
+    line = models.PositiveIntegerField(
+        default=0, help_text="The spreadsheet's line where the row starts (the header is line 1); 0 if not known."
+    )
+    cells = models.JSONField(default=dict, blank=True, help_text="The row's values by the file's column name.")
     stage = models.CharField(max_length=16)
     fields = models.CharField(max_length=500, blank=True)
     message = models.TextField()
@@ -263,4 +271,4 @@ class ImportProblem(models.Model):
         constraints = [models.UniqueConstraint(fields=["job", "row_number"], name="objects_problem_once")]
 
     def __str__(self) -> str:
-        return f"row {self.row_number}: {self.message}"
+        return f"line {self.line or '?'}: {self.message}"

@@ -322,7 +322,7 @@ FUZZ_TABLE: dict[str, Target] = {
         form=("ids", "scope", "query", "action", "field", "value", "step", "checked", "idempotency_key"),
     ),
     "objects:import": Target(methods=("GET", "POST"), form=("file", "idempotency_key")),
-    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1")),
+    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1", "match_key", "match_mode")),
     "objects:jobs": Target(),
     "objects:job": Target(),
     "objects:job_status": Target(query=("v",)),

@@ -289,6 +289,30 @@ def test_export_neutralises_cells_a_spreadsheet_would_run_as_formulas(console, r
     assert exported["Name"] == '\'=HYPERLINK("http://evil")' and exported["Notes"] == "'@SUM(1)"
 
 
+def test_export_leaves_plain_numbers_alone_and_still_neutralises_formulas(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(
+        return_value=httpx.Response(
+            200,
+            json=page(
+                [
+                    record("7a1c2d3e-0000-4000-8000-0000000000b4", "-5", seats=-5, amount=-5.25, notes="-1e3"),
+                    record("7a1c2d3e-0000-4000-8000-0000000000b5", "-2+3+cmd|' /C calc'!A0", notes="+5 apples"),
+                ]
+            ),
+        )
+    )
+    body = b"".join(console.get(f"/objects/{OBJECT_KEY}/records/export.csv").streaming_content).decode("utf-8-sig")
+    header, refund, formula = list(csv.reader(io.StringIO(body)))[:3]
+    refund_cells, formula_cells = dict(zip(header, refund)), dict(zip(header, formula))
+    # A refund stays a number a spreadsheet sums, whatever the field's type.
+    assert (refund_cells["Name"], refund_cells["Seats"], refund_cells["Amount"]) == ("-5", "-5", "-5.25")
+    assert refund_cells["Notes"] == "-1e3"
+    # Text that merely starts like a number is still no number: neutralised.
+    assert formula_cells["Name"] == "'-2+3+cmd|' /C calc'!A0"
+    assert formula_cells["Notes"] == "'+5 apples"
+
+
 def test_export_of_a_missing_object_is_an_error_page_not_a_file(console, remote):
     remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
     remote.get(RECORDS_PATH).mock(
