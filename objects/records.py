@@ -22,8 +22,9 @@ from django.urls import reverse
 from dashboard.api import errors
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import selectors
+from objects import looks, selectors
 from objects.fields import cell, field_defs, format_datetime
+from objects.filters import RecordFilter
 from objects.history import UNDOABLE, history_rows
 from objects.links import Link, links_by_relation
 from objects.models import SavedView
@@ -121,8 +122,46 @@ def default_view_address(*, workspace: Workspace, user: AbstractBaseUser, object
 
 
 def view_address(view: SavedView) -> str:
+    if view.kind != looks.TABLE:
+        return looks.look_address(
+            kind=looks.look_kind(view.kind),
+            object_key=view.object_key,
+            query=view.query,
+            settings=view.settings,
+            view_pk=view.pk,
+        )
     records_url = reverse("objects:records", args=[view.object_key])
     return f"{records_url}?{view.query + '&' if view.query else ''}{urlencode({'view': view.pk})}"
+
+
+def look_context(
+    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict, kind: str
+) -> dict[str, Any]:
+    """What every way to look (kanban, calendar, gallery, chart) shows alike:
+    the object, the table's search and filters it carries (checked, and as
+    the service's filter), the switch between looks, the saved view it was
+    opened as and what "Save this view" posts (objects/looks.py)."""
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    fields = field_defs(definition)
+    record_filter = RecordFilter.from_query(query, fields)
+    service_filter, problems = record_filter.service_filter(fields)
+    pairs = record_filter.pairs()
+    settings = looks.settings_from_query(kind, query)
+    return {
+        "definition": definition,
+        "fields": fields,
+        "object_key": object_key,
+        "plural": definition.get("plural_name") or object_key,
+        "record_filter": record_filter,
+        "service_filter": service_filter,
+        "filter_problems": problems,
+        "filter_pairs": pairs,
+        "filter_query": urlencode(pairs),
+        "kind": kind,
+        "kind_label": dict(looks.KINDS)[kind],
+        "saved_view": saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query),
+        "save_query": urlencode([*pairs, *looks.settings_pairs(settings)]),
+    }
 
 
 def record_title(definition: dict, record: dict | None) -> str:
