@@ -58,8 +58,9 @@ class BoardColumn:
             return str(max(self.total, shown) if self.more else self.total)
         if not self.more:
             return str(shown)
-        if self.total is not None:
-            return f"about {max(self.total, shown)}"
+        if self.total is not None and self.total > shown:
+            # Counting: the records counted so far (more may follow).
+            return f"about {self.total}"
         return f"{shown}+"
 
     @property

@@ -31,7 +31,7 @@ def calendar(request: ConsoleRequest, object_key: str) -> HttpResponse:
     base = [*context["filter_pairs"], *([("date", by.key)] if by else [])]
 
     def month_url(month) -> str:
-        return "?" + urlencode([*base, ("month", f"{month:%Y-%m}")])
+        return f"{request.path}?{urlencode([*base, ('month', f'{month:%Y-%m}')])}"
 
     month = None
     if by is not None:
