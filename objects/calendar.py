@@ -154,7 +154,9 @@ def month_records(
                 break
             title = values.get(title_key) if title_key else None
             days[day].entries.append(
-                Entry(id=text(record.get("id")), title=text(title) if title not in (None, "") else "Untitled", time=time)
+                Entry(
+                    id=text(record.get("id")), title=text(title) if title not in (None, "") else "Untitled", time=time
+                )
             )
         next_cursor = page.next_cursor
         if past or not next_cursor:

@@ -192,8 +192,10 @@ def tally_start(
         if free and tally.updated_at < now - timedelta(seconds=STALLED_SECONDS):
             send_step(tally.pk)
         return tally
-    fresh = tally.status == RecordTally.DONE and tally.finished_at and tally.finished_at > now - timedelta(
-        seconds=FRESH_SECONDS
+    fresh = (
+        tally.status == RecordTally.DONE
+        and tally.finished_at
+        and tally.finished_at > now - timedelta(seconds=FRESH_SECONDS)
     )
     if fresh and not again:
         return tally

@@ -5,47 +5,62 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('keys', '0002_api_key_refused'),
-        ('objects', '0004_link_history'),
+        ("keys", "0002_api_key_refused"),
+        ("objects", "0004_link_history"),
     ]
 
     operations = [
         migrations.AddField(
-            model_name='savedview',
-            name='kind',
-            field=models.CharField(default='table', max_length=16),
+            model_name="savedview",
+            name="kind",
+            field=models.CharField(default="table", max_length=16),
         ),
         migrations.AddField(
-            model_name='savedview',
-            name='settings',
+            model_name="savedview",
+            name="settings",
             field=models.JSONField(blank=True, default=dict),
         ),
         migrations.CreateModel(
-            name='RecordTally',
+            name="RecordTally",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('workspace_id', models.CharField(max_length=64)),
-                ('object_key', models.CharField(max_length=200)),
-                ('signature', models.CharField(help_text='sha256 of the parameters.', max_length=64)),
-                ('params', models.JSONField(default=dict)),
-                ('status', models.CharField(choices=[('counting', 'Counting'), ('done', 'Counted'), ('stopped', 'Stopped')], default='counting', max_length=16)),
-                ('groups', models.JSONField(blank=True, default=dict)),
-                ('cursor', models.TextField(blank=True)),
-                ('pages_read', models.PositiveIntegerField(default=0)),
-                ('records_read', models.PositiveIntegerField(default=0)),
-                ('message', models.TextField(blank=True)),
-                ('transient_errors', models.PositiveIntegerField(default=0)),
-                ('lease_until', models.DateTimeField(blank=True, null=True)),
-                ('lease_token', models.CharField(blank=True, max_length=64)),
-                ('started_at', models.DateTimeField(auto_now_add=True)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('finished_at', models.DateTimeField(blank=True, null=True)),
-                ('owner_key', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='record_tallies', to='keys.apikey')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("workspace_id", models.CharField(max_length=64)),
+                ("object_key", models.CharField(max_length=200)),
+                ("signature", models.CharField(help_text="sha256 of the parameters.", max_length=64)),
+                ("params", models.JSONField(default=dict)),
+                (
+                    "status",
+                    models.CharField(
+                        choices=[("counting", "Counting"), ("done", "Counted"), ("stopped", "Stopped")],
+                        default="counting",
+                        max_length=16,
+                    ),
+                ),
+                ("groups", models.JSONField(blank=True, default=dict)),
+                ("cursor", models.TextField(blank=True)),
+                ("pages_read", models.PositiveIntegerField(default=0)),
+                ("records_read", models.PositiveIntegerField(default=0)),
+                ("message", models.TextField(blank=True)),
+                ("transient_errors", models.PositiveIntegerField(default=0)),
+                ("lease_until", models.DateTimeField(blank=True, null=True)),
+                ("lease_token", models.CharField(blank=True, max_length=64)),
+                ("started_at", models.DateTimeField(auto_now_add=True)),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                ("finished_at", models.DateTimeField(blank=True, null=True)),
+                (
+                    "owner_key",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="record_tallies", to="keys.apikey"
+                    ),
+                ),
             ],
             options={
-                'constraints': [models.UniqueConstraint(fields=('workspace_id', 'object_key', 'signature'), name='objects_one_tally_per_question')],
+                "constraints": [
+                    models.UniqueConstraint(
+                        fields=("workspace_id", "object_key", "signature"), name="objects_one_tally_per_question"
+                    )
+                ],
             },
         ),
     ]

@@ -127,9 +127,7 @@ def test_a_chart_over_10000_records_reads_each_page_once_and_matches_the_records
     poll = console.get(region["hx-get"], HTTP_HX_REQUEST="true")
     assert poll.status_code == 286  # counted: the polling stops
     rows = table_rows(parse(poll.content))
-    assert rows == [
-        [stage, f"{reference[stage][1]:,.2f}", f"{reference[stage][0]:,}"] for stage in ("Lead", "Won")
-    ]
+    assert rows == [[stage, f"{reference[stage][1]:,.2f}", f"{reference[stage][0]:,}"] for stage in ("Lead", "Won")]
     # The bars are drawn with the numbers beside them, one per group.
     assert len(select(parse(poll.content), "svg.chart rect.chart-bar")) == 2
 
@@ -145,29 +143,29 @@ def test_a_chart_over_10000_records_reads_each_page_once_and_matches_the_records
     assert console.get(status_url, HTTP_HX_REQUEST="true").status_code == 204
 
 
-def test_a_chart_by_a_dates_month_and_its_saved_view(many, console, counts_inline):
-    url = f"/objects/{many['key']}/chart/?group=meeting_at&bucket=day&measure=count"
+def test_a_chart_by_a_dates_month_and_its_saved_view(planned, console, counts_inline):
+    url = f"/objects/{planned['key']}/chart/?group=close_date&bucket=month&measure=count"
     console.get(url)
     counts_inline()
     html = parse(console.get(url).content)
-    days: dict[str, int] = defaultdict(int)
-    for i in range(MANY):
-        days[sample_values(i)["meeting_at"][:10]] += 1
-    expected = [[dt.date.fromisoformat(d).strftime("%d %b %Y"), f"{n:,}"] for d, n in sorted(days.items())]
+    months: dict[str, int] = defaultdict(int)
+    for i in range(90):
+        months[(dt.date(2026, 10, 1) + dt.timedelta(days=3 * i)).strftime("%Y-%m")] += 1
+    expected = [[dt.date.fromisoformat(f"{m}-01").strftime("%b %Y"), str(n)] for m, n in sorted(months.items())]
     assert table_rows(html) == expected
 
     saved = console.post(
-        f"/objects/{many['key']}/views/save/",
-        {"name": "Meetings per day", "kind": "chart", "query": "group=meeting_at&bucket=day&measure=count"},
+        f"/objects/{planned['key']}/views/save/",
+        {"name": "Closing per month", "kind": "chart", "query": "group=close_date&bucket=month&measure=count"},
     )
-    view = SavedView.objects.get(name="Meetings per day")
-    assert (view.kind, view.settings) == ("chart", {"group": "meeting_at", "bucket": "day", "measure": "count"})
-    opened = console.get(f"/objects/{many['key']}/views/{view.pk}/")
-    assert opened.status_code == 302 and opened["Location"].startswith(f"/objects/{many['key']}/chart/?")
     assert saved.status_code in (200, 302)
+    view = SavedView.objects.get(name="Closing per month")
+    assert (view.kind, view.settings) == ("chart", {"group": "close_date", "bucket": "month", "measure": "count"})
+    opened = console.get(f"/objects/{planned['key']}/views/{view.pk}/")
+    assert opened.status_code == 302 and opened["Location"].startswith(f"/objects/{planned['key']}/chart/?")
     again = parse(console.get(opened["Location"]).content)
     assert table_rows(again) == expected
-    assert text_of(select(again, "h1")[0]).endswith(": Meetings per day")
+    assert text_of(select(again, "h1")[0]).endswith(": Closing per month")
 
 
 @pytest.fixture(scope="module")
@@ -249,5 +247,7 @@ def test_a_gallery_shows_allowed_pictures_and_a_placeholder_for_the_others(plann
     elsewhere = [c for c in cards if c.select(".image-elsewhere")]
     assert images and elsewhere and len(images) + len(elsewhere) == 24
     assert all(img.find("img")["src"].startswith(settings.SERVICE_BASE_URL) for img in images)
-    assert all(c.select(".look-gallery__title")[0]["href"].startswith(f"/objects/{planned['key']}/records/") for c in cards)
+    assert all(
+        c.select(".look-gallery__title")[0]["href"].startswith(f"/objects/{planned['key']}/records/") for c in cards
+    )
     assert select(html, ".pager a[rel=next]")
