@@ -161,6 +161,6 @@ def month_records(
         next_cursor = page.next_cursor
         if past or not next_cursor:
             break
-    for day in days.values():
-        day.entries.sort(key=lambda e: e.time)
+    for shown in days.values():
+        shown.entries.sort(key=lambda e: e.time)
     return month

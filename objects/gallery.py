@@ -59,7 +59,7 @@ def gallery_page(
             GalleryCard(
                 id=text(record.get("id")),
                 title=text(title) if title not in (None, "") else "Untitled",
-                picture=picture.strip() if is_web_address(picture) else "",
+                picture=str(picture).strip() if is_web_address(picture) else "",
             )
         )
     return GalleryPage(cards=cards, next_cursor=page.next_cursor or "")

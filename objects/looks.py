@@ -39,11 +39,11 @@ def settings_from_query(kind: str, query: QueryDict) -> dict[str, str | list[str
     out: dict[str, str | list[str]] = {}
     for name in SETTINGS.get(kind, ()):
         if name in LIST_SETTINGS:
-            values = [v[:MAX_SETTING_LENGTH] for v in query.getlist(name) if v][:MAX_LIST_SETTING]
+            values: list[str] = [str(v)[:MAX_SETTING_LENGTH] for v in query.getlist(name) if v][:MAX_LIST_SETTING]
             if values:
                 out[name] = values
         elif query.get(name):
-            out[name] = query[name][:MAX_SETTING_LENGTH]
+            out[name] = str(query[name])[:MAX_SETTING_LENGTH]
     return out
 
 

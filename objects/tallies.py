@@ -236,7 +236,8 @@ def tally_step(*, tally_id: int) -> None:
     counter = Counter(groups={k: list(v) for k, v in tally.groups.items()})
     cursor = tally.cursor or None
     pages = records = 0
-    status, message, countdown = RecordTally.COUNTING, "", None
+    status, message = RecordTally.COUNTING, ""
+    countdown: float | None = None
     transient = tally.transient_errors
     try:
         if not tally.owner_key.user.is_active:

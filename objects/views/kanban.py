@@ -48,9 +48,9 @@ def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
 
 def _card_pairs(query: QueryDict) -> list[tuple[str, str]]:
     """The board's own settings a "Show more" carries: the fields on cards, the sum."""
-    pairs = [("card", key) for key in query.getlist("card")[:20]]
+    pairs = [("card", str(key)) for key in query.getlist("card")[:20]]
     if query.get("sum"):
-        pairs.append(("sum", query["sum"]))
+        pairs.append(("sum", str(query["sum"])))
     return pairs
 
 
