@@ -29,6 +29,11 @@ MAX_SETTING_LENGTH = 200
 MAX_LIST_SETTING = 20
 
 
+def pick_field(choices: list, key: str | None):
+    """The field of `choices` named by `key` (a page's setting), else the first, else None."""
+    return next((f for f in choices if f.key == key), choices[0] if choices else None)
+
+
 def look_kind(raw: str | None) -> str:
     return raw if raw in dict(KINDS) else TABLE
 

@@ -30,6 +30,7 @@ from datetime import timedelta
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.http import Http404, HttpRequest, HttpResponse
 from django.utils import timezone
 
 from dashboard.api import errors
@@ -37,6 +38,7 @@ from dashboard.api.paths import api_path
 from dashboard.keys.models import ApiKey, zone_named
 from dashboard.live.leases import lease_take
 from dashboard.outbox.services import outbox_send
+from dashboard.web.htmx import poll_unchanged
 from dashboard.web.reading import as_dict, text
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
 from objects.filters import remote_query
@@ -207,6 +209,19 @@ def tally_start(
         if restarted:
             send_step(tally.pk)
     tally.refresh_from_db()
+    return tally
+
+
+def tally_polled(request: HttpRequest, *, workspace_id: str, object_key: str, pk: int) -> HttpResponse | RecordTally:
+    """What a poll of a count finds: 204 while the version it showed is
+    still the row's (one query), else the row (this workspace's only: 404)."""
+    rows = RecordTally.objects.filter(pk=pk, workspace_id=workspace_id, object_key=object_key)
+    unchanged = poll_unchanged(request, lambda: tally_version(rows.first()))
+    if unchanged is not None:
+        return unchanged
+    tally = rows.first()
+    if tally is None:
+        raise Http404("No such count.")
     return tally
 
 

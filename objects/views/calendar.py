@@ -25,7 +25,7 @@ def calendar(request: ConsoleRequest, object_key: str) -> HttpResponse:
         workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.CALENDAR
     )
     choices = date_fields(context["fields"])
-    by = next((f for f in choices if f.key == request.GET.get("date")), choices[0] if choices else None)
+    by = looks.pick_field(choices, request.GET.get("date"))
     today = timezone.now().astimezone(workspace.zone).date()
     first = month_of(request.GET.get("month"), today=today)
     base = [*context["filter_pairs"], *([("date", by.key)] if by else [])]

@@ -9,20 +9,20 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpResponse
+from django.http import HttpResponse
 from django.shortcuts import render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from dashboard.accounts.middleware import background_request
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import poll_unchanged, stop_polling
+from dashboard.web.htmx import stop_polling
 from objects import looks
 from objects.charts import BUCKETS, MEASURES, ChartQuestion, chart_drawing, chart_rows
 from objects.fields import FieldDef, field_defs
 from objects.models import RecordTally
 from objects.records import look_context, object_definition
-from objects.tallies import DATE_TYPES, groupable, summable, tally_params, tally_start, tally_version
+from objects.tallies import DATE_TYPES, groupable, summable, tally_params, tally_polled, tally_start, tally_version
 
 
 def _tally_params(question: ChartQuestion, context: dict, zone_name: str) -> dict:
@@ -88,13 +88,9 @@ def chart_status(request: ConsoleRequest, object_key: str, pk: int) -> HttpRespo
     """The chart's region while its count runs: 204 unchanged (one query),
     286 with the chart once counted or stopped."""
     workspace = request.workspace
-    rows = RecordTally.objects.filter(pk=pk, workspace_id=workspace.id, object_key=object_key)
-    unchanged = poll_unchanged(request, lambda: tally_version(rows.first()))
-    if unchanged is not None:
-        return unchanged
-    tally = rows.first()
-    if tally is None:
-        raise Http404("No such count.")
+    tally = tally_polled(request, workspace_id=workspace.id, object_key=object_key, pk=pk)
+    if not isinstance(tally, RecordTally):
+        return tally
     fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
     question = ChartQuestion.from_query(request.GET, fields)
     query = urlencode([(k, v) for k, v in request.GET.items() if k != "v"])

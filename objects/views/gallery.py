@@ -23,7 +23,7 @@ def gallery(request: ConsoleRequest, object_key: str) -> HttpResponse:
         workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.GALLERY
     )
     choices = picture_fields(context["fields"])
-    by = next((f for f in choices if f.key == request.GET.get("image")), choices[0] if choices else None)
+    by = looks.pick_field(choices, request.GET.get("image"))
     base = [*context["filter_pairs"], *([("image", by.key)] if by else [])]
     pager = CursorPager.from_query(request.GET)
     page = None
