@@ -32,12 +32,14 @@ from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
     from datetime import tzinfo
 
     from django.contrib.auth.base_user import AbstractBaseUser
 
     from dashboard.frame.workspace import Workspace
     from objects.edits import Conflict
+    from objects.fields import FieldDef
 
 # What a read-only member is told by every write address of the area (`requires_write`).
 READ_ONLY = "Records and objects can be changed only by a member who may write: ask a workspace admin for such a role."
@@ -135,19 +137,34 @@ def view_address(view: SavedView) -> str:
 
 
 def look_context(
-    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict, kind: str
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    object_key: str,
+    query: QueryDict,
+    kind: str,
+    choose: Callable[[list[FieldDef]], list[FieldDef]] | None = None,
+    setting: str = "",
 ) -> dict[str, Any]:
     """What every way to look (kanban, calendar, gallery, chart) shows alike:
     the object, the table's search and filters it carries (checked, and as
     the service's filter), the switch between looks, the saved view it was
-    opened as and what "Save this view" posts (objects/looks.py)."""
+    opened as and what "Save this view" posts (objects/looks.py). With
+    `choose`, the fields the look can be by (`choices`) and the one the query's
+    `setting` names, else the first (`by`); `base_pairs` keep filter and choice."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     record_filter = RecordFilter.from_query(query, fields)
     service_filter, problems = record_filter.service_filter(fields)
     pairs = record_filter.pairs()
     settings = looks.settings_from_query(kind, query)
+    choices = choose(fields) if choose else []
+    by = looks.pick_field(choices, query.get(setting)) if choose else None
     return {
+        "choices": choices,
+        "by": by,
+        "base_pairs": [*pairs, *([(setting, by.key)] if by else [])],
+        "heading_suffix": f"by {by.label.lower()}" if by else "",
         "definition": definition,
         "fields": fields,
         "object_key": object_key,

@@ -22,13 +22,17 @@ from objects.records import look_context
 def calendar(request: ConsoleRequest, object_key: str) -> HttpResponse:
     workspace = request.workspace
     context = look_context(
-        workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.CALENDAR
+        workspace=workspace,
+        user=request.user,
+        object_key=object_key,
+        query=request.GET,
+        kind=looks.CALENDAR,
+        choose=date_fields,
+        setting="date",
     )
-    choices = date_fields(context["fields"])
-    by = looks.pick_field(choices, request.GET.get("date"))
+    by, base = context["by"], context["base_pairs"]
     today = timezone.now().astimezone(workspace.zone).date()
     first = month_of(request.GET.get("month"), today=today)
-    base = [*context["filter_pairs"], *([("date", by.key)] if by else [])]
 
     def month_url(month) -> str:
         return f"{request.path}?{urlencode([*base, ('month', f'{month:%Y-%m}')])}"
@@ -48,15 +52,12 @@ def calendar(request: ConsoleRequest, object_key: str) -> HttpResponse:
             budget=bounded_int(request.GET.get("budget"), default=PAGE_BUDGET, lowest=1, highest=MAX_PAGE_BUDGET),
         )
     context.update(
-        date_fields=choices,
-        by=by,
         month=month,
         first=first,
         previous_url=month_url(shift_month(first, -1)),
         next_url=month_url(shift_month(first, 1)),
         today_url=month_url(today),
         further_url=(month_url(first) + f"&budget={month.further_budget}") if month and month.further_budget else "",
-        heading_suffix=f"by {by.label.lower()}" if by else "",
         save_query=urlencode(base),
     )
     return render_region(request, "objects/calendar.html", "calendar-month", context)

@@ -20,11 +20,15 @@ from objects.records import look_context
 def gallery(request: ConsoleRequest, object_key: str) -> HttpResponse:
     workspace = request.workspace
     context = look_context(
-        workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.GALLERY
+        workspace=workspace,
+        user=request.user,
+        object_key=object_key,
+        query=request.GET,
+        kind=looks.GALLERY,
+        choose=picture_fields,
+        setting="image",
     )
-    choices = picture_fields(context["fields"])
-    by = looks.pick_field(choices, request.GET.get("image"))
-    base = [*context["filter_pairs"], *([("image", by.key)] if by else [])]
+    by, base = context["by"], context["base_pairs"]
     pager = CursorPager.from_query(request.GET)
     page = None
     if by is not None:
@@ -38,11 +42,8 @@ def gallery(request: ConsoleRequest, object_key: str) -> HttpResponse:
             cursor=pager.remote_cursor,
         )
     context.update(
-        picture_fields=choices,
-        by=by,
         page=page,
         paging=pager.links(base, page.next_cursor if page else None),
-        heading_suffix=f"by {by.label.lower()}" if by else "",
         save_query=urlencode(base),
     )
     return render_region(request, "objects/gallery.html", "gallery-cards", context)
