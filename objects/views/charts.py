@@ -9,8 +9,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import HttpResponse
-from django.shortcuts import render
+from django.http import HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
@@ -51,7 +51,7 @@ def _region(tally: RecordTally, question: ChartQuestion, object_key: str, questi
 
 
 @require_GET
-def chart(request: ConsoleRequest, object_key: str) -> HttpResponse:
+def chart(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     workspace = request.workspace
     context = look_context(
         workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.CHART
@@ -71,12 +71,17 @@ def chart(request: ConsoleRequest, object_key: str) -> HttpResponse:
         save_query=question_query,
     )
     if question.group is not None:
+        again = request.GET.get("recount") == "1"
         tally = tally_start(
             key=workspace.require_key(),
             object_key=object_key,
             params=_tally_params(question, context, workspace.timezone_name),
-            again=request.GET.get("recount") == "1",
+            again=again,
         )
+        if again:
+            # Counting again once: a reload of the address then shows that count.
+            kept = [(name, value) for name, values in request.GET.lists() if name != "recount" for value in values]
+            return redirect(f"{request.path}?{urlencode(kept)}")
         context.update(_region(tally, question, object_key, question_query))
     return render(request, "objects/chart.html", context)
 

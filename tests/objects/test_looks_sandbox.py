@@ -153,6 +153,12 @@ def test_a_chart_by_a_dates_month_and_its_saved_view(planned, console, counts_in
         months[(dt.date(2026, 10, 1) + dt.timedelta(days=3 * i)).strftime("%Y-%m")] += 1
     expected = [[dt.date.fromisoformat(f"{m}-01").strftime("%b %Y"), str(n)] for m, n in sorted(months.items())]
     assert table_rows(html) == expected
+    # "Count again" counts anew, once: the address it lands on shows that count.
+    again = console.get(url + "&recount=1")
+    assert again.status_code == 302 and "recount" not in again["Location"]
+    assert RecordTally.objects.get().status == RecordTally.COUNTING
+    counts_inline()
+    assert table_rows(parse(console.get(again["Location"]).content)) == expected
 
     saved = console.post(
         f"/objects/{planned['key']}/views/save/",
