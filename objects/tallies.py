@@ -171,8 +171,9 @@ def tally_get(*, workspace_id: str, object_key: str, params: dict) -> RecordTall
 def tally_start(
     *, key: ApiKey, object_key: str, params: dict, again: bool = False, now: dt.datetime | None = None
 ) -> RecordTally:
-    """The tally answering `params`: the stored one while it counts or is
-    fresh, else counted (again) from the first page, read with `key`. A count
+    """The tally answering `params`: the stored one while it counts, is
+    fresh or stopped, else (or `again`) counted from the first page, read
+    with `key`. A count
     that nothing moved for a minute (a lost message) is sent on."""
     now = now or timezone.now()
     signature = signature_of(params)
@@ -199,7 +200,8 @@ def tally_start(
         and tally.finished_at
         and tally.finished_at > now - timedelta(seconds=FRESH_SECONDS)
     )
-    if fresh and not again:
+    # A stopped count stays stopped (its page says why) until someone asks again.
+    if (fresh or tally.status == RecordTally.STOPPED) and not again:
         return tally
     with transaction.atomic():
         restarted = rows.filter(pk=tally.pk).exclude(status=RecordTally.COUNTING).update(

@@ -336,7 +336,9 @@ FUZZ_TABLE: dict[str, Target] = {
     # More ways to look: calendar, gallery, chart.
     "objects:calendar": Target(query=("date", "month", "budget", "view", "q", "empty"), record_fields="query"),
     "objects:gallery": Target(query=("image", "view", "q", *PAGER), record_fields="query"),
-    "objects:chart": Target(query=("group", "bucket", "measure", "value", "recount", "view", "q"), record_fields="query"),
+    "objects:chart": Target(
+        query=("group", "bucket", "measure", "value", "recount", "view", "q"), record_fields="query"
+    ),
     "objects:chart_status": Target(query=("group", "bucket", "measure", "value", "v")),
 }
 
