@@ -13,6 +13,7 @@ renders; nothing here reads the request. Remote and local reads are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -23,8 +24,10 @@ from dashboard.api import errors
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import looks, selectors
-from objects.fields import cell, field_defs, format_datetime
+from objects.calendar import date_fields
+from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import RecordFilter
+from objects.gallery import picture_fields
 from objects.history import UNDOABLE, history_rows
 from objects.links import Link, links_by_relation
 from objects.models import SavedView
@@ -32,14 +35,12 @@ from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
 
 if TYPE_CHECKING:
-    from collections.abc import Callable
     from datetime import tzinfo
 
     from django.contrib.auth.base_user import AbstractBaseUser
 
     from dashboard.frame.workspace import Workspace
     from objects.edits import Conflict
-    from objects.fields import FieldDef
 
 # What a read-only member is told by every write address of the area (`requires_write`).
 READ_ONLY = "Records and objects can be changed only by a member who may write: ask a workspace admin for such a role."
@@ -136,6 +137,13 @@ def view_address(view: SavedView) -> str:
     return f"{records_url}?{view.query + '&' if view.query else ''}{urlencode({'view': view.pk})}"
 
 
+# The looks by one field: the setting that names it and the fields it may be.
+LOOK_FIELDS: dict[str, tuple[str, Callable[[list[FieldDef]], list[FieldDef]]]] = {
+    looks.CALENDAR: ("date", date_fields),
+    looks.GALLERY: ("image", picture_fields),
+}
+
+
 def look_context(
     *,
     workspace: Workspace,
@@ -143,21 +151,20 @@ def look_context(
     object_key: str,
     query: QueryDict,
     kind: str,
-    choose: Callable[[list[FieldDef]], list[FieldDef]] | None = None,
-    setting: str = "",
 ) -> dict[str, Any]:
     """What every way to look (kanban, calendar, gallery, chart) shows alike:
     the object, the table's search and filters it carries (checked, and as
     the service's filter), the switch between looks, the saved view it was
-    opened as and what "Save this view" posts (objects/looks.py). With
-    `choose`, the fields the look can be by (`choices`) and the one the query's
-    `setting` names, else the first (`by`); `base_pairs` keep filter and choice."""
+    opened as and what "Save this view" posts (objects/looks.py). For a look
+    by one field (LOOK_FIELDS), the fields it can be by (`choices`) and the one
+    its setting names, else the first (`by`); `base_pairs` keep filter and choice."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     record_filter = RecordFilter.from_query(query, fields)
     service_filter, problems = record_filter.service_filter(fields)
     pairs = record_filter.pairs()
     settings = looks.settings_from_query(kind, query)
+    setting, choose = LOOK_FIELDS.get(kind, ("", None))
     choices = choose(fields) if choose else []
     by = looks.pick_field(choices, query.get(setting)) if choose else None
     return {

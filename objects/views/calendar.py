@@ -14,7 +14,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import render_region
 from dashboard.web.params import bounded_int
 from objects import looks
-from objects.calendar import MAX_PAGE_BUDGET, PAGE_BUDGET, date_fields, month_of, month_records, shift_month
+from objects.calendar import MAX_PAGE_BUDGET, PAGE_BUDGET, month_of, month_records, shift_month
 from objects.records import look_context
 
 
@@ -22,13 +22,7 @@ from objects.records import look_context
 def calendar(request: ConsoleRequest, object_key: str) -> HttpResponse:
     workspace = request.workspace
     context = look_context(
-        workspace=workspace,
-        user=request.user,
-        object_key=object_key,
-        query=request.GET,
-        kind=looks.CALENDAR,
-        choose=date_fields,
-        setting="date",
+        workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.CALENDAR
     )
     by, base = context["by"], context["base_pairs"]
     today = timezone.now().astimezone(workspace.zone).date()

@@ -12,7 +12,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
 from objects import looks
-from objects.gallery import gallery_page, picture_fields
+from objects.gallery import gallery_page
 from objects.records import look_context
 
 
@@ -20,13 +20,7 @@ from objects.records import look_context
 def gallery(request: ConsoleRequest, object_key: str) -> HttpResponse:
     workspace = request.workspace
     context = look_context(
-        workspace=workspace,
-        user=request.user,
-        object_key=object_key,
-        query=request.GET,
-        kind=looks.GALLERY,
-        choose=picture_fields,
-        setting="image",
+        workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.GALLERY
     )
     by, base = context["by"], context["base_pairs"]
     pager = CursorPager.from_query(request.GET)
