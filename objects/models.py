@@ -46,6 +46,10 @@ class SavedView(models.Model):
     query = models.CharField(max_length=4000, blank=True)
     hidden_fields = models.JSONField(default=list, blank=True)
     shared = models.BooleanField(default=False)
+    # How the records are looked at (objects/looks.py): the table, or a kanban,
+    # calendar, gallery or chart with its own settings (field keys, measure...).
+    kind = models.CharField(max_length=16, default="table")
+    settings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -272,3 +276,58 @@ class ImportProblem(models.Model):
 
     def __str__(self) -> str:
         return f"line {self.line or '?'}: {self.message}"
+
+
+# --- counts of records (charts, kanban totals) ---------------------------------
+
+
+class RecordTally(models.Model):
+    """The records of one filter counted (and one number field summed) per
+    group of one field: a choice, a yes/no, or a date's day, week or month.
+
+    The service gives no totals, so a job reads every page of the filter
+    (100 records a page, the most it gives) through `objects.tally_step`
+    (objects/tallies.py), a bounded chunk of pages at a time, keeping where
+    it stopped (`cursor`) and the sums so far. The row is the cache: one per
+    workspace, object and parameters (`signature`), fresh for
+    OBJECTS_TALLY_FRESH_SECONDS; pages poll it (204 unchanged, 286 final).
+    """
+
+    COUNTING = "counting"
+    DONE = "done"
+    STOPPED = "stopped"
+    STATUSES = [(COUNTING, "Counting"), (DONE, "Counted"), (STOPPED, "Stopped")]
+
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="record_tallies")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    signature = models.CharField(max_length=64, help_text="sha256 of the parameters.")
+    # {"filter", "search", "group", "bucket", "value", "zone"}
+    params = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=STATUSES, default=COUNTING)
+    # {group key: [records, sum of the value field (decimal text), records with a value]}
+    groups = models.JSONField(default=dict, blank=True)
+    cursor = models.TextField(blank=True)
+    pages_read = models.PositiveIntegerField(default=0)
+    records_read = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+    transient_errors = models.PositiveIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace_id", "object_key", "signature"], name="objects_one_tally_per_question"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.object_key} by {self.params.get('group')}: {self.status}, {self.records_read} read"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status != self.COUNTING

@@ -13,6 +13,7 @@ renders; nothing here reads the request. Remote and local reads are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -22,8 +23,11 @@ from django.urls import reverse
 from dashboard.api import errors
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import selectors
-from objects.fields import cell, field_defs, format_datetime
+from objects import looks, selectors
+from objects.calendar import date_fields
+from objects.fields import FieldDef, cell, field_defs, format_datetime
+from objects.filters import RecordFilter
+from objects.gallery import picture_fields
 from objects.history import UNDOABLE, history_rows
 from objects.links import Link, links_by_relation
 from objects.models import SavedView
@@ -121,8 +125,67 @@ def default_view_address(*, workspace: Workspace, user: AbstractBaseUser, object
 
 
 def view_address(view: SavedView) -> str:
+    if view.kind != looks.TABLE:
+        return looks.look_address(
+            kind=looks.look_kind(view.kind),
+            object_key=view.object_key,
+            query=view.query,
+            settings=view.settings,
+            view_pk=view.pk,
+        )
     records_url = reverse("objects:records", args=[view.object_key])
     return f"{records_url}?{view.query + '&' if view.query else ''}{urlencode({'view': view.pk})}"
+
+
+# The looks by one field: the setting that names it and the fields it may be.
+LOOK_FIELDS: dict[str, tuple[str, Callable[[list[FieldDef]], list[FieldDef]]]] = {
+    looks.CALENDAR: ("date", date_fields),
+    looks.GALLERY: ("image", picture_fields),
+}
+
+
+def look_context(
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    object_key: str,
+    query: QueryDict,
+    kind: str,
+) -> dict[str, Any]:
+    """What every way to look (kanban, calendar, gallery, chart) shows alike:
+    the object, the table's search and filters it carries (checked, and as
+    the service's filter), the switch between looks, the saved view it was
+    opened as and what "Save this view" posts (objects/looks.py). For a look
+    by one field (LOOK_FIELDS), the fields it can be by (`choices`) and the one
+    its setting names, else the first (`by`); `base_pairs` keep filter and choice."""
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    fields = field_defs(definition)
+    record_filter = RecordFilter.from_query(query, fields)
+    service_filter, problems = record_filter.service_filter(fields)
+    pairs = record_filter.pairs()
+    settings = looks.settings_from_query(kind, query)
+    setting, choose = LOOK_FIELDS.get(kind, ("", None))
+    choices = choose(fields) if choose else []
+    by = looks.pick_field(choices, query.get(setting)) if choose else None
+    return {
+        "choices": choices,
+        "by": by,
+        "base_pairs": [*pairs, *([(setting, by.key)] if by else [])],
+        "heading_suffix": f"by {by.label.lower()}" if by else "",
+        "definition": definition,
+        "fields": fields,
+        "object_key": object_key,
+        "plural": definition.get("plural_name") or object_key,
+        "record_filter": record_filter,
+        "service_filter": service_filter,
+        "filter_problems": problems,
+        "filter_pairs": pairs,
+        "filter_query": urlencode(pairs),
+        "kind": kind,
+        "kind_label": dict(looks.KINDS)[kind],
+        "saved_view": saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query),
+        "save_query": urlencode([*pairs, *looks.settings_pairs(settings)]),
+    }
 
 
 def record_title(definition: dict, record: dict | None) -> str:

@@ -277,15 +277,31 @@ def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fi
 
 
 def saved_view_save(
-    *, user, workspace_id: str, object_key: str, name: str, query: str, hidden_fields: list[str], shared: bool
+    *,
+    user,
+    workspace_id: str,
+    object_key: str,
+    name: str,
+    query: str,
+    hidden_fields: list[str],
+    shared: bool,
+    kind: str = "table",
+    settings: dict | None = None,
 ) -> SavedView:
-    """Saves the table as it is under a name (the same name replaces this person's view)."""
+    """Saves the table (or a kanban, calendar, gallery, chart: `kind` and its
+    `settings`) as it is under a name (the same name replaces this person's view)."""
     view, _ = SavedView.objects.update_or_create(
         owner=user,
         workspace_id=workspace_id,
         object_key=object_key,
         name=name,
-        defaults={"query": query, "hidden_fields": sorted(set(hidden_fields)), "shared": shared},
+        defaults={
+            "query": query,
+            "hidden_fields": sorted(set(hidden_fields)),
+            "shared": shared,
+            "kind": kind,
+            "settings": settings or {},
+        },
     )
     return view
 
