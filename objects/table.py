@@ -13,7 +13,6 @@ the first page (cursors belong to one query).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from html import escape
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
@@ -176,13 +175,10 @@ class Column:
     sort_direction: str
     is_title: bool = False
 
-    @cached_property
-    def cell_open(self) -> str:
-        """The opening tag of this column's cells (the type styles them, the
-        label heads the cell on a phone's card), made once per page."""
-        return (
-            f'<td class="cell cell--{escape(self.field.type if self.field else "")}" data-label="{escape(self.label)}"'
-        )
+    @property
+    def numeric(self) -> bool:
+        """Numbers and currency: right-aligned in tabular figures."""
+        return self.field is not None and self.field.is_number
 
 
 @dataclass
@@ -200,23 +196,26 @@ class Row:
     def html(self) -> SafeString:
         """The row's cells as one piece of markup, every value escaped here: a
         template loop over the ~1,700 cells of a 100-row page was most of its
-        render time, and even six variables a row cost a sixth of the rest
-        (bench/records_page.py)."""
-        from objects.templatetags.records import cell_text, render_cell
+        render time (bench/records_page.py).
+
+        Nothing is said per cell that the column or the table says once: a
+        cell's editor is the table's `data-record-url`, the row's id and its
+        column header's `data-key`; its label on a phone's card comes from
+        the header (static/js/objects_grid.js). Only a number's cell carries a
+        class (`num`: right-aligned, tabular figures), which CSS cannot read
+        from the header."""
+        from objects.templatetags.records import cell_text, grid_cell
 
         title = ""
         if self.title is not None:  # None when the object has no title column
             shown = escape(cell_text(self.title) or "Untitled")
             href = escape(self.url + self.list_suffix)
             title = f'<th scope="row" class="record-title"><a href="{href}">{shown}</a></th>'
-        # No per-cell address: a cell's editor is the row's data-url plus its
-        # column's data-key (static/js/objects_grid.js), which keeps a 100-row
-        # page light (bench/records_page.py).
-        cells = "".join(f"{column.cell_open}>{render_cell(shown)}</td>" for column, shown in self.cells)
-        return SafeString(
-            f'{title}{cells}<td class="nowrap small" data-label="Created">{escape(self.created_at)}</td>'
-            f'<td class="nowrap small" data-label="Updated">{escape(self.updated_at)}</td>'
+        cells = "".join(
+            f'<td class="num">{grid_cell(shown)}</td>' if column.numeric else f"<td>{grid_cell(shown)}</td>"
+            for column, shown in self.cells
         )
+        return SafeString(f"{title}{cells}<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td>")
 
 
 @dataclass
@@ -232,6 +231,8 @@ class RecordsTable:
     hidden_fields: list[str]
     # Whether cells open an inline editor (a person who may write, a custom object).
     editable: bool = False
+    # Whether a cell shows a refused image: the note they point to is shown once.
+    images_elsewhere: bool = False
     view: SavedView | None = None  # the view open, if any
     views: list[SavedView] = field(default_factory=list)  # the views this person may open
     default_view_id: int | None = None
@@ -247,6 +248,12 @@ class RecordsTable:
             return f"{shown} shown, the last page"
         total = (self.state.page_number - 1) * self.state.limit + shown
         return f"{total} in all" if self.state.page_number > 1 else f"{shown} shown, that is all"
+
+    @property
+    def images_elsewhere_note(self) -> str:
+        from dashboard.frame.images import WHY_NOT_SHOWN
+
+        return WHY_NOT_SHOWN
 
     @property
     def view_param(self) -> str:
@@ -292,9 +299,9 @@ def build_table(
     zone,
     editable: bool = False,
 ) -> RecordsTable:
+    from objects.templatetags.records import image_elsewhere_in
+
     title_key = title_field_key(definition)
-    # One reverse() for the page, not one per row.
-    record_url_prefix = reverse("objects:record", args=[object_key, "-"])[:-2]
     records_url = reverse("objects:records", args=[object_key])
     carried = state.query()
     list_suffix = f"?{urlencode({'list': carried})}" if carried else ""
@@ -340,7 +347,8 @@ def build_table(
         rows.append(
             Row(
                 id=record_id,
-                url=record_url_prefix + quote_id(record_id) + "/",
+                # Relative to the records page, the one page that shows rows ("./": an id is never a scheme).
+                url="./" + quote_id(record_id) + "/",
                 title=title_cell,
                 cells=cells,
                 created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
@@ -359,4 +367,5 @@ def build_table(
         filter_problems=filter_problems,
         hidden_fields=hidden_fields,
         editable=editable,
+        images_elsewhere=any(image_elsewhere_in(shown) for row in rows for _column, shown in row.cells),
     )
