@@ -166,14 +166,27 @@ def list_query(raw: str, fields: list[FieldDef]) -> str:
 # --- the table as the template shows it --------------------------------------
 
 
+LINK_COLUMN_PREFIX = "link:"  # a linked-record column's key in the column picker: "link:<relation key>"
+MAX_RELATION_KEY = 100
+MAX_LINK_COLUMNS = 10
+
+
+def relation_label(relation_key: str) -> str:
+    """A relation key in words: `related_to` -> "Related to"."""
+    words = relation_key.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else relation_key
+
+
 @dataclass
 class Column:
     key: str
     label: str
-    field: FieldDef | None  # None for the created/updated columns
+    field: FieldDef | None  # None for the created/updated and linked-record columns
     sort_query: str
     sort_direction: str
     is_title: bool = False
+    # A linked-record column: the relation key whose other ends it shows (not sortable).
+    relation_key: str = ""
 
     @property
     def numeric(self) -> bool:
@@ -191,6 +204,8 @@ class Row:
     updated_at: str
     # Where the record page's breadcrumb returns to (`?list=` + this view).
     list_suffix: str = ""
+    # One per linked-record column: the linked records, as (title, address).
+    linked: list[list[tuple[str, str]]] = field(default_factory=list)
 
     @property
     def html(self) -> SafeString:
@@ -215,7 +230,20 @@ class Row:
             f'<td class="num">{grid_cell(shown)}</td>' if column.numeric else f"<td>{grid_cell(shown)}</td>"
             for column, shown in self.cells
         )
-        return SafeString(f"{title}{cells}<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td>")
+        linked = "".join(f"<td>{linked_chips(records)}</td>" for records in self.linked)
+        return SafeString(f"{title}{cells}{linked}<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td>")
+
+
+def linked_chips(records: list[tuple[str, str]]) -> SafeString:
+    """Linked records as chips that open them (their title, or "Untitled")."""
+    from objects.templatetags.records import EMPTY_CELL
+
+    if not records:
+        return EMPTY_CELL
+    chips = "".join(
+        f'<a class="chip chip--link" href="{escape(url)}">{escape(title or "Untitled")}</a>' for title, url in records
+    )
+    return SafeString(chips if len(records) == 1 else f'<span class="chips">{chips}</span>')
 
 
 @dataclass
@@ -229,6 +257,11 @@ class RecordsTable:
     paging: PageLinks
     filter_problems: list[str]
     hidden_fields: list[str]
+    # The relation keys shown as linked-record columns, and those the picker offers.
+    link_columns: list[str] = field(default_factory=list)
+    relation_keys: list[str] = field(default_factory=list)
+    # Why some rows' linked records could not be read (the service's words), if so.
+    links_problem: str = ""
     # Whether cells open an inline editor (a person who may write, a custom object).
     editable: bool = False
     # Whether a cell shows a refused image: the note they point to is shown once.
@@ -298,7 +331,11 @@ def build_table(
     filter_problems: list[str],
     zone,
     editable: bool = False,
+    link_columns: list[str] | None = None,
+    linked: dict[str, dict[str, list[tuple[str, str]]]] | None = None,
 ) -> RecordsTable:
+    """`linked` gives each record's linked records per relation key, as
+    (title, address) pairs (objects/records.py reads and names them)."""
     from objects.templatetags.records import image_elsewhere_in
 
     title_key = title_field_key(definition)
@@ -320,6 +357,19 @@ def build_table(
                 is_title=f.key == title_key,
             )
         )
+    link_columns = list(link_columns or [])
+    for relation_key in link_columns:
+        columns.append(
+            Column(
+                key=LINK_COLUMN_PREFIX + relation_key,
+                label=f"{relation_label(relation_key)} (linked)",
+                field=None,
+                sort_query="",
+                sort_direction="none",
+                relation_key=relation_key,
+            )
+        )
+    linked = linked or {}
     for key, label in TIMESTAMP_COLUMNS:
         columns.append(
             Column(
@@ -354,6 +404,7 @@ def build_table(
                 created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
                 updated_at=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
                 list_suffix=list_suffix,
+                linked=[linked.get(record_id, {}).get(key, []) for key in link_columns],
             )
         )
     return RecordsTable(
@@ -367,5 +418,6 @@ def build_table(
         filter_problems=filter_problems,
         hidden_fields=hidden_fields,
         editable=editable,
+        link_columns=link_columns,
         images_elsewhere=any(image_elsewhere_in(shown) for row in rows for _column, shown in row.cells),
     )

@@ -140,6 +140,14 @@ def record_cell(cell: Cell | None, full: bool = False) -> SafeString:
 
 
 @register.filter
+def relation_label(relation_key: str) -> str:
+    """A relation key in words (`related_to` -> "Related to")."""
+    from objects.table import relation_label as words
+
+    return words(relation_key)
+
+
+@register.filter
 def cell_text(cell: Cell | None) -> str:
     """A cell as plain text (the title link, the page title)."""
     if cell is None or cell.kind == "empty":

@@ -13,7 +13,6 @@ import pytest
 from objects.models import RecordChange
 from objects.records import READ_ONLY
 from tests.html import form_values, one, parse, select, text_of, texts
-from tests.objects.support import grid_cell_text
 from tests.objects.records_fixtures import (
     ACME,
     DEALS,
@@ -23,6 +22,7 @@ from tests.objects.records_fixtures import (
     hidden_value,
     sent_json,
 )
+from tests.objects.support import grid_cell_text
 
 pytestmark = pytest.mark.django_db
 
