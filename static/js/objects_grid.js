@@ -256,9 +256,31 @@
     applyDensity(document);
   });
 
+  // ---- the grid's box fits the screen ----
+  // Its own scrollbars (sideways above all) must be on screen: the box is as
+  // tall as the window below its top, which depends on what is above it (the
+  // filter bar open or not), so that top is measured and given to the CSS
+  // (--records-grid-top on the root element: outside what htmx snapshots).
+  function fitGrid() {
+    var wrap = document.querySelector(".records-wrap");
+    if (!wrap) { return; }
+    var top = Math.max(0, Math.round(wrap.getBoundingClientRect().top + window.scrollY));
+    document.documentElement.style.setProperty("--records-grid-top", top + "px");
+  }
+  var fitPending = false;
+  function fitSoon() {
+    if (fitPending) { return; }
+    fitPending = true;
+    window.requestAnimationFrame(function () { fitPending = false; fitGrid(); });
+  }
+  window.addEventListener("resize", fitSoon);
+  document.addEventListener("toggle", fitSoon, true); // a <details> above it opened or closed
+  document.addEventListener("htmx:afterSettle", fitSoon);
+
   function start() {
     applyDensity(document);
     labelCells(document);
+    fitGrid();
     if (window.htmx) {
       window.htmx.onLoad(function (el) {
         applyDensity(el.parentElement || el);
