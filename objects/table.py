@@ -207,31 +207,50 @@ class Row:
     # One per linked-record column: the linked records, as (title, address).
     linked: list[list[tuple[str, str]]] = field(default_factory=list)
 
-    @property
-    def html(self) -> SafeString:
-        """The row's cells as one piece of markup, every value escaped here: a
-        template loop over the ~1,700 cells of a 100-row page was most of its
-        render time (bench/records_page.py).
-
-        Nothing is said per cell that the column or the table says once: a
-        cell's editor is the table's `data-record-url`, the row's id and its
-        column header's `data-key`; its label on a phone's card comes from
-        the header (static/js/objects_grid.js). Only a number's cell carries a
+    def html(self, *, selectable: bool) -> tuple[str, bool]:
+        """The row's markup, every value escaped here, and whether it shows an
+        image the CSP refuses. Nothing is said per cell that the column or
+        the table says once: a cell's editor is the row's title link plus its
+        column header's `data-key`, its label on a phone's card comes from the
+        header (static/js/objects_grid.js); only a number's cell carries a
         class (`num`: right-aligned, tabular figures), which CSS cannot read
         from the header."""
-        from objects.templatetags.records import cell_text, grid_cell
+        from objects.templatetags.records import cell_text, grid_cell, grid_image
 
-        title = ""
+        name = cell_text(self.title) if self.title is not None else ""
+        parts = ["<tr>"]
+        if selectable:  # the bulk selection (bulk.js)
+            parts.append(
+                f'<td><input type="checkbox" name="ids" value="{escape(self.id)}" form="bulk-form"'
+                f' aria-label="Select {escape(name or "Untitled")}"></td>'
+            )
         if self.title is not None:  # None when the object has no title column
-            shown = escape(cell_text(self.title) or "Untitled")
             href = escape(self.url + self.list_suffix)
-            title = f'<th scope="row" class="record-title"><a href="{href}">{shown}</a></th>'
-        cells = "".join(
-            f'<td class="num">{grid_cell(shown)}</td>' if column.numeric else f"<td>{grid_cell(shown)}</td>"
-            for column, shown in self.cells
-        )
-        linked = "".join(f"<td>{linked_chips(records)}</td>" for records in self.linked)
-        return SafeString(f"{title}{cells}{linked}<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td>")
+            parts.append(f'<th scope="row" class="record-title"><a href="{href}">{escape(name or "Untitled")}</a></th>')
+        away = False
+        for column, shown in self.cells:
+            if shown.kind == "image":
+                markup, refused = grid_image(shown)
+                away = away or refused
+            else:
+                markup = grid_cell(shown)
+            parts.append(f'<td class="num">{markup}</td>' if column.numeric else f"<td>{markup}</td>")
+        parts.extend(f"<td>{linked_chips(records)}</td>" for records in self.linked)
+        parts.append(f"<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td></tr>")
+        return "".join(parts), away
+
+
+def rows_html(rows: list[Row], *, selectable: bool) -> tuple[SafeString, bool]:
+    """Every row of the page as one piece of markup (a template loop over a
+    100-row page's rows and ~1,700 cells was most of its render time:
+    bench/records_page.py), and whether any shows an image the CSP refuses."""
+    pieces = []
+    away = False
+    for row in rows:
+        markup, refused = row.html(selectable=selectable)
+        pieces.append(markup)
+        away = away or refused
+    return SafeString("".join(pieces)), away
 
 
 def linked_chips(records: list[tuple[str, str]]) -> SafeString:
@@ -264,7 +283,9 @@ class RecordsTable:
     links_problem: str = ""
     # Whether cells open an inline editor (a person who may write, a custom object).
     editable: bool = False
-    # Whether a cell shows a refused image: the note they point to is shown once.
+    # The rows' markup (rows_html), and whether a cell shows a refused image
+    # (the note they point to is shown once).
+    body_html: SafeString = field(default_factory=lambda: SafeString(""))
     images_elsewhere: bool = False
     view: SavedView | None = None  # the view open, if any
     views: list[SavedView] = field(default_factory=list)  # the views this person may open
@@ -336,8 +357,6 @@ def build_table(
 ) -> RecordsTable:
     """`linked` gives each record's linked records per relation key, as
     (title, address) pairs (objects/records.py reads and names them)."""
-    from objects.templatetags.records import image_elsewhere_in
-
     title_key = title_field_key(definition)
     records_url = reverse("objects:records", args=[object_key])
     carried = state.query()
@@ -407,6 +426,8 @@ def build_table(
                 linked=[linked.get(record_id, {}).get(key, []) for key in link_columns],
             )
         )
+    # The selection box leads each row for a person who may write (the bulk actions).
+    body, images_elsewhere = rows_html(rows, selectable=editable)
     return RecordsTable(
         object_key=object_key,
         definition=definition,
@@ -419,5 +440,6 @@ def build_table(
         hidden_fields=hidden_fields,
         editable=editable,
         link_columns=link_columns,
-        images_elsewhere=any(image_elsewhere_in(shown) for row in rows for _column, shown in row.cells),
+        body_html=body,
+        images_elsewhere=images_elsewhere,
     )

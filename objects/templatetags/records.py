@@ -113,20 +113,24 @@ def grid_cell(cell: Cell | None) -> SafeString:
         return SafeString(f'<span class="chip"{color}>{_escape(chip.label)}</span>')
     if kind == "long_text" and len(cell.text) <= LONG_TEXT_SHOWN:
         return SafeString(f'<span class="cell-long">{_escape(cell.text)}</span>')
-    if kind == "image" and not image_allowed(cell.href):
-        host = image_host(cell.href)
-        if not host or cell.href.partition(":")[0].lower() not in WEB_SCHEMES:
-            return image_elsewhere(cell.href, compact=True)
-        return SafeString(
-            f'<a class="image-away" href="{_escape(cell.href)}" aria-describedby="{IMAGES_ELSEWHERE_NOTE_ID}">'
-            f"Image on {_escape(host)}</a>"
-        )
+    if kind == "image":
+        return grid_image(cell)[0]
     return render_cell(cell)
 
 
-def image_elsewhere_in(cell: Cell) -> bool:
-    """Whether a grid cell is a refused image (the table then shows the note once)."""
-    return cell.kind == "image" and not image_allowed(cell.href)
+def grid_image(cell: Cell) -> tuple[SafeString, bool]:
+    """An image cell of the grid, and whether it is one the CSP refuses (the
+    table then shows the note they point to, once)."""
+    if image_allowed(cell.href):
+        return render_cell(cell), False
+    host = image_host(cell.href)
+    if not host or cell.href.partition(":")[0].lower() not in WEB_SCHEMES:
+        return image_elsewhere(cell.href, compact=True), False
+    markup = SafeString(
+        f'<a class="image-away" href="{_escape(cell.href)}" aria-describedby="{IMAGES_ELSEWHERE_NOTE_ID}">'
+        f"Image on {_escape(host)}</a>"
+    )
+    return markup, True
 
 
 @register.simple_tag

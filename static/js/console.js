@@ -161,7 +161,8 @@
    *    error summary, the link just made; a container gives it to its first
    *    control);
    * 2. else, if the focus was inside what was replaced, the same control in
-   *    the new content (by its data-focus-key, id, or a pager link's rel);
+   *    the new content (by its data-focus-key, id, a pager link's rel, or a
+   *    header cell's place in a table with an id: a sort link);
    * 3. else the new content's [data-focus-fallback], or the region itself.
    * Nothing moves when the focus was elsewhere (typing in a search box that
    * swaps a table keeps the focus where it is). A full page with a marked
@@ -173,6 +174,10 @@
     if (active.getAttribute("data-focus-key")) { return '[data-focus-key="' + CSS.escape(active.getAttribute("data-focus-key")) + '"]'; }
     if (active.id) { return "#" + CSS.escape(active.id); }
     if (active.tagName === "A" && active.getAttribute("rel")) { return 'a[rel="' + CSS.escape(active.getAttribute("rel")) + '"]'; }
+    var header = active.closest("thead th");  // a column's control (a sort link): columns keep their place
+    if (header && header.parentElement.closest("table[id]")) {
+      return "#" + CSS.escape(header.parentElement.closest("table").id) + " thead th:nth-child(" + (header.cellIndex + 1) + ") " + active.tagName.toLowerCase();
+    }
     return null;
   }
 
