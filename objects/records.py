@@ -151,8 +151,8 @@ def _linked_records(
     )
     wanted = set(relation_keys)
     by_record: dict[str, list[Link]] = {}
-    for record_id, links in raw.items():
-        seen = [link_from(link, object_key=object_key, record_id=record_id) for link in links]
+    for record_id, bodies in raw.items():
+        seen = [link_from(body, object_key=object_key, record_id=record_id) for body in bodies]
         by_record[record_id] = [link for link in seen if link.relation_key in wanted and link.record_id]
     every = [link for links in by_record.values() for link in links]
     # A record of this very page is named by the page (no read).
@@ -172,8 +172,8 @@ def _linked_records(
         )
     )
     linked: dict[str, dict[str, list[tuple[str, str]]]] = {}
-    for record_id, links in by_record.items():
-        for link in links:
+    for record_id, named in by_record.items():
+        for link in named:
             title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
             linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(
                 (title, record_url(link.object_key, link.record_id))

@@ -114,8 +114,8 @@ def relationship_list(*, client: ServiceClient, object_key: str, record_id: str,
         )
     )
     if workspace_id:
-        keys = [link.get("relation_key") for link in links if isinstance(link, dict)]
-        keys = [k for k in keys if isinstance(k, str) and k]
+        seen = [link.get("relation_key") for link in links if isinstance(link, dict)]
+        keys = [k for k in seen if isinstance(k, str) and k]
         relation_keys_remember(workspace_id=workspace_id, keys=keys)
         relation_keys_remember(workspace_id=workspace_id, keys=keys, object_key=object_key)
     return links

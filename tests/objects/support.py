@@ -45,3 +45,20 @@ def grid_cell_text(html) -> str:
     for extra in tree.select("[hx-swap-oob]"):
         extra.decompose()
     return text_of(tree)
+
+
+def every_type_object_with_records(sandbox, settings, user, count: int) -> dict:
+    """An object of the sandbox with one field of each type and `count`
+    records of sample values, the console pointed at the sandbox and `user`
+    holding its demo key. Returns the object."""
+    from dashboard.api import ServiceClient
+    from dashboard.keys.testing import store_sandbox_key
+    from sandbox.fixtures import create_every_type_object, sample_values
+
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    service = ServiceClient(api_key=sandbox.demo_key)
+    obj = create_every_type_object(service)
+    for i in range(count):
+        service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)})
+    store_sandbox_key(user, service, sandbox.demo_key)
+    return obj

@@ -7,10 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from dashboard.api import ServiceClient
-from dashboard.keys.testing import store_sandbox_key
-from sandbox.fixtures import EVERY_TYPE_FIELDS, create_every_type_object, sample_values
+from sandbox.fixtures import EVERY_TYPE_FIELDS
 from tests.html import select
+from tests.objects.support import every_type_object_with_records
 
 pytestmark = pytest.mark.django_db
 
@@ -18,12 +17,7 @@ GRID_BUDGET_BYTES = 150_000  # 100 rows x 15 columns; 295 KB before the grid sai
 
 
 def test_a_page_of_100_rows_and_15_columns_is_at_most_150_kb(sandbox, settings, logged_in_client, user):
-    settings.SERVICE_BASE_URL = sandbox.base_url
-    service = ServiceClient(api_key=sandbox.demo_key)
-    obj = create_every_type_object(service)
-    for i in range(100):
-        service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)})
-    store_sandbox_key(user, service, sandbox.demo_key)
+    obj = every_type_object_with_records(sandbox, settings, user, 100)
 
     response = logged_in_client.get(f"/objects/{obj['key']}/records/", {"limit": 100})
 
