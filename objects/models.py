@@ -20,6 +20,8 @@ class ColumnPreference(models.Model):
     object_key = models.CharField(max_length=200)
     # Field keys hidden from the table; fields added later show by default.
     hidden_fields = models.JSONField(default=list, blank=True)
+    # Relation keys shown as linked-record columns (none by default: each costs a read per row).
+    link_columns = models.JSONField(default=list, blank=True)
     # The saved view this person's records page opens with (one default per object).
     default_view = models.ForeignKey("SavedView", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
@@ -45,6 +47,7 @@ class SavedView(models.Model):
     name = models.CharField(max_length=80)
     query = models.CharField(max_length=4000, blank=True)
     hidden_fields = models.JSONField(default=list, blank=True)
+    link_columns = models.JSONField(default=list, blank=True)
     shared = models.BooleanField(default=False)
     # How the records are looked at (objects/looks.py): the table, or a kanban,
     # calendar, gallery or chart with its own settings (field keys, measure...).

@@ -21,6 +21,7 @@ from django.http import QueryDict
 from django.urls import reverse
 
 from dashboard.api import errors
+from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import looks, selectors
@@ -29,7 +30,7 @@ from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import RecordFilter
 from objects.gallery import picture_fields
 from objects.history import UNDOABLE, history_rows
-from objects.links import Link, links_by_relation
+from objects.links import Link, link_from, links_by_relation
 from objects.models import SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
@@ -76,6 +77,16 @@ def hidden_columns(
     return selectors.column_hidden_fields(user=user, workspace_id=workspace.id, object_key=object_key)
 
 
+def link_columns_shown(
+    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, view: SavedView | None
+) -> list[str]:
+    """The linked-record columns shown: the open saved view's, else this person's own choice."""
+    if view is not None:
+        return list(view.link_columns)
+    preference = selectors.column_preference(user=user, workspace_id=workspace.id, object_key=object_key)
+    return list(preference.link_columns) if preference else []
+
+
 def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
     """The records table for a query: one page of records (one remote call,
     the definition besides, cached), the open saved view, the columns shown."""
@@ -95,7 +106,13 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     view = saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query)
     # Read once: it holds both this person's hidden columns and their default view.
     preference = selectors.column_preference(user=user, workspace_id=workspace.id, object_key=object_key)
-    own = list(preference.hidden_fields) if preference else []
+    chosen = view if view is not None else preference
+    link_columns = [k for k in (chosen.link_columns if chosen else []) if isinstance(k, str) and k]
+    linked, links_problem = (
+        _linked_records(workspace=workspace, object_key=object_key, records=page.items, relation_keys=link_columns)
+        if link_columns and page.items
+        else ({}, "")
+    )
     table = build_table(
         object_key=object_key,
         definition=definition,
@@ -103,15 +120,80 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         records=page.items,
         next_cursor=page.next_cursor,
         state=state,
-        hidden_fields=list(view.hidden_fields) if view is not None else own,
+        hidden_fields=list(chosen.hidden_fields) if chosen else [],
         filter_problems=problems,
         zone=workspace.zone,
         editable=workspace.can_write and definition.get("kind") != "system",
+        link_columns=link_columns,
+        linked=linked,
     )
+    table.links_problem = links_problem
+    known = selectors.relation_keys_in_use(workspace_id=workspace.id, object_key=object_key)
+    table.relation_keys = list(dict.fromkeys([*link_columns, *known]))
     table.view = view
     table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
     table.default_view_id = preference.default_view_id if preference else None
     return table
+
+
+# Titles of linked records read per page (besides the cached ones): a page of
+# 100 rows may link to many records, and titles are read one at a time.
+LINKED_TITLE_LOOKUPS = 50
+
+
+def _linked_records(
+    *, workspace: Workspace, object_key: str, records: list[dict], relation_keys: list[str]
+) -> tuple[dict[str, dict[str, list[tuple[str, str]]]], str]:
+    """The page's rows' linked records per relation key, as (title, address),
+    and what went wrong reading them, if anything (the page still stands).
+    Remote calls: one per row whose links are not cached (the contract lists
+    links one record at a time), then titles not cached, at most
+    LINKED_TITLE_LOOKUPS."""
+    record_ids = [str(record.get("id") or "") for record in records if isinstance(record, dict)]
+    raw, failures = selectors.record_links_many(
+        client=workspace.client, workspace_id=workspace.id, object_key=object_key, record_ids=record_ids
+    )
+    wanted = set(relation_keys)
+    by_record: dict[str, list[Link]] = {}
+    for record_id, bodies in raw.items():
+        seen = [link_from(body, object_key=object_key, record_id=record_id) for body in bodies]
+        by_record[record_id] = [link for link in seen if link.relation_key in wanted and link.record_id]
+    every = [link for links in by_record.values() for link in links]
+    # A record of this very page is named by the page (no read).
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    titles = {(object_key, str(record.get("id"))): title_of(record, definition) for record in records}
+    titles.update(
+        record_titles(
+            client=workspace.client,
+            workspace_id=workspace.id,
+            refs=[
+                (link.object_key, link.record_id)
+                for link in every
+                if not link.title and (link.object_key, link.record_id) not in titles
+            ],
+            definition_of=lambda key: object_definition(workspace=workspace, object_key=key),
+            max_lookups=LINKED_TITLE_LOOKUPS,
+        )
+    )
+    linked: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for record_id, named in by_record.items():
+        for link in named:
+            title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
+            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(
+                (title, record_url(link.object_key, link.record_id))
+            )
+    problem = ""
+    if failures:
+        exc = failures[-1]
+        meaning = meaning_of(exc)
+        unread = len(set(record_ids) - set(raw))
+        said = said_by_service(exc)
+        problem = with_request_id(
+            f"Linked records of {unread} row{'s' if unread != 1 else ''} could not be read: {meaning.title}"
+            f"{': ' + said if said else ''}. {meaning.advice}",
+            exc,
+        )
+    return linked, problem
 
 
 def default_view_address(*, workspace: Workspace, user: AbstractBaseUser, object_key: str) -> str | None:

@@ -38,7 +38,7 @@ from objects.records import (
     records_table,
     saved_view_open,
 )
-from objects.table import PAGE_SIZES
+from objects.table import LINK_COLUMN_PREFIX, MAX_LINK_COLUMNS, MAX_RELATION_KEY, PAGE_SIZES
 
 
 @require_GET
@@ -64,13 +64,17 @@ def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBas
     No write guard: the columns a person sees are their own preference."""
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
-    shown = set(request.POST.getlist("shown"))
+    chosen = request.POST.getlist("shown")
+    shown = set(chosen)
     hidden = [f.key for f in field_defs(definition) if f.key not in shown]
+    # Linked-record columns, in the picker's order (a relation key as the service spells it, kept short).
+    links = [key.removeprefix(LINK_COLUMN_PREFIX) for key in chosen if key.startswith(LINK_COLUMN_PREFIX)]
+    links = [key for key in links if 0 < len(key) <= MAX_RELATION_KEY and key.isprintable()][:MAX_LINK_COLUMNS]
     query = QueryDict(request.POST.get("query", ""), mutable=True)
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
     # A shared view changes for everyone: only its owner while they may write.
     if view is not None and view.owner_id == request.user.pk and (not view.shared or workspace.can_write):
-        services.saved_view_set_columns(view=view, hidden_fields=hidden)
+        services.saved_view_set_columns(view=view, hidden_fields=hidden, link_columns=links)
     else:
         # Someone else's shared view (or one's own, by a person who may only
         # read now) is left as it is: the columns become this person's own.
@@ -80,6 +84,7 @@ def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBas
             workspace_id=workspace.id,
             object_key=object_key,
             hidden_fields=hidden,
+            link_columns=links,
         )
     encoded = query.urlencode()
     if not is_partial(request):

@@ -18,7 +18,14 @@ from objects import looks, selectors, services
 from objects.fields import field_defs
 from objects.forms import SavedViewForm
 from objects.models import SavedView
-from objects.records import SHARE_NEEDS_WRITE, hidden_columns, object_definition, saved_view_open, view_address
+from objects.records import (
+    SHARE_NEEDS_WRITE,
+    hidden_columns,
+    link_columns_shown,
+    object_definition,
+    saved_view_open,
+    view_address,
+)
 from objects.table import TableState
 
 
@@ -67,6 +74,7 @@ def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     state = TableState.from_query(query, field_defs(definition))
     opened = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
     hidden = hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=opened)
+    links = link_columns_shown(workspace=workspace, user=request.user, object_key=object_key, view=opened)
     view = services.saved_view_save(
         user=request.user,
         workspace_id=request.workspace.id,
@@ -74,6 +82,7 @@ def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         name=form.cleaned_data["name"],
         query=state.view_query(),
         hidden_fields=hidden,
+        link_columns=links,
         shared=form.cleaned_data["shared"],
     )
     if form.cleaned_data["make_default"]:

@@ -24,7 +24,7 @@ from tests.objects.records_fixtures import (
     page,
     record,
 )
-from tests.objects.support import WORKSPACE_ID, store_api_key
+from tests.objects.support import WORKSPACE_ID, record_row, store_api_key
 
 
 def column_labels(html: str | bytes) -> list[str]:
@@ -62,17 +62,19 @@ def test_records_page_shows_every_type_in_its_cell(paris_console, remote, settin
 
     assert response.status_code == 200
     html = parse(response.content)
-    row = one(html, f"tbody tr[data-record-id='{RECORD_ID}']")
+    row = record_row(html, RECORD_ID)
     cells = text_of(row)
-    # Title first, linking to the record page.
-    title = one(row, f'a[href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/"]')
+    # Title first, linking to the record page (relative to the records page).
+    title = one(row, f'th.record-title a[href="./{RECORD_ID}/"]')
     assert text_of(title) == "Acme renewal"
     assert column_labels(html).index("Name") < column_labels(html).index("Notes")
     assert "1,250" in cells  # number
     assert "1,234.50" in cells  # currency, 2 decimals
     assert "2026-11-22 10:30 CET" in cells  # datetime in the workspace zone (Paris), not UTC
     assert "2026-12-01" in cells
-    assert row.select("[aria-label=Yes]")  # boolean mark
+    assert texts(row, ".cell-mark--yes") == ["Yes"]  # boolean, in words
+    # Numbers and currency right-aligned (their cells' one class); no other cell carries anything.
+    assert [text_of(td) for td in row.select("td.num")] == ["1,250", "1,234.50"]
     links = [link["href"] for link in row.select("a[href]")]
     assert {"mailto:buyer@acme.test", "tel:+33123456789", "https://acme.test"} <= set(links)
     # Choices by label in their stored colour (ids never shown).
