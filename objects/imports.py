@@ -28,10 +28,11 @@ from django.core.exceptions import ValidationError
 
 from dashboard.api import errors
 from dashboard.live.storable import storable_text
+from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import FieldDef, api_value, field_defs, form_field
 from objects.jobs import MORE, Step, count_progress, step_for_error, write_key
-from objects.models import ImportProblem, ObjectJob
+from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 
 MAX_LINE_BYTES = 1024 * 1024  # one physical line; a longer one is refused, never read whole
@@ -310,6 +311,7 @@ def write_chunk(job: ObjectJob) -> Step:
     client = job.owner_key.client(max_retries=0)
     checker = _checker(job, client)
     found: list[ImportProblem] = []
+    created: list[JobItem] = []  # what undoing the import puts in the trash (objects/job_undo.py)
     handled = ok = 0
     step: Step = Step(done=True)
     with job.upload.open("rb") as handle:
@@ -324,7 +326,7 @@ def write_chunk(job: ObjectJob) -> Step:
                 found.append(_check_problem(job, row, problems))
             else:
                 try:
-                    services.record_create(
+                    record = services.record_create(
                         client=client,
                         object_key=job.object_key,
                         values=values,
@@ -347,9 +349,13 @@ def write_chunk(job: ObjectJob) -> Step:
                     break
                 else:
                     ok += 1
+                    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
+                    if record_id:
+                        created.append(JobItem(job=job, position=row.number, record_id=record_id, state=JobItem.DONE))
             handled += 1
             job.position_row, job.position_byte = row.number, row.end
     _save_problems(job, found)
+    JobItem.objects.bulk_create(created, ignore_conflicts=True)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     if step.done:
         job.processed = job.total

@@ -24,7 +24,7 @@ from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import selectors
 from objects.fields import cell, field_defs, format_datetime
-from objects.history import UNDOABLE, history_rows
+from objects.history import history_rows, undoable_change
 from objects.links import Link, links_by_relation
 from objects.models import SavedView
 from objects.names import record_titles, record_url, title_of
@@ -182,7 +182,7 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "list_query": list_carried(list_raw, definition),
         "history": history_rows(history, fields=fields, zone=zone),
         # Only the latest change can be undone, and only once.
-        "undoable": history[0] if history and history[0].action in UNDOABLE and not history[0].undone_at else None,
+        "undoable": undoable_change(history),
     }
 
 
