@@ -19,9 +19,10 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import client_redirect, poll_unchanged, stop_polling
-from objects import imports, jobs
+from objects import imports, jobs, trash
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.records import READ_ONLY
+from objects.views.job_undo import undo_context
 
 SHOWN_FAILURES = 20
 
@@ -37,6 +38,9 @@ def job_context(job: ObjectJob) -> dict:
     failures: list[ImportProblem] | list[JobItem]
     if job.kind == ObjectJob.KIND_IMPORT:
         failures = list(job.problems.order_by("row_number")[:SHOWN_FAILURES])
+    elif job.kind in {ObjectJob.KIND_RESTORE, ObjectJob.KIND_UNDO}:
+        # Per record: what could not be restored (or was left as it is) and why.
+        failures = list(trash.job_items_said(job)[:SHOWN_FAILURES])
     else:
         failures = list(job.items.filter(state=JobItem.FAILED).order_by("position")[:SHOWN_FAILURES])
     return {
@@ -45,6 +49,7 @@ def job_context(job: ObjectJob) -> dict:
         "version": f"{job.updated_at.timestamp():.6f}-{job.status}",
         "percent": int(100 * job.processed / job.total) if job.total else (100 if job.status == job.DONE else 0),
         "ready_rows": max(0, job.total - job.failed) if job.status == ObjectJob.CHECKED else 0,
+        **undo_context(job),
     }
 
 
