@@ -78,6 +78,25 @@ def _job(user, api_key, *, kind, object_key, ids, changes=None, before=None):
     return job
 
 
+def survivor_workspace(sandbox, record_id: str) -> str:
+    return sandbox.store.get("record", record_id)["workspace_id"]
+
+
+def _link(source_object: dict, source: dict, target_object: dict, target: dict, relation_key: str) -> dict:
+    """A relationship document as the sandbox stores one."""
+    return {
+        "relation_key": relation_key,
+        "source_object": source_object["key"],
+        "source_object_id": source_object["id"],
+        "source_id": source["id"],
+        "target_object": target_object["key"],
+        "target_object_id": target_object["id"],
+        "target_id": target["id"],
+        "label": "",
+        "metadata": {},
+    }
+
+
 def _values(service, key) -> dict[str, dict]:
     return {
         r["values"]["name"]: r["values"] for r in service.paginate(f"/v1/objects/{key}/records", item_key="records")
@@ -96,28 +115,21 @@ def _links(sandbox, object_key: str) -> set[tuple[str, str, str]]:
 def test_restore_of_1000_bulk_deleted_records(world, sandbox, logged_in_client, user, monkeypatch):
     service, deals, companies = world["service"], world["deals"]["key"], world["companies"]["key"]
     started = time.monotonic()
-    made = [
-        service.post(f"/v1/objects/{deals}/records", json={"values": {"name": f"Deal {i:04d}", "seats": i}})
-        for i in range(N)
-    ]
     firms = [service.post(f"/v1/objects/{companies}/records", json={"values": {"name": f"Firm {i}"}}) for i in range(3)]
     survivor = service.post(f"/v1/objects/{deals}/records", json={"values": {"name": "Survivor"}})
-    for i, record in enumerate(made):
-        # Each deal: its company (outgoing), the next deal (both ends restored together).
-        service.post(
-            f"/v1/objects/{deals}/records/{record['id']}/relationships",
-            json={"relation_key": "company", "target": {"object": companies, "id": firms[i % 3]["id"]}},
-        )
-        if i + 1 < N:
-            service.post(
-                f"/v1/objects/{deals}/records/{record['id']}/relationships",
-                json={"relation_key": "next", "target": {"object": deals, "id": made[i + 1]["id"]}},
-            )
-    # A record that stays links to the first deal (incoming, its other end exists).
-    service.post(
-        f"/v1/objects/{deals}/records/{survivor['id']}/relationships",
-        json={"relation_key": "follows", "target": {"object": deals, "id": made[0]["id"]}},
+    workspace_id = survivor_workspace(sandbox, survivor["id"])
+    # The 1,000 deals and their 2,000 links straight into the sandbox's store (3,000 POSTs
+    # would only time the setup); the delete and the restore below go over HTTP.
+    made = sandbox.store.insert_many(
+        "record",
+        [{"object_id": world["deals"]["id"], "values": {"name": f"Deal {i:04d}", "seats": i}} for i in range(N)],
+        workspace_id=workspace_id,
     )
+    links = [_link(world["deals"], made[i], world["companies"], firms[i % 3], "company") for i in range(N)]
+    links += [_link(world["deals"], made[i], world["deals"], made[i + 1], "next") for i in range(N - 1)]
+    # A record that stays links to the first deal (incoming, its other end exists).
+    links.append(_link(world["deals"], survivor, world["deals"], made[0], "follows"))
+    sandbox.store.insert_many("relationship", links, workspace_id=workspace_id)
     setup_seconds = time.monotonic() - started
     print(f"\nsetup {setup_seconds:.1f}s", flush=True)
     values_before = _values(service, deals)
@@ -183,12 +195,15 @@ def test_restore_of_1000_bulk_deleted_records(world, sandbox, logged_in_client, 
 
 def test_undo_of_a_1000_row_bulk_edit_with_10_changed_meanwhile(world, sandbox, logged_in_client, user, monkeypatch):
     service, deals = world["service"], world["deals"]["key"]
-    made = [
-        service.post(f"/v1/objects/{deals}/records", json={"values": {"name": f"Deal {i:04d}", "stage": "Lead"}})
-        for i in range(N)
-    ]
     stage = next(f for f in world["deals"]["fields"] if f["key"] == "stage")
     lead, won = (next(o["id"] for o in stage["options"] if o["label"] == label) for label in ("Lead", "Won"))
+    first = service.post(f"/v1/objects/{deals}/records", json={"values": {"name": "Deal 0000", "stage": "Lead"}})
+    # The other 999 straight into the sandbox's store (the edit and its undo go over HTTP).
+    made = [first] + sandbox.store.insert_many(
+        "record",
+        [{"object_id": world["deals"]["id"], "values": {"name": f"Deal {i:04d}", "stage": lead}} for i in range(1, N)],
+        workspace_id=survivor_workspace(sandbox, first["id"]),
+    )
     ids = [r["id"] for r in made]
     sent = run_jobs_inline(monkeypatch)
     edit = _job(
