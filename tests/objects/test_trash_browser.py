@@ -63,13 +63,14 @@ def test_delete_then_restore_from_the_trash_then_purge(deals, page: Page, monkey
         message = page.locator("#messages")
         expect(message).to_contain_text("“Deal 001” moved to the trash")
 
-        # The trash lists it with its link; Undo (from the message) restores it.
-        page.get_by_role("link", name="Trash").click()
+        # Undo (in the message) asks first; the trash lists it, whose Restore asks the same.
+        message.get_by_role("link", name="Undo").click()
+        expect(page.get_by_role("heading", name="Restore “Deal 001”")).to_be_visible()
+        expect(page.locator("main")).to_contain_text("and 1 link")
+        page.get_by_role("link", name="Trash", exact=True).click()
         expect(page.get_by_role("heading", name="Trash")).to_be_visible()
         expect(page.locator("table.trash__table tbody tr")).to_have_count(1)
-        expect(page.locator("table.trash__table")).to_contain_text("Deal 001")
-        page.go_back()
-        page.locator("#messages").get_by_role("link", name="Undo").click()
+        page.get_by_role("link", name="Restore Deal 001").click()
         expect(page.get_by_role("heading", name="Restore “Deal 001”")).to_be_visible()
         page.get_by_role("button", name="Restore this record").click()
         opened = page.get_by_role("link", name="Open the restored record")
@@ -91,7 +92,7 @@ def test_delete_then_restore_from_the_trash_then_purge(deals, page: Page, monkey
         page.get_by_role("link", name="Delete").click()
         page.get_by_role("button", name="Delete this record").click()
         expect(page.locator("#messages")).to_contain_text("moved to the trash")
-        page.goto(f"{base}/objects/{key}/trash/")
+        page.get_by_role("link", name="Trash", exact=True).click()
         page.get_by_label("Deal 003").check()
         page.once("dialog", lambda dialog: dialog.accept())
         page.get_by_role("button", name="Remove the selected for good").click()
