@@ -41,6 +41,21 @@ def can_undo(job: ObjectJob) -> bool:
     return job.kind in UNDOABLE_KINDS and job.status == ObjectJob.DONE and bool(job.succeeded)
 
 
+def undo_facts(job: ObjectJob) -> dict:
+    """What a job's page says about undo: this job's undo (or the offer of
+    one), the job an undo undoes, a restored record to open."""
+    undoes = job.params.get("undoes") if job.kind == ObjectJob.KIND_UNDO else None
+    undo_job = undo_of(job) if job.kind in UNDOABLE_KINDS else None
+    return {
+        "undo_job": undo_job,
+        "can_undo": undo_job is None and can_undo(job),
+        "undoes": ObjectJob.objects.filter(pk=undoes, started_by_id=job.started_by_id).first() if undoes else None,
+        "restored": list(job.items.exclude(new_id="").order_by("position")[:1])
+        if job.kind == ObjectJob.KIND_RESTORE and job.total == 1
+        else [],
+    }
+
+
 def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
     """The undo job of a finished bulk edit or import (one per job: a second
     asking opens the first)."""

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from django.http import Http404, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_POST
@@ -33,18 +31,3 @@ def job_undo_start(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         user=request.user, workspace=request.workspace, job=job, uid=form.cleaned_data["idempotency_key"]
     )
     return client_redirect(request, reverse("objects:job", args=[undo.pk]))
-
-
-def undo_context(job: ObjectJob) -> dict[str, Any]:
-    """What a job page adds: this job's undo (or the offer of one), the job an undo undoes."""
-    undoes = job.params.get("undoes") if job.kind == ObjectJob.KIND_UNDO else None
-    undo_job = job_undo.undo_of(job) if job.kind in job_undo.UNDOABLE_KINDS else None
-    return {
-        "undo_job": undo_job,
-        "can_undo": undo_job is None and job_undo.can_undo(job),
-        "undoes": ObjectJob.objects.filter(pk=undoes, started_by_id=job.started_by_id).first() if undoes else None,
-        "undo_form": RecordUndoForm(),
-        "restored": list(job.items.exclude(new_id="").order_by("position")[:1])
-        if job.kind == ObjectJob.KIND_RESTORE and job.total == 1
-        else [],
-    }

@@ -19,10 +19,10 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import client_redirect, poll_unchanged, stop_polling
-from objects import imports, jobs, trash
+from objects import imports, job_undo, jobs, trash
+from objects.forms import RecordUndoForm
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.records import READ_ONLY
-from objects.views.job_undo import undo_context
 
 SHOWN_FAILURES = 20
 
@@ -49,7 +49,8 @@ def job_context(job: ObjectJob) -> dict:
         "version": f"{job.updated_at.timestamp():.6f}-{job.status}",
         "percent": int(100 * job.processed / job.total) if job.total else (100 if job.status == job.DONE else 0),
         "ready_rows": max(0, job.total - job.failed) if job.status == ObjectJob.CHECKED else 0,
-        **undo_context(job),
+        **job_undo.undo_facts(job),
+        "undo_form": RecordUndoForm(),
     }
 
 

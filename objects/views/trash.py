@@ -23,11 +23,9 @@ SHOWN = 200  # rows the page lists; "everything in the trash" selects the rest t
 MAX_SELECTED = 10_000  # rows one form restores or purges
 
 
-def _selected_pks(request: ConsoleRequest) -> list[int]:
+def _selected_pks(request: ConsoleRequest, object_key: str) -> list[int]:
     if request.POST.get("scope") == "all":
-        rows = trash.trash_list(
-            workspace_id=request.workspace.id, object_key=request.resolver_match.kwargs["object_key"]
-        )
+        rows = trash.trash_list(workspace_id=request.workspace.id, object_key=object_key)
         return list(rows.values_list("pk", flat=True)[:MAX_SELECTED])
     return [int(v) for v in request.POST.getlist("ids") if v.isdigit()][:MAX_SELECTED]
 
@@ -57,7 +55,7 @@ def trash_restore(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     """Restore the selected records: a job, whose page follows it."""
     workspace = request.workspace
     form = RecordDeleteForm(request.POST)
-    pks = _selected_pks(request)
+    pks = _selected_pks(request, object_key)
     rows = list(trash.trash_list(workspace_id=workspace.id, object_key=object_key).filter(pk__in=pks))
     if not form.is_valid() or not rows:
         said = "Choose the records to restore first." if form.is_valid() else "The form expired: try again."
@@ -78,7 +76,7 @@ def trash_restore(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 @requires_write(READ_ONLY)
 def trash_purge(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     """Remove the selected records from the trash for good."""
-    pks = _selected_pks(request)
+    pks = _selected_pks(request, object_key)
     if not pks:
         context = _trash_context(request, object_key, said="Choose the records to remove first.", said_error=True)
         return render_region(request, "objects/trash.html", "trash-list", context, status=422)
