@@ -97,15 +97,23 @@ def record_delete_to_trash(
     """Keep the record in the trash, then delete it. A refusal of the delete
     (it still exists) takes it out of the trash again; a failure that may
     have deleted it (timeout, 5xx) leaves it there."""
-    row = record_keep(
-        client=client,
-        workspace_id=workspace_id,
-        object_key=object_key,
-        record_id=record_id,
-        definition=definition,
-        title=title,
-        user=user,
-    )
+    try:
+        row = record_keep(
+            client=client,
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=record_id,
+            definition=definition,
+            title=title,
+            user=user,
+        )
+    except errors.NotFoundError:
+        # Gone already: kept by an earlier attempt of this very delete (a
+        # redelivered job step)? Then the DELETE below replays its answer.
+        kept = trash_list(workspace_id=workspace_id, object_key=object_key).filter(record_id=record_id).first()
+        if kept is None:
+            raise
+        row = kept
     try:
         services.record_delete(
             client=client,
@@ -289,21 +297,33 @@ def _mark_restored(job: ObjectJob, row: TrashedRecord, new_id: str) -> None:
         )
 
 
-def _other_end(job: ObjectJob, link: dict, in_job: dict[str, str]) -> tuple[str, str, str]:
+def _other_end(link: dict, in_job: dict[str, str], kept: dict[tuple[str, str], TrashedRecord], object_key: str):
     """(object, id, why not): where the other end of a kept link is now."""
     other_object, other_id = text(link.get("object")), text(link.get("id"))
     name = text(link.get("title")) or "the other record"
-    if other_object == job.object_key and other_id in in_job:
+    if other_object == object_key and other_id in in_job:
         new_id = in_job[other_id]
         return (other_object, new_id, "") if new_id else ("", "", f"“{name}” could not be restored")
-    row = TrashedRecord.objects.filter(
-        workspace_id=job.workspace_id, object_key=other_object, record_id=other_id
-    ).first()
+    row = kept.get((other_object, other_id))
     if row is not None:
         if row.restored_id:
             return other_object, row.restored_id, ""
         return "", "", f"“{row.title or name}” is in the trash"
     return other_object, other_id, ""
+
+
+def _kept_ends(job: ObjectJob, rows, in_job: dict[str, str]) -> dict[tuple[str, str], TrashedRecord]:
+    """The trash rows of a chunk's other ends outside the job, in one query."""
+    ends = {
+        (text(as_dict(link).get("object")), text(as_dict(link).get("id")))
+        for row in rows
+        for link in (row.links if isinstance(row.links, list) else [])
+    }
+    ends = {end for end in ends if not (end[0] == job.object_key and end[1] in in_job)}
+    if not ends:
+        return {}
+    found = TrashedRecord.objects.filter(workspace_id=job.workspace_id, record_id__in={i for _o, i in ends})
+    return {(r.object_key, r.record_id): r for r in found if (r.object_key, r.record_id) in ends}
 
 
 def _link_chunk(job: ObjectJob) -> Step:
@@ -319,6 +339,7 @@ def _link_chunk(job: ObjectJob) -> Step:
             workspace_id=job.workspace_id, object_key=job.object_key, record_id__in=[i.record_id for i in items]
         )
     }
+    kept = _kept_ends(job, rows.values(), in_job)
     deadline = _deadline()
     handled: list[JobItem] = []
     step: Step = MORE
@@ -329,7 +350,7 @@ def _link_chunk(job: ObjectJob) -> Step:
         missing: list[str] = []
         try:
             for n, link in enumerate(row.links if row is not None and isinstance(row.links, list) else []):
-                reason = _relink(job, client, item, n, as_dict(link), in_job)
+                reason = _relink(job, client, item, n, as_dict(link), in_job, kept)
                 if reason:
                     missing.append(f"{text(as_dict(link).get('relation_key'))} ({reason})")
         except errors.ApiError as exc:
@@ -348,14 +369,14 @@ def _link_chunk(job: ObjectJob) -> Step:
     return step
 
 
-def _relink(job: ObjectJob, client, item: JobItem, n: int, link: dict, in_job: dict[str, str]) -> str:
+def _relink(job: ObjectJob, client, item: JobItem, n: int, link: dict, in_job: dict[str, str], kept: dict) -> str:
     """Make one kept link again from the new record; '' when made (or made by
     its other end), else why not. Errors of the whole service propagate."""
     other_object, other_id = text(link.get("object")), text(link.get("id"))
     # Both ends in this job: made once, from the source's side (unless the source was not restored).
     if link.get("direction") == "incoming" and other_object == job.object_key and in_job.get(other_id):
         return ""
-    target_object, target_id, why = _other_end(job, link, in_job)
+    target_object, target_id, why = _other_end(link, in_job, kept, job.object_key)
     if why:
         return why
     here = (job.object_key, item.new_id)

@@ -244,3 +244,37 @@ def test_undo_of_a_1000_row_bulk_edit_with_10_changed_meanwhile(world, sandbox, 
     assert all("Changed since the job wrote it (Seats)" in row.get_text() for row in rows)
     assert RecordChange.objects.filter(action="undo").count() == N - 10
     print(f"\nundo of a {N}-row bulk edit {undo_seconds:.1f}s")
+
+
+def test_undo_of_an_import_moves_the_records_it_created_to_the_trash(
+    world, sandbox, logged_in_client, monkeypatch, settings, tmp_path
+):
+    settings.OBJECTS_IMPORT_ROOT = str(tmp_path / "imports")
+    deals = world["deals"]
+    sent = run_jobs_inline(monkeypatch)
+    source = tmp_path / "deals.csv"
+    source.write_text("Name,Seats\n" + "".join(f"Imported {n},{n}\n" for n in range(5)), encoding="utf-8")
+    with source.open("rb") as handle:
+        logged_in_client.post(f"/objects/{deals['key']}/import/", {"file": handle})
+    job = ObjectJob.objects.get(kind=ObjectJob.KIND_IMPORT)
+    logged_in_client.post(f"/objects/imports/{job.pk}/columns/", {"col_0": "name", "col_1": "seats"})
+    drain(sent)
+    logged_in_client.post(f"/objects/jobs/{job.pk}/run/")
+    drain(sent)
+    job.refresh_from_db()
+    assert (job.status, job.succeeded) == ("done", 5)
+    assert sandbox.store.count("record", where={"object_id": deals["id"]}) == 5
+
+    page = parse(logged_in_client.get(f"/objects/jobs/{job.pk}/").content)
+    key = select(page, "form[action$='/undo/'] input[name=idempotency_key]")[0]["value"]
+    logged_in_client.post(f"/objects/jobs/{job.pk}/undo/", {"idempotency_key": key})
+    drain(sent)
+    undo = ObjectJob.objects.get(kind=ObjectJob.KIND_UNDO)
+    assert (undo.status, undo.succeeded, undo.failed) == ("done", 5, 0)
+    assert sandbox.store.count("record", where={"object_id": deals["id"]}) == 0
+    kept = TrashedRecord.objects.filter(object_key=deals["key"])
+    assert sorted(kept.values_list("title", flat=True)) == [f"Imported {n}" for n in range(5)]
+    # Undone once: the import's page now points to its undo instead of offering it again.
+    page = parse(logged_in_client.get(f"/objects/jobs/{job.pk}/").content)
+    assert not select(page, "form[action$='/undo/']")
+    assert select(page, f"a[href='/objects/jobs/{undo.pk}/']")
