@@ -413,6 +413,9 @@ OBJECTS_IMPORT_MAX_BYTES = env.int("OBJECTS_IMPORT_MAX_BYTES", default=200 * 102
 # An import's uploaded file is removed this many days after the import last
 # moved (never while it runs); its counts and problems stay.
 OBJECTS_IMPORT_KEEP_DAYS = env.int("OBJECTS_IMPORT_KEEP_DAYS", default=30)
+# A record deleted through the console stays in its object's trash this many
+# days (objects/trash.py), then goes for good (beat, daily).
+OBJECTS_TRASH_DAYS = env.int("OBJECTS_TRASH_DAYS", default=30)
 
 # The inbox (dashboard/inbox): the service's approvals and runs are read into
 # the console every INBOX_REFRESH_SECONDS (and at once after a decision);

@@ -32,7 +32,7 @@ from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import FieldDef, api_value, comparable, field_defs, form_field
 from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
-from objects.models import ImportProblem, ObjectJob
+from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 
 MAX_LINE_BYTES = 1024 * 1024  # one physical line; a longer one is refused, never read whole
@@ -787,6 +787,7 @@ def write_chunk(job: ObjectJob) -> Step:
     matching = Matching.of(job.params)
     found: list[ImportProblem] = []
     counts = dict.fromkeys(OUTCOMES, 0)
+    created: list[JobItem] = []  # what undoing the import puts in the trash (objects/job_undo.py)
     handled = ok = 0
     step: Step = Step(done=True)
     try:
@@ -806,7 +807,8 @@ def write_chunk(job: ObjectJob) -> Step:
             else:
                 try:
                     plan = plan_row(checker, matching, index, values)
-                    index.remember(_write(job, client, plan, values, row))
+                    record = _write(job, client, plan, values, row)
+                    index.remember(record)
                 except RowRefused as exc:
                     found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
                 except ROW_REFUSALS as exc:
@@ -827,9 +829,13 @@ def write_chunk(job: ObjectJob) -> Step:
                 else:
                     counts[plan.outcome] += 1
                     ok += 1
+                    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
+                    if record_id and plan.outcome == CREATED:
+                        created.append(JobItem(job=job, position=row.number, record_id=record_id, state=JobItem.DONE))
             handled += 1
             _moved_past(job, row)
     _save_problems(job, found)
+    JobItem.objects.bulk_create(created, ignore_conflicts=True)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     _add_tally(job, "tally", counts)
     if step.done:

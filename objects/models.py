@@ -81,6 +81,7 @@ class RecordChange(models.Model):
         UNDO = "undo", "Undid a change"
         DUPLICATE = "duplicate", "Duplicated"
         LINK = "link", "Linked"
+        RESTORE = "restore", "Restored from the trash"
 
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)
@@ -147,7 +148,15 @@ class ObjectJob(models.Model):
     KIND_EDIT = "edit"
     KIND_DELETE = "delete"
     KIND_IMPORT = "import"
-    KINDS = [(KIND_EDIT, "Bulk edit"), (KIND_DELETE, "Bulk delete"), (KIND_IMPORT, "CSV import")]
+    KIND_RESTORE = "restore"  # records brought back from the trash (objects/trash.py)
+    KIND_UNDO = "undo"  # a finished bulk edit or import undone (objects/job_undo.py)
+    KINDS = [
+        (KIND_EDIT, "Bulk edit"),
+        (KIND_DELETE, "Bulk delete"),
+        (KIND_IMPORT, "CSV import"),
+        (KIND_RESTORE, "Restore from the trash"),
+        (KIND_UNDO, "Undo of a job"),
+    ]
 
     # Bulk: collecting (listing the records a filter matches) -> running -> done.
     # Import: checking (the dry run) -> checked (waits for "Import") -> running -> done.
@@ -237,6 +246,8 @@ class JobItem(models.Model):
     DONE = "done"
     FAILED = "failed"
     GONE = "gone"  # a delete found the record already deleted
+    CREATED = "created"  # a restore re-created it; its links come in a second pass
+    SKIPPED = "skipped"  # an undo left it: changed since the job wrote it
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -245,6 +256,10 @@ class JobItem(models.Model):
     state = models.CharField(max_length=16, default=PENDING)
     message = models.TextField(blank=True)
     request_id = models.CharField(max_length=128, blank=True)
+    # A bulk edit: the values it replaced ({key: value}), what its undo puts back.
+    # A restore: the record's new id once re-created.
+    before = models.JSONField(null=True, blank=True)
+    new_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["position"]
@@ -334,3 +349,42 @@ class RecordTally(models.Model):
     @property
     def is_final(self) -> bool:
         return self.status != self.COUNTING
+
+
+# --- the trash ------------------------------------------------------------------
+
+
+class TrashedRecord(models.Model):
+    """A record deleted through the console, as it was just before: its
+    values, title and links both ways, kept OBJECTS_TRASH_DAYS so it can be
+    re-created (objects/trash.py). Once restored the row stays as the map
+    from the old id to the new one (old addresses redirect)."""
+
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    title = models.CharField(max_length=300, blank=True)
+    values = models.JSONField(default=dict)
+    # [{"relation_key", "direction" ("outgoing"/"incoming"), "object", "id", "label", "metadata", "title"}]
+    links = models.JSONField(default=list)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor = models.CharField(max_length=150, blank=True)
+    deleted_at = models.DateTimeField(auto_now_add=True)
+    restored_id = models.CharField(max_length=200, blank=True)
+    restored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-deleted_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "object_key", "record_id"], name="objects_trashed_once")
+        ]
+        indexes = [models.Index(fields=["workspace_id", "object_key", "-deleted_at"], name="objects_trash_object")]
+
+    def __str__(self) -> str:
+        return f"{self.object_key}/{self.record_id} (trash)"
+
+    @property
+    def in_trash(self) -> bool:
+        return not self.restored_id

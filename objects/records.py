@@ -29,7 +29,7 @@ from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import RecordFilter
 from objects.gallery import picture_fields
-from objects.history import UNDOABLE, history_rows
+from objects.history import history_rows, undoable_change
 from objects.links import Link, link_from, links_by_relation
 from objects.models import SavedView
 from objects.names import record_titles, record_url, title_of
@@ -327,7 +327,7 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "list_query": list_carried(list_raw, definition),
         "history": history_rows(history, fields=fields, zone=zone),
         # Only the latest change can be undone, and only once.
-        "undoable": history[0] if history and history[0].action in UNDOABLE and not history[0].undone_at else None,
+        "undoable": undoable_change(history),
     }
 
 

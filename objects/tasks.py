@@ -4,7 +4,7 @@ They take a row's id, never a key; the row says what to do next."""
 from __future__ import annotations
 
 from dashboard.celery import app
-from objects import jobs, tallies
+from objects import jobs, tallies, trash
 
 # Bound to the project's app, as dashboard/live/tasks.py explains. One shape
 # for every area: a tasks module imports its services at the top; a service
@@ -33,3 +33,9 @@ def uploads_prune() -> int:
 def tally_step(tally_id: int) -> None:
     """A few pages of a count of records (a chart, a kanban's totals); sends itself again while there is more."""
     tallies.tally_step(tally_id=tally_id)
+
+
+@app.task(name="objects.trash_expire", acks_late=True, ignore_result=True)
+def trash_expire() -> int:
+    """Once a day (Celery beat): records in the trash longer than OBJECTS_TRASH_DAYS go for good."""
+    return trash.trash_expire()

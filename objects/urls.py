@@ -100,3 +100,15 @@ urlpatterns += [
     path("<remote_id:object_key>/chart/", chart_views.chart, name="chart"),
     path("<remote_id:object_key>/chart/<pk:pk>/status/", chart_views.chart_status, name="chart_status"),
 ]
+
+# The trash (records deleted through the console) and undo of whole jobs.
+from objects.views import job_undo as job_undo_views  # noqa: E402
+from objects.views import trash as trash_views  # noqa: E402
+
+urlpatterns += [
+    path("<remote_id:object_key>/trash/", trash_views.trash_page, name="trash"),
+    path("<remote_id:object_key>/trash/restore/", trash_views.trash_restore, name="trash_restore"),
+    path("<remote_id:object_key>/trash/purge/", trash_views.trash_purge, name="trash_purge"),
+    path("<remote_id:object_key>/trash/<pk:pk>/restore/", trash_views.trash_restore_one, name="trash_restore_one"),
+    path("jobs/<pk:pk>/undo/", job_undo_views.job_undo_start, name="job_undo"),
+]

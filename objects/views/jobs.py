@@ -19,7 +19,8 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import client_redirect, poll_unchanged, stop_polling
-from objects import imports, jobs
+from objects import imports, job_undo, jobs, trash
+from objects.forms import RecordUndoForm
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.records import READ_ONLY
 
@@ -37,6 +38,9 @@ def job_context(job: ObjectJob) -> dict:
     failures: list[ImportProblem] | list[JobItem]
     if job.kind == ObjectJob.KIND_IMPORT:
         failures = list(job.problems.order_by("row_number")[:SHOWN_FAILURES])
+    elif job.kind in {ObjectJob.KIND_RESTORE, ObjectJob.KIND_UNDO}:
+        # Per record: what could not be restored (or was left as it is) and why.
+        failures = list(trash.job_items_said(job)[:SHOWN_FAILURES])
     else:
         failures = list(job.items.filter(state=JobItem.FAILED).order_by("position")[:SHOWN_FAILURES])
     matching = imports.Matching.of(job.params) if job.kind == ObjectJob.KIND_IMPORT else imports.Matching()
@@ -54,6 +58,8 @@ def job_context(job: ObjectJob) -> dict:
         "matching": matching,
         "dry_run": dry_run,
         "tally": imports.tally_of(job, "tally"),
+        **job_undo.undo_facts(job),
+        "undo_form": RecordUndoForm(),
     }
 
 
