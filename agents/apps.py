@@ -1,7 +1,7 @@
 from django.apps import AppConfig
 
 # The approvals queue's pages, a section of its own in the navigation.
-APPROVAL_VIEWS = frozenset({"approvals", "approval_decide"})
+APPROVAL_VIEWS = frozenset({"approvals", "approval_decide", "approval_reinstruct", "policy_center", "grant_revoke"})
 # Runs across agents (and any run's page), the section people follow work in.
 RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun"})
 

@@ -242,3 +242,27 @@ class RerunForm(forms.Form):
     """Send a run's message or payload again as a new run: its own write."""
 
     idempotency_key = IdempotencyKeyField()
+
+
+class GrantRevokeForm(forms.Form):
+    """ "Stop allowing": one grant of one agent, taken back through the builder.
+    The box says what it costs (credits, a changed draft) before it is sent."""
+
+    risk = forms.CharField(max_length=64, widget=forms.HiddenInput)
+    understood = forms.BooleanField(
+        label="I understand this sends a message to the agent builder: it uses credits and changes the draft.",
+        error_messages={"required": "Check the box first: taking a grant back uses credits and changes the draft."},
+    )
+    idempotency_key = IdempotencyKeyField()
+
+
+class ReinstructForm(forms.Form):
+    """ "Reject and re-instruct": reject the approval, then send the corrected
+    instruction into its run's thread. Two writes, a key each, both reused
+    when the form is posted again."""
+
+    message = _message_field(label="The corrected instruction", error_messages={"required": "Write the instruction."})
+    run_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    key_reject = IdempotencyKeyField()
+    key_message = IdempotencyKeyField()
