@@ -266,3 +266,25 @@ class ReinstructForm(forms.Form):
     agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     key_reject = IdempotencyKeyField()
     key_message = IdempotencyKeyField()
+
+
+class DeadlineForm(forms.Form):
+    """An Administrator's deadline for one agent's approvals of one risk
+    (empty minutes: back to the default of the risk)."""
+
+    agent_id = forms.ChoiceField(label="Agent")
+    risk = forms.ChoiceField(
+        label="Risk", choices=[("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive")]
+    )
+    minutes = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=60 * 24 * 30,
+        label="Minutes to decide",
+        help_text="Empty: the default of the risk.",
+        error_messages={"min_value": "At least 1 minute.", "max_value": "At most 30 days (43,200 minutes)."},
+    )
+
+    def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["agent_id"].choices = agents

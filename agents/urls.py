@@ -12,6 +12,7 @@ urlpatterns = [
     # Before the agent page's pattern, which would take "insights" for an agent id.
     path("agents/insights/", views.insights, name="insights"),
     path("agents/policy/", views.policy_center, name="policy"),
+    path("agents/deadlines/", views.approval_deadlines, name="deadlines"),
     path("agents/<remote_id:agent_id>/", views.agent_detail, name="detail"),
     path("agents/<remote_id:agent_id>/activate", views.agent_activate, name="activate"),
     path("agents/<remote_id:agent_id>/pause", views.agent_pause, name="pause"),
