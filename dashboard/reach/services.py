@@ -43,6 +43,7 @@ from dashboard.live import registry
 from dashboard.live.leases import lease_take
 from dashboard.live.models import TrackedOperation
 from dashboard.outbox.services import outbox_send
+from dashboard.people.backends import role_of
 from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.reach.models import Cadence, ChatWebhook, Claim, Delivery, Escalation, NotificationPreference
 
@@ -52,11 +53,6 @@ EMAIL = "email"
 KIND_APPROVAL_NEWS = "approval"
 KIND_ESCALATION = "escalation"
 KIND_MY_WORK = "my_work"
-KIND_WORDS = {
-    KIND_APPROVAL_NEWS: "Approval waiting",
-    KIND_ESCALATION: "Overdue",
-    KIND_MY_WORK: "Your work",
-}
 # A delivery holds its lease this long while it sends (a webhook times out well before).
 DELIVERY_LEASE_SECONDS = 60.0
 
@@ -237,14 +233,7 @@ def _people_of(workspace_id: str) -> list:
 def _escalation_group(people: Iterable) -> list:
     role = settings.REACH_ESCALATION_ROLE
     chosen = set(settings.REACH_ESCALATION_PEOPLE)
-    group = []
-    for person in people:
-        record = getattr(person, "person", None) if role else None
-        if person.get_username() in chosen or (
-            role and (record is not None and record.role == role or (role == "administrator" and person.is_superuser))
-        ):
-            group.append(person)
-    return group
+    return [person for person in people if person.get_username() in chosen or (role and role_of(person) == role)]
 
 
 def _own_work_news(user, workspace_id: str, now: datetime) -> list[tuple[str, str, str, str]]:
@@ -375,10 +364,7 @@ def _send_email(rows: list[Delivery]) -> None:
     user = rows[0].user
     if user is None or not user.email:
         raise DeliveryProblem("The person has no email address.")
-    if len(rows) == 1:
-        subject = f"{KIND_WORDS.get(rows[0].kind, 'Notification')}: {rows[0].title}"
-    else:
-        subject = f"{len(rows)} things in Workspace Console"
+    subject = rows[0].title if len(rows) == 1 else f"{len(rows)} things in Workspace Console"
     body = (
         "\n".join(_lines(rows))
         + "\n\nEach link opens the item in the console after you sign in; nothing is decided from this email.\n"
