@@ -287,4 +287,6 @@ class DeadlineForm(forms.Form):
 
     def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["agent_id"].choices = agents
+        agent = self.fields["agent_id"]
+        assert isinstance(agent, forms.ChoiceField)
+        agent.choices = agents

@@ -287,10 +287,19 @@ def _own_work(viewer: InboxViewer, names: dict[str, str]) -> list[InboxItem]:
     return items
 
 
+def _names_in(rows) -> dict[str, str]:
+    names_row = next((row for row in rows if row.kind == NAMES_KIND), None)
+    return {text(k): text(v) for k, v in as_dict(as_dict(names_row.data).get("names") if names_row else {}).items()}
+
+
+def agent_names_known(*, workspace_id: str) -> dict[str, str]:
+    """Agent id -> name as the last inbox refresh read them (no remote call)."""
+    return _names_in(stored_items(workspace_id=workspace_id, source=SOURCE))
+
+
 def items(viewer: InboxViewer) -> list[InboxItem]:
     rows = stored_items(workspace_id=viewer.workspace_id, source=SOURCE)
-    names_row = next((row for row in rows if row.kind == NAMES_KIND), None)
-    names = {text(k): text(v) for k, v in as_dict(as_dict(names_row.data).get("names") if names_row else {}).items()}
+    names = _names_in(rows)
     # The service's rows first: they know the agent's name and win a shared key.
     return [*_stored(rows), *_builder_questions(viewer, names), *_own_work(viewer, names)]
 

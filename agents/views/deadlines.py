@@ -10,6 +10,7 @@ from django.views.decorators.http import require_http_methods
 
 from agents import deadlines, selectors
 from agents.forms import DeadlineForm
+from agents.inbox import agent_names_known
 from agents.models import ApprovalDeadline
 from agents.reading import read_agent_summary
 from dashboard.frame.permissions import requires_permission
@@ -22,10 +23,15 @@ NOT_AN_ADMINISTRATOR = "Only Administrators set approval deadlines. Ask one to c
 @require_http_methods(["GET", "POST"])
 @requires_permission(MANAGE_PEOPLE, NOT_AN_ADMINISTRATOR)
 def approval_deadlines(request: ConsoleRequest) -> HttpResponseBase:
-    page = selectors.agent_list(client=request.workspace.client, status=None, cursor=None, limit=100)
-    agents = [
-        (agent["id"], agent["name"] or agent["id"]) for agent in map(read_agent_summary, page.items) if agent["id"]
-    ]
+    # The agents as the inbox refresh last read them: a post never waits on the
+    # service (a deadline is the console's own setting); a page with none known reads the list.
+    known = agent_names_known(workspace_id=request.workspace.id)
+    if not known and request.method == "GET":
+        page = selectors.agent_list(client=request.workspace.client, status=None, cursor=None, limit=100)
+        known = {agent["id"]: agent["name"] for agent in map(read_agent_summary, page.items) if agent["id"]}
+    agents = sorted(
+        ((agent_id, name or agent_id) for agent_id, name in known.items()), key=lambda pair: pair[1].lower()
+    )
     form = DeadlineForm(request.POST or None, agents=agents)
     if request.method == "POST" and form.is_valid():
         data = form.cleaned_data

@@ -41,8 +41,10 @@ class PreferencesForm(forms.Form):
     def __init__(self, *args: Any, user=None, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         people = get_user_model().objects.filter(is_active=True).order_by("username")
-        self.fields["delegate"].queryset = people.exclude(pk=user.pk) if user is not None else people
-        self.fields["delegate"].empty_label = "Nobody"
+        delegate = self.fields["delegate"]
+        assert isinstance(delegate, forms.ModelChoiceField)
+        delegate.queryset = people.exclude(pk=user.pk) if user is not None else people
+        delegate.empty_label = "Nobody"
 
     def clean_time_zone(self) -> str:
         zone = self.cleaned_data["time_zone"].strip()
@@ -51,7 +53,7 @@ class PreferencesForm(forms.Form):
         return zone
 
     def clean(self) -> dict[str, Any]:
-        cleaned = super().clean()
+        cleaned = super().clean() or {}
         if bool(cleaned.get("quiet_from")) != bool(cleaned.get("quiet_until")):
             self.add_error("quiet_until", "Give both ends of the quiet hours, or neither.")
         if cleaned.get("away_until") and not cleaned.get("delegate"):

@@ -153,7 +153,7 @@ def webhook_remove(*, webhook: ChatWebhook) -> None:
 
 
 def _channels(user, preference: NotificationPreference) -> list[str]:
-    channels = [EMAIL] if preference.by_email and getattr(user, "email", "") else []
+    channels = [EMAIL] if preference.by_email and bool(getattr(user, "email", "")) else []
     channels += [hook.channel for hook in ChatWebhook.objects.filter(owner=user, workspace_id="").order_by("pk")]
     return channels
 

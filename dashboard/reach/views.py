@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from django.contrib import messages
 from django.contrib.auth import get_user_model
+from django.contrib.auth.models import PermissionsMixin
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
@@ -23,6 +24,11 @@ NOT_AN_APPROVER = (
     "Only Approvers claim or assign approvals. Ask an administrator to make you an Approver (People page)."
 )
 NOT_AN_ADMINISTRATOR = "Only Administrators add a workspace's chat webhooks. Add one of your own instead."
+
+
+def _may(request: ConsoleRequest, permission: str) -> bool:
+    user = request.user
+    return isinstance(user, PermissionsMixin) and user.has_perm(permission)
 
 
 def _initial(preference) -> dict:
@@ -48,8 +54,8 @@ def _page(request: ConsoleRequest, *, form=None, webhook_form=None, status: int 
         "webhook_form": webhook_form or WebhookForm(),
         "own_webhooks": own,
         "workspace_webhooks": shared,
-        "may_manage": request.user.has_perm(MANAGE_PEOPLE),
-        "has_email": bool(request.user.email),
+        "may_manage": _may(request, MANAGE_PEOPLE),
+        "has_email": bool(getattr(request.user, "email", "")),
     }
     return render(request, "reach/preferences.html", context, status=status)
 
@@ -94,7 +100,7 @@ def webhook_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """One's own webhook, or (Administrators) one of the workspace's."""
     hook = get_object_or_404(ChatWebhook, pk=pk)
     mine = hook.owner_id == request.user.pk and not hook.workspace_id
-    workspace_hook = hook.workspace_id == request.workspace.id and request.user.has_perm(MANAGE_PEOPLE)
+    workspace_hook = hook.workspace_id == request.workspace.id and _may(request, MANAGE_PEOPLE)
     if not (mine or workspace_hook):
         messages.error(request, "This webhook is not yours to remove.")
         return redirect("reach:preferences")
@@ -108,7 +114,7 @@ def delivery_log(request: ConsoleRequest) -> HttpResponse:
     rows = selectors.delivery_log(
         user=request.user,
         workspace_id=request.workspace.id,
-        may_see_workspace_hooks=request.user.has_perm(MANAGE_PEOPLE),
+        may_see_workspace_hooks=_may(request, MANAGE_PEOPLE),
     )
     return render(request, "reach/log.html", {"rows": rows, "workspace_zone": request.workspace.zone})
 
