@@ -6,15 +6,19 @@ the core escalates it once (dashboard/reach)."""
 
 from __future__ import annotations
 
+import hashlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
 from django.conf import settings
+from django.core.cache import cache
 from django.utils import timezone
 
 from agents.models import ApprovalDeadline
 
 RISKS = ("write", "send", "spend", "destructive")
+# The overrides are dropped from the cache when changed; this bounds a missed drop.
+OVERRIDES_KEPT_SECONDS = 600
 
 
 def default_minutes(risk: str) -> int | None:
@@ -25,14 +29,25 @@ def default_minutes(risk: str) -> int | None:
         return None
 
 
+def _cache_key(workspace_id: str) -> str:
+    # Workspace ids are the service's: hashed, so any id makes a valid cache key.
+    return "agents:deadlines:" + hashlib.blake2s(workspace_id.encode(), digest_size=12).hexdigest()
+
+
 def deadline_overrides(*, workspace_id: str) -> dict[tuple[str, str], int]:
-    """(agent id, risk) -> minutes, the workspace's overrides (one query)."""
-    return {
-        (agent_id, risk): minutes
-        for agent_id, risk, minutes in ApprovalDeadline.objects.filter(workspace_id=workspace_id).values_list(
-            "agent_id", "risk", "minutes"
-        )
-    }
+    """(agent id, risk) -> minutes, the workspace's overrides: one query, then
+    kept in the shared cache until an Administrator changes one (every page
+    and inbox item with an approval reads them)."""
+    cached = cache.get(_cache_key(workspace_id))
+    if cached is None:
+        cached = [
+            [agent_id, risk, minutes]
+            for agent_id, risk, minutes in ApprovalDeadline.objects.filter(workspace_id=workspace_id).values_list(
+                "agent_id", "risk", "minutes"
+            )
+        ]
+        cache.set(_cache_key(workspace_id), cached, timeout=OVERRIDES_KEPT_SECONDS)
+    return {(agent_id, risk): minutes for agent_id, risk, minutes in cached}
 
 
 def approval_due_at(
@@ -77,10 +92,11 @@ def deadline_set(*, workspace_id: str, agent_id: str, agent_name: str, risk: str
     """An override set (minutes) or removed (None: back to the default)."""
     if minutes is None:
         ApprovalDeadline.objects.filter(workspace_id=workspace_id, agent_id=agent_id, risk=risk).delete()
-        return
-    ApprovalDeadline.objects.update_or_create(
-        workspace_id=workspace_id,
-        agent_id=agent_id,
-        risk=risk,
-        defaults={"minutes": minutes, "agent_name": agent_name[:200], "set_by": user},
-    )
+    else:
+        ApprovalDeadline.objects.update_or_create(
+            workspace_id=workspace_id,
+            agent_id=agent_id,
+            risk=risk,
+            defaults={"minutes": minutes, "agent_name": agent_name[:200], "set_by": user},
+        )
+    cache.delete(_cache_key(workspace_id))
