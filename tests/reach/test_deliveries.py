@@ -18,7 +18,7 @@ from django.utils import timezone
 from dashboard.reach import services
 from dashboard.reach.models import Delivery, Escalation, NotificationPreference
 from dashboard.reach.services import delivery_step, notifications_produce, webhook_add
-from tests.reach.conftest import APPROVAL_ID, WORKSPACE, pending_approval
+from tests.reach.conftest import AGENT_ID, APPROVAL_ID, WORKSPACE, pending_approval
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -135,7 +135,8 @@ def test_an_overdue_approval_escalates_once_to_the_escalation_group(dana, admin_
     hook_row = rows.get(channel__startswith="webhook:")
     assert delivery_step(delivery_id=hook_row.pk, now=later) == "sent"
     (body,) = receiver.bodies
-    assert body["text"].startswith("• <https://console.example.com/approvals/") and "|Overdue: Send the" in body["text"]
+    link = f"https://console.example.com/approvals/?agent={AGENT_ID}"
+    assert body == {"text": f"• <{link}|Overdue: Send the welcome email to dana@example.com>"}  # Slack's link syntax
 
 
 def test_a_failing_webhook_is_retried_with_backoff_and_the_refresh_never_calls_it(dana, receiver, monkeypatch):
