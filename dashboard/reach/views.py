@@ -9,7 +9,6 @@ from django.contrib.auth.models import PermissionsMixin
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
-from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_http_methods, require_POST
 
 from dashboard.frame.permissions import requires_permission, requires_write
@@ -18,6 +17,7 @@ from dashboard.people.roles import DECIDE_APPROVALS, MANAGE_PEOPLE
 from dashboard.reach import selectors, services
 from dashboard.reach.forms import ClaimForm, PreferencesForm, WebhookForm
 from dashboard.reach.models import ChatWebhook, Delivery
+from dashboard.web.htmx import next_url
 
 READ_ONLY = "Claiming and assigning approvals is for members who may write: ask a workspace admin for such a role."
 NOT_AN_APPROVER = (
@@ -135,9 +135,7 @@ def claim(request: ConsoleRequest) -> HttpResponseBase:
     """ "I'm on it", "Release" or an assignment to another approver; seen by
     every approver on the item. An assignment to someone away goes to their delegate."""
     form = ClaimForm(request.POST)
-    back = request.POST.get("next") or reverse("inbox:index")
-    if not url_has_allowed_host_and_scheme(back, allowed_hosts={request.get_host()}):
-        back = reverse("inbox:index")
+    back = next_url(request, reverse("inbox:index"))
     if not form.is_valid():
         messages.error(request, "This claim could not be read; reload the page and try again.")
         return redirect(back)
