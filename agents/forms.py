@@ -242,3 +242,51 @@ class RerunForm(forms.Form):
     """Send a run's message or payload again as a new run: its own write."""
 
     idempotency_key = IdempotencyKeyField()
+
+
+class GrantRevokeForm(forms.Form):
+    """ "Stop allowing": one grant of one agent, taken back through the builder.
+    The box says what it costs (credits, a changed draft) before it is sent."""
+
+    risk = forms.CharField(max_length=64, widget=forms.HiddenInput)
+    understood = forms.BooleanField(
+        label="I understand this sends a message to the agent builder: it uses credits and changes the draft.",
+        error_messages={"required": "Check the box first: taking a grant back uses credits and changes the draft."},
+    )
+    idempotency_key = IdempotencyKeyField()
+
+
+class ReinstructForm(forms.Form):
+    """ "Reject and re-instruct": reject the approval, then send the corrected
+    instruction into its run's thread. Two writes, a key each, both reused
+    when the form is posted again."""
+
+    message = _message_field(label="The corrected instruction", error_messages={"required": "Write the instruction."})
+    run_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    key_reject = IdempotencyKeyField()
+    key_message = IdempotencyKeyField()
+
+
+class DeadlineForm(forms.Form):
+    """An Administrator's deadline for one agent's approvals of one risk
+    (empty minutes: back to the default of the risk)."""
+
+    agent_id = forms.ChoiceField(label="Agent")
+    risk = forms.ChoiceField(
+        label="Risk", choices=[("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive")]
+    )
+    minutes = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=60 * 24 * 30,
+        label="Minutes to decide",
+        help_text="Empty: the default of the risk.",
+        error_messages={"min_value": "At least 1 minute.", "max_value": "At most 30 days (43,200 minutes)."},
+    )
+
+    def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        agent = self.fields["agent_id"]
+        assert isinstance(agent, forms.ChoiceField)
+        agent.choices = agents

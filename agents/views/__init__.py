@@ -12,7 +12,9 @@ from agents.views.agents import (
 )
 from agents.views.approvals import approval_decide, approvals
 from agents.views.chat import chat, chat_send, threads
+from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
+from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
 from agents.views.runs import run_detail, run_rerun, run_row, runs
 
 __all__ = [
@@ -24,12 +26,16 @@ __all__ = [
     "agent_pause",
     "agent_rename",
     "agent_webhook",
+    "approval_deadlines",
     "approval_decide",
+    "approval_reinstruct",
     "approvals",
     "chat",
     "chat_send",
+    "grant_revoke",
     "index",
     "insights",
+    "policy_center",
     "run_detail",
     "run_rerun",
     "run_row",

@@ -5,6 +5,7 @@ once, and the toasts (notices) of a person's own tracked work."""
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -100,6 +101,25 @@ def _keep(workspace_id: str, source: str, stored: list[StoredItem], now: datetim
             )
 
 
+# Called with (workspace_id, now) after each refresh that read the service:
+# what others make of what the inbox now knows (dashboard/reach: notifications,
+# escalation). A hook that fails is logged; the refresh stands.
+_REFRESHED_HOOKS: list[Callable[[str, datetime], object]] = []
+
+
+def on_workspace_refreshed(hook: Callable[[str, datetime], object]) -> None:
+    if hook not in _REFRESHED_HOOKS:
+        _REFRESHED_HOOKS.append(hook)
+
+
+def _after_refresh(workspace_id: str, now: datetime) -> None:
+    for hook in _REFRESHED_HOOKS:
+        try:
+            hook(workspace_id, now)
+        except Exception:
+            logger.exception("inbox: a hook after the refresh of workspace %s failed", workspace_id)
+
+
 def workspace_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
     """Read what waits for a person in the workspace from the service (each
     source's `refresh`) and keep it. A source whose read fails keeps its last
@@ -109,9 +129,11 @@ def workspace_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
     now = now or timezone.now()
     for client in _client_of_workspace(workspace_id):
         try:
-            return _refresh_as(client, workspace_id, now)
+            kept = _refresh_as(client, workspace_id, now)
         except errors.AuthenticationError:
             continue
+        _after_refresh(workspace_id, now)
+        return kept
     _record(workspace_id, ok=False, error=_no_working_key(workspace_id), now=now)
     return 0
 
@@ -201,7 +223,7 @@ def notice_state(op: TrackedOperation) -> str | None:
     return Notice.STATE_FAILED if op.status in FAILED_STATUSES else Notice.STATE_FINISHED
 
 
-def _page_of(op: TrackedOperation) -> str:
+def operation_page(op: TrackedOperation) -> str:
     kind = registry.get_kind(op.kind)
     if kind is not None and kind.page_url is not None:
         try:
@@ -245,7 +267,7 @@ def notices_claim(
             continue
         kind = registry.get_kind(op.kind)
         heading = f"{kind.title if kind else 'Work'} {VERBS[state]}"
-        news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=_page_of(op)))
+        news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=operation_page(op)))
         if len(news) >= limit:
             break
     return news

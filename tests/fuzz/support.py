@@ -206,6 +206,17 @@ FUZZ_TABLE: dict[str, Target] = {
     "inbox:header": Target(query=("v",)),
     "inbox:refresh": Target(methods=("POST",), examples=3),
     "inbox:dismiss": Target(methods=("POST",), form=("key", "next")),
+    # Notifications outside the tab (dashboard/reach): preferences, webhooks, the log, claims.
+    "reach:preferences": Target(
+        methods=("GET", "POST"),
+        form=("approval_risks", "cadence", "time_zone", "quiet_from", "quiet_until", "away_until", "delegate"),
+    ),
+    "reach:webhook_add": Target(methods=("POST",), form=("kind", "label", "url")),
+    "reach:workspace_webhook_add": Target(methods=("POST",), form=("kind", "label", "url")),
+    "reach:webhook_remove": Target(methods=("POST",), examples=3),
+    "reach:log": Target(examples=3),
+    "reach:retry": Target(methods=("POST",), examples=3),
+    "reach:claim": Target(methods=("POST",), form=("item_key", "action", "assignee", "next")),
     "studio:index": Target(query=("studio", "artifact_id", "from_turn")),
     "studio:start": Target(methods=("POST",), form=("studio", "message", "artifact_id", "auto", "idempotency_key")),
     "studio:turn": Target(),
@@ -264,6 +275,12 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:runs": Target(query=("status", "agent", "thread", *PAGER)),
     "agents:run_row": Target(query=("v", "agent", "name")),
     "agents:approvals": Target(query=("status", "agent", *PAGER)),
+    "agents:approval_reinstruct": Target(
+        methods=("GET", "POST"), form=("message", "run_id", "agent_id", "key_reject", "key_message")
+    ),
+    "agents:policy": Target(examples=5),
+    "agents:grant_revoke": Target(methods=("POST",), form=("risk", "understood", "idempotency_key")),
+    "agents:deadlines": Target(methods=("GET", "POST"), form=("agent_id", "risk", "minutes")),
     "agents:approval_decide": Target(
         methods=("POST",),
         form=("decision", "note", "risk", "agent_id", "agent_name", "key_approve", "key_reject", "key_always", "next"),
