@@ -29,8 +29,8 @@ from django.http import Http404
 
 from dashboard.api import errors
 from dashboard.api.paths import api_path
-from dashboard.live.models import TrackedOperation
 from dashboard.keys.errors import NoActiveKeyError
+from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text

@@ -288,7 +288,9 @@ def test_a_read_that_fails_twice_then_succeeds_keeps_exactly_one_version(
         side_effect=[
             httpx.Response(503, json={"error": {"type": "server_error", "message": "Busy"}}),
             httpx.ConnectError("refused"),
-            httpx.Response(200, json={"id": DOCUMENT_ID, "name": "Spring sale", "content": "# Spring\n", "revision": 1}),
+            httpx.Response(
+                200, json={"id": DOCUMENT_ID, "name": "Spring sale", "content": "# Spring\n", "revision": 1}
+            ),
         ]
     )
 
