@@ -22,9 +22,9 @@ from django import forms
 from jsonschema import Draft202012Validator
 
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.counted import CountedCharField, CountedTextarea, CountedTextInput
 from dashboard.web.json_input import JsonInputError, parse_json_input
 from dashboard.web.reading import as_dict, as_list, number, text
-from studio.forms import CountedCharField, CountedTextarea, CountedTextInput
 from studio.words import action_words, key_label, prose, returns_words
 
 SHORT_TEXT = 500  # longer strings get a text area
