@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 
 class AppRun(models.Model):
@@ -155,6 +156,58 @@ class LibraryFavourite(models.Model):
         ordering = ["-created_at", "-id"]
         constraints = [
             models.UniqueConstraint(fields=["user", "workspace_id", "kind", "item_id"], name="studio_favourite_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.item_id}"
+
+
+class LibraryCollection(models.Model):
+    """A named collection of Studio library items (issue #21, item 5), kept in
+    the console: the service has no such thing. Shared with the team: it
+    belongs to the workspace (whose key read it), so everyone holding a
+    working key of that workspace sees and edits the same collections, the
+    way they share the library itself (favourites stay personal).
+    `studio/library_collections.py`."""
+
+    workspace_id = models.CharField(max_length=128)
+    name = models.CharField(max_length=100)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            # One "Spring campaign" per workspace, whatever the letters' case.
+            models.UniqueConstraint(Lower("name"), "workspace_id", name="studio_collection_name_once"),
+        ]
+        indexes = [models.Index(fields=["workspace_id", "name"], name="studio_collection_ws")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LibraryCollectionItem(models.Model):
+    """An item in a collection; its name and picture copied when added, so a
+    collection's page reads nothing remote (the item page reads it again)."""
+
+    collection = models.ForeignKey(LibraryCollection, on_delete=models.CASCADE, related_name="items")
+    kind = models.CharField(max_length=16)  # a library kind: "images", "documents", ...
+    item_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=300, blank=True)
+    picture = models.URLField(max_length=2000, blank=True)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-added_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "kind", "item_id"], name="studio_collection_item_once")
         ]
 
     def __str__(self) -> str:
