@@ -413,6 +413,10 @@ OBJECTS_IMPORT_MAX_BYTES = env.int("OBJECTS_IMPORT_MAX_BYTES", default=200 * 102
 # An import's uploaded file is removed this many days after the import last
 # moved (never while it runs); its counts and problems stay.
 OBJECTS_IMPORT_KEEP_DAYS = env.int("OBJECTS_IMPORT_KEEP_DAYS", default=30)
+# A Studio library selection's ZIP, built by a worker (studio/zip_jobs.py): the
+# folder the web and the workers share, and how long a built file is kept.
+STUDIO_ZIP_ROOT = env.str("STUDIO_ZIP_ROOT", default=str(VAR_DIR / "zips"))
+STUDIO_ZIP_KEEP_HOURS = env.float("STUDIO_ZIP_KEEP_HOURS", default=24.0)
 
 # The inbox (dashboard/inbox): the service's approvals and runs are read into
 # the console every INBOX_REFRESH_SECONDS (and at once after a decision);

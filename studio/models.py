@@ -212,3 +212,47 @@ class LibraryCollectionItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}/{self.item_id}"
+
+
+class ZipJob(models.Model):
+    """A selection of library images packed into one ZIP by a worker (issue
+    #21, item 5; `studio/zip_jobs.py`): the row is the schedule and the
+    progress the page polls. The images (id, address, prompt) are copied
+    when the job starts, so the worker needs no key: image files are public
+    by address. The file lives under STUDIO_ZIP_ROOT and is removed by
+    `studio.zips_prune` once STUDIO_ZIP_KEEP_HOURS have passed."""
+
+    QUEUED, BUILDING, READY, FAILED, EXPIRED = "queued", "building", "ready", "failed", "expired"
+    ACTIVE = (QUEUED, BUILDING)
+    FINAL = (READY, FAILED, EXPIRED)
+
+    workspace_id = models.CharField(max_length=128)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The form's key: a double click (or a re-sent form) is one job.
+    idempotency_key = models.CharField(max_length=128)
+    images = models.JSONField(default=list)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    # Images not in the archive, each "<file name>: <why>" (also in its not-included.txt).
+    missing = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, default=QUEUED)
+    message = models.CharField(max_length=300, blank=True)
+    file_name = models.CharField(max_length=200, blank=True)
+    size = models.PositiveBigIntegerField(default=0)  # bytes of the archive as the last step closed it
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["created_by", "idempotency_key"], name="studio_zip_one_per_key")]
+        indexes = [models.Index(fields=["status", "finished_at"], name="studio_zip_prune")]
+
+    def __str__(self) -> str:
+        return f"ZIP {self.pk} ({self.status}, {self.done}/{self.total})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL
