@@ -44,6 +44,18 @@ class CollectionNameForm(forms.Form):
     name = CountedCharField(limit=NAME_MAX_LENGTH, noun="A collection's name", label="Name", widget=CountedTextInput)
 
 
+class CollectionChoiceForm(forms.Form):
+    """Which of the workspace's collections to add to."""
+
+    collection = forms.TypedChoiceField(coerce=int, required=False, label="Collection")
+
+    def __init__(self, *args: Any, collections: list, **kwargs: Any):
+        super().__init__(*args, **kwargs)
+        self.fields["collection"].choices = [
+            (collection.pk, f"{collection.name} ({collection.item_count})") for collection in collections
+        ]
+
+
 def _chosen(request: ConsoleRequest, data) -> tuple[str, list[str]]:
     """The kind and ids chosen: the library's image selection (`image`), or
     one item of a kind (`kind`, `item`). At most MAX_ZIP_IMAGES at a time."""
@@ -205,7 +217,9 @@ def collection_add_view(request: ConsoleRequest) -> HttpResponseBase:
         form=form,
         name=(data.get("name") or "")[:300],
         picture=safe_link(data.get("picture")),
-        chosen_collection=database_id(data.get("collection")),
+        choice=CollectionChoiceForm(
+            initial={"collection": database_id(data.get("collection"))}, collections=collections, auto_id="add-%s"
+        ),
     )
     if request.method == "GET":
         return render(request, "studio/library_collection_add.html", context)
