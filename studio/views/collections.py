@@ -51,9 +51,9 @@ class CollectionChoiceForm(forms.Form):
 
     def __init__(self, *args: Any, collections: list, **kwargs: Any):
         super().__init__(*args, **kwargs)
-        self.fields["collection"].choices = [
-            (collection.pk, f"{collection.name} ({collection.item_count})") for collection in collections
-        ]
+        field = self.fields["collection"]
+        assert isinstance(field, forms.TypedChoiceField)
+        field.choices = [(collection.pk, f"{collection.name} ({collection.item_count})") for collection in collections]
 
 
 def _chosen(request: ConsoleRequest, data) -> tuple[str, list[str]]:
