@@ -417,6 +417,10 @@ OBJECTS_IMPORT_KEEP_DAYS = env.int("OBJECTS_IMPORT_KEEP_DAYS", default=30)
 # A record deleted through the console stays in its object's trash this many
 # days (objects/trash.py), then goes for good (beat, daily).
 OBJECTS_TRASH_DAYS = env.int("OBJECTS_TRASH_DAYS", default=30)
+# A Studio library selection's ZIP, built by a worker (studio/zip_jobs.py): the
+# folder the web and the workers share, and how long a built file is kept.
+STUDIO_ZIP_ROOT = env.str("STUDIO_ZIP_ROOT", default=str(VAR_DIR / "zips"))
+STUDIO_ZIP_KEEP_HOURS = env.float("STUDIO_ZIP_KEEP_HOURS", default=24.0)
 
 # The inbox (dashboard/inbox): the service's approvals and runs are read into
 # the console every INBOX_REFRESH_SECONDS (and at once after a decision);
