@@ -73,6 +73,7 @@ UNGUARDED = {
     "reach:preferences": "one's own notification preferences (what reaches them, quiet hours, away): personal",
     "reach:webhook_add": "one's own chat webhook receives only their own notifications: personal",
     "reach:webhook_remove": "one's own webhook (a workspace's only for an Administrator, checked by the view)",
+    "studio:library_zip": "a download of images the person may read, built for them alone: nothing written in the workspace",
     "reach:retry": "sends one's own failed notification again: no workspace write",
 }
 # Whole namespaces, and views of a module, with rules of their own.

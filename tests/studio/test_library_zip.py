@@ -219,3 +219,25 @@ def test_images_no_longer_there_go_back_saying_so(db, remote, api_key, logged_in
     remote.get("/v1/images").mock(return_value=httpx.Response(200, json={"data": []}))
     response = logged_in_client.post(reverse("studio:library_zip"), {"image": "5b0e1f4a-0000-4000-8000-000000000101"})
     assert response.status_code == 302 and not ZipJob.objects.exists()
+
+
+def test_a_viewer_downloads_a_zip_too_nothing_is_written_in_the_workspace(db, remote, api_key, logged_in_client):
+    """Packing images a person may read is a download, not a workspace write:
+    a read-only key's holder builds the ZIP as a member does."""
+    api_key.member_role = "viewer"
+    api_key.save()
+    image_id = "5b0e1f4a-0000-4000-8000-000000000101"
+    remote.get("/v1/images").mock(
+        return_value=httpx.Response(200, json={"data": [{"id": image_id, "url": "https://cdn.example/1.png"}]})
+    )
+    choice = logged_in_client.get(reverse("studio:library_zip"), {"image": [image_id]})
+    form = one(choice.content, "main form[method=post]")
+
+    started = logged_in_client.post(
+        reverse("studio:library_zip"),
+        {"image": [image_id], "idempotency_key": one(form, "input[name=idempotency_key]")["value"]},
+    )
+
+    job = ZipJob.objects.get()
+    assert started.status_code == 302 and started["Location"] == reverse("studio:zip_job", args=[job.pk])
+    assert all(call.request.method == "GET" for call in remote.calls)
