@@ -831,7 +831,12 @@ def write_chunk(job: ObjectJob) -> Step:
                     ok += 1
                     record_id = storable_text(text(as_dict(record).get("id")), limit=200)
                     if record_id and plan.outcome == CREATED:
-                        created.append(JobItem(job=job, position=row.number, record_id=record_id, state=JobItem.DONE))
+                        # What it wrote, so its undo leaves a record changed since (job_undo.py).
+                        created.append(
+                            JobItem(
+                                job=job, position=row.number, record_id=record_id, state=JobItem.DONE, before=values
+                            )
+                        )
             handled += 1
             _moved_past(job, row)
     _save_problems(job, found)

@@ -22,11 +22,12 @@ from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.bulk import RECORD_REFUSALS
-from objects.edits import plan_edit
+from objects.edits import plan_edit, same
 from objects.fields import FieldDef, field_defs
 from objects.history import field_or_text
 from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
 from objects.models import JobItem, ObjectJob, RecordChange
+from objects.names import title_of
 from objects.trash import record_delete_to_trash
 
 UNDOABLE_KINDS = frozenset({ObjectJob.KIND_EDIT, ObjectJob.KIND_IMPORT})
@@ -122,7 +123,7 @@ def undo_chunk(job: ObjectJob) -> Step:
             job.message = storable_text(f"Waiting: {exc.message}") if step.wait_seconds is not None else ""
             break
         handled.append(item)
-    JobItem.objects.bulk_update(handled, ["state", "message", "request_id"])
+    JobItem.objects.bulk_update(handled, ["state", "message", "request_id", "title"])
     count_progress(
         job,
         processed=len(handled),
@@ -166,7 +167,25 @@ def _put_back(job: ObjectJob, client, item: JobItem, fields: list[FieldDef]) -> 
 
 
 def _trash_created(job: ObjectJob, client, item: JobItem, definition: dict) -> None:
-    """A record the import created goes to the trash."""
+    """A record the import created goes to the trash, unless it was changed
+    since: then it is left and listed, as a bulk edit's undo does."""
+    written = as_dict(item.before)
+    if written:  # (imports before what they wrote was kept: trashed as they are)
+        record = as_dict(selectors.record_get(client=client, object_key=job.object_key, record_id=item.record_id))
+        current = as_dict(record.get("values"))
+        by_key = {f.key: f for f in field_defs(definition)}
+        changed = [
+            field.label
+            for field in (field_or_text(key, "", by_key) for key in written)
+            if not same(field, current.get(field.key), written[field.key])
+        ]
+        if changed:
+            item.title = storable_text(title_of(record, definition), limit=300) or item.title
+            item.state, item.message = (
+                JobItem.SKIPPED,
+                storable_text(f"Changed since the import made it ({', '.join(changed)}): left as it is."),
+            )
+            return
     record_delete_to_trash(
         client=client,
         workspace_id=job.workspace_id,

@@ -256,8 +256,9 @@ class JobItem(models.Model):
     state = models.CharField(max_length=16, default=PENDING)
     message = models.TextField(blank=True)
     request_id = models.CharField(max_length=128, blank=True)
-    # A bulk edit: the values it replaced ({key: value}), what its undo puts back.
-    # A restore: the record's new id once re-created.
+    # A bulk edit: the values it replaced ({key: value}), what its undo puts back;
+    # an import: the values it wrote into the record it made (its undo leaves a
+    # record changed since). A restore: the record's new id once re-created.
     before = models.JSONField(null=True, blank=True)
     new_id = models.CharField(max_length=200, blank=True)
 

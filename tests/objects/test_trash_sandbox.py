@@ -265,15 +265,25 @@ def test_undo_of_an_import_moves_the_records_it_created_to_the_trash(
     assert (job.status, job.succeeded) == ("done", 5)
     assert sandbox.store.count("record", where={"object_id": deals["id"]}) == 5
 
+    # A colleague changes one of them meanwhile: the undo leaves it and says so.
+    service = world["service"]
+    records = service.paginate(f"/v1/objects/{deals['key']}/records", item_key="records")
+    touched = next(r["id"] for r in records if r["values"].get("name") == "Imported 3")
+    service.patch(f"/v1/objects/{deals['key']}/records/{touched}", json={"values": {"seats": 99}})
+
     page = parse(logged_in_client.get(f"/objects/jobs/{job.pk}/").content)
     key = select(page, "form[action$='/undo/'] input[name=idempotency_key]")[0]["value"]
     logged_in_client.post(f"/objects/jobs/{job.pk}/undo/", {"idempotency_key": key})
     drain(sent)
     undo = ObjectJob.objects.get(kind=ObjectJob.KIND_UNDO)
-    assert (undo.status, undo.succeeded, undo.failed) == ("done", 5, 0)
-    assert sandbox.store.count("record", where={"object_id": deals["id"]}) == 0
+    assert (undo.status, undo.succeeded, undo.failed) == ("done", 4, 1)
+    assert [r["id"] for r in service.paginate(f"/v1/objects/{deals['key']}/records", item_key="records")] == [touched]
     kept = TrashedRecord.objects.filter(object_key=deals["key"])
-    assert sorted(kept.values_list("title", flat=True)) == [f"Imported {n}" for n in range(5)]
+    assert sorted(kept.values_list("title", flat=True)) == [f"Imported {n}" for n in (0, 1, 2, 4)]
+    rows = select(parse(logged_in_client.get(f"/objects/jobs/{undo.pk}/").content), ".job__failures tbody tr")
+    assert [
+        ("Imported 3" in row.get_text(), "Changed since the import made it (Seats)" in row.get_text()) for row in rows
+    ] == [(True, True)]
     # Undone once: the import's page now points to its undo instead of offering it again.
     page = parse(logged_in_client.get(f"/objects/jobs/{job.pk}/").content)
     assert not select(page, "form[action$='/undo/']")
