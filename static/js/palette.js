@@ -101,12 +101,28 @@
     }
   });
 
+  /* Whether the palette's results are a new answer: each answer's listbox (or
+   * the results region, when nothing was found) is marked once settled, so
+   * another region's swap (the header's inbox poll, a live status) never
+   * takes back the option the person chose with the arrows. */
+  function freshAnswer(input) {
+    var region = document.getElementById(input.getAttribute("aria-controls")) || document.getElementById("palette-results");
+    var expanded = input.getAttribute("aria-expanded") === "true";
+    if (region && !region.hasAttribute("data-palette-settled")) {
+      region.setAttribute("data-palette-settled", "");
+      return true;
+    }
+    return expanded !== (options(input).length > 0);
+  }
+
   document.addEventListener("htmx:afterSettle", function () {
-    document.querySelectorAll("[data-palette-input]").forEach(settle);
+    document.querySelectorAll("[data-palette-input]").forEach(function (input) {
+      if (freshAnswer(input)) { settle(input); }
+    });
   });
 
   document.addEventListener("DOMContentLoaded", function () {
-    document.querySelectorAll("[data-palette-input]").forEach(settle);
+    document.querySelectorAll("[data-palette-input]").forEach(function (input) { freshAnswer(input); settle(input); });
     var box = dialog();
     if (box) {
       box.addEventListener("close", function () {
