@@ -13,6 +13,7 @@ from django.urls import reverse
 from agents import urls
 from agents.models import BuilderAnswer
 from agents.pages import NOT_AN_APPROVER, READ_ONLY
+from agents.views.deadlines import NOT_AN_ADMINISTRATOR
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.live.models import TrackedOperation
@@ -34,6 +35,8 @@ FORGED = {
     "agent_id": AGENT_ID,
     "thread_id": THREAD_ID,
 }
+# Approval deadlines are the console's own setting (agents/views/deadlines.py).
+CONSOLE_SETTINGS = {"agents:deadlines"}
 # Writes the enumeration must find (proof that it finds any at all).
 KNOWN_WRITES = {
     "agents:create",
@@ -64,7 +67,14 @@ def service(remote):
 
 def test_every_address_that_takes_a_post_refuses_a_viewer_before_any_remote_call(viewer, remote, service):
     operations = TrackedOperation.objects.count()
-    writes = refused_writes(viewer, area_addresses(urls, ["1", AGENT_ID]), FORGED, REFUSAL)
+    addresses = area_addresses(urls, ["1", AGENT_ID])
+    # The console's own settings, not the workspace's: refused for the role
+    # (Administrators only), whatever the key may do.
+    settings_pages = [address for address in addresses if address[0] in CONSOLE_SETTINGS]
+    for name, url in settings_pages:
+        response = viewer.post(url, FORGED)
+        assert response.status_code == 403 and NOT_AN_ADMINISTRATOR in refusal_of(parse(response.content)), name
+    writes = refused_writes(viewer, [a for a in addresses if a not in settings_pages], FORGED, REFUSAL)
 
     assert writes >= KNOWN_WRITES
     assert remote.calls.call_count == 0 and service.call_count == 0
