@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils import timezone
 
 from agents.reading import INVOCATION_FINAL_STATUSES, RUN_FINAL_STATUSES, read_invocation, read_run, run_timeline
 from dashboard.api import errors
@@ -102,7 +103,7 @@ def invocation_page_url(op) -> str:
 def run_context(op, snapshot: dict, request=None) -> dict[str, Any]:
     run = read_run(snapshot)
     run["id"] = run["id"] or op.remote_id
-    return {"run": run, "timeline": run_timeline(run), "zone": op.owner_key.zone}
+    return {"run": run, "timeline": run_timeline(run, now=timezone.now()), "zone": op.owner_key.zone}
 
 
 def invocation_context(op, snapshot: dict, request=None) -> dict[str, Any]:

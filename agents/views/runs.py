@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -58,13 +59,31 @@ def _run_body(request: ConsoleRequest, run_id: str) -> dict:
 def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
     """A run as a timeline. A run still going is followed by the live poller
     and its region updates from the console's row; the selected step's panel
-    (`?step=`) swaps alone, without a remote call while the run is followed."""
-    run_id = str(run_id)
+    (`?step=`, kept for old links) swaps alone, without a remote call while
+    the run is followed."""
     if is_partial(request) and request.GET.get("region") == "step":
-        run = read_run(_run_body(request, run_id))
-        run["id"] = run["id"] or run_id
-        context = {"run": run, "step": selected_step(run, request.GET.get("step"))}
-        return render(request, "agents/run.html#step_panel", context)
+        return _step_panel(request, str(run_id), request.GET.get("step"))
+    return _run_page(request, str(run_id), request.GET.get("step"), asked=False)
+
+
+@require_GET
+def run_step(request: ConsoleRequest, run_id: str, number: int) -> HttpResponse:
+    """A step's own address: the run page with that step's panel open (and
+    focused), or the panel alone for htmx."""
+    if is_partial(request):
+        return _step_panel(request, str(run_id), number)
+    return _run_page(request, str(run_id), number, asked=True)
+
+
+def _step_panel(request: ConsoleRequest, run_id: str, number: Any) -> HttpResponse:
+    run = read_run(_run_body(request, run_id))
+    run["id"] = run["id"] or run_id
+    step = selected_step(run, number)
+    context = {"run": run, "step": step, "step_asked": True}
+    return render(request, "agents/run.html#step_panel", context)
+
+
+def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool) -> HttpResponse:
     body = selectors.run_get(client=request.workspace.client, run_id=run_id)
     run = read_run(body)
     run["id"] = run["id"] or run_id
@@ -74,6 +93,7 @@ def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
         if op is not None and not op.is_final:
             live = operation_view(op=op, request=request)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
+    step = selected_step(run, number)
     return render(
         request,
         "agents/run.html",
@@ -81,8 +101,9 @@ def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
             "run": run,
             "op": live.op if live else None,
             "live": live,
-            "extra": {"run": run, "timeline": run_timeline(run), "zone": request.workspace.zone},
-            "step": selected_step(run, request.GET.get("step")),
+            "extra": {"run": run, "timeline": run_timeline(run, now=timezone.now()), "zone": request.workspace.zone},
+            "step": step,
+            "step_asked": asked and step is not None,
             "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),
