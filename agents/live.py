@@ -89,6 +89,13 @@ def waits_for_a_person(snapshot: dict) -> bool:
     return str(kind or "").lower() in PERSON_WAITS
 
 
+def is_followed(op) -> bool:
+    """Whether the person chose to follow this run ("Follow this run"): the
+    rows a runs list or a run page track only to show it live tell nobody
+    anything (their own messages' runs are told through the message)."""
+    return bool(isinstance(op.context, dict) and op.context.get("followed"))
+
+
 def run_page_url(op) -> str:
     return reverse("agents:run", args=[op.remote_id])
 
@@ -121,6 +128,7 @@ AGENT_RUN = OperationKind(
     context=run_context,
     page_url=run_page_url,
     person_needed=waits_for_a_person,
+    announced=is_followed,
 )
 
 AGENT_INVOCATION = OperationKind(

@@ -27,6 +27,7 @@ urlpatterns = [
     path("runs/rows/<pk:pk>", views.run_row, name="run_row"),
     path("runs/<remote_id:run_id>/", views.run_detail, name="run"),
     path("runs/<remote_id:run_id>/steps/<int:number>/", views.run_step, name="run_step"),
+    path("runs/<remote_id:run_id>/follow", views.run_follow, name="run_follow"),
     path("runs/<remote_id:run_id>/rerun", views.run_rerun, name="run_rerun"),
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/<remote_id:approval_id>/decide", views.approval_decide, name="approval_decide"),

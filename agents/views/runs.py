@@ -9,7 +9,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
 from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
-from agents.live import RUN_KIND
+from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
 from agents.reading import read_agent_summary, read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
@@ -94,6 +94,7 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
             live = operation_view(op=op, request=request)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
     step = selected_step(run, number)
+    followed = selectors.run_followed(user=request.user, run_id=run_id)
     return render(
         request,
         "agents/run.html",
@@ -104,6 +105,7 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
             "extra": {"run": run, "timeline": run_timeline(run, now=timezone.now()), "zone": request.workspace.zone},
             "step": step,
             "step_asked": asked and step is not None,
+            "following": followed is not None and is_followed(followed),
             "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),
@@ -147,6 +149,27 @@ def run_rerun(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
     messages.success(request, "Sent again as a new run.")
     url = reverse("agents:chat", args=[run["agent_id"]]) + f"?sent={op.pk}"
     return client_redirect(request, url)
+
+
+@require_POST
+def run_follow(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
+    """Follow a run by choice, or stop (`following` = 1 or 0): a person's own
+    preference (what reaches them), no write in the workspace. Only followed
+    runs and one's own messages raise "needs you" toasts."""
+    run_id = str(run_id)
+    body = selectors.run_get(client=request.workspace.client, run_id=run_id)
+    run = read_run(body)
+    run["id"] = run["id"] or run_id
+    following = request.POST.get("following") == "1"
+    if run["is_final"]:
+        following = False  # nothing more to tell about a run that is over
+    else:
+        services.run_following_set(
+            key=request.workspace.require_key(), run={**body, "id": run["id"]}, following=following
+        )
+    if not is_partial(request):
+        return redirect(reverse("agents:run", args=[run_id]))
+    return render(request, "agents/run.html#follow", {"run": run, "following": following, "follow_changed": True})
 
 
 # --- runs lists -------------------------------------------------------------------------------
