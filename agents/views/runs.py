@@ -19,7 +19,8 @@ from agents import selectors, services
 from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
 from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
-from agents.reading import read_agent_summary, read_run, run_timeline
+from agents.plan import plan_graph, run_path
+from agents.reading import read_agent, read_agent_summary, read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
@@ -83,6 +84,20 @@ def _step_panel(request: ConsoleRequest, run_id: str, number: Any) -> HttpRespon
     return render(request, "agents/run.html#step_panel", context)
 
 
+def _run_on_plan(request: ConsoleRequest, run: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The run's agent's plan (as it is now) with the run's path marked, or
+    why it is not drawn. One read of the agent; a failed read costs the
+    drawing only, never the run page."""
+    if not run["agent_id"] or not any(step["node_id"] for step in run["steps"]):
+        return None, ""
+    try:
+        agent = read_agent(selectors.agent_get(client=request.workspace.client, agent_id=run["agent_id"]))
+    except errors.ApiError as exc:
+        return None, f"The plan could not be read: {exc.message}"
+    graph = plan_graph(agent["plan_raw"], issues=[])
+    return (run_path(graph, run["steps"]) if graph["nodes"] else None), ""
+
+
 def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool) -> HttpResponse:
     body = selectors.run_get(client=request.workspace.client, run_id=run_id)
     run = read_run(body)
@@ -95,6 +110,7 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
     step = selected_step(run, number)
     followed = selectors.run_followed(user=request.user, run_id=run_id)
+    graph, plan_error = _run_on_plan(request, run)
     return render(
         request,
         "agents/run.html",
@@ -106,6 +122,9 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
             "step": step,
             "step_asked": asked and step is not None,
             "following": followed is not None and is_followed(followed),
+            "graph": graph,
+            "plan_error": plan_error,
+            "agent": {"id": run["agent_id"]},
             "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from dashboard.audit.testing import make_approver
 from dashboard.live.models import TrackedOperation
-from tests.agents.support import AGENT_ID, HTMX, RUN_ID, THREAD_ID
+from tests.agents.support import AGENT_ID, HTMX, RUN_ID, THREAD_ID, error, full_agent
 from tests.html import one, parse, roots, select, text_of, texts
 
 APPROVAL_ID = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -59,6 +59,9 @@ def run_body(**extra) -> dict:
 
 @pytest.fixture
 def run_route(remote, api_key):
+    # The run page draws the run on its agent's plan (one read of the agent).
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
+
     def serve(**extra):
         return remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json=run_body(**extra)))
 
@@ -257,3 +260,32 @@ def test_a_step_has_its_own_address_and_its_panel_is_focused(run_route, logged_i
     # Without the run page's default, a plain run address opens nothing by force.
     plain = parse(logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content)
     assert not one(plain, "#run-step-panel").has_attr("data-focus-after-swap")
+
+
+def test_the_runs_path_is_highlighted_on_its_plan_and_steps_and_nodes_link_each_other(run_route, logged_in_client):
+    steps = run_body()["steps"]
+    steps[0]["node_id"] = "n1"
+    run_route(steps=steps)
+    page = parse(logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content)
+    plan = one(page, "#run-plan")
+    passed = select(plan, "a.plan-node--passed")
+    assert [node["data-node-id"] for node in passed] == ["n1", "n2"]
+    assert [node["href"] for node in passed] == [
+        reverse("agents:run_step", args=[RUN_ID, 1]),
+        reverse("agents:run_step", args=[RUN_ID, 2]),
+    ]
+    assert passed[1]["aria-label"] == "Send the welcome email, Email, step 2 of this run: open the step"
+    assert len(select(plan, "path.plan-edge--passed")) == 1
+    # The step's panel links to its node on the plan.
+    link = one(page, "#run-step-panel a[href^='#node-']")
+    assert link["href"] == "#node-n2" and one(page, "#node-n2")["data-node-id"] == "n2"
+
+
+def test_a_plan_that_cannot_be_read_costs_the_drawing_only(run_route, remote, logged_in_client):
+    run_route()
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=error(404, "not_found", "No such agent."))
+    answer = logged_in_client.get(reverse("agents:run", args=[RUN_ID]))
+    assert answer.status_code == 200
+    page = parse(answer.content)
+    assert "The plan could not be read" in text_of(one(page, "#run-plan"))
+    assert select(page, ".timeline__step")
