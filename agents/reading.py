@@ -675,8 +675,9 @@ def run_timeline(run: dict[str, Any], *, now: datetime | None = None) -> dict[st
                 "duration": duration_words(length),
             }
         )
-    # A wait sits before the steps that began when it ended (same moment: the wait first).
-    entries.sort(key=lambda entry: (entry["at"], entry["kind"] == "step", entry.get("number", 0)))
+    # In time order; a wait asked at the moment a step ran comes after that step (the
+    # step asked for it), and the steps it held back start when it ends, after it.
+    entries.sort(key=lambda entry: (entry["at"], entry["kind"] == "wait", entry.get("number", 0)))
     return {"timed": True, "entries": entries, "span": duration_words(span), "width": TIMELINE_WIDTH}
 
 
