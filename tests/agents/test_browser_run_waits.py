@@ -83,3 +83,38 @@ def test_a_run_that_waited_two_hours_draws_the_wait_and_its_steps_have_addresses
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 1
     page.screenshot(path=str(SCREENSHOTS / "agents-run-wait-phone.png"), full_page=True)
+
+
+def waiting_run(handle) -> str:
+    answer = httpx.get(
+        f"{handle.base_url}/v1/approvals",
+        params={"status": "pending", "limit": 100},
+        headers={"Authorization": f"Bearer {handle.demo_key}"},
+    )
+    return answer.json()["data"][0]["run_id"]
+
+
+def test_following_a_waiting_run_is_a_choice_and_its_toast_keeps_off_the_step_panel(
+    console, seeded_sandbox, page: Page
+):
+    run_id = waiting_run(seeded_sandbox)
+    log_in(page, f"{console.url}/runs/")
+    expect(page.get_by_role("heading", name="Every agent's runs")).to_be_visible()
+    page.goto(f"{console.url}/runs/{run_id}/")
+    expect(page.get_by_text("Waiting for a person to decide an approval.")).to_be_visible()
+    page.reload()  # a list and a run page seen: nobody told anything
+    expect(page.locator("#toasts .toast")).to_have_count(0)
+
+    follow = page.get_by_role("button", name="Follow this run")
+    follow.focus()
+    page.keyboard.press("Enter")
+    stop = page.get_by_role("button", name="Stop following")
+    expect(stop).to_be_focused()
+    page.reload()
+    toast = page.locator("#toasts .toast")
+    expect(toast).to_have_count(1)
+    expect(toast).to_contain_text("Agent run needs you")
+    # Bottom left: never over the step panel on the right.
+    toast_box, panel_box = toast.bounding_box(), page.locator("#run-step-panel").bounding_box()
+    assert toast_box and panel_box and toast_box["x"] + toast_box["width"] <= panel_box["x"]
+    page.screenshot(path=str(SCREENSHOTS / "agents-run-followed.png"), full_page=False)
