@@ -5,13 +5,14 @@ APPROVAL_VIEWS = frozenset(
     {"approvals", "approval_decide", "approval_reinstruct", "policy_center", "grant_revoke", "deadlines"}
 )
 # Runs across agents (and any run's page), the section people follow work in.
-RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun"})
+RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun", "run_step", "run_follow"})
 
 
 class AgentsConfig(AppConfig):
     name = "agents"
 
     def ready(self) -> None:
+        from agents.audit_words import audit_words
         from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
@@ -29,6 +30,7 @@ class AgentsConfig(AppConfig):
                 inbox_sources=(AGENTS_INBOX,),
                 home_sections=(runs_failed_or_waiting,),
                 remote_resources=("agents", "runs"),
+                audit_words=audit_words,
                 palette_sources=PALETTE_SOURCES,
             )
         )
@@ -40,6 +42,7 @@ class AgentsConfig(AppConfig):
                 cards=(HomeCard("Approvals", "Decide what agents may do.", "agents:approvals"),),
                 list_pages=(ListPage("Back to approvals", "agents:approvals", views=APPROVAL_VIEWS),),
                 remote_resources=("approvals",),
+                audit_words=audit_words,
             )
         )
         # Agent insights: the runs of workspaces someone looked at lately are read

@@ -22,7 +22,7 @@ from django.db.models import Field
 from django.urls import reverse
 
 from agents.deadlines import approval_due_at, deadline_overrides
-from agents.live import INVOCATION_KIND, RUN_KIND, waits_for_a_person
+from agents.live import INVOCATION_KIND, RUN_KIND, is_followed, waits_for_a_person
 from agents.models import BuilderAnswer
 from agents.pages import approval_row, decide_refusal
 from agents.reading import read_agent_summary, read_approval, read_run
@@ -256,10 +256,13 @@ def _builder_questions(viewer: InboxViewer, names: dict[str, str]) -> list[Inbox
 
 
 def _own_work(viewer: InboxViewer, names: dict[str, str]) -> list[InboxItem]:
-    """This person's tracked runs and chat messages that wait for them, or failed lately."""
-    ops = [op for op in viewer.operations if op.kind in (RUN_KIND, INVOCATION_KIND)]
+    """This person's chat messages and the runs they follow that wait for
+    them, or failed lately (a run a list only showed live is not theirs);
+    one item per run, however many rows track it."""
+    ops = [op for op in viewer.operations if op.kind == INVOCATION_KIND or (op.kind == RUN_KIND and is_followed(op))]
     cutoff = failures_since()
     items = []
+    seen: set[str] = set()
     for op in ops:
         snapshot = op.snapshot if isinstance(op.snapshot, dict) else {}
         if op.is_final and op.status in ("failed", TrackedOperation.STATUS_STOPPED) and op.updated_at >= cutoff:
@@ -271,8 +274,9 @@ def _own_work(viewer: InboxViewer, names: dict[str, str]) -> list[InboxItem]:
         run = read_run(snapshot)
         run["id"] = run["id"] or text((op.context or {}).get("run_id")) or (op.remote_id if op.kind == RUN_KIND else "")
         run["event_message"] = run["event_message"] or op.title
-        if not run["id"]:
+        if not run["id"] or run["id"] in seen:
             continue
+        seen.add(run["id"])
         agent_id = text((op.context or {}).get("agent_id")) or run["agent_id"]
         items.append(
             _run_item(

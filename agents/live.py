@@ -19,6 +19,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django.urls import reverse
+from django.utils import timezone
 
 from agents.reading import INVOCATION_FINAL_STATUSES, RUN_FINAL_STATUSES, read_invocation, read_run, run_timeline
 from dashboard.api import errors
@@ -88,6 +89,13 @@ def waits_for_a_person(snapshot: dict) -> bool:
     return str(kind or "").lower() in PERSON_WAITS
 
 
+def is_followed(op) -> bool:
+    """Whether the person chose to follow this run ("Follow this run"): the
+    rows a runs list or a run page track only to show it live tell nobody
+    anything (their own messages' runs are told through the message)."""
+    return bool(isinstance(op.context, dict) and op.context.get("followed"))
+
+
 def run_page_url(op) -> str:
     return reverse("agents:run", args=[op.remote_id])
 
@@ -102,7 +110,7 @@ def invocation_page_url(op) -> str:
 def run_context(op, snapshot: dict, request=None) -> dict[str, Any]:
     run = read_run(snapshot)
     run["id"] = run["id"] or op.remote_id
-    return {"run": run, "timeline": run_timeline(run), "zone": op.owner_key.zone}
+    return {"run": run, "timeline": run_timeline(run, now=timezone.now()), "zone": op.owner_key.zone}
 
 
 def invocation_context(op, snapshot: dict, request=None) -> dict[str, Any]:
@@ -120,6 +128,7 @@ AGENT_RUN = OperationKind(
     context=run_context,
     page_url=run_page_url,
     person_needed=waits_for_a_person,
+    announced=is_followed,
 )
 
 AGENT_INVOCATION = OperationKind(

@@ -135,8 +135,9 @@ def read_runs(items: list[Any]) -> list[dict[str, Any]]:
 
 
 def live_rows(*, workspace: Workspace, runs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The list's rows; a run still going is followed (a tracked row, made
-    once per run and person) and its row polls the console for it."""
+    """The list's rows; a run still going is tracked (a row, made once per
+    run and person) and its row polls the console for it. Tracking is not
+    following: seeing a list subscribes nobody to its runs' news."""
     rows = []
     key = None
     for run in runs:

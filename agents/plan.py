@@ -307,3 +307,22 @@ def plan_graph(raw_plan: Any, *, issues: list[dict] | None = None) -> dict[str, 
 
 def node_in(graph: dict[str, Any], node_id: str) -> dict[str, Any] | None:
     return next((node for node in graph["nodes"] if node["id"] == node_id), None)
+
+
+def run_path(graph: dict[str, Any], steps: list[dict[str, Any]]) -> dict[str, Any]:
+    """Mark where a run passed on its agent's plan: each node a step ran at
+    (`step_number`: the first such step, where the node links to), and each
+    edge the run took (from one step's node to the next one's). Steps naming
+    no node, or a node the plan no longer has, are left out of the drawing."""
+    order = [step["node_id"] for step in steps if step.get("node_id")]
+    first: dict[str, int] = {}
+    for step in steps:
+        if step.get("node_id"):
+            first.setdefault(step["node_id"], step["number"])
+    taken = set(zip(order, order[1:], strict=False))
+    for node in graph["nodes"]:
+        node["step_number"] = first.get(node["id"])
+    for edge in graph["edges"]:
+        edge["passed"] = (edge["source"], edge["target"]) in taken
+    graph["passed"] = sum(1 for node in graph["nodes"] if node["step_number"])
+    return graph

@@ -10,6 +10,7 @@ readers (`as_dict`, `text`, `when`...) are the web layer's.
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Any
 
 from dashboard.web.reading import (
@@ -602,36 +603,82 @@ def read_run(run: dict) -> dict[str, Any]:
 TIMELINE_WIDTH = 1000
 
 
-def run_timeline(run: dict[str, Any]) -> dict[str, Any]:
-    """Where each step sits on the run's time axis (0 to TIMELINE_WIDTH), for
-    an SVG drawn by the server. `timed` is False when the service gives no
-    times: the steps are then shown in order alone, never at made-up times."""
+def _waits(run: dict[str, Any], now: datetime | None) -> list[dict[str, Any]]:
+    """The run's waits for a person, from its approvals' times: asked
+    (`requested_at`) to decided (`decided_at`), or to now while pending."""
+    waits = []
+    for approval in run["approvals"]:
+        start = approval["requested_at"]
+        end = approval["decided_at"] or (now if approval["status"] == "pending" else None)
+        if start is None or end is None or end < start:
+            continue
+        waits.append({"start": start, "end": end, "approval": approval, "pending": approval["decided_at"] is None})
+    return waits
+
+
+def _bar(offset: float, length: float, span: float) -> tuple[float, float]:
+    x = round(offset / span * TIMELINE_WIDTH, 1)
+    width = max(round(length / span * TIMELINE_WIDTH, 1), 4.0)  # an instant stays visible
+    return min(x, TIMELINE_WIDTH - width), width
+
+
+def run_timeline(run: dict[str, Any], *, now: datetime | None = None) -> dict[str, Any]:
+    """The run on one time axis (0 to TIMELINE_WIDTH), for an SVG drawn by the
+    server: its steps and its waits for a person (an approval asked at 10:00
+    and decided at 12:00 is a bar of 2 h), in time order as `entries`, each
+    with its place and length in words for the list screen readers read.
+    `timed` is False when the service gives no times: the steps are then
+    shown in order alone, never at made-up times."""
     steps = run["steps"]
+    waits = _waits(run, now)
     starts = [step["started_at"] for step in steps if step["started_at"]]
     ends = [moment for step in steps for moment in (step["finished_at"], step["started_at"]) if moment]
-    origin = run["created_at"] or (min(starts) if starts else None)
+    ends += [wait["end"] for wait in waits]
+    origin = run["created_at"] or min([*starts, *(wait["start"] for wait in waits)], default=None)
     finish = max([*ends, *([run["completed_at"]] if run["completed_at"] else [])], default=None)
     span = seconds_between(origin, finish) if origin and finish else None
     if not starts or span is None:
-        return {"timed": False, "bars": [], "span": ""}
+        return {"timed": False, "entries": [], "span": ""}
     span = max(span, 0.001)
-    bars = []
+    entries = []
     for step in steps:
         if not step["started_at"]:
             continue
         offset = max(seconds_between(origin, step["started_at"]) or 0.0, 0.0)
         length = step["seconds"] or 0.0
-        x = round(offset / span * TIMELINE_WIDTH, 1)
-        width = max(round(length / span * TIMELINE_WIDTH, 1), 4.0)  # an instant step stays visible
-        bars.append(
+        x, width = _bar(offset, length, span)
+        entries.append(
             {
+                "kind": "step",
+                "step": step,
                 "number": step["number"],
-                "x": min(x, TIMELINE_WIDTH - width),
+                "at": step["started_at"],
+                "x": x,
                 "width": width,
                 "offset": duration_words(offset),
+                "duration": duration_words(length) if length > 0 else "",
             }
         )
-    return {"timed": True, "bars": bars, "span": duration_words(span), "width": TIMELINE_WIDTH}
+    for wait in waits:
+        offset = max(seconds_between(origin, wait["start"]) or 0.0, 0.0)
+        length = seconds_between(wait["start"], wait["end"]) or 0.0
+        x, width = _bar(offset, length, span)
+        entries.append(
+            {
+                "kind": "wait",
+                "approval": wait["approval"],
+                "pending": wait["pending"],
+                "at": wait["start"],
+                "x": x,
+                "width": width,
+                "offset": duration_words(offset),
+                "duration": duration_words(length),
+            }
+        )
+    # In time order; a wait asked at the moment a step ran comes after that step (the
+    # step asked for it), and the steps it held back start when it ends, after it.
+    entries.sort(key=lambda entry: (entry["at"], entry["kind"] == "wait", entry.get("number", 0)))
+    return {"timed": True, "entries": entries, "span": duration_words(span), "width": TIMELINE_WIDTH}
 
 
 def read_invocation(body: dict) -> dict[str, Any]:

@@ -115,6 +115,24 @@ def invocations_in_thread(*, user, agent_id: str, thread_id: str, limit: int = 5
     return [operation_view(op=op) for op in ops]
 
 
+def conversation_starter(*, workspace_id: str, agent_id: str, thread_id: str):
+    """Who began a conversation through the console (the first message of
+    the thread sent from this workspace), or None when it began elsewhere
+    (the API, a webhook) or the console keeps no message of it."""
+    op = (
+        TrackedOperation.objects.select_related("started_by")
+        .filter(
+            owner_key__workspace_id=workspace_id,
+            kind=INVOCATION_KIND,
+            context__agent_id=agent_id,
+            context__thread_id=thread_id,
+        )
+        .order_by("created_at", "id")
+        .first()
+    )
+    return op.started_by if op is not None else None
+
+
 def run_followed(*, user, run_id: str) -> TrackedOperation | None:
     """The row that follows run `run_id` for this person, if there is one."""
     return (

@@ -289,6 +289,21 @@ def run_follow(*, key: ApiKey, run: dict) -> TrackedOperation | None:
     )
 
 
+def run_following_set(*, key: ApiKey, run: dict, following: bool) -> TrackedOperation | None:
+    """Follow a run by choice ("Follow this run": its "needs you", failure and
+    end come as toasts and in the inbox) or stop. The row is the one that
+    shows it live; the choice is a mark on it, nothing is sent."""
+    op = run_follow(key=key, run=run)
+    if op is None:
+        return None
+    context = dict(op.context) if isinstance(op.context, dict) else {}
+    if bool(context.get("followed")) != following:
+        context["followed"] = following
+        TrackedOperation.objects.filter(pk=op.pk).update(context=context)
+        op.context = context
+    return op
+
+
 def run_poll_soon(*, key: ApiKey, run_id: str) -> None:
     """A decision was just made on this run: its row (if followed) is due now,
     so the page following it shows the resumed run at the next look rather

@@ -644,7 +644,13 @@ def run_steps(run: dict, status: str) -> list[dict]:
         return run["steps_before"][:1]
     steps = list(run["steps_before"])
     if run.get("resolution") == "approved":
-        steps += run["steps_after"]
+        # The steps after an approval run when it is decided, not when the run
+        # first stopped: their times say so (a wait of 2 h shows as 2 h).
+        resolved = run.get("resolved_at")
+        steps += [
+            {**step, "started_at": resolved, "finished_at": resolved} if resolved else step
+            for step in run["steps_after"]
+        ]
     return steps
 
 

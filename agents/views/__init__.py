@@ -15,7 +15,7 @@ from agents.views.chat import chat, chat_send, threads
 from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
 from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
-from agents.views.runs import run_detail, run_rerun, run_row, runs
+from agents.views.runs import run_detail, run_follow, run_rerun, run_row, run_step, runs
 
 __all__ = [
     "agent_activate",
@@ -37,8 +37,10 @@ __all__ = [
     "insights",
     "policy_center",
     "run_detail",
+    "run_follow",
     "run_rerun",
     "run_row",
+    "run_step",
     "runs",
     "threads",
 ]

@@ -47,6 +47,13 @@ def _sent_op(request: ConsoleRequest, agent_id: str, value: Any) -> TrackedOpera
     return ops[0] if ops else None
 
 
+def _whose(request: ConsoleRequest, starter: Any, *, mine: bool) -> str:
+    """ "you", a teammate's name, or "" (begun outside the console)."""
+    if starter is not None and starter.pk != request.user.pk:
+        return starter.get_full_name() or starter.get_username()
+    return "you" if starter is not None or mine else ""
+
+
 def _chat_page(
     request: ConsoleRequest,
     agent_id: str,
@@ -77,6 +84,11 @@ def _chat_page(
         runs = selectors.run_list(client=client, agent_id=agent_id, thread_id=thread_id, limit=THREAD_RUNS).items
         earlier = [run for run in map(read_run, reversed(runs)) if run["id"] not in followed]
     initial = {"thread_id": thread_id or None, "after": sent.pk if sent is not None else None}
+    starter = (
+        selectors.conversation_starter(workspace_id=request.workspace.id, agent_id=agent_id, thread_id=thread_id)
+        if thread_id and sent is None
+        else None
+    )
     return render(
         request,
         "agents/chat.html",
@@ -84,6 +96,9 @@ def _chat_page(
             "agent": agent,
             "thread_id": thread_id,
             "thread": messages_in_thread,
+            # A conversation is under way once a first message went (its id may not be back yet).
+            "in_conversation": bool(thread_id or sent is not None),
+            "whose": _whose(request, starter, mine=sent is not None or bool(messages_in_thread)),
             "earlier": earlier,
             "workspace_zone": request.workspace.zone,
             "form": form or ChatForm(initial=initial),

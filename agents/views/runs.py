@@ -9,16 +9,18 @@ from typing import Any
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
-from django.shortcuts import render
+from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
 from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
-from agents.live import RUN_KIND
+from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
-from agents.reading import read_agent_summary, read_run, run_timeline
+from agents.plan import plan_graph, run_path
+from agents.reading import read_agent, read_agent_summary, read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
@@ -58,13 +60,45 @@ def _run_body(request: ConsoleRequest, run_id: str) -> dict:
 def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
     """A run as a timeline. A run still going is followed by the live poller
     and its region updates from the console's row; the selected step's panel
-    (`?step=`) swaps alone, without a remote call while the run is followed."""
-    run_id = str(run_id)
+    (`?step=`, kept for old links) swaps alone, without a remote call while
+    the run is followed."""
     if is_partial(request) and request.GET.get("region") == "step":
-        run = read_run(_run_body(request, run_id))
-        run["id"] = run["id"] or run_id
-        context = {"run": run, "step": selected_step(run, request.GET.get("step"))}
-        return render(request, "agents/run.html#step_panel", context)
+        return _step_panel(request, str(run_id), request.GET.get("step"))
+    return _run_page(request, str(run_id), request.GET.get("step"), asked=False)
+
+
+@require_GET
+def run_step(request: ConsoleRequest, run_id: str, number: int) -> HttpResponse:
+    """A step's own address: the run page with that step's panel open (and
+    focused), or the panel alone for htmx."""
+    if is_partial(request):
+        return _step_panel(request, str(run_id), number)
+    return _run_page(request, str(run_id), number, asked=True)
+
+
+def _step_panel(request: ConsoleRequest, run_id: str, number: Any) -> HttpResponse:
+    run = read_run(_run_body(request, run_id))
+    run["id"] = run["id"] or run_id
+    step = selected_step(run, number)
+    context = {"run": run, "step": step, "step_asked": True}
+    return render(request, "agents/run.html#step_panel", context)
+
+
+def _run_on_plan(request: ConsoleRequest, run: dict[str, Any]) -> tuple[dict[str, Any] | None, str]:
+    """The run's agent's plan (as it is now) with the run's path marked, or
+    why it is not drawn. One read of the agent; a failed read costs the
+    drawing only, never the run page."""
+    if not run["agent_id"] or not any(step["node_id"] for step in run["steps"]):
+        return None, ""
+    try:
+        agent = read_agent(selectors.agent_get(client=request.workspace.client, agent_id=run["agent_id"]))
+    except errors.ApiError as exc:
+        return None, f"The plan could not be read: {exc.message}"
+    graph = plan_graph(agent["plan_raw"], issues=[])
+    return (run_path(graph, run["steps"]) if graph["nodes"] else None), ""
+
+
+def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool) -> HttpResponse:
     body = selectors.run_get(client=request.workspace.client, run_id=run_id)
     run = read_run(body)
     run["id"] = run["id"] or run_id
@@ -74,6 +108,9 @@ def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
         if op is not None and not op.is_final:
             live = operation_view(op=op, request=request)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
+    step = selected_step(run, number)
+    followed = selectors.run_followed(user=request.user, run_id=run_id)
+    graph, plan_error = _run_on_plan(request, run)
     return render(
         request,
         "agents/run.html",
@@ -81,8 +118,13 @@ def run_detail(request: ConsoleRequest, run_id: str) -> HttpResponse:
             "run": run,
             "op": live.op if live else None,
             "live": live,
-            "extra": {"run": run, "timeline": run_timeline(run), "zone": request.workspace.zone},
-            "step": selected_step(run, request.GET.get("step")),
+            "extra": {"run": run, "timeline": run_timeline(run, now=timezone.now()), "zone": request.workspace.zone},
+            "step": step,
+            "step_asked": asked and step is not None,
+            "following": followed is not None and is_followed(followed),
+            "graph": graph,
+            "plan_error": plan_error,
+            "agent": {"id": run["agent_id"]},
             "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),
@@ -126,6 +168,27 @@ def run_rerun(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
     messages.success(request, "Sent again as a new run.")
     url = reverse("agents:chat", args=[run["agent_id"]]) + f"?sent={op.pk}"
     return client_redirect(request, url)
+
+
+@require_POST
+def run_follow(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
+    """Follow a run by choice, or stop (`following` = 1 or 0): a person's own
+    preference (what reaches them), no write in the workspace. Only followed
+    runs and one's own messages raise "needs you" toasts."""
+    run_id = str(run_id)
+    body = selectors.run_get(client=request.workspace.client, run_id=run_id)
+    run = read_run(body)
+    run["id"] = run["id"] or run_id
+    following = request.POST.get("following") == "1"
+    if run["is_final"]:
+        following = False  # nothing more to tell about a run that is over
+    else:
+        services.run_following_set(
+            key=request.workspace.require_key(), run={**body, "id": run["id"]}, following=following
+        )
+    if not is_partial(request):
+        return redirect(reverse("agents:run", args=[run_id]))
+    return render(request, "agents/run.html#follow", {"run": run, "following": following, "follow_changed": True})
 
 
 # --- runs lists -------------------------------------------------------------------------------

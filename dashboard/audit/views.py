@@ -6,6 +6,7 @@ from django.views.decorators.http import require_GET
 
 from dashboard.audit.forms import AuditFilterForm
 from dashboard.audit.selectors import audit_choices, audit_entry_list, audit_entry_page
+from dashboard.audit.wording import entries_in_words
 from dashboard.frame.permissions import requires_permission
 from dashboard.people.roles import VIEW_AUDIT_TRAIL
 from dashboard.web.csv import csv_lines, csv_response
@@ -37,6 +38,7 @@ def index(request: HttpRequest) -> HttpResponse:
     entries, next_before = audit_entry_page(
         workspace_id=workspace_id, filters=filters, before_id=before, limit=PAGE_SIZE
     )
+    entries_in_words(entries, workspace_id=workspace_id)
     kept = [(name, str(value)) for name, value in request.GET.items() if name in form.fields and value]
     context = {
         "form": form,

@@ -119,6 +119,10 @@ class Area:
     palette_sources: tuple[PaletteSource, ...] = ()
     # What the area adds to the home page's overview (dashboard/frame/home.py).
     home_sections: tuple[Callable[[HomeViewer], HomeSection | None], ...] = ()
+    # (entries, workspace id) -> {entry id: the line in words} for the audit
+    # entries of this area's writes it can word from what was kept (names the
+    # console stores, the person's message); the rest keep their summary.
+    audit_words: Callable[[list[Any], str], dict[int, str]] | None = None
 
 
 _areas: dict[str, Area] = {}

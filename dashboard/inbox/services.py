@@ -255,6 +255,9 @@ def notices_claim(
     told = set(Notice.objects.filter(operation__in=ops).values_list("operation_id", "state"))
     news: list[NoticeView] = []
     for op in ops:
+        kind = registry.get_kind(op.kind)
+        if kind is not None and not kind.announces(op):
+            continue  # tracked for a list's live row, not followed by choice
         state = notice_state(op)
         if state is None or (op.pk, state) in told:
             continue
@@ -265,7 +268,6 @@ def notices_claim(
             continue  # another tab claimed it first
         if op.pk in on_screen:
             continue
-        kind = registry.get_kind(op.kind)
         heading = f"{kind.title if kind else 'Work'} {VERBS[state]}"
         news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=operation_page(op)))
         if len(news) >= limit:

@@ -82,12 +82,19 @@ class OperationKind:
     # idempotent. Its failure is logged, never the poll's (Studio keeps a
     # document's version here).
     on_final: Callable[[list[int]], None] | None = None
+    # op -> whether its news is the person's to be told (a toast): a row
+    # tracked only so a list can show it live tells nobody anything until
+    # the person chose to follow it. None: always.
+    announced: Callable[[TrackedOperation], bool] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "final_statuses", frozenset(self.final_statuses))
 
     def is_final(self, status: str | None) -> bool:
         return status is not None and status in self.final_statuses
+
+    def announces(self, op: TrackedOperation) -> bool:
+        return self.announced is None or bool(self.announced(op))
 
     def needs_person(self, snapshot: dict) -> bool:
         """Whether the operation in this state waits for a person."""

@@ -243,10 +243,12 @@ def _own_work_news(user, workspace_id: str, now: datetime) -> list[tuple[str, st
         started_by=user, owner_key__workspace_id=workspace_id, updated_at__gte=now - NOTICE_WINDOW
     ).order_by("updated_at", "id")[:50]
     for op in ops:
+        kind = registry.get_kind(op.kind)
+        if kind is not None and not kind.announces(op):
+            continue  # tracked for a list's live row, not followed by choice: like the toasts
         state = notice_state(op)
         if state is None:
             continue
-        kind = registry.get_kind(op.kind)
         title = f"{kind.title if kind else 'Work'} {VERBS[state]}" + (f": {op.title}" if op.title else "")
         news.append((f"operation:{op.pk}:{state}", state, title, operation_page(op)))
     return news

@@ -249,3 +249,40 @@ def test_stream_tasks_go_to_their_own_queue_when_one_is_named(
     # Through the outbox: the row's id and lease token, to the named queue.
     assert [(list(args), options["queue"]) for args, options in sent] == [([op.pk, op.lease_token], "agents.streams")]
     assert op.lease_until is not None  # held for the stream: the batch poller leaves it alone
+
+
+def test_the_chat_says_whose_conversation_it_is_and_offers_a_new_one_after_the_first_message(
+    agent_routes, remote, api_key, user, other_user, client
+):
+    from agents.services import invocation_start
+    from dashboard.keys.testing import stored_api_key
+    from tests.agents.support import SECRET
+
+    other_user.first_name, other_user.last_name = "Bob", "Builder"
+    other_user.save()
+    teammate_key = stored_api_key(user=other_user, secret=SECRET, workspace_name="Acme Marketing")
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr("agents.services.transaction.on_commit", lambda callback: None)  # no worker yet
+        op = invocation_start(
+            key=teammate_key, agent_id=AGENT_ID, message="Hi", thread_id=None, idempotency_key="k" * 32
+        )
+    client.force_login(other_user)
+    fresh = parse(client.get(reverse("agents:chat", args=[AGENT_ID])).content)
+    assert text_of(one(fresh, "#chat-heading")) == "Start a conversation"
+    assert select(fresh, ".chat-owner") == []
+
+    # The first message's page (its conversation's id not back yet) already continues it.
+    page = parse(client.get(reverse("agents:chat", args=[AGENT_ID]) + f"?sent={op.pk}").content)
+    assert text_of(one(page, "#chat-heading")) == "Continue the conversation"
+    assert "New conversation" in texts(page, ".page-header__actions a")
+    assert text_of(one(page, ".chat-owner")).startswith("Your conversation with ")
+
+    TrackedOperation.objects.filter(pk=op.pk).update(context={**op.context, "thread_id": THREAD_ID})
+    thread_url = reverse("agents:chat", args=[AGENT_ID]) + f"?thread={THREAD_ID}"
+    mine = parse(client.get(thread_url).content)
+    assert text_of(one(mine, ".chat-owner")).startswith("Your conversation with ")
+    # A teammate holding a key of the workspace sees whose it is, by name.
+    client.force_login(user)
+    theirs = parse(client.get(thread_url).content)
+    assert text_of(one(theirs, ".chat-owner")).startswith("Bob Builder’s conversation with ")
+    assert text_of(one(theirs, "#chat-heading")) == "Continue the conversation"

@@ -12,7 +12,7 @@ from django.urls import reverse
 
 from dashboard.audit.testing import make_approver
 from dashboard.live.models import TrackedOperation
-from tests.agents.support import AGENT_ID, HTMX, RUN_ID, THREAD_ID
+from tests.agents.support import AGENT_ID, HTMX, RUN_ID, THREAD_ID, error, full_agent
 from tests.html import one, parse, roots, select, text_of, texts
 
 APPROVAL_ID = "aaaaaaaa-0000-4000-8000-000000000001"
@@ -59,6 +59,9 @@ def run_body(**extra) -> dict:
 
 @pytest.fixture
 def run_route(remote, api_key):
+    # The run page draws the run on its agent's plan (one read of the agent).
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=full_agent()))
+
     def serve(**extra):
         return remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json=run_body(**extra)))
 
@@ -190,3 +193,99 @@ def test_a_run_woken_without_a_message_or_payload_offers_no_rerun(run_route, log
     page = parse(logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content)
     assert select(page, "#run-rerun form") == []
     assert logged_in_client.post(reverse("agents:run_rerun", args=[RUN_ID]), {}).status_code == 404
+
+
+def _approved_after_two_hours() -> dict:
+    """A run that stopped for an approval at 09:00:01, decided at 11:00:01."""
+    moment = "2026-11-21T{}Z".format
+    return {
+        "created_at": moment("09:00:00"),
+        "completed_at": moment("11:00:02"),
+        "steps": [
+            {"kind": "trigger", "label": "Chat", "started_at": moment("09:00:00"), "finished_at": moment("09:00:01")},
+            {
+                "kind": "email",
+                "label": "Send",
+                "node_id": "n2",
+                "started_at": moment("11:00:01"),
+                "finished_at": moment("11:00:02"),
+            },
+        ],
+        "approvals": [
+            {
+                "id": APPROVAL_ID,
+                "summary": "Send the welcome email.",
+                "risk": "send",
+                "status": "approved",
+                "created_at": moment("09:00:01"),
+                "decided_at": moment("11:00:01"),
+            }
+        ],
+    }
+
+
+def test_a_wait_for_an_approval_is_a_bar_as_long_as_the_wait(run_route, logged_in_client):
+    run_route(**_approved_after_two_hours())
+    page = parse(logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content)
+
+    entries = select(page, ".timeline__step")
+    assert len(entries) == 3  # step, wait, step: in time order
+    wait = one(page, ".timeline__step--wait")
+    assert entries[1] is wait
+    assert "Waited 2 h for a person to decide: Send the welcome email." in text_of(one(wait, ".timeline__name"))
+    assert text_of(one(wait, ".timeline__when")) == "from +1 s · 2 h"
+    bar = one(wait, "rect.timeline__span--wait")
+    # 7200 s of a 7202 s run, on a 1000-wide axis.
+    assert float(bar["width"]) == pytest.approx(7200 / 7202 * 1000, abs=0.1)
+    assert text_of(one(entries[2], ".timeline__when")) == "at +2 h · 1 s"
+    assert "0 s · 0 s" not in text_of(one(page, ".timeline"))
+
+
+def test_a_step_has_its_own_address_and_its_panel_is_focused(run_route, logged_in_client):
+    route = run_route(**_approved_after_two_hours())
+    address = reverse("agents:run_step", args=[RUN_ID, 1])
+    assert address == f"/runs/{RUN_ID}/steps/1/"
+    page = parse(logged_in_client.get(address).content)
+    panel = one(page, "#run-step-panel")
+    assert text_of(one(panel, "#step-panel-heading")) == "Step 1: Chat"
+    assert panel.has_attr("data-focus-after-swap")  # focus moves to the panel on load
+    links = select(page, ".timeline a.timeline__name")
+    assert [link["href"] for link in links] == [address, reverse("agents:run_step", args=[RUN_ID, 2])]
+    assert all(link["hx-get"] == link["href"] for link in links)
+
+    swapped = logged_in_client.get(reverse("agents:run_step", args=[RUN_ID, 2]), **HTMX)
+    assert [element.name for element in roots(swapped.content)] == ["aside"]
+    assert text_of(one(parse(swapped.content), "#step-panel-heading")) == "Step 2: Send"
+    assert route.call_count == 2
+    # Without the run page's default, a plain run address opens nothing by force.
+    plain = parse(logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content)
+    assert not one(plain, "#run-step-panel").has_attr("data-focus-after-swap")
+
+
+def test_the_runs_path_is_highlighted_on_its_plan_and_steps_and_nodes_link_each_other(run_route, logged_in_client):
+    steps = run_body()["steps"]
+    steps[0]["node_id"] = "n1"
+    run_route(steps=steps)
+    page = parse(logged_in_client.get(reverse("agents:run", args=[RUN_ID])).content)
+    plan = one(page, "#run-plan")
+    passed = select(plan, "a.plan-node--passed")
+    assert [node["data-node-id"] for node in passed] == ["n1", "n2"]
+    assert [node["href"] for node in passed] == [
+        reverse("agents:run_step", args=[RUN_ID, 1]),
+        reverse("agents:run_step", args=[RUN_ID, 2]),
+    ]
+    assert passed[1]["aria-label"] == "Send the welcome email, Email, step 2 of this run: open the step"
+    assert len(select(plan, "path.plan-edge--passed")) == 1
+    # The step's panel links to its node on the plan.
+    link = one(page, "#run-step-panel a[href^='#node-']")
+    assert link["href"] == "#node-n2" and one(page, "#node-n2")["data-node-id"] == "n2"
+
+
+def test_a_plan_that_cannot_be_read_costs_the_drawing_only(run_route, remote, logged_in_client):
+    run_route()
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=error(404, "not_found", "No such agent."))
+    answer = logged_in_client.get(reverse("agents:run", args=[RUN_ID]))
+    assert answer.status_code == 200
+    page = parse(answer.content)
+    assert "The plan could not be read" in text_of(one(page, "#run-plan"))
+    assert select(page, ".timeline__step")

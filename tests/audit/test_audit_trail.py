@@ -88,7 +88,9 @@ def test_the_audit_page_filters_by_person_area_kind_and_date(api_key, user, logg
 
     def summaries(**query) -> list[str]:
         page = parse(logged_in_client.get(url, query).content)
-        return [text_of(cell).split(" POST ")[0] for cell in page.select("#audit-entries tbody td:nth-of-type(3)")]
+        return [
+            text_of(cell).split(" The request ")[0] for cell in page.select("#audit-entries tbody td:nth-of-type(3)")
+        ]
 
     assert summaries() == [
         "approvals decision Approved: Send",
@@ -163,3 +165,45 @@ def test_users_cannot_change_or_delete_entries_in_the_admin(admin_client):
 def test_a_write_is_filed_under_the_area_that_declares_its_resource(path, area):
     # The core names no area: each Area declares its remote resources (dashboard/frame/areas.py).
     assert area_of(path) == area
+
+
+def test_agent_writes_read_in_words_with_the_agent_by_name_and_the_outcome(api_key, user, logged_in_client):
+    from agents.live import INVOCATION_KIND
+    from agents.models import InsightsRefresh
+    from dashboard.live.services import operation_track
+
+    make_auditor(user)
+    agent_id, unknown = "995f7252-0000-4000-8000-000000000001", "995f7252-0000-4000-8000-000000000002"
+    InsightsRefresh.objects.create(workspace_id=api_key.workspace_id, agent_names={agent_id: "Lead qualifier"})
+    operation_track(
+        owner_key=api_key, kind=INVOCATION_KIND, remote_id="m" * 32, title="Qualify Ada from Initech", context={}
+    )
+    runs = f"/v1/agents/{agent_id}/runs"
+    workspace = {"workspace_id": api_key.workspace_id, "username": "alice"}
+    entry(**workspace, path=runs, idempotency_key="m" * 32, summary=f"Created or sent agents/{agent_id}/runs")
+    entry(**workspace, path=f"/v1/agents/{unknown}/pause", summary=f"Created or sent agents/{unknown}/pause")
+    entry(**workspace, path="/v1/approvals/a1", status=409, summary="Created or sent approvals/a1")
+    entry(
+        **workspace,
+        path=f"/v1/agents/{agent_id}/activate",
+        status=None,
+        summary=f"Created or sent agents/{agent_id}/activate",
+    )
+
+    page = parse(logged_in_client.get(reverse("audit:index")).content)
+    rows = page.select("#audit-entries tbody tr")
+    assert [text_of(one(row, ".audit-words")) for row in rows] == [
+        "Activated Lead qualifier",
+        "Tried to decide an approval: it was already decided",
+        "Paused an agent",
+        "Sent a message to Lead qualifier: “Qualify Ada from Initech”",
+    ]
+    assert [text_of(one(row, ".audit-outcome")) for row in rows] == [
+        "No answer from the service",
+        "Refused: already done or changed elsewhere (409)",
+        "Done (201)",
+        "Done (201)",
+    ]
+    # The request stays beside the words, out of the line; no id is in the words.
+    assert all(agent_id not in text_of(one(row, ".audit-words")) for row in rows)
+    assert text_of(one(rows[3], ".audit-request code")) == f"POST {runs}"

@@ -75,6 +75,7 @@ UNGUARDED = {
     "reach:webhook_remove": "one's own webhook (a workspace's only for an Administrator, checked by the view)",
     "studio:library_zip": "a download of images the person may read, built for them alone: nothing written in the workspace",
     "reach:retry": "sends one's own failed notification again: no workspace write",
+    "agents:run_follow": "following a run is what reaches the person (their toasts and inbox): personal, nothing is sent",
 }
 # Whole namespaces, and views of a module, with rules of their own.
 UNGUARDED_NAMESPACES = {"admin": "Django's admin: staff only, under Django's own permissions"}

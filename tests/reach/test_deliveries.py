@@ -204,3 +204,29 @@ def test_a_digest_gathers_several_items_into_one_message(dana, real_smtp):
     (envelope,) = real_smtp.received
     assert message_from_bytes(envelope.content)["Subject"] == "2 things in Workspace Console"
     assert set(Delivery.objects.values_list("status", flat=True)) == {"sent"}
+
+
+def test_a_run_reaches_a_person_only_when_they_follow_it(dana, real_smtp):
+    from dashboard.keys.models import ApiKey
+    from dashboard.live.models import TrackedOperation
+    from dashboard.live.services import operation_track
+
+    NotificationPreference.objects.create(user=dana, my_work_needs_me=True)
+    waiting = {"id": "r1", "status": "waiting", "waiting_for": {"kind": "approval"}}
+    run = operation_track(
+        owner_key=ApiKey.objects.get(user=dana),
+        kind="agents.run",
+        remote_id="r1",
+        title="Qualify Ada",
+        snapshot=waiting,
+    )
+    TrackedOperation.objects.filter(pk=run.pk).update(status="waiting")
+
+    notifications_produce(WORKSPACE)  # a run a list showed live: nobody follows it
+    assert not Delivery.objects.filter(user=dana).exists()
+
+    TrackedOperation.objects.filter(pk=run.pk).update(context={"followed": True})
+    notifications_produce(WORKSPACE)
+    notifications_produce(WORKSPACE)
+    (delivery,) = Delivery.objects.filter(user=dana)
+    assert delivery.title == "Agent run needs you: Qualify Ada"
