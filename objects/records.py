@@ -73,17 +73,18 @@ def hidden_columns(
 
 
 def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
-    """The records table for a query: one page of records (one remote call,
-    the definition besides, cached), the open saved view, the columns shown."""
+    """The records table for a query: one page of records (one remote call
+    when the service answers the whole filter, else up to the page budget:
+    `selectors.record_page`; the definition besides, cached), the open saved
+    view, the columns shown."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     state = TableState.from_query(query, fields)
-    service_filter, problems = state.service_filter(fields)
-    page = selectors.record_list(
+    plan = state.plan(fields, zone=workspace.zone)
+    page = selectors.record_page(
         client=workspace.client,
         object_key=object_key,
-        filters=service_filter,
-        search=state.search,
+        plan=plan,
         sort=state.sort,
         cursor=state.pager.remote_cursor,
         limit=state.limit,
@@ -100,10 +101,12 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         next_cursor=page.next_cursor,
         state=state,
         hidden_fields=list(view.hidden_fields) if view is not None else own,
-        filter_problems=problems,
+        filter_problems=plan.problems,
         zone=workspace.zone,
         editable=workspace.can_write and definition.get("kind") != "system",
     )
+    table.read = page
+    table.filter_summary = state.filter.summary(fields)
     table.view = view
     table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
     table.default_view_id = preference.default_view_id if preference else None

@@ -57,7 +57,7 @@ def _board(
     chosen = _board_field(fields, by)
     # The table's search and filters, carried by its "Kanban" link.
     record_filter = RecordFilter.from_query(query, fields)
-    service_filter, filter_problems = record_filter.service_filter(fields)
+    plan = record_filter.plan(fields, zone=workspace.zone)
     columns = (
         board_columns(
             client=workspace.client,
@@ -65,8 +65,9 @@ def _board(
             definition=definition,
             by=chosen,
             zone=workspace.zone,
-            filters=service_filter,
-            search=record_filter.search,
+            filters=plan.remote,
+            search=plan.search,
+            keep=plan.matches if plan.narrows else None,
         )
         if chosen
         else []
@@ -83,7 +84,7 @@ def _board(
         "record_filter": record_filter,
         "filter_pairs": record_filter.pairs(),
         "filter_query": filter_query,
-        "filter_problems": filter_problems,
+        "filter_problems": plan.problems,
         "move_form": MoveForm(),
         # Records of built-in objects belong to their own feature: shown, not moved here.
         "can_move": workspace.can_write and definition.get("kind") != "system",
@@ -119,7 +120,7 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         board = reverse("objects:kanban", args=[object_key]) + f"?by={by.key}"
         return client_redirect(request, board)
     record_filter = RecordFilter.from_query(request.GET, fields)
-    service_filter, _problems = record_filter.service_filter(fields)
+    plan = record_filter.plan(fields, zone=workspace.zone)
     column = columns[index]
     if not is_partial(request):
         _link_columns(object_key, by, [column], record_filter)
@@ -135,8 +136,9 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         definition=definition,
         by=by,
         zone=workspace.zone,
-        filters=service_filter,
-        search=record_filter.search,
+        filters=plan.remote,
+        search=plan.search,
+        keep=plan.matches if plan.narrows else None,
         cursor=CursorPager.from_query(request.GET).cursor,
     )
     _link_columns(object_key, by, [column], record_filter)

@@ -70,6 +70,16 @@
       delete detail.parameters[name];
       kept.forEach(function (value) { data.append(name, value); });
     });
+    // A condition's operator (`op.<key>`) with nothing to compare is no
+    // condition: leave it out too, except "is empty" and "is not empty".
+    names.forEach(function (name) {
+      if (name.indexOf("op.") !== 0) { return; }
+      var op = data.get(name);
+      var key = name.slice(3);
+      if (op === "empty" || op === "not_empty") { return; }
+      if (data.get("f." + key) || data.get("to." + key) || data.get("days." + key)) { return; }
+      delete detail.parameters[name];
+    });
   });
 
   function start() {
