@@ -288,8 +288,8 @@ def _number_test(field_def: FieldDef, condition: Condition) -> Test:
         high = _number(field_def, condition.upper) if condition.upper else None
         if low is not None and high is not None and low > high:
             low, high = high, low
-        return lambda v: (n := parse_stored_number(v)) is not None and (
-            (low is None or n >= low) and (high is None or n <= high)
+        return lambda v: (
+            (n := parse_stored_number(v)) is not None and ((low is None or n >= low) and (high is None or n <= high))
         )
     target = _number(field_def, condition.values[0])
     compare: dict[str, Callable[[decimal.Decimal], bool]] = {

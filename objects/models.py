@@ -264,3 +264,48 @@ class ImportProblem(models.Model):
 
     def __str__(self) -> str:
         return f"row {self.row_number}: {self.message}"
+
+
+class RecordCount(models.Model):
+    """How many records one filter of an object's table matches: counted in
+    the background over the service's pages (objects/counts.py), because the
+    service's lists carry no total. One row per workspace, object and filter
+    (`digest`); kept `OBJECTS_COUNT_TTL_SECONDS` before a page asks again, the
+    last finished number staying on (`previous`, shown as "about N") while a
+    new count runs. Shown to whoever holds a working key of the workspace."""
+
+    RUNNING = "running"
+    DONE = "done"
+    PARTIAL = "partial"  # stopped at OBJECTS_COUNT_MAX_PAGES
+    FAILED = "failed"
+    STATUSES = [(RUNNING, "Counting"), (DONE, "Counted"), (PARTIAL, "Counted in part"), (FAILED, "Failed")]
+
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="record_counts")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    query = models.TextField(blank=True, help_text="The filter counted: search and conditions, as the table's URL.")
+    zone = models.CharField(max_length=64, default="UTC", help_text="The workspace's zone (days of dates).")
+    digest = models.CharField(max_length=64, unique=True)
+    status = models.CharField(max_length=16, choices=STATUSES, default=RUNNING)
+    counted = models.PositiveIntegerField(default=0)
+    previous = models.PositiveIntegerField(null=True, blank=True, help_text="The last finished count.")
+    pages_read = models.PositiveIntegerField(default=0)
+    cursor = models.TextField(blank=True)
+    message = models.TextField(blank=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"Count of {self.object_key} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status != self.RUNNING
+
+    @property
+    def version(self) -> str:
+        """What the shown count is, as its poll URL carries it (objects/counts.py)."""
+        return f"{self.updated_at.timestamp():.6f}-{self.status}"

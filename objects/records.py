@@ -23,6 +23,7 @@ from dashboard.api import errors
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import selectors
+from objects.counts import record_count_start
 from objects.fields import cell, field_defs, format_datetime
 from objects.history import UNDOABLE, history_rows
 from objects.links import Link, links_by_relation
@@ -107,6 +108,9 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     )
     table.read = page
     table.filter_summary = state.filter.summary(fields)
+    if table.total is None:
+        # The service's lists carry no total: counted in the background, polled.
+        table.count = record_count_start(workspace=workspace, object_key=object_key, record_filter=state.filter)
     table.view = view
     table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
     table.default_view_id = preference.default_view_id if preference else None

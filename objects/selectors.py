@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from django.conf import settings
-
 from django.core.cache import cache
 from django.db.models import Q
 

@@ -29,7 +29,7 @@ from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_ke
 from objects.filters import FilterPlan, RecordFilter
 
 if TYPE_CHECKING:
-    from objects.models import SavedView
+    from objects.models import RecordCount, SavedView
     from objects.selectors import RecordsPage
 
 PAGE_SIZES = (25, 50, 100)
@@ -234,6 +234,8 @@ class RecordsTable:
     read: RecordsPage | None = None
     # The conditions in words, as the summary beside the "N active" badge shows them.
     filter_summary: list[str] = field(default_factory=list)
+    # The background count of this filter when the page cannot tell the total (objects/counts.py).
+    count: RecordCount | None = None
 
     @property
     def narrowed_text(self) -> str:

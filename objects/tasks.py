@@ -1,10 +1,11 @@
-"""Celery tasks of the Objects area: bulk jobs and imports (objects/jobs.py).
+"""Celery tasks of the Objects area: bulk jobs and imports (objects/jobs.py),
+counts of filtered tables (objects/counts.py).
 They take a row's id, never a key; the row says what to do next."""
 
 from __future__ import annotations
 
 from dashboard.celery import app
-from objects import jobs
+from objects import counts, jobs
 
 # Bound to the project's app, as dashboard/live/tasks.py explains. One shape
 # for every area: a tasks module imports its services at the top; a service
@@ -15,6 +16,12 @@ from objects import jobs
 def job_step(job_id: int) -> None:
     """One bounded chunk of a bulk job or an import; sends itself again while there is more."""
     jobs.job_step(job_id=job_id)
+
+
+@app.task(name="objects.count_step", acks_late=True, ignore_result=True)
+def count_step(count_id: int) -> None:
+    """Counts a few pages of a filter's records (objects/counts.py); sends itself again while there are more."""
+    counts.count_step(count_id=count_id)
 
 
 @app.task(name="objects.jobs_watch", acks_late=True, ignore_result=True)

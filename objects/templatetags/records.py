@@ -92,3 +92,11 @@ def cell_text(cell: Cell | None) -> str:
     if cell.kind == "chips":
         return ", ".join(chip.label for chip in cell.chips)
     return cell.text
+
+
+@register.filter
+def count_words(count) -> str:
+    """A background count of a filtered table in words (objects/counts.py)."""
+    from objects.counts import count_text
+
+    return count_text(count)

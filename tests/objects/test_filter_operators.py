@@ -69,14 +69,24 @@ EVERY = range(12)
         ({"f.close_date": "2026-12-04"}, deals_named(3)),
         ({"op.close_date": "before", "f.close_date": "2026-12-03"}, deals_named(0, 1)),
         ({"op.close_date": "after", "f.close_date": "2026-12-10"}, deals_named(10, 11)),
-        ({"op.close_date": "between", "f.close_date": "2026-12-02", "to.close_date": "2026-12-04"}, deals_named(1, 2, 3)),
+        (
+            {"op.close_date": "between", "f.close_date": "2026-12-02", "to.close_date": "2026-12-04"},
+            deals_named(1, 2, 3),
+        ),
         ({"op.meeting_at": "after", "f.meeting_at": "2026-11-10"}, deals_named(10, 11)),
         ({"op.meeting_at": "not_empty"}, deals_named(*EVERY)),
         # boolean
         ({"f.active": "true"}, deals_named(0, 2, 4, 6, 8, 10)),
         # AND
         (
-            {"op.name": "contains", "f.name": "DEAL", "op.seats": "gt", "f.seats": "20", "op.status": "is_not", "f.status": "Lost"},
+            {
+                "op.name": "contains",
+                "f.name": "DEAL",
+                "op.seats": "gt",
+                "f.seats": "20",
+                "op.status": "is_not",
+                "f.status": "Lost",
+            },
             deals_named(7, 8, 10, 11),
         ),
     ],
@@ -91,7 +101,9 @@ def test_within_the_last_n_days_counts_back_from_today(deals, logged_in_client):
     for name, days_ago in (("Recent", 3), ("Old", 40)):
         day = today - dt.timedelta(days=days_ago)
         service.post(f"/v1/objects/{key}/records", json={"values": {"name": name, "close_date": day.isoformat()}})
-    found = shown(logged_in_client.get(f"/objects/{key}/records/", {"op.close_date": "last_days", "days.close_date": "7"}))
+    found = shown(
+        logged_in_client.get(f"/objects/{key}/records/", {"op.close_date": "last_days", "days.close_date": "7"})
+    )
     assert "Recent" in found and "Old" not in found
     # The seeded deals close in December 2026: in the window only if that is the last week.
     window = {DEAL.format(i) for i in EVERY if 0 <= (today - dt.date(2026, 12, i + 1)).days <= 7}

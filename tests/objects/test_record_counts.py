@@ -1,0 +1,120 @@
+"""Totals of a filtered table: page 1 tells the total when it can; otherwise a
+background count (objects/counts.py) runs over the sandbox's pages, is shown
+as "about N" while it runs, polled from the database (204 unchanged, 286
+final), kept for a short time, and shown only within the workspace."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import httpx
+import pytest
+from django.utils import timezone
+
+from dashboard.outbox.models import OutboxMessage
+from objects import counts
+from objects.models import RecordCount
+from objects.tasks import count_step
+from sandbox.fixtures import sample_values
+from tests.html import one, parse, text_of
+from tests.objects.records_fixtures import DEALS, OBJECT_KEY, page, record
+from tests.objects.support import store_api_key
+
+pytestmark = pytest.mark.django_db
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+@pytest.fixture
+def many_deals(deals):
+    """The 13 seeded records and 20 more (33 in all; 25 a page)."""
+    for i in range(12, 32):
+        deals["service"].post(f"/v1/objects/{deals['key']}/records", json={"values": sample_values(i)})
+    return deals
+
+
+def run_count(row: RecordCount) -> RecordCount:
+    """The worker's part: the task's body until the count is final."""
+    for _ in range(20):
+        count_step(row.pk)
+        row.refresh_from_db()
+        if row.is_final:
+            return row
+    raise AssertionError("the count never finished")
+
+
+def total_text(response) -> str:
+    return text_of(one(parse(response.content), "#records-total"))
+
+
+def test_a_first_page_that_is_all_tells_the_total_and_counts_nothing(deals, logged_in_client):
+    html = parse(logged_in_client.get(f"/objects/{deals['key']}/records/", {"view": "all"}).content)
+    assert text_of(one(html, ".records-count")) == "13 shown, that is all"
+    assert not RecordCount.objects.exists()
+
+
+def test_a_longer_filter_is_counted_in_the_background_and_polled(many_deals, logged_in_client):
+    address = f"/objects/{many_deals['key']}/records/"
+    # Seats above 3: every deal but 000 and 001 (30 of the 33 records, the bare one has none).
+    query = {"op.seats": "gt", "f.seats": "3"}
+    first = logged_in_client.get(address, query)
+    row = RecordCount.objects.get()
+    assert total_text(first) == "about 0 so far, counting…"
+    assert OutboxMessage.objects.filter(task_name="objects.count_step", args=[row.pk]).exists()
+    poll = one(parse(first.content), "#records-total")["hx-get"]
+    assert poll.startswith(f"/objects/{many_deals['key']}/records/count/{row.pk}/?v=")
+
+    assert logged_in_client.get(poll, **HTMX).status_code == 204  # nothing moved: nothing rendered
+    run_count(row)
+    assert (row.status, row.counted) == (RecordCount.DONE, 30)
+    final = logged_in_client.get(poll, **HTMX)
+    assert final.status_code == 286  # htmx stops polling
+    assert total_text(final) == "30 in all"
+
+    # Another page of the same filter within the TTL: the same count, no new one.
+    again = logged_in_client.get(address, {**query, "sort": "seats"})
+    assert total_text(again) == "30 in all"
+    assert RecordCount.objects.count() == 1
+    assert OutboxMessage.objects.filter(task_name="objects.count_step").count() == 1
+
+
+def test_an_old_count_is_shown_as_about_n_while_counted_again(many_deals, logged_in_client, settings):
+    address = f"/objects/{many_deals['key']}/records/"
+    logged_in_client.get(address, {"view": "all"})
+    row = run_count(RecordCount.objects.get())
+    assert row.counted == 33
+    RecordCount.objects.filter(pk=row.pk).update(
+        finished_at=timezone.now() - timedelta(seconds=settings.OBJECTS_COUNT_TTL_SECONDS + 1)
+    )
+    assert total_text(logged_in_client.get(address, {"view": "all"})) == "about 33 in all (counting again)"
+    assert run_count(row).counted == 33
+
+
+def test_a_count_belongs_to_its_workspace(many_deals, logged_in_client, django_user_model):
+    logged_in_client.get(f"/objects/{many_deals['key']}/records/", {"view": "all"})
+    row = RecordCount.objects.get()
+    stranger = django_user_model.objects.create_user(username="stranger", password="a long password here")
+    store_api_key(stranger)  # a key of another workspace
+    logged_in_client.force_login(stranger)
+    answer = logged_in_client.get(f"/objects/{many_deals['key']}/records/count/{row.pk}/", **HTMX)
+    assert answer.status_code == 404
+
+
+def test_a_failing_service_waits_then_a_refusal_ends_the_count_with_its_reason(console, remote, user):
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    listed = remote.get(f"/v1/objects/{OBJECT_KEY}/records").mock(
+        return_value=httpx.Response(200, json=page([record(f"r{i}", f"Deal {i}") for i in range(25)], next_cursor="c2"))
+    )
+    console.get(f"/objects/{OBJECT_KEY}/records/")
+    row = RecordCount.objects.get()
+    listed.mock(return_value=httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}}))
+    count_step(row.pk)
+    row.refresh_from_db()
+    assert row.status == RecordCount.RUNNING  # a wait, sent again with a countdown
+    assert OutboxMessage.objects.filter(task_name="objects.count_step", run_at__isnull=False).exists()
+    listed.mock(return_value=httpx.Response(401, json={"error": {"type": "authentication", "message": "revoked"}}))
+    count_step(row.pk)
+    row.refresh_from_db()
+    assert row.status == RecordCount.FAILED
+    assert counts.count_text(row).startswith("the total could not be counted: ")
+    assert "revoked" in row.message
