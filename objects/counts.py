@@ -114,7 +114,9 @@ def count_text(row: RecordCount) -> str:
         return f"the total could not be counted: {row.message}"
     if row.previous is not None:
         return f"about {row.previous:,} in all (counting again)"
-    return f"about {row.counted:,} so far, counting…"
+    if row.counted:
+        return f"about {row.counted:,} so far, counting…"
+    return "counting the total…"
 
 
 def count_step(*, count_id: int) -> None:
