@@ -466,9 +466,10 @@ def phrase(field_def: FieldDef, condition: Condition) -> str:
         return f"{field_def.label} within the last {condition.days} days"
     if condition.op == BETWEEN:
         return f"{field_def.label} between {shown[0] if shown else '…'} and {condition.upper or '…'}"
-    joined = " or ".join(f"“{v}”" for v in shown)
-    if control_kind(field_def) == "multi" and condition.op == IS:
-        joined = " and ".join(f"“{v}”" for v in shown)
+    kind = control_kind(field_def)
+    # Words are quoted (a space in them would blur the sentence); numbers, dates and Yes/No are not.
+    quoted = [f"“{v}”" for v in shown] if kind in {"text", "choice", "multi"} else shown
+    joined = (" and " if kind == "multi" and condition.op == IS else " or ").join(quoted)
     return f"{field_def.label} {words} {joined}"
 
 
@@ -525,6 +526,9 @@ def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list
     controls = []
     for f in fields:
         operators = operators_for(f)
+        if not filterable(f):
+            # No value to leave blank: "any" is the control left alone.
+            operators = (("", "any"), *operators)
         condition = record_filter.conditions.get(f.key)
         controls.append(
             FilterControl(
