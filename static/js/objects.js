@@ -82,6 +82,28 @@
     });
   });
 
+  // Back and Forward put back htmx's copy of the page, whose query form shows
+  // the values it was first rendered with, not the ones of the table shown:
+  // set the form from the address, which holds the whole state.
+  document.addEventListener("htmx:historyRestore", function () {
+    var form = document.getElementById("records-query");
+    if (!form) { return; }
+    var params = new URLSearchParams(window.location.search);
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.type === "hidden" || el.type === "submit") { return; }
+      var values = params.getAll(el.name);
+      if (el.type === "checkbox") {
+        el.checked = values.indexOf(el.value) !== -1;
+      } else if (el.tagName === "SELECT") {
+        // An operator left out of the address: "is" when a value is there (the older links), else the first.
+        var missing = el.name.indexOf("op.") === 0 && params.has("f." + el.name.slice(3)) ? "is" : null;
+        if (values.length || missing) { el.value = values.length ? values[0] : missing; } else { el.selectedIndex = 0; }
+      } else {
+        el.value = values.length ? values[0] : "";
+      }
+    });
+  });
+
   function start() {
     paint(document);
     if (window.htmx) {

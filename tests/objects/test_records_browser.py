@@ -73,7 +73,7 @@ def test_filters_with_operators_keep_the_badge_and_summary_in_step(deals, page: 
     page.get_by_label("Seats: condition").focus()
     page.get_by_label("Seats: condition").select_option("gt")
     page.keyboard.press("Tab")
-    expect(page.get_by_label("Filter Seats")).to_be_focused()
+    expect(page.get_by_role("spinbutton", name="Filter Seats", exact=True)).to_be_focused()
     page.keyboard.type("80")
     page.keyboard.press("Tab")
     expect(page.locator(ROWS)).to_have_count(3)
@@ -96,6 +96,9 @@ def test_filters_with_operators_keep_the_badge_and_summary_in_step(deals, page: 
     expect(page.locator(ROWS)).to_have_count(3)
     expect(badge).to_have_text("2 active")
     expect(summary).to_contain_text("2 active")
+    expect(page.get_by_label("Seats: condition")).to_have_value("gt")
+    expect(page.get_by_role("spinbutton", name="Filter Seats", exact=True)).to_have_value("80")
+    expect(page.get_by_label("Email: condition")).to_have_value("contains")
 
     # A phone: the filter bar open, nothing scrolls sideways.
     page.set_viewport_size({"width": 375, "height": 800})
