@@ -130,30 +130,26 @@ def record_page(
     service's pages (100 records each, `filter_page_budget()` at most) and
     keeps the records that pass its own checks until the page is full; the
     next page starts right after the last record kept."""
-    if not plan.narrows:
-        page = record_list(
-            client=client,
-            object_key=object_key,
-            filters=plan.remote,
-            search=plan.search,
-            sort=sort,
-            cursor=scan_position(cursor)[0],
-            limit=limit,
-        )
-        return RecordsPage(items=page.items, next_cursor=page.next_cursor, records_read=len(page.items))
-    remote_cursor, skip = scan_position(cursor)
-    kept: list[dict] = []
-    result = RecordsPage(items=kept, next_cursor=None, narrowed=True, pages_read=0)
-    for _ in range(filter_page_budget()):
-        page = record_list(
+
+    def read(remote_cursor: str | None, size: int) -> Page:
+        return record_list(
             client=client,
             object_key=object_key,
             filters=plan.remote,
             search=plan.search,
             sort=sort,
             cursor=remote_cursor,
-            limit=SCAN_PAGE_SIZE,
+            limit=size,
         )
+
+    remote_cursor, skip = scan_position(cursor)
+    if not plan.narrows:
+        page = read(remote_cursor, limit)
+        return RecordsPage(items=page.items, next_cursor=page.next_cursor, records_read=len(page.items))
+    kept: list[dict] = []
+    result = RecordsPage(items=kept, next_cursor=None, narrowed=True, pages_read=0)
+    for _ in range(filter_page_budget()):
+        page = read(remote_cursor, SCAN_PAGE_SIZE)
         result.pages_read += 1
         for position in range(skip, len(page.items)):
             result.records_read += 1
