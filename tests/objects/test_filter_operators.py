@@ -157,3 +157,32 @@ def test_a_full_budget_without_a_match_reads_ten_pages_of_a_hundred(console, rem
     assert {dict(c.url.params).get("search") for c in calls} == {"Nova"}
     assert text_of(one(html, ".filter-read")).startswith("— 0 matches in the 1,000 records read (10 pages)")
     assert OBJECT_KEY in one(html, "a[rel=next]").get("href")
+
+
+def test_saved_views_keep_operators_and_older_exact_filters_keep_working(deals, logged_in_client, user):
+    from objects.models import SavedView
+
+    key = deals["key"]
+    logged_in_client.post(
+        f"/objects/{key}/views/save/",
+        {"name": "Big", "query": "op.seats=gte&f.seats=27&op.email=not_empty&op.phone=contains&cursor=zz"},
+    )
+    view = SavedView.objects.get()
+    # The conditions as the table reads them; a blank one ("contains" nothing) and the page are not kept.
+    assert dict(parse_qsl(view.query)) == {"f.seats": "27", "op.seats": "gte", "op.email": "not_empty"}
+    assert shown(
+        logged_in_client.get(f"/objects/{key}/records/", {**dict(parse_qsl(view.query)), "view": view.pk})
+    ) == (deals_named(9, 10, 11))
+    # A view saved before operators (exact values, `empty=`) means what it meant.
+    status_lost = deals["options"]["status"]["Lost"]
+    older = SavedView.objects.create(
+        owner=user,
+        workspace_id=view.workspace_id,
+        object_key=key,
+        name="Old",
+        query=f"f.status={status_lost}&empty=email",
+    )
+    assert shown(logged_in_client.get(f"/objects/{key}/views/{older.pk}/", follow=True)) == []
+    older.query = f"f.status={status_lost}"
+    older.save()
+    assert shown(logged_in_client.get(f"/objects/{key}/views/{older.pk}/", follow=True)) == deals_named(0, 3, 6, 9)
