@@ -186,3 +186,12 @@ def test_saved_views_keep_operators_and_older_exact_filters_keep_working(deals, 
     older.query = f"f.status={status_lost}"
     older.save()
     assert shown(logged_in_client.get(f"/objects/{key}/views/{older.pk}/", follow=True)) == deals_named(0, 3, 6, 9)
+
+
+def test_export_and_the_board_keep_only_what_the_console_checks(deals, logged_in_client):
+    key = deals["key"]
+    exported = logged_in_client.get(f"/objects/{key}/records/export.csv", {"op.seats": "gt", "f.seats": "27"})
+    lines = b"".join(exported.streaming_content).decode().splitlines()
+    assert sorted(line.split(",")[1] for line in lines[1:]) == deals_named(10, 11)
+    board = parse(logged_in_client.get(f"/objects/{key}/kanban/", {"op.name": "contains", "f.name": "deal 00"}).content)
+    assert sorted(texts(str(board), ".kanban-card__title")) == deals_named(*range(10))
