@@ -42,6 +42,7 @@ DAYS_PREFIX = "days."
 MAX_SEARCH_LENGTH = 500
 MAX_VALUE_LENGTH = 500
 MAX_DAYS = 36500
+MAX_NUMBER = decimal.Decimal(10) ** 18
 
 # Operators, in the words the filter bar shows (number words as signs).
 IS = "is"
@@ -199,7 +200,8 @@ def _read_condition(query: QueryDict, field_def: FieldDef) -> Condition | None:
 
 def _number(field_def: FieldDef, raw: str) -> decimal.Decimal:
     number = parse_stored_number(raw)
-    if number is None or not number.is_finite():
+    # Bounded: a number past a float's range would go to the service as "Infinity", which is no JSON.
+    if number is None or not number.is_finite() or abs(number) > MAX_NUMBER:
         raise ValueError(f"{field_def.label}: enter a number.")
     return number
 

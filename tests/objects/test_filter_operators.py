@@ -195,3 +195,24 @@ def test_export_and_the_board_keep_only_what_the_console_checks(deals, logged_in
     assert sorted(line.split(",")[1] for line in lines[1:]) == deals_named(10, 11)
     board = parse(logged_in_client.get(f"/objects/{key}/kanban/", {"op.name": "contains", "f.name": "deal 00"}).content)
     assert sorted(texts(str(board), ".kanban-card__title")) == deals_named(*range(10))
+
+
+def test_values_that_cannot_be_read_are_explained_and_left_out(deals, logged_in_client):
+    html = parse(
+        logged_in_client.get(
+            f"/objects/{deals['key']}/records/",
+            {
+                "op.seats": "lt",
+                "f.seats": "1e999",
+                "op.close_date": "last_days",
+                "days.close_date": "soon",
+                "f.name": "Deal 003",
+            },
+        ).content
+    )
+    assert sorted(text_of(a) for a in html.select("#records-table .alert-error")) == [
+        "Close date: enter a number of days (0 or more). This filter was left out.",
+        "Seats: enter a number. This filter was left out.",
+    ]
+    assert texts(str(html), "th.record-title a") == ["Deal 003"]  # the rest still apply
+    assert one(html, 'input[name="days.close_date"]').get("value") == "soon"  # nothing typed is lost
