@@ -432,12 +432,6 @@ class RecordFilter:
                 plan.search = condition.values[0]
         return plan
 
-    def service_filter(self, fields: list[FieldDef]) -> tuple[dict, list[str]]:
-        """The service's exact `filter` alone and the problems (conditions
-        the service cannot express are not in it: see `plan`)."""
-        plan = self.plan(fields)
-        return plan.remote, plan.problems
-
     def pairs(self) -> list[tuple[str, str]]:
         """This filter as URL query pairs."""
         pairs: list[tuple[str, str]] = []
