@@ -20,6 +20,8 @@ class ColumnPreference(models.Model):
     object_key = models.CharField(max_length=200)
     # Field keys hidden from the table; fields added later show by default.
     hidden_fields = models.JSONField(default=list, blank=True)
+    # Relation keys shown as linked-record columns (none by default: each costs a read per row).
+    link_columns = models.JSONField(default=list, blank=True)
     # The saved view this person's records page opens with (one default per object).
     default_view = models.ForeignKey("SavedView", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
@@ -45,7 +47,12 @@ class SavedView(models.Model):
     name = models.CharField(max_length=80)
     query = models.CharField(max_length=4000, blank=True)
     hidden_fields = models.JSONField(default=list, blank=True)
+    link_columns = models.JSONField(default=list, blank=True)
     shared = models.BooleanField(default=False)
+    # How the records are looked at (objects/looks.py): the table, or a kanban,
+    # calendar, gallery or chart with its own settings (field keys, measure...).
+    kind = models.CharField(max_length=16, default="table")
+    settings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -176,13 +183,17 @@ class ObjectJob(models.Model):
     resume_status = models.CharField(max_length=16, blank=True, help_text="What Resume goes back to.")
     cancel_requested = models.BooleanField(default=False)
     # Edit: {"changes": {key: value}}; a filter selection: {"filter", "search", "sort"};
-    # import: {"header": [...], "mapping": {column index: field key}}.
+    # import: {"header": [...], "mapping": {column index: field key}, "encoding", "delimiter",
+    # "match_key", "match_mode", "dry_run"/"tally": {outcome: rows}} (objects/imports.py).
     params = models.JSONField(default=dict, blank=True)
     cursor = models.TextField(blank=True, help_text="Collecting: the next page of the filter.")
     upload = models.FileField(upload_to="%Y/%m/", storage=import_storage, blank=True)
     upload_name = models.CharField(max_length=255, blank=True)
     position_row = models.PositiveIntegerField(default=0, help_text="Import: data rows already handled.")
     position_byte = models.BigIntegerField(default=0, help_text="Import: where the next row starts in the file.")
+    position_line = models.PositiveIntegerField(
+        default=0, help_text="Import: the file's last line already handled (quoted newlines count)."
+    )
     total = models.PositiveIntegerField(default=0)
     processed = models.PositiveIntegerField(default=0)
     succeeded = models.PositiveIntegerField(default=0)
@@ -253,6 +264,10 @@ class ImportProblem(models.Model):
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="problems")
     row_number = models.PositiveIntegerField(help_text="The line's data row, 1 for the first row after the header.")
+    line = models.PositiveIntegerField(
+        default=0, help_text="The spreadsheet's line where the row starts (the header is line 1); 0 if not known."
+    )
+    cells = models.JSONField(default=dict, blank=True, help_text="The row's values by the file's column name.")
     stage = models.CharField(max_length=16)
     fields = models.CharField(max_length=500, blank=True)
     message = models.TextField()
@@ -263,49 +278,65 @@ class ImportProblem(models.Model):
         constraints = [models.UniqueConstraint(fields=["job", "row_number"], name="objects_problem_once")]
 
     def __str__(self) -> str:
-        return f"row {self.row_number}: {self.message}"
+        return f"line {self.line or '?'}: {self.message}"
 
 
-class RecordCount(models.Model):
-    """How many records one filter of an object's table matches: counted in
-    the background over the service's pages (objects/counts.py), because the
-    service's lists carry no total. One row per workspace, object and filter
-    (`digest`); kept `OBJECTS_COUNT_TTL_SECONDS` before a page asks again, the
-    last finished number staying on (`previous`, shown as "about N") while a
-    new count runs. Shown to whoever holds a working key of the workspace."""
+# --- counts of records (the table's total, charts, kanban totals) --------------
 
-    RUNNING = "running"
+
+class RecordTally(models.Model):
+    """The records of one filter counted: in all (the table's total, no
+    group), or per group of one field (a choice, a yes/no, or a date's day,
+    week or month) with one number field summed (charts, kanban columns).
+
+    The service gives no totals, so a job reads every page of the filter
+    (100 records a page, the most it gives) through `objects.tally_step`
+    (objects/tallies.py), a bounded chunk of pages at a time, keeping where
+    it stopped (`cursor`) and the sums so far; each record is checked against
+    the conditions the service cannot check (objects/filters.py). The row is
+    the cache: one per workspace, object and parameters (`signature`), fresh
+    for OBJECTS_COUNT_FRESH_SECONDS; pages poll it (204 unchanged, 286 final).
+    """
+
+    COUNTING = "counting"
     DONE = "done"
-    PARTIAL = "partial"  # stopped at OBJECTS_COUNT_MAX_PAGES
-    FAILED = "failed"
-    STATUSES = [(RUNNING, "Counting"), (DONE, "Counted"), (PARTIAL, "Counted in part"), (FAILED, "Failed")]
+    STOPPED = "stopped"
+    STATUSES = [(COUNTING, "Counting"), (DONE, "Counted"), (STOPPED, "Stopped")]
 
-    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="record_counts")
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="record_tallies")
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)
-    query = models.TextField(blank=True, help_text="The filter counted: search and conditions, as the table's URL.")
-    zone = models.CharField(max_length=64, default="UTC", help_text="The workspace's zone (days of dates).")
-    digest = models.CharField(max_length=64, unique=True)
-    status = models.CharField(max_length=16, choices=STATUSES, default=RUNNING)
-    counted = models.PositiveIntegerField(default=0)
-    previous = models.PositiveIntegerField(null=True, blank=True, help_text="The last finished count.")
-    pages_read = models.PositiveIntegerField(default=0)
+    signature = models.CharField(max_length=64, help_text="sha256 of the parameters.")
+    # {"query" (the table's search and conditions), "group" ("" for a total), "bucket", "value", "zone"}
+    params = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=STATUSES, default=COUNTING)
+    # {group key: [records, sum of the value field (decimal text), records with a value]}
+    groups = models.JSONField(default=dict, blank=True)
     cursor = models.TextField(blank=True)
+    pages_read = models.PositiveIntegerField(default=0)
+    records_read = models.PositiveIntegerField(default=0, help_text="Records read that the filter matches.")
+    # The last finished count's records, shown as "about N" while it is counted again.
+    previous = models.PositiveIntegerField(null=True, blank=True)
     message = models.TextField(blank=True)
+    transient_errors = models.PositiveIntegerField(default=0)
     lease_until = models.DateTimeField(null=True, blank=True)
     lease_token = models.CharField(max_length=64, blank=True)
-    created_at = models.DateTimeField(auto_now_add=True)
+    started_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
     finished_at = models.DateTimeField(null=True, blank=True)
 
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace_id", "object_key", "signature"], name="objects_one_tally_per_question"
+            )
+        ]
+
     def __str__(self) -> str:
-        return f"Count of {self.object_key} ({self.status})"
+        return (
+            f"{self.object_key} by {self.params.get('group') or 'nothing'}: {self.status}, {self.records_read} counted"
+        )
 
     @property
     def is_final(self) -> bool:
-        return self.status != self.RUNNING
-
-    @property
-    def version(self) -> str:
-        """What the shown count is, as its poll URL carries it (objects/counts.py)."""
-        return f"{self.updated_at.timestamp():.6f}-{self.status}"
+        return self.status != self.COUNTING

@@ -1,11 +1,11 @@
 """Celery tasks of the Objects area: bulk jobs and imports (objects/jobs.py),
-counts of filtered tables (objects/counts.py).
+counts of records: a filtered table's total, charts, kanban totals (objects/tallies.py).
 They take a row's id, never a key; the row says what to do next."""
 
 from __future__ import annotations
 
 from dashboard.celery import app
-from objects import counts, jobs
+from objects import jobs, tallies
 
 # Bound to the project's app, as dashboard/live/tasks.py explains. One shape
 # for every area: a tasks module imports its services at the top; a service
@@ -18,12 +18,6 @@ def job_step(job_id: int) -> None:
     jobs.job_step(job_id=job_id)
 
 
-@app.task(name="objects.count_step", acks_late=True, ignore_result=True)
-def count_step(count_id: int) -> None:
-    """Counts a few pages of a filter's records (objects/counts.py); sends itself again while there are more."""
-    counts.count_step(count_id=count_id)
-
-
 @app.task(name="objects.jobs_watch", acks_late=True, ignore_result=True)
 def jobs_watch() -> int:
     """Every minute (Celery beat): a job whose step message was lost goes on."""
@@ -34,3 +28,9 @@ def jobs_watch() -> int:
 def uploads_prune() -> int:
     """Once a day (Celery beat): uploaded files of imports kept past OBJECTS_IMPORT_KEEP_DAYS go."""
     return jobs.uploads_prune()
+
+
+@app.task(name="objects.tally_step", acks_late=True, ignore_result=True)
+def tally_step(tally_id: int) -> None:
+    """A few pages of a count of records (a table's total, a chart, a kanban's totals); sends itself again while there is more."""
+    tallies.tally_step(tally_id=tally_id)

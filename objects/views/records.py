@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
-from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
+from django.http import HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
@@ -23,11 +23,12 @@ from dashboard.api import errors
 from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, render_region, stop_polling
-from objects import counts, selectors, services
+from dashboard.web.htmx import client_redirect, is_partial, render_region, stop_polling
+from objects import selectors, services, tallies
 from objects.fields import field_defs
 from objects.filters import filter_controls
 from objects.forms import RecordDeleteForm, RecordForm
+from objects.models import RecordTally
 from objects.records import (
     READ_ONLY,
     VIEW_NONE,
@@ -40,7 +41,7 @@ from objects.records import (
     records_table,
     saved_view_open,
 )
-from objects.table import PAGE_SIZES
+from objects.table import LINK_COLUMN_PREFIX, MAX_LINK_COLUMNS, MAX_RELATION_KEY, PAGE_SIZES
 
 
 @require_GET
@@ -65,13 +66,9 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 def records_count(request: ConsoleRequest, object_key: str, count_id: int) -> HttpResponseBase:
     """The table's total while it is counted in the background (polled every
     2 s from the database only): 204 while unchanged, 286 once final."""
-    workspace = request.workspace
-    unchanged = poll_unchanged(request, lambda: counts.record_count_version(workspace=workspace, count_id=count_id))
-    if unchanged is not None:
-        return unchanged
-    count = counts.record_count_get(workspace=workspace, count_id=count_id)
-    if count is None or count.object_key != object_key:
-        raise Http404("No such count.")
+    count = tallies.tally_polled(request, workspace_id=request.workspace.id, object_key=object_key, pk=count_id)
+    if not isinstance(count, RecordTally):
+        return count
     response = render(request, "objects/records.html#records-total", {"count": count, "object_key": object_key})
     return stop_polling(response, final=count.is_final)
 
@@ -83,13 +80,17 @@ def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBas
     No write guard: the columns a person sees are their own preference."""
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
-    shown = set(request.POST.getlist("shown"))
+    chosen = request.POST.getlist("shown")
+    shown = set(chosen)
     hidden = [f.key for f in field_defs(definition) if f.key not in shown]
+    # Linked-record columns, in the picker's order (a relation key as the service spells it, kept short).
+    links = [key.removeprefix(LINK_COLUMN_PREFIX) for key in chosen if key.startswith(LINK_COLUMN_PREFIX)]
+    links = [key for key in links if 0 < len(key) <= MAX_RELATION_KEY and key.isprintable()][:MAX_LINK_COLUMNS]
     query = QueryDict(request.POST.get("query", ""), mutable=True)
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
     # A shared view changes for everyone: only its owner while they may write.
     if view is not None and view.owner_id == request.user.pk and (not view.shared or workspace.can_write):
-        services.saved_view_set_columns(view=view, hidden_fields=hidden)
+        services.saved_view_set_columns(view=view, hidden_fields=hidden, link_columns=links)
     else:
         # Someone else's shared view (or one's own, by a person who may only
         # read now) is left as it is: the columns become this person's own.
@@ -99,6 +100,7 @@ def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBas
             workspace_id=workspace.id,
             object_key=object_key,
             hidden_fields=hidden,
+            link_columns=links,
         )
     encoded = query.urlencode()
     if not is_partial(request):

@@ -322,16 +322,24 @@ FUZZ_TABLE: dict[str, Target] = {
         form=("ids", "scope", "query", "action", "field", "value", "step", "checked", "idempotency_key"),
     ),
     "objects:import": Target(methods=("GET", "POST"), form=("file", "idempotency_key")),
-    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1")),
+    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1", "match_key", "match_mode")),
     "objects:jobs": Target(),
     "objects:job": Target(),
     "objects:job_status": Target(query=("v",)),
     "objects:job_cancel": Target(methods=("POST",)),
     "objects:job_run": Target(methods=("POST",)),
     "objects:job_report": Target(),
-    "objects:kanban": Target(query=("by", "q", "empty"), record_fields="query"),
+    "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
+    "objects:kanban_counts": Target(query=("by", "sum", "shown1", "more1", "out1", "v")),
     "objects:kanban_move": Target(methods=("POST",), form=("record_id", "field", "option", "idempotency_key")),
     "objects:kanban_column": Target(query=("by", "option", "cursor", "shown", "q", "empty"), record_fields="query"),
+    # More ways to look: calendar, gallery, chart.
+    "objects:calendar": Target(query=("date", "month", "budget", "view", "q", "empty"), record_fields="query"),
+    "objects:gallery": Target(query=("image", "view", "q", *PAGER), record_fields="query"),
+    "objects:chart": Target(
+        query=("group", "bucket", "measure", "value", "recount", "view", "q"), record_fields="query"
+    ),
+    "objects:chart_status": Target(query=("group", "bucket", "measure", "value", "v")),
 }
 
 # URL namespaces the console does not own (Django's admin is Django's).

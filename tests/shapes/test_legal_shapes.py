@@ -184,6 +184,10 @@ def test_a_decision_answered_with_only_the_outcome_rereads_the_approval(agents_s
         ("objects:record_new", ["deals"]),
         ("objects:settings", ["deals"]),
         ("objects:relationship_picker", ["deals", RECORD_ID]),
+        ("objects:kanban", ["deals"]),
+        ("objects:calendar", ["deals"]),
+        ("objects:gallery", ["deals"]),
+        ("objects:chart", ["deals"]),
     ],
 )
 def test_objects_pages_read_a_legal_implementations_bodies(objects_service, console, url_name, args):

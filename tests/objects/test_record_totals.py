@@ -1,5 +1,6 @@
 """Totals of a filtered table: page 1 tells the total when it can; otherwise a
-background count (objects/counts.py) runs over the sandbox's pages, is shown
+background count (a tally with no group, objects/tallies.py) runs over the
+sandbox's pages, each record checked against the conditions, is shown
 as "about N" while it runs, polled from the database (204 unchanged, 286
 final), kept for a short time, and shown only within the workspace."""
 
@@ -12,9 +13,9 @@ import pytest
 from django.utils import timezone
 
 from dashboard.outbox.models import OutboxMessage
-from objects import counts
-from objects.models import RecordCount
-from objects.tasks import count_step
+from objects import tallies
+from objects.models import RecordTally
+from objects.tasks import tally_step
 from sandbox.fixtures import sample_values
 from tests.html import one, parse, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, page, record
@@ -33,10 +34,10 @@ def many_deals(deals):
     return deals
 
 
-def run_count(row: RecordCount) -> RecordCount:
+def run_count(row: RecordTally) -> RecordTally:
     """The worker's part: the task's body until the count is final."""
     for _ in range(20):
-        count_step(row.pk)
+        tally_step(row.pk)
         row.refresh_from_db()
         if row.is_final:
             return row
@@ -50,7 +51,7 @@ def total_text(response) -> str:
 def test_a_first_page_that_is_all_tells_the_total_and_counts_nothing(deals, logged_in_client):
     html = parse(logged_in_client.get(f"/objects/{deals['key']}/records/", {"view": "all"}).content)
     assert text_of(one(html, ".records-count")) == "13 shown, that is all"
-    assert not RecordCount.objects.exists()
+    assert not RecordTally.objects.exists()
 
 
 def test_a_longer_filter_is_counted_in_the_background_and_polled(many_deals, logged_in_client):
@@ -58,15 +59,15 @@ def test_a_longer_filter_is_counted_in_the_background_and_polled(many_deals, log
     # Seats above 3: every deal but 000 and 001 (30 of the 33 records, the bare one has none).
     query = {"op.seats": "gt", "f.seats": "3"}
     first = logged_in_client.get(address, query)
-    row = RecordCount.objects.get()
+    row = RecordTally.objects.get()
     assert total_text(first) == "counting the total…"
-    assert OutboxMessage.objects.filter(task_name="objects.count_step", args=[row.pk]).exists()
+    assert OutboxMessage.objects.filter(task_name="objects.tally_step", args=[row.pk]).exists()
     poll = one(parse(first.content), "#records-total")["hx-get"]
     assert poll.startswith(f"/objects/{many_deals['key']}/records/count/{row.pk}/?v=")
 
     assert logged_in_client.get(poll, **HTMX).status_code == 204  # nothing moved: nothing rendered
     run_count(row)
-    assert (row.status, row.counted) == (RecordCount.DONE, 30)
+    assert (row.status, row.records_read) == (RecordTally.DONE, 30)
     final = logged_in_client.get(poll, **HTMX)
     assert final.status_code == 286  # htmx stops polling
     assert total_text(final) == "30 in all"
@@ -74,25 +75,25 @@ def test_a_longer_filter_is_counted_in_the_background_and_polled(many_deals, log
     # Another page of the same filter within the TTL: the same count, no new one.
     again = logged_in_client.get(address, {**query, "sort": "seats"})
     assert total_text(again) == "30 in all"
-    assert RecordCount.objects.count() == 1
-    assert OutboxMessage.objects.filter(task_name="objects.count_step").count() == 1
+    assert RecordTally.objects.count() == 1
+    assert OutboxMessage.objects.filter(task_name="objects.tally_step").count() == 1
 
 
 def test_an_old_count_is_shown_as_about_n_while_counted_again(many_deals, logged_in_client, settings):
     address = f"/objects/{many_deals['key']}/records/"
     logged_in_client.get(address, {"view": "all"})
-    row = run_count(RecordCount.objects.get())
-    assert row.counted == 33
-    RecordCount.objects.filter(pk=row.pk).update(
-        finished_at=timezone.now() - timedelta(seconds=settings.OBJECTS_COUNT_TTL_SECONDS + 1)
+    row = run_count(RecordTally.objects.get())
+    assert row.records_read == 33
+    RecordTally.objects.filter(pk=row.pk).update(
+        finished_at=timezone.now() - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS + 1)
     )
     assert total_text(logged_in_client.get(address, {"view": "all"})) == "about 33 in all (counting again)"
-    assert run_count(row).counted == 33
+    assert run_count(row).records_read == 33
 
 
 def test_a_count_belongs_to_its_workspace(many_deals, logged_in_client, django_user_model):
     logged_in_client.get(f"/objects/{many_deals['key']}/records/", {"view": "all"})
-    row = RecordCount.objects.get()
+    row = RecordTally.objects.get()
     stranger = django_user_model.objects.create_user(username="stranger", password="a long password here")
     store_api_key(stranger)  # a key of another workspace
     logged_in_client.force_login(stranger)
@@ -106,15 +107,15 @@ def test_a_failing_service_waits_then_a_refusal_ends_the_count_with_its_reason(c
         return_value=httpx.Response(200, json=page([record(f"r{i}", f"Deal {i}") for i in range(25)], next_cursor="c2"))
     )
     console.get(f"/objects/{OBJECT_KEY}/records/")
-    row = RecordCount.objects.get()
+    row = RecordTally.objects.get()
     listed.mock(return_value=httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}}))
-    count_step(row.pk)
+    tally_step(row.pk)
     row.refresh_from_db()
-    assert row.status == RecordCount.RUNNING  # a wait, sent again with a countdown
-    assert OutboxMessage.objects.filter(task_name="objects.count_step", run_at__isnull=False).exists()
+    assert row.status == RecordTally.COUNTING  # a wait, sent again with a countdown
+    assert OutboxMessage.objects.filter(task_name="objects.tally_step", run_at__isnull=False).exists()
     listed.mock(return_value=httpx.Response(401, json={"error": {"type": "authentication", "message": "revoked"}}))
-    count_step(row.pk)
+    tally_step(row.pk)
     row.refresh_from_db()
-    assert row.status == RecordCount.FAILED
-    assert counts.count_text(row).startswith("the total could not be counted: ")
+    assert row.status == RecordTally.STOPPED
+    assert tallies.total_text(row).startswith("the total could not be counted: ")
     assert "revoked" in row.message

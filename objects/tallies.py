@@ -1,0 +1,415 @@
+"""Counts of records the service cannot give: every record of a filter read
+page by page (100 a page, the most the service sends), each checked against
+the conditions the service cannot check (the table's `RecordFilter.plan`,
+objects/filters.py), counted in all (the table's total: no group) or per
+group of one field (a choice, yes/no, or a date's day, week or month) and,
+when asked, one number or currency field summed (its average is the sum over
+the records that hold a value). The table's total, charts and the kanban's
+column totals read them: one model, one task, one poll.
+
+A tally is a row (`objects.models.RecordTally`), and its job has the shape of
+the bulk jobs (objects/jobs.py): `objects.tally_step(tally_id)` claims the row
+with a lease, reads at most `PAGES_PER_STEP` pages (or `STEP_SECONDS`) from
+the cursor it stored, writes the sums so far and the next cursor in one
+UPDATE (only while it still holds the lease, so a redelivered step never
+counts a page twice) and sends itself again. A 429 or a failing service
+waits (a countdown), never sleeps.
+
+The row is also the cache: one per workspace, object and question (the
+parameters' `signature`), fresh for `OBJECTS_COUNT_FRESH_SECONDS`; asking
+again later counts again, in the same row (the last total kept as
+`previous`, "about N" meanwhile). At most `OBJECTS_COUNT_MAX_PAGES` pages are
+read: past them the count stops, keeping what it counted ("at least N").
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import decimal
+import hashlib
+import json
+import logging
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from django.conf import settings
+from django.db import IntegrityError, transaction
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.utils import timezone
+
+from dashboard.api import errors
+from dashboard.api.paths import api_path
+from dashboard.keys.models import ApiKey, zone_named
+from dashboard.live.leases import lease_take
+from dashboard.outbox.services import outbox_send
+from dashboard.web.htmx import poll_unchanged
+from dashboard.web.reading import as_dict, text
+from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
+from objects.filters import RecordFilter, remote_query
+from objects.models import RecordTally
+from objects.schema import CHOICE_TYPES, FieldType
+
+if TYPE_CHECKING:
+    from dashboard.frame.workspace import Workspace
+
+logger = logging.getLogger("objects.tallies")
+
+STEP_TASK = "objects.tally_step"  # objects/tasks.py
+PAGE_SIZE = 100  # the service's largest page (api-spec.md, Conventions)
+PAGES_PER_STEP = 10
+STEP_SECONDS = 5.0
+LEASE_SECONDS = 120
+STALLED_SECONDS = 60
+MAX_TRANSIENT_ERRORS = 6
+
+DAY, WEEK, MONTH = "day", "week", "month"
+BUCKETS = [(DAY, "Day"), (WEEK, "Week"), (MONTH, "Month")]
+DATE_TYPES = frozenset({FieldType.DATE, FieldType.DATETIME})
+# Fields a tally can group by: choices and yes/no as they are, dates by a bucket.
+GROUP_TYPES = frozenset({*CHOICE_TYPES, FieldType.BOOLEAN, *DATE_TYPES})
+EMPTY = ""  # the group of records without a value
+
+
+def groupable(fields: list[FieldDef]) -> list[FieldDef]:
+    return [f for f in fields if f.type in GROUP_TYPES]
+
+
+def summable(fields: list[FieldDef]) -> list[FieldDef]:
+    return [f for f in fields if f.is_number]
+
+
+# --- the counting itself (pure) -------------------------------------------------
+
+
+def bucket_of(day: dt.date, bucket: str) -> str:
+    """A day's group: itself, its week's Monday, or its month (`2026-11`)."""
+    if bucket == MONTH:
+        return f"{day:%Y-%m}"
+    if bucket == WEEK:
+        return (day - dt.timedelta(days=day.weekday())).isoformat()
+    return day.isoformat()
+
+
+def group_keys(field: FieldDef, stored: Any, *, bucket: str, zone: dt.tzinfo) -> list[str]:
+    """The groups a stored value falls in: one, none ("" when empty), or
+    several for a multi select (a record tagged Hot and VIP counts in both)."""
+    if stored is None or stored == "" or stored == []:
+        return [EMPTY]
+    if field.type in CHOICE_TYPES:
+        values = stored if isinstance(stored, list) else [stored]
+        keys = []
+        for value in values:
+            option = field.option_for(value)
+            keys.append(option.id if option else text(value))
+        return keys or [EMPTY]
+    if field.type == FieldType.BOOLEAN:
+        yes = stored is True or (isinstance(stored, str) and stored.strip().lower() == "true")
+        return ["true" if yes else "false"]
+    if field.type == FieldType.DATETIME:
+        moment = parse_stored_datetime(stored)
+        return [bucket_of(moment.astimezone(zone).date(), bucket)] if moment else [EMPTY]
+    if field.type == FieldType.DATE:
+        day = parse_stored_date(stored)
+        return [bucket_of(day, bucket)] if day else [EMPTY]
+    return [text(stored)]
+
+
+@dataclass
+class Counter:
+    """Sums per group: records, the value field's total and how many held one."""
+
+    groups: dict[str, list]
+
+    def add(self, keys: list[str], number: decimal.Decimal | None) -> None:
+        for key in keys:
+            row = self.groups.setdefault(key, [0, "0", 0])
+            row[0] += 1
+            if number is not None:
+                row[1] = str(decimal.Decimal(row[1]) + number)
+                row[2] += 1
+
+
+def count_records(
+    counter: Counter,
+    records: list,
+    *,
+    group: FieldDef | None,
+    value: FieldDef | None,
+    bucket: str,
+    zone: dt.tzinfo,
+    keep: Callable[[Any], bool] = lambda record: True,
+) -> int:
+    """Add the records of a page the filter keeps to the counter (no group:
+    counted only); returns how many it kept."""
+    kept = 0
+    for item in records:
+        record = as_dict(item)
+        if not keep(record):
+            continue  # a condition the service cannot check (objects/filters.py)
+        kept += 1
+        if group is None:
+            continue
+        values = as_dict(record.get("values"))
+        number = parse_stored_number(values.get(value.key)) if value else None
+        if number is not None and not number.is_finite():
+            number = None
+        counter.add(group_keys(group, values.get(group.key), bucket=bucket, zone=zone), number)
+    return kept
+
+
+# --- the row: asked for, stepped, read -----------------------------------------
+
+
+def tally_params(
+    *, record_filter: RecordFilter, group: FieldDef | None, bucket: str, value: FieldDef | None, zone_name: str
+) -> dict:
+    """The question a tally answers: the table's search and conditions (as its
+    URL says them: the step plans them again, remote and console-side), the
+    group ("" for a total), the bucket of a date, the summed field, and the
+    zone (days of datetimes, of "before" and "within the last N days")."""
+    return {
+        "query": urlencode(record_filter.pairs()),
+        "group": group.key if group else "",
+        "bucket": bucket if group is not None and group.type in DATE_TYPES else "",
+        "value": value.key if value else "",
+        "zone": zone_name,
+    }
+
+
+def signature_of(params: dict) -> str:
+    return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()
+
+
+def send_step(tally_id: int, countdown: float | None = None) -> None:
+    """`objects.tally_step` through the outbox (published once the row commits).
+    Tests stand a worker in here."""
+    outbox_send(task=STEP_TASK, args=[tally_id], countdown=countdown, about=RecordTally(pk=tally_id))
+
+
+def tally_get(*, workspace_id: str, object_key: str, params: dict) -> RecordTally | None:
+    return RecordTally.objects.filter(
+        workspace_id=workspace_id, object_key=object_key, signature=signature_of(params)
+    ).first()
+
+
+def tally_start(
+    *, key: ApiKey, object_key: str, params: dict, again: bool = False, now: dt.datetime | None = None
+) -> RecordTally:
+    """The tally answering `params`: the stored one while it counts, is
+    fresh or stopped, else (or `again`) counted from the first page, read
+    with `key`. A count
+    that nothing moved for a minute (a lost message) is sent on."""
+    now = now or timezone.now()
+    signature = signature_of(params)
+    rows = RecordTally.objects.filter(workspace_id=key.workspace_id, object_key=object_key, signature=signature)
+    tally = rows.first()
+    if tally is None:
+        try:
+            with transaction.atomic():
+                tally = RecordTally.objects.create(
+                    owner_key=key, workspace_id=key.workspace_id, object_key=object_key, signature=signature,
+                    params=params,
+                )  # fmt: skip
+                send_step(tally.pk)
+            return tally
+        except IntegrityError:  # asked twice at once: the other one counts
+            tally = rows.get()
+    if tally.status == RecordTally.COUNTING:
+        free = tally.lease_until is None or tally.lease_until < now
+        if free and tally.updated_at < now - timedelta(seconds=STALLED_SECONDS):
+            send_step(tally.pk)
+        return tally
+    fresh = (
+        tally.status == RecordTally.DONE
+        and tally.finished_at
+        and tally.finished_at > now - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS)
+    )
+    # A stopped count stays stopped (its page says why) until someone asks again.
+    if (fresh or tally.status == RecordTally.STOPPED) and not again:
+        return tally
+    # The last finished count stays on as "about N" while it is counted again.
+    previous = tally.records_read if tally.status == RecordTally.DONE else tally.previous
+    with transaction.atomic():
+        restarted = rows.filter(pk=tally.pk).exclude(status=RecordTally.COUNTING).update(
+            owner_key=key, status=RecordTally.COUNTING, groups={}, cursor="", pages_read=0, records_read=0,
+            previous=previous,
+            message="", transient_errors=0, lease_until=None, lease_token="", finished_at=None, updated_at=now,
+        )  # fmt: skip
+        if restarted:
+            send_step(tally.pk)
+    tally.refresh_from_db()
+    return tally
+
+
+def tally_polled(request: HttpRequest, *, workspace_id: str, object_key: str, pk: int) -> HttpResponse | RecordTally:
+    """What a poll of a count finds: 204 while the version it showed is
+    still the row's (one query), else the row (this workspace's only: 404)."""
+    rows = RecordTally.objects.filter(pk=pk, workspace_id=workspace_id, object_key=object_key)
+    unchanged = poll_unchanged(request, lambda: tally_version(rows.first()))
+    if unchanged is not None:
+        return unchanged
+    tally = rows.first()
+    if tally is None:
+        raise Http404("No such count.")
+    return tally
+
+
+def tally_version(tally: RecordTally | None) -> str:
+    """What a poll compares: the row's last write and status."""
+    return f"{tally.updated_at.timestamp():.6f}-{tally.status}" if tally else "none"
+
+
+def _fields_of(fields: list[FieldDef], params: dict) -> tuple[FieldDef | None, FieldDef | None]:
+    by_key = {f.key: f for f in fields}
+    return by_key.get(params.get("group") or ""), by_key.get(params.get("value") or "")
+
+
+def tally_step(*, tally_id: int) -> None:
+    """One bounded chunk of a count (the task's body)."""
+    from objects import selectors
+    from objects.fields import field_defs
+    from objects.jobs import step_for_error
+
+    rows = RecordTally.objects.filter(pk=tally_id, status=RecordTally.COUNTING)
+    token = lease_take(rows, seconds=LEASE_SECONDS)
+    if token is None:
+        return
+    tally = RecordTally.objects.select_related("owner_key__user").get(pk=tally_id)
+    params = tally.params
+    counter = Counter(groups={k: list(v) for k, v in tally.groups.items()})
+    cursor = tally.cursor or None
+    pages = records = 0
+    status, message = RecordTally.COUNTING, ""
+    capped = False  # stopped at OBJECTS_COUNT_MAX_PAGES: what was counted is kept
+    countdown: float | None = None
+    transient = tally.transient_errors
+    try:
+        if not tally.owner_key.user.is_active:
+            raise PermissionError
+        client = tally.owner_key.client(max_retries=0)
+        definition = selectors.object_definition_get(
+            client=client, workspace_id=tally.workspace_id, object_key=tally.object_key
+        )
+        fields = field_defs(definition)
+        group, value = _fields_of(fields, params)
+        if params.get("group") and group is None:
+            status, message = RecordTally.STOPPED, "The field these records were grouped by is gone."
+        else:
+            zone = zone_named(params.get("zone"))
+            # The table's plan: the service's part sent, the rest checked on every record read.
+            plan = RecordFilter.from_query(QueryDict(params.get("query") or ""), fields).plan(fields, zone=zone)
+            query = {
+                # Oldest first: a record edited meanwhile keeps its place (sorted by
+                # update it would move to the end and be counted twice).
+                **remote_query(filters=plan.remote, search=plan.search or None, sort="created_at"),
+                "limit": PAGE_SIZE,
+            }
+            path = api_path("/v1/objects/{}/records", tally.object_key)
+            started = time.monotonic()
+            while pages < PAGES_PER_STEP and time.monotonic() - started < STEP_SECONDS:
+                page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
+                pages += 1
+                records += count_records(
+                    counter,
+                    page.items,
+                    group=group,
+                    value=value,
+                    bucket=params.get("bucket") or DAY,
+                    zone=zone,
+                    keep=plan.matches,
+                )
+                cursor = page.next_cursor or None
+                if not cursor:
+                    status = RecordTally.DONE
+                    break
+                if tally.pages_read + pages >= settings.OBJECTS_COUNT_MAX_PAGES:
+                    status, capped = RecordTally.STOPPED, True
+                    message = f"Only the first {tally.pages_read + pages:,} pages of records were counted."
+                    break
+            transient = 0
+            countdown = 0 if status == RecordTally.COUNTING else None
+    except PermissionError:
+        status, message = RecordTally.STOPPED, "Stopped: the account whose key counted was deactivated."
+    except errors.ApiError as exc:
+        step = step_for_error(exc)
+        if step.wait_seconds is not None and transient + 1 < MAX_TRANSIENT_ERRORS:
+            transient += 1
+            countdown = step.wait_seconds
+            pages = records = 0  # nothing of this chunk is kept: it is read again
+            counter = Counter(groups=tally.groups)
+            cursor = tally.cursor or None
+        else:
+            status, message = RecordTally.STOPPED, step.stop_message or "The service kept failing."
+    except Exception:
+        logger.exception("record tally %s failed", tally_id)
+        status, message = RecordTally.STOPPED, "The count stopped on an unexpected error; count again."
+    now = timezone.now()
+    kept = status != RecordTally.STOPPED or capped  # a failure keeps nothing of this chunk
+    updated = RecordTally.objects.filter(pk=tally_id, lease_token=token).update(
+        groups=counter.groups if kept else tally.groups,
+        cursor=(cursor or "") if kept else tally.cursor,
+        pages_read=tally.pages_read + (pages if kept else 0),
+        records_read=tally.records_read + (records if kept else 0),
+        status=status, message=message, transient_errors=transient, updated_at=now,
+        finished_at=now if status != RecordTally.COUNTING else None,
+        lease_until=now + timedelta(seconds=max(0.0, countdown - 1)) if countdown else None, lease_token="",
+    )  # fmt: skip
+    if updated and countdown is not None:
+        send_step(tally_id, countdown=countdown or None)
+
+
+# --- what pages show -------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Group:
+    key: str
+    count: int
+    total: decimal.Decimal
+    numbered: int
+
+    @property
+    def average(self) -> decimal.Decimal | None:
+        return self.total / self.numbered if self.numbered else None
+
+
+def tally_groups(tally: RecordTally) -> dict[str, Group]:
+    result = {}
+    for key, row in (tally.groups or {}).items():
+        try:
+            count, total, numbered = int(row[0]), decimal.Decimal(str(row[1])), int(row[2])
+        except (TypeError, ValueError, IndexError, decimal.InvalidOperation):
+            continue
+        result[key] = Group(key, count, total, numbered)
+    return result
+
+
+# --- the table's total ---------------------------------------------------------
+
+
+def records_total_start(*, workspace: Workspace, object_key: str, record_filter: RecordFilter) -> RecordTally:
+    """The total of a filtered table whose first page cannot tell it: a tally
+    with no group, read with the key of the person asking."""
+    params = tally_params(
+        record_filter=record_filter, group=None, bucket="", value=None, zone_name=workspace.timezone_name
+    )
+    return tally_start(key=workspace.require_key(), object_key=object_key, params=params)
+
+
+def total_text(tally: RecordTally) -> str:
+    """A table's total in words, as its toolbar shows it."""
+    if tally.status == RecordTally.DONE:
+        return f"{tally.records_read:,} in all"
+    if tally.status == RecordTally.STOPPED:
+        if tally.cursor and tally.pages_read >= settings.OBJECTS_COUNT_MAX_PAGES:
+            return f"at least {tally.records_read:,} (the first {tally.pages_read:,} pages counted)"
+        return f"the total could not be counted: {tally.message}"
+    if tally.previous is not None:
+        return f"about {tally.previous:,} in all (counting again)"
+    if tally.records_read:
+        return f"about {tally.records_read:,} so far, counting…"
+    return "counting the total…"
