@@ -108,20 +108,20 @@ TEXT_TYPES = frozenset({FieldType.TEXT, FieldType.LONG_TEXT, FieldType.EMAIL, Fi
 
 def control_kind(field_def: FieldDef) -> str:
     """Which control the filter bar shows for a field."""
-    kind = field_def.type
-    if kind in SINGLE_CHOICE_TYPES:
+    field_type = field_def.type
+    if field_type in SINGLE_CHOICE_TYPES:
         return "choice"
-    if kind == FieldType.MULTI_SELECT:
+    if field_type == FieldType.MULTI_SELECT:
         return "multi"
-    if kind == FieldType.BOOLEAN:
+    if field_type == FieldType.BOOLEAN:
         return "boolean"
-    if kind in NUMBER_TYPES:
+    if field_type in NUMBER_TYPES:
         return "number"
-    if kind == FieldType.DATE:
+    if field_type == FieldType.DATE:
         return "date"
-    if kind == FieldType.DATETIME:
+    if field_type == FieldType.DATETIME:
         return "datetime"
-    if kind in TEXT_TYPES:
+    if field_type in TEXT_TYPES:
         return "text"
     return "empty_only"  # images and files: an address is not something to search for
 

@@ -21,6 +21,7 @@ from dashboard.web.htmx import client_redirect, render_region
 from objects import imports, jobs
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition
+from objects.schema import FieldType
 
 
 class UploadForm(forms.Form):
@@ -167,7 +168,7 @@ def _option(f) -> str:
 def _likely_key(keys: list, mapping: dict[str, str]) -> str:
     """An email field a column fills is the usual key; else none is chosen."""
     filled = set(mapping.values())
-    return next((f.key for f in keys if f.type == "email" and f.key in filled), "")
+    return next((f.key for f in keys if f.type == FieldType.EMAIL and f.key in filled), "")
 
 
 def required_message(missing: list) -> str:

@@ -114,6 +114,7 @@ def test_a_failing_service_waits_then_a_refusal_ends_the_count_with_its_reason(c
     assert row.status == RecordTally.COUNTING  # a wait, sent again with a countdown
     assert OutboxMessage.objects.filter(task_name="objects.tally_step", run_at__isnull=False).exists()
     listed.mock(return_value=httpx.Response(401, json={"error": {"type": "authentication", "message": "revoked"}}))
+    RecordTally.objects.filter(pk=row.pk).update(lease_until=timezone.now())  # the wait is over
     tally_step(row.pk)
     row.refresh_from_db()
     assert row.status == RecordTally.STOPPED
