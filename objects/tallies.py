@@ -223,13 +223,13 @@ def tally_start(
         if free and tally.updated_at < now - timedelta(seconds=STALLED_SECONDS):
             send_step(tally.pk)
         return tally
-    fresh = (
-        tally.status == RecordTally.DONE
-        and tally.finished_at
-        and tally.finished_at > now - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS)
+    # A finished count serves while fresh; a stopped one stays stopped (its page
+    # says why: no restart loop on a refused key) until "Count again" or, for
+    # pages without that button (a table's total), until it is as old.
+    fresh = bool(
+        tally.finished_at and tally.finished_at > now - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS)
     )
-    # A stopped count stays stopped (its page says why) until someone asks again.
-    if (fresh or tally.status == RecordTally.STOPPED) and not again:
+    if fresh and not again:
         return tally
     # The last finished count stays on as "about N" while it is counted again.
     previous = tally.records_read if tally.status == RecordTally.DONE else tally.previous

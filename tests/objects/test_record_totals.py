@@ -120,3 +120,31 @@ def test_a_failing_service_waits_then_a_refusal_ends_the_count_with_its_reason(c
     assert row.status == RecordTally.STOPPED
     assert tallies.total_text(row).startswith("the total could not be counted: ")
     assert "revoked" in row.message
+
+
+def test_past_the_page_limit_the_total_says_at_least_n(many_deals, logged_in_client, settings, monkeypatch):
+    monkeypatch.setattr(tallies, "PAGE_SIZE", 10)
+    settings.OBJECTS_COUNT_MAX_PAGES = 2
+    address = f"/objects/{many_deals['key']}/records/"
+    logged_in_client.get(address, {"view": "all"})
+    row = run_count(RecordTally.objects.get())
+    assert (row.status, row.pages_read, row.records_read) == (RecordTally.STOPPED, 2, 20)
+    assert total_text(logged_in_client.get(address, {"view": "all"})) == "at least 20 (the first 2 pages counted)"
+
+
+def test_a_stopped_total_stays_until_it_is_as_old_as_a_fresh_one_then_counts_again(
+    many_deals, logged_in_client, settings
+):
+    address = f"/objects/{many_deals['key']}/records/"
+    logged_in_client.get(address, {"view": "all"})
+    row = RecordTally.objects.get()
+    RecordTally.objects.filter(pk=row.pk).update(
+        status=RecordTally.STOPPED, message="The service kept failing.", finished_at=timezone.now()
+    )
+    stopped = total_text(logged_in_client.get(address, {"view": "all"}))
+    assert stopped == "the total could not be counted: The service kept failing."
+    RecordTally.objects.filter(pk=row.pk).update(
+        finished_at=timezone.now() - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS + 1)
+    )
+    assert total_text(logged_in_client.get(address, {"view": "all"})) == "counting the total…"
+    assert run_count(row).records_read == 33
