@@ -421,6 +421,14 @@ OBJECTS_TRASH_DAYS = env.int("OBJECTS_TRASH_DAYS", default=30)
 # folder the web and the workers share, and how long a built file is kept.
 STUDIO_ZIP_ROOT = env.str("STUDIO_ZIP_ROOT", default=str(VAR_DIR / "zips"))
 STUDIO_ZIP_KEEP_HOURS = env.float("STUDIO_ZIP_KEEP_HOURS", default=24.0)
+# A records filter the service cannot answer (contains, <, between...) is
+# checked by the console on the service's pages: at most this many pages of
+# 100 per table page (objects/selectors.py record_page). A background count of
+# a filter (a table's total, a chart, a kanban's totals: objects/tallies.py) is
+# fresh OBJECTS_COUNT_FRESH_SECONDS and reads OBJECTS_COUNT_MAX_PAGES at most.
+OBJECTS_FILTER_PAGE_BUDGET = env.int("OBJECTS_FILTER_PAGE_BUDGET", default=10)
+OBJECTS_COUNT_FRESH_SECONDS = env.int("OBJECTS_COUNT_FRESH_SECONDS", default=300)
+OBJECTS_COUNT_MAX_PAGES = env.int("OBJECTS_COUNT_MAX_PAGES", default=1000)
 
 # The inbox (dashboard/inbox): the service's approvals and runs are read into
 # the console every INBOX_REFRESH_SECONDS (and at once after a decision);

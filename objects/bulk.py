@@ -20,6 +20,7 @@ import datetime as dt
 import time
 from dataclasses import dataclass, field
 from typing import Any
+from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django import forms
 from django.conf import settings
@@ -32,8 +33,8 @@ from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.fields import Cell, FieldDef, api_value, cell, comparable, form_field, title_field_key
-from objects.filters import remote_query
+from objects.fields import Cell, FieldDef, api_value, cell, comparable, field_defs, form_field, title_field_key
+from objects.filters import FilterPlan, remote_query
 from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
 from objects.models import JobItem, ObjectJob
 from objects.table import TableState
@@ -153,29 +154,33 @@ def _title(definition: dict, record: dict) -> str:
 
 
 def selected_records(
-    *, client, object_key: str, fields: list[FieldDef], selection: Selection, limit: int = DRY_RUN_LIMIT
+    *,
+    client,
+    object_key: str,
+    fields: list[FieldDef],
+    selection: Selection,
+    limit: int = DRY_RUN_LIMIT,
+    zone: dt.tzinfo = dt.UTC,
 ) -> tuple[list[dict], int, bool]:
     """(records, missing ids, more beyond the limit). Ids: the table's page is
-    read again (one call) and an id no longer on it is read alone. A filter:
-    its pages, up to `limit` records."""
+    read again (as the table read it) and an id no longer on it is read
+    alone. A filter: its pages, up to `limit` records, each one checked
+    against the conditions the service cannot (objects/filters.py)."""
     state = selection.table_state(fields)
-    service_filter, _problems = state.service_filter(fields)
+    plan = state.plan(fields, zone=zone)
     if selection.scope == SCOPE_FILTER:
         records: list[dict] = []
         more = False
-        for item in selectors.record_iter(
-            client=client, object_key=object_key, filters=service_filter, search=state.search, sort=state.sort
-        ):
+        for item in selectors.record_matching_iter(client=client, object_key=object_key, plan=plan, sort=state.sort):
             if len(records) >= limit:
                 more = True
                 break
             records.append(as_dict(item))
         return records, 0, more
-    page = selectors.record_list(
+    page = selectors.record_page(
         client=client,
         object_key=object_key,
-        filters=service_filter,
-        search=state.search,
+        plan=plan,
         sort=state.sort,
         cursor=state.pager.remote_cursor,
         limit=state.limit,
@@ -205,7 +210,9 @@ def dry_run(
     changes: dict | None,
     zone: dt.tzinfo,
 ) -> DryRun:
-    records, missing, more = selected_records(client=client, object_key=object_key, fields=fields, selection=selection)
+    records, missing, more = selected_records(
+        client=client, object_key=object_key, fields=fields, selection=selection, zone=zone
+    )
     result = DryRun(found=len(records), missing=missing, more=more, records=records)
     by_key = {f.key: f for f in fields}
     for record in records:
@@ -258,12 +265,20 @@ def bulk_job_start(
     items: list[dict] = []
     if selection.scope == SCOPE_FILTER:
         state = selection.table_state(fields)
-        service_filter, _problems = state.service_filter(fields)
-        params.update(filter=service_filter, search=state.search, sort=state.sort)
+        plan = state.plan(fields, zone=workspace.zone)
+        # `where` and `zone`: the conditions the service cannot check, re-read
+        # and checked by the console on each page it collects.
+        params.update(
+            filter=plan.remote,
+            search=plan.search,
+            sort=state.sort,
+            where=selection.query,
+            zone=getattr(workspace.zone, "key", "UTC"),
+        )
         status = ObjectJob.COLLECTING
     else:
         items, _missing, _more = selected_records(
-            client=workspace.client, object_key=object_key, fields=fields, selection=selection
+            client=workspace.client, object_key=object_key, fields=fields, selection=selection, zone=workspace.zone
         )
         status = ObjectJob.RUNNING
     from objects.jobs import send_step
@@ -319,12 +334,15 @@ def collect_chunk(job: ObjectJob) -> Step:
     )
     path = api_path("/v1/objects/{}/records", job.object_key)
     cursor = job.cursor or None
+    plan = _job_plan(job, definition)
     for _ in range(COLLECT_PAGES):
         page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
         position = job.total
         new = []
         for item in page.items:
             record = as_dict(item)
+            if plan is not None and not plan.matches(record):
+                continue
             record_id = storable_text(text(record.get("id")), limit=200)
             if record_id:
                 new.append(
@@ -344,6 +362,20 @@ def collect_chunk(job: ObjectJob) -> Step:
         if not cursor:
             return Step(done=True, next_status=ObjectJob.RUNNING)
     return MORE
+
+
+def _job_plan(job: ObjectJob, definition: dict) -> FilterPlan | None:
+    """The conditions a filter job checks itself (None for a job started
+    before the console checked any: the service's filter was all of it)."""
+    where = job.params.get("where")
+    if not isinstance(where, str):
+        return None
+    try:
+        zone: dt.tzinfo = ZoneInfo(str(job.params.get("zone") or "UTC"))
+    except (ZoneInfoNotFoundError, ValueError):
+        zone = dt.UTC
+    fields = field_defs(definition)
+    return TableState.from_query(QueryDict(where), fields).plan(fields, zone=zone)
 
 
 def _write_one(job: ObjectJob, client, item: JobItem) -> None:

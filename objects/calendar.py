@@ -8,7 +8,9 @@ anywhere in another implementation: they are skipped) and reading pages of
 100 until a record falls after the month, skipping the ones before it. At
 most `PAGE_BUDGET` pages are read; when the budget runs out before the month
 ends, the page says so (how many records were read) and offers to read
-further (a larger budget, up to `MAX_PAGE_BUDGET`).
+further (a larger budget, up to `MAX_PAGE_BUDGET`). The table's filter plan
+applies: its exact part is sent, its other conditions are checked on each
+record read (objects/filters.py).
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ from typing import Any
 from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, title_field_key
+from objects.filters import FilterPlan
 from objects.schema import FieldType
 
 PAGE_SIZE = 100  # the service's largest page
@@ -116,8 +119,7 @@ def month_records(
     first: dt.date,
     today: dt.date,
     zone: dt.tzinfo,
-    filters: dict,
-    search: str,
+    plan: FilterPlan,
     budget: int = PAGE_BUDGET,
 ) -> Month:
     """The month's records (see the module's note), at most `budget` pages read."""
@@ -134,8 +136,8 @@ def month_records(
         page = selectors.record_list(
             client=client,
             object_key=object_key,
-            filters=filters,
-            search=search or None,
+            filters=plan.remote,
+            search=plan.search or None,
             sort=by.key,
             cursor=next_cursor,
             limit=PAGE_SIZE,
@@ -152,6 +154,8 @@ def month_records(
             if day > last:
                 past = True
                 break
+            if not plan.matches(record):
+                continue  # a condition the service cannot check
             title = values.get(title_key) if title_key else None
             days[day].entries.append(
                 Entry(

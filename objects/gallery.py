@@ -2,7 +2,10 @@
 one image (or web address) field and the record's title, a page at a time.
 Whether a picture may be shown is the console's image policy's call
 (dashboard/frame/images.py, in the template): an address the browser would
-refuse shows the placeholder naming its host, never a broken image."""
+refuse shows the placeholder naming its host, never a broken image. The
+table's filter plan applies as on the table (objects/selectors.py
+record_page): one call when the service answers the whole filter, else its
+pages read within OBJECTS_FILTER_PAGE_BUDGET, the records checked."""
 
 from __future__ import annotations
 
@@ -11,6 +14,7 @@ from dataclasses import dataclass
 from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import FieldDef, is_web_address, title_field_key
+from objects.filters import FilterPlan
 from objects.schema import FieldType
 
 CARDS_PER_PAGE = 24
@@ -33,20 +37,17 @@ class GalleryCard:
 class GalleryPage:
     cards: list[GalleryCard]
     next_cursor: str
+    # When the console checked the records itself: how far it read, in words.
+    read_note: str = ""
 
 
 def gallery_page(
-    *, client, object_key: str, definition: dict, by: FieldDef, filters: dict, search: str, cursor: str | None
+    *, client, object_key: str, definition: dict, by: FieldDef, plan: FilterPlan, cursor: str | None
 ) -> GalleryPage:
-    """One page of cards, the most recently updated first (one remote call)."""
-    page = selectors.record_list(
-        client=client,
-        object_key=object_key,
-        filters=filters,
-        search=search or None,
-        sort="-updated_at",
-        cursor=cursor,
-        limit=CARDS_PER_PAGE,
+    """One page of cards, the most recently updated first (one remote call
+    when the service answers the whole filter, else up to the page budget)."""
+    page = selectors.record_page(
+        client=client, object_key=object_key, plan=plan, sort="-updated_at", cursor=cursor, limit=CARDS_PER_PAGE
     )
     title_key = title_field_key(definition)
     cards = []
@@ -62,4 +63,13 @@ def gallery_page(
                 picture=str(picture).strip() if is_web_address(picture) else "",
             )
         )
-    return GalleryPage(cards=cards, next_cursor=page.next_cursor or "")
+    return GalleryPage(cards=cards, next_cursor=page.next_cursor or "", read_note=_read_note(page))
+
+
+def _read_note(page: selectors.RecordsPage) -> str:
+    if not page.narrowed:
+        return ""
+    said = f"{page.records_read:,} records read ({page.pages_read:,} page{'' if page.pages_read == 1 else 's'})"
+    if page.budget_spent:
+        return f"{said} to find these; refine the filters to see more, or show the next cards."
+    return said + "."

@@ -8,6 +8,7 @@ other columns empty without reading them."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -124,6 +125,7 @@ def board_columns(
     zone,
     filters: dict | None = None,
     search: str = "",
+    keep: Callable[[dict], bool] | None = None,
     shown_fields: list[FieldDef] | None = None,
 ) -> list[BoardColumn]:
     columns = empty_columns(by)
@@ -141,6 +143,7 @@ def board_columns(
             zone=zone,
             filters=filters,
             search=search,
+            keep=keep,
             shown_fields=shown_fields,
         )
     return columns
@@ -164,6 +167,7 @@ def fill_column(
     filters: dict,
     search: str,
     cursor: str = "",
+    keep: Callable[[dict], bool] | None = None,
     shown_fields: list[FieldDef] | None = None,
 ) -> None:
     """One page of a column's cards (the first, or the one after `cursor`:
@@ -180,6 +184,8 @@ def fill_column(
     )
     for item in page.items:
         record = as_dict(item)
+        if keep is not None and not keep(record):
+            continue  # a condition the service cannot check (objects/filters.py)
         values = as_dict(record.get("values"))
         title = values.get(title_key) if title_key else None
         column.cards.append(

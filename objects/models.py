@@ -297,19 +297,21 @@ class ImportProblem(models.Model):
         return f"line {self.line or '?'}: {self.message}"
 
 
-# --- counts of records (charts, kanban totals) ---------------------------------
+# --- counts of records (the table's total, charts, kanban totals) --------------
 
 
 class RecordTally(models.Model):
-    """The records of one filter counted (and one number field summed) per
-    group of one field: a choice, a yes/no, or a date's day, week or month.
+    """The records of one filter counted: in all (the table's total, no
+    group), or per group of one field (a choice, a yes/no, or a date's day,
+    week or month) with one number field summed (charts, kanban columns).
 
     The service gives no totals, so a job reads every page of the filter
     (100 records a page, the most it gives) through `objects.tally_step`
     (objects/tallies.py), a bounded chunk of pages at a time, keeping where
-    it stopped (`cursor`) and the sums so far. The row is the cache: one per
-    workspace, object and parameters (`signature`), fresh for
-    OBJECTS_TALLY_FRESH_SECONDS; pages poll it (204 unchanged, 286 final).
+    it stopped (`cursor`) and the sums so far; each record is checked against
+    the conditions the service cannot check (objects/filters.py). The row is
+    the cache: one per workspace, object and parameters (`signature`), fresh
+    for OBJECTS_COUNT_FRESH_SECONDS; pages poll it (204 unchanged, 286 final).
     """
 
     COUNTING = "counting"
@@ -321,14 +323,16 @@ class RecordTally(models.Model):
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)
     signature = models.CharField(max_length=64, help_text="sha256 of the parameters.")
-    # {"filter", "search", "group", "bucket", "value", "zone"}
+    # {"query" (the table's search and conditions), "group" ("" for a total), "bucket", "value", "zone"}
     params = models.JSONField(default=dict)
     status = models.CharField(max_length=16, choices=STATUSES, default=COUNTING)
     # {group key: [records, sum of the value field (decimal text), records with a value]}
     groups = models.JSONField(default=dict, blank=True)
     cursor = models.TextField(blank=True)
     pages_read = models.PositiveIntegerField(default=0)
-    records_read = models.PositiveIntegerField(default=0)
+    records_read = models.PositiveIntegerField(default=0, help_text="Records read that the filter matches.")
+    # The last finished count's records, shown as "about N" while it is counted again.
+    previous = models.PositiveIntegerField(null=True, blank=True)
     message = models.TextField(blank=True)
     transient_errors = models.PositiveIntegerField(default=0)
     lease_until = models.DateTimeField(null=True, blank=True)
@@ -345,7 +349,9 @@ class RecordTally(models.Model):
         ]
 
     def __str__(self) -> str:
-        return f"{self.object_key} by {self.params.get('group')}: {self.status}, {self.records_read} read"
+        return (
+            f"{self.object_key} by {self.params.get('group') or 'nothing'}: {self.status}, {self.records_read} counted"
+        )
 
     @property
     def is_final(self) -> bool:

@@ -34,6 +34,7 @@ from objects.links import Link, link_from, links_by_relation
 from objects.models import SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
+from objects.tallies import records_total_start
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -88,17 +89,18 @@ def link_columns_shown(
 
 
 def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
-    """The records table for a query: one page of records (one remote call,
-    the definition besides, cached), the open saved view, the columns shown."""
+    """The records table for a query: one page of records (one remote call
+    when the service answers the whole filter, else up to the page budget:
+    `selectors.record_page`; the definition besides, cached), the open saved
+    view, the columns shown."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     state = TableState.from_query(query, fields)
-    service_filter, problems = state.service_filter(fields)
-    page = selectors.record_list(
+    plan = state.plan(fields, zone=workspace.zone)
+    page = selectors.record_page(
         client=workspace.client,
         object_key=object_key,
-        filters=service_filter,
-        search=state.search,
+        plan=plan,
         sort=state.sort,
         cursor=state.pager.remote_cursor,
         limit=state.limit,
@@ -121,12 +123,17 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         next_cursor=page.next_cursor,
         state=state,
         hidden_fields=list(chosen.hidden_fields) if chosen else [],
-        filter_problems=problems,
+        filter_problems=plan.problems,
         zone=workspace.zone,
         editable=workspace.can_write and definition.get("kind") != "system",
         link_columns=link_columns,
         linked=linked,
     )
+    table.read = page
+    table.filter_summary = state.filter.summary(fields)
+    if table.total is None:
+        # The service's lists carry no total: counted in the background, polled.
+        table.count = records_total_start(workspace=workspace, object_key=object_key, record_filter=state.filter)
     table.links_problem = links_problem
     known = selectors.relation_keys_in_use(workspace_id=workspace.id, object_key=object_key)
     table.relation_keys = list(dict.fromkeys([*link_columns, *known]))
@@ -243,7 +250,8 @@ def look_context(
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     record_filter = RecordFilter.from_query(query, fields)
-    service_filter, problems = record_filter.service_filter(fields)
+    # The same plan as the table's: the service's part sent, the rest checked on each record read.
+    plan = record_filter.plan(fields, zone=workspace.zone)
     pairs = record_filter.pairs()
     settings = looks.settings_from_query(kind, query)
     setting, choose = LOOK_FIELDS.get(kind, ("", None))
@@ -259,8 +267,8 @@ def look_context(
         "object_key": object_key,
         "plural": definition.get("plural_name") or object_key,
         "record_filter": record_filter,
-        "service_filter": service_filter,
-        "filter_problems": problems,
+        "plan": plan,
+        "filter_problems": plan.problems,
         "filter_pairs": pairs,
         "filter_query": urlencode(pairs),
         "kind": kind,

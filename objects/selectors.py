@@ -6,15 +6,17 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from django.conf import settings
 from django.core.cache import cache
 from django.db.models import Q
 
 from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.web.reading import as_dict
-from objects.filters import remote_query
+from objects.filters import FilterPlan, remote_query
 from objects.models import ColumnPreference, RecordChange, SavedView
 
 if TYPE_CHECKING:
@@ -79,6 +81,107 @@ def record_list(
     if cursor:
         params["cursor"] = cursor
     return client.page(api_path("/v1/objects/{}/records", object_key), params=params, item_key=RECORDS_ITEM_KEY)
+
+
+# A page the console narrows itself is read from the service 100 records at a time.
+SCAN_PAGE_SIZE = 100
+SCAN_CURSOR_PREFIX = "scan:"
+
+
+@dataclass
+class RecordsPage:
+    """One page of the records table. When the console narrows the service's
+    pages itself (a condition its exact filter cannot say), `pages_read`
+    and `records_read` tell how far it looked; `budget_spent` that it
+    stopped at the page budget before finding a full page."""
+
+    items: list[dict]
+    next_cursor: str | None
+    narrowed: bool = False
+    pages_read: int = 1
+    records_read: int = 0
+    budget_spent: bool = False
+
+
+def scan_cursor(remote_cursor: str | None, skip: int) -> str:
+    """The console's cursor of a narrowed page: the service's page it starts
+    in and how many of that page's records the page before already took."""
+    return f"{SCAN_CURSOR_PREFIX}{skip}:{remote_cursor or ''}"
+
+
+def scan_position(cursor: str | None) -> tuple[str | None, int]:
+    """(the service's cursor, records to skip in it) from a table cursor;
+    a cursor of the plain shape is the service's own."""
+    if not cursor or not cursor.startswith(SCAN_CURSOR_PREFIX):
+        return cursor or None, 0
+    skip, _, remote = cursor[len(SCAN_CURSOR_PREFIX) :].partition(":")
+    return remote or None, int(skip) if skip.isdigit() and len(skip) < 4 else 0
+
+
+def filter_page_budget() -> int:
+    """How many of the service's pages one narrowed table page may read."""
+    return max(1, int(settings.OBJECTS_FILTER_PAGE_BUDGET))
+
+
+def record_page(
+    *, client: ServiceClient, object_key: str, plan: FilterPlan, sort: str | None, cursor: str | None, limit: int
+) -> RecordsPage:
+    """One page of the records table for a filter plan. When the service
+    answers the whole filter, one call. Otherwise the console reads the
+    service's pages (100 records each, `filter_page_budget()` at most) and
+    keeps the records that pass its own checks until the page is full; the
+    next page starts right after the last record kept."""
+
+    def read(remote_cursor: str | None, size: int) -> Page:
+        return record_list(
+            client=client,
+            object_key=object_key,
+            filters=plan.remote,
+            search=plan.search,
+            sort=sort,
+            cursor=remote_cursor,
+            limit=size,
+        )
+
+    remote_cursor, skip = scan_position(cursor)
+    if not plan.narrows:
+        page = read(remote_cursor, limit)
+        return RecordsPage(items=page.items, next_cursor=page.next_cursor, records_read=len(page.items))
+    kept: list[dict] = []
+    result = RecordsPage(items=kept, next_cursor=None, narrowed=True, pages_read=0)
+    for _ in range(filter_page_budget()):
+        page = read(remote_cursor, SCAN_PAGE_SIZE)
+        result.pages_read += 1
+        for position in range(skip, len(page.items)):
+            result.records_read += 1
+            record = page.items[position]
+            if not plan.matches(record):
+                continue
+            kept.append(record)
+            if len(kept) == limit:
+                if position + 1 < len(page.items):
+                    result.next_cursor = scan_cursor(remote_cursor, position + 1)
+                elif page.next_cursor:
+                    result.next_cursor = scan_cursor(page.next_cursor, 0)
+                return result
+        skip = 0
+        if not page.next_cursor or page.next_cursor == remote_cursor:
+            return result
+        remote_cursor = page.next_cursor
+    # The budget ran out before the page filled: the next page reads on from here.
+    result.budget_spent = True
+    result.next_cursor = scan_cursor(remote_cursor, 0)
+    return result
+
+
+def record_matching_iter(
+    *, client: ServiceClient, object_key: str, plan: FilterPlan, sort: str | None
+) -> Iterator[dict]:
+    """Every record the filter plan keeps, page after page (the export, a
+    bulk action over "every record matching the filter")."""
+    for record in record_iter(client=client, object_key=object_key, filters=plan.remote, search=plan.search, sort=sort):
+        if plan.matches(record):
+            yield record
 
 
 def record_iter(

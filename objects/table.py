@@ -2,7 +2,7 @@
 shared and the browser's back button works.
 
 Query parameters (all optional): the filter's (`q`, `f.<field key>`,
-`empty`: objects/filters.py), `sort` (a field key, `created_at` or
+`op.<field key>`...: objects/filters.py), `sort` (a field key, `created_at` or
 `updated_at`, `-` prefix for descending), `limit` (25, 50 or 100) and the
 one pager's `cursor` and `back` (dashboard/web/pager.py).
 
@@ -12,6 +12,7 @@ the first page (cursors belong to one query).
 
 from __future__ import annotations
 
+import datetime as dt
 from dataclasses import dataclass, field
 from html import escape
 from typing import TYPE_CHECKING
@@ -24,10 +25,11 @@ from django.utils.safestring import SafeString
 from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
-from objects.filters import RecordFilter
+from objects.filters import FilterPlan, RecordFilter
 
 if TYPE_CHECKING:
-    from objects.models import SavedView
+    from objects.models import RecordTally, SavedView
+    from objects.selectors import RecordsPage
 
 PAGE_SIZES = (25, 50, 100)
 DEFAULT_PAGE_SIZE = 25
@@ -71,14 +73,6 @@ class TableState:
         return self.filter.search
 
     @property
-    def filters(self) -> dict[str, list[str]]:
-        return self.filter.filters
-
-    @property
-    def empty(self) -> list[str]:
-        return self.filter.empty
-
-    @property
     def cursor(self) -> str:
         return self.pager.cursor
 
@@ -90,8 +84,9 @@ class TableState:
     def active_filter_count(self) -> int:
         return self.filter.active_count
 
-    def service_filter(self, fields: list[FieldDef]) -> tuple[dict, list[str]]:
-        return self.filter.service_filter(fields)
+    def plan(self, fields: list[FieldDef], *, zone: dt.tzinfo = dt.UTC) -> FilterPlan:
+        """What the service is asked and what the console checks itself."""
+        return self.filter.plan(fields, zone=zone)
 
     # --- URLs -----------------------------------------------------------
 
@@ -290,17 +285,50 @@ class RecordsTable:
     view: SavedView | None = None  # the view open, if any
     views: list[SavedView] = field(default_factory=list)  # the views this person may open
     default_view_id: int | None = None
+    # How the page was read (None: one page of the service, as is).
+    read: RecordsPage | None = None
+    # The conditions in words, as the summary beside the "N active" badge shows them.
+    filter_summary: list[str] = field(default_factory=list)
+    # The background count of this filter when the page cannot tell the total (objects/tallies.py).
+    count: RecordTally | None = None
+
+    @property
+    def narrowed_text(self) -> str:
+        """What the console read to narrow this page itself, when it did:
+        "12 matches in the 1,000 records read (10 pages); refine the filters to see more"."""
+        read = self.read
+        if read is None or not read.narrowed:
+            return ""
+        shown = len(self.rows)
+        matches = f"{shown:,} match{'' if shown == 1 else 'es'}"
+        pages = f"{read.pages_read:,} page{'' if read.pages_read == 1 else 's'}"
+        said = f"{matches} in the {read.records_read:,} records read ({pages})"
+        if read.budget_spent:
+            return f"{said}; refine the filters to see more, or read the next pages."
+        return said + "."
+
+    @property
+    def total(self) -> int | None:
+        """The number of matching records when this page tells it: the last
+        page of a list whose pages before were all full."""
+        if self.paging.next or len(self.state.pager.back) >= MAX_TRAIL:
+            return None
+        if self.read is not None and self.read.narrowed and self.state.page_number > 1:
+            return None  # narrowed pages before this one may have ended at the budget, not full
+        return (self.state.page_number - 1) * self.state.limit + len(self.rows)
 
     @property
     def shown_count_text(self) -> str:
         """ "25 shown, more after" until the last page, then the exact total
         (every page before was full)."""
         shown = len(self.rows)
+        if self.read is not None and self.read.narrowed and self.read.budget_spent:
+            return f"{shown} shown"
         if self.paging.next:
             return f"{shown} shown, more after"
-        if len(self.state.pager.back) >= MAX_TRAIL:  # the trail was cut: the count before is unknown
+        total = self.total
+        if total is None:  # the trail was cut, or narrowed pages before: the count before is unknown
             return f"{shown} shown, the last page"
-        total = (self.state.page_number - 1) * self.state.limit + shown
         return f"{total} in all" if self.state.page_number > 1 else f"{shown} shown, that is all"
 
     @property

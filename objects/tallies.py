@@ -1,8 +1,11 @@
 """Counts of records the service cannot give: every record of a filter read
-page by page (100 a page, the most the service sends), counted per group of
-one field (a choice, yes/no, or a date's day, week or month) and, when asked,
-one number or currency field summed (its average is the sum over the records
-that hold a value). Charts and the kanban's column totals read them.
+page by page (100 a page, the most the service sends), each checked against
+the conditions the service cannot check (the table's `RecordFilter.plan`,
+objects/filters.py), counted in all (the table's total: no group) or per
+group of one field (a choice, yes/no, or a date's day, week or month) and,
+when asked, one number or currency field summed (its average is the sum over
+the records that hold a value). The table's total, charts and the kanban's
+column totals read them: one model, one task, one poll.
 
 A tally is a row (`objects.models.RecordTally`), and its job has the shape of
 the bulk jobs (objects/jobs.py): `objects.tally_step(tally_id)` claims the row
@@ -13,8 +16,10 @@ counts a page twice) and sends itself again. A 429 or a failing service
 waits (a countdown), never sleeps.
 
 The row is also the cache: one per workspace, object and question (the
-parameters' `signature`), fresh for `FRESH_SECONDS`; asking again later counts
-again, in the same row.
+parameters' `signature`), fresh for `OBJECTS_COUNT_FRESH_SECONDS`; asking
+again later counts again, in the same row (the last total kept as
+`previous`, "about N" meanwhile). At most `OBJECTS_COUNT_MAX_PAGES` pages are
+read: past them the count stops, keeping what it counted ("at least N").
 """
 
 from __future__ import annotations
@@ -25,12 +30,15 @@ import hashlib
 import json
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import timedelta
-from typing import Any
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
+from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import Http404, HttpRequest, HttpResponse, QueryDict
 from django.utils import timezone
 
 from dashboard.api import errors
@@ -41,9 +49,12 @@ from dashboard.outbox.services import outbox_send
 from dashboard.web.htmx import poll_unchanged
 from dashboard.web.reading import as_dict, text
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
-from objects.filters import remote_query
+from objects.filters import RecordFilter, remote_query
 from objects.models import RecordTally
 from objects.schema import CHOICE_TYPES, FieldType
+
+if TYPE_CHECKING:
+    from dashboard.frame.workspace import Workspace
 
 logger = logging.getLogger("objects.tallies")
 
@@ -52,7 +63,6 @@ PAGE_SIZE = 100  # the service's largest page (api-spec.md, Conventions)
 PAGES_PER_STEP = 10
 STEP_SECONDS = 5.0
 LEASE_SECONDS = 120
-FRESH_SECONDS = 600
 STALLED_SECONDS = 60
 MAX_TRANSIENT_ERRORS = 6
 
@@ -124,31 +134,49 @@ class Counter:
 
 
 def count_records(
-    counter: Counter, records: list, *, group: FieldDef, value: FieldDef | None, bucket: str, zone: dt.tzinfo
+    counter: Counter,
+    records: list,
+    *,
+    group: FieldDef | None,
+    value: FieldDef | None,
+    bucket: str,
+    zone: dt.tzinfo,
+    keep: Callable[[Any], bool] = lambda record: True,
 ) -> int:
-    """Add a page of records to the counter; returns how many were read."""
+    """Add the records of a page the filter keeps to the counter (no group:
+    counted only); returns how many it kept."""
+    kept = 0
     for item in records:
-        values = as_dict(as_dict(item).get("values"))
+        record = as_dict(item)
+        if not keep(record):
+            continue  # a condition the service cannot check (objects/filters.py)
+        kept += 1
+        if group is None:
+            continue
+        values = as_dict(record.get("values"))
         number = parse_stored_number(values.get(value.key)) if value else None
         if number is not None and not number.is_finite():
             number = None
         counter.add(group_keys(group, values.get(group.key), bucket=bucket, zone=zone), number)
-    return len(records)
+    return kept
 
 
 # --- the row: asked for, stepped, read -----------------------------------------
 
 
 def tally_params(
-    *, filters: dict, search: str, group: FieldDef, bucket: str, value: FieldDef | None, zone_name: str
+    *, record_filter: RecordFilter, group: FieldDef | None, bucket: str, value: FieldDef | None, zone_name: str
 ) -> dict:
+    """The question a tally answers: the table's search and conditions (as its
+    URL says them: the step plans them again, remote and console-side), the
+    group ("" for a total), the bucket of a date, the summed field, and the
+    zone (days of datetimes, of "before" and "within the last N days")."""
     return {
-        "filter": filters,
-        "search": search or "",
-        "group": group.key,
-        "bucket": bucket if group.type in DATE_TYPES else "",
+        "query": urlencode(record_filter.pairs()),
+        "group": group.key if group else "",
+        "bucket": bucket if group is not None and group.type in DATE_TYPES else "",
         "value": value.key if value else "",
-        "zone": zone_name if group.type == FieldType.DATETIME else "",
+        "zone": zone_name,
     }
 
 
@@ -195,17 +223,20 @@ def tally_start(
         if free and tally.updated_at < now - timedelta(seconds=STALLED_SECONDS):
             send_step(tally.pk)
         return tally
-    fresh = (
-        tally.status == RecordTally.DONE
-        and tally.finished_at
-        and tally.finished_at > now - timedelta(seconds=FRESH_SECONDS)
+    # A finished count serves while fresh; a stopped one stays stopped (its page
+    # says why: no restart loop on a refused key) until "Count again" or, for
+    # pages without that button (a table's total), until it is as old.
+    fresh = bool(
+        tally.finished_at and tally.finished_at > now - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS)
     )
-    # A stopped count stays stopped (its page says why) until someone asks again.
-    if (fresh or tally.status == RecordTally.STOPPED) and not again:
+    if fresh and not again:
         return tally
+    # The last finished count stays on as "about N" while it is counted again.
+    previous = tally.records_read if tally.status == RecordTally.DONE else tally.previous
     with transaction.atomic():
         restarted = rows.filter(pk=tally.pk).exclude(status=RecordTally.COUNTING).update(
             owner_key=key, status=RecordTally.COUNTING, groups={}, cursor="", pages_read=0, records_read=0,
+            previous=previous,
             message="", transient_errors=0, lease_until=None, lease_token="", finished_at=None, updated_at=now,
         )  # fmt: skip
         if restarted:
@@ -232,16 +263,15 @@ def tally_version(tally: RecordTally | None) -> str:
     return f"{tally.updated_at.timestamp():.6f}-{tally.status}" if tally else "none"
 
 
-def _fields_of(definition: dict, params: dict) -> tuple[FieldDef | None, FieldDef | None]:
-    from objects.fields import field_defs
-
-    by_key = {f.key: f for f in field_defs(definition)}
-    return by_key.get(params.get("group", "")), by_key.get(params.get("value", ""))
+def _fields_of(fields: list[FieldDef], params: dict) -> tuple[FieldDef | None, FieldDef | None]:
+    by_key = {f.key: f for f in fields}
+    return by_key.get(params.get("group") or ""), by_key.get(params.get("value") or "")
 
 
 def tally_step(*, tally_id: int) -> None:
     """One bounded chunk of a count (the task's body)."""
     from objects import selectors
+    from objects.fields import field_defs
     from objects.jobs import step_for_error
 
     rows = RecordTally.objects.filter(pk=tally_id, status=RecordTally.COUNTING)
@@ -254,6 +284,7 @@ def tally_step(*, tally_id: int) -> None:
     cursor = tally.cursor or None
     pages = records = 0
     status, message = RecordTally.COUNTING, ""
+    capped = False  # stopped at OBJECTS_COUNT_MAX_PAGES: what was counted is kept
     countdown: float | None = None
     transient = tally.transient_errors
     try:
@@ -263,28 +294,41 @@ def tally_step(*, tally_id: int) -> None:
         definition = selectors.object_definition_get(
             client=client, workspace_id=tally.workspace_id, object_key=tally.object_key
         )
-        group, value = _fields_of(definition, params)
-        if group is None:
+        fields = field_defs(definition)
+        group, value = _fields_of(fields, params)
+        if params.get("group") and group is None:
             status, message = RecordTally.STOPPED, "The field these records were grouped by is gone."
         else:
+            zone = zone_named(params.get("zone"))
+            # The table's plan: the service's part sent, the rest checked on every record read.
+            plan = RecordFilter.from_query(QueryDict(params.get("query") or ""), fields).plan(fields, zone=zone)
             query = {
                 # Oldest first: a record edited meanwhile keeps its place (sorted by
                 # update it would move to the end and be counted twice).
-                **remote_query(filters=params.get("filter"), search=params.get("search") or None, sort="created_at"),
+                **remote_query(filters=plan.remote, search=plan.search or None, sort="created_at"),
                 "limit": PAGE_SIZE,
             }
             path = api_path("/v1/objects/{}/records", tally.object_key)
-            zone = zone_named(params.get("zone"))
             started = time.monotonic()
             while pages < PAGES_PER_STEP and time.monotonic() - started < STEP_SECONDS:
                 page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
                 pages += 1
                 records += count_records(
-                    counter, page.items, group=group, value=value, bucket=params.get("bucket") or DAY, zone=zone
+                    counter,
+                    page.items,
+                    group=group,
+                    value=value,
+                    bucket=params.get("bucket") or DAY,
+                    zone=zone,
+                    keep=plan.matches,
                 )
                 cursor = page.next_cursor or None
                 if not cursor:
                     status = RecordTally.DONE
+                    break
+                if tally.pages_read + pages >= settings.OBJECTS_COUNT_MAX_PAGES:
+                    status, capped = RecordTally.STOPPED, True
+                    message = f"Only the first {tally.pages_read + pages:,} pages of records were counted."
                     break
             transient = 0
             countdown = 0 if status == RecordTally.COUNTING else None
@@ -304,11 +348,12 @@ def tally_step(*, tally_id: int) -> None:
         logger.exception("record tally %s failed", tally_id)
         status, message = RecordTally.STOPPED, "The count stopped on an unexpected error; count again."
     now = timezone.now()
+    kept = status != RecordTally.STOPPED or capped  # a failure keeps nothing of this chunk
     updated = RecordTally.objects.filter(pk=tally_id, lease_token=token).update(
-        groups=counter.groups if status != RecordTally.STOPPED else tally.groups,
-        cursor=(cursor or "") if status != RecordTally.STOPPED else tally.cursor,
-        pages_read=tally.pages_read + (pages if status != RecordTally.STOPPED else 0),
-        records_read=tally.records_read + (records if status != RecordTally.STOPPED else 0),
+        groups=counter.groups if kept else tally.groups,
+        cursor=(cursor or "") if kept else tally.cursor,
+        pages_read=tally.pages_read + (pages if kept else 0),
+        records_read=tally.records_read + (records if kept else 0),
         status=status, message=message, transient_errors=transient, updated_at=now,
         finished_at=now if status != RecordTally.COUNTING else None,
         lease_until=now + timedelta(seconds=max(0.0, countdown - 1)) if countdown else None, lease_token="",
@@ -341,3 +386,30 @@ def tally_groups(tally: RecordTally) -> dict[str, Group]:
             continue
         result[key] = Group(key, count, total, numbered)
     return result
+
+
+# --- the table's total ---------------------------------------------------------
+
+
+def records_total_start(*, workspace: Workspace, object_key: str, record_filter: RecordFilter) -> RecordTally:
+    """The total of a filtered table whose first page cannot tell it: a tally
+    with no group, read with the key of the person asking."""
+    params = tally_params(
+        record_filter=record_filter, group=None, bucket="", value=None, zone_name=workspace.timezone_name
+    )
+    return tally_start(key=workspace.require_key(), object_key=object_key, params=params)
+
+
+def total_text(tally: RecordTally) -> str:
+    """A table's total in words, as its toolbar shows it."""
+    if tally.status == RecordTally.DONE:
+        return f"{tally.records_read:,} in all"
+    if tally.status == RecordTally.STOPPED:
+        if tally.cursor and tally.pages_read >= settings.OBJECTS_COUNT_MAX_PAGES:
+            return f"at least {tally.records_read:,} (the first {tally.pages_read:,} pages counted)"
+        return f"the total could not be counted: {tally.message}"
+    if tally.previous is not None:
+        return f"about {tally.previous:,} in all (counting again)"
+    if tally.records_read:
+        return f"about {tally.records_read:,} so far, counting…"
+    return "counting the total…"

@@ -1,4 +1,5 @@
-"""Celery tasks of the Objects area: bulk jobs and imports (objects/jobs.py).
+"""Celery tasks of the Objects area: bulk jobs and imports (objects/jobs.py),
+counts of records: a filtered table's total, charts, kanban totals (objects/tallies.py).
 They take a row's id, never a key; the row says what to do next."""
 
 from __future__ import annotations
@@ -31,7 +32,7 @@ def uploads_prune() -> int:
 
 @app.task(name="objects.tally_step", acks_late=True, ignore_result=True)
 def tally_step(tally_id: int) -> None:
-    """A few pages of a count of records (a chart, a kanban's totals); sends itself again while there is more."""
+    """A few pages of a count of records (a table's total, a chart, a kanban's totals); sends itself again while there is more."""
     tallies.tally_step(tally_id=tally_id)
 
 

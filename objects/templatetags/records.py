@@ -159,3 +159,19 @@ def cell_text(cell: Cell | None) -> str:
     if cell.kind == "chips":
         return ", ".join(chip.label for chip in cell.chips)
     return cell.text
+
+
+@register.filter
+def count_words(count) -> str:
+    """A filtered table's total counted in the background, in words (objects/tallies.py)."""
+    from objects.tallies import total_text
+
+    return total_text(count)
+
+
+@register.filter
+def tally_version(count) -> str:
+    """What a poll of a background count compares (objects/tallies.py)."""
+    from objects.tallies import tally_version as version_of
+
+    return version_of(count)

@@ -41,8 +41,7 @@ def calendar(request: ConsoleRequest, object_key: str) -> HttpResponse:
             first=first,
             today=today,
             zone=workspace.zone,
-            filters=context["service_filter"],
-            search=context["record_filter"].search,
+            plan=context["plan"],
             budget=bounded_int(request.GET.get("budget"), default=PAGE_BUDGET, lowest=1, highest=MAX_PAGE_BUDGET),
         )
     context.update(

@@ -28,8 +28,7 @@ from objects.tallies import DATE_TYPES, groupable, summable, tally_params, tally
 def _tally_params(question: ChartQuestion, context: dict, zone_name: str) -> dict:
     assert question.group is not None
     return tally_params(
-        filters=context["service_filter"],
-        search=context["record_filter"].search,
+        record_filter=context["record_filter"],
         group=question.group,
         bucket=question.bucket,
         value=question.value,

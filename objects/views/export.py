@@ -33,9 +33,12 @@ def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpRes
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=request.GET)
     hidden = set(hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=view))
     fields = [f for i, f in enumerate(every_field) if i == 0 or f.key not in hidden]
-    service_filter, _problems = state.service_filter(every_field)
-    records = selectors.record_iter(
-        client=workspace.client, object_key=object_key, filters=service_filter, search=state.search, sort=state.sort
+    # Conditions the service cannot check are checked here, record by record.
+    records = selectors.record_matching_iter(
+        client=workspace.client,
+        object_key=object_key,
+        plan=state.plan(every_field, zone=workspace.zone),
+        sort=state.sort,
     )
     # The first page is read before the response starts, so a remote error
     # (404, 401...) still becomes an error page instead of a broken file.

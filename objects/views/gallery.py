@@ -31,8 +31,7 @@ def gallery(request: ConsoleRequest, object_key: str) -> HttpResponse:
             object_key=object_key,
             definition=context["definition"],
             by=by,
-            filters=context["service_filter"],
-            search=context["record_filter"].search,
+            plan=context["plan"],
             cursor=pager.remote_cursor,
         )
     context.update(

@@ -94,7 +94,7 @@ def _board(
     chosen = _board_field(fields, by)
     # The table's search and filters, carried by its "Kanban" link.
     record_filter = RecordFilter.from_query(query, fields)
-    service_filter, filter_problems = record_filter.service_filter(fields)
+    plan = record_filter.plan(fields, zone=workspace.zone)
     shown_fields = card_fields(fields, query.getlist("card"), by=chosen)
     sum_field = _sum_field(fields, query.get("sum"))
     columns = (
@@ -104,8 +104,9 @@ def _board(
             definition=definition,
             by=chosen,
             zone=workspace.zone,
-            filters=service_filter,
-            search=record_filter.search,
+            filters=plan.remote,
+            search=plan.search,
+            keep=plan.matches if plan.narrows else None,
             shown_fields=shown_fields,
         )
         if chosen
@@ -120,12 +121,11 @@ def _board(
                 key=workspace.require_key(),
                 object_key=object_key,
                 params=tally_params(
-                    filters=service_filter,
-                    search=record_filter.search,
+                    record_filter=record_filter,
                     group=chosen,
                     bucket="",
                     value=sum_field,
-                    zone_name="",
+                    zone_name=workspace.timezone_name,
                 ),
             )
             apply_tally(columns, tally, sum_field=sum_field)
@@ -144,7 +144,7 @@ def _board(
         "record_filter": record_filter,
         "filter_pairs": record_filter.pairs(),
         "filter_query": filter_query,
-        "filter_problems": filter_problems,
+        "filter_problems": plan.problems,
         "move_form": MoveForm(),
         # Records of built-in objects belong to their own feature: shown, not moved here.
         "can_move": workspace.can_write and definition.get("kind") != "system",
@@ -197,7 +197,7 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         board = reverse("objects:kanban", args=[object_key]) + f"?by={by.key}"
         return client_redirect(request, board)
     record_filter = RecordFilter.from_query(request.GET, fields)
-    service_filter, _problems = record_filter.service_filter(fields)
+    plan = record_filter.plan(fields, zone=workspace.zone)
     column = columns[index]
     if not is_partial(request):
         _link_columns(object_key, by, [column], record_filter)
@@ -213,8 +213,9 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         definition=definition,
         by=by,
         zone=workspace.zone,
-        filters=service_filter,
-        search=record_filter.search,
+        filters=plan.remote,
+        search=plan.search,
+        keep=plan.matches if plan.narrows else None,
         cursor=CursorPager.from_query(request.GET).cursor,
         shown_fields=card_fields(fields, request.GET.getlist("card"), by=by),
     )
@@ -222,7 +223,7 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     # The board's count, when one was made, keeps the column's total exact.
     sum_field = _sum_field(fields, request.GET.get("sum"))
     params = tally_params(
-        filters=service_filter, search=record_filter.search, group=by, bucket="", value=sum_field, zone_name=""
+        record_filter=record_filter, group=by, bucket="", value=sum_field, zone_name=workspace.timezone_name
     )
     apply_tally([column], tally_get(workspace_id=workspace.id, object_key=object_key, params=params), sum_field=None)
     context = {

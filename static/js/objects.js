@@ -70,6 +70,38 @@
       delete detail.parameters[name];
       kept.forEach(function (value) { data.append(name, value); });
     });
+    // A condition's operator (`op.<key>`) with nothing to compare is no
+    // condition: leave it out too, except "is empty" and "is not empty".
+    names.forEach(function (name) {
+      if (name.indexOf("op.") !== 0) { return; }
+      var op = data.get(name);
+      var key = name.slice(3);
+      if (op === "empty" || op === "not_empty") { return; }
+      if (data.get("f." + key) || data.get("to." + key) || data.get("days." + key)) { return; }
+      delete detail.parameters[name];
+    });
+  });
+
+  // Back and Forward put back htmx's copy of the page, whose query form shows
+  // the values it was first rendered with, not the ones of the table shown:
+  // set the form from the address, which holds the whole state.
+  document.addEventListener("htmx:historyRestore", function () {
+    var form = document.getElementById("records-query");
+    if (!form) { return; }
+    var params = new URLSearchParams(window.location.search);
+    Array.prototype.forEach.call(form.elements, function (el) {
+      if (!el.name || el.type === "hidden" || el.type === "submit") { return; }
+      var values = params.getAll(el.name);
+      if (el.type === "checkbox") {
+        el.checked = values.indexOf(el.value) !== -1;
+      } else if (el.tagName === "SELECT") {
+        // An operator left out of the address: "is" when a value is there (the older links), else the first.
+        var missing = el.name.indexOf("op.") === 0 && params.has("f." + el.name.slice(3)) ? "is" : null;
+        if (values.length || missing) { el.value = values.length ? values[0] : missing; } else { el.selectedIndex = 0; }
+      } else {
+        el.value = values.length ? values[0] : "";
+      }
+    });
   });
 
   function start() {

@@ -361,6 +361,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:job_run": Target(methods=("POST",)),
     "objects:job_report": Target(),
     "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
+    "objects:records_count": Target(query=("v",)),  # a filtered table's total, polled
     "objects:kanban_counts": Target(query=("by", "sum", "shown1", "more1", "out1", "v")),
     "objects:kanban_move": Target(methods=("POST",), form=("record_id", "field", "option", "idempotency_key")),
     "objects:kanban_column": Target(query=("by", "option", "cursor", "shown", "q", "empty"), record_fields="query"),

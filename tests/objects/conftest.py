@@ -7,6 +7,9 @@ from __future__ import annotations
 
 import pytest
 
+from dashboard.api import ServiceClient
+from dashboard.keys.testing import store_sandbox_key
+from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import use_fake_service
 from tests.objects.support import SERVICE_URL, store_api_key
 
@@ -40,3 +43,16 @@ def console(logged_in_client, api_key):
 # --- schema ---
 
 # --- records ---
+
+
+@pytest.fixture
+def deals(sandbox, settings, logged_in_client, user):
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    service = ServiceClient(api_key=sandbox.demo_key)
+    obj = create_every_type_object(service)
+    records = [service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)}) for i in range(12)]
+    # One record with most values empty.
+    records.append(service.post(f"/v1/objects/{obj['key']}/records", json={"values": {"name": "Bare"}}))
+    store_sandbox_key(user, service, sandbox.demo_key)
+    options = {f["key"]: {o["label"]: o["id"] for o in f.get("options", [])} for f in obj["fields"]}
+    return {"key": obj["key"], "options": options, "service": service, "records": records}

@@ -45,25 +45,27 @@ def count(sandbox, obj) -> int:
     return sandbox.store.count("record", where={"object_id": obj["id"]})
 
 
-def test_bulk_delete_of_every_record_matching_the_filter(deals, sandbox, logged_in_client, monkeypatch):
-    sent = run_jobs_inline(monkeypatch)
-    lost = next(
-        o["id"] for f in deals["object"]["fields"] if f["key"] == "status" for o in f["options"] if o["label"] == "Lost"
-    )
-    data = {"scope": "filter", "query": f"f.status={lost}", "action": "delete", "step": "preview"}
-    url = f"/objects/{deals['key']}/bulk/"
-    html = parse(logged_in_client.post(url, data).content)
-    # Deals 0, 3, 6 and 9 are Lost.
-    assert select(html, ".dry-run__count strong")[0].get_text() == "4"
-    assert len(select(html, ".dry-run__sample tbody tr")) == 4
-    assert count(sandbox, deals["object"]) == 10
+def delete_matching(client, object_key: str, query: str) -> tuple[str, int]:
+    """The bulk delete of every record matching `query`: its dry run's count, then started."""
+    data = {"scope": "filter", "query": query, "action": "delete", "step": "preview"}
+    url = f"/objects/{object_key}/bulk/"
+    html = parse(client.post(url, data).content)
     start = {
         **data,
         "step": "start",
         "checked": select(html, "input[name=checked]")[0]["value"],
         "idempotency_key": select(html, "input[name=idempotency_key]")[0]["value"],
     }
-    assert logged_in_client.post(url, start).status_code == 302
+    return select(html, ".dry-run__count strong")[0].get_text(), client.post(url, start).status_code
+
+
+def test_bulk_delete_of_every_record_matching_the_filter(deals, sandbox, logged_in_client, monkeypatch):
+    sent = run_jobs_inline(monkeypatch)
+    lost = next(
+        o["id"] for f in deals["object"]["fields"] if f["key"] == "status" for o in f["options"] if o["label"] == "Lost"
+    )
+    # Deals 0, 3, 6 and 9 are Lost.
+    assert delete_matching(logged_in_client, deals["key"], f"f.status={lost}") == ("4", 302)
     drain(sent)
     job = ObjectJob.objects.get()
     assert (job.status, job.total, job.succeeded, job.failed) == ("done", 4, 4, 0)
@@ -80,6 +82,20 @@ def test_bulk_delete_of_every_record_matching_the_filter(deals, sandbox, logged_
     assert (job.status, job.succeeded) == ("done", 4)
     assert set(job.items.values_list("state", flat=True)) == {JobItem.DONE}  # replayed, not "already deleted"
     assert count(sandbox, deals["object"]) == 6
+
+
+def test_bulk_delete_over_a_filter_the_console_checks_deletes_only_its_matches(
+    deals, sandbox, logged_in_client, monkeypatch
+):
+    """Seats > 20 is no exact filter: the service lists every record, the
+    console keeps deals 7, 8 and 9 (21, 24, 27 seats) in the dry run and the job."""
+    sent = run_jobs_inline(monkeypatch)
+    assert delete_matching(logged_in_client, deals["key"], "op.seats=gt&f.seats=20") == ("3", 302)
+    drain(sent)
+    job = ObjectJob.objects.get()
+    assert (job.status, job.total, job.succeeded) == ("done", 3, 3)
+    left = deals["service"].get(f"/v1/objects/{deals['key']}/records", params={"limit": 100})["data"]
+    assert sorted(r["values"]["seats"] for r in left) == [0, 3, 6, 9, 12, 15, 18]
 
 
 def test_an_import_resumed_after_its_worker_died_writes_each_row_once(

@@ -1,6 +1,7 @@
 """The records grid's weight: a page of 100 rows x 15 columns of every type
 (the records-vs-admin bench's page, bench/records_page.py) is at most 150 KB
-of HTML, against the real sandbox. Bytes are deterministic; time is measured
+of HTML (the grid about 143 KB, the filter bar with each field's operators
+about 9 KB), against the real sandbox. Bytes are deterministic; time is measured
 by `make bench` only."""
 
 from __future__ import annotations
@@ -13,10 +14,12 @@ from tests.objects.support import every_type_object_with_records
 
 pytestmark = pytest.mark.django_db
 
-GRID_BUDGET_BYTES = 150_000  # 100 rows x 15 columns; 295 KB before the grid said things once per column
+# 100 rows x 15 columns; 295 KB before the grid said things once per column.
+# 155 KB since the filter bar offers operators per field (148 KB before them).
+GRID_BUDGET_BYTES = 155_000
 
 
-def test_a_page_of_100_rows_and_15_columns_is_at_most_150_kb(sandbox, settings, logged_in_client, user):
+def test_a_page_of_100_rows_and_15_columns_is_at_most_155_kb(sandbox, settings, logged_in_client, user):
     obj = every_type_object_with_records(sandbox, settings, user, 100)
 
     response = logged_in_client.get(f"/objects/{obj['key']}/records/", {"limit": 100})

@@ -11,6 +11,7 @@ import datetime as dt
 import decimal
 import time
 from collections import defaultdict
+from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
@@ -257,3 +258,70 @@ def test_a_gallery_shows_allowed_pictures_and_a_placeholder_for_the_others(plann
         c.select(".look-gallery__title")[0]["href"].startswith(f"/objects/{planned['key']}/records/") for c in cards
     )
     assert select(html, ".pager a[rel=next]")
+
+
+# --- the table's filters with operators, applied by every look ------------------
+# `planned`: seats = 3 i, so "Seats > 150" keeps i = 51..89 (39 records: 7 Won,
+# 32 Lead); the service's exact filter cannot say ">", the console checks it.
+ABOVE_150 = {"op.seats": "gt", "f.seats": "150"}
+
+
+def test_a_chart_counts_only_the_records_a_console_checked_condition_keeps(planned, console, counts_inline):
+    url = f"/objects/{planned['key']}/chart/"
+    console.get(url, {"group": "stage", "measure": "count", **ABOVE_150})
+    counts_inline()
+    tally = RecordTally.objects.get()
+    assert "op.seats=gt" in tally.params["query"] and tally.records_read == 39
+    html = parse(console.get(url, {"group": "stage", "measure": "count", **ABOVE_150}).content)
+    assert table_rows(html) == [["Lead", "32"], ["Won", "7"]]
+
+
+def test_a_kanban_counts_and_cards_keep_only_the_matching_records(planned, console, counts_inline, monkeypatch):
+    from objects import kanban
+
+    monkeypatch.setattr(kanban, "CARDS_PER_COLUMN", 10)
+    url = f"/objects/{planned['key']}/kanban/"
+    first = parse(console.get(url, {"by": "stage", **ABOVE_150}).content)
+    names = [text_of(a) for a in select(first, ".kanban-card__title")]
+    assert names and all(int(name.split()[-1]) > 50 for name in names)  # the cards are matches only
+    counts_inline()
+    html = parse(console.get(url, {"by": "stage", **ABOVE_150}).content)
+    assert [text_of(c) for c in select(html, ".kanban-count")] == ["32", "7", "0"]
+
+
+def test_a_calendar_and_a_gallery_check_the_condition_on_each_record_read(planned, console):
+    # November: i = 11..20; seats > 45 keeps 16..20.
+    query = {"date": "close_date", "month": "2026-11", "op.seats": "gt", "f.seats": "45"}
+    html = parse(console.get(f"/objects/{planned['key']}/calendar/", query).content)
+    entries = select(html, ".look-calendar__grid .look-calendar__entries a")
+    assert [text_of(a) for a in entries] == [f"Deal {i:03d}" for i in range(16, 21)]
+
+    gallery = parse(
+        console.get(f"/objects/{planned['key']}/gallery/", {"image": "logo", "op.seats": "lt", "f.seats": "30"}).content
+    )
+    titles = sorted(text_of(a) for a in select(gallery, ".look-gallery__title"))
+    assert titles == [f"Deal {i:03d}" for i in range(10)]
+    assert text_of(select(gallery, ".gallery-read")[0]).startswith("90 records read (1 page)")
+
+
+def test_the_looks_switch_carries_operators_bounds_and_days_both_ways(planned, console):
+    query = {
+        "op.seats": "between",
+        "f.seats": "10",
+        "to.seats": "40",
+        "op.close_date": "last_days",
+        "days.close_date": "7",
+    }
+    wanted = {
+        ("op.seats", "between"),
+        ("f.seats", "10"),
+        ("to.seats", "40"),
+        ("op.close_date", "last_days"),
+        ("days.close_date", "7"),
+    }
+    for page in ("records", "kanban", "calendar", "gallery", "chart"):
+        html = parse(console.get(f"/objects/{planned['key']}/{page}/", query).content)
+        links = select(html, ".looks-switch a")
+        assert len(links) == 5, page
+        for link in links:
+            assert wanted <= set(parse_qsl(urlsplit(link["href"]).query)), (page, link["href"])

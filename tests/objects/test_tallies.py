@@ -16,6 +16,7 @@ from django.utils import timezone
 from dashboard.keys.testing import stored_api_key
 from objects import tallies
 from objects.fields import field_defs
+from objects.filters import RecordFilter
 from objects.models import RecordTally
 from tests.html import parse, select, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, error_body, page, record
@@ -51,7 +52,7 @@ def steps(monkeypatch):
 
 def start(api_key) -> RecordTally:
     params = tallies.tally_params(
-        filters={}, search="", group=FIELDS["stage"], bucket="", value=FIELDS["amount"], zone_name=""
+        record_filter=RecordFilter(), group=FIELDS["stage"], bucket="", value=FIELDS["amount"], zone_name=""
     )
     return tallies.tally_start(key=api_key, object_key=OBJECT_KEY, params=params)
 
