@@ -1,8 +1,8 @@
 """Typed cells of the records table and the record page.
 
 `{% record_cell cell %}` renders one `objects.fields.Cell`: numbers, marks,
-links (http/https only), chips in their option colour (data-option-color, painted by
-static/js/objects.js), thumbnails (or, for a host the CSP refuses, the frame's
+links (http/https only), chips in their option colour (`data-c`, short because
+a 100-row grid carries it ~300 times; painted by static/js/objects.js), thumbnails (or, for a host the CSP refuses, the frame's
 placeholder naming it: dashboard/frame/images.py), files. It builds the markup in Python
 rather than through an included template: a 100-row page has ~1,700 cells,
 and an inclusion template per cell cost most of the page's time (see
@@ -48,7 +48,7 @@ def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
         return SafeString(f'<a href="{href}">{text}</a>')
     if kind == "chips":
         chips = "".join(
-            f'<span class="chip" data-option-color="{_escape(chip.color)}">{_escape(chip.label)}</span>'
+            f'<span class="chip" data-c="{_escape(chip.color)}">{_escape(chip.label)}</span>'
             if chip.color
             else f'<span class="chip">{_escape(chip.label)}</span>'
             for chip in cell.chips
@@ -109,7 +109,7 @@ def grid_cell(cell: Cell | None) -> SafeString:
         return SafeString(f'<a class="cell-file" href="{_escape(cell.href)}" download>{_escape(cell.text)}</a>')
     if kind == "chips" and len(cell.chips) == 1:
         chip = cell.chips[0]
-        color = f' data-option-color="{_escape(chip.color)}"' if chip.color else ""
+        color = f' data-c="{_escape(chip.color)}"' if chip.color else ""
         return SafeString(f'<span class="chip"{color}>{_escape(chip.label)}</span>')
     if kind == "long_text" and len(cell.text) <= LONG_TEXT_SHOWN:
         return SafeString(f'<span class="cell-long">{_escape(cell.text)}</span>')

@@ -32,14 +32,14 @@
   // allowed by the strict CSP, and unlike style attributes it leaves nothing
   // in the markup that htmx snapshots for the back button (restoring inline
   // styles from a snapshot is what the CSP blocks). Chips use their own
-  // data-option-color attribute because they also need a readable text colour.
+  // data-c attribute because they also need a readable text colour.
   var sheet = null;
   var painted = {};
 
   function paint(root) {
-    var chips = root.querySelectorAll ? root.querySelectorAll(".chip[data-option-color]") : [];
+    var chips = root.querySelectorAll ? root.querySelectorAll(".chip[data-c]") : [];
     Array.prototype.forEach.call(chips, function (el) {
-      var colour = (el.getAttribute("data-option-color") || "").trim().toLowerCase();
+      var colour = (el.getAttribute("data-c") || "").trim().toLowerCase();
       if (!HEX.test(colour) || painted[colour]) { return; }
       if (!sheet) {
         sheet = new CSSStyleSheet();
@@ -47,7 +47,7 @@
       }
       painted[colour] = true;
       sheet.insertRule(
-        '.chip[data-option-color="' + colour + '" i] { background-color: ' + colour + "; border-color: " + colour +
+        '.chip[data-c="' + colour + '" i] { background-color: ' + colour + "; border-color: " + colour +
         "; color: " + textColourFor(colour) + "; font-weight: 600; }",
         sheet.cssRules.length
       );

@@ -78,13 +78,13 @@ def test_records_page_shows_every_type_in_its_cell(paris_console, remote, settin
     links = [link["href"] for link in row.select("a[href]")]
     assert {"mailto:buyer@acme.test", "tel:+33123456789", "https://acme.test"} <= set(links)
     # Choices by label in their stored colour (ids never shown).
-    chips = [[(chip["data-option-color"], text_of(chip)) for chip in cell.select(".chip")] for cell in row.select("td")]
+    chips = [[(chip["data-c"], text_of(chip)) for chip in cell.select(".chip")] for cell in row.select("td")]
     assert [("#22c55e", "Open")] in chips
     assert [("#f97316", "Hot"), ("#8b5cf6", "VIP")] in chips
     assert "opt-open" not in str(one(html, "tbody"))
     assert [image["src"] for image in row.select("img")] == ["https://cdn.acme.test/logo.png"]
     assert "contract.pdf" in [text_of(link) for link in row.select("a")]
-    assert html.find_all(style=True) == []  # CSP: colours come from data-option-color
+    assert html.find_all(style=True) == []  # CSP: colours come from data-c
 
 
 def test_unsafe_url_values_are_not_links(console, remote):
