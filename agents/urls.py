@@ -26,5 +26,10 @@ urlpatterns = [
     path("runs/<remote_id:run_id>/", views.run_detail, name="run"),
     path("runs/<remote_id:run_id>/rerun", views.run_rerun, name="run_rerun"),
     path("approvals/", views.approvals, name="approvals"),
+    path("approvals/news", views.approvals_news, name="approvals_news"),
+    path("approvals/bulk/", views.approval_batch_start, name="approval_batch_start"),
+    path("approvals/bulk/<pk:pk>/", views.approval_batch, name="approval_batch"),
+    path("approvals/bulk/<pk:pk>/status", views.approval_batch_status, name="approval_batch_status"),
+    path("approvals/<remote_id:approval_id>/", views.approval_detail, name="approval"),
     path("approvals/<remote_id:approval_id>/decide", views.approval_decide, name="approval_decide"),
 ]
