@@ -169,23 +169,21 @@ _marked: dict[str, float] = {}
 
 def workspace_watched(workspace_id: str) -> None:
     """Someone's page is polling in this workspace: its approvals are read
-    every INBOX_WATCHED_REFRESH_SECONDS while it is (a conditional UPDATE at
-    most every WATCH_MARK_SECONDS per process and workspace)."""
+    every INBOX_WATCHED_REFRESH_SECONDS while it is (one upsert at most
+    every WATCH_MARK_SECONDS per process and workspace)."""
     if not workspace_id:
         return
     clock = time.monotonic()
     if clock - _marked.get(workspace_id, -WATCH_MARK_SECONDS) < WATCH_MARK_SECONDS:
         return
     _marked[workspace_id] = clock
-    now = timezone.now()
-    recent = now - timedelta(seconds=WATCH_MARK_SECONDS)
-    updated = (
-        WorkspaceRefresh.objects.filter(workspace_id=workspace_id)
-        .filter(Q(watched_at__isnull=True) | Q(watched_at__lt=recent))
-        .update(watched_at=now)
+    # One statement whether or not the workspace has a row yet.
+    WorkspaceRefresh.objects.bulk_create(
+        [WorkspaceRefresh(workspace_id=workspace_id, watched_at=timezone.now())],
+        update_conflicts=True,
+        unique_fields=["workspace_id"],
+        update_fields=["watched_at"],
     )
-    if not updated and not WorkspaceRefresh.objects.filter(workspace_id=workspace_id).exists():
-        WorkspaceRefresh.objects.get_or_create(workspace_id=workspace_id, defaults={"watched_at": now})
 
 
 def workspaces_watched(*, now: datetime | None = None) -> list[str]:

@@ -16,7 +16,8 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def pending_rows(html: str) -> list[str]:
-    return [row["id"].removeprefix("approval-") for row in select(html, "li.approval.approval--pending")]
+    """The pending approvals of the queue's list (the first one's detail and form are in the pane)."""
+    return [row["data-approval-id"] for row in select(html, "li.approval-item--pending")]
 
 
 def decision_form(html: str, approval_id: str, decision: str) -> dict:

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from agents.models import BuilderAnswer
 from dashboard.audit.testing import make_approver
+from dashboard.inbox import services
 from dashboard.inbox.models import Notice, WaitingItem
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_track
@@ -270,12 +271,28 @@ def test_an_unchanged_poll_reads_four_rows_and_renders_nothing(api_key, logged_i
     stored_approval(api_key.workspace_id)
     turn(api_key, remote_id="web-1", status="completed")
     poll = header_of(logged_in_client).get("hx-get")
+    services.workspace_watched(api_key.workspace_id)  # marked moments ago: not again for WATCH_MARK_SECONDS
 
     # Session, user, the core's one statement (workspace, stored items, own
     # work), the builder's questions; no key query, nothing built or rendered.
     with django_assert_num_queries(4):
         answer = logged_in_client.get(poll, **HTMX)
     assert answer.status_code == 204 and answer.content == b""
+
+
+def test_a_poll_marks_its_workspace_watched_with_one_statement_at_most_every_few_seconds(
+    api_key, logged_in_client, django_assert_num_queries, monkeypatch
+):
+    monkeypatch.setattr(services, "_marked", {})
+    poll = header_of(logged_in_client).get("hx-get")
+    with django_assert_num_queries(5):  # the four above, and the mark (one upsert)
+        logged_in_client.get(poll, **HTMX)
+    assert services.workspaces_watched() == [api_key.workspace_id]
+    with django_assert_num_queries(4):  # marked a moment ago
+        logged_in_client.get(poll, **HTMX)
+    # Nobody looking for longer than INBOX_WATCHED_SECONDS: back to the interval's sweep only.
+    later = timezone.now() + timedelta(seconds=31)
+    assert services.workspaces_watched(now=later) == []
 
 
 def test_a_person_dismisses_a_failure_for_themselves_not_an_approval(api_key, user, other_user, logged_in_client):
