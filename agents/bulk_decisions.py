@@ -145,6 +145,7 @@ def batch_start(
 class Chunk:
     wait_seconds: float | None = None
     stop_message: str = ""
+    progressed: bool = False  # some item got its outcome (a chunk that only failed counts towards stopping)
 
 
 def _conflict_message(exc: errors.ConflictError, decision: str, client, item: ApprovalBatchItem) -> str:
@@ -187,6 +188,7 @@ def _audit(item: ApprovalBatchItem, batch: ApprovalBatch, *, key: str, summary: 
 def _decide_chunk(batch: ApprovalBatch, client) -> Chunk:
     verb = "Approved" if batch.decision == ApprovalBatch.APPROVE else "Rejected"
     tried = "approve" if batch.decision == ApprovalBatch.APPROVE else "reject"
+    progressed = False
     for item in list(batch.items.filter(outcome=ApprovalBatchItem.TO_DO).order_by("position")[:CHUNK]):
         key = decision_key(batch, item.approval_id)
         what = item.summary or "an action"
@@ -206,9 +208,9 @@ def _decide_chunk(batch: ApprovalBatch, client) -> Chunk:
             )
         except (errors.RateLimitedError, errors.ServerError, errors.ApiTimeoutError, errors.ApiConnectionError) as exc:
             wait = max(1.0, exc.retry_after or 5.0) if isinstance(exc, errors.RateLimitedError) else 5.0
-            return Chunk(wait_seconds=wait)
+            return Chunk(wait_seconds=wait, progressed=progressed)
         except errors.AuthenticationError as exc:
-            return Chunk(stop_message=with_request_id(meaning_of(exc).title, exc))
+            return Chunk(stop_message=with_request_id(meaning_of(exc).title, exc), progressed=progressed)
         except errors.ApiError as exc:
             item.outcome = ApprovalBatchItem.FAILED
             item.message = storable_text(with_request_id(meaning_of(exc).title, exc), limit=400)
@@ -217,7 +219,8 @@ def _decide_chunk(batch: ApprovalBatch, client) -> Chunk:
             item.message = verb
             _audit(item, batch, key=key, summary=f"{agent}{verb.lower()} “{what}” (bulk)"[:300])
         item.save(update_fields=["outcome", "message"])
-    return Chunk()
+        progressed = True
+    return Chunk(progressed=progressed)
 
 
 def batch_step(*, batch_id: int) -> None:
@@ -238,7 +241,7 @@ def batch_step(*, batch_id: int) -> None:
         if chunk.stop_message:
             batch.status, batch.message = ApprovalBatch.STOPPED, storable_text(chunk.stop_message, limit=400)
         elif chunk.wait_seconds is not None:
-            batch.transient_errors += 1
+            batch.transient_errors = 1 if chunk.progressed else batch.transient_errors + 1
             if batch.transient_errors >= MAX_TRANSIENT_ERRORS:
                 batch.status = ApprovalBatch.STOPPED
                 batch.message = "The service kept failing; the approvals not decided yet are listed below."

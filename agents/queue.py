@@ -55,11 +55,14 @@ def matches(approval: dict[str, Any], *, risk: str, age: str, now: datetime | No
 
 
 def decided_by_service(item: Any) -> str:
-    """Who decided, as the service may say it (not in the contract: read
-    tolerantly, a name, an email or an object carrying one; "" otherwise)."""
+    """Who decided, as the service may say it in an approval or a 409's
+    details (not in the contract: read tolerantly, a name, an email or an
+    object carrying one, alone or first of a list; "" otherwise)."""
     data = as_dict(item)
     for name in ("decided_by", "decider", "decided_by_member"):
         value = data.get(name)
+        if isinstance(value, list):  # an error's details hold lists of words
+            value = value[0] if value else None
         if isinstance(value, str | int) and text(value):
             return text(value)[:120]
         found = as_dict(value)
