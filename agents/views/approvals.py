@@ -179,6 +179,10 @@ def approval_detail(request: ConsoleRequest, approval_id: str) -> HttpResponse:
     approval = read_approval(current)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
     names = queue.stored_agent_names(workspace_id=request.workspace.id)
+    if approval["agent_id"] and not (approval["agent_name"] or names.get(approval["agent_id"])):
+        # Not named by the approval nor kept by a refresh yet: the agents' list (one more read).
+        with contextlib.suppress(errors.ApiError):
+            names = _agent_names(client)
     decided = queue.deciders(workspace_id=request.workspace.id, approval_ids=[approval["id"]])
     row = approval_row(approval, agent_names=names, may_decide=not refusal, decided_by=decided.get(approval["id"], ""))
     context = {
