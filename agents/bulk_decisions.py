@@ -25,7 +25,7 @@ from django.utils import timezone
 
 from agents import selectors, services
 from agents.models import ApprovalBatch, ApprovalBatchItem
-from agents.queue import decided_by_service
+from agents.queue import decided_by_service, pending_stored
 from agents.reading import CONFIRM_RISKS, read_approval
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, with_request_id
@@ -104,6 +104,9 @@ def batch_start(
     if decision not in (ApprovalBatch.APPROVE, ApprovalBatch.REJECT):
         raise BatchRefused("Choose Approve selected or Reject selected.")
     pending = _pending_by_id(client)
+    # One decided since the page was drawn is still named as the console kept it (its 409 says by whom).
+    kept = dict(pending_stored(workspace_id=key.workspace_id))
+    known = {approval["id"]: approval for approval in kept.values()} | pending
     confirm = [pending[a]["summary"] for a in wanted if a in pending and pending[a]["risk"] in CONFIRM_RISKS]
     if confirm and decision == ApprovalBatch.APPROVE:
         raise BatchRefused(
@@ -117,7 +120,7 @@ def batch_start(
         )
         items = []
         for position, approval_id in enumerate(wanted):
-            approval = pending.get(approval_id)
+            approval = known.get(approval_id)
             items.append(
                 ApprovalBatchItem(
                     batch=batch,

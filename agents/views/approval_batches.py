@@ -5,6 +5,7 @@ is the task's (agents/bulk_decisions.py)."""
 from __future__ import annotations
 
 import uuid
+from urllib.parse import urlsplit
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
@@ -103,6 +104,9 @@ def approval_batch_status(request: ConsoleRequest, pk: int) -> HttpResponse:
     if unchanged is not None:
         return unchanged
     context = {**bulk_decisions.batch_progress(batch), "poll_seconds": PROGRESS_POLL_SECONDS}
+    if batch.is_final and urlsplit(request.headers.get("HX-Current-URL", "")).path == reverse("agents:approvals"):
+        # On the queue, the approvals this batch settled leave the pending list.
+        context["settled"] = [item.approval_id for item in context["items"] if item.outcome]
     response = render(request, "agents/approval_batch.html#batch_progress", context)
     if batch.is_final:
         response["HX-Trigger"] = "inbox-changed"  # the header's count follows at once

@@ -56,6 +56,15 @@ def _queue_filters(query) -> dict[str, str]:
     }
 
 
+def _pending_counts(workspace_id: str, shown: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """Counts per risk of what waits: the console's kept pending approvals
+    (every page of them) with the pending ones this page read (newer than
+    the last refresh, perhaps)."""
+    pending = {approval["id"]: approval for _, approval in queue.pending_stored(workspace_id=workspace_id)}
+    pending.update((approval["id"], approval) for approval in shown if approval["status"] == "pending")
+    return queue.risk_counts(list(pending.values()))
+
+
 def _poll_url(filters: dict[str, str], *, version: str, shown: list[str]) -> str:
     """The open pending queue's poll: the version it shows and the ids on it."""
     query = {name: value for name, value in filters.items() if value and name != "status"}
@@ -99,7 +108,7 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
         "rows": rows,
         "selected": selected,
         "selected_id": selected["approval"]["id"] if selected else "",
-        "counts": queue.risk_counts([a for _, a in queue.pending_stored(workspace_id=request.workspace.id)]),
+        "counts": _pending_counts(request.workspace.id, approvals_read),
         "paging": pager.links(kept, page.next_cursor),
         "workspace_zone": request.workspace.zone,
         "next": request.get_full_path(),

@@ -34,18 +34,32 @@
   /* A narrow screen has no pane: the approval opens as its own page. */
   document.addEventListener("htmx:beforeRequest", function (event) {
     var elt = event.detail && event.detail.elt;
-    if (elt && elt.hasAttribute && elt.hasAttribute("data-detail-link") && narrow()) {
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-detail-link")) { return; }
+    if (narrow()) {
       event.preventDefault();
       window.location.href = elt.getAttribute("href");
+      return;
     }
+    /* While the next approval loads, a and r wait: they never act on the one leaving. */
+    var pane = document.getElementById("approval-detail");
+    if (pane) { pane.setAttribute("aria-busy", "true"); }
   });
 
-  document.addEventListener("htmx:afterSwap", function (event) {
+  function settled(event) {
     var elt = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
-    if (elt && elt.hasAttribute && elt.hasAttribute("data-detail-link")) {
-      mark(elt.closest("[data-queue-item]"));
-    }
-  });
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-detail-link")) { return; }
+    if (event.type === "htmx:afterSettle") { mark(elt.closest("[data-queue-item]")); }
+    var pane = document.getElementById("approval-detail");
+    if (pane) { pane.removeAttribute("aria-busy"); }
+  }
+  document.addEventListener("htmx:afterSettle", settled);
+  document.addEventListener("htmx:responseError", settled);
+  document.addEventListener("htmx:sendError", settled);
+
+  function busy() {
+    var pane = document.getElementById("approval-detail");
+    return pane && pane.getAttribute("aria-busy") === "true";
+  }
 
   function detailButton(value) {
     return document.querySelector("#approval-detail form.approval__actions button[name=decision][value=" + value + "]");
@@ -64,6 +78,8 @@
       link.focus();
       list[next].scrollIntoView({ block: "nearest" });
       if (!narrow() && list[next] !== current) { link.click(); }
+      event.preventDefault();
+    } else if ((event.key === "a" || event.key === "r") && busy()) {
       event.preventDefault();
     } else if (event.key === "a") {
       var confirm = document.querySelector("#approval-detail details.approval__confirm");

@@ -78,7 +78,7 @@ def test_the_open_queue_takes_in_a_new_approval_without_touching_the_rows_shown(
 ):
     store(api_key.workspace_id, approval())
     page = parse(logged_in_client.get(reverse("agents:approvals")).content)
-    assert texts(page, "#approval-counts .risk") == ["1 send"]
+    assert texts(page, "#approval-counts .risk") == ["1 send", "1 destructive"]  # kept, and read by the page
     poll = poll_of(page)
     calls = len(remote.calls)
 
