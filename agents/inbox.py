@@ -242,6 +242,9 @@ def _builder_questions(viewer: InboxViewer, names: dict[str, str]) -> list[Inbox
             if questions
             else (answer.message or "The agent builder needs an answer")
         )
+        # Which agent it is about: two drafts' questions read alike otherwise.
+        name = names.get(answer.agent_id, "")
+        title = f"{title} (agent {name})" if name else f"{title} (a draft agent)"
         items.append(
             InboxItem(
                 key=f"builder:{answer.agent_id}",

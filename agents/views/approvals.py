@@ -275,7 +275,8 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         )
     except errors.ConflictError as exc:
         current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
-        notice = "Already decided: someone decided this approval before you."
+        refused = _audit_refused(request, data, exc, current, approval_id=str(approval_id), agent_id=agent_id)
+        notice = f"Already decided ({refused.removeprefix('Already ')}): someone decided this approval before you."
         if not is_partial(request):
             messages.info(request, notice)
             return redirect(next_url(request, reverse("agents:approvals")))
@@ -318,6 +319,42 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         return redirect(next_url(request, reverse("agents:approvals")))
     row = approval_row(approval, agent_names=_posted_name(request), may_decide=True, outcome=outcome)
     return _render_row(request, row)
+
+
+def _audit_refused(
+    request: ConsoleRequest,
+    data: dict,
+    exc: errors.ConflictError,
+    current: dict | None,
+    *,
+    approval_id: str,
+    agent_id: str | None,
+) -> str:
+    """A second decision refused (409) in the audit trail in words: the
+    agent, what was tried, and by whom it was decided when the service says
+    ("tried to reject “…”: already approved by Dana"). Answers the outcome's
+    words ("Already approved by Dana", or "Already decided")."""
+    approval = read_approval(current) if current is not None else None
+    who = queue.decided_by_service(exc.details) or (queue.decided_by_service(approval["raw"]) if approval else "")
+    status = approval["status"] if approval and approval["status"] in ("approved", "rejected") else "decided"
+    outcome = f"Already {status}" + (f" by {who}" if who else "")
+    agent = request.POST.get("agent_name", "")[:200]
+    what = approval["summary"] if approval else "an approval"
+    tried = "always allow" if data["always"] else data["decision"]
+    audit_decision_note(
+        idempotency_key=data["idempotency_key"],
+        summary=f"{agent + ': ' if agent else ''}tried to {tried} “{what}”: {outcome[0].lower()}{outcome[1:]}"[:300],
+        note=data["note"].strip(),
+        details={
+            "decision": data["decision"],
+            "always": data["always"],
+            "approval_id": approval_id,
+            "agent_id": agent_id or (approval["agent_id"] if approval else ""),
+            "agent_name": agent,
+            "outcome": outcome,
+        },
+    )
+    return outcome
 
 
 def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> HttpResponseBase:

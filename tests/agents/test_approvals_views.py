@@ -230,8 +230,15 @@ def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remo
     body = response.content.decode()
 
     assert response.status_code == 200
-    assert "Already decided" in body and "req_409" in body
+    assert "Already decided (rejected)" in body and "req_409" in body
     assert one(body, "li.approval")["class"] == ["card", "approval", "approval--rejected"]
+    # The audit line says what was tried and what the service said.
+    entry = AuditEntry.objects.get(idempotency_key=fields["key_approve"])
+    assert entry.status == 409 and entry.kind == AuditEntry.KIND_DECISION
+    assert (
+        entry.summary
+        == "Lead qualifier: tried to approve “Send the welcome email to dana@example.com”: already rejected"
+    )
     reread = dict(queue.calls.last.request.url.params)
     assert reread["status"] == "all" and reread["agent_id"] == AGENT_ID
 

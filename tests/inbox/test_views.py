@@ -143,7 +143,7 @@ def test_a_builders_questions_are_in_every_teammates_inbox(api_key, user, other_
     [item] = items_of(teammate)
 
     assert item.get("data-kind") == "question"
-    assert "The agent builder asks 1 question: Which mailbox should it watch?" in text_of(item)
+    assert "The agent builder asks 1 question: Which mailbox should it watch? (a draft agent)" in text_of(item)
     assert "Started by alice" in text_of(item)
     answer = one(item, "a[data-inbox-primary]")
     assert text_of(answer) == "Answer"
@@ -159,7 +159,8 @@ def test_a_directors_question_waits_until_a_later_turn_answers_it(api_key, logge
     )
     [item] = items_of(logged_in_client)
     assert item.get("data-kind") == "question"
-    assert "The website director asks: What colours?" in text_of(item)
+    # Named by its brief: two turns waiting for an answer read apart.
+    assert "The website director asks: What colours? (about “A landing page”)" in text_of(item)
     assert one(item, "a[data-inbox-primary]").get("href") == reverse("studio:turn", args=[asked.pk])
 
     turn(api_key, remote_id="turn-2", status="building", conversation_id="conv-1")
