@@ -93,7 +93,7 @@ def batch_start(
     a selection that is empty, too big, or holds an approval that needs its
     confirmation; approvals the service no longer lists as pending are
     reported as such and left out."""
-    existing = ApprovalBatch.objects.filter(uid=uid, started_by=user).first()
+    existing = ApprovalBatch.objects.filter(uid=uid, started_by_id=user.pk).first()
     if existing is not None:
         return existing
     wanted = list(dict.fromkeys(approval_id for approval_id in approval_ids if approval_id))

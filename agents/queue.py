@@ -15,6 +15,7 @@ from django.utils import timezone
 from agents.reading import RISKS, read_approval
 from dashboard.api.paths import api_path
 from dashboard.audit.models import AuditEntry
+from dashboard.frame.home import waited_words as home_waited_words
 from dashboard.inbox.models import WaitingItem
 from dashboard.inbox.selectors import stored_items
 from dashboard.inbox.sources import KIND_APPROVAL
@@ -33,14 +34,7 @@ def waited_words(since: datetime | None, now: datetime | None = None) -> str:
     """ "waiting 2 h", "waiting 5 min", "waiting 3 days"; "" without a time."""
     if since is None:
         return ""
-    seconds = max(0, int(((now or timezone.now()) - since).total_seconds()))
-    if seconds < 60:
-        return "waiting under a minute"
-    if seconds < 3600:
-        return f"waiting {seconds // 60} min"
-    if seconds < 2 * 86400:
-        return f"waiting {seconds // 3600} h"
-    return f"waiting {seconds // 86400} days"
+    return f"waiting {home_waited_words(since, now or timezone.now())}"
 
 
 def matches(approval: dict[str, Any], *, risk: str, age: str, now: datetime | None = None) -> bool:

@@ -77,7 +77,9 @@ def _refused(request: ConsoleRequest, problem: str, back: str) -> HttpResponseBa
 
 def _batch_of(request: ConsoleRequest, pk: int) -> ApprovalBatch:
     # Only its starter follows a batch (their key, their decisions).
-    batch = ApprovalBatch.objects.filter(pk=pk, started_by=request.user, workspace_id=request.workspace.id).first()
+    batch = ApprovalBatch.objects.filter(
+        pk=pk, started_by_id=request.user.pk, workspace_id=request.workspace.id
+    ).first()
     if batch is None:
         raise Http404("No such bulk decision.")
     return batch

@@ -9,14 +9,11 @@ every page and swap (tests/axe.py)."""
 
 from __future__ import annotations
 
-import queue as queues
 import re
-import threading
 import time
 
 import httpx
 import pytest
-from django.db import connection, transaction
 from playwright.sync_api import Page, expect
 
 from agents import bulk_decisions
@@ -57,41 +54,12 @@ def workspace_of(username: str) -> str:
 
 @pytest.fixture
 def batch_worker(monkeypatch):
-    """A worker in a thread for bulk decisions: `send_step` queues the batch
-    (after the commit, as the outbox does), the thread runs the real task,
-    a countdown waited for first."""
+    """A worker in a thread running bulk decisions' steps (the objects jobs' stand-in for Celery)."""
     from agents.tasks import approval_batch_step
+    from tests.objects.jobs_support import worker_thread
 
-    waiting: queues.Queue = queues.Queue()
-    stop = threading.Event()
-    failures: list[BaseException] = []
-
-    def send_step(batch_id: int, countdown: float | None = None) -> None:
-        transaction.on_commit(lambda: waiting.put((time.monotonic() + (countdown or 0), batch_id)))
-
-    def run() -> None:
-        try:
-            while not stop.is_set():
-                try:
-                    when, batch_id = waiting.get(timeout=0.05)
-                except queues.Empty:
-                    continue
-                if stop.wait(max(0.0, when - time.monotonic())):
-                    return
-                try:
-                    approval_batch_step(batch_id)
-                except BaseException as exc:
-                    failures.append(exc)
-        finally:
-            connection.close()
-
-    monkeypatch.setattr(bulk_decisions, "send_step", send_step)
-    thread = threading.Thread(target=run, name="test-batch-worker", daemon=True)
-    thread.start()
-    yield
-    stop.set()
-    thread.join(timeout=30)
-    assert not failures, failures
+    with worker_thread(monkeypatch, engine=bulk_decisions, step=approval_batch_step):
+        yield
 
 
 def test_a_new_approval_reaches_the_open_queue_and_the_header_within_5_s_of_the_refresh(
