@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urlsplit
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
@@ -317,7 +317,13 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
     if not is_partial(request):
         messages.success(request, f"{decided.capitalize()}: {approval['summary']}")
         return redirect(next_url(request, reverse("agents:approvals")))
-    row = approval_row(approval, agent_names=_posted_name(request), may_decide=True, outcome=outcome)
+    row = approval_row(
+        approval,
+        agent_names=_posted_name(request),
+        may_decide=True,
+        outcome=outcome,
+        decided_by=request.user.get_username(),
+    )
     return _render_row(request, row)
 
 
@@ -373,10 +379,18 @@ def _posted_name(request: ConsoleRequest) -> dict[str, str]:
 
 
 def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
+    """The decided card; on the queue, its line in the list too (out of band: decided, by whom)."""
+    queue_url = reverse("agents:approvals")
+    on_queue = urlsplit(request.headers.get("HX-Current-URL", "")).path == queue_url
     return render(
         request,
-        "agents/approvals.html#approval_row",
-        {"row": row, "workspace_zone": request.workspace.zone, "next": next_url(request, reverse("agents:approvals"))},
+        "agents/approval_decided.html",
+        {
+            "row": row,
+            "on_queue": on_queue,
+            "workspace_zone": request.workspace.zone,
+            "next": next_url(request, queue_url),
+        },
     )
 
 

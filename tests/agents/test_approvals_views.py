@@ -172,7 +172,7 @@ def test_approve_sends_the_decision_with_the_rendered_key_and_shows_the_re_read_
     assert json.loads(sent.content) == {"decision": "approve"}
     item = one(response.content, f"li#approval-{SEND_ID}")
     assert "approval--approved" in item["class"]
-    assert "decided 21 Nov 2026, 10:31 CET" in text_of(one(item, ".approval__meta"))
+    assert "decided by alice 21 Nov 2026, 10:31 CET" in text_of(one(item, ".approval__meta"))
     assert text_of(one(item, ".approval__outcome .run-status")) == "Completed"
     assert text_of(one(item, ".agent-answer")) == "Approved and done: sent the email."
     assert one(item, f'.approval__outcome a[href="/runs/{RUN_ID}/"]')

@@ -118,6 +118,8 @@ def test_keyboard_decide_keeps_the_destructive_confirmation(console, seeded_sand
     expect(page.locator(f"#approval-detail #approval-{send_id}")).to_be_visible()
     page.keyboard.press("r")
     expect(page.locator(f"#approval-{send_id}")).to_have_attribute("data-status", "rejected")
+    expect(send).to_contain_text("Rejected by mona")  # its line in the list says so too
+    expect(send.get_by_role("checkbox")).to_have_count(0)
 
     # a on a destructive action only opens its confirmation: nothing is sent until "Yes".
     destructive.get_by_role("link").first.click()
