@@ -263,7 +263,12 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:run_rerun": Target(methods=("POST",), form=("idempotency_key",)),
     "agents:runs": Target(query=("status", "agent", "thread", *PAGER)),
     "agents:run_row": Target(query=("v", "agent", "name")),
-    "agents:approvals": Target(query=("status", "agent", *PAGER)),
+    "agents:approvals": Target(query=("status", "agent", "risk", "age", "approval", *PAGER)),
+    "agents:approvals_news": Target(query=("v", "shown", "status", "agent", "risk", "age")),
+    "agents:approval": Target(),
+    "agents:approval_batch_start": Target(methods=("POST",), form=("decision", "approval", "idempotency_key", "next")),
+    "agents:approval_batch": Target(),
+    "agents:approval_batch_status": Target(query=("v",)),
     "agents:approval_decide": Target(
         methods=("POST",),
         form=("decision", "note", "risk", "agent_id", "agent_name", "key_approve", "key_reject", "key_always", "next"),
