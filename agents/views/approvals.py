@@ -65,10 +65,10 @@ def _pending_counts(workspace_id: str, shown: list[dict[str, Any]]) -> list[tupl
     return queue.risk_counts(list(pending.values()))
 
 
-def _poll_url(filters: dict[str, str], *, version: str, shown: list[str]) -> str:
-    """The open pending queue's poll: the version it shows and the ids on it."""
+def _poll_query(filters: dict[str, str], *, version: str, shown: list[str]) -> str:
+    """The open pending queue's poll (`agents:approvals_news`): its filters, the version it shows and the ids on it."""
     query = {name: value for name, value in filters.items() if value and name != "status"}
-    return f"{reverse('agents:approvals_news')}?{urlencode({**query, 'v': version, 'shown': ','.join(shown)})}"
+    return urlencode({**query, "v": version, "shown": ",".join(shown)})
 
 
 @require_GET
@@ -120,7 +120,7 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
     }
     if status == "pending" and not pager.remote_cursor:
         # The first page of the pending queue takes in what the console learns (the database only).
-        context["poll_url"] = _poll_url(
+        context["poll_query"] = _poll_query(
             filters,
             version=queue.pending_version(workspace_id=request.workspace.id),
             shown=[row["approval"]["id"] for row in rows],
@@ -164,7 +164,7 @@ def approvals_news(request: ConsoleRequest) -> HttpResponse:
     context = {
         "rows": rows,
         "counts": queue.risk_counts(stored),
-        "poll_url": _poll_url(filters, version=version, shown=[*shown, *(a["id"] for a in new)]),
+        "poll_query": _poll_query(filters, version=version, shown=[*shown, *(a["id"] for a in new)]),
         "poll_seconds": QUEUE_POLL_SECONDS,
         "workspace_zone": request.workspace.zone,
         "oob": True,
