@@ -14,29 +14,10 @@ from agents import queue as agents_queue
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.models import WaitingItem
+from tests.agents.test_approvals_views import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
 from tests.html import one, parse, root_ids, select, text_of, texts
 
-AGENT_ID = "11111111-1111-4111-8111-111111111111"
-SEND_ID = "aaaaaaaa-0000-4000-8000-000000000001"
-DELETE_ID = "aaaaaaaa-0000-4000-8000-000000000002"
 NEW_ID = "aaaaaaaa-0000-4000-8000-000000000003"
-RUN_ID = "bbbbbbbb-0000-4000-8000-000000000001"
-HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def approval(approval_id: str = SEND_ID, *, risk: str = "send", status: str = "pending", **extra) -> dict:
-    return {
-        "id": approval_id,
-        "agent_id": AGENT_ID,
-        "run_id": RUN_ID,
-        "summary": {"send": "Send the welcome email", "destructive": "Delete 3 stale deals"}.get(risk, "Do it"),
-        "input": {"to": "dana@example.com", "subject": "Welcome", "body": "Hi"},
-        "risk": risk,
-        "can_always_allow": risk == "send",
-        "status": status,
-        "created_at": "2026-11-21T09:30:00.000Z",
-        **extra,
-    }
 
 
 def store(workspace_id: str, body: dict, name: str = "Lead qualifier") -> WaitingItem:
