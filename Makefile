@@ -82,6 +82,7 @@ bench: install
 	$(PY) bench/poll_stress.py
 	$(PY) bench/answer_latency.py
 	$(PY) bench/import_parse.py
+	$(PY) bench/chart_count.py
 	$(PY) bench/zip_images.py
 
 clean:

@@ -1,7 +1,9 @@
 from django.apps import AppConfig
 
 # The approvals queue's pages, a section of its own in the navigation.
-APPROVAL_VIEWS = frozenset({"approvals", "approval_decide"})
+APPROVAL_VIEWS = frozenset(
+    {"approvals", "approval_decide", "approval_reinstruct", "policy_center", "grant_revoke", "deadlines"}
+)
 # Runs across agents (and any run's page), the section people follow work in.
 RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun"})
 

@@ -12,6 +12,7 @@ from django import forms
 from agents.reading import CONFIRM_RISKS
 from dashboard.frame.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.counted import CountedCharField, CountedTextarea, CountedTextInput, over_limit_words
 from dashboard.web.json_input import JsonInputError, parse_json_object
 from dashboard.web.reading import read_questions
 
@@ -41,17 +42,20 @@ def uuid_or_empty(value: str | None) -> str:
         return ""
 
 
-def _message_field(*, error_messages: dict | None = None, **kwargs) -> forms.CharField:
-    return forms.CharField(
-        max_length=MESSAGE_MAX_LENGTH,
-        widget=forms.Textarea(attrs={"rows": 4, "maxlength": str(MESSAGE_MAX_LENGTH)}),
-        error_messages={
-            "required": "Write a message.",
-            "max_length": f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters.",
-            **(error_messages or {}),
-        },
+def _message_field(*, error_messages: dict | None = None, **kwargs) -> CountedCharField:
+    """A message to the builder or an agent: counted, never cut (a paste over
+    the limit stays whole and is refused in words, nothing sent)."""
+    return CountedCharField(
+        limit=MESSAGE_MAX_LENGTH,
+        noun="The message",
+        widget=CountedTextarea(attrs={"rows": 4}),
+        error_messages={"required": "Write a message.", **(error_messages or {})},
         **kwargs,
     )
+
+
+def _name_field(**kwargs) -> CountedCharField:
+    return CountedCharField(limit=NAME_MAX_LENGTH, noun="The name", widget=CountedTextInput, **kwargs)
 
 
 class AgentCreateForm(QuestionsForm):
@@ -60,12 +64,7 @@ class AgentCreateForm(QuestionsForm):
     back with them in place (`questions`, carried in a hidden field); the
     answers go with the brief as the next create."""
 
-    name = forms.CharField(
-        max_length=NAME_MAX_LENGTH,
-        required=False,
-        help_text="Optional; the builder names it otherwise.",
-        error_messages={"max_length": f"The name can be at most {NAME_MAX_LENGTH} characters."},
-    )
+    name = _name_field(required=False, help_text="Optional; the builder names it otherwise.")
     message = _message_field(
         label="What should the agent do?",
         help_text="Describe the job in your own words: when it wakes up, what it does, whom it tells.",
@@ -95,8 +94,10 @@ class AgentCreateForm(QuestionsForm):
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
-        if len(self.brief() if "message" in cleaned else "") > MESSAGE_MAX_LENGTH:
-            self.add_error("message", f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters with the answers.")
+        if "message" in cleaned and len(self.brief()) > MESSAGE_MAX_LENGTH:
+            self.add_error(
+                "message", over_limit_words("The message with the answers", MESSAGE_MAX_LENGTH, len(self.brief()))
+            )
         return cleaned
 
 
@@ -124,23 +125,18 @@ class AgentChangeForm(QuestionsForm):
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
+        if self.has_error("message"):
+            return cleaned  # refused already (over its limit, in words): one error, not two
         text = self.reply_text(cleaned)
         if not text:
             self.add_error("message", "Write a message, or pick an answer to the builder's questions.")
         elif len(text) > MESSAGE_MAX_LENGTH:
-            self.add_error("message", f"The message can be at most {MESSAGE_MAX_LENGTH:,} characters with the answers.")
+            self.add_error("message", over_limit_words("The message with the answers", MESSAGE_MAX_LENGTH, len(text)))
         return cleaned
 
 
 class AgentRenameForm(forms.Form):
-    name = forms.CharField(
-        max_length=NAME_MAX_LENGTH,
-        label="Name",
-        error_messages={
-            "required": "Give the agent a name.",
-            "max_length": f"The name can be at most {NAME_MAX_LENGTH} characters.",
-        },
-    )
+    name = _name_field(label="Name", error_messages={"required": "Give the agent a name."})
     idempotency_key = IdempotencyKeyField()
 
 
@@ -168,11 +164,12 @@ class ApprovalDecisionForm(forms.Form):
     }
 
     decision = forms.ChoiceField(choices=[(value, value) for value in BUTTONS])
-    note = forms.CharField(
+    note = CountedCharField(
         required=False,
-        max_length=NOTE_MAX_LENGTH,
+        limit=NOTE_MAX_LENGTH,
+        noun="The note",
         label="Note (optional, kept in the console's audit trail)",
-        widget=forms.Textarea(attrs={"rows": 2, "maxlength": str(NOTE_MAX_LENGTH)}),
+        widget=CountedTextarea(attrs={"rows": 2}),
     )
     # Narrows the re-read after the decision to the approval's agent.
     agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
@@ -233,6 +230,7 @@ class ChatForm(forms.Form):
             not (cleaned.get("message") or "").strip()
             and cleaned.get("payload") is None
             and "payload" not in self.errors
+            and "message" not in self.errors
         ):
             self.add_error("message", "Write a message to the agent, or give it an event.")
         return cleaned
@@ -257,3 +255,51 @@ class ApprovalBatchForm(forms.Form):
         picked = self.data.getlist("approval")[:200] if hasattr(self.data, "getlist") else []
         self.cleaned_data["approvals"] = [uuid_or_empty(value) for value in picked if uuid_or_empty(value)]
         return self.cleaned_data
+
+
+class GrantRevokeForm(forms.Form):
+    """ "Stop allowing": one grant of one agent, taken back through the builder.
+    The box says what it costs (credits, a changed draft) before it is sent."""
+
+    risk = forms.CharField(max_length=64, widget=forms.HiddenInput)
+    understood = forms.BooleanField(
+        label="I understand this sends a message to the agent builder: it uses credits and changes the draft.",
+        error_messages={"required": "Check the box first: taking a grant back uses credits and changes the draft."},
+    )
+    idempotency_key = IdempotencyKeyField()
+
+
+class ReinstructForm(forms.Form):
+    """ "Reject and re-instruct": reject the approval, then send the corrected
+    instruction into its run's thread. Two writes, a key each, both reused
+    when the form is posted again."""
+
+    message = _message_field(label="The corrected instruction", error_messages={"required": "Write the instruction."})
+    run_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
+    key_reject = IdempotencyKeyField()
+    key_message = IdempotencyKeyField()
+
+
+class DeadlineForm(forms.Form):
+    """An Administrator's deadline for one agent's approvals of one risk
+    (empty minutes: back to the default of the risk)."""
+
+    agent_id = forms.ChoiceField(label="Agent")
+    risk = forms.ChoiceField(
+        label="Risk", choices=[("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive")]
+    )
+    minutes = forms.IntegerField(
+        required=False,
+        min_value=1,
+        max_value=60 * 24 * 30,
+        label="Minutes to decide",
+        help_text="Empty: the default of the risk.",
+        error_messages={"min_value": "At least 1 minute.", "max_value": "At most 30 days (43,200 minutes)."},
+    )
+
+    def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        agent = self.fields["agent_id"]
+        assert isinstance(agent, forms.ChoiceField)
+        agent.choices = agents

@@ -21,6 +21,7 @@ from django.db import connection
 from django.db.models import Field
 from django.urls import reverse
 
+from agents.deadlines import approval_due_at, deadline_overrides
 from agents.live import INVOCATION_KIND, RUN_KIND, waits_for_a_person
 from agents.models import BuilderAnswer
 from agents.pages import approval_row, decide_refusal
@@ -185,6 +186,7 @@ def _run_item(run: dict, *, kind: str, agent_id: str, agent_name: str, started_b
 def _stored(rows) -> list[InboxItem]:
     items = []
     cutoff = failures_since()
+    overrides = None
     for row in rows:
         data = as_dict(row.data)
         if row.kind == KIND_APPROVAL:
@@ -192,13 +194,16 @@ def _stored(rows) -> list[InboxItem]:
             if not approval["id"] or approval["status"] != "pending":
                 continue
             name = text(data.get("agent_name")) or approval["agent_name"]
+            if overrides is None:  # one query, only when there are approvals
+                overrides = deadline_overrides(workspace_id=row.workspace_id)
+            since = approval["requested_at"] or row.since
             items.append(
                 InboxItem(
                     key=f"approval:{approval['id']}",
                     kind=KIND_APPROVAL,
                     title=approval["summary"],
                     started_by=f"the agent {name}" if name else "an agent",
-                    since=approval["requested_at"] or row.since,
+                    since=since,
                     url=reverse("agents:approvals")
                     + (f"?agent={approval['agent_id']}" if approval["agent_id"] else ""),
                     action=ACTION_APPROVE,
@@ -208,6 +213,10 @@ def _stored(rows) -> list[InboxItem]:
                     template="agents/inbox_approval.html",
                     data={"approval": approval},
                     covers=(f"run:{approval['run_id']}",) if approval["run_id"] else (),
+                    risk=approval["risk"],
+                    due_at=approval_due_at(
+                        requested_at=since, agent_id=approval["agent_id"], risk=approval["risk"], overrides=overrides
+                    ),
                 )
             )
         elif row.kind in (KIND_WAITING, KIND_FAILED):
@@ -294,10 +303,19 @@ def _own_work(viewer: InboxViewer, names: dict[str, str]) -> list[InboxItem]:
     return items
 
 
+def _names_in(rows) -> dict[str, str]:
+    names_row = next((row for row in rows if row.kind == NAMES_KIND), None)
+    return {text(k): text(v) for k, v in as_dict(as_dict(names_row.data).get("names") if names_row else {}).items()}
+
+
+def agent_names_known(*, workspace_id: str) -> dict[str, str]:
+    """Agent id -> name as the last inbox refresh read them (no remote call)."""
+    return _names_in(stored_items(workspace_id=workspace_id, source=SOURCE))
+
+
 def items(viewer: InboxViewer) -> list[InboxItem]:
     rows = stored_items(workspace_id=viewer.workspace_id, source=SOURCE)
-    names_row = next((row for row in rows if row.kind == NAMES_KIND), None)
-    names = {text(k): text(v) for k, v in as_dict(as_dict(names_row.data).get("names") if names_row else {}).items()}
+    names = _names_in(rows)
     # The service's rows first: they know the agent's name and win a shared key.
     return [*_stored(rows), *_builder_questions(viewer, names), *_own_work(viewer, names)]
 

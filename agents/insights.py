@@ -4,7 +4,7 @@ Pure (no database, no remote call): `run_fact` reads one run body of the
 runs list (or `GET /v1/runs/{id}`) into the facts the console keeps
 (`agents.models.RunFact`); `insights_summary` turns facts into the days and
 totals the insights pages show; `insights_charts` lays those out with
-agents/charts.py. The refresh that keeps the facts is `agents/services.py`
+dashboard/web/charts.py. The refresh that keeps the facts is `agents/services.py`
 (`insights_refresh`), the read is `agents/selectors.py` (`insights_facts`).
 
 Words and rules the pages state in their captions:
@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from agents import charts
 from agents.reading import RUN_FINAL_STATUSES, duration_words, read_approval, seconds_between
+from dashboard.web import charts
 from dashboard.web.reading import as_dict, as_list, number, text, when
 
 # The windows people choose between (days, today included).

@@ -154,3 +154,25 @@ class ApprovalBatchItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.approval_id}: {self.outcome or 'to do'}"
+
+
+class ApprovalDeadline(models.Model):
+    """An Administrator's deadline for one agent's approvals of one risk,
+    overriding APPROVAL_DEADLINE_MINUTES (agents/deadlines.py)."""
+
+    workspace_id = models.CharField(max_length=64)
+    agent_id = models.CharField(max_length=64)
+    agent_name = models.CharField(max_length=200, blank=True, help_text="As it was when the deadline was set.")
+    risk = models.CharField(max_length=32)
+    minutes = models.PositiveIntegerField()
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["agent_name", "risk"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "agent_id", "risk"], name="agents_one_deadline_per_risk")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.risk} approvals of {self.agent_id}: {self.minutes} min"

@@ -80,7 +80,14 @@ def _decision_form(approval: dict[str, Any], *, may_decide: bool) -> ApprovalDec
     """The row's form (one key per decision) when it is pending and this person may decide."""
     if approval["status"] != "pending" or not may_decide:
         return None
-    return ApprovalDecisionForm(initial={"agent_id": approval["agent_id"] or None})
+    return ApprovalDecisionForm(
+        initial={"agent_id": approval["agent_id"] or None}, auto_id=decision_ids(approval["id"])
+    )
+
+
+def decision_ids(approval_id: str) -> str:
+    """The ids of a row's form fields ("approval-<id>-note"): several rows share a page."""
+    return f"approval-{approval_id}-%s"
 
 
 def approval_row(

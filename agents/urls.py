@@ -11,6 +11,8 @@ urlpatterns = [
     path("agents/new", views.agent_create, name="create"),
     # Before the agent page's pattern, which would take "insights" for an agent id.
     path("agents/insights/", views.insights, name="insights"),
+    path("agents/policy/", views.policy_center, name="policy"),
+    path("agents/deadlines/", views.approval_deadlines, name="deadlines"),
     path("agents/<remote_id:agent_id>/", views.agent_detail, name="detail"),
     path("agents/<remote_id:agent_id>/activate", views.agent_activate, name="activate"),
     path("agents/<remote_id:agent_id>/pause", views.agent_pause, name="pause"),
@@ -32,4 +34,6 @@ urlpatterns = [
     path("approvals/bulk/<pk:pk>/status", views.approval_batch_status, name="approval_batch_status"),
     path("approvals/<remote_id:approval_id>/", views.approval_detail, name="approval"),
     path("approvals/<remote_id:approval_id>/decide", views.approval_decide, name="approval_decide"),
+    path("approvals/<remote_id:approval_id>/reinstruct", views.approval_reinstruct, name="approval_reinstruct"),
+    path("agents/<remote_id:agent_id>/policy/revoke", views.grant_revoke, name="grant_revoke"),
 ]

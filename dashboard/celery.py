@@ -95,3 +95,15 @@ def add_outbox_sweep(sender: Celery, **kwargs) -> None:
     sender.add_periodic_task(
         every, sender.signature("outbox.sweep", options={"expires": every * 2}), name="outbox.sweep"
     )
+
+
+@app.on_after_configure.connect
+def add_reach_sweep(sender: Celery, **kwargs) -> None:
+    """Notifications whose time came (digests, quiet hours ended, retries) are
+    sent on this interval (dashboard/reach)."""
+    from django.conf import settings
+
+    every = float(settings.REACH_SWEEP_SECONDS)
+    sender.add_periodic_task(
+        every, sender.signature("reach.deliver_due", options={"expires": every}), name="reach.deliver_due"
+    )

@@ -88,6 +88,7 @@ INSTALLED_APPS = [
     "dashboard.system",
     "dashboard.audit",
     "dashboard.inbox",
+    "dashboard.reach",
     "dashboard.metrics",
     "studio",
     "agents",
@@ -413,6 +414,13 @@ OBJECTS_IMPORT_MAX_BYTES = env.int("OBJECTS_IMPORT_MAX_BYTES", default=200 * 102
 # An import's uploaded file is removed this many days after the import last
 # moved (never while it runs); its counts and problems stay.
 OBJECTS_IMPORT_KEEP_DAYS = env.int("OBJECTS_IMPORT_KEEP_DAYS", default=30)
+# A record deleted through the console stays in its object's trash this many
+# days (objects/trash.py), then goes for good (beat, daily).
+OBJECTS_TRASH_DAYS = env.int("OBJECTS_TRASH_DAYS", default=30)
+# A Studio library selection's ZIP, built by a worker (studio/zip_jobs.py): the
+# folder the web and the workers share, and how long a built file is kept.
+STUDIO_ZIP_ROOT = env.str("STUDIO_ZIP_ROOT", default=str(VAR_DIR / "zips"))
+STUDIO_ZIP_KEEP_HOURS = env.float("STUDIO_ZIP_KEEP_HOURS", default=24.0)
 
 # The inbox (dashboard/inbox): the service's approvals and runs are read into
 # the console every INBOX_REFRESH_SECONDS (and at once after a decision);
@@ -642,3 +650,23 @@ OTEL_ENABLED = env.bool("OTEL_ENABLED", default=bool(env.str("OTEL_EXPORTER_OTLP
 # reads the rest of it and stores the director's progress events on the tracked
 # row. Off: turns start in background mode (no progress events, only states).
 STUDIO_TURN_PROGRESS = env.bool("STUDIO_TURN_PROGRESS", default=True)
+
+# Approvals: how long a person has to decide, per risk, in minutes (an
+# Administrator overrides them per agent on the Deadlines page). Past it an
+# approval is overdue, and the escalation group is notified once
+# (REACH_ESCALATION_ROLE and/or REACH_ESCALATION_PEOPLE, usernames).
+APPROVAL_DEADLINE_MINUTES = env.json(
+    "APPROVAL_DEADLINE_MINUTES", default={"destructive": 60, "spend": 60, "send": 240, "write": 480}
+)
+REACH_ESCALATION_ROLE = env.str("REACH_ESCALATION_ROLE", default="administrator")
+REACH_ESCALATION_PEOPLE = env.list("REACH_ESCALATION_PEOPLE", default=[])
+# Notifications outside the tab (dashboard/reach): retries of a failed
+# delivery wait REACH_RETRY_SECONDS[n] (then give up); chat webhooks must be
+# https unless REACH_WEBHOOK_ALLOW_HTTP (development, tests); a webhook call
+# waits REACH_WEBHOOK_TIMEOUT seconds at most. Digests go out hourly, or
+# daily at REACH_DAILY_DIGEST_HOUR in the person's time zone.
+REACH_RETRY_SECONDS = [30, 120, 600, 3600]
+REACH_WEBHOOK_ALLOW_HTTP = env.bool("REACH_WEBHOOK_ALLOW_HTTP", default=DEBUG)
+REACH_WEBHOOK_TIMEOUT = env.float("REACH_WEBHOOK_TIMEOUT", default=5.0)
+REACH_DAILY_DIGEST_HOUR = env.int("REACH_DAILY_DIGEST_HOUR", default=8)
+REACH_SWEEP_SECONDS = env.float("REACH_SWEEP_SECONDS", default=60.0)

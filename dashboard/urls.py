@@ -27,6 +27,7 @@ urlpatterns = [
     path("", include("dashboard.keys.urls")),
     path("live/", include("dashboard.live.urls")),
     path("inbox/", include("dashboard.inbox.urls")),
+    path("notifications/", include("dashboard.reach.urls")),
     path("audit/", include("dashboard.audit.urls")),
     path("studio/", include("studio.urls")),
     path("", include("agents.urls")),

@@ -45,4 +45,5 @@ class ObjectsConfig(AppConfig):
             **(app.conf.beat_schedule or {}),
             "objects.jobs_watch": {"task": "objects.jobs_watch", "schedule": 60.0, "options": {"expires": 55.0}},
             "objects.uploads_prune": {"task": "objects.uploads_prune", "schedule": 24 * 3600.0},
+            "objects.trash_expire": {"task": "objects.trash_expire", "schedule": 24 * 3600.0},
         }

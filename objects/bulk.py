@@ -227,6 +227,15 @@ def dry_run(
 # --- starting the job --------------------------------------------------------
 
 
+def _before(kind: str, changes: dict | None, record: dict) -> dict | None:
+    """An edit's item keeps the values it will replace (as listed just
+    before the job): what undoing the job puts back (objects/job_undo.py)."""
+    if kind != ObjectJob.KIND_EDIT or not changes:
+        return None
+    values = as_dict(record.get("values"))
+    return storable({key: values.get(key) for key in changes})
+
+
 def bulk_job_start(
     *,
     user,
@@ -280,6 +289,7 @@ def bulk_job_start(
                     position=n,
                     record_id=storable_text(text(r.get("id")), limit=200),
                     title=_title(definition, r),
+                    before=_before(kind, changes, r),
                 )
                 for n, r in enumerate(items)
             ]
@@ -317,7 +327,15 @@ def collect_chunk(job: ObjectJob) -> Step:
             record = as_dict(item)
             record_id = storable_text(text(record.get("id")), limit=200)
             if record_id:
-                new.append(JobItem(job=job, position=position, record_id=record_id, title=_title(definition, record)))
+                new.append(
+                    JobItem(
+                        job=job,
+                        position=position,
+                        record_id=record_id,
+                        title=_title(definition, record),
+                        before=_before(job.kind, params.get("changes"), record),
+                    )
+                )
                 position += 1
         created = JobItem.objects.bulk_create(new, ignore_conflicts=True)
         job.total = JobItem.objects.filter(job=job).count() if created else job.total
@@ -332,12 +350,18 @@ def _write_one(job: ObjectJob, client, item: JobItem) -> None:
     # Through the area's record writes, which also drop the record's cached title.
     key = write_key(job, f"{job.kind}:{item.record_id}")
     if job.kind == ObjectJob.KIND_DELETE:
-        services.record_delete(
+        from objects.trash import record_delete_to_trash
+
+        # Kept in the trash first (values, title, links), then deleted.
+        record_delete_to_trash(
             client=client,
+            workspace_id=job.workspace_id,
             object_key=job.object_key,
             record_id=item.record_id,
             idempotency_key=key,
-            workspace_id=job.workspace_id,
+            definition=None,
+            title=item.title,
+            user=job.started_by,
         )
         return
     services.record_update(

@@ -520,6 +520,8 @@ class SavedViewForm(forms.Form):
     shared = forms.BooleanField(required=False, label="Share with the workspace's console users")
     make_default = forms.BooleanField(required=False, label="Open this view by default")
     query = forms.CharField(required=False, max_length=4000, widget=forms.HiddenInput)
+    # The table, or another way to look (objects/looks.py): a kanban, calendar, gallery, chart.
+    kind = forms.CharField(required=False, max_length=16, widget=forms.HiddenInput)
 
     def __init__(self, *args: Any, share_refusal: str = "", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -14,6 +14,20 @@ from objects.models import RecordChange
 from objects.schema import FieldType
 
 UNDOABLE = frozenset({RecordChange.Action.EDIT, RecordChange.Action.INLINE})
+# Entries that change no value: a link, a restore. They never block undoing
+# the edit before them.
+NO_VALUES = frozenset({RecordChange.Action.LINK, RecordChange.Action.RESTORE})
+
+
+def latest_value_change(history) -> RecordChange | None:
+    """The newest entry that changed values (history is newest first): the
+    one that can be undone, when it is an edit not undone yet."""
+    return next((change for change in history if change.action not in NO_VALUES), None)
+
+
+def undoable_change(history) -> RecordChange | None:
+    latest = latest_value_change(history)
+    return latest if latest is not None and latest.action in UNDOABLE and not latest.undone_at else None
 
 
 @dataclass
@@ -45,7 +59,7 @@ class HistoryRow:
         return RecordChange.Action(self.change.action).label if self.change.action in RecordChange.Action else ""
 
 
-def _field_for(key: str, label: str, fields: dict[str, FieldDef]) -> FieldDef:
+def field_or_text(key: str, label: str, fields: dict[str, FieldDef]) -> FieldDef:
     # A field removed since is shown as text.
     return fields.get(key) or FieldDef(
         key=key,
@@ -77,7 +91,7 @@ def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -
         for item in change.changes if isinstance(change.changes, list) else []:
             if not isinstance(item, dict):
                 continue
-            f = _field_for(str(item.get("field") or ""), str(item.get("label") or ""), by_key)
+            f = field_or_text(str(item.get("field") or ""), str(item.get("label") or ""), by_key)
             items.append(
                 HistoryItem(
                     label=f.label,
@@ -117,7 +131,7 @@ def undo_plan(
     (then: a conflict, unless the person chose)."""
     items = [item for item in change.changes if isinstance(item, dict) and item.get("field")]
     by_key = {f.key: f for f in fields}
-    undo_fields = [_field_for(str(i["field"]), str(i.get("label") or ""), by_key) for i in items]
+    undo_fields = [field_or_text(str(i["field"]), str(i.get("label") or ""), by_key) for i in items]
     return plan_edit(
         fields=undo_fields,
         shown={str(i["field"]): i.get("after") for i in items},

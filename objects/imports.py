@@ -28,10 +28,11 @@ from django.core.exceptions import ValidationError
 
 from dashboard.api import errors
 from dashboard.live.storable import storable_text
+from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.fields import FieldDef, api_value, field_defs, form_field
-from objects.jobs import MORE, Step, count_progress, step_for_error, write_key
-from objects.models import ImportProblem, ObjectJob
+from objects.fields import FieldDef, api_value, comparable, field_defs, form_field
+from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 
 MAX_LINE_BYTES = 1024 * 1024  # one physical line; a longer one is refused, never read whole
@@ -54,17 +55,122 @@ def max_upload_bytes() -> int:
 # --- streaming --------------------------------------------------------------
 
 
+SNIFF_BYTES = 64 * 1024  # what the encoding and the separator are guessed from
+DELIMITERS = (",", ";", "\t", "|")
+ENCODING_NAMES = {"utf-8": "UTF-8", "cp1252": "Windows-1252", "iso8859-1": "Latin-1", "cp1251": "Windows-1251"}
+DELIMITER_NAMES = {",": "commas", ";": "semicolons", "\t": "tabs", "|": "vertical bars"}
+
+
+@dataclass(frozen=True)
+class FileFormat:
+    """How the file is written: its encoding (UTF-8, or what
+    charset-normalizer recognised, e.g. a spreadsheet's Windows-1252 or
+    Latin-1) and its separator (commas, or the semicolons and tabs of
+    spreadsheets set to a European locale). Stored on the job at upload."""
+
+    encoding: str = "utf-8"
+    delimiter: str = ","
+
+    @classmethod
+    def of(cls, params: dict) -> FileFormat:
+        encoding = str(params.get("encoding") or "utf-8")
+        delimiter = str(params.get("delimiter") or ",")
+        return cls(encoding=encoding, delimiter=delimiter if delimiter in DELIMITERS else ",")
+
+    def as_params(self) -> dict[str, str]:
+        return {"encoding": self.encoding, "delimiter": self.delimiter}
+
+    @property
+    def described(self) -> str:
+        """In the person's words: "UTF-8 text separated by commas"."""
+        name = ENCODING_NAMES.get(self.encoding) or self.encoding.replace("_", "-").upper()
+        return f"{name} text separated by {DELIMITER_NAMES[self.delimiter]}"
+
+
+def _ascii_compatible(encoding: str) -> bool:
+    """Lines are split on the byte of a newline: only encodings that write
+    ASCII as ASCII (not UTF-16 or UTF-32) can be read a line at a time."""
+    try:
+        return "\n".encode(encoding) == b"\n" and "a,;".encode(encoding) == b"a,;"
+    except (LookupError, UnicodeError):
+        return False
+
+
+def sniff_format(handle: IO[bytes]) -> FileFormat:
+    """The encoding and separator, guessed from the start of the file."""
+    handle.seek(0)
+    sample = handle.read(SNIFF_BYTES)
+    handle.seek(0)
+    if sample.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
+        raise ImportFileError("The file is UTF-16 text. Save it as “CSV UTF-8” and upload it again.")
+    if sample.startswith(codecs.BOM_UTF8):
+        sample = sample[len(codecs.BOM_UTF8) :]
+    encoding = "utf-8"
+    try:
+        # Not final: the sample may end inside a character.
+        text = codecs.getincrementaldecoder("utf-8")().decode(sample, final=False)
+    except UnicodeDecodeError:
+        found = _guess_encoding(sample)
+        if not found or not _ascii_compatible(found):
+            raise ImportFileError(
+                "The file’s text encoding could not be recognised. Save it as “CSV UTF-8” and upload it again."
+            ) from None
+        encoding = found
+        text = sample.decode(encoding, errors="replace")
+    return FileFormat(encoding=encoding, delimiter=_delimiter(text))
+
+
+WESTERN = "cp1252"  # what spreadsheets on Windows and macOS write when not UTF-8
+NEAR_CHAOS = 0.1
+
+
+def _guess_encoding(sample: bytes) -> str:
+    """charset-normalizer's best guess, except that Windows-1252 wins when
+    it reads the sample about as cleanly (a short French or German sample
+    reads as well in Baltic or Central European code pages) or when the
+    sample holds too few letters for any language to show."""
+    from charset_normalizer import from_bytes
+
+    results = from_bytes(sample)
+    best = results.best()
+    near = {
+        codecs.lookup(name).name
+        for m in results
+        if best is not None and m.chaos <= best.chaos + NEAR_CHAOS
+        for name in [m.encoding, *m.could_be_from_charset]  # the code pages that read the sample the same
+    }
+    if best is None or WESTERN in near or best.coherence < 0.1:
+        try:
+            sample.decode(WESTERN)
+        except UnicodeDecodeError:
+            pass
+        else:
+            return WESTERN
+    return codecs.lookup(best.encoding).name if best is not None else ""
+
+
+def _delimiter(text: str) -> str:
+    """The separator the first line (the column names) uses most, outside
+    quotes; commas when it has none (a one-column file)."""
+    first = text.split("\n", 1)[0]
+    outside = re.sub(r'"[^"]*"', "", first)
+    counts = {d: outside.count(d) for d in DELIMITERS}
+    best = max(DELIMITERS, key=lambda d: (counts[d], d == ","))
+    return best if counts[best] else ","
+
+
 class _Lines:
     """Decoded lines of a binary file from a byte offset; `offset` is where
     the next line starts once the csv reader has taken what it needs (it
-    never reads ahead of the row it returns)."""
+    never reads ahead of the row it returns), `line_number` the physical
+    lines read so far (a quoted newline counts, as in a spreadsheet)."""
 
-    def __init__(self, handle: IO[bytes], start: int) -> None:
+    def __init__(self, handle: IO[bytes], start: int, *, encoding: str = "utf-8", first_line: int = 1) -> None:
         handle.seek(start)
         self.handle = handle
         self.offset = start
-        self.line_number = 0
-        self.decoder = codecs.getincrementaldecoder("utf-8")()
+        self.encoding = encoding
+        self.line_number = first_line - 1
 
     def __iter__(self) -> Iterator[str]:
         return self
@@ -81,44 +187,60 @@ class _Lines:
         self.offset += len(raw)
         self.line_number += 1
         try:
-            return raw.decode("utf-8")
+            return raw.decode(self.encoding)
         except UnicodeDecodeError:
+            name = FileFormat(encoding=self.encoding).described.split(" text")[0]
             raise ImportFileError(
-                f"Line {self.line_number} is not UTF-8 text. Save the file as “CSV UTF-8” and upload it again."
+                f"Line {self.line_number} is not {name} text like the start of the file. "
+                "Save the file as “CSV UTF-8” and upload it again."
             ) from None
 
 
 @dataclass(frozen=True)
 class Row:
-    number: int  # 1 = the first row after the header
+    number: int  # 1 = the first row after the header (the row's write key derives from it)
+    line: int  # the spreadsheet's line where the row starts: the header is line 1, quoted newlines count
     cells: list[str]
     end: int  # byte offset where the next row starts
+    end_line: int  # the last line the row took
 
 
-def read_rows(handle: IO[bytes], *, start: int = 0, first_number: int = 1) -> Iterator[Row]:
-    """Parsed rows from byte offset `start` (which must begin a row). From 0
-    the header is read first and not yielded."""
-    lines = _Lines(handle, start)
-    reader = csv.reader(lines)
+def read_rows(
+    handle: IO[bytes],
+    *,
+    start: int = 0,
+    first_number: int = 1,
+    first_line: int = 0,
+    file_format: FileFormat = FileFormat(),
+) -> Iterator[Row]:
+    """Parsed rows from byte offset `start` (which must begin a row, on line
+    `first_line`, known from the row before it). From 0 the header is read
+    first and not yielded."""
+    lines = _Lines(handle, start, encoding=file_format.encoding, first_line=first_line or 1)
+    reader = csv.reader(lines, delimiter=file_format.delimiter)
     try:
         if start == 0:
             next(reader, None)
         number = first_number
-        for cells in reader:
+        while True:
+            line = lines.line_number + 1
+            cells = next(reader, None)
+            if cells is None:
+                break
             if not any(cell.strip() for cell in cells):
                 number += 1  # a blank line still counts, so row numbers match the file
                 continue
-            yield Row(number=number, cells=cells[:MAX_COLUMNS], end=lines.offset)
+            yield Row(number=number, line=line, cells=cells[:MAX_COLUMNS], end=lines.offset, end_line=lines.line_number)
             number += 1
     except csv.Error as exc:
         raise ImportFileError(f"The file could not be read as CSV near line {lines.line_number}: {exc}.") from None
 
 
-def read_header(handle: IO[bytes]) -> tuple[list[str], int]:
+def read_header(handle: IO[bytes], file_format: FileFormat = FileFormat()) -> tuple[list[str], int]:
     """The header's cells and the byte offset of the first data row."""
-    lines = _Lines(handle, 0)
+    lines = _Lines(handle, 0, encoding=file_format.encoding)
     try:
-        header = next(csv.reader(lines), None)
+        header = next(csv.reader(lines, delimiter=file_format.delimiter), None)
     except csv.Error as exc:
         raise ImportFileError(f"The first line could not be read as CSV: {exc}.") from None
     if not header or not any(cell.strip() for cell in header):
@@ -128,22 +250,22 @@ def read_header(handle: IO[bytes]) -> tuple[list[str], int]:
     return [cell.strip() for cell in header], lines.offset
 
 
-def scan(handle: IO[bytes]) -> tuple[list[str], int, list[list[str]]]:
+def scan(handle: IO[bytes], file_format: FileFormat = FileFormat()) -> tuple[list[str], int, list[list[str]]]:
     """(header, data rows, the first rows as a sample), reading the whole file
     once, a row at a time: a file that is not CSV is refused at upload."""
-    header, _start = read_header(handle)
+    header, _start = read_header(handle, file_format)
     count = 0
     sample: list[list[str]] = []
-    for row in read_rows(handle):
+    for row in read_rows(handle, file_format=file_format):
         count += 1
         if len(sample) < SAMPLE_ROWS:
             sample.append(row.cells)
     return header, count, sample
 
 
-def sample_rows(handle: IO[bytes]) -> list[list[str]]:
+def sample_rows(handle: IO[bytes], file_format: FileFormat = FileFormat()) -> list[list[str]]:
     rows = []
-    for row in read_rows(handle):
+    for row in read_rows(handle, file_format=file_format):
         rows.append(row.cells)
         if len(rows) >= SAMPLE_ROWS:
             break
@@ -152,26 +274,102 @@ def sample_rows(handle: IO[bytes]) -> list[list[str]]:
 
 # --- mapping columns to fields ----------------------------------------------
 
+# Words a column name often adds to a field's name ("E-mail address",
+# "Phone number", "Company name"): dropped when something is left.
+FILLER_WORDS = frozenset({"address", "number", "no", "nr", "name", "full", "the", "your", "of"})
+# Common other names of a field, by its normalised name.
+SYNONYMS = {
+    "mail": "email",
+    "emailaddress": "email",
+    "tel": "phone",
+    "telephone": "phone",
+    "mobile": "phone",
+    "cell": "phone",
+    "cellphone": "phone",
+    "organisation": "company",
+    "organization": "company",
+    "org": "company",
+    "business": "company",
+    "employer": "company",
+    "website": "url",
+    "web": "url",
+    "site": "url",
+    "homepage": "url",
+    "link": "url",
+    "zip": "postcode",
+    "zipcode": "postcode",
+    "postalcode": "postcode",
+    "note": "notes",
+    "comment": "notes",
+    "comments": "notes",
+    "description": "notes",
+    "qty": "quantity",
+    "amt": "amount",
+}
+# The field type a canonical column name points to when no field is named so.
+TYPE_WORDS = {"email": "email", "phone": "phone", "url": "url"}
+
 
 def _normalised(name: str) -> str:
     return re.sub(r"[^0-9a-z]+", "_", name.strip().lower()).strip("_")
 
 
+def canonical(name: str) -> str:
+    """A column or field name without case, spaces, punctuation, filler
+    words or a common synonym: "E-mail address" -> "email"."""
+    words = [w for w in _normalised(name.replace("e-mail", "email").replace("E-mail", "email")).split("_") if w]
+    kept = [w for w in words if w not in FILLER_WORDS] or words[-1:]
+    joined = "".join(kept)
+    return SYNONYMS.get(joined, joined)
+
+
+def _is_named(name: str, f: FieldDef) -> bool:
+    return _normalised(name) in {_normalised(f.key), _normalised(f.label)}
+
+
+def strong_candidates(name: str, fields: list[FieldDef]) -> list[str]:
+    """The fields a column surely fills, best first: its label or key
+    exactly (any case, spaces or underscores), then the same words loosely
+    (synonyms and filler words), then a field of the type its name says (an
+    "E-mail" column and the one email field)."""
+    wanted = canonical(name)
+    exact = [f.key for f in fields if _is_named(name, f)]
+    loose = [f.key for f in fields if wanted and wanted in {canonical(f.key), canonical(f.label)}]
+    typed = [f.key for f in fields if TYPE_WORDS.get(wanted) == f.type]
+    return list(dict.fromkeys([*exact, *loose, *typed]))
+
+
+def column_candidates(name: str, fields: list[FieldDef]) -> list[str]:
+    """The strong candidates, then fields named alike (difflib): offered
+    first in the column's list, never chosen for the person."""
+    import difflib
+
+    wanted = canonical(name)
+    names = {canonical(f.key): f.key for f in fields} | {canonical(f.label): f.key for f in fields}
+    alike = [names[n] for n in difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.8)] if wanted else []
+    return list(dict.fromkeys([*strong_candidates(name, fields), *alike]))
+
+
 def suggested_mapping(header: list[str], fields: list[FieldDef]) -> dict[str, str]:
-    """{column index: field key} for the columns whose name is a field's label
-    or key (any case, spaces or underscores); each field once."""
-    by_name: dict[str, str] = {}
-    for f in fields:
-        by_name.setdefault(_normalised(f.key), f.key)
-        by_name.setdefault(_normalised(f.label), f.key)
+    """{column index: field key}: each column its best strong candidate
+    that no better-matched column took; each field once. Columns naming a
+    field exactly choose first, then the others, left to right."""
     mapping: dict[str, str] = {}
     used: set[str] = set()
-    for index, name in enumerate(header):
-        key = by_name.get(_normalised(name))
-        if key and key not in used:
-            mapping[str(index)] = key
-            used.add(key)
+    exact = {i for i, name in enumerate(header) if any(_is_named(name, f) for f in fields)}
+    for index in sorted(range(len(header)), key=lambda i: (i not in exact, i)):
+        for key in strong_candidates(header[index], fields):
+            if key not in used:
+                mapping[str(index)] = key
+                used.add(key)
+                break
     return mapping
+
+
+def unmapped_required(fields: list[FieldDef], mapping: dict[str, str]) -> list[FieldDef]:
+    """Required fields no column fills: every new record would be refused."""
+    filled = set(mapping.values())
+    return [f for f in fields if f.required and f.key not in filled]
 
 
 def importable_fields(definition: dict) -> list[FieldDef]:
@@ -185,13 +383,34 @@ class RowChecker:
     """Turns a row's cells into record values with the object's field rules
     (the record form's fields), or says what is wrong, by field."""
 
-    def __init__(self, *, definition: dict, mapping: dict[str, str], zone: dt.tzinfo) -> None:
+    def __init__(
+        self, *, definition: dict, mapping: dict[str, str], zone: dt.tzinfo, header: list[str] | None = None
+    ) -> None:
         fields = {f.key: f for f in importable_fields(definition)}
+        self.fields = fields
         self.columns = [(int(index), fields[key]) for index, key in mapping.items() if key in fields]
+        self.columns.sort(key=lambda column: column[0])
         self.required = [f for f in fields.values() if f.required]
         self.form_fields = {f.key: form_field(f, zone=zone) for _i, f in self.columns}
+        header = header or []
+        # A problem names the file's column ("E-mail address (Email): ..."), so the person finds it.
+        self.names = {f.key: (header[i] if i < len(header) and header[i] else f.label) for i, f in self.columns}
 
-    def values(self, cells: list[str]) -> tuple[dict[str, Any], dict[str, str]]:
+    def where(self, f: FieldDef) -> str:
+        column = self.names.get(f.key, "")
+        if not column or _normalised(column) == _normalised(f.label):
+            return f.label
+        return f"{column} ({f.label})"
+
+    def shown_cells(self, cells: list[str]) -> dict[str, str]:
+        """The row's values in its mapped columns, by the file's column name (for the problems' table)."""
+        return {
+            self.names[f.key]: storable_text(cells[i] if i < len(cells) else "", limit=100) for i, f in self.columns
+        }
+
+    def values(self, cells: list[str], *, require: bool = True) -> tuple[dict[str, Any], dict[str, str]]:
+        """The row's values and its problems by field; `require=False` leaves
+        required fields to `missing` (a row that updates a record needs none)."""
         values: dict[str, Any] = {}
         problems: dict[str, str] = {}
         for index, f in self.columns:
@@ -201,11 +420,18 @@ class RowChecker:
             try:
                 values[f.key] = self.value(f, raw)
             except ValidationError as exc:
-                problems[f.key] = f"{f.label}: {' '.join(exc.messages)}"
-        for f in self.required:
-            if f.key not in values and f.key not in problems:
-                problems[f.key] = f"{f.label}: this field is required."
+                problems[f.key] = f"{self.where(f)}: {' '.join(exc.messages)}"
+        if require:
+            problems.update(self.missing(values, problems))
         return values, problems
+
+    def missing(self, values: dict[str, Any], problems: dict[str, str] | None = None) -> dict[str, str]:
+        """The required fields the row leaves empty: a new record needs them."""
+        return {
+            f.key: f"{self.where(f)}: this field is required."
+            for f in self.required
+            if f.key not in values and f.key not in (problems or {})
+        }
 
     def value(self, f: FieldDef, raw: str) -> Any:
         if f.type == FieldType.BOOLEAN:
@@ -231,6 +457,177 @@ class RowChecker:
         raise ValidationError(f"“{raw}” is not one of: {choices}.")
 
 
+# --- matching rows to existing records -----------------------------------------
+
+CREATE, UPDATE, SKIP = "create", "update", "skip"
+MATCH_MODES = [
+    (UPDATE, "Update the record it matches (only the fields that differ)"),
+    (SKIP, "Skip the row (leave the record as it is)"),
+    (CREATE, "Make a new record anyway"),
+]
+# What a key field can be: short text a person types once per record.
+KEY_TYPES = frozenset({FieldType.TEXT, FieldType.EMAIL, FieldType.PHONE, FieldType.URL, FieldType.NUMBER})
+# Outcomes of a row, as counted on the job (params["tally"], params["dry_run"]).
+CREATED, UPDATED, UNCHANGED, SKIPPED = "created", "updated", "unchanged", "skipped"
+OUTCOMES = (CREATED, UPDATED, UNCHANGED, SKIPPED)
+
+
+def key_fields(fields: list[FieldDef]) -> list[FieldDef]:
+    return [f for f in fields if f.type in KEY_TYPES]
+
+
+@dataclass(frozen=True)
+class Matching:
+    """How rows meet existing records: by the value of one key field (its
+    exact-match filter on the service, one read per row: fresh, so an update
+    sends only what differs from the record as it is now), and what a match
+    does. No key: every row makes a new record, no read."""
+
+    key: str = ""
+    mode: str = CREATE
+
+    @classmethod
+    def of(cls, params: dict) -> Matching:
+        mode = str(params.get("match_mode") or CREATE)
+        return cls(key=str(params.get("match_key") or ""), mode=mode if mode in {CREATE, UPDATE, SKIP} else CREATE)
+
+    @property
+    def reads(self) -> bool:
+        return bool(self.key) and self.mode != CREATE
+
+
+class RowRefused(Exception):
+    """A row the matching cannot place: two records share its key, or it
+    makes a new record without a required field."""
+
+    def __init__(self, message: str, fields: list[str]) -> None:
+        super().__init__(message)
+        self.fields = fields
+
+
+@dataclass(frozen=True)
+class Plan:
+    outcome: str
+    record_id: str = ""
+    changes: dict | None = None
+    record: dict | None = None  # the record as read (an update's)
+
+
+MAP_PAGES = 5  # pages of 100 records a chunk may read to hold a small object whole
+
+
+class RecordIndex:
+    """The records a chunk's rows may match, found by their key.
+
+    A small object (read whole, page by page, in at most MAP_PAGES pages and
+    fewer pages than a quarter of the chunk's rows: cheaper than a read per
+    row) is held as a key -> records map for the chunk only, read again at
+    the next chunk (fresh), and kept up to date with what the chunk itself
+    creates and updates. A larger object is asked one row at a time with the
+    service's exact-match filter (`limit=2`, enough to see a second match);
+    once found larger, the job stops trying (`params["match_by_row"]`).
+    Memory stays bounded either way: at most MAP_PAGES x 100 records."""
+
+    def __init__(self, job: ObjectJob, client, checker: RowChecker, matching: Matching, rows: int) -> None:
+        self.job, self.client, self.matching = job, client, matching
+        self.key_field = checker.fields.get(matching.key) if matching.reads else None
+        self.by_key: dict[Any, list[dict]] | None = None
+        if self.key_field is not None and not job.params.get("match_by_row"):
+            self.by_key = self._read_whole(min(MAP_PAGES, rows // 4))
+
+    def _read_whole(self, budget: int) -> dict[Any, list[dict]] | None:
+        if budget < 1:
+            return None
+        self.by_key = {}
+        cursor: str | None = None
+        for _ in range(budget):
+            page = selectors.record_list(
+                client=self.client,
+                object_key=self.job.object_key,
+                filters=None,
+                search=None,
+                sort="created_at",  # stable while it is read
+                cursor=cursor,
+                limit=100,
+            )
+            for item in page.items:
+                self.remember(as_dict(item))
+            cursor = page.next_cursor
+            if not cursor:
+                return self.by_key
+        self.job.params = {**self.job.params, "match_by_row": True}
+        return None
+
+    def remember(self, record: dict) -> None:
+        """A record read, created or updated by this chunk (held objects only)."""
+        if self.by_key is None or self.key_field is None:
+            return
+        value = comparable(self.key_field, as_dict(record.get("values")).get(self.key_field.key))
+        if value is not None:
+            same = [r for r in self.by_key.get(value, []) if text(r.get("id")) != text(record.get("id"))]
+            self.by_key[value] = [*same, record]
+
+    def find(self, wanted: Any) -> list[dict]:
+        if self.by_key is not None and self.key_field is not None:
+            return self.by_key.get(comparable(self.key_field, wanted), [])[:2]
+        page = selectors.record_list(
+            client=self.client,
+            object_key=self.job.object_key,
+            filters={self.matching.key: wanted},
+            search=None,
+            sort=None,
+            cursor=None,
+            limit=2,
+        )
+        return [as_dict(item) for item in page.items]
+
+
+def plan_row(checker: RowChecker, matching: Matching, index: RecordIndex, values: dict) -> Plan:
+    """What the row will do: create, update only what differs, or nothing
+    (skipped: it matches and the mode says skip, or nothing differs)."""
+    wanted = values.get(matching.key) if matching.reads else None
+    found = [] if wanted in (None, "", []) else index.find(wanted)
+    if not found:
+        if missing := checker.missing(values):  # a new record needs its required fields
+            raise RowRefused(" ".join(missing.values()), list(missing))
+        return Plan(CREATED)
+    key_field = checker.fields[matching.key]
+    if len(found) > 1:
+        raise RowRefused(
+            f"{checker.where(key_field)}: more than one record has “{checker_text(wanted)}”, "
+            "so the row cannot tell which to update.",
+            [matching.key],
+        )
+    record = found[0]
+    record_id = text(record.get("id"))
+    if matching.mode == SKIP:
+        return Plan(SKIPPED, record_id=record_id)
+    current = as_dict(record.get("values"))
+    changes = {
+        key: value
+        for key, value in values.items()
+        if comparable(checker.fields[key], value) != comparable(checker.fields[key], current.get(key))
+    }
+    if not changes:
+        return Plan(UNCHANGED, record_id=record_id)
+    return Plan(UPDATED, record_id=record_id, changes=changes, record=record)
+
+
+def checker_text(value: Any) -> str:
+    return storable_text(str(value), limit=80)
+
+
+def tally_of(job: ObjectJob, phase: str) -> dict[str, int]:
+    """Rows by outcome so far: phase "dry_run" (what will happen) or "tally" (what happened)."""
+    counted = as_dict(job.params.get(phase))
+    return {outcome: int(counted.get(outcome) or 0) for outcome in OUTCOMES}
+
+
+def _add_tally(job: ObjectJob, phase: str, counts: dict[str, int]) -> None:
+    before = tally_of(job, phase)
+    job.params = {**job.params, phase: {o: before[o] + counts.get(o, 0) for o in OUTCOMES}}
+
+
 # --- the job's phases (objects/jobs.py calls them) ----------------------------
 
 
@@ -240,7 +637,10 @@ def _definition(job: ObjectJob, client) -> dict:
 
 def _checker(job: ObjectJob, client) -> RowChecker:
     return RowChecker(
-        definition=_definition(job, client), mapping=job.params.get("mapping") or {}, zone=job.owner_key.zone
+        definition=_definition(job, client),
+        mapping=job.params.get("mapping") or {},
+        zone=job.owner_key.zone,
+        header=list(job.params.get("header") or []),
     )
 
 
@@ -250,107 +650,199 @@ def _save_problems(job: ObjectJob, problems: list[ImportProblem]) -> None:
             problems,
             update_conflicts=True,
             unique_fields=["job", "row_number"],
-            update_fields=["stage", "fields", "message", "request_id"],
+            update_fields=["stage", "fields", "message", "request_id", "line", "cells"],
         )
 
 
-def _check_problem(job: ObjectJob, row: Row, problems: dict[str, str]) -> ImportProblem:
+def _problem(job: ObjectJob, row: Row, checker: RowChecker, stage: str, fields: list[str], message: str, **more):
     return ImportProblem(
         job=job,
         row_number=row.number,
-        stage=ImportProblem.CHECK,
-        fields=storable_text(", ".join(problems), limit=500),
-        message=storable_text(" ".join(problems.values())),
+        line=row.line,
+        cells=checker.shown_cells(row.cells),
+        stage=stage,
+        fields=storable_text(", ".join(fields), limit=500),
+        message=storable_text(message),
+        **more,
     )
 
 
+def _check_problem(job: ObjectJob, row: Row, checker: RowChecker, problems: dict[str, str]) -> ImportProblem:
+    return _problem(job, row, checker, ImportProblem.CHECK, list(problems), " ".join(problems.values()))
+
+
+def _rows(job: ObjectJob, handle: IO[bytes]) -> Iterator[Row]:
+    return read_rows(
+        handle,
+        start=job.position_byte,
+        first_number=job.position_row + 1,
+        first_line=job.position_line + 1 if job.position_byte else 0,
+        file_format=FileFormat.of(job.params),
+    )
+
+
+def _moved_past(job: ObjectJob, row: Row) -> None:
+    job.position_row, job.position_byte, job.position_line = row.number, row.end, row.end_line
+
+
 def check_chunk(job: ObjectJob) -> Step:
-    """The dry run: check a chunk of rows with the field rules; nothing is sent."""
-    checker = _checker(job, job.owner_key.client(max_retries=0))
+    """The dry run: check a chunk of rows with the field rules and, when
+    rows match records, read each row's record; nothing is written."""
+    client = job.owner_key.client(max_retries=0)
+    checker = _checker(job, client)
+    matching = Matching.of(job.params)
+    limit = chunk_size() if matching.reads else CHECK_CHUNK
     found: list[ImportProblem] = []
+    counts = dict.fromkeys(OUTCOMES, 0)
     handled = ok = 0
-    finished = True
+    step = Step(done=True, next_status=ObjectJob.CHECKED)
+    try:
+        index = RecordIndex(job, client, checker, matching, rows=min(limit, job.total - job.processed))
+    except errors.ApiError as exc:
+        return _waiting(job, exc)
     with job.upload.open("rb") as handle:
-        for row in read_rows(handle, start=job.position_byte, first_number=job.position_row + 1):
-            _values, problems = checker.values(row.cells)
-            if problems:
-                found.append(_check_problem(job, row, problems))
-            else:
-                ok += 1
-            handled += 1
-            job.position_row, job.position_byte = row.number, row.end
-            if handled >= CHECK_CHUNK:
-                finished = False
+        for row in _rows(job, handle):
+            if handled >= limit:
+                step = MORE
                 break
+            values, problems = checker.values(row.cells, require=not matching.reads)
+            if problems:
+                found.append(_check_problem(job, row, checker, problems))
+            else:
+                try:
+                    plan = plan_row(checker, matching, index, values)
+                except RowRefused as exc:
+                    found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
+                except errors.ApiError as exc:
+                    step = _waiting(job, exc)
+                    break
+                else:
+                    counts[plan.outcome] += 1
+                    ok += 1
+            handled += 1
+            _moved_past(job, row)
     _save_problems(job, found)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
-    if finished:
+    _add_tally(job, "dry_run", counts)
+    if step.done:
         job.processed = job.total  # blank lines counted in the total are done too
-        return Step(done=True, next_status=ObjectJob.CHECKED)
-    return MORE
+    return step
+
+
+def _waiting(job: ObjectJob, exc: errors.ApiError) -> Step:
+    """A failure of the service ends the chunk: wait (429, 5xx) or stop."""
+    step = step_for_error(exc)
+    job.message = storable_text(f"Waiting: {exc.message}") if step.wait_seconds is not None else ""
+    return step
 
 
 def reset_for_writing(job: ObjectJob) -> None:
     """From the first row again: the dry run's problems are found again on
     the way (and the service's are re-asked: a fixed object may accept them)."""
     job.problems.all().delete()
-    job.position_row = job.position_byte = 0
+    job.position_row = job.position_byte = job.position_line = 0
     job.processed = job.succeeded = job.failed = 0
+    job.params = {**job.params, "tally": {}}
+
+
+def reset_for_checking(job: ObjectJob) -> None:
+    """The dry run from the first row (a new mapping or key)."""
+    reset_for_writing(job)
+    job.params = {**job.params, "dry_run": {}}
 
 
 # Refusals of one row: reported on the row, the import goes on.
 ROW_REFUSALS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
 
 
+def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> dict:
+    """The row's write (none for a skipped or unchanged row); the record as it now is."""
+    if plan.outcome == CREATED:
+        return services.record_create(
+            client=client,
+            object_key=job.object_key,
+            values=values,
+            idempotency_key=write_key(job, f"row:{row.number}"),
+        )
+    if plan.outcome == UPDATED:
+        services.record_update(
+            client=client,
+            object_key=job.object_key,
+            record_id=plan.record_id,
+            changes=plan.changes or {},
+            idempotency_key=write_key(job, f"row:{row.number}:update"),
+            workspace_id=job.workspace_id,
+        )
+        # As read plus what was sent (the answer's shape is the service's own).
+        before = as_dict(plan.record)
+        return {**before, "values": {**as_dict(before.get("values")), **(plan.changes or {})}}
+    return {}
+
+
 def write_chunk(job: ObjectJob) -> Step:
     """Send a bounded chunk of rows; a 422 lands on its row with the request
     id, a failure of the service ends the chunk (jobs.py waits or stops)."""
-    from objects.jobs import chunk_size
-
     client = job.owner_key.client(max_retries=0)
     checker = _checker(job, client)
+    matching = Matching.of(job.params)
     found: list[ImportProblem] = []
+    counts = dict.fromkeys(OUTCOMES, 0)
+    created: list[JobItem] = []  # what undoing the import puts in the trash (objects/job_undo.py)
     handled = ok = 0
     step: Step = Step(done=True)
+    try:
+        index = RecordIndex(job, client, checker, matching, rows=min(chunk_size(), job.total - job.processed))
+    except errors.ApiError as exc:
+        return _waiting(job, exc)
     with job.upload.open("rb") as handle:
-        for row in read_rows(handle, start=job.position_byte, first_number=job.position_row + 1):
+        for row in _rows(job, handle):
             if handled >= chunk_size() or (
                 handled and handled % 50 == 0 and ObjectJob.objects.filter(pk=job.pk, cancel_requested=True).exists()
             ):
                 step = MORE
                 break
-            values, problems = checker.values(row.cells)
+            values, problems = checker.values(row.cells, require=not matching.reads)
             if problems:
-                found.append(_check_problem(job, row, problems))
+                found.append(_check_problem(job, row, checker, problems))
             else:
                 try:
-                    services.record_create(
-                        client=client,
-                        object_key=job.object_key,
-                        values=values,
-                        idempotency_key=write_key(job, f"row:{row.number}"),
-                    )
+                    plan = plan_row(checker, matching, index, values)
+                    record = _write(job, client, plan, values, row)
+                    index.remember(record)
+                except RowRefused as exc:
+                    found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
                 except ROW_REFUSALS as exc:
                     found.append(
-                        ImportProblem(
-                            job=job,
-                            row_number=row.number,
-                            stage=ImportProblem.SERVICE,
-                            fields=storable_text(", ".join(exc.field_errors), limit=500),
-                            message=storable_text(exc.message),
+                        _problem(
+                            job,
+                            row,
+                            checker,
+                            ImportProblem.SERVICE,
+                            list(exc.field_errors),
+                            exc.message,
                             request_id=storable_text(exc.request_id or "", limit=128),
                         )
                     )
                 except errors.ApiError as exc:
-                    step = step_for_error(exc)
-                    job.message = storable_text(f"Waiting: {exc.message}") if step.wait_seconds is not None else ""
+                    step = _waiting(job, exc)
                     break
                 else:
+                    counts[plan.outcome] += 1
                     ok += 1
+                    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
+                    if record_id and plan.outcome == CREATED:
+                        # What it wrote, so its undo leaves a record changed since (job_undo.py).
+                        created.append(
+                            JobItem(
+                                job=job, position=row.number, record_id=record_id, state=JobItem.DONE, before=values
+                            )
+                        )
             handled += 1
-            job.position_row, job.position_byte = row.number, row.end
+            _moved_past(job, row)
     _save_problems(job, found)
+    JobItem.objects.bulk_create(created, ignore_conflicts=True)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
+    _add_tally(job, "tally", counts)
     if step.done:
         job.processed = job.total
     if handled and step.wait_seconds is None:
@@ -359,9 +851,13 @@ def write_chunk(job: ObjectJob) -> Step:
 
 
 def error_report(job: ObjectJob) -> tuple[list[str], Iterator[list[str]]]:
-    """The refused rows as the file had them, each with its problem, the
-    fields named and the service's request id; streamed beside the file."""
+    """The refused rows as the file had them, each by its spreadsheet line
+    with its problem, the fields named and the service's request id;
+    streamed beside the file."""
     header = list(job.params.get("header") or [])
+
+    def line_of(problem: ImportProblem) -> str:
+        return str(problem.line) if problem.line else f"row {problem.row_number}"  # (imports before lines were kept)
 
     def rows() -> Iterator[list[str]]:
         problems = job.problems.order_by("row_number").iterator(chunk_size=500)
@@ -372,16 +868,16 @@ def error_report(job: ObjectJob) -> tuple[list[str], Iterator[list[str]]]:
             # The file is gone (OBJECTS_IMPORT_KEEP_DAYS): each row by its number and problem only.
             blank = [""] * len(header)
             while problem is not None:
-                yield [str(problem.row_number), *blank, problem.message, problem.fields, problem.request_id]
+                yield [line_of(problem), *blank, problem.message, problem.fields, problem.request_id]
                 problem = next(problems, None)
             return
         with job.upload.open("rb") as handle:
-            for row in read_rows(handle):
+            for row in read_rows(handle, file_format=FileFormat.of(job.params)):
                 while problem is not None and problem.row_number < row.number:
                     problem = next(problems, None)
                 if problem is None:
                     return
                 if problem.row_number == row.number:
-                    yield [str(row.number), *row.cells, problem.message, problem.fields, problem.request_id]
+                    yield [str(row.line), *row.cells, problem.message, problem.fields, problem.request_id]
 
-    return ["Row", *header, "Problem", "Fields", "Request id"], rows()
+    return ["Line", *header, "Problem", "Fields", "Request id"], rows()

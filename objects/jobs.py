@@ -117,7 +117,7 @@ def _finish(job: ObjectJob, status: str, message: str = "") -> None:
 
 
 def job_step(*, job_id: int) -> None:
-    from objects import bulk, imports
+    from objects import bulk, imports, job_undo, trash
 
     token = _claim(job_id)
     if token is None:
@@ -144,6 +144,8 @@ def job_step(*, job_id: int) -> None:
             (ObjectJob.RUNNING, ObjectJob.KIND_DELETE): bulk.write_chunk,
             (ObjectJob.CHECKING, ObjectJob.KIND_IMPORT): imports.check_chunk,
             (ObjectJob.RUNNING, ObjectJob.KIND_IMPORT): imports.write_chunk,
+            (ObjectJob.RUNNING, ObjectJob.KIND_RESTORE): trash.restore_chunk,
+            (ObjectJob.RUNNING, ObjectJob.KIND_UNDO): job_undo.undo_chunk,
         }[(job.status, job.kind)]
         try:
             step = phase(job)

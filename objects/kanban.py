@@ -13,11 +13,14 @@ from typing import Any
 
 from dashboard.web.reading import as_dict, text
 from objects import selectors
-from objects.fields import FieldDef, format_datetime, title_field_key
+from objects.fields import Cell, FieldDef, cell, format_datetime, format_number, title_field_key
+from objects.models import RecordTally
 from objects.schema import FieldType
+from objects.tallies import EMPTY, tally_groups
 
 BOARD_TYPES = frozenset({FieldType.STAGE, FieldType.SELECT})
 CARDS_PER_COLUMN = 50
+MAX_CARD_FIELDS = 6  # fields an admin may put on every card
 
 
 @dataclass
@@ -25,6 +28,8 @@ class Card:
     id: str
     title: str
     updated: str
+    # The fields the board shows on its cards (chosen with the view), as cells.
+    fields: list[tuple[str, Cell]] = field(default_factory=list)
 
 
 @dataclass
@@ -40,15 +45,60 @@ class BoardColumn:
     # Set by the view: the next cards (htmx), and this column's records in the table (without JavaScript).
     more_url: str = ""
     table_url: str = ""
+    # From the board's tally (objects/tallies.py): every record of the column
+    # counted, and one number field summed; `counting` while it runs.
+    total: int | None = None
+    counting: bool = False
+    sum_text: str = ""
 
     @property
     def count_text(self) -> str:
         shown = self.shown_before + len(self.cards)
-        return f"{shown}+" if self.more else str(shown)
+        if self.total is not None and not self.counting:
+            return str(max(self.total, shown) if self.more else self.total)
+        if not self.more:
+            return str(shown)
+        if self.total is not None and self.total > shown:
+            # Counting: the records counted so far (more may follow).
+            return f"about {self.total}"
+        return f"{shown}+"
+
+    @property
+    def count_words(self) -> str:
+        """The count as a screen reader hears it."""
+        return f"{self.count_text} cards" + (", still counting" if self.counting and self.more else "")
 
     @property
     def shown(self) -> int:
         return self.shown_before + len(self.cards)
+
+
+def card_fields(fields: list[FieldDef], keys: list[str], *, by: FieldDef | None) -> list[FieldDef]:
+    """The fields chosen for the cards, in the object's order (not the title, not the grouping field)."""
+    wanted = set(keys)
+    chosen = [f for f in fields if f.key in wanted and (by is None or f.key != by.key)]
+    return chosen[:MAX_CARD_FIELDS]
+
+
+def apply_tally(columns: list[BoardColumn], tally: RecordTally | None, *, sum_field: FieldDef | None) -> None:
+    """Each column's total (and sum) from the board's tally, "about" while it counts."""
+    if tally is None:
+        return
+    groups = tally_groups(tally)
+    counting = tally.status == RecordTally.COUNTING
+    if tally.status == RecordTally.STOPPED:
+        return
+    for column in columns:
+        if column.filtered_out:
+            continue
+        group = groups.get(column.option_id or EMPTY)
+        column.total = group.count if group else 0
+        column.counting = counting
+        if sum_field is not None and not counting:
+            total = group.total if group else 0
+            places = 2 if sum_field.type == FieldType.CURRENCY else None
+            code = sum_field.raw.get("currency") or ""
+            column.sum_text = f"{code} {format_number(total, places=places)}".strip()
 
 
 def board_fields(fields: list[FieldDef]) -> list[FieldDef]:
@@ -74,6 +124,7 @@ def board_columns(
     zone,
     filters: dict | None = None,
     search: str = "",
+    shown_fields: list[FieldDef] | None = None,
 ) -> list[BoardColumn]:
     columns = empty_columns(by)
     filters = dict(filters or {})
@@ -90,6 +141,7 @@ def board_columns(
             zone=zone,
             filters=filters,
             search=search,
+            shown_fields=shown_fields,
         )
     return columns
 
@@ -112,6 +164,7 @@ def fill_column(
     filters: dict,
     search: str,
     cursor: str = "",
+    shown_fields: list[FieldDef] | None = None,
 ) -> None:
     """One page of a column's cards (the first, or the one after `cursor`:
     "Show more"), the most recently updated first."""
@@ -134,6 +187,7 @@ def fill_column(
                 id=text(record.get("id")),
                 title=text(title) if title not in (None, "") else "Untitled",
                 updated=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
+                fields=[(f.label, cell(f, values.get(f.key), zone=zone)) for f in shown_fields or []],
             )
         )
     column.next_cursor = page.next_cursor or ""

@@ -23,7 +23,7 @@ def job_gauges() -> Iterator[Gauge]:
             counts[(row["kind"], row["status"])] = float(row["n"])
     yield Gauge(
         "console_object_jobs",
-        "Object jobs (bulk edits, bulk deletes, CSV imports) by kind and state.",
+        "Object jobs (bulk edits, bulk deletes, CSV imports, restores from the trash, undos) by kind and state.",
         ("kind", "state"),
         list(counts.items()),
     )

@@ -20,6 +20,8 @@ class ColumnPreference(models.Model):
     object_key = models.CharField(max_length=200)
     # Field keys hidden from the table; fields added later show by default.
     hidden_fields = models.JSONField(default=list, blank=True)
+    # Relation keys shown as linked-record columns (none by default: each costs a read per row).
+    link_columns = models.JSONField(default=list, blank=True)
     # The saved view this person's records page opens with (one default per object).
     default_view = models.ForeignKey("SavedView", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
     updated_at = models.DateTimeField(auto_now=True)
@@ -45,7 +47,12 @@ class SavedView(models.Model):
     name = models.CharField(max_length=80)
     query = models.CharField(max_length=4000, blank=True)
     hidden_fields = models.JSONField(default=list, blank=True)
+    link_columns = models.JSONField(default=list, blank=True)
     shared = models.BooleanField(default=False)
+    # How the records are looked at (objects/looks.py): the table, or a kanban,
+    # calendar, gallery or chart with its own settings (field keys, measure...).
+    kind = models.CharField(max_length=16, default="table")
+    settings = models.JSONField(default=dict, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
     updated_at = models.DateTimeField(auto_now=True)
 
@@ -74,6 +81,7 @@ class RecordChange(models.Model):
         UNDO = "undo", "Undid a change"
         DUPLICATE = "duplicate", "Duplicated"
         LINK = "link", "Linked"
+        RESTORE = "restore", "Restored from the trash"
 
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)
@@ -140,7 +148,15 @@ class ObjectJob(models.Model):
     KIND_EDIT = "edit"
     KIND_DELETE = "delete"
     KIND_IMPORT = "import"
-    KINDS = [(KIND_EDIT, "Bulk edit"), (KIND_DELETE, "Bulk delete"), (KIND_IMPORT, "CSV import")]
+    KIND_RESTORE = "restore"  # records brought back from the trash (objects/trash.py)
+    KIND_UNDO = "undo"  # a finished bulk edit or import undone (objects/job_undo.py)
+    KINDS = [
+        (KIND_EDIT, "Bulk edit"),
+        (KIND_DELETE, "Bulk delete"),
+        (KIND_IMPORT, "CSV import"),
+        (KIND_RESTORE, "Restore from the trash"),
+        (KIND_UNDO, "Undo of a job"),
+    ]
 
     # Bulk: collecting (listing the records a filter matches) -> running -> done.
     # Import: checking (the dry run) -> checked (waits for "Import") -> running -> done.
@@ -176,13 +192,17 @@ class ObjectJob(models.Model):
     resume_status = models.CharField(max_length=16, blank=True, help_text="What Resume goes back to.")
     cancel_requested = models.BooleanField(default=False)
     # Edit: {"changes": {key: value}}; a filter selection: {"filter", "search", "sort"};
-    # import: {"header": [...], "mapping": {column index: field key}}.
+    # import: {"header": [...], "mapping": {column index: field key}, "encoding", "delimiter",
+    # "match_key", "match_mode", "dry_run"/"tally": {outcome: rows}} (objects/imports.py).
     params = models.JSONField(default=dict, blank=True)
     cursor = models.TextField(blank=True, help_text="Collecting: the next page of the filter.")
     upload = models.FileField(upload_to="%Y/%m/", storage=import_storage, blank=True)
     upload_name = models.CharField(max_length=255, blank=True)
     position_row = models.PositiveIntegerField(default=0, help_text="Import: data rows already handled.")
     position_byte = models.BigIntegerField(default=0, help_text="Import: where the next row starts in the file.")
+    position_line = models.PositiveIntegerField(
+        default=0, help_text="Import: the file's last line already handled (quoted newlines count)."
+    )
     total = models.PositiveIntegerField(default=0)
     processed = models.PositiveIntegerField(default=0)
     succeeded = models.PositiveIntegerField(default=0)
@@ -226,6 +246,8 @@ class JobItem(models.Model):
     DONE = "done"
     FAILED = "failed"
     GONE = "gone"  # a delete found the record already deleted
+    CREATED = "created"  # a restore re-created it; its links come in a second pass
+    SKIPPED = "skipped"  # an undo left it: changed since the job wrote it
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -234,6 +256,11 @@ class JobItem(models.Model):
     state = models.CharField(max_length=16, default=PENDING)
     message = models.TextField(blank=True)
     request_id = models.CharField(max_length=128, blank=True)
+    # A bulk edit: the values it replaced ({key: value}), what its undo puts back;
+    # an import: the values it wrote into the record it made (its undo leaves a
+    # record changed since). A restore: the record's new id once re-created.
+    before = models.JSONField(null=True, blank=True)
+    new_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
         ordering = ["position"]
@@ -253,6 +280,10 @@ class ImportProblem(models.Model):
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="problems")
     row_number = models.PositiveIntegerField(help_text="The line's data row, 1 for the first row after the header.")
+    line = models.PositiveIntegerField(
+        default=0, help_text="The spreadsheet's line where the row starts (the header is line 1); 0 if not known."
+    )
+    cells = models.JSONField(default=dict, blank=True, help_text="The row's values by the file's column name.")
     stage = models.CharField(max_length=16)
     fields = models.CharField(max_length=500, blank=True)
     message = models.TextField()
@@ -263,4 +294,98 @@ class ImportProblem(models.Model):
         constraints = [models.UniqueConstraint(fields=["job", "row_number"], name="objects_problem_once")]
 
     def __str__(self) -> str:
-        return f"row {self.row_number}: {self.message}"
+        return f"line {self.line or '?'}: {self.message}"
+
+
+# --- counts of records (charts, kanban totals) ---------------------------------
+
+
+class RecordTally(models.Model):
+    """The records of one filter counted (and one number field summed) per
+    group of one field: a choice, a yes/no, or a date's day, week or month.
+
+    The service gives no totals, so a job reads every page of the filter
+    (100 records a page, the most it gives) through `objects.tally_step`
+    (objects/tallies.py), a bounded chunk of pages at a time, keeping where
+    it stopped (`cursor`) and the sums so far. The row is the cache: one per
+    workspace, object and parameters (`signature`), fresh for
+    OBJECTS_TALLY_FRESH_SECONDS; pages poll it (204 unchanged, 286 final).
+    """
+
+    COUNTING = "counting"
+    DONE = "done"
+    STOPPED = "stopped"
+    STATUSES = [(COUNTING, "Counting"), (DONE, "Counted"), (STOPPED, "Stopped")]
+
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="record_tallies")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    signature = models.CharField(max_length=64, help_text="sha256 of the parameters.")
+    # {"filter", "search", "group", "bucket", "value", "zone"}
+    params = models.JSONField(default=dict)
+    status = models.CharField(max_length=16, choices=STATUSES, default=COUNTING)
+    # {group key: [records, sum of the value field (decimal text), records with a value]}
+    groups = models.JSONField(default=dict, blank=True)
+    cursor = models.TextField(blank=True)
+    pages_read = models.PositiveIntegerField(default=0)
+    records_read = models.PositiveIntegerField(default=0)
+    message = models.TextField(blank=True)
+    transient_errors = models.PositiveIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True)
+    started_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace_id", "object_key", "signature"], name="objects_one_tally_per_question"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.object_key} by {self.params.get('group')}: {self.status}, {self.records_read} read"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status != self.COUNTING
+
+
+# --- the trash ------------------------------------------------------------------
+
+
+class TrashedRecord(models.Model):
+    """A record deleted through the console, as it was just before: its
+    values, title and links both ways, kept OBJECTS_TRASH_DAYS so it can be
+    re-created (objects/trash.py). Once restored the row stays as the map
+    from the old id to the new one (old addresses redirect)."""
+
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    title = models.CharField(max_length=300, blank=True)
+    values = models.JSONField(default=dict)
+    # [{"relation_key", "direction" ("outgoing"/"incoming"), "object", "id", "label", "metadata", "title"}]
+    links = models.JSONField(default=list)
+    deleted_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    actor = models.CharField(max_length=150, blank=True)
+    deleted_at = models.DateTimeField(auto_now_add=True)
+    restored_id = models.CharField(max_length=200, blank=True)
+    restored_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-deleted_at", "-pk"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "object_key", "record_id"], name="objects_trashed_once")
+        ]
+        indexes = [models.Index(fields=["workspace_id", "object_key", "-deleted_at"], name="objects_trash_object")]
+
+    def __str__(self) -> str:
+        return f"{self.object_key}/{self.record_id} (trash)"
+
+    @property
+    def in_trash(self) -> bool:
+        return not self.restored_id

@@ -66,9 +66,10 @@ def record_titles(
     workspace_id: str,
     refs: Iterable[tuple[str, str]],
     definition_of,
+    max_lookups: int | None = None,
 ) -> dict[tuple[str, str], str]:
     """Titles of (object key, record id) pairs, cached ones first, then at
-    most MAX_LOOKUPS reads. `definition_of(object_key)` gives an object's
+    most `max_lookups` reads (MAX_LOOKUPS unless said). `definition_of(object_key)` gives an object's
     definition (the cached one). A record that cannot be read gets no title
     (the caller shows its label or id), and the page still renders."""
     wanted = list(dict.fromkeys((o, r) for o, r in refs if o and r))
@@ -76,7 +77,8 @@ def record_titles(
     cached = cache.get_many(list(keys.values()))
     titles = {ref: cached[key] for ref, key in keys.items() if key in cached}
     found: dict[str, str] = {}
-    for object_key, record_id in [ref for ref in wanted if ref not in titles][:MAX_LOOKUPS]:
+    bound = MAX_LOOKUPS if max_lookups is None else max_lookups
+    for object_key, record_id in [ref for ref in wanted if ref not in titles][:bound]:
         try:
             definition = definition_of(object_key)
             body = as_dict(client.get(api_path("/v1/objects/{}/records/{}", object_key, record_id)))

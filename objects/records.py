@@ -13,6 +13,7 @@ renders; nothing here reads the request. Remote and local reads are
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -20,12 +21,16 @@ from django.http import QueryDict
 from django.urls import reverse
 
 from dashboard.api import errors
+from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import selectors
-from objects.fields import cell, field_defs, format_datetime
-from objects.history import UNDOABLE, history_rows
-from objects.links import Link, links_by_relation
+from objects import looks, selectors
+from objects.calendar import date_fields
+from objects.fields import FieldDef, cell, field_defs, format_datetime
+from objects.filters import RecordFilter
+from objects.gallery import picture_fields
+from objects.history import history_rows, undoable_change
+from objects.links import Link, link_from, links_by_relation
 from objects.models import SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
@@ -72,6 +77,16 @@ def hidden_columns(
     return selectors.column_hidden_fields(user=user, workspace_id=workspace.id, object_key=object_key)
 
 
+def link_columns_shown(
+    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, view: SavedView | None
+) -> list[str]:
+    """The linked-record columns shown: the open saved view's, else this person's own choice."""
+    if view is not None:
+        return list(view.link_columns)
+    preference = selectors.column_preference(user=user, workspace_id=workspace.id, object_key=object_key)
+    return list(preference.link_columns) if preference else []
+
+
 def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
     """The records table for a query: one page of records (one remote call,
     the definition besides, cached), the open saved view, the columns shown."""
@@ -91,7 +106,13 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     view = saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query)
     # Read once: it holds both this person's hidden columns and their default view.
     preference = selectors.column_preference(user=user, workspace_id=workspace.id, object_key=object_key)
-    own = list(preference.hidden_fields) if preference else []
+    chosen = view if view is not None else preference
+    link_columns = [k for k in (chosen.link_columns if chosen else []) if isinstance(k, str) and k]
+    linked, links_problem = (
+        _linked_records(workspace=workspace, object_key=object_key, records=page.items, relation_keys=link_columns)
+        if link_columns and page.items
+        else ({}, "")
+    )
     table = build_table(
         object_key=object_key,
         definition=definition,
@@ -99,15 +120,80 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         records=page.items,
         next_cursor=page.next_cursor,
         state=state,
-        hidden_fields=list(view.hidden_fields) if view is not None else own,
+        hidden_fields=list(chosen.hidden_fields) if chosen else [],
         filter_problems=problems,
         zone=workspace.zone,
         editable=workspace.can_write and definition.get("kind") != "system",
+        link_columns=link_columns,
+        linked=linked,
     )
+    table.links_problem = links_problem
+    known = selectors.relation_keys_in_use(workspace_id=workspace.id, object_key=object_key)
+    table.relation_keys = list(dict.fromkeys([*link_columns, *known]))
     table.view = view
     table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
     table.default_view_id = preference.default_view_id if preference else None
     return table
+
+
+# Titles of linked records read per page (besides the cached ones): a page of
+# 100 rows may link to many records, and titles are read one at a time.
+LINKED_TITLE_LOOKUPS = 50
+
+
+def _linked_records(
+    *, workspace: Workspace, object_key: str, records: list[dict], relation_keys: list[str]
+) -> tuple[dict[str, dict[str, list[tuple[str, str]]]], str]:
+    """The page's rows' linked records per relation key, as (title, address),
+    and what went wrong reading them, if anything (the page still stands).
+    Remote calls: one per row whose links are not cached (the contract lists
+    links one record at a time), then titles not cached, at most
+    LINKED_TITLE_LOOKUPS."""
+    record_ids = [str(record.get("id") or "") for record in records if isinstance(record, dict)]
+    raw, failures = selectors.record_links_many(
+        client=workspace.client, workspace_id=workspace.id, object_key=object_key, record_ids=record_ids
+    )
+    wanted = set(relation_keys)
+    by_record: dict[str, list[Link]] = {}
+    for record_id, bodies in raw.items():
+        seen = [link_from(body, object_key=object_key, record_id=record_id) for body in bodies]
+        by_record[record_id] = [link for link in seen if link.relation_key in wanted and link.record_id]
+    every = [link for links in by_record.values() for link in links]
+    # A record of this very page is named by the page (no read).
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    titles = {(object_key, str(record.get("id"))): title_of(record, definition) for record in records}
+    titles.update(
+        record_titles(
+            client=workspace.client,
+            workspace_id=workspace.id,
+            refs=[
+                (link.object_key, link.record_id)
+                for link in every
+                if not link.title and (link.object_key, link.record_id) not in titles
+            ],
+            definition_of=lambda key: object_definition(workspace=workspace, object_key=key),
+            max_lookups=LINKED_TITLE_LOOKUPS,
+        )
+    )
+    linked: dict[str, dict[str, list[tuple[str, str]]]] = {}
+    for record_id, named in by_record.items():
+        for link in named:
+            title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
+            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(
+                (title, record_url(link.object_key, link.record_id))
+            )
+    problem = ""
+    if failures:
+        exc = failures[-1]
+        meaning = meaning_of(exc)
+        unread = len(set(record_ids) - set(raw))
+        said = said_by_service(exc)
+        problem = with_request_id(
+            f"Linked records of {unread} row{'s' if unread != 1 else ''} could not be read: {meaning.title}"
+            f"{': ' + said if said else ''}. {meaning.advice}",
+            exc,
+        )
+    return linked, problem
 
 
 def default_view_address(*, workspace: Workspace, user: AbstractBaseUser, object_key: str) -> str | None:
@@ -121,8 +207,67 @@ def default_view_address(*, workspace: Workspace, user: AbstractBaseUser, object
 
 
 def view_address(view: SavedView) -> str:
+    if view.kind != looks.TABLE:
+        return looks.look_address(
+            kind=looks.look_kind(view.kind),
+            object_key=view.object_key,
+            query=view.query,
+            settings=view.settings,
+            view_pk=view.pk,
+        )
     records_url = reverse("objects:records", args=[view.object_key])
     return f"{records_url}?{view.query + '&' if view.query else ''}{urlencode({'view': view.pk})}"
+
+
+# The looks by one field: the setting that names it and the fields it may be.
+LOOK_FIELDS: dict[str, tuple[str, Callable[[list[FieldDef]], list[FieldDef]]]] = {
+    looks.CALENDAR: ("date", date_fields),
+    looks.GALLERY: ("image", picture_fields),
+}
+
+
+def look_context(
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    object_key: str,
+    query: QueryDict,
+    kind: str,
+) -> dict[str, Any]:
+    """What every way to look (kanban, calendar, gallery, chart) shows alike:
+    the object, the table's search and filters it carries (checked, and as
+    the service's filter), the switch between looks, the saved view it was
+    opened as and what "Save this view" posts (objects/looks.py). For a look
+    by one field (LOOK_FIELDS), the fields it can be by (`choices`) and the one
+    its setting names, else the first (`by`); `base_pairs` keep filter and choice."""
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    fields = field_defs(definition)
+    record_filter = RecordFilter.from_query(query, fields)
+    service_filter, problems = record_filter.service_filter(fields)
+    pairs = record_filter.pairs()
+    settings = looks.settings_from_query(kind, query)
+    setting, choose = LOOK_FIELDS.get(kind, ("", None))
+    choices = choose(fields) if choose else []
+    by = looks.pick_field(choices, query.get(setting)) if choose else None
+    return {
+        "choices": choices,
+        "by": by,
+        "base_pairs": [*pairs, *([(setting, by.key)] if by else [])],
+        "heading_suffix": f"by {by.label.lower()}" if by else "",
+        "definition": definition,
+        "fields": fields,
+        "object_key": object_key,
+        "plural": definition.get("plural_name") or object_key,
+        "record_filter": record_filter,
+        "service_filter": service_filter,
+        "filter_problems": problems,
+        "filter_pairs": pairs,
+        "filter_query": urlencode(pairs),
+        "kind": kind,
+        "kind_label": dict(looks.KINDS)[kind],
+        "saved_view": saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query),
+        "save_query": urlencode([*pairs, *looks.settings_pairs(settings)]),
+    }
 
 
 def record_title(definition: dict, record: dict | None) -> str:
@@ -182,7 +327,7 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "list_query": list_carried(list_raw, definition),
         "history": history_rows(history, fields=fields, zone=zone),
         # Only the latest change can be undone, and only once.
-        "undoable": history[0] if history and history[0].action in UNDOABLE and not history[0].undone_at else None,
+        "undoable": undoable_change(history),
     }
 
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 from django.core.cache import cache
 from django.db.models import Q
 
+from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.web.reading import as_dict
 from objects.filters import remote_query
@@ -103,7 +104,8 @@ def record_search(*, client: ServiceClient, object_key: str, text: str) -> list[
 
 def relationship_list(*, client: ServiceClient, object_key: str, record_id: str, workspace_id: str = "") -> list[dict]:
     """Every link to or from a record (built-in objects' records too). The
-    relation keys seen are remembered for the workspace (offered when linking)."""
+    relation keys seen are remembered for the workspace (offered when linking)
+    and for the object (offered as its table's linked-record columns)."""
     links = list(
         client.paginate(
             api_path("/v1/objects/{}/records/{}/relationships", object_key, record_id),
@@ -112,9 +114,58 @@ def relationship_list(*, client: ServiceClient, object_key: str, record_id: str,
         )
     )
     if workspace_id:
-        keys = [link.get("relation_key") for link in links if isinstance(link, dict)]
-        relation_keys_remember(workspace_id=workspace_id, keys=[k for k in keys if isinstance(k, str) and k])
+        seen = [link.get("relation_key") for link in links if isinstance(link, dict)]
+        keys = [k for k in seen if isinstance(k, str) and k]
+        relation_keys_remember(workspace_id=workspace_id, keys=keys)
+        relation_keys_remember(workspace_id=workspace_id, keys=keys, object_key=object_key)
     return links
+
+
+# The links of a records page's rows: the contract lists links one record at
+# a time (no batch read, no filter by id), so a page showing a linked-record
+# column costs at most one read per row when cold; each record's list is
+# cached for a short while and dropped when the console links or deletes it.
+RECORD_LINKS_TTL_SECONDS = 120
+
+
+def record_links_cache_key(*, workspace_id: str, object_key: str, record_id: str) -> str:
+    digest = hashlib.sha256(f"{workspace_id}\n{object_key}\n{record_id}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"objects:links:{digest}"
+
+
+def record_links_cached(*, workspace_id: str, object_key: str, record_id: str) -> list[dict] | None:
+    found = cache.get(record_links_cache_key(workspace_id=workspace_id, object_key=object_key, record_id=record_id))
+    return found if isinstance(found, list) else None
+
+
+def record_links_many(
+    *, client: ServiceClient, workspace_id: str, object_key: str, record_ids: list[str]
+) -> tuple[dict[str, list[dict]], list[errors.ApiError]]:
+    """Each record's links (both directions): cached ones in one `get_many`,
+    the others one read each. A record whose links cannot be read is left
+    out (and not cached); its error is returned for the page to name."""
+    keys = {
+        record_id: record_links_cache_key(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
+        for record_id in dict.fromkeys(r for r in record_ids if r)
+    }
+    cached = cache.get_many(list(keys.values()))
+    found = {record_id: cached[key] for record_id, key in keys.items() if isinstance(cached.get(key), list)}
+    fresh: dict[str, list[dict]] = {}
+    failures: list[errors.ApiError] = []
+    for record_id in [r for r in keys if r not in found]:
+        try:
+            links = relationship_list(
+                client=client, object_key=object_key, record_id=record_id, workspace_id=workspace_id
+            )
+        except errors.ApiError as exc:
+            failures.append(exc)
+            if not isinstance(exc, errors.NotFoundError):
+                break  # an outage, a refused key, a rate limit: the other rows would fail alike
+            continue
+        found[record_id] = fresh[keys[record_id]] = [link for link in links if isinstance(link, dict)]
+    if fresh:
+        cache.set_many(fresh, RECORD_LINKS_TTL_SECONDS)
+    return found, failures
 
 
 # The contract has no list of relation keys: the console remembers the ones it
@@ -123,20 +174,22 @@ RELATION_KEYS_KEPT = 50
 RELATION_KEYS_TTL_SECONDS = 7 * 24 * 3600
 
 
-def relation_keys_cache_key(*, workspace_id: str) -> str:
-    digest = hashlib.sha256(workspace_id.encode("utf-8", "surrogatepass")).hexdigest()
+def relation_keys_cache_key(*, workspace_id: str, object_key: str = "") -> str:
+    """The workspace's relation keys, or (`object_key`) those seen on one object's records."""
+    scope = f"{workspace_id}\n{object_key}" if object_key else workspace_id
+    digest = hashlib.sha256(scope.encode("utf-8", "surrogatepass")).hexdigest()
     return f"objects:relation-keys:{digest}"
 
 
-def relation_keys_in_use(*, workspace_id: str) -> list[str]:
-    keys = cache.get(relation_keys_cache_key(workspace_id=workspace_id))
+def relation_keys_in_use(*, workspace_id: str, object_key: str = "") -> list[str]:
+    keys = cache.get(relation_keys_cache_key(workspace_id=workspace_id, object_key=object_key))
     return sorted(k for k in keys if isinstance(k, str)) if isinstance(keys, list) else []
 
 
-def relation_keys_remember(*, workspace_id: str, keys: list[str]) -> None:
+def relation_keys_remember(*, workspace_id: str, keys: list[str], object_key: str = "") -> None:
     if not keys:
         return
-    cache_key = relation_keys_cache_key(workspace_id=workspace_id)
+    cache_key = relation_keys_cache_key(workspace_id=workspace_id, object_key=object_key)
     known = cache.get(cache_key)
     known = known if isinstance(known, list) else []
     merged = list(dict.fromkeys([*keys, *known]))[:RELATION_KEYS_KEPT]

@@ -15,9 +15,15 @@ from dashboard.api.paths import api_path
 from dashboard.web.reading import as_dict
 from objects.edits import EditPlan
 from objects.fields import FieldDef
+from objects.links import link_from
 from objects.models import ColumnPreference, RecordChange, SavedView
 from objects.names import title_forget
-from objects.selectors import object_definition_cache_key, relation_keys_remember
+from objects.selectors import (
+    object_definition_cache_key,
+    record_links_cache_key,
+    record_links_cached,
+    relation_keys_remember,
+)
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
@@ -160,6 +166,13 @@ def record_delete(
     finally:
         if workspace_id:
             title_forget(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
+            # Its links go with it: the records at their other ends list them no more.
+            links = record_links_cached(workspace_id=workspace_id, object_key=object_key, record_id=record_id) or []
+            ends = [link_from(link, object_key=object_key, record_id=record_id) for link in links]
+            record_links_forget(
+                workspace_id=workspace_id,
+                ends=[(object_key, record_id)] + [(end.object_key, end.record_id) for end in ends],
+            )
 
 
 def record_change_log(
@@ -260,32 +273,61 @@ def relationship_create(
         idempotency_key=idempotency_key,
     )
     if workspace_id:
-        # The link form offers the relation keys in use: a new one joins them at once.
+        # The link form offers the relation keys in use, each table its own: a new one joins them at once.
         relation_keys_remember(workspace_id=workspace_id, keys=[relation_key])
+        relation_keys_remember(workspace_id=workspace_id, keys=[relation_key], object_key=object_key)
+        relation_keys_remember(workspace_id=workspace_id, keys=[relation_key], object_key=target_object)
+        record_links_forget(workspace_id=workspace_id, ends=[(object_key, record_id), (target_object, target_id)])
     return created
 
 
-def column_preference_set(*, user, workspace_id: str, object_key: str, hidden_fields: list[str]):
-    """Remembers which columns this person hides in this object's table."""
+def record_links_forget(*, workspace_id: str, ends: list[tuple[str, str]]) -> None:
+    """Drop the cached links of records ((object key, id) each) a console write changed."""
+    cache.delete_many([record_links_cache_key(workspace_id=workspace_id, object_key=o, record_id=r) for o, r in ends])
+
+
+def column_preference_set(
+    *, user, workspace_id: str, object_key: str, hidden_fields: list[str], link_columns: list[str] | None = None
+):
+    """Remembers which columns this person hides in this object's table (and
+    which linked-record columns they show, in the order chosen)."""
+    defaults: dict = {"hidden_fields": sorted(set(hidden_fields))}
+    if link_columns is not None:
+        defaults["link_columns"] = list(dict.fromkeys(link_columns))
     preference, _ = ColumnPreference.objects.update_or_create(
-        user=user,
-        workspace_id=workspace_id,
-        object_key=object_key,
-        defaults={"hidden_fields": sorted(set(hidden_fields))},
+        user=user, workspace_id=workspace_id, object_key=object_key, defaults=defaults
     )
     return preference
 
 
 def saved_view_save(
-    *, user, workspace_id: str, object_key: str, name: str, query: str, hidden_fields: list[str], shared: bool
+    *,
+    user,
+    workspace_id: str,
+    object_key: str,
+    name: str,
+    query: str,
+    hidden_fields: list[str],
+    shared: bool,
+    kind: str = "table",
+    settings: dict | None = None,
+    link_columns: list[str] | None = None,
 ) -> SavedView:
-    """Saves the table as it is under a name (the same name replaces this person's view)."""
+    """Saves the table (or a kanban, calendar, gallery, chart: `kind` and its
+    `settings`) as it is under a name (the same name replaces this person's view)."""
     view, _ = SavedView.objects.update_or_create(
         owner=user,
         workspace_id=workspace_id,
         object_key=object_key,
         name=name,
-        defaults={"query": query, "hidden_fields": sorted(set(hidden_fields)), "shared": shared},
+        defaults={
+            "query": query,
+            "hidden_fields": sorted(set(hidden_fields)),
+            "shared": shared,
+            "kind": kind,
+            "settings": settings or {},
+            "link_columns": list(dict.fromkeys(link_columns or [])),
+        },
     )
     return view
 
@@ -301,6 +343,8 @@ def saved_view_delete(*, view: SavedView) -> None:
     view.delete()
 
 
-def saved_view_set_columns(*, view: SavedView, hidden_fields: list[str]) -> None:
+def saved_view_set_columns(*, view: SavedView, hidden_fields: list[str], link_columns: list[str] | None = None) -> None:
     view.hidden_fields = sorted(set(hidden_fields))
-    view.save(update_fields=["hidden_fields", "updated_at"])
+    if link_columns is not None:
+        view.link_columns = list(dict.fromkeys(link_columns))
+    view.save(update_fields=["hidden_fields", "link_columns", "updated_at"])

@@ -13,7 +13,6 @@ the first page (cursors belong to one query).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 from html import escape
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
@@ -167,22 +166,32 @@ def list_query(raw: str, fields: list[FieldDef]) -> str:
 # --- the table as the template shows it --------------------------------------
 
 
+LINK_COLUMN_PREFIX = "link:"  # a linked-record column's key in the column picker: "link:<relation key>"
+MAX_RELATION_KEY = 100
+MAX_LINK_COLUMNS = 10
+
+
+def relation_label(relation_key: str) -> str:
+    """A relation key in words: `related_to` -> "Related to"."""
+    words = relation_key.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else relation_key
+
+
 @dataclass
 class Column:
     key: str
     label: str
-    field: FieldDef | None  # None for the created/updated columns
+    field: FieldDef | None  # None for the created/updated and linked-record columns
     sort_query: str
     sort_direction: str
     is_title: bool = False
+    # A linked-record column: the relation key whose other ends it shows (not sortable).
+    relation_key: str = ""
 
-    @cached_property
-    def cell_open(self) -> str:
-        """The opening tag of this column's cells (the type styles them, the
-        label heads the cell on a phone's card), made once per page."""
-        return (
-            f'<td class="cell cell--{escape(self.field.type if self.field else "")}" data-label="{escape(self.label)}"'
-        )
+    @property
+    def numeric(self) -> bool:
+        """Numbers and currency: right-aligned in tabular figures."""
+        return self.field is not None and self.field.is_number
 
 
 @dataclass
@@ -195,28 +204,65 @@ class Row:
     updated_at: str
     # Where the record page's breadcrumb returns to (`?list=` + this view).
     list_suffix: str = ""
+    # One per linked-record column: the linked records, as (title, address).
+    linked: list[list[tuple[str, str]]] = field(default_factory=list)
 
-    @property
-    def html(self) -> SafeString:
-        """The row's cells as one piece of markup, every value escaped here: a
-        template loop over the ~1,700 cells of a 100-row page was most of its
-        render time, and even six variables a row cost a sixth of the rest
-        (bench/records_page.py)."""
-        from objects.templatetags.records import cell_text, render_cell
+    def html(self, *, selectable: bool) -> tuple[str, bool]:
+        """The row's markup, every value escaped here, and whether it shows an
+        image the CSP refuses. Nothing is said per cell that the column or
+        the table says once: a cell's editor is the row's title link plus its
+        column header's `data-key`, its label on a phone's card comes from the
+        header (static/js/objects_grid.js); only a number's cell carries a
+        class (`num`: right-aligned, tabular figures), which CSS cannot read
+        from the header."""
+        from objects.templatetags.records import cell_text, grid_cell, grid_image
 
-        title = ""
+        name = cell_text(self.title) if self.title is not None else ""
+        parts = ["<tr>"]
+        if selectable:  # the bulk selection (bulk.js)
+            parts.append(
+                f'<td><input type="checkbox" name="ids" value="{escape(self.id)}" form="bulk-form"'
+                f' aria-label="Select {escape(name or "Untitled")}"></td>'
+            )
         if self.title is not None:  # None when the object has no title column
-            shown = escape(cell_text(self.title) or "Untitled")
             href = escape(self.url + self.list_suffix)
-            title = f'<th scope="row" class="record-title"><a href="{href}">{shown}</a></th>'
-        # No per-cell address: a cell's editor is the row's data-url plus its
-        # column's data-key (static/js/objects_grid.js), which keeps a 100-row
-        # page light (bench/records_page.py).
-        cells = "".join(f"{column.cell_open}>{render_cell(shown)}</td>" for column, shown in self.cells)
-        return SafeString(
-            f'{title}{cells}<td class="nowrap small" data-label="Created">{escape(self.created_at)}</td>'
-            f'<td class="nowrap small" data-label="Updated">{escape(self.updated_at)}</td>'
-        )
+            parts.append(f'<th scope="row" class="record-title"><a href="{href}">{escape(name or "Untitled")}</a></th>')
+        away = False
+        for column, shown in self.cells:
+            if shown.kind == "image":
+                markup, refused = grid_image(shown)
+                away = away or refused
+            else:
+                markup = grid_cell(shown)
+            parts.append(f'<td class="num">{markup}</td>' if column.numeric else f"<td>{markup}</td>")
+        parts.extend(f"<td>{linked_chips(records)}</td>" for records in self.linked)
+        parts.append(f"<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td></tr>")
+        return "".join(parts), away
+
+
+def rows_html(rows: list[Row], *, selectable: bool) -> tuple[SafeString, bool]:
+    """Every row of the page as one piece of markup (a template loop over a
+    100-row page's rows and ~1,700 cells was most of its render time:
+    bench/records_page.py), and whether any shows an image the CSP refuses."""
+    pieces = []
+    away = False
+    for row in rows:
+        markup, refused = row.html(selectable=selectable)
+        pieces.append(markup)
+        away = away or refused
+    return SafeString("".join(pieces)), away
+
+
+def linked_chips(records: list[tuple[str, str]]) -> SafeString:
+    """Linked records as chips that open them (their title, or "Untitled")."""
+    from objects.templatetags.records import EMPTY_CELL
+
+    if not records:
+        return EMPTY_CELL
+    chips = "".join(
+        f'<a class="chip chip--link" href="{escape(url)}">{escape(title or "Untitled")}</a>' for title, url in records
+    )
+    return SafeString(chips if len(records) == 1 else f'<span class="chips">{chips}</span>')
 
 
 @dataclass
@@ -230,8 +276,17 @@ class RecordsTable:
     paging: PageLinks
     filter_problems: list[str]
     hidden_fields: list[str]
+    # The relation keys shown as linked-record columns, and those the picker offers.
+    link_columns: list[str] = field(default_factory=list)
+    relation_keys: list[str] = field(default_factory=list)
+    # Why some rows' linked records could not be read (the service's words), if so.
+    links_problem: str = ""
     # Whether cells open an inline editor (a person who may write, a custom object).
     editable: bool = False
+    # The rows' markup (rows_html), and whether a cell shows a refused image
+    # (the note they point to is shown once).
+    body_html: SafeString = field(default_factory=lambda: SafeString(""))
+    images_elsewhere: bool = False
     view: SavedView | None = None  # the view open, if any
     views: list[SavedView] = field(default_factory=list)  # the views this person may open
     default_view_id: int | None = None
@@ -247,6 +302,12 @@ class RecordsTable:
             return f"{shown} shown, the last page"
         total = (self.state.page_number - 1) * self.state.limit + shown
         return f"{total} in all" if self.state.page_number > 1 else f"{shown} shown, that is all"
+
+    @property
+    def images_elsewhere_note(self) -> str:
+        from dashboard.frame.images import WHY_NOT_SHOWN
+
+        return WHY_NOT_SHOWN
 
     @property
     def view_param(self) -> str:
@@ -291,10 +352,12 @@ def build_table(
     filter_problems: list[str],
     zone,
     editable: bool = False,
+    link_columns: list[str] | None = None,
+    linked: dict[str, dict[str, list[tuple[str, str]]]] | None = None,
 ) -> RecordsTable:
+    """`linked` gives each record's linked records per relation key, as
+    (title, address) pairs (objects/records.py reads and names them)."""
     title_key = title_field_key(definition)
-    # One reverse() for the page, not one per row.
-    record_url_prefix = reverse("objects:record", args=[object_key, "-"])[:-2]
     records_url = reverse("objects:records", args=[object_key])
     carried = state.query()
     list_suffix = f"?{urlencode({'list': carried})}" if carried else ""
@@ -313,6 +376,19 @@ def build_table(
                 is_title=f.key == title_key,
             )
         )
+    link_columns = list(link_columns or [])
+    for relation_key in link_columns:
+        columns.append(
+            Column(
+                key=LINK_COLUMN_PREFIX + relation_key,
+                label=f"{relation_label(relation_key)} (linked)",
+                field=None,
+                sort_query="",
+                sort_direction="none",
+                relation_key=relation_key,
+            )
+        )
+    linked = linked or {}
     for key, label in TIMESTAMP_COLUMNS:
         columns.append(
             Column(
@@ -340,14 +416,18 @@ def build_table(
         rows.append(
             Row(
                 id=record_id,
-                url=record_url_prefix + quote_id(record_id) + "/",
+                # Relative to the records page, the one page that shows rows ("./": an id is never a scheme).
+                url="./" + quote_id(record_id) + "/",
                 title=title_cell,
                 cells=cells,
                 created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
                 updated_at=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
                 list_suffix=list_suffix,
+                linked=[linked.get(record_id, {}).get(key, []) for key in link_columns],
             )
         )
+    # The selection box leads each row for a person who may write (the bulk actions).
+    body, images_elsewhere = rows_html(rows, selectable=editable)
     return RecordsTable(
         object_key=object_key,
         definition=definition,
@@ -359,4 +439,7 @@ def build_table(
         filter_problems=filter_problems,
         hidden_fields=hidden_fields,
         editable=editable,
+        link_columns=link_columns,
+        body_html=body,
+        images_elsewhere=images_elsewhere,
     )

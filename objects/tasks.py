@@ -4,7 +4,7 @@ They take a row's id, never a key; the row says what to do next."""
 from __future__ import annotations
 
 from dashboard.celery import app
-from objects import jobs
+from objects import jobs, tallies, trash
 
 # Bound to the project's app, as dashboard/live/tasks.py explains. One shape
 # for every area: a tasks module imports its services at the top; a service
@@ -27,3 +27,15 @@ def jobs_watch() -> int:
 def uploads_prune() -> int:
     """Once a day (Celery beat): uploaded files of imports kept past OBJECTS_IMPORT_KEEP_DAYS go."""
     return jobs.uploads_prune()
+
+
+@app.task(name="objects.tally_step", acks_late=True, ignore_result=True)
+def tally_step(tally_id: int) -> None:
+    """A few pages of a count of records (a chart, a kanban's totals); sends itself again while there is more."""
+    tallies.tally_step(tally_id=tally_id)
+
+
+@app.task(name="objects.trash_expire", acks_late=True, ignore_result=True)
+def trash_expire() -> int:
+    """Once a day (Celery beat): records in the trash longer than OBJECTS_TRASH_DAYS go for good."""
+    return trash.trash_expire()

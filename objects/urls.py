@@ -86,4 +86,29 @@ urlpatterns += [
     path("<remote_id:object_key>/kanban/", kanban_views.kanban, name="kanban"),
     path("<remote_id:object_key>/kanban/move/", kanban_views.kanban_move, name="kanban_move"),
     path("<remote_id:object_key>/kanban/more/", kanban_views.kanban_column, name="kanban_column"),
+    path("<remote_id:object_key>/kanban/counts/<pk:pk>/", kanban_views.kanban_counts, name="kanban_counts"),
+]
+
+# More ways to look: calendar, gallery, chart (objects/looks.py).
+from objects.views import calendar as calendar_views  # noqa: E402
+from objects.views import charts as chart_views  # noqa: E402
+from objects.views import gallery as gallery_views  # noqa: E402
+
+urlpatterns += [
+    path("<remote_id:object_key>/calendar/", calendar_views.calendar, name="calendar"),
+    path("<remote_id:object_key>/gallery/", gallery_views.gallery, name="gallery"),
+    path("<remote_id:object_key>/chart/", chart_views.chart, name="chart"),
+    path("<remote_id:object_key>/chart/<pk:pk>/status/", chart_views.chart_status, name="chart_status"),
+]
+
+# The trash (records deleted through the console) and undo of whole jobs.
+from objects.views import job_undo as job_undo_views  # noqa: E402
+from objects.views import trash as trash_views  # noqa: E402
+
+urlpatterns += [
+    path("<remote_id:object_key>/trash/", trash_views.trash_page, name="trash"),
+    path("<remote_id:object_key>/trash/restore/", trash_views.trash_restore, name="trash_restore"),
+    path("<remote_id:object_key>/trash/purge/", trash_views.trash_purge, name="trash_purge"),
+    path("<remote_id:object_key>/trash/<pk:pk>/restore/", trash_views.trash_restore_one, name="trash_restore_one"),
+    path("jobs/<pk:pk>/undo/", job_undo_views.job_undo_start, name="job_undo"),
 ]

@@ -281,6 +281,20 @@ def apply_build(agent: dict, result: dict) -> None:
     agent["summary"] = result["summary"]
 
 
+# "Stop always allowing send actions", "no longer allow write actions without asking": the
+# builder takes back an `always` grant when a message says so (the contract: the profile's
+# grants change through the builder like the rest of the draft).
+WITHDRAW = re.compile(r"\b(?:stop|no longer|never again)\s+(?:always\s+)?allow(?:ing)?\s+(\w+)", re.IGNORECASE)
+
+
+def withdraw_grants(agent: dict, message: str) -> None:
+    risks = {match.lower() for match in WITHDRAW.findall(message or "")}
+    profile = agent.get("profile")
+    if not risks or not isinstance(profile, dict):
+        return
+    profile["always_allowed"] = [risk for risk in profile.get("always_allowed") or [] if risk not in risks]
+
+
 def validation_of(agent: dict) -> dict:
     if not agent.get("plan"):
         return {
@@ -1064,6 +1078,7 @@ def agents_update(req):
             answering = agent.get("builder_status") == "needs_input"
             agent["brief"] = agent.get("brief", []) + [body["message"]]
             apply_build(agent, build_plan("\n".join(agent["brief"]), auto=bool(body.get("auto")), answering=answering))
+            withdraw_grants(agent, body["message"])
             req.charge(BUILD_CREDITS)
         agent = req.store.save("agent", agent)
     if "message" in body:

@@ -39,6 +39,7 @@ ROUTE_MODULES = [
     "sandbox.content_apps",
     "sandbox.library",
     "sandbox.agents",
+    "sandbox.published",
 ]
 
 KEY_PREFIX = "svc_sk_"

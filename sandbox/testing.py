@@ -47,6 +47,19 @@ class SandboxHandle:
         """A fresh secret of this kind (see sandbox/README.md, Key kinds)."""
         return create_key(self.app.store, self.app.clock, kind)
 
+    def insert_records(self, object_id: str, rows: list[dict]) -> int:
+        """Many records of one custom object at once, checked and normalised
+        as the records endpoint does (choice labels become option ids), in
+        one transaction: 10,000 records in seconds, for tests and benchmarks
+        that need volume rather than the write path."""
+        from sandbox.records import check_values
+
+        obj = self.store.get("object", object_id)
+        if obj is None:
+            raise LookupError(object_id)
+        docs = [{"object_id": obj["id"], "values": check_values(obj, values, creating=True)} for values in rows]
+        return len(self.store.insert_many("record", docs, workspace_id=obj["workspace_id"]))
+
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()

@@ -29,3 +29,10 @@ class StudioConfig(AppConfig):
                 palette_sources=PALETTE_SOURCES,
             )
         )
+        # A selection's ZIP files are not kept for ever (studio/zip_jobs.py).
+        from dashboard.celery import app
+
+        app.conf.beat_schedule = {
+            **(app.conf.beat_schedule or {}),
+            "studio.zips_prune": {"task": "studio.zips_prune", "schedule": 3600.0, "options": {"expires": 3000.0}},
+        }

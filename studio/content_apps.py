@@ -22,9 +22,9 @@ from django import forms
 from jsonschema import Draft202012Validator
 
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.counted import CountedCharField, CountedTextarea, CountedTextInput
 from dashboard.web.json_input import JsonInputError, parse_json_input
 from dashboard.web.reading import as_dict, as_list, number, text
-from studio.forms import CountedCharField, CountedTextarea, CountedTextInput
 from studio.words import action_words, key_label, prose, returns_words
 
 SHORT_TEXT = 500  # longer strings get a text area
@@ -234,7 +234,9 @@ class AppForm(forms.Form):
                 min_value=number(prop.get("minimum")), max_value=number(prop.get("maximum")), **common
             )
         if json_type == "boolean":
-            return forms.BooleanField(**{**common, "required": False})
+            # A box the schema turns on by default starts ticked, and unticking it sends `false`
+            # (payload): an absent box is false in HTML, but an absent field is "the default" to the service.
+            return forms.BooleanField(**{**common, "required": False}, initial=default is True)
         if json_type == "string":
             limit = _bound(prop.get("maxLength")) or MAX_UNBOUNDED_TEXT
             long_text = limit > SHORT_TEXT or name in ("prompt", "direction", "offer")
@@ -281,7 +283,7 @@ class AppForm(forms.Form):
                 words = {text(value): label for value, label in as_list(field.choices) if not isinstance(label, list)}
                 shown: Any = ", ".join(text(words.get(text(item), item)) for item in values)
             elif isinstance(field, forms.BooleanField):
-                shown = "Yes"
+                shown = "Yes" if value else "No"
             elif isinstance(value, (str, int, float)):
                 shown = f"{value:,}" if isinstance(value, int) else text(value)
             else:
@@ -297,6 +299,8 @@ class AppForm(forms.Form):
             if name == "idempotency_key" or value in (None, "", []):
                 continue
             if isinstance(self.fields[name], forms.BooleanField) and value is False:
+                if self.fields[name].initial is True:
+                    body[name] = False  # switched off against a default of true: say so, or the default stands
                 continue
             if isinstance(self.fields[name], forms.ChoiceField) and not isinstance(
                 self.fields[name], forms.MultipleChoiceField

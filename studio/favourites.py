@@ -38,3 +38,29 @@ def favourite_toggle(
         defaults={"name": name[:300], "picture": picture[:2000]},
     )
     return "added"
+
+
+def favourites_add(*, user_id: int, workspace_id: str, entries: list[tuple[str, str, str, str]]) -> tuple[int, int]:
+    """Mark several items (kind, item id, name, picture) at once, the
+    library's selection: none is unmarked. Returns (added, left out because
+    the list is full)."""
+    mine = LibraryFavourite.objects.filter(user_id=user_id, workspace_id=workspace_id)
+    have = set(mine.values_list("kind", "item_id"))
+    new = list({(kind, item_id): (kind, item_id, name, picture) for kind, item_id, name, picture in entries}.values())
+    new = [entry for entry in new if (entry[0], entry[1]) not in have]
+    room = max(0, MAX_FAVOURITES - len(have))
+    LibraryFavourite.objects.bulk_create(
+        [
+            LibraryFavourite(
+                user_id=user_id,
+                workspace_id=workspace_id,
+                kind=kind,
+                item_id=item_id,
+                name=name[:300],
+                picture=picture[:2000],
+            )
+            for kind, item_id, name, picture in new[:room]
+        ],
+        ignore_conflicts=True,
+    )
+    return min(len(new), room), max(0, len(new) - room)

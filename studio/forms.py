@@ -6,6 +6,7 @@ from typing import Any
 from django import forms
 
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.web.counted import CountedCharField, CountedTextarea, over_limit_words
 
 # The five studios, what each makes, and the longest `message` each accepts (spec, "Limits").
 STUDIOS: list[tuple[str, str, int]] = [
@@ -27,19 +28,6 @@ STUDIO_MAKES = {
 }
 
 
-def over_limit_words(noun: str, limit: int, count: int) -> str:
-    """The refusal of a text over its limit, in words: what the limit is, how
-    long the text is and by how much it is over. static/js/studio.js builds the
-    very same sentence (formatCount, refusal) when it blocks the send, so a
-    maker reads one message whether or not JavaScript ran."""
-    over = count - limit
-    unit = "character" if over == 1 else "characters"
-    return (
-        f"{noun} can be at most {limit:,} characters; this one has {count:,}, {over:,} {unit} over. "
-        "Shorten it to send it."
-    )
-
-
 def message_noun(studio: str) -> str:
     """Whose limit it is, as the refusal names it ("Website messages")."""
     return f"{STUDIO_LABELS.get(studio, 'Studio')} messages"
@@ -56,7 +44,7 @@ def too_long(studio: str, message: str) -> str | None:
 class StudioSelect(forms.Select):
     """A studio select whose options carry their message limit (and whose limit
     it is, for the refusal's words), so the message box's counter and refusal
-    follow the chosen studio (static/js/studio.js)."""
+    follow the chosen studio (static/js/counted.js, `data-limit-select`)."""
 
     def create_option(self, name, value, label, selected, index, subindex=None, attrs=None):
         option = super().create_option(name, value, label, selected, index, subindex, attrs)
@@ -64,47 +52,6 @@ class StudioSelect(forms.Select):
             option["attrs"]["data-max-length"] = MESSAGE_MAX_LENGTH[value]
             option["attrs"]["data-limit-noun"] = message_noun(value)
         return option
-
-
-class CountedTextarea(forms.Textarea):
-    """A text box with its live character counter after it (static/js/studio.js)."""
-
-    template_name = "studio/widgets/counted_textarea.html"
-
-
-class CountedTextInput(forms.TextInput):
-    """A one-line text box with the same counter."""
-
-    template_name = "studio/widgets/counted_input.html"
-
-
-class CountedCharField(forms.CharField):
-    """Text with a length limit that is never enforced by truncating it.
-
-    A plain `CharField(max_length=...)` puts `maxlength` on its box, and the
-    browser then cuts a long paste at the limit without a word, so the cut
-    text is what gets sent (issue #21: "never lose a word"). This field keeps
-    the limit as data instead (`data-max-length`, `data-limit-noun`) for the
-    counter and the script's refusal, and refuses an over-long text itself,
-    in the same words, so without JavaScript the server says it in place and
-    everything typed comes back in the box. `limit=None`: the form checks the
-    length itself (the Studio message, whose limit follows the chosen studio).
-    """
-
-    def __init__(self, *, limit: int | None, noun: str = "This text", **kwargs):
-        self.limit, self.noun = limit, noun
-        super().__init__(**kwargs)
-
-    def widget_attrs(self, widget: forms.Widget) -> dict[str, Any]:
-        attrs = super().widget_attrs(widget)
-        if self.limit is not None and not widget.is_hidden:
-            attrs.update({"data-max-length": str(self.limit), "data-limit-noun": self.noun})
-        return attrs
-
-    def validate(self, value: Any) -> None:
-        super().validate(value)
-        if self.limit is not None and value and len(value) > self.limit:
-            raise forms.ValidationError(over_limit_words(self.noun, self.limit, len(value)), code="max_length")
 
 
 class TurnForm(forms.Form):
@@ -124,7 +71,7 @@ class TurnForm(forms.Form):
         widget=CountedTextarea(
             attrs={
                 "rows": 5,
-                "data-studio-message": "",
+                "data-limit-select": "studio",
                 "data-max-length": str(LONGEST_MESSAGE),
                 "data-limit-noun": "Messages",
             }
@@ -168,7 +115,7 @@ class MessageForm(forms.Form):
 
     message = CountedCharField(
         limit=None,
-        widget=CountedTextarea(attrs={"rows": 4, "data-studio-message": ""}),
+        widget=CountedTextarea(attrs={"rows": 4}),
         label="Your message",
     )
     auto = forms.BooleanField(required=False, label="Decide for me")

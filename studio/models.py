@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.db.models.functions import Lower
 
 
 class AppRun(models.Model):
@@ -159,3 +160,99 @@ class LibraryFavourite(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind}/{self.item_id}"
+
+
+class LibraryCollection(models.Model):
+    """A named collection of Studio library items (issue #21, item 5), kept in
+    the console: the service has no such thing. Shared with the team: it
+    belongs to the workspace (whose key read it), so everyone holding a
+    working key of that workspace sees and edits the same collections, the
+    way they share the library itself (favourites stay personal).
+    `studio/library_collections.py`."""
+
+    workspace_id = models.CharField(max_length=128)
+    name = models.CharField(max_length=100)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        constraints = [
+            # One "Spring campaign" per workspace, whatever the letters' case.
+            models.UniqueConstraint(Lower("name"), "workspace_id", name="studio_collection_name_once"),
+        ]
+        indexes = [models.Index(fields=["workspace_id", "name"], name="studio_collection_ws")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class LibraryCollectionItem(models.Model):
+    """An item in a collection; its name and picture copied when added, so a
+    collection's page reads nothing remote (the item page reads it again)."""
+
+    collection = models.ForeignKey(LibraryCollection, on_delete=models.CASCADE, related_name="items")
+    kind = models.CharField(max_length=16)  # a library kind: "images", "documents", ...
+    item_id = models.CharField(max_length=200)
+    name = models.CharField(max_length=300, blank=True)
+    picture = models.URLField(max_length=2000, blank=True)
+    added_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    added_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-added_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["collection", "kind", "item_id"], name="studio_collection_item_once")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.kind}/{self.item_id}"
+
+
+class ZipJob(models.Model):
+    """A selection of library images packed into one ZIP by a worker (issue
+    #21, item 5; `studio/zip_jobs.py`): the row is the schedule and the
+    progress the page polls. The images (id, address, prompt) are copied
+    when the job starts, so the worker needs no key: image files are public
+    by address. The file lives under STUDIO_ZIP_ROOT and is removed by
+    `studio.zips_prune` once STUDIO_ZIP_KEEP_HOURS have passed."""
+
+    QUEUED, BUILDING, READY, FAILED, EXPIRED = "queued", "building", "ready", "failed", "expired"
+    ACTIVE = (QUEUED, BUILDING)
+    FINAL = (READY, FAILED, EXPIRED)
+
+    workspace_id = models.CharField(max_length=128)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    # The form's key: a double click (or a re-sent form) is one job.
+    idempotency_key = models.CharField(max_length=128)
+    images = models.JSONField(default=list)
+    total = models.PositiveIntegerField(default=0)
+    done = models.PositiveIntegerField(default=0)
+    # Images not in the archive, each "<file name>: <why>" (also in its not-included.txt).
+    missing = models.JSONField(default=list, blank=True)
+    status = models.CharField(max_length=16, default=QUEUED)
+    message = models.CharField(max_length=300, blank=True)
+    file_name = models.CharField(max_length=200, blank=True)
+    size = models.PositiveBigIntegerField(default=0)  # bytes of the archive as the last step closed it
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [models.UniqueConstraint(fields=["created_by", "idempotency_key"], name="studio_zip_one_per_key")]
+        indexes = [models.Index(fields=["status", "finished_at"], name="studio_zip_prune")]
+
+    def __str__(self) -> str:
+        return f"ZIP {self.pk} ({self.status}, {self.done}/{self.total})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status in self.FINAL

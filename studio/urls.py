@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from studio.views import apps, library, share, turns, versions
+from studio.views import apps, collections, library, share, turns, versions, zips
 
 
 def _words(pattern: str, name: str) -> None:
@@ -40,8 +40,20 @@ urlpatterns = [
     path("apps/runs/<pk:pk>/", apps.run_detail, name="app_run"),
     path("apps/runs/<pk:pk>/try-again", apps.run_try_again, name="app_run_try_again"),
     path("apps/<app_studio:studio>/<app_id:app>/", apps.app_page, name="app"),
-    path("library/images/zip", library.library_zip, name="library_zip"),
+    # A selection's ZIP, built by a worker (studio/zip_jobs.py).
+    path("library/images/zip", zips.library_zip, name="library_zip"),
+    path("library/zips/<pk:pk>/", zips.zip_job_page, name="zip_job"),
+    path("library/zips/<pk:pk>/live", zips.zip_job_live, name="zip_job_live"),
+    path("library/zips/<pk:pk>/download", zips.zip_download, name="zip_download"),
     path("library/favourites/", library.favourites, name="library_favourites"),
+    # Collections kept in the console, shared by the workspace (studio/library_collections.py).
+    path("library/collections/", collections.collections_page, name="collections"),
+    path("library/collections/new", collections.collection_new, name="collection_new"),
+    path("library/collections/add", collections.collection_add_view, name="collection_add"),
+    path("library/collections/<pk:pk>/", collections.collection_page, name="collection"),
+    path("library/collections/<pk:pk>/rename", collections.collection_rename_view, name="collection_rename"),
+    path("library/collections/<pk:pk>/delete", collections.collection_delete_view, name="collection_delete"),
+    path("library/collections/<pk:pk>/remove", collections.collection_remove_view, name="collection_remove"),
     path(
         "library/<library_kind:kind>/<remote_id:item_id>/favourite",
         library.favourite_toggle_view,

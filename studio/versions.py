@@ -2,12 +2,15 @@
 
 The service keeps only a document's latest content, so after each completed
 document turn the console reads `GET /v1/documents/{id}` once and keeps what
-it says (`DocumentVersion`). The step runs where a `studio.turn` row becomes
-final: the live seam's `on_final` hook of the kind (studio/apps.py wires it),
-which both the poller's batch and the stream follower's pushed result call.
-It is idempotent: a (document, turn) that already has its version makes no
-remote call and no row, so a retried batch or a second look at the same
-completed turn keeps one version.
+it says (`DocumentVersion`). Where a `studio.turn` row becomes final, the
+live seam's `on_final` hook of the kind (which both the poller's batch and
+the stream follower's pushed result call) sends the named task
+`studio.keep_document_version` through the outbox; the task reads the
+document once and, when the service or the network fails, sends itself
+again with a growing wait (`keep_backoff`), up to KEEP_ATTEMPTS reads. It is
+idempotent: a (document, turn) that already has its version makes no remote
+call and no row (a unique constraint settles a race), so a retried batch, a
+task delivered twice or a read that failed before keeps one version.
 
 Websites and apps have no content to keep: their turn history (the
 conversation page) is their version list.
@@ -26,8 +29,10 @@ from django.http import Http404
 
 from dashboard.api import errors
 from dashboard.api.paths import api_path
+from dashboard.keys.errors import NoActiveKeyError
 from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable_text
+from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text
 from studio.documents import document_source
 from studio.live import TURN_KIND
@@ -53,21 +58,36 @@ def _document_of(op: TrackedOperation) -> str:
     return text(as_dict(snapshot.get("artifact")).get("id")) or text(context.get("artifact_id"))
 
 
+# The read of a version is a named task sent through the outbox (stored with
+# nothing else to lose, published when the broker answers), retried with a
+# growing wait when the service or the network fails, and idempotent per turn.
+KEEP_TASK = "studio.keep_document_version"
+KEEP_ATTEMPTS = 8  # reads of one version at most (about 1.5 hours from the first to the last)
+KEEP_BACKOFF_SECONDS = 30
+KEEP_BACKOFF_MAX_SECONDS = 1800
+# Worth another read later: the service or the way to it failed, not the request.
+_TRANSIENT = (errors.ServerError, errors.ApiConnectionError, errors.RateLimitedError, errors.StreamError)
+
+
+def keep_backoff(attempt: int, retry_after: float | None = None) -> int:
+    """Seconds before read number `attempt + 1` (30 s, 60 s, 2 min... at most
+    30 min), never sooner than the service's Retry-After."""
+    wait = min(KEEP_BACKOFF_MAX_SECONDS, KEEP_BACKOFF_SECONDS * 2**attempt)
+    return int(max(wait, retry_after or 0))
+
+
 def document_version_keep(*, op: TrackedOperation) -> DocumentVersion | None:
     """The version a completed document turn made, read from the service
-    once and kept; None when the turn made none or the read failed (logged:
-    the turn itself stands, only its version is missing)."""
+    once and kept; None when the turn made none. A failed read raises the
+    transport's ApiError (the task decides whether to read again). One
+    attempt per call: the task's next run is the retry, a worker never sleeps."""
     document_id = _document_of(op)
     if not document_id:
         return None
     existing = DocumentVersion.objects.filter(document_id=document_id, turn=op).first()
     if existing is not None:
         return existing
-    try:
-        body = as_dict(op.owner_key.client().get(api_path("/v1/documents/{}", document_id)))
-    except errors.ApiError:
-        logger.warning("studio: the version of document turn %s could not be read", op.pk, exc_info=True)
-        return None
+    body = as_dict(op.owner_key.client(max_retries=0).get(api_path("/v1/documents/{}", document_id)))
     content, content_format = document_source(body)
     try:
         with transaction.atomic():
@@ -82,22 +102,64 @@ def document_version_keep(*, op: TrackedOperation) -> DocumentVersion | None:
                 content_format=storable_text(content_format)[:20],
                 content=storable_text(content),
             )
-    except IntegrityError:  # kept meanwhile by the other path (poller and follower)
+    except IntegrityError:  # kept meanwhile by another run of the task
         return DocumentVersion.objects.filter(document_id=document_id, turn=op).first()
 
 
 def document_versions_keep(op_ids: list[int]) -> int:
-    """The `on_final` hook of `studio.turn`: a version for each completed
-    document turn among `op_ids`; returns the versions newly kept."""
-    ops = TrackedOperation.objects.select_related("owner_key").filter(id__in=op_ids, kind=TURN_KIND, is_final=True)
-    kept = 0
+    """The `on_final` hook of `studio.turn`: for each completed document turn
+    among `op_ids` that has no version yet, send the task that reads it
+    (through the outbox). Returns the tasks sent. The poll batch and the
+    stream follower may both call it for one turn: the task is idempotent."""
+    ops = TrackedOperation.objects.filter(id__in=op_ids, kind=TURN_KIND, is_final=True)
+    kept = set(DocumentVersion.objects.filter(turn_id__in=op_ids).values_list("turn_id", flat=True))
+    sent = 0
     for op in ops:
-        if not _document_of(op):
+        if op.pk in kept or not _document_of(op):
             continue
-        had = DocumentVersion.objects.filter(turn=op).exists()
-        if document_version_keep(op=op) is not None and not had:
-            kept += 1
-    return kept
+        outbox_send(task=KEEP_TASK, args=[op.pk], about=op)
+        sent += 1
+    return sent
+
+
+def document_version_keep_attempt(*, operation_id: int, attempt: int = 0) -> str:
+    """One read of a turn's version (the task `studio.keep_document_version`):
+    "kept" (now or before), "none" (not a completed document turn, or gone),
+    "later" (a transient failure: the same task sent again after
+    `keep_backoff`, through the outbox, so the schedule is a row) or
+    "given up" (a refusal, or KEEP_ATTEMPTS failures: logged; the turn stands,
+    only its version is missing)."""
+    op = (
+        TrackedOperation.objects.select_related("owner_key")
+        .filter(pk=operation_id, kind=TURN_KIND, is_final=True)
+        .first()
+    )
+    if op is None or not _document_of(op):
+        return "none"
+    try:
+        return "kept" if document_version_keep(op=op) is not None else "none"
+    except _TRANSIENT as exc:
+        if attempt + 1 >= KEEP_ATTEMPTS:
+            logger.warning(
+                "studio: gave up reading the version of document turn %s after %d attempts (%s)",
+                op.pk,
+                attempt + 1,
+                type(exc).__name__,
+            )
+            return "given up"
+        wait = keep_backoff(attempt, exc.retry_after)
+        logger.info(
+            "studio: the version of document turn %s could not be read (%s); reading again in %d s",
+            op.pk,
+            type(exc).__name__,
+            wait,
+        )
+        outbox_send(task=KEEP_TASK, args=[op.pk], kwargs={"attempt": attempt + 1}, countdown=wait, about=op)
+        return "later"
+    except (errors.ApiError, NoActiveKeyError) as exc:
+        # Refused (the document is gone, the key revoked or unreadable): reading again changes nothing.
+        logger.warning("studio: the version of document turn %s cannot be read (%s)", op.pk, type(exc).__name__)
+        return "given up"
 
 
 # --- reads -------------------------------------------------------------------------

@@ -163,3 +163,30 @@ def poller(eager_celery):
     yield
     stop.set()
     thread.join(timeout=10)
+
+
+@pytest.fixture
+def smtp_server():
+    """A real SMTP server on a free local port, keeping what it receives."""
+    import socket
+
+    from aiosmtpd.controller import Controller
+
+    class Keep:
+        def __init__(self):
+            self.received = []
+
+        async def handle_DATA(self, server, session, envelope):
+            self.received.append(envelope)
+            return "250 OK"
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    handler = Keep()
+    controller = Controller(handler, hostname="127.0.0.1", port=port)
+    controller.start()
+    try:
+        yield handler, port
+    finally:
+        controller.stop()

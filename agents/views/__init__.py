@@ -13,7 +13,9 @@ from agents.views.agents import (
 from agents.views.approval_batches import approval_batch, approval_batch_start, approval_batch_status
 from agents.views.approvals import approval_decide, approval_detail, approvals, approvals_news
 from agents.views.chat import chat, chat_send, threads
+from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
+from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
 from agents.views.runs import run_detail, run_rerun, run_row, runs
 
 __all__ = [
@@ -28,14 +30,18 @@ __all__ = [
     "approval_batch",
     "approval_batch_start",
     "approval_batch_status",
+    "approval_deadlines",
     "approval_decide",
     "approval_detail",
+    "approval_reinstruct",
     "approvals",
     "approvals_news",
     "chat",
     "chat_send",
+    "grant_revoke",
     "index",
     "insights",
+    "policy_center",
     "run_detail",
     "run_rerun",
     "run_row",

@@ -18,7 +18,7 @@ from django.views.decorators.http import require_GET, require_POST
 from agents import queue, selectors, services
 from agents.bulk_decisions import MAX_BATCH
 from agents.forms import APPROVAL_STATUSES, ApprovalBatchForm, ApprovalDecisionForm, uuid_or_empty
-from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal
+from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal, decision_ids
 from agents.reading import read_agent_summary, read_approval
 from dashboard.accounts.middleware import background_request
 from dashboard.api import ServiceClient, errors
@@ -240,7 +240,11 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
     the service, not anything the form says, decides whether the approve
     needs its confirmation. The approvals page, the run page and the inbox
     all post their rows here."""
-    form = ApprovalDecisionForm(request.POST)
+    form = ApprovalDecisionForm(request.POST, auto_id=decision_ids(str(approval_id)))
+    if not form.is_valid() and set(form.errors) == {"note"}:
+        # A note over its limit (refused before sending when the script ran): nothing is sent,
+        # the row comes back with the note as typed and the refusal under it, in words.
+        return _note_refused(request, str(approval_id), form)
     if not form.is_valid():
         # A stale or changed page: nothing is sent.
         problem = " ".join(str(message) for message in form.non_field_errors()) or (
@@ -370,6 +374,31 @@ def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> Htt
         return send_to(response, f"#approval-{approval_id}-messages")
     messages.error(request, problem)
     return redirect(next_url(request, reverse("agents:approvals")))
+
+
+def _note_refused(request: ConsoleRequest, approval_id: str, form: ApprovalDecisionForm) -> HttpResponseBase:
+    """The approval's row again with the bound form: in place for htmx, else
+    on a page of its own (the approvals list would lose what was typed)."""
+    agent_id = text(request.POST.get("agent_id")) or None
+    try:
+        current = selectors.approval_to_decide(
+            client=request.workspace.client, approval_id=approval_id, agent_id=agent_id
+        )
+    except errors.ApiError as exc:
+        if not is_partial(request):
+            raise
+        return render_approval_error(request, exc, approval_id=approval_id)
+    approval = read_approval(current) if current is not None else None
+    if approval is None or approval["status"] != "pending":
+        return _row_problem(request, approval_id, "This approval is no longer waiting for a decision; reload the page.")
+    row = approval_row(approval, agent_names=_posted_name(request), may_decide=True, form=form)
+    if is_partial(request):
+        return _render_row(request, row)
+    return render(
+        request,
+        "agents/approval_decide.html",
+        {"row": row, "workspace_zone": request.workspace.zone, "next": next_url(request, reverse("agents:approvals"))},
+    )
 
 
 def _posted_name(request: ConsoleRequest) -> dict[str, str]:

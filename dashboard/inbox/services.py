@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
@@ -101,6 +102,25 @@ def _keep(workspace_id: str, source: str, stored: list[StoredItem], now: datetim
             )
 
 
+# Called with (workspace_id, now) after each refresh that read the service:
+# what others make of what the inbox now knows (dashboard/reach: notifications,
+# escalation). A hook that fails is logged; the refresh stands.
+_REFRESHED_HOOKS: list[Callable[[str, datetime], object]] = []
+
+
+def on_workspace_refreshed(hook: Callable[[str, datetime], object]) -> None:
+    if hook not in _REFRESHED_HOOKS:
+        _REFRESHED_HOOKS.append(hook)
+
+
+def _after_refresh(workspace_id: str, now: datetime) -> None:
+    for hook in _REFRESHED_HOOKS:
+        try:
+            hook(workspace_id, now)
+        except Exception:
+            logger.exception("inbox: a hook after the refresh of workspace %s failed", workspace_id)
+
+
 def workspace_refresh(*, workspace_id: str, now: datetime | None = None, watched: bool = False) -> int:
     """Read what waits for a person in the workspace from the service (each
     source's `refresh`; `watched`: each source's quick `watched_refresh`
@@ -115,20 +135,24 @@ def workspace_refresh(*, workspace_id: str, now: datetime | None = None, watched
     token = lease_take(WorkspaceRefresh.objects.filter(workspace_id=workspace_id), seconds=LEASE_SECONDS, now=now)
     if token is None:
         return 0  # another refresh of this workspace runs, or the service asked us to wait
-    hold_until = None
+    hold_until, kept = None, 0
     try:
         for client in _client_of_workspace(workspace_id):
             try:
                 kept, hold_until = _refresh_as(client, workspace_id, now, watched=watched)
-                return kept
             except errors.AuthenticationError:
                 continue
-        _record(workspace_id, ok=False, error=_no_working_key(workspace_id), now=now)
-        return 0
+            break
+        else:
+            _record(workspace_id, ok=False, error=_no_working_key(workspace_id), now=now)
+            return 0
     finally:
         WorkspaceRefresh.objects.filter(workspace_id=workspace_id, lease_token=token).update(
             lease_until=hold_until, lease_token=""
         )
+    # The hooks (notifications, escalation) run once the lease is let go: a slow one holds no refresh back.
+    _after_refresh(workspace_id, now)
+    return kept
 
 
 # A refresh holds its workspace this long at most (a worker that dies lets it go).
@@ -262,7 +286,7 @@ def notice_state(op: TrackedOperation) -> str | None:
     return Notice.STATE_FAILED if op.status in FAILED_STATUSES else Notice.STATE_FINISHED
 
 
-def _page_of(op: TrackedOperation) -> str:
+def operation_page(op: TrackedOperation) -> str:
     kind = registry.get_kind(op.kind)
     if kind is not None and kind.page_url is not None:
         try:
@@ -306,7 +330,7 @@ def notices_claim(
             continue
         kind = registry.get_kind(op.kind)
         heading = f"{kind.title if kind else 'Work'} {VERBS[state]}"
-        news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=_page_of(op)))
+        news.append(NoticeView(id=notice.pk, state=state, heading=heading, title=op.title, url=operation_page(op)))
         if len(news) >= limit:
             break
     return news

@@ -101,6 +101,12 @@ class InboxItem:
     data: dict[str, Any] = field(default_factory=dict, compare=False, hash=False)
     # Keys of items this one stands for (an approval covers the run waiting for it).
     covers: tuple[str, ...] = ()
+    # An approval's risk in the service's word ("send", "destructive"...): what
+    # a person's notification preferences choose by.
+    risk: str = ""
+    # When a person should have acted by (an area's deadline): past it, the
+    # item is overdue and escalated once (dashboard/reach).
+    due_at: datetime | None = None
 
     @property
     def kind_label(self) -> str:

@@ -2,23 +2,30 @@
 
 Cells that a spreadsheet would run as a formula (starting with =, +, -, @,
 a tab or a carriage return) are neutralised with a leading apostrophe: an
-exported file never executes what a remote value or a person typed.
+exported file never executes what a remote value or a person typed. A plain
+number (-5, -5.25, +3, -1e3) is left alone: it is no formula, and a prefixed
+one would be text that spreadsheet sums skip (refunds, credits).
 """
 
 from __future__ import annotations
 
 import csv
+import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
 from django.http import StreamingHttpResponse
 
 FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
+# The whole cell one decimal number, nothing before or after it (fullmatch).
+PLAIN_NUMBER = re.compile(r"[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?")
 
 
 def csv_cell(value: Any) -> str:
     text = "" if value is None else str(value)
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
+    if text.startswith(FORMULA_STARTS) and not PLAIN_NUMBER.fullmatch(text):
+        return "'" + text
+    return text
 
 
 class _Echo:

@@ -17,7 +17,7 @@ from django import template
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
 
-from dashboard.frame.images import image_allowed, image_elsewhere
+from dashboard.frame.images import WEB_SCHEMES, image_allowed, image_elsewhere, image_host
 from objects.fields import Cell
 
 register = template.Library()
@@ -79,9 +79,76 @@ def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
     return SafeString(text)
 
 
+# The one sentence a grid's refused images point to (aria-describedby), shown
+# once under the table instead of in each cell (objects/table.py).
+IMAGES_ELSEWHERE_NOTE_ID = "images-away"
+# Yes and No in words (their colour marks them), which a screen reader reads as they are.
+GRID_YES = mark_safe('<span class="cell-mark--yes">Yes</span>')
+GRID_NO = mark_safe('<span class="cell-mark--no">No</span>')
+
+
+def grid_cell(cell: Cell | None) -> SafeString:
+    """One value as a records-grid cell shows it: `render_cell`'s markup
+    without what a column or the table says once (a 100-row page of 15
+    columns stays under 150 KB, bench/records_page.py): numbers bare (their
+    column's cells are right-aligned), Yes and No in words, a long text's
+    title only when it is cut, links without `target`/`rel` (the grid's
+    script opens other sites in a new tab, by delegation: objects_grid.js),
+    a lone chip without its group, a refused image as "Image on host"
+    described by one note under the table."""
+    if cell is None:
+        return EMPTY_CELL
+    kind = cell.kind
+    if kind in ("number", "text"):
+        return SafeString(_escape(cell.text))
+    if kind == "mark":
+        return GRID_YES if cell.value else GRID_NO
+    if kind == "link":
+        return SafeString(f'<a href="{_escape(cell.href)}">{_escape(cell.text)}</a>')
+    if kind == "file":
+        return SafeString(f'<a class="cell-file" href="{_escape(cell.href)}" download>{_escape(cell.text)}</a>')
+    if kind == "chips" and len(cell.chips) == 1:
+        chip = cell.chips[0]
+        color = f' data-option-color="{_escape(chip.color)}"' if chip.color else ""
+        return SafeString(f'<span class="chip"{color}>{_escape(chip.label)}</span>')
+    if kind == "long_text" and len(cell.text) <= LONG_TEXT_SHOWN:
+        return SafeString(f'<span class="cell-long">{_escape(cell.text)}</span>')
+    if kind == "image":
+        return grid_image(cell)[0]
+    return render_cell(cell)
+
+
+def grid_image(cell: Cell) -> tuple[SafeString, bool]:
+    """An image cell of the grid, and whether it is one the CSP refuses (the
+    table then shows the note they point to, once)."""
+    if image_allowed(cell.href):
+        return render_cell(cell), False
+    host = image_host(cell.href)
+    if not host or cell.href.partition(":")[0].lower() not in WEB_SCHEMES:
+        return image_elsewhere(cell.href, compact=True), False
+    markup = SafeString(
+        f'<a class="image-away" href="{_escape(cell.href)}" aria-describedby="{IMAGES_ELSEWHERE_NOTE_ID}">'
+        f"Image on {_escape(host)}</a>"
+    )
+    return markup, True
+
+
+@register.simple_tag
+def records_grid_cell(cell: Cell | None) -> SafeString:
+    return grid_cell(cell)
+
+
 @register.simple_tag
 def record_cell(cell: Cell | None, full: bool = False) -> SafeString:
     return render_cell(cell, full=full)
+
+
+@register.filter
+def relation_label(relation_key: str) -> str:
+    """A relation key in words (`related_to` -> "Related to")."""
+    from objects.table import relation_label as words
+
+    return words(relation_key)
 
 
 @register.filter

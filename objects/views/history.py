@@ -18,7 +18,7 @@ from dashboard.web.reading import as_dict
 from objects import selectors, services
 from objects.fields import field_defs
 from objects.forms import RecordUndoForm
-from objects.history import UNDOABLE, history_rows, undo_plan
+from objects.history import UNDOABLE, history_rows, latest_value_change, undo_plan
 from objects.models import RecordChange
 from objects.records import READ_ONLY, conflict_rows, object_definition, record_title
 
@@ -32,7 +32,10 @@ def record_undo(request: ConsoleRequest, object_key: str, record_id: str, change
     change = selectors.record_change_get(
         workspace_id=workspace.id, object_key=object_key, record_id=record_id, pk=change_id
     )
-    latest = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)[:1]
+    # Links and restores change no value: they never block the edit before them.
+    latest = latest_value_change(
+        selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    )
     if change is None or change.action not in UNDOABLE:
         raise Http404("No such change.")
     definition = object_definition(workspace=workspace, object_key=object_key)
@@ -48,7 +51,7 @@ def record_undo(request: ConsoleRequest, object_key: str, record_id: str, change
         "record_title": record_title(definition, record),
         "change": history_rows([change], fields=fields, zone=workspace.zone)[0],
         # Only the latest change can be undone, once: an older one is shown, not offered.
-        "stale": bool(change.undone_at) or not latest or latest[0].pk != change.pk,
+        "stale": bool(change.undone_at) or latest is None or latest.pk != change.pk,
     }
     if request.method == "POST" and form.is_valid() and not context["stale"]:
         plan = undo_plan(change, fields=fields, current=current, choices=request.POST)

@@ -26,7 +26,7 @@ from objects.records import READ_ONLY, object_definition
 class UploadForm(forms.Form):
     file = forms.FileField(
         label="CSV file",
-        help_text="UTF-8, the first line naming the columns.",
+        help_text="The first line naming the columns; commas, semicolons or tabs; UTF-8 or a spreadsheet’s own encoding.",
         widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}),
     )
     idempotency_key = IdempotencyKeyField()
@@ -53,7 +53,8 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         upload = form.cleaned_data["file"]
         try:
             upload.seek(0)
-            header, total, _sample = imports.scan(upload)
+            file_format = imports.sniff_format(upload)
+            header, total, _sample = imports.scan(upload, file_format)
         except imports.ImportFileError as exc:
             form.add_error("file", str(exc))
             return render_region(request, "objects/import.html", "upload-form", context)
@@ -70,7 +71,11 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             upload_name=storable_text(str(upload.name), limit=255),
             total=total,
             params=storable(
-                {"header": header, "mapping": imports.suggested_mapping(header, imports.importable_fields(definition))}
+                {
+                    "header": header,
+                    "mapping": imports.suggested_mapping(header, imports.importable_fields(definition)),
+                    **file_format.as_params(),
+                }
             ),
         )
         upload.seek(0)
@@ -82,34 +87,96 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 
 
 class MappingForm(forms.Form):
-    """One choice per column: the field it fills, or skip it."""
+    """One choice per column (the field it fills, or skip it: the likely
+    fields first, the best preselected), then how rows meet existing records."""
 
-    def __init__(self, *args, header: list[str], fields: list, mapping: dict[str, str], **kwargs):
+    def __init__(self, *args, header: list[str], fields: list, params: dict, **kwargs):
         super().__init__(*args, **kwargs)
-        choices = [("", "Skip this column")] + [(f.key, f"{f.label} ({f.type_label})") for f in fields]
+        self.header = header
+        self.by_key = {f.key: f for f in fields}
+        mapping = params.get("mapping") or {}
+        self.suggested: dict[str, list[str]] = {}
         for index, name in enumerate(header):
+            likely = imports.column_candidates(name, fields)
+            self.suggested[str(index)] = likely
+            others = [(f.key, _option(f)) for f in fields if f.key not in likely]
+            choices: list = [("", "Skip this column")]
+            if likely:
+                choices += [("Likely", [(key, _option(self.by_key[key])) for key in likely]), ("Other fields", others)]
+            else:
+                choices += others
             self.fields[f"col_{index}"] = forms.ChoiceField(
                 label=name or f"Column {index + 1}",
                 choices=choices,
                 required=False,
                 initial=mapping.get(str(index), ""),
             )
+        keys = imports.key_fields(fields)
+        matching = imports.Matching.of(params)
+        self.fields["match_key"] = forms.ChoiceField(
+            label="Match existing records by",
+            choices=[("", "Nothing: every row makes a new record")] + [(f.key, _option(f)) for f in keys],
+            required=False,
+            initial=matching.key or _likely_key(keys, mapping),
+            help_text="A field whose value tells records apart, like an email or a code.",
+        )
+        self.fields["match_mode"] = forms.ChoiceField(
+            label="When a row matches a record",
+            choices=imports.MATCH_MODES,
+            required=False,
+            initial=matching.mode if matching.key else imports.UPDATE,
+            widget=forms.RadioSelect,
+        )
 
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
         seen: dict[str, str] = {}
         for name, key in cleaned.items():
+            if not name.startswith("col_"):
+                continue
             if key and key in seen:
                 self.add_error(name, "Another column already fills this field.")
             elif key:
                 seen[key] = name
         if not seen:
             raise forms.ValidationError("Choose a field for at least one column.")
+        match_key = cleaned.get("match_key")
+        if match_key and match_key not in seen:
+            self.add_error("match_key", "Choose a column for this field first: rows are matched by its value.")
+        missing = imports.unmapped_required(list(self.by_key.values()), self.mapping())
+        # Rows that only update records need no required field; rows that make records do.
+        if missing and not (match_key and cleaned.get("match_mode") in {imports.UPDATE, imports.SKIP}):
+            raise forms.ValidationError(required_message(missing))
         return cleaned
 
     def mapping(self) -> dict[str, str]:
-        return {name.removeprefix("col_"): key for name, key in self.cleaned_data.items() if key}
+        return {
+            name.removeprefix("col_"): key for name, key in self.cleaned_data.items() if name.startswith("col_") and key
+        }
+
+    def matching(self) -> dict[str, str]:
+        key = self.cleaned_data.get("match_key") or ""
+        return {"match_key": key, "match_mode": (self.cleaned_data.get("match_mode") or imports.UPDATE) if key else ""}
+
+
+def _option(f) -> str:
+    return f"{f.label} ({f.type_label})"
+
+
+def _likely_key(keys: list, mapping: dict[str, str]) -> str:
+    """An email field a column fills is the usual key; else none is chosen."""
+    filled = set(mapping.values())
+    return next((f.key for f in keys if f.type == "email" and f.key in filled), "")
+
+
+def required_message(missing: list) -> str:
+    names = ", ".join(f.label for f in missing)
+    return (
+        f"No column fills the required field{'s' if len(missing) > 1 else ''} {names}: "
+        "every new record would be refused. Choose the column that fills "
+        f"{'each' if len(missing) > 1 else 'it'}."
+    )
 
 
 @require_http_methods(["GET", "POST"])
@@ -124,27 +191,41 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     definition = object_definition(workspace=workspace, object_key=job.object_key)
     fields = imports.importable_fields(definition)
     header = list(job.params.get("header") or [])
-    form = MappingForm(request.POST or None, header=header, fields=fields, mapping=job.params.get("mapping") or {})
+    form = MappingForm(request.POST or None, header=header, fields=fields, params=job.params)
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
-            job.params = {**job.params, "mapping": form.mapping()}
+            job.params = {**job.params, "mapping": form.mapping(), **form.matching()}
             job.save(update_fields=["params", "updated_at"])
-            jobs.job_run(job=job, status=ObjectJob.CHECKING)
+            jobs.job_run(job=job, status=ObjectJob.CHECKING, reset=imports.reset_for_checking)
         return client_redirect(request, reverse("objects:job", args=[job.pk]))
+    file_format = imports.FileFormat.of(job.params)
     with job.upload.open("rb") as handle:
-        sample = imports.sample_rows(handle)
-    by_key = {f.key: f for f in fields}
+        sample = imports.sample_rows(handle, file_format)
     columns = []
+    chosen_now: dict[str, str] = {}
     for index, name in enumerate(header):
         bound = form[f"col_{index}"]
-        chosen = by_key.get(str(bound.value() or ""))
+        chosen = form.by_key.get(str(bound.value() or ""))
+        if chosen:
+            chosen_now[str(index)] = chosen.key
+        likely = [form.by_key[k] for k in form.suggested[str(index)] if not chosen or k != chosen.key]
         columns.append(
             {
                 "name": name or f"Column {index + 1}",
                 "bound": bound,
                 "field": chosen,
+                "alternatives": likely[:3],
                 "examples": [row[index] for row in sample if index < len(row) and row[index].strip()],
             }
         )
-    context = {"job": job, "definition": definition, "form": form, "columns": columns}
+    # Flagged before the dry run (on the page as first shown, and again on a refused POST).
+    missing = [] if form.is_bound else imports.unmapped_required(fields, chosen_now)
+    context = {
+        "job": job,
+        "definition": definition,
+        "form": form,
+        "columns": columns,
+        "file_format": file_format,
+        "missing_required": required_message(missing) if missing else "",
+    }
     return render(request, "objects/import_map.html", context)

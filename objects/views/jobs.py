@@ -19,7 +19,8 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import client_redirect, poll_unchanged, stop_polling
-from objects import imports, jobs
+from objects import imports, job_undo, jobs, trash
+from objects.forms import RecordUndoForm
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.records import READ_ONLY
 
@@ -37,14 +38,28 @@ def job_context(job: ObjectJob) -> dict:
     failures: list[ImportProblem] | list[JobItem]
     if job.kind == ObjectJob.KIND_IMPORT:
         failures = list(job.problems.order_by("row_number")[:SHOWN_FAILURES])
+    elif job.kind in {ObjectJob.KIND_RESTORE, ObjectJob.KIND_UNDO}:
+        # Per record: what could not be restored (or was left as it is) and why.
+        failures = list(trash.job_items_said(job)[:SHOWN_FAILURES])
     else:
         failures = list(job.items.filter(state=JobItem.FAILED).order_by("position")[:SHOWN_FAILURES])
+    matching = imports.Matching.of(job.params) if job.kind == ObjectJob.KIND_IMPORT else imports.Matching()
+    dry_run = imports.tally_of(job, "dry_run")
+    ready_rows = 0
+    if job.status == ObjectJob.CHECKED:
+        # With matching, only the rows that write (skipped and unchanged ones send nothing).
+        ready_rows = dry_run["created"] + dry_run["updated"] if matching.reads else max(0, job.total - job.failed)
     return {
         "job": job,
         "failures": failures,
         "version": f"{job.updated_at.timestamp():.6f}-{job.status}",
         "percent": int(100 * job.processed / job.total) if job.total else (100 if job.status == job.DONE else 0),
-        "ready_rows": max(0, job.total - job.failed) if job.status == ObjectJob.CHECKED else 0,
+        "ready_rows": ready_rows,
+        "matching": matching,
+        "dry_run": dry_run,
+        "tally": imports.tally_of(job, "tally"),
+        **job_undo.undo_facts(job),
+        "undo_form": RecordUndoForm(),
     }
 
 

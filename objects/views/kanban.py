@@ -13,20 +13,32 @@ from django import forms
 from django.http import Http404, HttpResponse, HttpResponseBase, JsonResponse, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
-from dashboard.web.htmx import client_redirect, is_partial
+from dashboard.web.htmx import client_redirect, is_partial, stop_polling
 from dashboard.web.pager import CursorPager
 from objects import services
 from objects.fields import FieldDef, field_defs
 from objects.filters import FILTER_PREFIX, RecordFilter
-from objects.kanban import BoardColumn, board_columns, board_fields, empty_columns, fill_column
-from objects.records import READ_ONLY, object_definition
+from objects.kanban import (
+    BoardColumn,
+    apply_tally,
+    board_columns,
+    board_fields,
+    card_fields,
+    empty_columns,
+    fill_column,
+)
+from objects.models import RecordTally
+from objects.records import READ_ONLY, object_definition, saved_view_open
+from objects.tallies import summable, tally_get, tally_params, tally_polled, tally_start, tally_version
 
 
 def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
@@ -34,10 +46,25 @@ def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
     return next((f for f in choices if f.key == key), choices[0] if choices else None)
 
 
-def _link_columns(object_key: str, by: FieldDef, columns: list[BoardColumn], record_filter: RecordFilter) -> None:
+def _card_pairs(query: QueryDict) -> list[tuple[str, str]]:
+    """The board's own settings a "Show more" carries: the fields on cards, the sum."""
+    pairs = [("card", str(key)) for key in query.getlist("card")[:20]]
+    if query.get("sum"):
+        pairs.append(("sum", str(query["sum"])))
+    return pairs
+
+
+def _sum_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
+    return next((f for f in summable(fields) if f.key == key), None)
+
+
+def _link_columns(
+    object_key: str, by: FieldDef, columns: list[BoardColumn], record_filter: RecordFilter, cards: list | None = None
+) -> None:
     """Each column's "Show more" (its next cards, for htmx) and, without
     JavaScript, the same records in the table (the filter plus this value)."""
     pairs = record_filter.pairs()
+    card_pairs = cards or []
     more_base = reverse("objects:kanban_column", args=[object_key])
     table_base = reverse("objects:records", args=[object_key])
     for column in columns:
@@ -45,7 +72,17 @@ def _link_columns(object_key: str, by: FieldDef, columns: list[BoardColumn], rec
         column.table_url = f"{table_base}?{urlencode(pairs + value)}"
         if column.next_cursor:
             more = [("by", by.key), ("option", column.option_id), ("cursor", column.next_cursor)]
-            column.more_url = f"{more_base}?{urlencode(more + [('shown', str(column.shown))] + pairs)}"
+            column.more_url = f"{more_base}?{urlencode(more + [('shown', str(column.shown))] + pairs + card_pairs)}"
+
+
+def _counts_query(by: FieldDef | None, columns: list[BoardColumn], sum_field: FieldDef | None) -> str:
+    """What the totals' poll needs to word each column: its cards shown, "more", left out."""
+    pairs = [("by", by.key if by else ""), *([("sum", sum_field.key)] if sum_field else [])]
+    for index, column in enumerate(columns, start=1):
+        pairs += [(f"shown{index}", str(column.shown)), (f"more{index}", "1" if column.more else "0")]
+        if column.filtered_out:
+            pairs.append((f"out{index}", "1"))
+    return urlencode(pairs)
 
 
 def _board(
@@ -58,6 +95,8 @@ def _board(
     # The table's search and filters, carried by its "Kanban" link.
     record_filter = RecordFilter.from_query(query, fields)
     service_filter, filter_problems = record_filter.service_filter(fields)
+    shown_fields = card_fields(fields, query.getlist("card"), by=chosen)
+    sum_field = _sum_field(fields, query.get("sum"))
     columns = (
         board_columns(
             client=workspace.client,
@@ -67,13 +106,35 @@ def _board(
             zone=workspace.zone,
             filters=service_filter,
             search=record_filter.search,
+            shown_fields=shown_fields,
         )
         if chosen
         else []
     )
+    tally = None
     if chosen:
-        _link_columns(object_key, chosen, columns, record_filter)
+        _link_columns(object_key, chosen, columns, record_filter, _card_pairs(query))
+        if any(column.more for column in columns) or sum_field is not None:
+            # Real totals (and sums) need every record: a background count.
+            tally = tally_start(
+                key=workspace.require_key(),
+                object_key=object_key,
+                params=tally_params(
+                    filters=service_filter,
+                    search=record_filter.search,
+                    group=chosen,
+                    bucket="",
+                    value=sum_field,
+                    zone_name="",
+                ),
+            )
+            apply_tally(columns, tally, sum_field=sum_field)
     filter_query = urlencode(record_filter.pairs())
+    settings_pairs = [
+        *([("by", chosen.key)] if chosen else []),
+        *[("card", f.key) for f in shown_fields],
+        *([("sum", sum_field.key)] if sum_field else []),
+    ]
     context = {
         "definition": definition,
         "object_key": object_key,
@@ -87,6 +148,23 @@ def _board(
         "move_form": MoveForm(),
         # Records of built-in objects belong to their own feature: shown, not moved here.
         "can_move": workspace.can_write and definition.get("kind") != "system",
+        # The fields on cards and the summed field, chosen by the admin and saved with the view.
+        "card_choices": [f for f in fields if chosen is None or f.key != chosen.key],
+        "shown_fields": shown_fields,
+        "shown_keys": [f.key for f in shown_fields],
+        "sum_choices": summable(fields),
+        "sum_field": sum_field,
+        "tally": tally,
+        "tally_version": tally_version(tally) if tally else "",
+        "settings_query": urlencode(settings_pairs),
+        # The look's shared head and "Save this kanban" (objects/looks.py).
+        "plural": definition.get("plural_name") or object_key,
+        "kind": "kanban",
+        "kind_label": "Kanban",
+        "heading_suffix": f"by {chosen.label.lower()}" if chosen else "",
+        "saved_view": saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query),
+        "counts_query": _counts_query(chosen, columns, sum_field) if tally else "",
+        "save_query": urlencode([*record_filter.pairs(), *settings_pairs]),
         **extra,
     }
     return render(request, "objects/kanban.html", context, status=status)
@@ -138,8 +216,15 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         filters=service_filter,
         search=record_filter.search,
         cursor=CursorPager.from_query(request.GET).cursor,
+        shown_fields=card_fields(fields, request.GET.getlist("card"), by=by),
     )
-    _link_columns(object_key, by, [column], record_filter)
+    _link_columns(object_key, by, [column], record_filter, _card_pairs(request.GET))
+    # The board's count, when one was made, keeps the column's total exact.
+    sum_field = _sum_field(fields, request.GET.get("sum"))
+    params = tally_params(
+        filters=service_filter, search=record_filter.search, group=by, bucket="", value=sum_field, zone_name=""
+    )
+    apply_tally([column], tally_get(workspace_id=workspace.id, object_key=object_key, params=params), sum_field=None)
     context = {
         "object_key": object_key,
         "by": by,
@@ -208,3 +293,40 @@ def kanban_move(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 def _carried_filter(request: ConsoleRequest) -> QueryDict:
     """The board's search and filters, carried by a move form (`list`)."""
     return QueryDict((request.POST.get("list") or "")[:4000])
+
+
+@background_request
+@never_cache
+@require_GET
+def kanban_counts(request: ConsoleRequest, object_key: str, pk: int) -> HttpResponse:
+    """The board's totals while they are counted: 204 unchanged (one query);
+    else each column's count and sum swapped in place (out of band), 286 once
+    counted."""
+    workspace = request.workspace
+    tally = tally_polled(request, workspace_id=workspace.id, object_key=object_key, pk=pk)
+    if not isinstance(tally, RecordTally):
+        return tally
+    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
+    by = _board_field(fields, request.GET.get("by"))
+    if by is None:
+        raise Http404("This board has no such field.")
+    columns = empty_columns(by)
+    # The cards each column showed (the board's own numbers while counting).
+    for index, column in enumerate(columns, start=1):
+        shown = request.GET.get(f"shown{index}", "")
+        column.shown_before = min(int(shown), MAX_SHOWN) if shown.isdigit() else 0
+        column.more = request.GET.get(f"more{index}") == "1"
+        column.filtered_out = request.GET.get(f"out{index}") == "1"
+    sum_field = _sum_field(fields, request.GET.get("sum"))
+    apply_tally(columns, tally, sum_field=sum_field)
+    context = {
+        "columns": columns,
+        "tally": tally,
+        "tally_version": tally_version(tally),
+        "object_key": object_key,
+        "by": by,
+        "sum_field": sum_field,
+        "counts_query": urlencode([(k, v) for k, v in request.GET.items() if k != "v"]),
+        "oob": True,
+    }
+    return stop_polling(render(request, "objects/kanban.html#kanban-counts", context), final=tally.is_final)

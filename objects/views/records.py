@@ -12,9 +12,11 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlencode
 
+from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.html import format_html
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.api import errors
@@ -38,7 +40,8 @@ from objects.records import (
     records_table,
     saved_view_open,
 )
-from objects.table import PAGE_SIZES
+from objects.table import LINK_COLUMN_PREFIX, MAX_LINK_COLUMNS, MAX_RELATION_KEY, PAGE_SIZES
+from objects.trash import record_delete_to_trash, restored_address
 
 
 @require_GET
@@ -64,13 +67,17 @@ def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBas
     No write guard: the columns a person sees are their own preference."""
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
-    shown = set(request.POST.getlist("shown"))
+    chosen = request.POST.getlist("shown")
+    shown = set(chosen)
     hidden = [f.key for f in field_defs(definition) if f.key not in shown]
+    # Linked-record columns, in the picker's order (a relation key as the service spells it, kept short).
+    links = [key.removeprefix(LINK_COLUMN_PREFIX) for key in chosen if key.startswith(LINK_COLUMN_PREFIX)]
+    links = [key for key in links if 0 < len(key) <= MAX_RELATION_KEY and key.isprintable()][:MAX_LINK_COLUMNS]
     query = QueryDict(request.POST.get("query", ""), mutable=True)
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
     # A shared view changes for everyone: only its owner while they may write.
     if view is not None and view.owner_id == request.user.pk and (not view.shared or workspace.can_write):
-        services.saved_view_set_columns(view=view, hidden_fields=hidden)
+        services.saved_view_set_columns(view=view, hidden_fields=hidden, link_columns=links)
     else:
         # Someone else's shared view (or one's own, by a person who may only
         # read now) is left as it is: the columns become this person's own.
@@ -80,6 +87,7 @@ def records_columns(request: ConsoleRequest, object_key: str) -> HttpResponseBas
             workspace_id=workspace.id,
             object_key=object_key,
             hidden_fields=hidden,
+            link_columns=links,
         )
     encoded = query.urlencode()
     if not is_partial(request):
@@ -195,29 +203,41 @@ def _record_address(object_key: str, record_id: str, carried: str) -> str:
 
 
 @require_GET
-def record(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponse:
-    context = record_page_context(
-        workspace=request.workspace, object_key=object_key, record_id=record_id, list_raw=_list_param(request)
-    )
+def record(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponseBase:
+    try:
+        context = record_page_context(
+            workspace=request.workspace, object_key=object_key, record_id=record_id, list_raw=_list_param(request)
+        )
+    except errors.NotFoundError:
+        # A record restored from the trash has a new id: its old address leads there.
+        restored = restored_address(workspace_id=request.workspace.id, object_key=object_key, record_id=record_id)
+        if not restored:
+            raise
+        return redirect("objects:record", object_key, restored)
     return render(request, "objects/record.html", context)
 
 
 @require_http_methods(["GET", "POST"])
 @requires_write(READ_ONLY)
 def record_delete(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponseBase:
-    """Asks first (its relationships go too), then deletes."""
+    """Asks first (its relationships go too), then moves it to the trash."""
     workspace = request.workspace
     form = RecordDeleteForm(request.POST or None)
+    definition = object_definition(workspace=workspace, object_key=object_key)
     if request.method == "POST" and form.is_valid():
-        services.record_delete(
+        # Kept in the trash first (values, title, links), so it can be restored.
+        kept = record_delete_to_trash(
             client=workspace.client,
+            workspace_id=workspace.id,
             object_key=object_key,
             record_id=record_id,
             idempotency_key=form.cleaned_data["idempotency_key"],
-            workspace_id=workspace.id,
+            definition=definition,
+            user=request.user,
         )
+        undo = reverse("objects:trash_restore_one", args=[object_key, kept.pk])
+        messages.success(request, format_html('“{}” moved to the trash · <a href="{}">Undo</a>', kept.title, undo))
         return client_redirect(request, reverse("objects:records", args=[object_key]))
-    definition = object_definition(workspace=workspace, object_key=object_key)
     found = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
     context = {
         "form": form,

@@ -72,6 +72,8 @@ def relationship_new(request: ConsoleRequest, object_key: str, record_id: str) -
             # The panel, re-read, in place of the form's region (a redirect to
             # this same page plus a #fragment would not reload it).
             page = _record_page(request, object_key=object_key, record_id=record_id)
+            # The focus moves to the link just made (static/js/console.js).
+            page["just_linked"] = (data["relation_key"], data["target"])
             return send_to(render(request, "objects/record.html#relationships", page), "#relationships", "outerHTML")
     if request.method == "POST" and (request.POST.get("target_search") or request.POST.get("target_pick")):
         # Re-rendered with a message: show the same search results, the pick still chosen.

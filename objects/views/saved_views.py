@@ -4,6 +4,8 @@ opened by their own address; one default per person and object."""
 
 from __future__ import annotations
 
+from urllib.parse import urlencode
+
 from django.http import Http404, HttpResponseBase, QueryDict
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -12,11 +14,18 @@ from django.views.decorators.http import require_GET, require_POST
 from dashboard.frame.permissions import forbidden, write_refusal
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
-from objects import selectors, services
+from objects import looks, selectors, services
 from objects.fields import field_defs
 from objects.forms import SavedViewForm
 from objects.models import SavedView
-from objects.records import SHARE_NEEDS_WRITE, hidden_columns, object_definition, saved_view_open, view_address
+from objects.records import (
+    SHARE_NEEDS_WRITE,
+    hidden_columns,
+    link_columns_shown,
+    object_definition,
+    saved_view_open,
+    view_address,
+)
 from objects.table import TableState
 
 
@@ -47,9 +56,25 @@ def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             status=200,
         )
     query = QueryDict(form.cleaned_data["query"])
+    kind = looks.look_kind(form.cleaned_data["kind"])
+    if kind != looks.TABLE:
+        # A kanban, calendar, gallery or chart: its filter and its own settings.
+        view = services.saved_view_save(
+            user=request.user,
+            workspace_id=workspace.id,
+            object_key=object_key,
+            name=form.cleaned_data["name"],
+            query=urlencode(looks.filter_pairs(query, field_defs(definition))),
+            hidden_fields=[],
+            shared=form.cleaned_data["shared"],
+            kind=kind,
+            settings=looks.settings_from_query(kind, query),
+        )
+        return client_redirect(request, view_address(view))
     state = TableState.from_query(query, field_defs(definition))
     opened = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
     hidden = hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=opened)
+    links = link_columns_shown(workspace=workspace, user=request.user, object_key=object_key, view=opened)
     view = services.saved_view_save(
         user=request.user,
         workspace_id=request.workspace.id,
@@ -57,6 +82,7 @@ def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         name=form.cleaned_data["name"],
         query=state.view_query(),
         hidden_fields=hidden,
+        link_columns=links,
         shared=form.cleaned_data["shared"],
     )
     if form.cleaned_data["make_default"]:

@@ -154,7 +154,76 @@
     }
   });
 
-  document.addEventListener("DOMContentLoaded", function () { applyDataColors(document); showCopyButtons(document); });
+  /* Focus after a swap, for every page: what a swap replaces loses the focus
+   * it held (focus falls to BODY, and a keyboard or screen reader user is
+   * back at the top). So, once the new content settles:
+   * 1. an element the answer marks [data-focus-after-swap] takes it (an
+   *    error summary, the link just made; a container gives it to its first
+   *    control);
+   * 2. else, if the focus was inside what was replaced, the same control in
+   *    the new content (by its data-focus-key, id, a pager link's rel, or a
+   *    header cell's place in a table with an id: a sort link);
+   * 3. else the new content's [data-focus-fallback], or the region itself.
+   * Nothing moves when the focus was elsewhere (typing in a search box that
+   * swaps a table keeps the focus where it is). A full page with a marked
+   * element (a form posted without JavaScript) focuses it on load. */
+  var FOCUSABLE = "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]";
+  var focusWanted = null; // {region: id of the swapped region, selector: the control that had focus}
+
+  function describeFocus(active) {
+    if (active.getAttribute("data-focus-key")) { return '[data-focus-key="' + CSS.escape(active.getAttribute("data-focus-key")) + '"]'; }
+    if (active.id) { return "#" + CSS.escape(active.id); }
+    if (active.tagName === "A" && active.getAttribute("rel")) { return 'a[rel="' + CSS.escape(active.getAttribute("rel")) + '"]'; }
+    var header = active.closest("thead th");  // a column's control (a sort link): columns keep their place
+    if (header && header.parentElement.closest("table[id]")) {
+      return "#" + CSS.escape(header.parentElement.closest("table").id) + " thead th:nth-child(" + (header.cellIndex + 1) + ") " + active.tagName.toLowerCase();
+    }
+    return null;
+  }
+
+  function visible(node) { return !!(node && node.getClientRects().length); }
+
+  function focusNode(node) {
+    if (!node) { return false; }
+    var target = node.matches(FOCUSABLE) ? node : node.querySelector(FOCUSABLE);
+    if (!target) {
+      target = node;
+      target.setAttribute("tabindex", "-1");
+    }
+    target.focus();
+    return document.activeElement === target;
+  }
+
+  function focusMarked(root) {
+    var marked = (root || document).querySelector("[data-focus-after-swap]");
+    if (!marked) { return false; }
+    marked.removeAttribute("data-focus-after-swap");
+    return focusNode(marked);
+  }
+
+  document.addEventListener("htmx:beforeSwap", function (event) {
+    var target = event.detail.target;
+    var active = document.activeElement;
+    focusWanted = null;
+    if (event.detail.shouldSwap && target && active && active !== document.body && target.contains(active)) {
+      focusWanted = { region: target.id || "", selector: describeFocus(active) };
+    }
+  });
+
+  document.addEventListener("htmx:afterSettle", function () {
+    var wanted = focusWanted;
+    focusWanted = null;
+    if (focusMarked(document)) { return; }
+    var active = document.activeElement;
+    if (!wanted || (active && active !== document.body && active.isConnected)) { return; }
+    var region = wanted.region ? document.getElementById(wanted.region) : null;
+    var scope = region || document;
+    var same = wanted.selector ? scope.querySelector(wanted.selector) : null;
+    if (visible(same) && focusNode(same)) { return; }
+    if (region) { focusNode(region.querySelector("[data-focus-fallback]") || region); }
+  });
+
+  document.addEventListener("DOMContentLoaded", function () { applyDataColors(document); showCopyButtons(document); focusMarked(document); });
   // Swapped-in content gets the same treatment.
   document.addEventListener("htmx:load", function (event) { applyDataColors(event.target); showCopyButtons(event.target); });
 })();

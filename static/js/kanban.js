@@ -22,6 +22,11 @@
       var cards = column.querySelectorAll(".kanban-card").length;
       if (!count) { return; }
       var shown = String(cards) + (count.getAttribute("data-more") === "true" ? "+" : "");
+      var total = count.getAttribute("data-total");
+      if (total !== null) {
+        // The counted total (every record), moved by the cards moved in or out since.
+        shown = String(parseInt(total, 10) + cards - parseInt(count.getAttribute("data-cards") || "0", 10));
+      }
       count.textContent = shown;
       count.setAttribute("aria-label", shown + " cards");
     });

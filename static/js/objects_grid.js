@@ -14,15 +14,38 @@
     return node && node.closest ? node.closest("[data-grid] tbody td, [data-grid] tbody th") : null;
   }
 
-  // A cell's editor: its row's address plus its column's field key (the
-  // markup carries them once per row and column, not once per cell).
+  // A cell's editor: its record's address (the row's title link) plus its
+  // column's field key (the markup carries them once per row and column,
+  // not once per cell).
   function editUrl(cell) {
     var table = cell.closest("[data-grid]");
     if (!table || !table.hasAttribute("data-editable")) { return null; }
     var header = table.tHead && table.tHead.rows[0].cells[cell.cellIndex];
     var key = header && header.getAttribute("data-key");
-    var base = cell.parentElement.getAttribute("data-url");
+    var row = cell.parentElement;
+    var link = row.querySelector(".record-title a[href]");
+    var base = link ? link.pathname : null;
+    var titleEditor = !link && row.querySelector(".record-title form[data-cell-editor]");
+    if (titleEditor) { base = new URL(titleEditor.action).pathname.replace(/cells\/[^/]*\/$/, ""); } // the title is being edited
     return key && base ? base + "cells/" + encodeURIComponent(key) + "/" : null;
+  }
+
+  // A phone shows each row as a card whose cells are headed by their
+  // column's label: read from the header row once per table and given to
+  // the cells here, instead of sent in every cell of every row.
+  function labelCells(root) {
+    var grids = root.querySelectorAll ? root.querySelectorAll("[data-grid]") : [];
+    Array.prototype.forEach.call(grids, function (table) {
+      if (!table.tHead || !table.tBodies[0]) { return; }
+      var labels = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+        return th.querySelector("input") ? "" : th.textContent.replace(/[\u25B2\u25BC]/g, "").trim();
+      });
+      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, index) {
+          if (cell.tagName === "TD" && labels[index]) { cell.setAttribute("data-label", labels[index]); }
+        });
+      });
+    });
   }
 
   function focusCell(cell) {
@@ -171,6 +194,16 @@
     open(cell);
   });
 
+  // Links to other sites open in a new tab, as the record page's do: said
+  // here once for the grid instead of by a target and rel in every cell.
+  document.addEventListener("click", function (event) {
+    var link = event.target.closest && event.target.closest("[data-grid] tbody a[href]");
+    if (link && /^https?:$/.test(link.protocol) && link.host !== window.location.host) {
+      link.target = "_blank";
+      link.rel = "noopener noreferrer";
+    }
+  }, true);
+
   document.addEventListener("mouseover", function (event) { offerTitleEdit(event.target); });
   document.addEventListener("focusin", function (event) { offerTitleEdit(event.target); });
 
@@ -223,9 +256,37 @@
     applyDensity(document);
   });
 
+  // ---- the grid's box fits the screen ----
+  // Its own scrollbars (sideways above all) must be on screen: the box is as
+  // tall as the window below its top, which depends on what is above it (the
+  // filter bar open or not), so that top is measured and given to the CSS
+  // (--records-grid-top on the root element: outside what htmx snapshots).
+  function fitGrid() {
+    var wrap = document.querySelector(".records-wrap");
+    if (!wrap) { return; }
+    var top = Math.max(0, Math.round(wrap.getBoundingClientRect().top + window.scrollY));
+    document.documentElement.style.setProperty("--records-grid-top", top + "px");
+  }
+  var fitPending = false;
+  function fitSoon() {
+    if (fitPending) { return; }
+    fitPending = true;
+    window.requestAnimationFrame(function () { fitPending = false; fitGrid(); });
+  }
+  window.addEventListener("resize", fitSoon);
+  document.addEventListener("toggle", fitSoon, true); // a <details> above it opened or closed
+  document.addEventListener("htmx:afterSettle", fitSoon);
+
   function start() {
     applyDensity(document);
-    if (window.htmx) { window.htmx.onLoad(function (el) { applyDensity(el.parentElement || el); }); }
+    labelCells(document);
+    fitGrid();
+    if (window.htmx) {
+      window.htmx.onLoad(function (el) {
+        applyDensity(el.parentElement || el);
+        labelCells(el.parentElement || el);
+      });
+    }
   }
 
   if (document.readyState === "loading") {

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from django import forms
 from django.db.models import QuerySet
 from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
@@ -185,6 +186,10 @@ def app_run(request: ConsoleRequest, studio: str, app: str) -> HttpResponseBase:
         for name, kind in form.pickers.items():
             if kind == "images":
                 form.initial[name] = request.POST.getlist(name)
+        for name, field in form.fields.items():
+            if isinstance(field, forms.BooleanField):
+                # The box was on the form just posted: absent means unticked, not "the default".
+                form.initial[name] = name in request.POST
         return _page(request, info, form, runs)
     form = _build_form(client, info, data=request.POST)
     if not info.runnable:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib import messages
-from django.http import HttpResponse, StreamingHttpResponse
+from django.http import HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
@@ -30,13 +30,12 @@ from studio.library import (
     find_image,
     finish_pane,
     image_actions,
-    images_by_ids,
     library_page,
     library_search,
 )
-from studio.library_zip import MAX_ZIP_IMAGES, zip_stream
+from studio.library_zip import MAX_ZIP_IMAGES
 from studio.preview import see_it
-from studio.reading import safe_link, usable_id
+from studio.reading import safe_link
 
 MAX_BOARD_FILTER = 200
 
@@ -80,25 +79,6 @@ def library_list(request: ConsoleRequest, kind: str) -> HttpResponse:
         items, next_cursor = library_page(client=client, kind=library_kind, pager=pager, board_id=board)
         context.update(items=items, paging=pager.links({"board": board}, next_cursor))
     return render_region(request, "studio/library.html", "items", context)
-
-
-@require_GET
-def library_zip(request: ConsoleRequest) -> HttpResponse | StreamingHttpResponse:
-    """The chosen images as one ZIP (a GET: it only reads; the checkboxes'
-    form works without JavaScript). Nothing chosen: back to the list, saying so."""
-    ids = [value for value in (usable_id(raw) for raw in request.GET.getlist("image")) if value]
-    ids = list(dict.fromkeys(ids))
-    if not ids or len(ids) > MAX_ZIP_IMAGES:
-        words = "Choose at least one image to download." if not ids else f"Choose at most {MAX_ZIP_IMAGES} images."
-        messages.error(request, words)
-        return redirect("studio:library", kind="images")
-    images = images_by_ids(client=request.workspace.client, image_ids=ids)
-    if not images:
-        messages.error(request, "None of the chosen images is in this workspace any more.")
-        return redirect("studio:library", kind="images")
-    response = StreamingHttpResponse(zip_stream(images), content_type="application/zip")
-    response["Content-Disposition"] = 'attachment; filename="images.zip"'
-    return response
 
 
 @require_GET

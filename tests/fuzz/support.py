@@ -206,6 +206,17 @@ FUZZ_TABLE: dict[str, Target] = {
     "inbox:header": Target(query=("v",)),
     "inbox:refresh": Target(methods=("POST",), examples=3),
     "inbox:dismiss": Target(methods=("POST",), form=("key", "next")),
+    # Notifications outside the tab (dashboard/reach): preferences, webhooks, the log, claims.
+    "reach:preferences": Target(
+        methods=("GET", "POST"),
+        form=("approval_risks", "cadence", "time_zone", "quiet_from", "quiet_until", "away_until", "delegate"),
+    ),
+    "reach:webhook_add": Target(methods=("POST",), form=("kind", "label", "url")),
+    "reach:workspace_webhook_add": Target(methods=("POST",), form=("kind", "label", "url")),
+    "reach:webhook_remove": Target(methods=("POST",), examples=3),
+    "reach:log": Target(examples=3),
+    "reach:retry": Target(methods=("POST",), examples=3),
+    "reach:claim": Target(methods=("POST",), form=("item_key", "action", "assignee", "next")),
     "studio:index": Target(query=("studio", "artifact_id", "from_turn")),
     "studio:start": Target(methods=("POST",), form=("studio", "message", "artifact_id", "auto", "idempotency_key")),
     "studio:turn": Target(),
@@ -231,10 +242,24 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:app_run": Target(),
     "studio:app_run_try_again": Target(methods=("POST",), form=("idempotency_key",)),
     "studio:library": Target(query=("board", "q", "sort", "type", *PAGER)),
-    "studio:library_zip": Target(query=("image",)),
+    "studio:library_zip": Target(methods=("GET", "POST"), query=("image",), form=("image", "idempotency_key")),
+    "studio:zip_job": Target(),
+    "studio:zip_job_live": Target(query=("v",)),
+    "studio:zip_download": Target(),
     "studio:library_favourites": Target(),
     "studio:library_favourite": Target(methods=("POST",), form=("name", "picture", "next")),
     "studio:library_item": Target(),
+    "studio:collections": Target(),
+    "studio:collection_new": Target(methods=("POST",), form=("name",)),
+    "studio:collection_add": Target(
+        methods=("GET", "POST"),
+        query=("image", "kind", "item", "name", "picture", "collection"),
+        form=("image", "kind", "item", "name", "picture", "collection", "to"),
+    ),
+    "studio:collection": Target(query=("kind",)),
+    "studio:collection_rename": Target(methods=("POST",), form=("name",)),
+    "studio:collection_delete": Target(methods=("POST",)),
+    "studio:collection_remove": Target(methods=("POST",), form=("kind", "item", "name")),
     "studio:document_versions": Target(query=("older", "newer")),
     "studio:artifact_history": Target(),
     "studio:document_version": Target(),
@@ -269,6 +294,12 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:approval_batch_start": Target(methods=("POST",), form=("decision", "approval", "idempotency_key", "next")),
     "agents:approval_batch": Target(),
     "agents:approval_batch_status": Target(query=("v",)),
+    "agents:approval_reinstruct": Target(
+        methods=("GET", "POST"), form=("message", "run_id", "agent_id", "key_reject", "key_message")
+    ),
+    "agents:policy": Target(examples=5),
+    "agents:grant_revoke": Target(methods=("POST",), form=("risk", "understood", "idempotency_key")),
+    "agents:deadlines": Target(methods=("GET", "POST"), form=("agent_id", "risk", "minutes")),
     "agents:approval_decide": Target(
         methods=("POST",),
         form=("decision", "note", "risk", "agent_id", "agent_name", "key_approve", "key_reject", "key_always", "next"),
@@ -327,16 +358,24 @@ FUZZ_TABLE: dict[str, Target] = {
         form=("ids", "scope", "query", "action", "field", "value", "step", "checked", "idempotency_key"),
     ),
     "objects:import": Target(methods=("GET", "POST"), form=("file", "idempotency_key")),
-    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1")),
+    "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1", "match_key", "match_mode")),
     "objects:jobs": Target(),
     "objects:job": Target(),
     "objects:job_status": Target(query=("v",)),
     "objects:job_cancel": Target(methods=("POST",)),
     "objects:job_run": Target(methods=("POST",)),
     "objects:job_report": Target(),
-    "objects:kanban": Target(query=("by", "q", "empty"), record_fields="query"),
+    "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
+    "objects:kanban_counts": Target(query=("by", "sum", "shown1", "more1", "out1", "v")),
     "objects:kanban_move": Target(methods=("POST",), form=("record_id", "field", "option", "idempotency_key")),
     "objects:kanban_column": Target(query=("by", "option", "cursor", "shown", "q", "empty"), record_fields="query"),
+    # More ways to look: calendar, gallery, chart.
+    "objects:calendar": Target(query=("date", "month", "budget", "view", "q", "empty"), record_fields="query"),
+    "objects:gallery": Target(query=("image", "view", "q", *PAGER), record_fields="query"),
+    "objects:chart": Target(
+        query=("group", "bucket", "measure", "value", "recount", "view", "q"), record_fields="query"
+    ),
+    "objects:chart_status": Target(query=("group", "bucket", "measure", "value", "v")),
 }
 
 # URL namespaces the console does not own (Django's admin is Django's).

@@ -98,7 +98,13 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
     assert label_sets(after, "console_live_operations") <= {frozenset({"kind", "state"})}
     assert named(after, "console_live_oldest_due_seconds")
     assert {s.labels["state"] for s in named(after, "console_live_poller_slots")} == {"idle", "queued", "running"}
-    assert {s.labels["kind"] for s in named(after, "console_object_jobs")} == {"edit", "delete", "import"}
+    assert {s.labels["kind"] for s in named(after, "console_object_jobs")} == {
+        "edit",
+        "delete",
+        "import",
+        "restore",
+        "undo",
+    }
     assert named(after, "console_broker_queue_messages", queue="celery")
     assert named(after, "console_login_locked_out")
     parts = {s.labels["part"]: s.value for s in named(after, "console_metrics_collect_ok")}

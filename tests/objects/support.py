@@ -21,3 +21,44 @@ def store_api_key(user, secret: str = SECRET, *, workspace_id: str = WORKSPACE_I
         workspace_timezone=timezone,
         key_id=f"key-{user.pk}-{workspace_id}",
     )
+
+
+def record_row(html, record_id: str):
+    """The records grid's row of a record: the one whose title links to it
+    (a row says its address once, in its title link: objects/table.py)."""
+    from tests.html import select
+
+    rows = [
+        row
+        for row in select(html, "table.records tbody tr")
+        if any(link["href"].startswith(f"./{record_id}/") for link in row.select("th.record-title a[href]"))
+    ]
+    assert len(rows) == 1, f"{len(rows)} rows of {record_id}"
+    return rows[0]
+
+
+def grid_cell_text(html) -> str:
+    """What a saved cell shows (its swap's markup) without the message sent beside it out of band."""
+    from tests.html import parse, text_of
+
+    tree = parse(html)
+    for extra in tree.select("[hx-swap-oob]"):
+        extra.decompose()
+    return text_of(tree)
+
+
+def every_type_object_with_records(sandbox, settings, user, count: int) -> dict:
+    """An object of the sandbox with one field of each type and `count`
+    records of sample values, the console pointed at the sandbox and `user`
+    holding its demo key. Returns the object."""
+    from dashboard.api import ServiceClient
+    from dashboard.keys.testing import store_sandbox_key
+    from sandbox.fixtures import create_every_type_object, sample_values
+
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    service = ServiceClient(api_key=sandbox.demo_key)
+    obj = create_every_type_object(service)
+    for i in range(count):
+        service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)})
+    store_sandbox_key(user, service, sandbox.demo_key)
+    return obj

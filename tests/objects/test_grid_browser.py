@@ -254,7 +254,7 @@ def test_saved_view_default_filters_kept_from_a_record_and_a_phone_sees_cards(gr
     # still at the left edge, the title right after the selection box.
     wrap = page.locator(".records-wrap")
     wrap.evaluate("el => { el.scrollLeft = 600; }")
-    select_box = page.locator("table.records tbody td.select-cell").first.bounding_box()
+    select_box = page.locator("table.records tbody td:first-child").first.bounding_box()
     title = page.locator("table.records tbody th").first.bounding_box()
     frame = wrap.bounding_box()
     assert select_box and title and frame

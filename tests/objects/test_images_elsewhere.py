@@ -10,7 +10,7 @@ import pytest
 from tests.helpers import allow_images_from
 from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, RECORD_ID, page
-from tests.objects.support import SERVICE_URL
+from tests.objects.support import SERVICE_URL, record_row
 
 pytestmark = pytest.mark.django_db
 
@@ -40,8 +40,8 @@ def acme_with_logo(logo: str) -> dict:
 
 
 def logo_cell(html: bytes):
-    row = one(html, f"tbody tr[data-record-id='{RECORD_ID}']")
-    (cell,) = [td for td in row.select("td") if td.select(".cell-image, .image-elsewhere")]
+    row = record_row(html, RECORD_ID)
+    (cell,) = [td for td in row.select("td") if td.select(".cell-image, .image-away")]
     return cell
 
 
@@ -53,10 +53,12 @@ def test_a_table_cell_names_an_image_on_another_host_and_links_to_it(console, de
     assert response.status_code == 200
     cell = logo_cell(response.content)
     assert select(cell, "img") == []
-    link = one(cell, ".image-elsewhere--compact a")
-    assert link["href"] == FOREIGN_LOGO and link["target"] == "_blank"
+    link = one(cell, "a.image-away")
+    assert link["href"] == FOREIGN_LOGO
     assert text_of(link) == "Image on cdn.acme.test"
-    assert text_of(one(cell, ".image-elsewhere--compact .visually-hidden")) == f"— {REASON}"
+    # The reason, said once under the table, describes every such link.
+    note = one(response.content, f"#{link['aria-describedby']}")
+    assert text_of(note) == f"Images on other hosts: {REASON}."
 
 
 def test_a_table_cell_shows_an_image_on_the_services_host(console, definition, remote):
@@ -67,7 +69,8 @@ def test_a_table_cell_shows_an_image_on_the_services_host(console, definition, r
     cell = logo_cell(console.get(RECORDS_URL).content)
 
     assert one(cell, "a.cell-image img")["src"] == SERVICE_LOGO
-    assert select(cell, ".image-elsewhere") == []
+    assert select(cell, ".image-away") == []
+    assert select(console.get(RECORDS_URL).content, "#images-away") == []
 
 
 @pytest.mark.parametrize(("logo", "shown"), [(FOREIGN_LOGO, False), (SERVICE_LOGO, True)])

@@ -106,7 +106,7 @@ def test_ten_thousand_rows_with_bad_ones_and_a_rerun_that_writes_nothing_twice(
         page.screenshot(path=str(SCREENSHOTS / "import-running-1366.png"), full_page=True)
         expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=240_000)
         expect(page.locator(".job")).to_contain_text("9,997 imported, 3 rows with problems")
-        row_4000 = page.locator(".job__failures tbody tr", has_text="4000")
+        row_4000 = page.locator(".job__failures tbody tr", has_text="4001")  # its line: the header is line 1
         expect(row_4000).to_contain_text("must be a phone number")
         expect(row_4000.locator("code")).to_contain_text("req")
         assert record_count(sandbox, obj) == ROWS - 3
@@ -115,7 +115,7 @@ def test_ten_thousand_rows_with_bad_ones_and_a_rerun_that_writes_nothing_twice(
             page.get_by_role("link", name="Download the problems (CSV)").click()
         report = list(csv.reader(io.StringIO(Path(download_info.value.path()).read_text(encoding="utf-8-sig"))))
         assert report[0] == [
-            "Row",
+            "Line",
             "Name",
             "seats",
             "PHONE",
@@ -126,12 +126,12 @@ def test_ten_thousand_rows_with_bad_ones_and_a_rerun_that_writes_nothing_twice(
             "Request id",
         ]
         by_row = {line[0]: line for line in report[1:]}
-        assert set(by_row) == {"5", "17", "4000"}
-        assert by_row["4000"][3] == "call me maybe"
-        assert "must be a phone number" in by_row["4000"][6]
-        assert by_row["4000"][7] == "phone"
-        assert by_row["4000"][8]
-        assert by_row["5"][2] == "many"
+        assert set(by_row) == {"6", "18", "4001"}  # the spreadsheet's lines
+        assert by_row["4001"][3] == "call me maybe"
+        assert "must be a phone number" in by_row["4001"][6]
+        assert by_row["4001"][7] == "phone"
+        assert by_row["4001"][8]
+        assert by_row["6"][2] == "many"
 
         # Run again: the same keys, so the service replays every row: nothing is written twice.
         page.get_by_role("button", name="Run again").click()

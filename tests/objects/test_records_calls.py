@@ -7,12 +7,10 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from dashboard.api import ServiceClient
 from dashboard.api.testing import RemoteCallCounter
-from dashboard.keys.testing import store_sandbox_key
-from sandbox.fixtures import create_every_type_object, sample_values
 from tests.html import select
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, page, record
+from tests.objects.support import every_type_object_with_records
 
 pytestmark = pytest.mark.django_db
 
@@ -39,12 +37,7 @@ def test_records_page_makes_two_calls_cold_and_one_warm(console, remote):
 
 
 def test_records_page_calls_counted_against_the_sandbox(sandbox, settings, logged_in_client, user):
-    settings.SERVICE_BASE_URL = sandbox.base_url
-    client = ServiceClient(api_key=sandbox.demo_key)
-    obj = create_every_type_object(client)
-    for i in range(30):
-        client.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)})
-    store_sandbox_key(user, client, sandbox.demo_key)
+    obj = every_type_object_with_records(sandbox, settings, user, 30)
     url = f"/objects/{obj['key']}/records/"
 
     with RemoteCallCounter() as counter:

@@ -76,7 +76,7 @@ def test_built_in_objects_records_and_links_are_reachable(deals, logged_in_clien
 
     listing = logged_in_client.get("/objects/agents/records/")
     assert listing.status_code == 200
-    assert select(listing.content, f'a[href="/objects/agents/records/{agent_id}/"]')
+    assert select(listing.content, f'th.record-title a[href="./{agent_id}/"]')
     assert "New agent" not in text_of(parse(listing.content))  # their records belong to their own feature
 
     page = logged_in_client.get(f"/objects/agents/records/{agent_id}/").content.decode()

@@ -24,7 +24,7 @@ from tests.objects.records_fixtures import (
     page,
     record,
 )
-from tests.objects.support import WORKSPACE_ID, store_api_key
+from tests.objects.support import WORKSPACE_ID, record_row, store_api_key
 
 
 def column_labels(html: str | bytes) -> list[str]:
@@ -62,17 +62,19 @@ def test_records_page_shows_every_type_in_its_cell(paris_console, remote, settin
 
     assert response.status_code == 200
     html = parse(response.content)
-    row = one(html, f"tbody tr[data-record-id='{RECORD_ID}']")
+    row = record_row(html, RECORD_ID)
     cells = text_of(row)
-    # Title first, linking to the record page.
-    title = one(row, f'a[href="/objects/{OBJECT_KEY}/records/{RECORD_ID}/"]')
+    # Title first, linking to the record page (relative to the records page).
+    title = one(row, f'th.record-title a[href="./{RECORD_ID}/"]')
     assert text_of(title) == "Acme renewal"
     assert column_labels(html).index("Name") < column_labels(html).index("Notes")
     assert "1,250" in cells  # number
     assert "1,234.50" in cells  # currency, 2 decimals
     assert "2026-11-22 10:30 CET" in cells  # datetime in the workspace zone (Paris), not UTC
     assert "2026-12-01" in cells
-    assert row.select("[aria-label=Yes]")  # boolean mark
+    assert texts(row, ".cell-mark--yes") == ["Yes"]  # boolean, in words
+    # Numbers and currency right-aligned (their cells' one class); no other cell carries anything.
+    assert [text_of(td) for td in row.select("td.num")] == ["1,250", "1,234.50"]
     links = [link["href"] for link in row.select("a[href]")]
     assert {"mailto:buyer@acme.test", "tel:+33123456789", "https://acme.test"} <= set(links)
     # Choices by label in their stored colour (ids never shown).
@@ -287,6 +289,30 @@ def test_export_neutralises_cells_a_spreadsheet_would_run_as_formulas(console, r
     body = b"".join(console.get(f"/objects/{OBJECT_KEY}/records/export.csv").streaming_content).decode("utf-8-sig")
     exported = dict(zip(*list(csv.reader(io.StringIO(body)))[:2]))
     assert exported["Name"] == '\'=HYPERLINK("http://evil")' and exported["Notes"] == "'@SUM(1)"
+
+
+def test_export_leaves_plain_numbers_alone_and_still_neutralises_formulas(console, remote):
+    mock_definition(remote)
+    remote.get(RECORDS_PATH).mock(
+        return_value=httpx.Response(
+            200,
+            json=page(
+                [
+                    record("7a1c2d3e-0000-4000-8000-0000000000b4", "-5", seats=-5, amount=-5.25, notes="-1e3"),
+                    record("7a1c2d3e-0000-4000-8000-0000000000b5", "-2+3+cmd|' /C calc'!A0", notes="+5 apples"),
+                ]
+            ),
+        )
+    )
+    body = b"".join(console.get(f"/objects/{OBJECT_KEY}/records/export.csv").streaming_content).decode("utf-8-sig")
+    header, refund, formula = list(csv.reader(io.StringIO(body)))[:3]
+    refund_cells, formula_cells = dict(zip(header, refund)), dict(zip(header, formula))
+    # A refund stays a number a spreadsheet sums, whatever the field's type.
+    assert (refund_cells["Name"], refund_cells["Seats"], refund_cells["Amount"]) == ("-5", "-5", "-5.25")
+    assert refund_cells["Notes"] == "-1e3"
+    # Text that merely starts like a number is still no number: neutralised.
+    assert formula_cells["Name"] == "'-2+3+cmd|' /C calc'!A0"
+    assert formula_cells["Notes"] == "'+5 apples"
 
 
 def test_export_of_a_missing_object_is_an_error_page_not_a_file(console, remote):

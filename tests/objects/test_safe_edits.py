@@ -22,6 +22,7 @@ from tests.objects.records_fixtures import (
     hidden_value,
     sent_json,
 )
+from tests.objects.support import grid_cell_text
 
 pytestmark = pytest.mark.django_db
 
@@ -154,7 +155,7 @@ def test_cell_editor_opens_with_the_typed_input_and_saves_one_field(console, def
     assert sent_json(update.calls.last) == {"values": {"seats": 1300}}
     assert update.calls.last.request.headers["Idempotency-Key"] == key
     html = response.content.decode()
-    assert one(html, ".cell-number").get_text() == "1,300"
+    assert grid_cell_text(html) == "1,300"
     assert "Seats of “Acme renewal” saved." in text_of(one(html, "#messages"))
     assert RecordChange.objects.get().action == "inline"
 
@@ -194,7 +195,7 @@ def test_cell_changed_meanwhile_offers_mine_or_theirs_in_place(console, definiti
     seen = one(html, "input[name='seen.seats']")["value"]
     html = console.post(CELL_URL, {**data, "resolve.seats": "theirs", "seen.seats": seen}, **HTMX).content.decode()
     assert update.call_count == 0
-    assert one(html, ".cell-number").get_text() == "99"
+    assert grid_cell_text(html) == "99"
 
 
 def test_cells_of_unknown_fields_and_built_in_objects_are_not_editable(console, definition, remote):

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import logging
 import re
-import socket
 from email import message_from_bytes
 
 import pytest
@@ -40,31 +39,6 @@ def test_the_mail_page_is_not_there_when_email_is_sent_for_real(admin_client, se
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
 
     assert admin_client.get(reverse("people:mail")).status_code == 404
-
-
-@pytest.fixture
-def smtp_server():
-    """A real SMTP server on a free local port, keeping what it receives."""
-    from aiosmtpd.controller import Controller
-
-    class Keep:
-        def __init__(self):
-            self.received = []
-
-        async def handle_DATA(self, server, session, envelope):
-            self.received.append(envelope)
-            return "250 OK"
-
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    handler = Keep()
-    controller = Controller(handler, hostname="127.0.0.1", port=port)
-    controller.start()
-    try:
-        yield handler, port
-    finally:
-        controller.stop()
 
 
 def test_an_invitation_goes_through_a_real_smtp_server(admin_client, settings, smtp_server):

@@ -70,6 +70,11 @@ UNGUARDED = {
     "objects:view_delete": "a person's own view: withdrawing what one published is always allowed",
     "objects:job_cancel": "stops a person's own job: stopping writes needs no right to make them",
     "people:theme": "light, dark or the device's: a personal preference of how pages look, not a workspace write",
+    "reach:preferences": "one's own notification preferences (what reaches them, quiet hours, away): personal",
+    "reach:webhook_add": "one's own chat webhook receives only their own notifications: personal",
+    "reach:webhook_remove": "one's own webhook (a workspace's only for an Administrator, checked by the view)",
+    "studio:library_zip": "a download of images the person may read, built for them alone: nothing written in the workspace",
+    "reach:retry": "sends one's own failed notification again: no workspace write",
 }
 # Whole namespaces, and views of a module, with rules of their own.
 UNGUARDED_NAMESPACES = {"admin": "Django's admin: staff only, under Django's own permissions"}

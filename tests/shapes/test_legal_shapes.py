@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from tests.html import one, parse, text_of
+from tests.html import one, parse, text_of, texts
 
 AGENT_ID = "a1a1a1a1-0000-4000-8000-000000000001"
 RUN_ID = "b2b2b2b2-0000-4000-8000-000000000002"
@@ -147,6 +147,8 @@ def objects_service(remote):
         ("agents:run", [RUN_ID], ""),
         ("agents:approvals", [], ""),
         ("agents:webhook", [AGENT_ID], ""),
+        ("agents:policy", [], ""),
+        ("agents:approval_reinstruct", [APPROVAL_ID], ""),
     ],
 )
 def test_agents_pages_read_a_legal_implementations_bodies(agents_service, console, url_name, args, query):
@@ -155,6 +157,25 @@ def test_agents_pages_read_a_legal_implementations_bodies(agents_service, consol
         assert "Send the offer to a@b.c" in shown
     if url_name == "agents:run":
         assert "looked up the lead" in shown and "E42" in shown
+
+
+@pytest.mark.parametrize(
+    ("grants", "words"),
+    [
+        (["send"], ["send"]),
+        ([{"risk": "write", "granted_at": "2026-11-20T10:00:00Z"}, {"kind": "send"}], ["write", "send"]),
+        ("send", ["send"]),
+        ([{"no": "risk named"}, 7, None], ["7"]),
+        ({"send": True}, []),
+    ],
+)
+def test_the_policy_center_reads_grants_of_any_legal_shape(remote, console, grants, words):
+    agent = {"id": AGENT_ID, "name": "Lead qualifier", "profile": {"always_allowed": grants}}
+    remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"agents": [AGENT_SUMMARY]}))
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json=agent))
+    response = console.get(reverse("agents:policy"))
+    assert_readable(response)
+    assert texts(response.content, ".policy-grant .risk") == words
 
 
 def test_a_decision_answered_with_only_the_outcome_rereads_the_approval(agents_service, console):
@@ -184,6 +205,10 @@ def test_a_decision_answered_with_only_the_outcome_rereads_the_approval(agents_s
         ("objects:record_new", ["deals"]),
         ("objects:settings", ["deals"]),
         ("objects:relationship_picker", ["deals", RECORD_ID]),
+        ("objects:kanban", ["deals"]),
+        ("objects:calendar", ["deals"]),
+        ("objects:gallery", ["deals"]),
+        ("objects:chart", ["deals"]),
     ],
 )
 def test_objects_pages_read_a_legal_implementations_bodies(objects_service, console, url_name, args):

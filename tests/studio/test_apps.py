@@ -316,3 +316,48 @@ def test_an_odd_schema_still_gives_a_form_and_checks_what_it_can(db, api_key, re
     sent = logged_in_client.post(url, {"settings": '{"a": 1}', "ok": "on", "idempotency_key": key_of(page.content)})
     assert sent.status_code == 302
     assert json.loads(route.calls.last.request.content) == {"settings": {"a": 1}, "ok": True}
+
+
+def test_a_box_the_schema_turns_on_by_default_starts_ticked_and_can_be_switched_off(
+    db, api_key, remote, logged_in_client
+):
+    app = {
+        "studio": "image",
+        "id": "cutout",
+        "label": "Cut out",
+        "runnable": True,
+        "inputs": {
+            "type": "object",
+            "properties": {
+                "keep_shadow": {"type": "boolean", "default": True, "description": "Keep the shadow"},
+                "sharpen": {"type": "boolean"},
+            },
+        },
+    }
+    remote.get("/v1/studio/apps").mock(return_value=httpx.Response(200, json={"apps": [app]}))
+    route = remote.post("/v1/studio/image/apps/cutout").mock(
+        return_value=httpx.Response(200, json={"status": "complete"})
+    )
+    url = reverse("studio:app", args=["image", "cutout"])
+    page = logged_in_client.get(url)
+    assert one(page.content, '#app-form input[name="keep_shadow"]').has_attr("checked")
+    assert not one(page.content, '#app-form input[name="sharpen"]').has_attr("checked")
+
+    # Showing another board keeps the box as the person left it (absent from the post = unticked).
+    again = logged_in_client.post(url, {"show_board": "1", "idempotency_key": key_of(page.content)})
+    assert not one(again.content, '#app-form input[name="keep_shadow"]').has_attr("checked")
+
+    # Unticked: the service is told false, or its default of true would stand.
+    sent = logged_in_client.post(url, {"idempotency_key": key_of(page.content)})
+    assert sent.status_code == 302
+    assert json.loads(route.calls.last.request.content) == {"keep_shadow": False}
+    run = AppRun.objects.get()
+    assert {"label": "Keep shadow", "text": "No", "picture": ""} in run.asked
+
+    # Run again with changes starts from what was sent: still off.
+    rerun = logged_in_client.get(url, {"rerun": run.pk})
+    assert not one(rerun.content, '#app-form input[name="keep_shadow"]').has_attr("checked")
+
+    ticked = logged_in_client.post(url, {"keep_shadow": "on", "idempotency_key": key_of(rerun.content)})
+    assert ticked.status_code == 302
+    assert json.loads(route.calls.last.request.content) == {"keep_shadow": True}

@@ -70,3 +70,38 @@ def test_shift_selects_a_range_and_the_lightbox_opens_and_closes_by_keyboard(con
     )
     page.keyboard.press("Escape")
     expect(lightbox).to_be_hidden()
+
+
+@pytest.mark.browser
+def test_a_selection_goes_to_a_new_collection_and_its_zip_is_built_by_the_worker(
+    console, eager_celery, page: Page, settings, tmp_path
+):
+    """Images chosen in the library: added to a new collection (opened as a
+    filter of the library), then packed into a ZIP by the worker (Celery runs
+    inline here) and offered for download. axe checks each page."""
+    settings.STUDIO_ZIP_ROOT = str(tmp_path / "zips")
+    page.goto(console.url + "/studio/library/images/")
+    fill_login_form(page, "dora")
+    boxes = page.get_by_role("checkbox", name="Select")
+    boxes.nth(0).check()
+    boxes.nth(1).check()
+    page.get_by_role("button", name="Add selected to a collection or favourites").click()
+    expect(page.get_by_role("heading", name="2 images")).to_be_visible()
+    page.get_by_role("textbox", name="Name").fill("Spring picks")
+    page.get_by_role("button", name="Make it and add").click()
+    expect(page.get_by_role("heading", name="Spring picks", level=1)).to_be_visible()
+    expect(page.locator(".studio-library > li")).to_have_count(2)
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")  # no sideways scroll
+    page.set_viewport_size({"width": 1366, "height": 900})
+
+    page.get_by_role("navigation", name="Library").get_by_role("link", name="Images").click()
+    boxes = page.get_by_role("checkbox", name="Select")
+    boxes.nth(0).check()
+    boxes.nth(2).check()
+    page.get_by_role("button", name="Download selected as ZIP").click()
+    page.get_by_role("button", name="Build the ZIP").click()
+    expect(page.get_by_role("heading", name="Ready")).to_be_visible(timeout=20_000)
+    with page.expect_download() as download:
+        page.get_by_role("link", name="Download the ZIP").click()
+    assert download.value.suggested_filename == "images.zip"

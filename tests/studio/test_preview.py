@@ -177,8 +177,8 @@ def test_a_published_website_is_previewed_at_both_widths(
     live_server, sandbox, settings, transactional_db, django_user_model, page
 ):
     """The sandbox's seeded site, published on its app origin (a local host,
-    which frame-src lists outside production): framed, then at a phone's
-    width. axe checks the page through the `page` fixture."""
+    which frame-src lists outside production): framed with its page inside,
+    then at a phone's width. axe checks the page through the `page` fixture."""
     from playwright.sync_api import expect
 
     from tests.helpers import PASSWORD, SCREENSHOTS, csp_violations, fill_login_form
@@ -195,6 +195,10 @@ def test_a_published_website_is_previewed_at_both_widths(
     frame = page.get_by_title("Preview of Acme Spring Launch")
     expect(frame).to_be_visible()
     expect(frame).to_have_attribute("src", f"{sandbox.base_url}/app/sites/acme-spring-launch")
+    # The sandbox serves the published site's page there: the frame shows the site, not a 404.
+    site_page = page.frame_locator("iframe[title='Preview of Acme Spring Launch']")
+    expect(site_page.get_by_role("heading", level=1)).to_have_text("Acme Spring Launch")
+    expect(site_page.get_by_role("navigation", name="Site").get_by_role("link", name="Collection")).to_be_visible()
     widths = page.get_by_role("group", name="Preview width")
     expect(widths.get_by_role("link", name="Desktop")).to_have_attribute("aria-current", "true")
 

@@ -6,8 +6,11 @@ through the `page` fixture)."""
 
 from __future__ import annotations
 
+import httpx
 import pytest
+from django.test import TestCase
 from django.urls import reverse
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
 from dashboard.api.testing import RemoteCallCounter
@@ -33,11 +36,19 @@ def sandbox_key(sandbox, settings, user):
     return store_key(user, sandbox.demo_key)
 
 
+@pytest.fixture(autouse=True)
+def tasks_run_at_once(eager_celery):
+    """The version's read is a task sent through the outbox: run inline here."""
+    return eager_celery
+
+
 def polled(sandbox, op: TrackedOperation) -> TrackedOperation:
     """The turn polled once through the poll service (the path a worker runs),
-    after moving the sandbox's clock past the director's work."""
+    after moving the sandbox's clock past the director's work; the tasks its
+    commit sends (the version's read) run then, as a worker would."""
     sandbox.advance(service_seconds=DOCUMENT_DONE)
-    result = operation_poll(operation_id=op.pk)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        result = operation_poll(operation_id=op.pk)
     assert result is not None
     return result
 
@@ -240,3 +251,90 @@ def test_two_versions_compared_in_the_browser(
     expect(comparison.get_by_role("heading", level=3)).to_contain_text("From Version 1")
     expect(comparison.locator("ins").first).to_contain_text("Added:")
     expect(comparison.locator("del").first).to_contain_text("Removed:")
+
+
+# --- the read is a task with retries -------------------------------------------------
+
+DOCUMENT_ID = "5b0e1f4a-0000-4000-8000-0000000000d1"
+
+
+@pytest.fixture
+def completed_document_turn(make_turn):
+    op = make_turn(due=False)
+    TrackedOperation.objects.filter(pk=op.pk).update(
+        status="completed",
+        is_final=True,
+        snapshot={
+            "id": op.remote_id,
+            "status": "completed",
+            "studio": "document",
+            "artifact": {"id": DOCUMENT_ID, "type": "document", "name": "Spring sale"},
+        },
+        context={"studio": "document", "message": FIRST_BRIEF},
+    )
+    op.refresh_from_db()
+    return op
+
+
+def test_a_read_that_fails_twice_then_succeeds_keeps_exactly_one_version(
+    db, remote, completed_document_turn, tasks_run_at_once
+):
+    from dashboard.outbox.models import OutboxMessage
+    from studio.tasks import keep_document_version
+    from studio.versions import KEEP_TASK
+
+    op = completed_document_turn
+    read = remote.get(f"/v1/documents/{DOCUMENT_ID}").mock(
+        side_effect=[
+            httpx.Response(503, json={"error": {"type": "server_error", "message": "Busy"}}),
+            httpx.ConnectError("refused"),
+            httpx.Response(
+                200, json={"id": DOCUMENT_ID, "name": "Spring sale", "content": "# Spring\n", "revision": 1}
+            ),
+        ]
+    )
+
+    # The poll that saw the turn end sends the read as a task, through the outbox (not inline).
+    assert document_versions_keep([op.pk]) == 1
+    sent = OutboxMessage.objects.get(task_name=KEEP_TASK)
+    assert (sent.args, sent.kwargs, read.call_count) == ([op.pk], {}, 0)
+
+    # Each failure sends the same task again later, the wait growing: the schedule is a row.
+    waits = []
+    for attempt in (0, 1):
+        before = timezone.now()
+        assert keep_document_version(op.pk, attempt) == "later"
+        again = OutboxMessage.objects.filter(task_name=KEEP_TASK, kwargs={"attempt": attempt + 1}).get()
+        assert again.args == [op.pk]
+        waits.append((again.run_at - before).total_seconds())
+    assert 29 <= waits[0] < waits[1] and not DocumentVersion.objects.exists()
+
+    assert keep_document_version(op.pk, 2) == "kept"
+    version = DocumentVersion.objects.get()
+    assert (version.turn_id, version.document_id, version.content) == (op.pk, DOCUMENT_ID, "# Spring\n")
+
+    # Delivered once more (a message sent twice, the poller and the follower both seeing the end): nothing new.
+    assert keep_document_version(op.pk, 0) == "kept"
+    assert document_versions_keep([op.pk]) == 0
+    assert read.call_count == 3 and DocumentVersion.objects.count() == 1
+
+
+def test_a_refused_read_is_not_repeated_and_transient_ones_stop_after_the_last_attempt(
+    db, remote, completed_document_turn, tasks_run_at_once
+):
+    from dashboard.outbox.models import OutboxMessage
+    from studio.tasks import keep_document_version
+    from studio.versions import KEEP_ATTEMPTS, KEEP_TASK
+
+    op = completed_document_turn
+    read = remote.get(f"/v1/documents/{DOCUMENT_ID}").mock(
+        return_value=httpx.Response(404, json={"error": {"type": "not_found", "message": "No such document."}})
+    )
+    assert keep_document_version(op.pk) == "given up"
+    read.mock(return_value=httpx.Response(500, json={"error": {"type": "server_error", "message": "Down"}}))
+    assert keep_document_version(op.pk, KEEP_ATTEMPTS - 1) == "given up"
+    assert not OutboxMessage.objects.filter(task_name=KEEP_TASK).exists()
+    assert not DocumentVersion.objects.exists()
+    # Not a document turn (or not this kind): nothing read.
+    assert keep_document_version(op.pk + 1000) == "none"
+    assert read.call_count == 2

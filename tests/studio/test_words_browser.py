@@ -48,7 +48,7 @@ def test_a_long_paste_on_the_studio_home_is_kept_counted_and_refused_in_words(
     page.get_by_label("Studio", exact=True).select_option("website")
     paste(page, box, "w" * 3801)
     expect(counter).to_have_text("3,801 / 3,800 — 1 character over")
-    expect(counter).to_have_class("help studio-counter is-over")
+    expect(counter).to_have_class("help text-counter is-over")
     with RemoteCallCounter() as calls:
         page.get_by_role("button", name="Start the turn").click()
         expect(error).to_have_text(over_limit_words("Website messages", 3800, 3801))

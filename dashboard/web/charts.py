@@ -1,6 +1,6 @@
-"""The geometry of the insights charts, for SVG drawn by the server.
+"""The geometry of charts drawn by the server as SVG (agents insights, objects charts).
 
-Pure (no Django, no database, no remote call), like agents/plan.py: a chart
+Pure (no Django, no database, no remote call): a chart
 is numbers in, shapes out (rectangles, polylines, ticks), every coordinate
 in the SVG's own viewBox units, rounded to 0.1 so pages stay small. The
 template draws them and says what they mean; colours are CSS classes

@@ -1,10 +1,10 @@
-"""The insights charts' geometry (agents/charts.py): pure, no database."""
+"""The insights charts' geometry (dashboard/web/charts.py): pure, no database."""
 
 from __future__ import annotations
 
 import pytest
 
-from agents import charts
+from dashboard.web import charts
 
 FRAME = charts.FRAME
 

@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("agents", "0002_run_facts_and_insights_refresh"),
+        ("agents", "0003_approval_deadlines"),
         ("keys", "0002_api_key_refused"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]

@@ -1,0 +1,18 @@
+from django.apps import AppConfig
+
+
+class ReachConfig(AppConfig):
+    """Reaching people outside the tab: notification preferences, email and
+    chat webhook deliveries, escalation of overdue items, claims and
+    delegates (docs/architecture.md, "Reaching people")."""
+
+    name = "dashboard.reach"
+    label = "reach"
+
+    def ready(self) -> None:
+        from dashboard.inbox.services import on_workspace_refreshed
+        from dashboard.reach.services import notifications_produce
+
+        # What the inbox refresh just learned (and the person's tracked work
+        # the poller keeps) becomes deliveries; sending them is other tasks'.
+        on_workspace_refreshed(notifications_produce)

@@ -1,0 +1,85 @@
+"""Forms of notifications: one's own preferences, a chat webhook, a claim."""
+
+from __future__ import annotations
+
+from typing import Any
+from zoneinfo import available_timezones
+
+from django import forms
+from django.contrib.auth import get_user_model
+
+from dashboard.reach.models import APPROVAL_RISKS, Cadence, ChatWebhook
+from dashboard.reach.services import WebhookAddressError, webhook_address_check
+
+
+class PreferencesForm(forms.Form):
+    approval_risks = forms.MultipleChoiceField(
+        choices=APPROVAL_RISKS,
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        label="Approvals waiting, of these risks (Approvers and Administrators)",
+    )
+    my_work_needs_me = forms.BooleanField(required=False, label="My runs and turns that failed or wait for me")
+    my_work_finished = forms.BooleanField(required=False, label="My runs and turns that finished")
+    cadence = forms.ChoiceField(choices=Cadence.choices, label="When", widget=forms.RadioSelect)
+    by_email = forms.BooleanField(required=False, label="By email (to the address of your account)")
+    time_zone = forms.CharField(
+        max_length=64,
+        label="Your time zone",
+        help_text="An IANA name such as Europe/Berlin: quiet hours and the daily digest follow it.",
+    )
+    quiet_from = forms.TimeField(required=False, label="Quiet from", widget=forms.TimeInput(attrs={"type": "time"}))
+    quiet_until = forms.TimeField(required=False, label="Quiet until", widget=forms.TimeInput(attrs={"type": "time"}))
+    away_until = forms.DateTimeField(
+        required=False,
+        label="Away until",
+        help_text="While you are away your notifications and assignments go to your delegate.",
+        widget=forms.DateTimeInput(attrs={"type": "datetime-local"}),
+    )
+    delegate = forms.ModelChoiceField(queryset=get_user_model().objects.none(), required=False, label="Delegate")
+
+    def __init__(self, *args: Any, user=None, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        people = get_user_model().objects.filter(is_active=True).order_by("username")
+        delegate = self.fields["delegate"]
+        assert isinstance(delegate, forms.ModelChoiceField)
+        delegate.queryset = people.exclude(pk=user.pk) if user is not None else people
+        delegate.empty_label = "Nobody"
+
+    def clean_time_zone(self) -> str:
+        zone = self.cleaned_data["time_zone"].strip()
+        if zone not in available_timezones():
+            raise forms.ValidationError("This is not a time zone name: try one like Europe/Berlin or America/New_York.")
+        return zone
+
+    def clean(self) -> dict[str, Any]:
+        cleaned = super().clean() or {}
+        if bool(cleaned.get("quiet_from")) != bool(cleaned.get("quiet_until")):
+            self.add_error("quiet_until", "Give both ends of the quiet hours, or neither.")
+        if cleaned.get("away_until") and not cleaned.get("delegate"):
+            self.add_error("delegate", "Choose who covers for you while you are away.")
+        return cleaned
+
+
+class WebhookForm(forms.Form):
+    kind = forms.ChoiceField(choices=ChatWebhook.KINDS, label="Chat app")
+    label = forms.CharField(max_length=100, label="Name", help_text="For you: which channel it posts to.")
+    url = forms.CharField(
+        max_length=2000,
+        label="Webhook address",
+        help_text="A secret: stored encrypted, never shown again in full.",
+        widget=forms.PasswordInput(render_value=True, attrs={"autocomplete": "off"}),
+    )
+
+    def clean_url(self) -> str:
+        try:
+            return webhook_address_check(self.cleaned_data["url"])
+        except WebhookAddressError as exc:
+            raise forms.ValidationError(str(exc)) from exc
+
+
+class ClaimForm(forms.Form):
+    item_key = forms.CharField(max_length=250, widget=forms.HiddenInput)
+    action = forms.ChoiceField(choices=[("claim", "claim"), ("release", "release"), ("assign", "assign")])
+    assignee = forms.IntegerField(required=False)
+    next = forms.CharField(required=False, widget=forms.HiddenInput)

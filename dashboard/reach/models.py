@@ -1,0 +1,161 @@
+from __future__ import annotations
+
+from django.conf import settings
+from django.db import models
+
+from dashboard.keys.crypto import decrypt_secret
+
+
+class Cadence(models.TextChoices):
+    NOW = "now", "At once"
+    HOURLY = "hourly", "An hourly digest"
+    DAILY = "daily", "A daily digest (at 08:00)"
+
+
+APPROVAL_RISKS = (("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive"))
+
+
+class NotificationPreference(models.Model):
+    """What one person wants to hear about outside the console's tab, how,
+    and when not (quiet hours in their own time zone); whether they are
+    away and who covers for them meanwhile. A person without a row gets
+    only escalations, by email, at once."""
+
+    user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    approval_risks = models.JSONField(default=list, blank=True, help_text="Approvals of these risks.")
+    my_work_needs_me = models.BooleanField(default=True, help_text="My runs and turns that failed or wait for me.")
+    my_work_finished = models.BooleanField(default=False, help_text="My runs and turns that finished.")
+    cadence = models.CharField(max_length=8, choices=Cadence.choices, default=Cadence.NOW)
+    by_email = models.BooleanField(default=True)
+    time_zone = models.CharField(max_length=64, default="UTC")
+    quiet_from = models.TimeField(null=True, blank=True)
+    quiet_until = models.TimeField(null=True, blank=True)
+    away_until = models.DateTimeField(null=True, blank=True)
+    delegate = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    updated_at = models.DateTimeField(auto_now=True)
+
+    def __str__(self) -> str:
+        return f"notification preferences of {self.user_id}"
+
+
+class ChatWebhook(models.Model):
+    """A chat webhook (Slack, Microsoft Teams, or generic JSON) that receives
+    notifications: a person's own (their notifications), or a workspace's
+    (its escalations and approvals; set by Administrators). The address is a
+    secret (whoever holds it posts into the channel): stored encrypted like
+    API keys, never shown again in full."""
+
+    KIND_SLACK = "slack"
+    KIND_TEAMS = "teams"
+    KIND_JSON = "json"
+    KINDS = [(KIND_SLACK, "Slack"), (KIND_TEAMS, "Microsoft Teams"), (KIND_JSON, "Generic JSON")]
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.CASCADE, related_name="+")
+    workspace_id = models.CharField(max_length=64, blank=True, help_text="Set for a workspace's webhook.")
+    kind = models.CharField(max_length=8, choices=KINDS)
+    label = models.CharField(max_length=100)
+    url_encrypted = models.TextField()
+    url_hint = models.CharField(max_length=120, help_text="The host and the end of the address, for people.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["label", "id"]
+
+    def __str__(self) -> str:
+        return self.label
+
+    @property
+    def url(self) -> str:
+        return decrypt_secret(self.url_encrypted)
+
+    @property
+    def channel(self) -> str:
+        return f"webhook:{self.pk}"
+
+
+class Delivery(models.Model):
+    """One notification of one item to one recipient on one channel: the row
+    is the schedule (`due_at`), stepped by the task `reach.deliver` (a lease
+    makes one worker send it), retried with backoff. The unique constraint
+    makes it one per item, person and channel, whatever the number of workers
+    producing it."""
+
+    STATUS_PENDING = "pending"
+    STATUS_SENT = "sent"
+    STATUS_FAILED = "failed"
+    STATUSES = [(STATUS_PENDING, "Waiting to be sent"), (STATUS_SENT, "Sent"), (STATUS_FAILED, "Gave up")]
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.CASCADE, related_name="+")
+    # "user:<id>" or "workspace:<id>": part of the unique key (never null).
+    recipient = models.CharField(max_length=100)
+    workspace_id = models.CharField(max_length=64)
+    item_key = models.CharField(max_length=250)
+    channel = models.CharField(max_length=32, help_text='"email" or "webhook:<id>".')
+    kind = models.CharField(max_length=32)
+    title = models.CharField(max_length=300)
+    path = models.CharField(max_length=500, help_text="Where the item opens in the console (a signed-in page).")
+    on_behalf_of = models.CharField(max_length=150, blank=True, help_text="The away person a delegate covers.")
+    digest = models.BooleanField(default=False)
+    due_at = models.DateTimeField()
+    deferred_by = models.CharField(max_length=16, blank=True, help_text='"quiet hours" or "digest".')
+    status = models.CharField(max_length=8, choices=STATUSES, default=STATUS_PENDING)
+    attempts = models.PositiveSmallIntegerField(default=0)
+    last_error = models.CharField(max_length=300, blank=True)
+    sent_at = models.DateTimeField(null=True, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=32, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(
+                fields=["recipient", "workspace_id", "item_key", "channel"], name="reach_one_delivery_per_item"
+            )
+        ]
+        indexes = [models.Index(fields=["status", "due_at"], name="reach_delivery_due")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} {self.item_key} to {self.recipient} by {self.channel}"
+
+
+class Escalation(models.Model):
+    """An overdue item escalated once: the unique row, made in a transaction
+    by whichever worker gets there first, is the "once"."""
+
+    workspace_id = models.CharField(max_length=64)
+    item_key = models.CharField(max_length=250)
+    title = models.CharField(max_length=300)
+    due_at = models.DateTimeField()
+    escalated_at = models.DateTimeField(auto_now_add=True)
+    notified = models.PositiveSmallIntegerField(default=0)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "item_key"], name="reach_one_escalation_per_item")
+        ]
+
+    def __str__(self) -> str:
+        return f"escalation of {self.item_key}"
+
+
+class Claim(models.Model):
+    """ "I'm on it", or an assignment: who handles an item, seen by every
+    approver. One per item (a second claim replaces the first, said on the
+    page). Gone with the item."""
+
+    workspace_id = models.CharField(max_length=64)
+    item_key = models.CharField(max_length=250)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    assigned_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["workspace_id", "item_key"], name="reach_one_claim_per_item")]
+
+    def __str__(self) -> str:
+        return f"{self.item_key} claimed by {self.user_id}"

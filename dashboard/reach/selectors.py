@@ -1,0 +1,42 @@
+"""Reads of notifications: one's delivery log, the claims of items, whom to assign."""
+
+from __future__ import annotations
+
+from django.db.models import Q, QuerySet
+from django.utils import timezone
+
+from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference
+
+LOG_SIZE = 100
+
+
+def delivery_log(*, user, workspace_id: str, may_see_workspace_hooks: bool) -> QuerySet[Delivery]:
+    """The person's deliveries in this workspace (and its webhooks' for an
+    Administrator), newest first: only of the workspace their working key reaches."""
+    mine = Q(user=user)
+    if may_see_workspace_hooks:
+        mine |= Q(recipient=f"workspace:{workspace_id}")
+    return Delivery.objects.filter(mine, workspace_id=workspace_id).order_by("-created_at", "-id")[:LOG_SIZE]
+
+
+def webhooks_of(*, user, workspace_id: str) -> tuple[list[ChatWebhook], list[ChatWebhook]]:
+    """(the person's own webhooks, the workspace's)."""
+    own = list(ChatWebhook.objects.filter(owner=user, workspace_id=""))
+    shared = list(ChatWebhook.objects.filter(workspace_id=workspace_id)) if workspace_id else []
+    return own, shared
+
+
+def claim_of(*, workspace_id: str, item_key: str) -> Claim | None:
+    return (
+        Claim.objects.filter(workspace_id=workspace_id, item_key=item_key).select_related("user", "assigned_by").first()
+    )
+
+
+def covering_for(user) -> str:
+    """The delegate's name while `user` is away ("" otherwise)."""
+    preference = (
+        NotificationPreference.objects.filter(user=user, away_until__gt=timezone.now(), delegate__isnull=False)
+        .select_related("delegate")
+        .first()
+    )
+    return preference.delegate.get_username() if preference and preference.delegate else ""

@@ -1,0 +1,15 @@
+from django.urls import path
+
+from dashboard.reach import views
+from dashboard.web import converters  # noqa: F401  (the pk path converter)
+
+app_name = "reach"
+urlpatterns = [
+    path("", views.preferences, name="preferences"),
+    path("webhooks/add", views.webhook_add, name="webhook_add"),
+    path("webhooks/workspace/add", views.workspace_webhook_add, name="workspace_webhook_add"),
+    path("webhooks/<pk:pk>/remove", views.webhook_remove, name="webhook_remove"),
+    path("log/", views.delivery_log, name="log"),
+    path("log/<pk:pk>/retry", views.delivery_retry, name="retry"),
+    path("claim", views.claim, name="claim"),
+]

@@ -1,0 +1,122 @@
+"""Fixtures of notifications: a workspace with a pending approval in the
+inbox's stored rows (as the refresh keeps them), approvers and an
+Administrator holding working keys of it, and a local HTTP receiver
+standing in for a chat webhook."""
+
+from __future__ import annotations
+
+import json
+import threading
+from datetime import timedelta
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+from cryptography.fernet import Fernet
+from django.utils import timezone
+
+from dashboard.audit.testing import make_administrator, make_approver
+from dashboard.inbox.models import WaitingItem
+from dashboard.keys.testing import stored_api_key
+
+WORKSPACE = "ws-reach"
+APPROVAL_ID = "aaaaaaaa-0000-4000-8000-00000000000a"
+AGENT_ID = "11111111-1111-4111-8111-111111111111"
+
+
+@pytest.fixture(autouse=True)
+def key_encryption(settings):
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    settings.REACH_WEBHOOK_ALLOW_HTTP = True
+    settings.CONSOLE_BASE_URL = "https://console.example.com"
+
+
+def pending_approval(*, risk: str = "send", minutes_ago: float = 5, approval_id: str = APPROVAL_ID) -> WaitingItem:
+    """A pending approval as the inbox refresh stores it (agents' source)."""
+    requested = timezone.now() - timedelta(minutes=minutes_ago)
+    return WaitingItem.objects.create(
+        workspace_id=WORKSPACE,
+        source="agents",
+        remote_id=f"approval:{approval_id}",
+        kind="approval",
+        data={
+            "approval": {
+                "id": approval_id,
+                "agent_id": AGENT_ID,
+                "run_id": "bbbbbbbb-0000-4000-8000-000000000001",
+                "summary": "Send the welcome email to dana@example.com",
+                "risk": risk,
+                "status": "pending",
+                "created_at": requested.isoformat(),
+            },
+            "agent_name": "Lead qualifier",
+        },
+        since=requested,
+        settle_path=f"/v1/approvals/{approval_id}",
+        refreshed_at=timezone.now(),
+    )
+
+
+def member(django_user_model, username: str, *, email: str = "", admin: bool = False):
+    person = django_user_model.objects.create_user(
+        username=username, password="a long enough passphrase", email=email or f"{username}@example.com"
+    )
+    (make_administrator if admin else make_approver)(person)
+    stored_api_key(user=person, secret=f"svc_sk_{username}0123456789abcdefghijklmnop", workspace_id=WORKSPACE)
+    return person
+
+
+@pytest.fixture
+def dana(db, django_user_model):
+    return member(django_user_model, "dana")
+
+
+@pytest.fixture
+def admin_ada(db, django_user_model):
+    return member(django_user_model, "ada", admin=True)
+
+
+class Receiver:
+    """A local chat webhook: keeps every JSON body posted to it; answers `status`."""
+
+    def __init__(self):
+        self.bodies: list[dict] = []
+        self.status = 200
+        received = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                length = int(self.headers.get("Content-Length") or 0)
+                received.bodies.append(json.loads(self.rfile.read(length) or b"{}"))
+                self.send_response(received.status)
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/T000/B000/secret"
+        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
+        self.thread.start()
+
+    def stop(self):
+        self.server.shutdown()
+        self.server.server_close()
+
+
+@pytest.fixture
+def receiver():
+    handle = Receiver()
+    try:
+        yield handle
+    finally:
+        handle.stop()
+
+
+@pytest.fixture
+def real_smtp(settings, smtp_server):
+    handler, port = smtp_server
+    settings.EMAIL_BACKEND = "django.core.mail.backends.smtp.EmailBackend"
+    settings.EMAIL_HOST, settings.EMAIL_PORT = "127.0.0.1", port
+    settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
+    settings.DEFAULT_FROM_EMAIL = "Console <console@example.com>"
+    return handler
