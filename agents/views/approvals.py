@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
-from urllib.parse import urlencode, urlsplit
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
@@ -108,6 +108,7 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
         "rows": rows,
         "selected": selected,
         "selected_id": selected["approval"]["id"] if selected else "",
+        "claim_back": _selected_address(request, selected["approval"]["id"]) if selected else "",
         "counts": _pending_counts(request.workspace.id, approvals_read),
         "paging": pager.links(kept, page.next_cursor),
         "workspace_zone": request.workspace.zone,
@@ -199,8 +200,28 @@ def approval_detail(request: ConsoleRequest, approval_id: str) -> HttpResponse:
         "decide_refusal": refusal,
         "workspace_zone": request.workspace.zone,
         "next": reverse("agents:approvals"),
+        # The pane swapped into the queue: its claim buttons come back to the queue, not to this address.
+        "claim_back": _card_address(request, str(approval_id)) if is_partial(request) else "",
     }
     return render_region(request, "agents/approval.html", "detail", context)
+
+
+def _selected_address(request: ConsoleRequest, approval_id: str) -> str:
+    """This queue page, as filtered, with the approval selected: where the
+    detail's claim buttons come back to."""
+    return f"{reverse('agents:approvals')}?{urlencode({**request.GET.dict(), 'approval': approval_id})}"
+
+
+def _card_address(request: ConsoleRequest, approval_id: str) -> str:
+    """The page an approval's card is shown on (htmx's HX-Current-URL): the
+    queue as filtered, with this approval selected, or the approval's own page."""
+    shown = urlsplit(request.headers.get("HX-Current-URL", ""))
+    queue_url = reverse("agents:approvals")
+    if shown.path != queue_url:
+        return reverse("agents:approval", args=[approval_id])
+    query = dict(parse_qsl(shown.query))
+    query["approval"] = approval_id
+    return f"{queue_url}?{urlencode(query)}"
 
 
 def _reread(
@@ -410,13 +431,17 @@ def _posted_name(request: ConsoleRequest) -> dict[str, str]:
 def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
     """The decided card; on the queue, its line in the list too (out of band: decided, by whom)."""
     queue_url = reverse("agents:approvals")
-    on_queue = urlsplit(request.headers.get("HX-Current-URL", "")).path == queue_url
+    approval_id = str(row["approval"]["id"])
+    shown = urlsplit(request.headers.get("HX-Current-URL", "")).path
+    on_queue = shown == queue_url
     return render(
         request,
         "agents/approval_decided.html",
         {
             "row": row,
             "on_queue": on_queue,
+            "claims": shown in (queue_url, reverse("agents:approval", args=[approval_id])),
+            "claim_back": _card_address(request, approval_id),
             "workspace_zone": request.workspace.zone,
             "next": next_url(request, queue_url),
         },

@@ -14,7 +14,8 @@ from agents import queue as agents_queue
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.models import WaitingItem
-from tests.agents.test_approvals_views import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
+from dashboard.keys.testing import stored_api_key
+from tests.agents.test_approvals_views import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval, decision_fields
 from tests.html import one, parse, root_ids, select, text_of, texts
 
 NEW_ID = "aaaaaaaa-0000-4000-8000-000000000003"
@@ -150,3 +151,79 @@ def test_time_waited_in_words(seconds, words):
 )
 def test_who_decided_is_read_tolerantly(body, who):
     assert agents_queue.decided_by_service(body) == who
+
+
+def minutes_ago(minutes: int) -> str:
+    return (timezone.now() - timezone.timedelta(minutes=minutes)).isoformat()
+
+
+def test_each_line_and_the_card_show_the_time_left_or_overdue(service, logged_in_client, settings):
+    settings.APPROVAL_DEADLINE_MINUTES = {"send": 60, "destructive": 60}
+    service.mock(
+        return_value=httpx.Response(
+            200,
+            json={
+                "data": [
+                    approval(created_at=minutes_ago(20)),
+                    approval(DELETE_ID, risk="destructive", created_at=minutes_ago(90)),
+                ]
+            },
+        )
+    )
+    page = logged_in_client.get(reverse("agents:approvals")).content
+    on_time, late = (one(line, ".deadline") for line in select(page, "#approval-queue > li"))
+    assert text_of(on_time).endswith("min left") and "deadline--overdue" not in on_time["class"]
+    assert text_of(late) == "Overdue by 30 min" and "deadline--overdue" in late["class"]
+    card = one(page, f"#approval-detail li#approval-{SEND_ID}")  # the first one is selected
+    assert text_of(one(card, ".approval__head .deadline")) == text_of(on_time)
+
+
+def test_the_detail_card_has_the_claim_reinstruct_and_a_counted_note(service, api_key, logged_in_client, other_user):
+    make_approver(other_user)  # an approver holding a key of the workspace: someone to assign it to
+    stored_api_key(user=other_user, secret="svc_sk_other0123456789abcdefghijklmnop", workspace_id=api_key.workspace_id)
+    url = reverse("agents:approval", args=[SEND_ID])
+    shown = "http://testserver" + reverse("agents:approvals") + "?risk=send"
+    pane = logged_in_client.get(url, HTTP_HX_CURRENT_URL=shown, **HTMX).content
+    card = one(pane, f"li#approval-{SEND_ID}")
+    claim = one(card, ".approval__claim .reach-claim form")
+    assert texts(claim, "button") == ["I'm on it", "Assign"]
+    assert texts(claim, "select option") == [other_user.username]
+    back = one(claim, "input[name=next]")["value"]
+    assert back == reverse("agents:approvals") + f"?risk=send&approval={SEND_ID}"  # the queue as filtered
+    assert one(card, "a[href$='/reinstruct']")["href"] == reverse("agents:approval_reinstruct", args=[SEND_ID])
+    note = one(card, "form.approval__actions textarea[name=note]")
+    assert not note.has_attr("maxlength") and note.has_attr("data-max-length")
+    assert len(select(card, "form.approval__actions")) == 1  # the claim is its own form, beside the decision's
+
+    fields = {i["name"]: i["value"] for i in select(claim, "input[type=hidden]")} | {"action": "claim"}
+    claimed = logged_in_client.post(reverse("reach:claim"), fields)
+    assert claimed.status_code == 302 and claimed["Location"] == back
+    page = logged_in_client.get(back).content
+    assert text_of(one(page, "#approval-detail .reach-claim .badge")) == "alice is on it"
+    assert texts(page, "#approval-detail .reach-claim button") == ["Release", "Assign"]
+
+
+def test_the_claim_is_only_on_the_queues_card_the_inbox_places_its_own(service, logged_in_client):
+    page = logged_in_client.get(reverse("agents:approvals")).content
+    assert len(select(page, ".reach-claim")) == 1  # the selected card's, none in the list's lines
+    run_rows = parse(logged_in_client.get(reverse("agents:approval", args=[SEND_ID])).content)
+    assert len(select(run_rows, ".reach-claim")) == 1  # its own page (phones, no JavaScript)
+
+
+def test_a_note_refused_on_the_queues_card_keeps_its_claim_buttons(service, remote, logged_in_client):
+    queue_url = reverse("agents:approvals")
+    page = logged_in_client.get(queue_url).content
+    decide = remote.post(f"/v1/approvals/{SEND_ID}").mock(return_value=httpx.Response(200, json={}))
+    fields = {**decision_fields(page, SEND_ID, "reject"), "note": "n" * 2001}
+
+    answer = logged_in_client.post(
+        reverse("agents:approval_decide", args=[SEND_ID]),
+        fields,
+        HTTP_HX_CURRENT_URL=f"http://testserver{queue_url}",
+        **HTMX,
+    )
+
+    assert decide.call_count == 0
+    card = one(answer.content, f"li#approval-{SEND_ID}")
+    assert one(card, f"#approval-{SEND_ID}-note_error")
+    assert one(card, ".reach-claim input[name=next]")["value"] == f"{queue_url}?approval={SEND_ID}"
