@@ -431,17 +431,13 @@ def _posted_name(request: ConsoleRequest) -> dict[str, str]:
 def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
     """The decided card; on the queue, its line in the list too (out of band: decided, by whom)."""
     queue_url = reverse("agents:approvals")
-    approval_id = str(row["approval"]["id"])
-    shown = urlsplit(request.headers.get("HX-Current-URL", "")).path
-    on_queue = shown == queue_url
+    on_queue = urlsplit(request.headers.get("HX-Current-URL", "")).path == queue_url
     return render(
         request,
         "agents/approval_decided.html",
         {
             "row": row,
             "on_queue": on_queue,
-            "claims": shown in (queue_url, reverse("agents:approval", args=[approval_id])),
-            "claim_back": _card_address(request, approval_id),
             "workspace_zone": request.workspace.zone,
             "next": next_url(request, queue_url),
         },
