@@ -120,6 +120,16 @@ def test_keyboard_decide_keeps_the_destructive_confirmation(console, seeded_sand
     expect(page.locator(f"#approval-{send_id}")).to_have_attribute("data-status", "rejected")
     expect(send).to_contain_text("Rejected by mona")  # its line in the list says so too
     expect(send.get_by_role("checkbox")).to_have_count(0)
+    # Who is on it sits under a pending card only: decided in place, its buttons go.
+    expect(page.locator("#approval-detail .approval__claim")).to_be_hidden()
+
+    # "I'm on it" under the card comes back to the queue with the same approval selected, for everyone to see.
+    destructive.get_by_role("link").first.click()
+    pane = page.locator("#approval-detail")
+    expect(pane.locator(f"#approval-{destructive_id}")).to_be_visible()
+    pane.get_by_role("button", name="I'm on it").click()
+    expect(page).to_have_url(re.compile(rf"/approvals/\?.*approval={destructive_id}"))
+    expect(pane.locator(".reach-claim .badge")).to_have_text("mona is on it")
 
     # a on a destructive action only opens its confirmation: nothing is sent until "Yes".
     destructive.get_by_role("link").first.click()
