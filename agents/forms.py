@@ -242,6 +242,21 @@ class RerunForm(forms.Form):
     idempotency_key = IdempotencyKeyField()
 
 
+class ApprovalBatchForm(forms.Form):
+    """Approve or reject the selected approvals together (agents/bulk_decisions.py).
+    The form's key is the batch's uid: a double submit is one batch."""
+
+    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    idempotency_key = IdempotencyKeyField()
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        # The selected ids (checkboxes named "approval"): well-formed ones only; the service's list decides the rest.
+        picked = self.data.getlist("approval")[:200] if hasattr(self.data, "getlist") else []
+        self.cleaned_data["approvals"] = [uuid_or_empty(value) for value in picked if uuid_or_empty(value)]
+        return self.cleaned_data
+
+
 class GrantRevokeForm(forms.Form):
     """ "Stop allowing": one grant of one agent, taken back through the builder.
     The box says what it costs (credits, a changed draft) before it is sent."""

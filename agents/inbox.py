@@ -25,6 +25,7 @@ from agents.deadlines import approval_due_at, deadline_overrides
 from agents.live import INVOCATION_KIND, RUN_KIND, is_followed, waits_for_a_person
 from agents.models import BuilderAnswer
 from agents.pages import approval_row, decide_refusal
+from agents.queue import NAMES_KIND, SOURCE, stored_agent_names
 from agents.reading import read_agent_summary, read_approval, read_run
 from agents.selectors import agent_list, approval_list, run_list
 from dashboard.api.paths import api_path
@@ -47,8 +48,7 @@ from dashboard.web.reading import as_dict, as_list, text
 if TYPE_CHECKING:
     from dashboard.frame.workspace import ConsoleRequest
 
-SOURCE = "agents"
-NAMES_ID = NAMES_KIND = "agent-names"
+NAMES_ID = NAMES_KIND
 # How much one refresh reads, at most: pages of 100 approvals and agents, runs per agent and status.
 MAX_PAGES = 10
 RUNS_PER_AGENT = 25
@@ -87,13 +87,8 @@ def _kept_of_run(item: Any) -> dict[str, Any]:
     return {name: run[name] for name in RUN_MEMBERS_KEPT if name in run}
 
 
-def refresh(client, workspace_id: str) -> list[StoredItem]:
-    """The workspace's pending approvals, and runs of every agent that wait
-    for a person or failed within INBOX_FAILED_DAYS."""
-    agents = [read_agent_summary(item) for item in _all_pages(lambda **q: agent_list(client=client, status=None, **q))]
-    names = {agent["id"]: agent["name"] for agent in agents if agent["id"]}
-    # The agents' names, for the items the console knows of itself (builder questions, own runs).
-    stored: list[StoredItem] = [StoredItem(remote_id=NAMES_ID, kind=NAMES_KIND, data={"names": names})]
+def _pending_approvals(client, names: dict[str, str]) -> list[StoredItem]:
+    stored = []
     for item in _all_pages(lambda **q: approval_list(client=client, status="pending", **q)):
         approval = read_approval(item)
         if not approval["id"] or approval["status"] != "pending":
@@ -107,6 +102,24 @@ def refresh(client, workspace_id: str) -> list[StoredItem]:
                 settle_path=api_path("/v1/approvals/{}", approval["id"]),
             )
         )
+    return stored
+
+
+def approvals_refresh(client, workspace_id: str) -> list[StoredItem]:
+    """The quick read of a workspace someone is looking at: its pending
+    approvals only (usually one call), named with the agents' names the
+    last full refresh kept."""
+    return _pending_approvals(client, stored_agent_names(workspace_id=workspace_id))
+
+
+def refresh(client, workspace_id: str) -> list[StoredItem]:
+    """The workspace's pending approvals, and runs of every agent that wait
+    for a person or failed within INBOX_FAILED_DAYS."""
+    agents = [read_agent_summary(item) for item in _all_pages(lambda **q: agent_list(client=client, status=None, **q))]
+    names = {agent["id"]: agent["name"] for agent in agents if agent["id"]}
+    # The agents' names, for the items the console knows of itself (builder questions, own runs).
+    stored: list[StoredItem] = [StoredItem(remote_id=NAMES_ID, kind=NAMES_KIND, data={"names": names})]
+    stored += _pending_approvals(client, names)
     cutoff = failures_since()
     for agent_id, name in names.items():
         for status in ("waiting", "failed"):
@@ -238,6 +251,9 @@ def _builder_questions(viewer: InboxViewer, names: dict[str, str]) -> list[Inbox
             if questions
             else (answer.message or "The agent builder needs an answer")
         )
+        # Which agent it is about: two drafts' questions read alike otherwise.
+        name = names.get(answer.agent_id, "")
+        title = f"{title} (agent {name})" if name else f"{title} (a draft agent)"
         items.append(
             InboxItem(
                 key=f"builder:{answer.agent_id}",
@@ -351,6 +367,8 @@ AGENTS_INBOX = InboxSource(
     items=items,
     refresh=refresh,
     refresh_after=("/v1/approvals/",),
+    watched_refresh=approvals_refresh,
+    watched_kinds=(KIND_APPROVAL,),
     context=item_context,
     stamp=stamp,
 )

@@ -91,6 +91,71 @@ class InsightsRefresh(models.Model):
         return f"insights of workspace {self.workspace_id}"
 
 
+class ApprovalBatch(models.Model):
+    """A bulk decision: up to 50 pending approvals that need no confirmation,
+    approved or rejected by one person, as a job stepped by
+    `agents.approval_batch_step` (agents/bulk_decisions.py). Its `uid` is the
+    starting form's idempotency key (a double submit is one batch); every
+    decision's Idempotency-Key is `uuid5(uid, "decide:<approval id>")`, the
+    same on every retry."""
+
+    RUNNING = "running"
+    DONE = "done"
+    STOPPED = "stopped"
+    STATUSES = [(RUNNING, "Running"), (DONE, "Done"), (STOPPED, "Stopped")]
+    APPROVE = "approve"
+    REJECT = "reject"
+
+    uid = models.UUIDField(unique=True)
+    workspace_id = models.CharField(max_length=64)
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="+")
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    decision = models.CharField(max_length=8, choices=[(APPROVE, "Approve"), (REJECT, "Reject")])
+    status = models.CharField(max_length=16, choices=STATUSES, default=RUNNING)
+    message = models.CharField(max_length=400, blank=True)
+    transient_errors = models.PositiveSmallIntegerField(default=0)
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+    finished_at = models.DateTimeField(null=True, blank=True)
+
+    def __str__(self) -> str:
+        return f"bulk {self.decision} {self.uid} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status != self.RUNNING
+
+
+class ApprovalBatchItem(models.Model):
+    """One approval of a bulk decision and what became of it."""
+
+    TO_DO = ""
+    DECIDED = "decided"
+    ALREADY = "already_decided"
+    FAILED = "failed"
+
+    batch = models.ForeignKey(ApprovalBatch, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    approval_id = models.CharField(max_length=200)
+    agent_id = models.CharField(max_length=64, blank=True)
+    agent_name = models.CharField(max_length=200, blank=True)
+    summary = models.CharField(max_length=300, blank=True)
+    risk = models.CharField(max_length=32, blank=True)
+    outcome = models.CharField(max_length=16, blank=True, default=TO_DO)
+    message = models.CharField(max_length=400, blank=True)
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "approval_id"], name="agents_batch_one_item_per_approval"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.approval_id}: {self.outcome or 'to do'}"
+
+
 class ApprovalDeadline(models.Model):
     """An Administrator's deadline for one agent's approvals of one risk,
     overriding APPROVAL_DEADLINE_MINUTES (agents/deadlines.py)."""

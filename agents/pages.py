@@ -28,6 +28,7 @@ from agents.insights import (
     window_start,
 )
 from agents.models import InsightsRefresh
+from agents.queue import decided_by_service, waited_words
 from agents.reading import read_run
 from dashboard.live.selectors import operation_view
 from dashboard.people.roles import DECIDE_APPROVALS
@@ -97,8 +98,10 @@ def approval_row(
     outcome: Any = None,
     notice: str = "",
     form: ApprovalDecisionForm | None = None,
+    decided_by: str = "",
 ) -> dict[str, Any]:
-    """One row of the queue (`agents/approvals.html#approval_row`)."""
+    """One row of the queue (`agents/approvals.html#approval_row`, and its
+    dense line `#queue_item`): with the time it has waited and who decided it."""
     return {
         "approval": approval,
         "agent_name": approval["agent_name"] or agent_names.get(approval["agent_id"], ""),
@@ -106,6 +109,10 @@ def approval_row(
         "outcome": read_run(outcome) if isinstance(outcome, dict) and outcome else None,
         "outcome_raw": outcome,
         "notice": notice,
+        "waited": waited_words(approval["requested_at"]) if approval["status"] == "pending" else "",
+        "decided_by": decided_by or decided_by_service(approval.get("raw")),
+        # Bulk decisions take the pending ones that need no confirmation (agents/bulk_decisions.py).
+        "bulk": may_decide and approval["status"] == "pending" and not approval["needs_confirmation"],
     }
 
 

@@ -18,11 +18,10 @@ from urllib.parse import urlencode
 from django.core.cache import cache
 from django.urls import reverse
 
-from agents.reading import read_agent_summary, read_approval, read_run
+from agents.queue import pending_stored
+from agents.reading import read_agent_summary, read_run
 from agents.selectors import agent_list, run_get
 from dashboard.api import errors
-from dashboard.inbox.selectors import stored_items
-from dashboard.inbox.sources import KIND_APPROVAL
 from dashboard.palette.sources import (
     PaletteAction,
     PaletteResult,
@@ -31,7 +30,6 @@ from dashboard.palette.sources import (
     is_id_shaped,
     ranked,
 )
-from dashboard.web.reading import as_dict, text
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import ConsoleRequest
@@ -44,7 +42,6 @@ KIND_APPROVALS = "Approvals"
 AGENTS_CACHE_SECONDS = 60
 # Pages of 100 agents read, at most, into the cache.
 AGENT_PAGES = 5
-INBOX_SOURCE = "agents"  # the inbox source whose stored items hold the approvals (agents/inbox.py)
 
 
 def _agents_cache_key(workspace_id: str) -> str:
@@ -114,14 +111,8 @@ def approvals_found(request: ConsoleRequest, query: str, limit: int) -> list[Pal
     workspace_id = request.workspace.id
     url = reverse("agents:approvals")
     candidates = []
-    for row in stored_items(workspace_id=workspace_id, source=INBOX_SOURCE):
-        if row.kind != KIND_APPROVAL:
-            continue
-        data = as_dict(row.data)
-        approval = read_approval(as_dict(data.get("approval")))
-        if not approval["id"] or approval["status"] != "pending":
-            continue
-        name = text(data.get("agent_name")) or approval["agent_name"]
+    for _, approval in pending_stored(workspace_id=workspace_id):
+        name = approval["agent_name"]
         where = f"{url}?{urlencode({'agent': approval['agent_id']})}" if approval["agent_id"] else url
         subtitle = f"Waiting for a decision, asked by {name}" if name else "Waiting for a decision"
         summary = approval["summary"] or "An action waits for a decision"

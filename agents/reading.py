@@ -420,6 +420,8 @@ def read_approval(item: dict) -> dict[str, Any]:
         "always": item.get("always") is True,
         "requested_at": when(item.get("created_at") or item.get("requested_at")),
         "decided_at": when(item.get("decided_at")),
+        # The body as the service sent it: who decided may be in it (agents/queue.py reads it tolerantly).
+        "raw": item,
     }
 
 

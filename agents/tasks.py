@@ -3,7 +3,7 @@ secret), re-read the row, never sleep, and are safe to run twice."""
 
 from __future__ import annotations
 
-from agents import services
+from agents import bulk_decisions, services
 from dashboard.celery import app
 
 
@@ -30,3 +30,11 @@ def insights_refresh_due() -> int:
     for workspace_id in workspaces:
         insights_refresh.apply_async(args=[workspace_id], expires=services.insights_refresh_seconds())
     return len(workspaces)
+
+
+@app.task(name="agents.approval_batch_step", acks_late=True, ignore_result=True)
+def approval_batch_step(batch_id: int) -> None:
+    """One bounded chunk of a bulk decision (agents/bulk_decisions.py); sends
+    itself again while approvals are left. Run twice, the lease lets one run
+    and the decisions' keys make the service replay rather than decide twice."""
+    bulk_decisions.batch_step(batch_id=batch_id)

@@ -76,6 +76,13 @@ def add_inbox_refresh(sender: Celery, **kwargs) -> None:
     sender.add_periodic_task(
         every, sender.signature("inbox.refresh_all", options={"expires": every}), name="inbox.refresh_all"
     )
+    # Workspaces someone is looking at: their pending approvals, more often (dashboard/inbox/services.py).
+    watched = float(settings.INBOX_WATCHED_REFRESH_SECONDS)
+    sender.add_periodic_task(
+        watched,
+        sender.signature("inbox.refresh_watched", options={"expires": watched}),
+        name="inbox.refresh_watched",
+    )
 
 
 @app.on_after_configure.connect

@@ -437,6 +437,11 @@ OBJECTS_COUNT_MAX_PAGES = env.int("OBJECTS_COUNT_MAX_PAGES", default=1000)
 INBOX_REFRESH_SECONDS = env.float("INBOX_REFRESH_SECONDS", default=60.0)
 INBOX_POLL_SECONDS = env.int("INBOX_POLL_SECONDS", default=5)
 INBOX_FAILED_DAYS = env.float("INBOX_FAILED_DAYS", default=3.0)
+# A workspace someone is looking at (a page's poll marked it in the last
+# INBOX_WATCHED_SECONDS) has its pending approvals read every
+# INBOX_WATCHED_REFRESH_SECONDS; nobody looking, the interval above only.
+INBOX_WATCHED_REFRESH_SECONDS = env.float("INBOX_WATCHED_REFRESH_SECONDS", default=10.0)
+INBOX_WATCHED_SECONDS = env.float("INBOX_WATCHED_SECONDS", default=30.0)
 
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)

@@ -670,6 +670,7 @@ def render_approval(req, approval: dict) -> dict:
         "always": approval.get("always", False),
         "created_at": approval.get("requested_at") or approval["created_at"],
         "decided_at": approval.get("decided_at"),
+        "decided_by": approval.get("decided_by"),
     }
 
 
@@ -1335,9 +1336,11 @@ def approvals_decide(req):
         if approval is None or not is_ready(approval.get("requested_at"), req.clock.now()):
             raise not_found("approval")
         if approval["status"] != "pending":
-            raise conflict(
-                f"This approval was already decided ({approval['status']}).", {"status": [approval["status"]]}
-            )
+            # Who decided it: an inner field the contract leaves open (a second implementation may not say).
+            details = {"status": [approval["status"]]}
+            if approval.get("decided_by"):
+                details["decided_by"] = [approval["decided_by"]]
+            raise conflict(f"This approval was already decided ({approval['status']}).", details)
         if always and decision != "approve":
             raise invalid({"always": ["only goes with decision approve"]})
         if always and not approval["can_always_allow"]:
@@ -1346,7 +1349,11 @@ def approvals_decide(req):
             )
         now = req.clock.iso()
         approval.update(
-            status="approved" if decision == "approve" else "rejected", decision=decision, always=always, decided_at=now
+            status="approved" if decision == "approve" else "rejected",
+            decision=decision,
+            always=always,
+            decided_at=now,
+            decided_by=(req.member or {}).get("name"),
         )
         req.store.save("approval", approval)
         run = req.store.get("run", approval["run_id"])

@@ -72,6 +72,9 @@ def items(viewer: InboxViewer) -> list[InboxItem]:
                 if question
                 else f"The {studio} director needs an answer"
             )
+            # Which brief it is about: two turns waiting read alike otherwise.
+            if op.title and _short(op.title, 80) != _short(question, 80):
+                title = f"{title} (about “{_short(op.title, 80)}”)"
             found.append(
                 InboxItem(
                     key=f"turn:{op.pk}",

@@ -10,7 +10,8 @@ from agents.views.agents import (
     agent_webhook,
     index,
 )
-from agents.views.approvals import approval_decide, approvals
+from agents.views.approval_batches import approval_batch, approval_batch_start, approval_batch_status
+from agents.views.approvals import approval_decide, approval_detail, approvals, approvals_news
 from agents.views.chat import chat, chat_send, threads
 from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
@@ -26,10 +27,15 @@ __all__ = [
     "agent_pause",
     "agent_rename",
     "agent_webhook",
+    "approval_batch",
+    "approval_batch_start",
+    "approval_batch_status",
     "approval_deadlines",
     "approval_decide",
+    "approval_detail",
     "approval_reinstruct",
     "approvals",
+    "approvals_news",
     "chat",
     "chat_send",
     "grant_revoke",

@@ -6,24 +6,29 @@ from __future__ import annotations
 
 import contextlib
 from typing import Any
+from urllib.parse import parse_qsl, urlencode, urlsplit
 
 from django.contrib import messages
-from django.http import HttpResponse, HttpResponseBase
+from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from agents import selectors, services
-from agents.forms import APPROVAL_STATUSES, ApprovalDecisionForm, uuid_or_empty
+from agents import queue, selectors, services
+from agents.bulk_decisions import MAX_BATCH
+from agents.forms import APPROVAL_STATUSES, ApprovalBatchForm, ApprovalDecisionForm, uuid_or_empty
 from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal, decision_ids
 from agents.reading import read_agent_summary, read_approval
+from dashboard.accounts.middleware import background_request
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.selectors import always_allow_grants
 from dashboard.audit.services import audit_decision_note
 from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.remote_errors import render_remote_error
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import is_partial, next_url, render_region, send_to
+from dashboard.inbox.services import workspace_watched
+from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, send_to
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.reading import as_dict, text
 
@@ -41,29 +46,182 @@ def _agent_names(client: ServiceClient) -> dict[str, str]:
     return {summary["id"]: summary["name"] for summary in map(read_agent_summary, page.items)}
 
 
+def _queue_filters(query) -> dict[str, str]:
+    """The queue's filters from the query, each falling back to "any"."""
+    return {
+        "status": choice(query.get("status"), APPROVAL_STATUSES, "pending"),
+        "agent": uuid_or_empty(query.get("agent")),
+        "risk": choice(query.get("risk"), queue.RISK_CHOICES, ""),
+        "age": choice(query.get("age"), queue.AGE_CHOICES, ""),
+    }
+
+
+def _pending_counts(workspace_id: str, shown: list[dict[str, Any]]) -> list[tuple[str, int]]:
+    """Counts per risk of what waits: the console's kept pending approvals
+    (every page of them) with the pending ones this page read (newer than
+    the last refresh, perhaps)."""
+    pending = {approval["id"]: approval for _, approval in queue.pending_stored(workspace_id=workspace_id)}
+    pending.update((approval["id"], approval) for approval in shown if approval["status"] == "pending")
+    return queue.risk_counts(list(pending.values()))
+
+
+def _poll_query(filters: dict[str, str], *, version: str, shown: list[str]) -> str:
+    """The open pending queue's poll (`agents:approvals_news`): its filters, the version it shows and the ids on it."""
+    query = {name: value for name, value in filters.items() if value and name != "status"}
+    return urlencode({**query, "v": version, "shown": ",".join(shown)})
+
+
 @require_GET
 def approvals(request: ConsoleRequest) -> HttpResponse:
-    status = choice(request.GET.get("status"), APPROVAL_STATUSES, "pending")
-    agent_id = uuid_or_empty(request.GET.get("agent"))
+    filters = _queue_filters(request.GET)
+    status, agent_id = filters["status"], filters["agent"]
     client = request.workspace.client
     pager = CursorPager.from_query(request.GET)
-    page = selectors.approval_list(client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor)
+    # The risk and age filters are the page's own: they look through a full page of the service's.
+    limit = 100 if filters["risk"] or filters["age"] else selectors.PAGE_SIZE
+    page = selectors.approval_list(
+        client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor, limit=limit
+    )
     agent_names = _agent_names(client)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
-    rows = [approval_row(read_approval(item), agent_names=agent_names, may_decide=not refusal) for item in page.items]
+    approvals_read = [read_approval(item) for item in page.items]
+    approvals_read = [a for a in approvals_read if queue.matches(a, risk=filters["risk"], age=filters["age"])]
+    decided = queue.deciders(workspace_id=request.workspace.id, approval_ids=[a["id"] for a in approvals_read])
+    rows = [
+        approval_row(
+            approval, agent_names=agent_names, may_decide=not refusal, decided_by=decided.get(approval["id"], "")
+        )
+        for approval in approvals_read
+    ]
+    wanted = uuid_or_empty(request.GET.get("approval"))
+    selected = next((row for row in rows if row["approval"]["id"] == wanted), rows[0] if rows else None)
+    kept = {"status": status, "agent": agent_id, "risk": filters["risk"], "age": filters["age"]}
     context = {
         "status": status,
         "agent_id": agent_id,
+        "risk": filters["risk"],
+        "age": filters["age"],
+        "risk_choices": queue.RISK_CHOICES,
+        "age_choices": queue.AGE_CHOICES,
         "agent_choices": sorted(agent_names.items(), key=lambda pair: pair[1].lower()),
-        "tabs": tabs(APPROVAL_STATUSES, status, {"agent": agent_id}),
+        "tabs": tabs(APPROVAL_STATUSES, status, {k: v for k, v in kept.items() if k != "status"}),
         "rows": rows,
-        "paging": pager.links({"status": status, "agent": agent_id}, page.next_cursor),
+        "selected": selected,
+        "selected_id": selected["approval"]["id"] if selected else "",
+        "claim_back": _selected_address(request, selected["approval"]["id"]) if selected else "",
+        "counts": _pending_counts(request.workspace.id, approvals_read),
+        "paging": pager.links(kept, page.next_cursor),
         "workspace_zone": request.workspace.zone,
         "next": request.get_full_path(),
         "decide_refusal": refusal,
         "grants": always_allow_grants(workspace_id=request.workspace.id),
+        "bulk_possible": any(row["bulk"] for row in rows),
+        "bulk_form": ApprovalBatchForm(),
+        "bulk_max": MAX_BATCH,
     }
+    if status == "pending" and not pager.remote_cursor:
+        # The first page of the pending queue takes in what the console learns (the database only).
+        context["poll_query"] = _poll_query(
+            filters,
+            version=queue.pending_version(workspace_id=request.workspace.id),
+            shown=[row["approval"]["id"] for row in rows],
+        )
+        context["poll_seconds"] = QUEUE_POLL_SECONDS
     return render_region(request, "agents/approvals.html", "approval_list", context)
+
+
+# How often an open pending queue asks the console (never the service) whether anything is new.
+QUEUE_POLL_SECONDS = 2
+MAX_SHOWN = 200
+
+
+@background_request
+@never_cache
+@require_GET
+def approvals_news(request: ConsoleRequest) -> HttpResponse:
+    """The open pending queue's poll: the console's database only. 204 while
+    the workspace's stored pending approvals are unchanged; otherwise the
+    new ones (not on the page yet, matching its filters) appended to the list
+    out of band, the counts, and the poll again with the new version. Rows
+    already shown are not touched: focus and a typed note stay."""
+    workspace_id = request.workspace.id
+    workspace_watched(workspace_id)  # the queue is open: its approvals are read every few seconds meanwhile
+    version = queue.pending_version(workspace_id=workspace_id)
+    unchanged = poll_unchanged(request, lambda: version)
+    if unchanged is not None:
+        return unchanged
+    filters = _queue_filters(request.GET)
+    shown = [part for part in (request.GET.get("shown") or "")[: 40 * MAX_SHOWN].split(",") if part][:MAX_SHOWN]
+    refusal = decide_refusal(workspace=request.workspace, user=request.user)
+    stored = [approval for _, approval in queue.pending_stored(workspace_id=workspace_id)]
+    new = [
+        approval
+        for approval in stored
+        if approval["id"] not in shown
+        and (not filters["agent"] or approval["agent_id"] == filters["agent"])
+        and queue.matches(approval, risk=filters["risk"], age=filters["age"])
+    ]
+    rows = [approval_row(approval, agent_names={}, may_decide=not refusal) for approval in new]
+    context = {
+        "rows": rows,
+        "counts": queue.risk_counts(stored),
+        "poll_query": _poll_query(filters, version=version, shown=[*shown, *(a["id"] for a in new)]),
+        "poll_seconds": QUEUE_POLL_SECONDS,
+        "workspace_zone": request.workspace.zone,
+        "oob": True,
+    }
+    response = render(request, "agents/approvals_news.html", context)
+    if new:
+        # The header's count follows at once rather than on its own interval (templates/inbox/header.html).
+        response["HX-Trigger"] = "inbox-changed"
+    return response
+
+
+@require_GET
+def approval_detail(request: ConsoleRequest, approval_id: str) -> HttpResponse:
+    """One approval with its decision form: the queue's detail pane (htmx),
+    or its own page (narrow screens, no JavaScript). One read of the
+    service's list (pending first, then every status)."""
+    client = request.workspace.client
+    current = selectors.approval_to_decide(client=client, approval_id=str(approval_id))
+    if current is None:
+        raise Http404("The service lists no such approval.")
+    approval = read_approval(current)
+    refusal = decide_refusal(workspace=request.workspace, user=request.user)
+    names = queue.stored_agent_names(workspace_id=request.workspace.id)
+    if approval["agent_id"] and not (approval["agent_name"] or names.get(approval["agent_id"])):
+        # Not named by the approval nor kept by a refresh yet: the agents' list (one more read).
+        with contextlib.suppress(errors.ApiError):
+            names = _agent_names(client)
+    decided = queue.deciders(workspace_id=request.workspace.id, approval_ids=[approval["id"]])
+    row = approval_row(approval, agent_names=names, may_decide=not refusal, decided_by=decided.get(approval["id"], ""))
+    context = {
+        "row": row,
+        "decide_refusal": refusal,
+        "workspace_zone": request.workspace.zone,
+        "next": reverse("agents:approvals"),
+        # The pane swapped into the queue: its claim buttons come back to the queue, not to this address.
+        "claim_back": _card_address(request, str(approval_id)) if is_partial(request) else "",
+    }
+    return render_region(request, "agents/approval.html", "detail", context)
+
+
+def _selected_address(request: ConsoleRequest, approval_id: str) -> str:
+    """This queue page, as filtered, with the approval selected: where the
+    detail's claim buttons come back to."""
+    return f"{reverse('agents:approvals')}?{urlencode({**request.GET.dict(), 'approval': approval_id})}"
+
+
+def _card_address(request: ConsoleRequest, approval_id: str) -> str:
+    """The page an approval's card is shown on (htmx's HX-Current-URL): the
+    queue as filtered, with this approval selected, or the approval's own page."""
+    shown = urlsplit(request.headers.get("HX-Current-URL", ""))
+    queue_url = reverse("agents:approvals")
+    if shown.path != queue_url:
+        return reverse("agents:approval", args=[approval_id])
+    query = dict(parse_qsl(shown.query))
+    query["approval"] = approval_id
+    return f"{queue_url}?{urlencode(query)}"
 
 
 def _reread(
@@ -142,7 +300,8 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         )
     except errors.ConflictError as exc:
         current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
-        notice = "Already decided: someone decided this approval before you."
+        refused = _audit_refused(request, data, exc, current, approval_id=str(approval_id), agent_id=agent_id)
+        notice = f"Already decided ({refused.removeprefix('Already ')}): someone decided this approval before you."
         if not is_partial(request):
             messages.info(request, notice)
             return redirect(next_url(request, reverse("agents:approvals")))
@@ -183,8 +342,50 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
     if not is_partial(request):
         messages.success(request, f"{decided.capitalize()}: {approval['summary']}")
         return redirect(next_url(request, reverse("agents:approvals")))
-    row = approval_row(approval, agent_names=_posted_name(request), may_decide=True, outcome=outcome)
+    row = approval_row(
+        approval,
+        agent_names=_posted_name(request),
+        may_decide=True,
+        outcome=outcome,
+        decided_by=request.user.get_username(),
+    )
     return _render_row(request, row)
+
+
+def _audit_refused(
+    request: ConsoleRequest,
+    data: dict,
+    exc: errors.ConflictError,
+    current: dict | None,
+    *,
+    approval_id: str,
+    agent_id: str | None,
+) -> str:
+    """A second decision refused (409) in the audit trail in words: the
+    agent, what was tried, and by whom it was decided when the service says
+    ("tried to reject “…”: already approved by Dana"). Answers the outcome's
+    words ("Already approved by Dana", or "Already decided")."""
+    approval = read_approval(current) if current is not None else None
+    who = queue.decided_by_service(exc.details) or (queue.decided_by_service(approval["raw"]) if approval else "")
+    status = approval["status"] if approval and approval["status"] in ("approved", "rejected") else "decided"
+    outcome = f"Already {status}" + (f" by {who}" if who else "")
+    agent = request.POST.get("agent_name", "")[:200]
+    what = approval["summary"] if approval else "an approval"
+    tried = "always allow" if data["always"] else data["decision"]
+    audit_decision_note(
+        idempotency_key=data["idempotency_key"],
+        summary=f"{agent + ': ' if agent else ''}tried to {tried} “{what}”: {outcome[0].lower()}{outcome[1:]}"[:300],
+        note=data["note"].strip(),
+        details={
+            "decision": data["decision"],
+            "always": data["always"],
+            "approval_id": approval_id,
+            "agent_id": agent_id or (approval["agent_id"] if approval else ""),
+            "agent_name": agent,
+            "outcome": outcome,
+        },
+    )
+    return outcome
 
 
 def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> HttpResponseBase:
@@ -228,10 +429,18 @@ def _posted_name(request: ConsoleRequest) -> dict[str, str]:
 
 
 def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
+    """The decided card; on the queue, its line in the list too (out of band: decided, by whom)."""
+    queue_url = reverse("agents:approvals")
+    on_queue = urlsplit(request.headers.get("HX-Current-URL", "")).path == queue_url
     return render(
         request,
-        "agents/approvals.html#approval_row",
-        {"row": row, "workspace_zone": request.workspace.zone, "next": next_url(request, reverse("agents:approvals"))},
+        "agents/approval_decided.html",
+        {
+            "row": row,
+            "on_queue": on_queue,
+            "workspace_zone": request.workspace.zone,
+            "next": next_url(request, queue_url),
+        },
     )
 
 

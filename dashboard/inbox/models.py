@@ -40,6 +40,13 @@ class WorkspaceRefresh(models.Model):
     refreshed_at = models.DateTimeField(null=True, blank=True)
     tried_at = models.DateTimeField(null=True, blank=True)
     error = models.CharField(max_length=300, blank=True)
+    # Someone's page polled in this workspace (refreshed by the polls at most
+    # every WATCH_MARK_SECONDS): its approvals are read more often meanwhile.
+    watched_at = models.DateTimeField(null=True, blank=True)
+    # The refresh running now (one per workspace at a time); after a 429 it is
+    # held until the service's Retry-After, so nothing reads it before then.
+    lease_until = models.DateTimeField(null=True, blank=True)
+    lease_token = models.CharField(max_length=64, blank=True)
 
     def __str__(self) -> str:
         return f"refresh of {self.workspace_id}"

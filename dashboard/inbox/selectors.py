@@ -134,8 +134,13 @@ def _core_stamp_sql(vendor: str) -> str:
 
 
 def header_version(*, user, now: datetime | None = None) -> str:
-    """The version of the header's count for `user` in the workspace of their
-    active key, from one statement of the core's and each source's `stamp`,
+    """The version of the header's count (see `header_stamp`)."""
+    return header_stamp(user=user, now=now)[1]
+
+
+def header_stamp(*, user, now: datetime | None = None) -> tuple[str, str]:
+    """The workspace of `user`'s active key, and the version of the header's
+    count for `user` there, from one statement of the core's and each source's `stamp`,
     nothing built or rendered (the unchanged poll's whole work): the stored
     items of the workspace, the person's own tracked work (every new row,
     and the latest change of those final or waiting: their news), and the
@@ -154,7 +159,7 @@ def header_version(*, user, now: datetime | None = None) -> str:
         "/".join(str(value) for value in row[1:]),
         *(source.stamp(viewer) for source in inbox_sources() if source.stamp is not None and viewer.workspace_id),
     ]
-    return hashlib.blake2s("|".join(parts).encode(), digest_size=8).hexdigest()
+    return viewer.workspace_id, hashlib.blake2s("|".join(parts).encode(), digest_size=8).hexdigest()
 
 
 # How long a counted header stays in the cache. Its key holds the version,

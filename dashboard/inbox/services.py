@@ -5,6 +5,7 @@ once, and the toasts (notices) of a person's own tracked work."""
 from __future__ import annotations
 
 import logging
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -25,6 +26,7 @@ from dashboard.inbox.sources import StoredItem
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import workspace_clients, workspace_working_keys
 from dashboard.live import registry
+from dashboard.live.leases import lease_take
 from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable, storable_text
 from dashboard.outbox.services import outbox_send
@@ -75,17 +77,16 @@ def _record(workspace_id: str, *, ok: bool, error: str = "", now: datetime) -> N
     WorkspaceRefresh.objects.update_or_create(workspace_id=workspace_id, defaults=defaults)
 
 
-def _keep(workspace_id: str, source: str, stored: list[StoredItem], now: datetime) -> None:
-    """The source's rows become exactly `stored` (one transaction)."""
+def _keep(workspace_id: str, source: str, stored: list[StoredItem], now: datetime, kinds: tuple[str, ...] = ()) -> None:
+    """The source's rows (of `kinds` only, when given) become exactly `stored` (one transaction)."""
     rows = {storable_text(str(item.remote_id), limit=200): item for item in stored if item.remote_id}
     with transaction.atomic():
-        WaitingItem.objects.filter(workspace_id=workspace_id, source=source).exclude(remote_id__in=rows).delete()
+        mine = WaitingItem.objects.filter(workspace_id=workspace_id, source=source)
+        if kinds:
+            mine = mine.filter(kind__in=kinds)
+        mine.exclude(remote_id__in=rows).delete()
         # What the service gives no time for has waited since the console first saw it.
-        first_seen = dict(
-            WaitingItem.objects.filter(workspace_id=workspace_id, source=source, remote_id__in=rows).values_list(
-                "remote_id", "since"
-            )
-        )
+        first_seen = dict(mine.filter(remote_id__in=rows).values_list("remote_id", "since"))
         for remote_id, item in rows.items():
             WaitingItem.objects.update_or_create(
                 workspace_id=workspace_id,
@@ -120,41 +121,103 @@ def _after_refresh(workspace_id: str, now: datetime) -> None:
             logger.exception("inbox: a hook after the refresh of workspace %s failed", workspace_id)
 
 
-def workspace_refresh(*, workspace_id: str, now: datetime | None = None) -> int:
+def workspace_refresh(*, workspace_id: str, now: datetime | None = None, watched: bool = False) -> int:
     """Read what waits for a person in the workspace from the service (each
-    source's `refresh`) and keep it. A source whose read fails keeps its last
-    rows; the failure is recorded for the inbox page. A key the service
-    refuses (401: the transport's hook marks it refused) gives way to the next
-    working key in the same run. Returns the rows kept."""
+    source's `refresh`; `watched`: each source's quick `watched_refresh`
+    only) and keep it. A source whose read fails keeps its last rows; the
+    failure is recorded for the inbox page. A key the service refuses (401:
+    the transport's hook marks it refused) gives way to the next working key
+    in the same run. One refresh of a workspace at a time (a lease on its
+    WorkspaceRefresh row): another one asked meanwhile does nothing, and a
+    429 holds the lease until the service's Retry-After. Returns the rows kept."""
     now = now or timezone.now()
-    for client in _client_of_workspace(workspace_id):
-        try:
-            kept = _refresh_as(client, workspace_id, now)
-        except errors.AuthenticationError:
-            continue
-        _after_refresh(workspace_id, now)
-        return kept
-    _record(workspace_id, ok=False, error=_no_working_key(workspace_id), now=now)
-    return 0
+    WorkspaceRefresh.objects.get_or_create(workspace_id=workspace_id)
+    token = lease_take(WorkspaceRefresh.objects.filter(workspace_id=workspace_id), seconds=LEASE_SECONDS, now=now)
+    if token is None:
+        return 0  # another refresh of this workspace runs, or the service asked us to wait
+    hold_until, kept = None, 0
+    try:
+        for client in _client_of_workspace(workspace_id):
+            try:
+                kept, hold_until = _refresh_as(client, workspace_id, now, watched=watched)
+            except errors.AuthenticationError:
+                continue
+            break
+        else:
+            _record(workspace_id, ok=False, error=_no_working_key(workspace_id), now=now)
+            return 0
+    finally:
+        WorkspaceRefresh.objects.filter(workspace_id=workspace_id, lease_token=token).update(
+            lease_until=hold_until, lease_token=""
+        )
+    # The hooks (notifications, escalation) run once the lease is let go: a slow one holds no refresh back.
+    _after_refresh(workspace_id, now)
+    return kept
 
 
-def _refresh_as(client, workspace_id: str, now: datetime) -> int:
-    """One refresh with one key; AuthenticationError when the service refuses it."""
-    kept, problems = 0, []
+# A refresh holds its workspace this long at most (a worker that dies lets it go).
+LEASE_SECONDS = 120
+
+
+def _refresh_as(client, workspace_id: str, now: datetime, *, watched: bool) -> tuple[int, datetime | None]:
+    """One refresh with one key; AuthenticationError when the service
+    refuses it. Answers the rows kept and, after a 429, when to read again."""
+    kept, problems, hold_until = 0, [], None
     for source in inbox_sources():
-        if source.refresh is None:
+        read = source.watched_refresh if watched else source.refresh
+        if read is None:
             continue
         try:
-            stored = source.refresh(client, workspace_id)
+            stored = read(client, workspace_id)
         except errors.AuthenticationError:
             raise
         except errors.ApiError as exc:
             problems.append(with_request_id(meaning_of(exc).title, exc))
+            if isinstance(exc, errors.RateLimitedError):
+                hold_until = now + timedelta(seconds=max(1.0, exc.retry_after or refresh_seconds()))
+                break
             continue
-        _keep(workspace_id, source.name, stored, now)
+        _keep(workspace_id, source.name, stored, now, kinds=source.watched_kinds if watched else ())
         kept += len(stored)
     _record(workspace_id, ok=not problems, error="; ".join(problems), now=now)
-    return kept
+    return kept, hold_until
+
+
+# --- who is looking (the polls' mark) ----------------------------------------------------
+
+# A poll marks its workspace watched at most this often per process: the
+# unchanged poll stays one statement almost every time.
+WATCH_MARK_SECONDS = 5.0
+_marked: dict[str, float] = {}
+
+
+def workspace_watched(workspace_id: str) -> None:
+    """Someone's page is polling in this workspace: its approvals are read
+    every INBOX_WATCHED_REFRESH_SECONDS while it is (one upsert at most
+    every WATCH_MARK_SECONDS per process and workspace)."""
+    if not workspace_id:
+        return
+    clock = time.monotonic()
+    if clock - _marked.get(workspace_id, -WATCH_MARK_SECONDS) < WATCH_MARK_SECONDS:
+        return
+    _marked[workspace_id] = clock
+    # One statement whether or not the workspace has a row yet.
+    WorkspaceRefresh.objects.bulk_create(
+        [WorkspaceRefresh(workspace_id=workspace_id, watched_at=timezone.now())],
+        update_conflicts=True,
+        unique_fields=["workspace_id"],
+        update_fields=["watched_at"],
+    )
+
+
+def workspaces_watched(*, now: datetime | None = None) -> list[str]:
+    """Workspaces a poll marked in the last INBOX_WATCHED_SECONDS."""
+    since = (now or timezone.now()) - timedelta(seconds=float(settings.INBOX_WATCHED_SECONDS))
+    return sorted(WorkspaceRefresh.objects.filter(watched_at__gte=since).values_list("workspace_id", flat=True))
+
+
+def watched_refresh_seconds() -> float:
+    return float(settings.INBOX_WATCHED_REFRESH_SECONDS)
 
 
 def refresh_soon(workspace_id: str) -> None:

@@ -8,6 +8,8 @@ dashboard/frame/areas.py)::
         items=agent_items,          # (viewer) -> InboxItems, from the console's database only
         refresh=agent_refresh,      # (client, workspace_id) -> StoredItems, remote reads (the task only)
         refresh_after=("/v1/approvals/",),  # writes after which the workspace is refreshed at once
+        watched_refresh=agent_approvals,  # (client, workspace_id) -> StoredItems of watched_kinds, while watched
+        watched_kinds=("approval",),
         context=agent_item_context, # (item, request) -> extra context of the item's template
         stamp=agent_stamp,          # (viewer) -> what changes its items, in one cheap query
     )
@@ -140,6 +142,12 @@ class InboxSource:
     items: Callable[[InboxViewer], Iterable[InboxItem]]
     refresh: Callable[[ServiceClient, str], list[StoredItem]] | None = None
     refresh_after: tuple[str, ...] = ()
+    # The quick read of a workspace someone is looking at (every
+    # INBOX_WATCHED_REFRESH_SECONDS): cheap, within the service's rate limits
+    # (pending approvals only), answering the kinds `watched_kinds` names;
+    # the source's other stored rows stay as the full refresh left them.
+    watched_refresh: Callable[[ServiceClient, str], list[StoredItem]] | None = None
+    watched_kinds: tuple[str, ...] = ()
     context: Callable[[InboxItem, ConsoleRequest], dict[str, Any]] | None = None
     # (viewer) -> a short text that changes whenever `items` would answer
     # differently, from rows the core does not already watch (its stored

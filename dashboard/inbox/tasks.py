@@ -19,6 +19,23 @@ def refresh_all() -> int:
     return len(workspaces)
 
 
+@app.task(name="inbox.refresh_watched", acks_late=True, ignore_result=True)
+def refresh_watched() -> int:
+    """On the short interval (beat): one quick read of pending approvals per
+    workspace someone is looking at. One task per workspace; the refresh's
+    lease keeps two from reading one workspace at once."""
+    workspaces = services.workspaces_watched()
+    for workspace_id in workspaces:
+        refresh_watched_workspace.apply_async(args=[workspace_id], expires=services.watched_refresh_seconds())
+    return len(workspaces)
+
+
+@app.task(name="inbox.refresh_watched_workspace", acks_late=True, ignore_result=True)
+def refresh_watched_workspace(workspace_id: str) -> int:
+    """The quick read of a watched workspace (its pending approvals), kept like the full one's."""
+    return services.workspace_refresh(workspace_id=str(workspace_id), watched=True)
+
+
 @app.task(name="inbox.refresh_workspace", acks_late=True, ignore_result=True)
 def refresh_workspace(workspace_id: str) -> int:
     """Read the workspace's pending approvals and waiting or failed runs

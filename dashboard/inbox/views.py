@@ -111,7 +111,9 @@ def header(request: ConsoleRequest) -> HttpResponse:
     Reads the console's database only: no viewer ever costs a remote call."""
     # The version is read without request.workspace (its key query): one statement.
     # Read once: the unchanged answer compares it, a changed one keys its count with it.
-    version = selectors.header_version(user=request.user)
+    workspace_id, version = selectors.header_stamp(user=request.user)
+    # Someone is looking at this workspace: its approvals are read more often meanwhile.
+    services.workspace_watched(workspace_id)
     unchanged = poll_unchanged(request, lambda: version)
     if unchanged is not None:
         return unchanged

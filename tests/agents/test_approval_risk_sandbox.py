@@ -28,7 +28,10 @@ def service_status(handle, approval_id: str) -> str:
 
 def destructive_row(client) -> tuple[str, dict]:
     """The destructive approval's id and what its form posts (hidden fields)."""
-    page = client.get(reverse("agents:approvals")).content
+    queue = client.get(reverse("agents:approvals")).content
+    listed = next(item for item in select(queue, "li.approval-item--pending") if SUMMARY in text_of(item))
+    # Its detail (the pane, or its own page) carries the decision form.
+    page = client.get(reverse("agents:approval", args=[listed["data-approval-id"]])).content
     row = next(item for item in select(page, "li.approval--pending") if SUMMARY in text_of(item))
     assert "risk--destructive" in one(row, ".risk")["class"]
     form = one(row, "form.approval__actions")

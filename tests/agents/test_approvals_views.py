@@ -88,7 +88,17 @@ def test_the_queue_shows_each_pending_approval_in_the_services_order(queue, logg
     page = parse(response.content)
 
     assert response.status_code == 200
-    assert [li["id"] for li in page.select("ul.approval-list > li")] == [f"approval-{SEND_ID}", f"approval-{DELETE_ID}"]
+    # A dense line per approval: summary, risk, agent, time waited, the run.
+    items = page.select("#approval-queue > li")
+    assert [li["id"] for li in items] == [f"queue-item-{SEND_ID}", f"queue-item-{DELETE_ID}"]
+    assert texts(page, "#approval-queue .approval-item__summary") == [
+        "Send the welcome email to dana@example.com",
+        "Delete 3 stale deals",
+    ]
+    assert "Lead qualifier" in text_of(items[0]) and "waiting" in text_of(one(items[0], ".approval-item__meta"))
+    assert one(items[0], "a[href*='/runs/']")
+    # The first is selected: its detail (the exact input, the decision form) is in the pane.
+    assert [li["id"] for li in page.select("#approval-detail ul.approval-list > li")] == [f"approval-{SEND_ID}"]
     first = row(page, SEND_ID)
     assert text_of(one(first, ".approval__summary")) == "Send the welcome email to dana@example.com"
     assert "risk--send" in one(first, ".risk")["class"] and "Lead qualifier" in text_of(one(first, ".approval__meta"))
@@ -98,16 +108,22 @@ def test_the_queue_shows_each_pending_approval_in_the_services_order(queue, logg
     assert json.loads(one(first, ".approval__raw pre").get_text())["to"] == "dana@example.com"
     assert "21 Nov 2026, 10:30 CET" in text_of(one(first, ".approval__meta"))  # in the workspace's time zone
     assert texts(first, "button[name=decision]") == ["Approve", "Reject", "Always allow"]
-    # Destructive: approving asks "exactly this?" first, and never "always".
+    # One key per decision, all different.
+    keys = [field["value"] for field in page.select("input[name^=key_]")]
+    assert len(keys) == 3 and len(set(keys)) == 3
+    assert dict(queue.calls.last.request.url.params)["status"] == "pending"
+    assert one(page, "nav.pager a[rel=next]")["href"].endswith("cursor=cur_2")
+    # Only the send one may be decided in bulk: a destructive one is decided alone, after its confirmation.
+    assert [box["value"] for box in page.select("input[name=approval][form=bulk-decide-form]")] == [SEND_ID]
+
+
+def test_a_destructive_approval_asks_exactly_this_first_and_never_always(queue, logged_in_client):
+    page = parse(logged_in_client.get(reverse("agents:approvals"), {"approval": DELETE_ID}).content)
     second = row(page, DELETE_ID)
+    assert "approval-item--selected" in one(page, f"#queue-item-{DELETE_ID}")["class"]
     assert text_of(one(second, "details.approval__confirm > summary")) == "Approve…"
     assert [b["value"] for b in second.select("button[name=decision]")] == ["approve-confirmed", "reject"]
     assert json.loads(one(second, ".approval__confirm-body pre").get_text()) == {"ids": [1, 2, 3]}
-    # One key per decision, all different.
-    keys = [field["value"] for field in page.select("input[name^=key_]")]
-    assert len(keys) == 6 and len(set(keys)) == 6
-    assert dict(queue.calls.last.request.url.params)["status"] == "pending"
-    assert one(page, "nav.pager a[rel=next]")["href"].endswith("cursor=cur_2")
 
 
 def test_tabs_filter_and_cursor_go_to_the_service(queue, logged_in_client):
@@ -156,7 +172,7 @@ def test_approve_sends_the_decision_with_the_rendered_key_and_shows_the_re_read_
     assert json.loads(sent.content) == {"decision": "approve"}
     item = one(response.content, f"li#approval-{SEND_ID}")
     assert "approval--approved" in item["class"]
-    assert "decided 21 Nov 2026, 10:31 CET" in text_of(one(item, ".approval__meta"))
+    assert "decided by alice 21 Nov 2026, 10:31 CET" in text_of(one(item, ".approval__meta"))
     assert text_of(one(item, ".approval__outcome .run-status")) == "Completed"
     assert text_of(one(item, ".agent-answer")) == "Approved and done: sent the email."
     assert one(item, f'.approval__outcome a[href="/runs/{RUN_ID}/"]')
@@ -214,8 +230,15 @@ def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remo
     body = response.content.decode()
 
     assert response.status_code == 200
-    assert "Already decided" in body and "req_409" in body
+    assert "Already decided (rejected)" in body and "req_409" in body
     assert one(body, "li.approval")["class"] == ["card", "approval", "approval--rejected"]
+    # The audit line says what was tried and what the service said.
+    entry = AuditEntry.objects.get(idempotency_key=fields["key_approve"])
+    assert entry.status == 409 and entry.kind == AuditEntry.KIND_DECISION
+    assert (
+        entry.summary
+        == "Lead qualifier: tried to approve “Send the welcome email to dana@example.com”: already rejected"
+    )
     reread = dict(queue.calls.last.request.url.params)
     assert reread["status"] == "all" and reread["agent_id"] == AGENT_ID
 
@@ -268,7 +291,7 @@ def test_every_other_remote_error_shows_in_the_rows_message_region(
 
 
 def test_a_tampered_decision_is_refused_in_the_row_and_nothing_is_sent(queue, remote, logged_in_client):
-    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    page = logged_in_client.get(reverse("agents:approvals"), {"approval": DELETE_ID}).content.decode()
     fields = {**decision_fields(page, DELETE_ID, "reject"), "decision": "approve-now", "key_reject": "short"}
     decide = remote.post(f"/v1/approvals/{DELETE_ID}")
     response = logged_in_client.post(reverse("agents:approval_decide", args=[DELETE_ID]), fields, **HTMX)
@@ -280,7 +303,7 @@ def test_a_tampered_decision_is_refused_in_the_row_and_nothing_is_sent(queue, re
 
 
 def test_a_destructive_approval_is_not_sent_without_its_confirmation(queue, remote, logged_in_client):
-    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    page = logged_in_client.get(reverse("agents:approvals"), {"approval": DELETE_ID}).content.decode()
     fields = {**decision_fields(page, DELETE_ID, "approve-confirmed"), "decision": "approve"}  # the confirm skipped
     decide = remote.post(f"/v1/approvals/{DELETE_ID}")
     response = logged_in_client.post(reverse("agents:approval_decide", args=[DELETE_ID]), fields, **HTMX)
@@ -290,7 +313,7 @@ def test_a_destructive_approval_is_not_sent_without_its_confirmation(queue, remo
 
 @pytest.mark.parametrize("forged", ["", "low", "read"])
 def test_an_approve_decides_by_the_services_risk_never_the_forms(queue, remote, logged_in_client, forged):
-    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    page = logged_in_client.get(reverse("agents:approvals"), {"approval": DELETE_ID}).content.decode()
     fields = decision_fields(page, DELETE_ID, "reject")
     assert "risk" not in fields  # the form carries no risk
     decide = remote.post(f"/v1/approvals/{DELETE_ID}")
@@ -373,7 +396,7 @@ def test_an_approval_that_cannot_be_read_again_shows_the_services_error_and_is_n
 def test_a_confirmed_destructive_approval_keeps_the_note_in_the_audit_trail_and_re_reads_the_run(
     queue, remote, logged_in_client, user
 ):
-    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    page = logged_in_client.get(reverse("agents:approvals"), {"approval": DELETE_ID}).content.decode()
     fields = {
         **decision_fields(page, DELETE_ID, "approve-confirmed"),
         "note": "Checked with Dana: stale test deals.",
@@ -444,7 +467,7 @@ def test_always_allow_grants_made_through_the_console_are_listed(queue, remote, 
 
 
 def test_a_decision_answered_without_the_approval_still_shows_its_new_state(queue, remote, logged_in_client):
-    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    page = logged_in_client.get(reverse("agents:approvals"), {"approval": DELETE_ID}).content.decode()
     remote.post(f"/v1/approvals/{DELETE_ID}").mock(
         return_value=httpx.Response(200, json={"outcome": {"status": "cancelled"}})
     )

@@ -16,7 +16,8 @@ HTMX = {"HTTP_HX_REQUEST": "true"}
 
 
 def pending_rows(html: str) -> list[str]:
-    return [row["id"].removeprefix("approval-") for row in select(html, "li.approval.approval--pending")]
+    """The pending approvals of the queue's list (the first one's detail and form are in the pane)."""
+    return [row["data-approval-id"] for row in select(html, "li.approval-item--pending")]
 
 
 def decision_form(html: str, approval_id: str, decision: str) -> dict:
@@ -74,7 +75,7 @@ def test_a_new_form_for_a_decided_approval_says_already_decided(sandbox_client):
     late = sandbox_client.post(reverse("agents:approval_decide", args=[approval_id]), approve, **HTMX)
     body = late.content.decode()
     assert late.status_code == 200
-    assert "Already decided" in body
+    assert "Already decided (rejected by Dana Admin)" in body  # the sandbox says who decided
     assert one(body, f"li#approval-{approval_id}")["class"] == ["card", "approval", "approval--rejected"]
 
 

@@ -132,9 +132,26 @@ def seeded_ids(fuzz_key, inprocess_sandbox, user, client) -> SeededIds:
     if ids.agent_id:
         client.post(f"/agents/{ids.agent_id[0]}/chat/send", {"message": "Hello"})
     ids.pk = [str(pk) for pk in TrackedOperation.objects.values_list("pk", flat=True)] + [str(fuzz_key.pk)]
+    ids.pk.append(str(_approval_batch(user, fuzz_key).pk))
     ids.field_key = sorted(set(ids.field_key))
     ids.view_id, ids.change_id = _objects_rows(user, fuzz_key, ids)
     return ids
+
+
+def _approval_batch(user, key):
+    """A bulk decision of the person's (over, nothing in it), for its addresses."""
+    import uuid
+
+    from agents.models import ApprovalBatch
+
+    return ApprovalBatch.objects.create(
+        uid=uuid.uuid4(),
+        workspace_id=key.workspace_id,
+        owner_key=key,
+        started_by=user,
+        decision="reject",
+        status="done",
+    )
 
 
 def _objects_rows(user, key, ids: SeededIds) -> tuple[list[str], list[str]]:

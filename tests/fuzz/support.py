@@ -288,7 +288,12 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:run_rerun": Target(methods=("POST",), form=("idempotency_key",)),
     "agents:runs": Target(query=("status", "agent", "thread", *PAGER)),
     "agents:run_row": Target(query=("v", "agent", "name")),
-    "agents:approvals": Target(query=("status", "agent", *PAGER)),
+    "agents:approvals": Target(query=("status", "agent", "risk", "age", "approval", *PAGER)),
+    "agents:approvals_news": Target(query=("v", "shown", "status", "agent", "risk", "age")),
+    "agents:approval": Target(),
+    "agents:approval_batch_start": Target(methods=("POST",), form=("decision", "approval", "idempotency_key", "next")),
+    "agents:approval_batch": Target(),
+    "agents:approval_batch_status": Target(query=("v",)),
     "agents:approval_reinstruct": Target(
         methods=("GET", "POST"), form=("message", "run_id", "agent_id", "key_reject", "key_message")
     ),
@@ -360,6 +365,11 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:job_cancel": Target(methods=("POST",)),
     "objects:job_run": Target(methods=("POST",)),
     "objects:job_report": Target(),
+    "objects:job_undo": Target(methods=("POST",), form=("idempotency_key",)),
+    "objects:trash": Target(),
+    "objects:trash_restore": Target(methods=("POST",), form=("scope", "ids", "idempotency_key")),
+    "objects:trash_purge": Target(methods=("POST",), form=("scope", "ids", "idempotency_key")),
+    "objects:trash_restore_one": Target(methods=("GET", "POST"), form=("idempotency_key",)),
     "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
     "objects:records_count": Target(query=("v",)),  # a filtered table's total, polled
     "objects:kanban_counts": Target(query=("by", "sum", "shown1", "more1", "out1", "v")),

@@ -14,6 +14,7 @@ from django.utils import timezone
 
 from agents.models import BuilderAnswer
 from dashboard.audit.testing import make_approver
+from dashboard.inbox import services
 from dashboard.inbox.models import Notice, WaitingItem
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_track
@@ -142,7 +143,7 @@ def test_a_builders_questions_are_in_every_teammates_inbox(api_key, user, other_
     [item] = items_of(teammate)
 
     assert item.get("data-kind") == "question"
-    assert "The agent builder asks 1 question: Which mailbox should it watch?" in text_of(item)
+    assert "The agent builder asks 1 question: Which mailbox should it watch? (a draft agent)" in text_of(item)
     assert "Started by alice" in text_of(item)
     answer = one(item, "a[data-inbox-primary]")
     assert text_of(answer) == "Answer"
@@ -158,7 +159,8 @@ def test_a_directors_question_waits_until_a_later_turn_answers_it(api_key, logge
     )
     [item] = items_of(logged_in_client)
     assert item.get("data-kind") == "question"
-    assert "The website director asks: What colours?" in text_of(item)
+    # Named by its brief: two turns waiting for an answer read apart.
+    assert "The website director asks: What colours? (about “A landing page”)" in text_of(item)
     assert one(item, "a[data-inbox-primary]").get("href") == reverse("studio:turn", args=[asked.pk])
 
     turn(api_key, remote_id="turn-2", status="building", conversation_id="conv-1")
@@ -270,12 +272,28 @@ def test_an_unchanged_poll_reads_four_rows_and_renders_nothing(api_key, logged_i
     stored_approval(api_key.workspace_id)
     turn(api_key, remote_id="web-1", status="completed")
     poll = header_of(logged_in_client).get("hx-get")
+    services.workspace_watched(api_key.workspace_id)  # marked moments ago: not again for WATCH_MARK_SECONDS
 
     # Session, user, the core's one statement (workspace, stored items, own
     # work), the builder's questions; no key query, nothing built or rendered.
     with django_assert_num_queries(4):
         answer = logged_in_client.get(poll, **HTMX)
     assert answer.status_code == 204 and answer.content == b""
+
+
+def test_a_poll_marks_its_workspace_watched_with_one_statement_at_most_every_few_seconds(
+    api_key, logged_in_client, django_assert_num_queries, monkeypatch
+):
+    monkeypatch.setattr(services, "_marked", {})
+    poll = header_of(logged_in_client).get("hx-get")
+    with django_assert_num_queries(5):  # the four above, and the mark (one upsert)
+        logged_in_client.get(poll, **HTMX)
+    assert services.workspaces_watched() == [api_key.workspace_id]
+    with django_assert_num_queries(4):  # marked a moment ago
+        logged_in_client.get(poll, **HTMX)
+    # Nobody looking for longer than INBOX_WATCHED_SECONDS: back to the interval's sweep only.
+    later = timezone.now() + timedelta(seconds=31)
+    assert services.workspaces_watched(now=later) == []
 
 
 def test_a_person_dismisses_a_failure_for_themselves_not_an_approval(api_key, user, other_user, logged_in_client):

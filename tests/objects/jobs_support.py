@@ -13,13 +13,15 @@ from django.db import connection, transaction
 
 
 @contextmanager
-def worker_thread(monkeypatch):
-    """A worker in a thread: `objects.jobs.send_step` queues the job id (after
-    the commit, as the real one does) and the thread runs the real task body,
-    a countdown being waited for first. Stands in for Celery (tests/conftest.py's
-    `poller` does the same for beat)."""
-    from objects import jobs
-    from objects.tasks import job_step
+def worker_thread(monkeypatch, *, engine=None, step=None):
+    """A worker in a thread: the engine's `send_step` (objects.jobs by
+    default; agents.bulk_decisions for bulk decisions) queues the row's id
+    (after the commit, as the real one does) and the thread runs the real
+    task body `step`, a countdown being waited for first. Stands in for
+    Celery (tests/conftest.py's `poller` does the same for beat)."""
+    if engine is None:
+        from objects import jobs as engine
+        from objects.tasks import job_step as step
 
     pending: queue.Queue = queue.Queue()
     stop = threading.Event()
@@ -38,13 +40,13 @@ def worker_thread(monkeypatch):
                 if stop.wait(max(0.0, when - time.monotonic())):
                     return
                 try:
-                    job_step(job_id)
+                    step(job_id)
                 except BaseException as exc:
                     errors.append(exc)
         finally:
             connection.close()
 
-    monkeypatch.setattr(jobs, "send_step", send_step)
+    monkeypatch.setattr(engine, "send_step", send_step)
     thread = threading.Thread(target=run, name="test-job-worker", daemon=True)
     thread.start()
     try:

@@ -16,7 +16,8 @@ register = template.Library()
 
 
 @register.inclusion_tag("reach/_claim.html", takes_context=True)
-def claim_control(context, item_key: str) -> dict:
+def claim_control(context, item_key: str, back: str = "") -> dict:
+    # `back`: where the buttons come back to, when the page shown is not this request's (a pane swapped in by htmx).
     request = context.get("request")
     workspace = getattr(request, "workspace", None)
     workspace_id = getattr(workspace, "working_id", "") if workspace is not None else ""
@@ -35,6 +36,6 @@ def claim_control(context, item_key: str) -> dict:
         "may_claim": may_claim,
         "people": people or [],
         "user_id": user.pk,
-        "next": request.get_full_path(),
+        "next": back or request.get_full_path(),
         "csrf_token": context.get("csrf_token"),
     }

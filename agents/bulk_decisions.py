@@ -1,0 +1,296 @@
+"""Bulk decisions: approve or reject up to MAX_BATCH pending approvals as a
+job (an `ApprovalBatch` row), stepped by the named task
+`agents.approval_batch_step` (agents/tasks.py) in bounded chunks, never
+sleeping: a 429 or a failing service sends the next step with a countdown.
+
+Only approvals the service itself lists as pending, and whose risk needs no
+confirmation (not destructive, not spend), enter a batch: the service's word,
+read once at the start, never the form's. Each decision carries
+`uuid5(batch.uid, "decide:<id>")` as its Idempotency-Key, the same on every
+retry (a redelivered step, a 5xx, a timeout), so the service replays rather
+than deciding twice. A 409 is that item's outcome ("already decided by X").
+Every decision, accepted or refused, is one entry in the audit trail (the
+write hook's, worded by `audit_decision_note`)."""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from dataclasses import dataclass
+from datetime import timedelta
+from typing import Any
+
+from django.db import transaction
+from django.utils import timezone
+
+from agents import selectors, services
+from agents.models import ApprovalBatch, ApprovalBatchItem
+from agents.queue import decided_by_service, pending_stored
+from agents.reading import CONFIRM_RISKS, read_approval
+from dashboard.api import errors
+from dashboard.api.messages import meaning_of, with_request_id
+from dashboard.audit.services import audit_decision_note
+from dashboard.keys.models import ApiKey
+from dashboard.live.leases import lease_take
+from dashboard.live.storable import storable_text
+from dashboard.outbox.services import outbox_send
+from dashboard.web.reading import as_dict, as_list, text
+
+logger = logging.getLogger("agents.bulk_decisions")
+
+MAX_BATCH = 50
+CHUNK = 5  # decisions per step: an approve may run an action (the server allows minutes)
+LEASE_SECONDS = 900
+STEP_TASK = "agents.approval_batch_step"
+MAX_TRANSIENT_ERRORS = 6
+PENDING_PAGES = 5  # pending approvals read at the start: 5 pages of 100
+
+
+class BatchRefused(ValueError):
+    """A batch that can't start, in words for the person."""
+
+
+def decision_key(batch: ApprovalBatch, approval_id: str) -> str:
+    """The decision's Idempotency-Key: one per item, the same on every retry."""
+    return str(uuid.uuid5(batch.uid, f"decide:{approval_id}"))
+
+
+def send_step(batch_id: int, countdown: float | None = None) -> None:
+    """The next step, through the outbox with the current transaction. Tests stand a worker in here."""
+    outbox_send(task=STEP_TASK, args=[batch_id], countdown=countdown, about=ApprovalBatch(pk=batch_id))
+
+
+# --- starting (the view) ----------------------------------------------------------------
+
+
+def _pending_by_id(client) -> dict[str, dict[str, Any]]:
+    found: dict[str, dict[str, Any]] = {}
+    cursor = None
+    for _ in range(PENDING_PAGES):
+        page = selectors.approval_list(client=client, status="pending", cursor=cursor, limit=100)
+        for item in page.items:
+            approval = read_approval(item)
+            if approval["id"] and approval["status"] == "pending":
+                found[approval["id"]] = approval
+        if not page.next_cursor:
+            break
+        cursor = page.next_cursor
+    return found
+
+
+def batch_start(
+    *,
+    client,
+    key: ApiKey,
+    user,
+    uid: uuid.UUID,
+    decision: str,
+    approval_ids: list[str],
+    agent_names: dict[str, str],
+) -> ApprovalBatch:
+    """Make the batch and send its first step. The same `uid` again (a double
+    submit) is the same batch. Raises BatchRefused, with nothing started, for
+    a selection that is empty, too big, or holds an approval that needs its
+    confirmation; approvals the service no longer lists as pending are
+    reported as such and left out."""
+    existing = ApprovalBatch.objects.filter(uid=uid, started_by_id=user.pk).first()
+    if existing is not None:
+        return existing
+    wanted = list(dict.fromkeys(approval_id for approval_id in approval_ids if approval_id))
+    if not wanted:
+        raise BatchRefused("Select at least one approval first.")
+    if len(wanted) > MAX_BATCH:
+        raise BatchRefused(f"At most {MAX_BATCH} approvals are decided together; {len(wanted)} were selected.")
+    if decision not in (ApprovalBatch.APPROVE, ApprovalBatch.REJECT):
+        raise BatchRefused("Choose Approve selected or Reject selected.")
+    pending = _pending_by_id(client)
+    # One decided since the page was drawn is still named as the console kept it (its 409 says by whom).
+    kept = dict(pending_stored(workspace_id=key.workspace_id))
+    known = {approval["id"]: approval for approval in kept.values()} | pending
+    confirm = [pending[a]["summary"] for a in wanted if a in pending and pending[a]["risk"] in CONFIRM_RISKS]
+    if confirm and decision == ApprovalBatch.APPROVE:
+        raise BatchRefused(
+            "Destructive and spend actions are approved one at a time, after checking the exact input: "
+            + "; ".join(confirm[:3])
+            + ("…" if len(confirm) > 3 else "")
+        )
+    with transaction.atomic():
+        batch = ApprovalBatch.objects.create(
+            uid=uid, workspace_id=key.workspace_id, owner_key=key, started_by=user, decision=decision
+        )
+        items = []
+        for position, approval_id in enumerate(wanted):
+            approval = known.get(approval_id)
+            items.append(
+                ApprovalBatchItem(
+                    batch=batch,
+                    position=position,
+                    approval_id=storable_text(approval_id, limit=200),
+                    agent_id=approval["agent_id"][:64] if approval else "",
+                    agent_name=storable_text(
+                        (approval and (approval["agent_name"] or agent_names.get(approval["agent_id"], ""))) or "",
+                        limit=200,
+                    ),
+                    summary=storable_text(approval["summary"] if approval else "", limit=300),
+                    risk=(approval["risk"] if approval else "")[:32],
+                    # Not pending any more when the batch started: the service's 409 will say by whom.
+                )
+            )
+        ApprovalBatchItem.objects.bulk_create(items)
+        send_step(batch.pk)
+    return batch
+
+
+# --- one step (the task) ----------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Chunk:
+    wait_seconds: float | None = None
+    stop_message: str = ""
+    progressed: bool = False  # some item got its outcome (a chunk that only failed counts towards stopping)
+
+
+def _conflict_message(exc: errors.ConflictError, decision: str, client, item: ApprovalBatchItem) -> str:
+    """ "Already decided by Dana (approved)" when the service says who, else "Already decided"."""
+    details = as_dict(exc.details)
+    who = decided_by_service(details)
+    status = text(next(iter(as_list(details.get("status"))), "")) or text(details.get("status"))
+    if not who:
+        # The error says no name: the approval as the service has it now may (one read, tolerated to fail).
+        try:
+            current = selectors.approval_find(
+                client=client, approval_id=item.approval_id, agent_id=item.agent_id or None
+            )
+        except errors.ApiError:
+            current = None
+        if current is not None:
+            who = decided_by_service(current)
+            status = status or read_approval(current)["status"]
+    words = "Already decided" + (f" by {who}" if who else "")
+    return f"{words} ({status})" if status in ("approved", "rejected") else words
+
+
+def _audit(item: ApprovalBatchItem, batch: ApprovalBatch, *, key: str, summary: str) -> None:
+    audit_decision_note(
+        idempotency_key=key,
+        summary=summary,
+        note="",
+        details={
+            "decision": batch.decision,
+            "always": False,
+            "risk": item.risk,
+            "approval_id": item.approval_id,
+            "agent_id": item.agent_id,
+            "agent_name": item.agent_name,
+            "bulk": str(batch.uid),
+        },
+    )
+
+
+def _decide_chunk(batch: ApprovalBatch, client) -> Chunk:
+    verb = "Approved" if batch.decision == ApprovalBatch.APPROVE else "Rejected"
+    tried = "approve" if batch.decision == ApprovalBatch.APPROVE else "reject"
+    progressed = False
+    for item in list(batch.items.filter(outcome=ApprovalBatchItem.TO_DO).order_by("position")[:CHUNK]):
+        key = decision_key(batch, item.approval_id)
+        what = item.summary or "an action"
+        agent = f"{item.agent_name}: " if item.agent_name else ""
+        try:
+            services.approval_decide(
+                client=client, approval_id=item.approval_id, decision=batch.decision, always=False, idempotency_key=key
+            )
+        except errors.ConflictError as exc:
+            item.outcome = ApprovalBatchItem.ALREADY
+            item.message = storable_text(_conflict_message(exc, batch.decision, client, item), limit=400)
+            _audit(
+                item,
+                batch,
+                key=key,
+                summary=f"{agent}tried to {tried} “{what}”: {item.message[0].lower()}{item.message[1:]}",
+            )
+        except (errors.RateLimitedError, errors.ServerError, errors.ApiTimeoutError, errors.ApiConnectionError) as exc:
+            wait = max(1.0, exc.retry_after or 5.0) if isinstance(exc, errors.RateLimitedError) else 5.0
+            return Chunk(wait_seconds=wait, progressed=progressed)
+        except errors.AuthenticationError as exc:
+            return Chunk(stop_message=with_request_id(meaning_of(exc).title, exc), progressed=progressed)
+        except errors.ApiError as exc:
+            item.outcome = ApprovalBatchItem.FAILED
+            item.message = storable_text(with_request_id(meaning_of(exc).title, exc), limit=400)
+        else:
+            item.outcome = ApprovalBatchItem.DECIDED
+            item.message = verb
+            _audit(item, batch, key=key, summary=f"{agent}{verb.lower()} “{what}” (bulk)"[:300])
+        item.save(update_fields=["outcome", "message"])
+        progressed = True
+    return Chunk(progressed=progressed)
+
+
+def batch_step(*, batch_id: int) -> None:
+    """One bounded chunk of a batch; sends the next step while items are left."""
+    token = lease_take(ApprovalBatch.objects.filter(pk=batch_id, status=ApprovalBatch.RUNNING), seconds=LEASE_SECONDS)
+    if token is None:
+        return  # final, unknown, or another worker holds it
+    batch = ApprovalBatch.objects.select_related("owner_key__user").get(pk=batch_id)
+    countdown: float | None = None
+    if not batch.owner_key.user.is_active:
+        batch.status, batch.message = ApprovalBatch.STOPPED, "Stopped: the person who started it was deactivated."
+    else:
+        try:
+            chunk = _decide_chunk(batch, batch.owner_key.client(max_retries=0))
+        except Exception:
+            logger.exception("approval batch %s failed", batch_id)
+            chunk = Chunk(stop_message="The bulk decision stopped on an unexpected error.")
+        if chunk.stop_message:
+            batch.status, batch.message = ApprovalBatch.STOPPED, storable_text(chunk.stop_message, limit=400)
+        elif chunk.wait_seconds is not None:
+            batch.transient_errors = 1 if chunk.progressed else batch.transient_errors + 1
+            if batch.transient_errors >= MAX_TRANSIENT_ERRORS:
+                batch.status = ApprovalBatch.STOPPED
+                batch.message = "The service kept failing; the approvals not decided yet are listed below."
+            else:
+                countdown = chunk.wait_seconds
+        else:
+            batch.transient_errors = 0
+            if batch.items.filter(outcome=ApprovalBatchItem.TO_DO).exists():
+                countdown = 0
+            else:
+                batch.status = ApprovalBatch.DONE
+    now = timezone.now()
+    if batch.is_final:
+        batch.finished_at = now
+    # A wait keeps the lease until its step is due; otherwise the row is free.
+    lease_until = now + timedelta(seconds=max(0.0, countdown - 1)) if countdown else None
+    updated = ApprovalBatch.objects.filter(pk=batch.pk, lease_token=token).update(
+        status=batch.status,
+        message=batch.message,
+        transient_errors=batch.transient_errors,
+        finished_at=batch.finished_at,
+        lease_until=lease_until,
+        lease_token="",
+        updated_at=now,
+    )
+    if updated and countdown is not None:
+        send_step(batch.pk, countdown=countdown or None)
+
+
+# --- progress (the page) ----------------------------------------------------------------
+
+
+def batch_version(batch: ApprovalBatch) -> str:
+    return f"{batch.updated_at.timestamp():.6f}-{batch.status}"
+
+
+def batch_progress(batch: ApprovalBatch) -> dict[str, Any]:
+    items = list(batch.items.all())
+    done = [item for item in items if item.outcome != ApprovalBatchItem.TO_DO]
+    return {
+        "batch": batch,
+        "items": items,
+        "total": len(items),
+        "done": len(done),
+        "decided": sum(1 for item in done if item.outcome == ApprovalBatchItem.DECIDED),
+        "already": sum(1 for item in done if item.outcome == ApprovalBatchItem.ALREADY),
+        "failed": sum(1 for item in done if item.outcome == ApprovalBatchItem.FAILED),
+        "version": batch_version(batch),
+    }

@@ -1,0 +1,100 @@
+/* The approvals queue (templates/agents/approvals.html):
+ * - j / k select the next or previous approval (its detail opens in the pane);
+ * - a approves the selected one (a destructive or spend action opens its
+ *   "Approve…" confirmation instead: the confirmation is kept), r rejects it;
+ * - on a narrow screen an approval opens as its own page rather than in the pane.
+ * Never while typing. Without JavaScript every approval is a link to its page. */
+(function () {
+  "use strict";
+
+  var NARROW = "(max-width: 47.99rem)";
+
+  function typing(target) {
+    return target.closest && target.closest("input, textarea, select, [contenteditable], summary, button");
+  }
+
+  function items() {
+    return Array.prototype.slice.call(document.querySelectorAll("#approval-queue [data-queue-item]"));
+  }
+
+  function mark(item) {
+    items().forEach(function (other) {
+      other.classList.toggle("approval-item--selected", other === item);
+      var link = other.querySelector("[data-detail-link]");
+      if (link) {
+        if (other === item) { link.setAttribute("aria-current", "true"); } else { link.removeAttribute("aria-current"); }
+      }
+    });
+  }
+
+  function narrow() {
+    return window.matchMedia && window.matchMedia(NARROW).matches;
+  }
+
+  /* A narrow screen has no pane: the approval opens as its own page. */
+  document.addEventListener("htmx:beforeRequest", function (event) {
+    var elt = event.detail && event.detail.elt;
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-detail-link")) { return; }
+    if (narrow()) {
+      event.preventDefault();
+      window.location.href = elt.getAttribute("href");
+      return;
+    }
+    /* While the next approval loads, a and r wait: they never act on the one leaving. */
+    var pane = document.getElementById("approval-detail");
+    if (pane) { pane.setAttribute("aria-busy", "true"); }
+  });
+
+  function settled(event) {
+    var elt = event.detail && event.detail.requestConfig && event.detail.requestConfig.elt;
+    if (!elt || !elt.hasAttribute || !elt.hasAttribute("data-detail-link")) { return; }
+    if (event.type === "htmx:afterSettle") { mark(elt.closest("[data-queue-item]")); }
+    var pane = document.getElementById("approval-detail");
+    if (pane) { pane.removeAttribute("aria-busy"); }
+  }
+  document.addEventListener("htmx:afterSettle", settled);
+  document.addEventListener("htmx:responseError", settled);
+  document.addEventListener("htmx:sendError", settled);
+
+  function busy() {
+    var pane = document.getElementById("approval-detail");
+    return pane && pane.getAttribute("aria-busy") === "true";
+  }
+
+  function detailButton(value) {
+    return document.querySelector("#approval-detail form.approval__actions button[name=decision][value=" + value + "]");
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) { return; }
+    var list = items();
+    if (!list.length) { return; }
+    if (event.key === "j" || event.key === "k") {
+      var current = document.querySelector("#approval-queue .approval-item--selected");
+      var focused = event.target.closest ? event.target.closest("[data-queue-item]") : null;
+      var index = list.indexOf(focused || current);
+      var next = index === -1 ? 0 : (event.key === "j" ? Math.min(index + 1, list.length - 1) : Math.max(index - 1, 0));
+      var link = list[next].querySelector("[data-detail-link]");
+      link.focus();
+      list[next].scrollIntoView({ block: "nearest" });
+      if (!narrow() && list[next] !== current) { link.click(); }
+      event.preventDefault();
+    } else if ((event.key === "a" || event.key === "r") && busy()) {
+      event.preventDefault();
+    } else if (event.key === "a") {
+      var confirm = document.querySelector("#approval-detail details.approval__confirm");
+      if (confirm) {
+        confirm.open = true;
+        var yes = confirm.querySelector("button[value=approve-confirmed]");
+        if (yes) { yes.focus(); }
+        event.preventDefault();
+        return;
+      }
+      var approve = detailButton("approve");
+      if (approve) { approve.click(); event.preventDefault(); }
+    } else if (event.key === "r") {
+      var reject = detailButton("reject");
+      if (reject) { reject.click(); event.preventDefault(); }
+    }
+  });
+})();
