@@ -286,6 +286,8 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:agent_insights": Target(query=("days",)),
     "agents:run": Target(query=("region", "step")),
     "agents:run_rerun": Target(methods=("POST",), form=("idempotency_key",)),
+    "agents:run_step": Target(query=("region",)),
+    "agents:run_follow": Target(methods=("POST",), form=("following",)),
     "agents:runs": Target(query=("status", "agent", "thread", *PAGER)),
     "agents:run_row": Target(query=("v", "agent", "name")),
     "agents:approvals": Target(query=("status", "agent", "risk", "age", "approval", *PAGER)),
