@@ -90,7 +90,10 @@ def test_create_an_object_with_every_field_type_then_edit_its_fields(schema_cons
     for _ in range(10):
         if row.count() or not page.get_by_role("link", name="Next page").count():
             break
+        # The next page replaces this one's rows: wait for that before looking again.
+        shown = page.get_by_role("row").nth(1).element_handle()
         page.get_by_role("link", name="Next page").click()
+        shown.wait_for_element_state("hidden")
         expect(page.get_by_role("link", name="Previous page")).to_be_visible()
     expect(row).to_contain_text(plural)
     expect(row.get_by_role("cell", name="15", exact=True)).to_be_visible()
