@@ -8,7 +8,7 @@ work). A file of 100,000 rows of six columns (about 10 MB) is written to a
 throwaway folder, then, taken turn about:
 
 - plain: `csv.reader` over the file opened as text (the floor: parsing only);
-- streamed: `objects.imports.read_rows`, which decodes line by line and
+- streamed: `objects.import_files.read_rows`, which decodes line by line and
   remembers the byte offset of every next row (how a job step resumes);
 - checked: `read_rows` and `RowChecker.values` on every row, with the
   object's field rules (what the dry run and the import do per row).
@@ -47,7 +47,8 @@ def main() -> None:
     import django
 
     django.setup()
-    from objects.imports import RowChecker, read_rows
+    from objects.import_files import read_rows
+    from objects.imports import RowChecker
 
     checker = RowChecker(definition=PEOPLE_DEFINITION, mapping=PEOPLE_MAPPING, zone=None)
 

@@ -18,7 +18,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.htmx import client_redirect, render_region
-from objects import imports, jobs
+from objects import import_files, imports, jobs
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition
 from objects.schema import FieldType
@@ -34,8 +34,10 @@ class UploadForm(forms.Form):
 
     def clean_file(self):
         upload = self.cleaned_data["file"]
-        if upload.size > imports.max_upload_bytes():
-            raise forms.ValidationError(f"The file is larger than {imports.max_upload_bytes() // (1024 * 1024)} MB.")
+        if upload.size > import_files.max_upload_bytes():
+            raise forms.ValidationError(
+                f"The file is larger than {import_files.max_upload_bytes() // (1024 * 1024)} MB."
+            )
         return upload
 
 
@@ -54,9 +56,9 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         upload = form.cleaned_data["file"]
         try:
             upload.seek(0)
-            file_format = imports.sniff_format(upload)
-            header, total, _sample = imports.scan(upload, file_format)
-        except imports.ImportFileError as exc:
+            file_format = import_files.sniff_format(upload)
+            header, total, _sample = import_files.scan(upload, file_format)
+        except import_files.ImportFileError as exc:
             form.add_error("file", str(exc))
             return render_region(request, "objects/import.html", "upload-form", context)
         job = ObjectJob(
@@ -199,9 +201,9 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
             job.save(update_fields=["params", "updated_at"])
             jobs.job_run(job=job, status=ObjectJob.CHECKING, reset=imports.reset_for_checking)
         return client_redirect(request, reverse("objects:job", args=[job.pk]))
-    file_format = imports.FileFormat.of(job.params)
+    file_format = import_files.FileFormat.of(job.params)
     with job.upload.open("rb") as handle:
-        sample = imports.sample_rows(handle, file_format)
+        sample = import_files.sample_rows(handle, file_format)
     columns = []
     chosen_now: dict[str, str] = {}
     for index, name in enumerate(header):

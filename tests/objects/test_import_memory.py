@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import tracemalloc
 
-from objects.imports import RowChecker, read_rows, scan
+from objects.import_files import read_rows, scan
+from objects.imports import RowChecker
 from objects.models import ObjectJob
 from sandbox.fixtures import PEOPLE_DEFINITION, PEOPLE_MAPPING, write_people_csv
 

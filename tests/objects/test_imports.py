@@ -12,16 +12,8 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from objects.fields import field_defs
-from objects.imports import (
-    FileFormat,
-    ImportFileError,
-    RowChecker,
-    column_candidates,
-    read_rows,
-    scan,
-    sniff_format,
-    suggested_mapping,
-)
+from objects.import_files import FileFormat, ImportFileError, read_rows, scan, sniff_format
+from objects.imports import RowChecker, column_candidates, suggested_mapping
 from objects.models import ObjectJob
 from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY
