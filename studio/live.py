@@ -13,9 +13,10 @@ from django.urls import reverse
 from dashboard.api.paths import api_path
 from dashboard.live.registry import OperationKind
 from dashboard.web.reading import as_dict, as_list, error_message, others, read_questions, text
+from studio.models import TURN_KIND
 from studio.reading import read_event, read_image, read_outline, read_pending_request, read_skipped, safe_link
+from studio.versions import document_versions_keep
 
-TURN_KIND = "studio.turn"
 FINAL_TURN_STATUSES = frozenset({"completed", "needs_input", "failed"})
 
 # Members of a turn the page shows in their own place; anything else is
@@ -129,10 +130,7 @@ def turn_context(op, snapshot: dict, request=None) -> dict[str, Any]:
 
 def turns_final(op_ids: list[int]) -> None:
     """After turns are stored final: keep each completed document turn's
-    content as a version (studio/versions.py; imported here, at call time,
-    because versions reads this module's names)."""
-    from studio.versions import document_versions_keep
-
+    content as a version (studio/versions.py)."""
     document_versions_keep(op_ids)
 
 

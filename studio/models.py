@@ -4,6 +4,11 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
+# The kind of a Studio turn's TrackedOperation (dashboard/live). Named here, with
+# the rows, so a module that reads turns (versions.py) need not import the
+# poller's registration (live.py), which calls back into it when turns end.
+TURN_KIND = "studio.turn"
+
 
 class AppRun(models.Model):
     """One Content App run sent through the console: what was asked (so it

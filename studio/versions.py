@@ -35,8 +35,7 @@ from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text
 from studio.documents import document_source
-from studio.live import TURN_KIND
-from studio.models import DocumentVersion
+from studio.models import TURN_KIND, DocumentVersion
 
 logger = logging.getLogger(__name__)
 
