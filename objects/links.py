@@ -80,3 +80,9 @@ def links_by_relation(raws: list[dict], *, object_key: str, record_id: str) -> l
             link = link_from(raw, object_key=object_key, record_id=record_id)
             groups.setdefault(link.relation_key, []).append(link)
     return sorted(groups.items())
+
+
+def relation_label(relation_key: str) -> str:
+    """A relation key in words: `related_to` -> "Related to"."""
+    words = relation_key.replace("_", " ").strip()
+    return words[:1].upper() + words[1:] if words else relation_key

@@ -26,6 +26,8 @@ from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import FilterPlan, RecordFilter
+from objects.links import relation_label
+from objects.templatetags.records import EMPTY_CELL, cell_text, grid_cell, grid_image
 
 if TYPE_CHECKING:
     from objects.models import RecordTally, SavedView
@@ -166,12 +168,6 @@ MAX_RELATION_KEY = 100
 MAX_LINK_COLUMNS = 10
 
 
-def relation_label(relation_key: str) -> str:
-    """A relation key in words: `related_to` -> "Related to"."""
-    words = relation_key.replace("_", " ").strip()
-    return words[:1].upper() + words[1:] if words else relation_key
-
-
 @dataclass
 class Column:
     key: str
@@ -210,8 +206,6 @@ class Row:
         header (static/js/objects_grid.js); only a number's cell carries a
         class (`num`: right-aligned, tabular figures), which CSS cannot read
         from the header."""
-        from objects.templatetags.records import cell_text, grid_cell, grid_image
-
         name = cell_text(self.title) if self.title is not None else ""
         parts = ["<tr>"]
         if selectable:  # the bulk selection (bulk.js)
@@ -250,8 +244,6 @@ def rows_html(rows: list[Row], *, selectable: bool) -> tuple[SafeString, bool]:
 
 def linked_chips(records: list[tuple[str, str]]) -> SafeString:
     """Linked records as chips that open them (their title, or "Untitled")."""
-    from objects.templatetags.records import EMPTY_CELL
-
     if not records:
         return EMPTY_CELL
     chips = "".join(

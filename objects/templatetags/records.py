@@ -20,6 +20,7 @@ from django.utils.text import Truncator
 from dashboard.frame.images import WEB_SCHEMES, image_allowed, image_elsewhere, image_host
 from objects.fields import Cell
 from objects.filters import FilterControl
+from objects.links import relation_label
 
 register = template.Library()
 
@@ -144,12 +145,7 @@ def record_cell(cell: Cell | None, full: bool = False) -> SafeString:
     return render_cell(cell, full=full)
 
 
-@register.filter
-def relation_label(relation_key: str) -> str:
-    """A relation key in words (`related_to` -> "Related to")."""
-    from objects.table import relation_label as words
-
-    return words(relation_key)
+register.filter("relation_label", relation_label)  # a relation key in words (objects/links.py)
 
 
 @register.filter
