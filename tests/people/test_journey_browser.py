@@ -131,9 +131,13 @@ def test_invited_enabled_two_factor_approved_and_deactivated(console, journey_sa
     page.goto(console.url + "/approvals/")
     expect(page.get_by_role("heading", name="Approvals", exact=True)).to_be_visible()
     queue = page.get_by_role("list", name="Approvals")
-    lead = queue.get_by_role("listitem").filter(has_text="Lead qualifier")
+    lead = queue.get_by_role("listitem").filter(has_text="Lead qualifier").first
     lead_id = lead.get_attribute("id")
-    lead.get_by_role("button", name="Reject").click()
+    # The queue lists approvals; the selected one's card beside it decides.
+    lead.get_by_role("link").first.click()
+    card = page.get_by_role("region", name="The selected approval")
+    expect(card).to_contain_text("Lead qualifier")
+    card.get_by_role("button", name="Reject", exact=True).click()
     expect(page.locator(f"#{lead_id}").get_by_text("Rejected", exact=True)).to_be_visible()
 
     # Deactivated: her open tab is signed out at its next request.
