@@ -24,7 +24,6 @@ from zoneinfo import ZoneInfo, ZoneInfoNotFoundError
 
 from django import forms
 from django.conf import settings
-from django.db import transaction
 from django.http import QueryDict
 
 from dashboard.api import errors
@@ -281,36 +280,28 @@ def bulk_job_start(
             client=workspace.client, object_key=object_key, fields=fields, selection=selection, zone=workspace.zone
         )
         status = ObjectJob.RUNNING
-    from objects.jobs import send_step
+    from objects.jobs import job_start
 
-    with transaction.atomic():
-        job = ObjectJob.objects.create(
-            uid=uid,
-            owner_key=workspace.require_key(),
-            started_by=user,
-            workspace_id=workspace.id,
-            object_key=object_key,
-            object_name=text(definition.get("plural_name")) or object_key,
-            kind=kind,
-            title=storable_text(title, limit=300),
-            status=status,
-            params=storable(params),
-            total=len(items),
-        )
-        JobItem.objects.bulk_create(
-            [
-                JobItem(
-                    job=job,
-                    position=n,
-                    record_id=storable_text(text(r.get("id")), limit=200),
-                    title=_title(definition, r),
-                    before=_before(kind, changes, r),
-                )
-                for n, r in enumerate(items)
-            ]
-        )
-        send_step(job.pk)
-    return job
+    return job_start(
+        uid=uid,
+        owner_key=workspace.require_key(),
+        started_by=user,
+        workspace_id=workspace.id,
+        object_key=object_key,
+        object_name=text(definition.get("plural_name")) or object_key,
+        kind=kind,
+        title=storable_text(title, limit=300),
+        status=status,
+        params=storable(params),
+        items=[
+            JobItem(
+                record_id=storable_text(text(r.get("id")), limit=200),
+                title=_title(definition, r),
+                before=_before(kind, changes, r),
+            )
+            for r in items
+        ],
+    )
 
 
 # --- the job's phases (objects/jobs.py calls them) ---------------------------

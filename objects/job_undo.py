@@ -15,7 +15,6 @@ from __future__ import annotations
 import time
 
 from django.conf import settings
-from django.db import transaction
 
 from dashboard.api import errors
 from dashboard.live.storable import storable_text
@@ -60,7 +59,7 @@ def undo_facts(job: ObjectJob) -> dict:
 def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
     """The undo job of a finished bulk edit or import (one per job: a second
     asking opens the first)."""
-    from objects.jobs import send_step
+    from objects.jobs import job_start
 
     existing = ObjectJob.objects.filter(uid=uid).first() or undo_of(job)
     if existing is not None:
@@ -68,29 +67,20 @@ def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
     done = job.items.filter(state=JobItem.DONE)
     if job.kind == ObjectJob.KIND_EDIT:
         done = done.exclude(before=None)
-    items = list(done.order_by("position").values_list("record_id", "title", "before"))
-    with transaction.atomic():
-        undo = ObjectJob.objects.create(
-            uid=uid,
-            owner_key=workspace.require_key(),
-            started_by=user,
-            workspace_id=job.workspace_id,
-            object_key=job.object_key,
-            object_name=job.object_name,
-            kind=ObjectJob.KIND_UNDO,
-            title=storable_text(f"Undo of “{job.title}”", limit=300),
-            status=ObjectJob.RUNNING,
-            params={"undoes": job.pk, "undoes_kind": job.kind, "changes": job.params.get("changes") or {}},
-            total=len(items),
-        )
-        JobItem.objects.bulk_create(
-            [
-                JobItem(job=undo, position=n, record_id=record_id, title=title, before=before)
-                for n, (record_id, title, before) in enumerate(items)
-            ]
-        )
-        send_step(undo.pk)
-    return undo
+    items = done.order_by("position").values_list("record_id", "title", "before")
+    return job_start(
+        uid=uid,
+        owner_key=workspace.require_key(),
+        started_by=user,
+        workspace_id=job.workspace_id,
+        object_key=job.object_key,
+        object_name=job.object_name,
+        kind=ObjectJob.KIND_UNDO,
+        title=storable_text(f"Undo of “{job.title}”", limit=300),
+        status=ObjectJob.RUNNING,
+        params={"undoes": job.pk, "undoes_kind": job.kind, "changes": job.params.get("changes") or {}},
+        items=[JobItem(record_id=record_id, title=title, before=before) for record_id, title, before in items],
+    )
 
 
 def undo_chunk(job: ObjectJob) -> Step:

@@ -31,7 +31,7 @@ from dashboard.live.leases import lease_take
 from dashboard.live.storable import storable_text
 from dashboard.metrics import registry as metrics
 from dashboard.outbox.services import outbox_send
-from objects.models import ObjectJob
+from objects.models import JobItem, ObjectJob
 
 logger = logging.getLogger("objects.jobs")
 
@@ -74,6 +74,20 @@ def send_step(job_id: int, countdown: float | None = None) -> None:
     to the broker later when the broker cannot take it (the job's page says
     so). Tests stand a worker in for Celery here."""
     outbox_send(task=STEP_TASK, args=[job_id], countdown=countdown, about=ObjectJob(pk=job_id))
+
+
+def job_start(*, items: list[JobItem], **job_fields) -> ObjectJob:
+    """A job row, its items (positions in list order) and its first step, in
+    one transaction: the step is published once both are there. The one way a
+    bulk edit or delete, a restore and an undo begin (an import's rows are
+    the file's, not items)."""
+    with transaction.atomic():
+        job = ObjectJob.objects.create(total=len(items), **job_fields)
+        for position, item in enumerate(items):
+            item.job, item.position = job, position
+        JobItem.objects.bulk_create(items)
+        send_step(job.pk)
+    return job
 
 
 def job_cancel(*, job: ObjectJob) -> None:

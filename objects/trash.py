@@ -171,31 +171,25 @@ def trash_expire(now=None) -> int:
 
 def restore_start(*, user, workspace, object_key: str, definition: dict, rows: list[TrashedRecord], uid: str):
     """The restore job of these trash rows (one per form: its idempotency key is the job's uid)."""
-    from objects.jobs import send_step
+    from objects.jobs import job_start
 
     existing = ObjectJob.objects.filter(uid=uid).first()
     if existing is not None:
         return existing
     count = len(rows)
-    with transaction.atomic():
-        job = ObjectJob.objects.create(
-            uid=uid,
-            owner_key=workspace.require_key(),
-            started_by=user,
-            workspace_id=workspace.id,
-            object_key=object_key,
-            object_name=text(definition.get("plural_name")) or object_key,
-            kind=ObjectJob.KIND_RESTORE,
-            title=storable_text(f"Restore {count} record{'' if count == 1 else 's'} from the trash", limit=300),
-            status=ObjectJob.RUNNING,
-            params={"pass": "create"},
-            total=count,
-        )
-        JobItem.objects.bulk_create(
-            [JobItem(job=job, position=n, record_id=row.record_id, title=row.title) for n, row in enumerate(rows)]
-        )
-        send_step(job.pk)
-    return job
+    return job_start(
+        uid=uid,
+        owner_key=workspace.require_key(),
+        started_by=user,
+        workspace_id=workspace.id,
+        object_key=object_key,
+        object_name=text(definition.get("plural_name")) or object_key,
+        kind=ObjectJob.KIND_RESTORE,
+        title=storable_text(f"Restore {count} record{'' if count == 1 else 's'} from the trash", limit=300),
+        status=ObjectJob.RUNNING,
+        params={"pass": "create"},
+        items=[JobItem(record_id=row.record_id, title=row.title) for row in rows],
+    )
 
 
 def _client(job: ObjectJob):

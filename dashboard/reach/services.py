@@ -40,7 +40,7 @@ from dashboard.inbox.sources import KIND_APPROVAL, InboxItem, InboxViewer
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.selectors import workspace_working_keys
 from dashboard.live import registry
-from dashboard.live.leases import lease_take
+from dashboard.live.leases import lease_is_free, lease_take
 from dashboard.live.models import TrackedOperation
 from dashboard.outbox.services import outbox_send
 from dashboard.people.backends import role_of
@@ -476,7 +476,7 @@ def deliveries_due(*, now: datetime | None = None, limit: int = 200) -> list[int
     due = []
     rows = (
         Delivery.objects.filter(status=Delivery.STATUS_PENDING, due_at__lte=now)
-        .filter(Q(lease_until__isnull=True) | Q(lease_until__lte=now))
+        .filter(lease_is_free(now))
         .order_by("due_at", "id")
         .values_list("pk", "recipient", "channel")[: limit * 5]
     )
