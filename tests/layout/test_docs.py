@@ -21,6 +21,11 @@ separated by commas), then two or more spaces and its description. The rule:
 (`[words](path)` or `[words](path#anchor)`) points at a file or folder that
 exists, and an anchor at a heading of that document (GitHub's slugs).
 
+**Named sections exist.** A pointer to a section in words, anywhere in the
+checkout (`(docs/operations.md, "Metrics")`, `README "Live and ready"` in a
+comment), names a heading of that document (the heading as written, or its
+beginning: "Reaching people" for "Reaching people (notifications, ...)").
+
 **The README is read in five minutes**: fewer than 250 lines.
 
 **The benchmarks are all described**: every script of `bench/` (not its
@@ -54,6 +59,17 @@ PY_NAME = re.compile(r"(?<![\w/.{-])((?:[\w-]+/)*[\w-]+\.py)\b")
 LINK = re.compile(r"(?<!!)\[[^\]\n]*\]\(([^)\s]+)\)")
 HEADING = re.compile(r"^(#{1,6})\s+(.*?)\s*#*\s*$")
 FENCE = re.compile(r"^\s*(```|~~~)")
+SECTION_POINTER = re.compile(r'((?:docs/[\w/-]+|README)(?:\.md)?),?\s+"([^"]+)"')
+POINTED_FROM = (*MAPPED, "sandbox", "tests", "docs", "templates")
+POINTED_FROM_FILES = (
+    "README.md",
+    "CHANGELOG.md",
+    ".env.example",
+    "Procfile",
+    "Dockerfile",
+    "docker-compose.yml",
+    "Makefile",
+)
 
 
 def the_map(architecture: str) -> str:
@@ -168,6 +184,36 @@ def documents(root: Path) -> list[Path]:
     return [root / "README.md", *sorted((root / "docs").rglob("*.md"))]
 
 
+def headings(markdown: str) -> list[str]:
+    found, fenced = [], False
+    for line in markdown.splitlines():
+        if FENCE.match(line):
+            fenced = not fenced
+        elif (heading := HEADING.match(line)) and not fenced:
+            found.append(heading.group(2).replace("`", "").lower())
+    return found
+
+
+def broken_section_pointers(text: str, root: Path, where: str) -> list[str]:
+    broken = []
+    for document, section in SECTION_POINTER.findall(text):
+        name = " ".join(re.sub(r"\n\s*#?", " ", section).split()).replace("`", "").lower()
+        path = root / (document if document.endswith(".md") else document + ".md")
+        if not path.exists():
+            broken.append(f'{where}: {document} "{section}" (no such document)')
+        elif not any(heading.startswith(name) for heading in headings(path.read_text())):
+            broken.append(f'{where}: {document} "{section}" (no such heading there)')
+    return broken
+
+
+def pointing_files(root: Path) -> Iterator[Path]:
+    yield from (root / name for name in POINTED_FROM_FILES if (root / name).exists())
+    for folder in POINTED_FROM:
+        for path in sorted((root / folder).rglob("*")):
+            if path.suffix in {".py", ".md", ".html", ".txt"} and path.name != "test_docs.py":
+                yield path
+
+
 def unmeasured_benchmarks(benchmarks: str, root: Path) -> list[str]:
     scripts = sorted(p.name for p in (root / "bench").glob("*.py") if p.name not in NOT_BENCHMARKS)
     return [f"bench/{name}" for name in scripts if f"bench/{name}" not in benchmarks]
@@ -191,6 +237,17 @@ def test_everything_the_map_names_exists():
 
 def test_every_docs_link_resolves():
     broken = [line for document in documents(PROJECT_DIR) for line in broken_links(document, PROJECT_DIR)]
+    assert not broken, "\n".join(broken)
+
+
+def test_every_section_pointer_names_a_heading():
+    broken = [
+        line
+        for path in pointing_files(PROJECT_DIR)
+        for line in broken_section_pointers(
+            path.read_text(errors="replace"), PROJECT_DIR, str(path.relative_to(PROJECT_DIR))
+        )
+    ]
     assert not broken, "\n".join(broken)
 
 
@@ -284,6 +341,22 @@ def test_the_link_check_finds_a_missing_file_and_a_missing_heading(tmp_path):
     assert broken_links(readme, tmp_path) == [
         "README.md: docs/gone.md (no such file)",
         "README.md: docs/operations.md#backups (no such heading)",
+    ]
+
+
+def test_the_section_check_finds_a_moved_section(tmp_path):
+    make_checkout(tmp_path, ["docs/operations.md", "README.md"])
+    (tmp_path / "docs" / "operations.md").write_text("# Operations\n\n## Metrics\n\n## The broker of `make run`\n")
+    (tmp_path / "README.md").write_text("# Console\n\n## Reaching people (notifications, claims)\n")
+    comments = (
+        '# (docs/operations.md, "Metrics"), (docs/operations.md, "The broker of make run"),\n'
+        '# (README, "Reaching people"), (README "Metrics"), (docs/gone.md, "Metrics")\n'
+        '"""(docs/operations.md, "The broker\n   of make run")"""\n'
+    )
+
+    assert broken_section_pointers(comments, tmp_path, "x.py") == [
+        'x.py: README "Metrics" (no such heading there)',
+        'x.py: docs/gone.md "Metrics" (no such document)',
     ]
 
 
