@@ -17,7 +17,7 @@ WORKDIR /app
 # (tests/ops/test_image.py).
 # Optional extras operators choose by name, none by default:
 # `docker-compose build --build-arg CONSOLE_EXTRAS=otel` adds OpenTelemetry
-# (README, "Error reporting and traces").
+# (docs/operations.md, "Error reporting and traces").
 ARG CONSOLE_EXTRAS=""
 COPY pyproject.toml ./
 RUN python -c "import os, tomllib; d = tomllib.load(open('pyproject.toml', 'rb')); chosen = [r for name in os.environ.get('CONSOLE_EXTRAS', '').split() for r in d['project']['optional-dependencies'][name]]; print('\n'.join(d['project']['dependencies'] + chosen))" > /tmp/requirements.txt \

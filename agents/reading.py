@@ -4,7 +4,7 @@ The spec leaves the inner fields of plan nodes, edges, profile, deployments,
 issues, steps, tasks, approvals and outcomes open ("not shown"). These
 functions take what the pages need from a remote body, never raise on an odd
 shape, and keep everything they don't know for a generic JSON view
-(docs/architecture.md, "Reading what the service sends"). The generic
+(docs/design/core-pages.md, "Reading what the service sends"). The generic
 readers (`as_dict`, `text`, `when`...) are the web layer's.
 """
 

@@ -136,7 +136,7 @@ MIDDLEWARE = [
     "axes.middleware.AxesMiddleware",
 ]
 
-# Metrics (dashboard/metrics, README "Metrics"): Prometheus' text format at
+# Metrics (dashboard/metrics, docs/operations.md "Metrics"): Prometheus' text format at
 # /metrics. Off unless configured: a token or an allow-list turns them on
 # (METRICS_ENABLED=false turns them off again), and with neither nothing is
 # served. Both set: both must pass. PROMETHEUS_MULTIPROC_DIR (read by
@@ -501,7 +501,7 @@ if PRODUCTION:
     ]
     # Probes come over plain http from inside (compose, a load balancer's checks).
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$"]
-    # So does Prometheus' scrape (web:8000 in the compose network; README "Metrics").
+    # So does Prometheus' scrape (web:8000 in the compose network; docs/operations.md "Metrics").
     SECURE_REDIRECT_EXEMPT.append(r"^metrics$")
 
 # Where images may come from: the console, data: URLs (inline icons, QR codes),

