@@ -184,6 +184,22 @@ PAGE_QUERY = {
 UUID = {"type": "string", "format": "uuid"}
 
 
+def one_of_fields(*names: str, message: str) -> dict:
+    """A rule of a body schema: at least one of `names` is sent (its error filed under the first)."""
+    return {"anyOf": [{"required": [name]} for name in names], "x-error": {"at": names[0], "message": message}}
+
+
+def not_both_true(first: str, second: str, *, message: str) -> dict:
+    """A rule of a body schema: `first` and `second` are not both true (its error filed under `second`)."""
+    return {
+        "not": {
+            "required": [first, second],
+            "properties": {first: {"const": True}, second: {"const": True}},
+        },
+        "x-error": {"at": second, "message": message},
+    }
+
+
 @dataclass
 class Route:
     method: str
@@ -205,6 +221,7 @@ class Route:
     stream: bool = False
     slow: bool = False
     idempotent: bool = True
+    stream_events: list[str] = field(default_factory=list)
 
 
 ROUTES: list[Route] = []
@@ -236,7 +253,7 @@ def route(
     required_query: list[str] | None = None,
     path_params: dict | None = None,
     responses: dict | None = None,
-    stream: bool = False,
+    stream: bool | list[str] = False,
     slow: bool = False,
     idempotent: bool = True,
 ):
@@ -249,6 +266,8 @@ def route(
     - `path_params`: {name: schema} for `{name}` parts (default: string).
     - `responses`: {status: schema or None}; error responses are added to the
       OpenAPI document automatically.
+    - `stream`: the names of the server-sent events a `stream: true` body answers (in order, the
+      last ones `result` and `error`); the OpenAPI document lists them.
     - `write`: defaults to True for POST/PATCH/DELETE: a read-only key gets 403.
     - `auth=False` for public paths (openapi.json, webhooks).
     """
@@ -273,9 +292,10 @@ def route(
                 required_query=required_query or [],
                 path_params=path_params or {},
                 responses=responses or {200: None},
-                stream=stream,
+                stream=bool(stream),
                 slow=slow,
                 idempotent=idempotent,
+                stream_events=list(stream) if isinstance(stream, list) else ["result", "error"],
             )
         )
         return fn
@@ -409,8 +429,8 @@ class Request:
         if environ.get("CONTENT_TYPE"):
             self.headers["content-type"] = environ["CONTENT_TYPE"]
         client_id = (self.headers.get("x-request-id") or "").strip()
-        self.request_id = client_id[:200] if client_id else f"req_{uuid.uuid4().hex}"
-        self.idempotency_key: str | None = (self.headers.get("idempotency-key") or "").strip()[:255] or None
+        self.request_id = client_id[:REQUEST_ID_MAX] if client_id else f"req_{uuid.uuid4().hex}"
+        self.idempotency_key: str | None = (self.headers.get("idempotency-key") or "").strip() or None
         self.minted_idempotency_key = False
         self.path_params: dict[str, str] = {}
         self.params: dict[str, Any] = {}
@@ -493,6 +513,9 @@ STATUS_TEXT = {
 }
 
 MAX_BODY = 5 * 1024 * 1024
+IDEMPOTENCY_KEY_MAX = 255
+# A client's own X-Request-Id is echoed up to this many characters (the document says so).
+REQUEST_ID_MAX = 200
 
 
 def _strip_seq(value: Any) -> Any:
@@ -618,6 +641,7 @@ class App:
             self.rate_limit(req)
             if r.write and req.member.get("role") == "viewer":
                 raise permission_denied("This key belongs to a read-only member and may not write.")
+        self.check_headers(req, r)
         self.check_path(req, r)
         self.check_query(req, r)
         self.read_body(req, r)
@@ -672,6 +696,15 @@ class App:
             window.append(now)
 
     # -- checking inputs -------------------------------------------------------
+    def check_headers(self, req: Request, r: Route) -> None:
+        # The document's `Idempotency-Key` is at most 255 characters: a longer one is refused,
+        # never cut (two different long keys cut alike would replay each other's answers).
+        if r.write and req.idempotency_key and len(req.idempotency_key) > IDEMPOTENCY_KEY_MAX:
+            raise invalid(
+                {"Idempotency-Key": [f"must be at most {IDEMPOTENCY_KEY_MAX} characters"]},
+                f"The Idempotency-Key header must be at most {IDEMPOTENCY_KEY_MAX} characters.",
+            )
+
     def check_path(self, req: Request, r: Route) -> None:
         errors = []
         for name, value in req.path_params.items():

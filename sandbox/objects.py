@@ -88,9 +88,21 @@ FIELD_INPUT_PROPS = {
     "options": {"type": "array", "maxItems": 200, "items": OPTION_INPUT},
     "required": {"type": "boolean"},
 }
+# A choice field (select, multi_select, stage) needs its options: a rule the document states too.
+CHOICE_NEEDS_OPTIONS = {
+    "if": {"required": ["type"], "properties": {"type": {"enum": ["select", "multi_select", "stage"]}}},
+    "then": {"required": ["options"], "properties": {"options": {"minItems": 1}}},
+    "x-error": {"at": "options", "message": "is required for select, multi_select and stage fields"},
+}
 register_schema(
     "FieldInput",
-    {"type": "object", "required": ["label"], "additionalProperties": False, "properties": FIELD_INPUT_PROPS},
+    {
+        "type": "object",
+        "required": ["label"],
+        "additionalProperties": False,
+        "properties": FIELD_INPUT_PROPS,
+        **CHOICE_NEEDS_OPTIONS,
+    },
 )
 register_schema(
     "FieldChange",
