@@ -43,6 +43,7 @@ ROUTE_MODULES = [
 ]
 
 KEY_PREFIX = "svc_sk_"
+MCP_PATH = "/v1/mcp"  # the MCP server (sandbox/mcp_server.py), beside the REST routes
 KEY_RE = re.compile(r"^svc_sk_[A-Za-z0-9_\-]{16,200}$")
 
 
@@ -507,6 +508,7 @@ STATUS_TEXT = {
     405: "Method Not Allowed",
     409: "Conflict",
     413: "Payload Too Large",
+    501: "Not Implemented",
     422: "Unprocessable Entity",
     429: "Too Many Requests",
     500: "Internal Server Error",
@@ -539,6 +541,7 @@ class App:
         self._rate_lock = threading.Lock()
         self._idem_locks: dict[tuple[str, str], threading.Lock] = {}
         self._idem_guard = threading.Lock()
+        self._mcp: Any = None  # sandbox.mcp_server.McpEndpoint, made on first use
 
     def seed(self) -> None:
         from sandbox.seed import run_seed
@@ -549,6 +552,8 @@ class App:
     def __call__(self, environ, start_response):
         started = time.monotonic()
         req = Request(self, environ)
+        if req.path == MCP_PATH:
+            return self.serve_mcp(req, environ, start_response, started)
         try:
             result = self.dispatch(req)
         except ApiError as exc:
@@ -568,6 +573,47 @@ class App:
             req.request_id,
             elapsed_ms,
             extra={"method": req.method, "path": req.path, "status": result.status, "request_id": req.request_id},
+        )
+        return answer
+
+    def serve_mcp(self, req: Request, environ: dict, start_response, started: float):
+        """`/v1/mcp` (sandbox/mcp_server.py): the SDK's Streamable HTTP server behind the
+        same key, rate limit and request id; refusals in front of it are the JSON error body."""
+        status_seen: list[int] = []
+
+        def start(status: str, headers: list, exc_info=None):
+            status_seen.append(int(status.split(" ", 1)[0]))
+            headers = [(k, v) for k, v in headers if k.lower() != "x-request-id"] + [("X-Request-Id", req.request_id)]
+            return start_response(status, headers, exc_info)
+
+        try:
+            try:
+                from sandbox.mcp_server import McpEndpoint
+            except ImportError:  # the `mcp` package is the `sandbox` extra
+                raise ApiError(
+                    501,
+                    "server_error",
+                    "This sandbox has no MCP server: install the sandbox extra (pip install 'workspace-console[sandbox]').",
+                )
+            with self._idem_guard:
+                if self._mcp is None:
+                    self._mcp = McpEndpoint(self)
+            answer = self._mcp(req, environ, start)
+        except ApiError as exc:
+            if exc.status == 401:
+                # RFC 6750: a client (an IDE, a desktop assistant) learns it needs a bearer key.
+                exc.headers["WWW-Authenticate"] = 'Bearer realm="workspace-sandbox"' + (
+                    ', error="invalid_token"' if req.headers.get("authorization") else ""
+                )
+            answer = self.send(req, self.error_response(exc), start)
+        access_log.info(
+            "%s %s %s request_id=%s %.1fms",
+            req.method,
+            req.path,
+            status_seen[0] if status_seen else "-",
+            req.request_id,
+            (time.monotonic() - started) * 1000,
+            extra={"method": req.method, "path": req.path, "request_id": req.request_id},
         )
         return answer
 

@@ -58,7 +58,7 @@ def test_every_operation_keeps_its_document(fuzzed_sandbox, tmp_path):
             f"Authorization: Bearer {fuzzed_sandbox.demo_key}",
             "--no-color",
         ],
-        cwd=ROOT,
+        cwd=tmp_path,  # its cache and reports stay out of the work tree
         env=env,
         capture_output=True,
         text=True,
