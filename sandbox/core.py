@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib
+import inspect
 import json
 import logging
 import math
@@ -283,7 +284,7 @@ def route(
                 regex=_compile(pattern),
                 operation_id=operation_id,
                 summary=summary,
-                description=description or (fn.__doc__ or "").strip(),
+                description=description or inspect.cleandoc(fn.__doc__ or ""),
                 tags=tags or [],
                 auth=auth,
                 write=(method in ("POST", "PATCH", "DELETE")) if write is None else write,

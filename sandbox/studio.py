@@ -712,6 +712,7 @@ for _studio in STUDIOS:
     "/v1/turns/{id}",
     operation_id="studio_turn_get",
     summary="A Studio turn as it is now",
+    description="The turn as it is now (the same body as the turn's own answer). Poll every 5-10 s while `status` is `building`; it ends `completed`, `needs_input` or `failed`.",
     tags=["Studio"],
     path_params={"id": UUID},
     responses={200: TURN},
