@@ -300,7 +300,13 @@ def sse_events(chunks: Iterator[bytes], cancelled: threading.Event) -> Iterator[
 
 
 def progress_message(event: str, data: Any) -> str:
+    """Words for one streamed event. The first names the turn (or run), so a client that stops
+    waiting can still poll it (studio_turn_get, runs_get)."""
     if isinstance(data, dict):
+        if event == "turn" and data.get("id"):
+            return f"Turn {data['id']} ({data.get('studio')}): {data.get('status')}"
+        if event == "started" and data.get("run_id"):
+            return f"Run {data['run_id']} started (thread {data.get('thread_id')})"
         if event == "plan" and isinstance(data.get("steps"), list):
             return "Plan: " + ", ".join(str(s) for s in data["steps"])
         if data.get("message"):

@@ -216,3 +216,36 @@ def _jsonrpc(response: httpx.Response) -> dict:
         data = [line[len("data: ") :] for line in response.text.splitlines() if line.startswith("data: ")]
         return json.loads(data[-1])
     return response.json()
+
+
+def test_closing_the_stream_cancels_the_wait_not_the_turn():
+    # A slower clock than the module's: the director works ~2 real seconds, long enough to hang up.
+    with running_sandbox(time_scale=0.05) as handle:
+        first: list[str] = []
+        scopes: list[anyio.CancelScope] = []
+
+        async def on_progress(value, total, message):
+            first.append(message)
+            scopes[0].cancel()  # the client stops waiting: its request's stream closes
+
+        async def scenario():
+            async with connect(handle, "2026-07-28") as client:
+                with anyio.CancelScope() as scope:
+                    scopes.append(scope)
+                    await client.call_tool(
+                        "studio_document_turn",
+                        {"message": "Write a one-pager about the spring launch", "auto": True, "background": False},
+                        progress_callback=on_progress,
+                    )
+                after = await client.call_tool("account_me", {})  # the server goes on serving
+                return after
+
+        after = run(scenario)
+        assert after.is_error is False
+        assert first and first[0].startswith("Turn ")
+        turn_id = first[0].split(" ")[1]
+        rest = {"Authorization": f"Bearer {handle.demo_key}"}
+        turn = httpx.get(f"{handle.base_url}/v1/turns/{turn_id}", headers=rest).json()
+        assert turn["status"] == "building"  # the turn goes on without the client
+        handle.advance(service_seconds=120)
+        assert httpx.get(f"{handle.base_url}/v1/turns/{turn_id}", headers=rest).json()["status"] == "completed"
