@@ -596,10 +596,7 @@ class App:
                     "server_error",
                     "This sandbox has no MCP server: install the sandbox extra (pip install 'workspace-console[sandbox]').",
                 )
-            with self._idem_guard:
-                if self._mcp is None:
-                    self._mcp = McpEndpoint(self)
-            answer = self._mcp(req, environ, start)
+            answer = self.mcp_endpoint(McpEndpoint)(req, environ, start)
         except ApiError as exc:
             if exc.status == 401:
                 # RFC 6750: a client (an IDE, a desktop assistant) learns it needs a bearer key.
@@ -617,6 +614,21 @@ class App:
             extra={"method": req.method, "path": req.path, "request_id": req.request_id},
         )
         return answer
+
+    def mcp_endpoint(self, factory):
+        with self._idem_guard:
+            if self._mcp is None:
+                self._mcp = factory(self)
+            return self._mcp
+
+    def warm_mcp(self) -> None:
+        """Start the MCP server now (importing the SDK takes seconds), so a client's first
+        request does not wait for it. `python -m sandbox` calls it in a thread."""
+        try:
+            from sandbox.mcp_server import McpEndpoint
+        except ImportError:
+            return
+        self.mcp_endpoint(McpEndpoint).start()
 
     def error_response(self, exc: ApiError) -> Response:
         error = {"type": exc.type, "message": exc.message}

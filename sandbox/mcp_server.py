@@ -427,13 +427,16 @@ class McpEndpoint:
 
         self._loop, self._asgi = loop, asgi
 
+    def start(self) -> None:
+        with self._lock:
+            if self._asgi is None:
+                self._start()
+
     def __call__(self, req: Request, environ: dict, start_response):
         check_origin(req)
         self.app.authenticate(req)
         self.app.rate_limit(req)
-        with self._lock:
-            if self._asgi is None:
-                self._start()
+        self.start()
         try:
             length = int(environ.get("CONTENT_LENGTH") or 0)
         except ValueError:
