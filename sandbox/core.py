@@ -45,6 +45,7 @@ ROUTE_MODULES = [
 
 KEY_PREFIX = "svc_sk_"
 MCP_PATH = "/v1/mcp"  # the MCP server (sandbox/mcp_server.py), beside the REST routes
+MCP_CALL = "sandbox.mcp_call"  # environ key of the REST request an MCP tool call stands for
 KEY_RE = re.compile(r"^svc_sk_[A-Za-z0-9_\-]{16,200}$")
 
 
@@ -697,7 +698,8 @@ class App:
         r = self.match(req)
         if r.auth:
             self.authenticate(req)
-            self.rate_limit(req)
+            if not req.environ.get(MCP_CALL):  # a tool call was counted once, at /v1/mcp
+                self.rate_limit(req)
             if r.write and req.member.get("role") == "viewer":
                 raise permission_denied("This key belongs to a read-only member and may not write.")
         self.check_headers(req, r)

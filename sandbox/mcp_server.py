@@ -39,7 +39,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from sandbox.asgi_bridge import LoopThread, serve_asgi
-from sandbox.core import MCP_PATH, ROUTES, ApiError, Request, Route, load_route_modules
+from sandbox.core import MCP_CALL, MCP_PATH, ROUTES, ApiError, Request, Route, load_route_modules
 
 __all__ = ["MCP_PATH", "McpEndpoint", "build_tools"]
 SERVED_HANDSHAKE_VERSIONS = ("2025-03-26", "2025-06-18", "2025-11-25")
@@ -262,6 +262,7 @@ def rest_environ(outer: dict, r: Route, arguments: dict) -> dict:
         "HTTP_AUTHORIZATION": outer.get("HTTP_AUTHORIZATION", ""),
         "wsgi.input": io.BytesIO(payload),
         "wsgi.url_scheme": outer.get("wsgi.url_scheme", "http"),
+        MCP_CALL: True,
     }
     if payload:
         environ.update({"CONTENT_TYPE": "application/json", "CONTENT_LENGTH": str(len(payload))})

@@ -6,6 +6,7 @@ client over real HTTP, in every protocol era the seed serves: 2026-07-28
 from __future__ import annotations
 
 import json
+import threading
 import uuid
 from contextlib import asynccontextmanager
 
@@ -17,6 +18,7 @@ import mcp.client.session as client_session
 import pytest
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
+from mcp.shared.exceptions import MCPError
 
 from sandbox.mcp_server import SEED_TOOLS
 from tests.helpers import running_sandbox
@@ -51,7 +53,22 @@ async def connect(handle, era: str, key: str | None = None):
 
 
 def run(coro_fn, *args):
-    return anyio.run(coro_fn, *args)
+    """Run a client scenario on an event loop of its own thread (whatever loop the test
+    process's main thread already runs, as browser tests' do)."""
+    outcome: dict = {}
+
+    def target():
+        try:
+            outcome["value"] = anyio.run(coro_fn, *args)
+        except BaseException as exc:  # re-raised in the test's thread
+            outcome["error"] = exc
+
+    thread = threading.Thread(target=target, name="mcp-client")
+    thread.start()
+    thread.join(timeout=300)
+    if "error" in outcome:
+        raise outcome["error"]
+    return outcome["value"]
 
 
 @pytest.mark.parametrize("era", ERAS)
@@ -60,9 +77,12 @@ def test_each_era_lists_exactly_the_seed_tools_with_valid_schemas_and_reads(mcp_
         async with connect(mcp_sandbox, era) as client:
             tools = (await client.list_tools()).tools
             me = await client.call_tool("account_me", {})
-            return client.protocol_version, tools, me
+            with pytest.raises(MCPError) as unknown:  # a protocol fault: a JSON-RPC error, not a result
+                await client.call_tool("no_such_tool", {})
+            return client.protocol_version, tools, me, unknown.value
 
-    version, tools, me = run(scenario)
+    version, tools, me, unknown = run(scenario)
+    assert "no_such_tool" in unknown.error.message
     assert version == era
     assert sorted(t.name for t in tools) == sorted(SEED_TOOLS) and len(tools) == 31
     for tool in tools:
@@ -192,7 +212,7 @@ def test_http_refusals_in_front_of_the_protocol(mcp_sandbox):
     assert missing.headers["www-authenticate"].startswith("Bearer")
     assert missing.json()["error"]["type"] == "authentication"
     wrong = httpx.post(url, json=hello, headers={**accept, "Authorization": "Bearer svc_sk_" + "x" * 30}, timeout=30)
-    assert wrong.status_code == 401 and 'error="invalid_token"' in wrong.headers["www-authenticate"]
+    assert wrong.status_code == 401 and bearer_params(wrong)["error"] == "invalid_token"
     key = {**accept, "Authorization": f"Bearer {mcp_sandbox.demo_key}"}
     foreign = httpx.post(url, json=hello, headers={**key, "Origin": "https://evil.example"}, timeout=30)
     assert foreign.status_code == 403 and foreign.json()["error"]["type"] == "permission"
@@ -202,13 +222,21 @@ def test_http_refusals_in_front_of_the_protocol(mcp_sandbox):
     old = httpx.post(
         url, json={**hello, "params": {**hello["params"], "protocolVersion": "2024-11-05"}}, headers=key, timeout=30
     )
-    assert '"protocolVersion":"2025-11-25"' in old.text
+    assert _jsonrpc(old)["result"]["protocolVersion"] == "2025-11-25"
     # Protocol faults are JSON-RPC errors.
     broken = httpx.post(url, content=b"{not json", headers={**key, "Content-Type": "application/json"}, timeout=30)
     assert broken.status_code == 400 and broken.json()["error"]["code"] == -32700
     modern = {**key, "MCP-Protocol-Version": "2026-07-28"}
     unknown = httpx.post(url, json={"jsonrpc": "2.0", "id": 2, "method": "no/such"}, headers=modern, timeout=30)
     assert "error" in _jsonrpc(unknown) and _jsonrpc(unknown)["error"]["code"] in (-32601, -32600, -32602)
+
+
+def bearer_params(response: httpx.Response) -> dict:
+    """The auth-params of `WWW-Authenticate: Bearer realm="...", error="..."` (RFC 6750)."""
+    scheme, _, params = response.headers["www-authenticate"].partition(" ")
+    assert scheme == "Bearer"
+    pairs = (part.strip().split("=", 1) for part in params.split(","))
+    return {name: value.strip().strip('"') for name, value in pairs}
 
 
 def _jsonrpc(response: httpx.Response) -> dict:
