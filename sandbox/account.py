@@ -44,6 +44,7 @@ register_schema(
     "/v1/me",
     operation_id="account_me",
     summary="Which workspace, member and key this request acts as",
+    description="Checks that the key works and says what it reaches: the workspace (id, name, IANA time zone), the member the key acts as (id, role) and the key itself (id, name, prefix, created_at). The secret is never returned. A missing, malformed or revoked key answers 401 `authentication`.",
     tags=["Account"],
     responses={200: ref("Me")},
 )
@@ -61,6 +62,7 @@ def account_me(req):
     "/v1/openapi.json",
     operation_id="openapi_document",
     summary="The OpenAPI 3.1 document",
+    description="This document: every operation with its parameters, bodies, answers and error statuses, built from the same schemas that check requests. No key needed.",
     tags=["Meta"],
     auth=False,
     responses={200: {"type": "object"}},
@@ -71,38 +73,17 @@ def openapi_document(req):
     return build_document(req.base_url)
 
 
-GUIDE = """Workspace Studio, Agents and Objects API: sandbox guide
-=========================================================
-
-Base address: {base_url}/v1. Every request carries Authorization: Bearer svc_sk_...
-Requests and answers are JSON. Every answer has an X-Request-Id header; errors
-answer {{"error": {{"type", "message", "details"?}}, "request_id"}}.
-
-Writes (POST, PATCH, DELETE) accept an Idempotency-Key header: the same key and
-body replays the first answer; the same key with another body answers 409.
-
-Lists take limit (1-100, default 25) and cursor; the answer carries data and
-next_cursor (null on the last page).
-
-The OpenAPI 3.1 description of every endpoint: {base_url}/v1/openapi.json
-
-Endpoints:
-{endpoints}
-"""
-
-
 @route(
     "GET",
     "/v1/llms-full.txt",
     operation_id="llms_guide",
-    summary="A short plain-text guide",
+    summary="The whole guide in plain text",
+    description="The whole guide in plain text for a language model or a person: every endpoint with its fields, states and transitions, events, errors, limits, versioning and the MCP server. Generated from the same route registry as this document. No key needed.",
     tags=["Meta"],
     auth=False,
     responses={200: ("text/plain", {"type": "string"})},
 )
 def llms_guide(req):
-    from sandbox.core import ROUTES
+    from sandbox.guide import build_guide
 
-    lines = [f"- {r.method} {r.pattern}: {r.summary or r.operation_id}" for r in ROUTES]
-    text = GUIDE.format(base_url=req.base_url, endpoints="\n".join(lines))
-    return Response(text, content_type="text/plain; charset=utf-8")
+    return Response(build_guide(req.base_url, req.app_url), content_type="text/plain; charset=utf-8")

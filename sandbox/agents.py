@@ -28,7 +28,9 @@ from sandbox.core import (
     conflict,
     event_stream,
     invalid,
+    not_both_true,
     not_found,
+    one_of_fields,
     page_of,
     paginate,
     register_schema,
@@ -1039,6 +1041,7 @@ def agents_create(req):
     "/v1/agents/{id}",
     operation_id="agents_get",
     summary="The full agent",
+    description="The full agent: profile (purpose, instructions, autonomy, model, tools, always-allowed risks), the plan's nodes and edges, wake-ups with their live deployments, the schedule (`next_run_at` in UTC), validation (`ready` and the issues to fix) and the number of pending approvals.",
     tags=TAG,
     path_params=ID_PATH,
     responses={200: AGENT},
@@ -1061,6 +1064,8 @@ def agents_get(req):
             "message": {"type": "string", "minLength": 1, "maxLength": 20000},
             "auto": {"type": "boolean", "default": False},
         },
+        "minProperties": 1,
+        **one_of_fields("message", "name", message="send a name, a message or both"),
     },
     responses={200: BUILD},
     slow=True,
@@ -1069,8 +1074,6 @@ def agents_update(req):
     """`name` alone renames (free). `message` runs a builder turn on the draft (also how questions are
     answered); an active agent keeps running its activated version until activated again."""
     body = req.body
-    if "name" not in body and "message" not in body:
-        raise invalid({"message": ["send a name, a message or both"]})
     with req.store.lock:
         agent = get_agent(req, req.path_params["id"])
         if agent["status"] == "archived":
@@ -1158,6 +1161,7 @@ def agents_pause(req):
     "/v1/agents/{id}/runs",
     operation_id="agents_runs_list",
     summary="An agent's runs, newest first",
+    description="The agent's runs, newest first; `status` and `thread_id` narrow them (a background run shows up here under its thread).",
     tags=TAG,
     path_params=ID_PATH,
     query={"status": RUN_STATUS, "thread_id": UUID, **PAGE_QUERY},
@@ -1191,19 +1195,19 @@ def agents_runs_list(req):
             "stream": {"type": "boolean", "default": False},
             "background": {"type": "boolean", "default": False},
         },
+        "allOf": [
+            one_of_fields("message", "payload", message="send a message, a payload or both"),
+            not_both_true("stream", "background", message="cannot be combined with stream; choose one"),
+        ],
     },
     responses={200: INVOCATION, 202: INVOCATION},
-    stream=True,
+    stream=["started", "result", "error"],
     slow=True,
 )
 def agents_runs_create(req):
     """Waits by default; `stream: true` answers `started` then `result` or `error`; `background: true`
     answers 202 with `status: running`, `thread_id` and `idempotency_key` (repeat with that key to poll)."""
     body = req.body
-    if not body.get("message") and body.get("payload") is None:
-        raise invalid({"message": ["send a message, a payload or both"]})
-    if body.get("stream") and body.get("background"):
-        raise invalid({"background": ["cannot be combined with stream; choose one"]})
     agent = get_agent(req, req.path_params["id"])
     if agent["status"] == "archived":
         raise conflict("This agent is archived.")
@@ -1256,6 +1260,7 @@ def replay_agent_run(req, ref_value):
     "/v1/runs/{id}",
     operation_id="runs_get",
     summary="A run with its steps",
+    description="One run: the event that woke it, every step in order (kind, input, result, error), delegated tasks, approvals, cost and, for a conversation, the agent's answer. Poll while `running` or `waiting` (`waiting_for` says what it waits for).",
     tags=TAG,
     path_params=ID_PATH,
     responses={200: RUN},
@@ -1315,6 +1320,10 @@ def approvals_list(req):
             "decision": {"type": "string", "enum": ["approve", "reject"]},
             "always": {"type": "boolean", "default": False},
         },
+        # `always: true` goes only with `approve` (whether the approval can be always allowed
+        # is its own state: 400 on `always` from the handler).
+        "anyOf": [{"properties": {"decision": {"const": "approve"}}}, {"properties": {"always": {"const": False}}}],
+        "x-error": {"at": "always", "message": "only goes with decision approve"},
     },
     responses={
         200: {
@@ -1341,8 +1350,6 @@ def approvals_decide(req):
             if approval.get("decided_by"):
                 details["decided_by"] = [approval["decided_by"]]
             raise conflict(f"This approval was already decided ({approval['status']}).", details)
-        if always and decision != "approve":
-            raise invalid({"always": ["only goes with decision approve"]})
         if always and not approval["can_always_allow"]:
             raise invalid(
                 {"always": [f"{approval['risk']} actions cannot be always allowed; approve this one without always"]}

@@ -11,6 +11,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import importlib
+import inspect
 import json
 import logging
 import math
@@ -43,6 +44,8 @@ ROUTE_MODULES = [
 ]
 
 KEY_PREFIX = "svc_sk_"
+MCP_PATH = "/v1/mcp"  # the MCP server (sandbox/mcp_server.py), beside the REST routes
+MCP_CALL = "sandbox.mcp_call"  # environ key of the REST request an MCP tool call stands for
 KEY_RE = re.compile(r"^svc_sk_[A-Za-z0-9_\-]{16,200}$")
 
 
@@ -184,6 +187,22 @@ PAGE_QUERY = {
 UUID = {"type": "string", "format": "uuid"}
 
 
+def one_of_fields(*names: str, message: str) -> dict:
+    """A rule of a body schema: at least one of `names` is sent (its error filed under the first)."""
+    return {"anyOf": [{"required": [name]} for name in names], "x-error": {"at": names[0], "message": message}}
+
+
+def not_both_true(first: str, second: str, *, message: str) -> dict:
+    """A rule of a body schema: `first` and `second` are not both true (its error filed under `second`)."""
+    return {
+        "not": {
+            "required": [first, second],
+            "properties": {first: {"const": True}, second: {"const": True}},
+        },
+        "x-error": {"at": second, "message": message},
+    }
+
+
 @dataclass
 class Route:
     method: str
@@ -205,6 +224,7 @@ class Route:
     stream: bool = False
     slow: bool = False
     idempotent: bool = True
+    stream_events: list[str] = field(default_factory=list)
 
 
 ROUTES: list[Route] = []
@@ -236,7 +256,7 @@ def route(
     required_query: list[str] | None = None,
     path_params: dict | None = None,
     responses: dict | None = None,
-    stream: bool = False,
+    stream: bool | list[str] = False,
     slow: bool = False,
     idempotent: bool = True,
 ):
@@ -249,6 +269,8 @@ def route(
     - `path_params`: {name: schema} for `{name}` parts (default: string).
     - `responses`: {status: schema or None}; error responses are added to the
       OpenAPI document automatically.
+    - `stream`: the names of the server-sent events a `stream: true` body answers (in order, the
+      last ones `result` and `error`); the OpenAPI document lists them.
     - `write`: defaults to True for POST/PATCH/DELETE: a read-only key gets 403.
     - `auth=False` for public paths (openapi.json, webhooks).
     """
@@ -263,7 +285,7 @@ def route(
                 regex=_compile(pattern),
                 operation_id=operation_id,
                 summary=summary,
-                description=description or (fn.__doc__ or "").strip(),
+                description=description or inspect.cleandoc(fn.__doc__ or ""),
                 tags=tags or [],
                 auth=auth,
                 write=(method in ("POST", "PATCH", "DELETE")) if write is None else write,
@@ -273,9 +295,10 @@ def route(
                 required_query=required_query or [],
                 path_params=path_params or {},
                 responses=responses or {200: None},
-                stream=stream,
+                stream=bool(stream),
                 slow=slow,
                 idempotent=idempotent,
+                stream_events=list(stream) if isinstance(stream, list) else ["result", "error"],
             )
         )
         return fn
@@ -409,8 +432,8 @@ class Request:
         if environ.get("CONTENT_TYPE"):
             self.headers["content-type"] = environ["CONTENT_TYPE"]
         client_id = (self.headers.get("x-request-id") or "").strip()
-        self.request_id = client_id[:200] if client_id else f"req_{uuid.uuid4().hex}"
-        self.idempotency_key: str | None = (self.headers.get("idempotency-key") or "").strip()[:255] or None
+        self.request_id = client_id[:REQUEST_ID_MAX] if client_id else f"req_{uuid.uuid4().hex}"
+        self.idempotency_key: str | None = (self.headers.get("idempotency-key") or "").strip() or None
         self.minted_idempotency_key = False
         self.path_params: dict[str, str] = {}
         self.params: dict[str, Any] = {}
@@ -487,12 +510,16 @@ STATUS_TEXT = {
     405: "Method Not Allowed",
     409: "Conflict",
     413: "Payload Too Large",
+    501: "Not Implemented",
     422: "Unprocessable Entity",
     429: "Too Many Requests",
     500: "Internal Server Error",
 }
 
 MAX_BODY = 5 * 1024 * 1024
+IDEMPOTENCY_KEY_MAX = 255
+# A client's own X-Request-Id is echoed up to this many characters (the document says so).
+REQUEST_ID_MAX = 200
 
 
 def _strip_seq(value: Any) -> Any:
@@ -516,6 +543,7 @@ class App:
         self._rate_lock = threading.Lock()
         self._idem_locks: dict[tuple[str, str], threading.Lock] = {}
         self._idem_guard = threading.Lock()
+        self._mcp: Any = None  # sandbox.mcp_server.McpEndpoint, made on first use
 
     def seed(self) -> None:
         from sandbox.seed import run_seed
@@ -526,6 +554,8 @@ class App:
     def __call__(self, environ, start_response):
         started = time.monotonic()
         req = Request(self, environ)
+        if req.path == MCP_PATH:
+            return self.serve_mcp(req, environ, start_response, started)
         try:
             result = self.dispatch(req)
         except ApiError as exc:
@@ -547,6 +577,59 @@ class App:
             extra={"method": req.method, "path": req.path, "status": result.status, "request_id": req.request_id},
         )
         return answer
+
+    def serve_mcp(self, req: Request, environ: dict, start_response, started: float):
+        """`/v1/mcp` (sandbox/mcp_server.py): the SDK's Streamable HTTP server behind the
+        same key, rate limit and request id; refusals in front of it are the JSON error body."""
+        status_seen: list[int] = []
+
+        def start(status: str, headers: list, exc_info=None):
+            status_seen.append(int(status.split(" ", 1)[0]))
+            headers = [(k, v) for k, v in headers if k.lower() != "x-request-id"] + [("X-Request-Id", req.request_id)]
+            return start_response(status, headers, exc_info)
+
+        try:
+            try:
+                from sandbox.mcp_server import McpEndpoint
+            except ImportError:  # the `mcp` package is the `sandbox` extra
+                raise ApiError(
+                    501,
+                    "server_error",
+                    "This sandbox has no MCP server: install the sandbox extra (pip install 'workspace-console[sandbox]').",
+                )
+            answer = self.mcp_endpoint(McpEndpoint)(req, environ, start)
+        except ApiError as exc:
+            if exc.status == 401:
+                # RFC 6750: a client (an IDE, a desktop assistant) learns it needs a bearer key.
+                exc.headers["WWW-Authenticate"] = 'Bearer realm="workspace-sandbox"' + (
+                    ', error="invalid_token"' if req.headers.get("authorization") else ""
+                )
+            answer = self.send(req, self.error_response(exc), start)
+        access_log.info(
+            "%s %s %s request_id=%s %.1fms",
+            req.method,
+            req.path,
+            status_seen[0] if status_seen else "-",
+            req.request_id,
+            (time.monotonic() - started) * 1000,
+            extra={"method": req.method, "path": req.path, "request_id": req.request_id},
+        )
+        return answer
+
+    def mcp_endpoint(self, factory):
+        with self._idem_guard:
+            if self._mcp is None:
+                self._mcp = factory(self)
+            return self._mcp
+
+    def warm_mcp(self) -> None:
+        """Start the MCP server now (importing the SDK takes seconds), so a client's first
+        request does not wait for it. `python -m sandbox` calls it in a thread."""
+        try:
+            from sandbox.mcp_server import McpEndpoint
+        except ImportError:
+            return
+        self.mcp_endpoint(McpEndpoint).start()
 
     def error_response(self, exc: ApiError) -> Response:
         error = {"type": exc.type, "message": exc.message}
@@ -615,9 +698,11 @@ class App:
         r = self.match(req)
         if r.auth:
             self.authenticate(req)
-            self.rate_limit(req)
+            if not req.environ.get(MCP_CALL):  # a tool call was counted once, at /v1/mcp
+                self.rate_limit(req)
             if r.write and req.member.get("role") == "viewer":
                 raise permission_denied("This key belongs to a read-only member and may not write.")
+        self.check_headers(req, r)
         self.check_path(req, r)
         self.check_query(req, r)
         self.read_body(req, r)
@@ -672,6 +757,15 @@ class App:
             window.append(now)
 
     # -- checking inputs -------------------------------------------------------
+    def check_headers(self, req: Request, r: Route) -> None:
+        # The document's `Idempotency-Key` is at most 255 characters: a longer one is refused,
+        # never cut (two different long keys cut alike would replay each other's answers).
+        if r.write and req.idempotency_key and len(req.idempotency_key) > IDEMPOTENCY_KEY_MAX:
+            raise invalid(
+                {"Idempotency-Key": [f"must be at most {IDEMPOTENCY_KEY_MAX} characters"]},
+                f"The Idempotency-Key header must be at most {IDEMPOTENCY_KEY_MAX} characters.",
+            )
+
     def check_path(self, req: Request, r: Route) -> None:
         errors = []
         for name, value in req.path_params.items():

@@ -88,9 +88,21 @@ FIELD_INPUT_PROPS = {
     "options": {"type": "array", "maxItems": 200, "items": OPTION_INPUT},
     "required": {"type": "boolean"},
 }
+# A choice field (select, multi_select, stage) needs its options: a rule the document states too.
+CHOICE_NEEDS_OPTIONS = {
+    "if": {"required": ["type"], "properties": {"type": {"enum": ["select", "multi_select", "stage"]}}},
+    "then": {"required": ["options"], "properties": {"options": {"minItems": 1}}},
+    "x-error": {"at": "options", "message": "is required for select, multi_select and stage fields"},
+}
 register_schema(
     "FieldInput",
-    {"type": "object", "required": ["label"], "additionalProperties": False, "properties": FIELD_INPUT_PROPS},
+    {
+        "type": "object",
+        "required": ["label"],
+        "additionalProperties": False,
+        "properties": FIELD_INPUT_PROPS,
+        **CHOICE_NEEDS_OPTIONS,
+    },
 )
 register_schema(
     "FieldChange",
@@ -399,6 +411,7 @@ def _check_options(details: dict, index: int, ftype: str, options: list | None) 
     "/v1/objects",
     operation_id="objects_list",
     summary="List objects with their fields",
+    description="Every object of the workspace (custom ones and the built-in `agents`, `websites`, `image_boards`, `video_boards`, `files`) with its fields; `kind` narrows to `custom` or `system`. Pages with `limit` and `cursor`.",
     tags=["Objects"],
     query={"kind": {"type": "string", "enum": ["custom", "system"]}, **PAGE_QUERY},
     responses={200: page_of(ref("Object"))},
@@ -414,6 +427,7 @@ def objects_list(req):
     "/v1/objects",
     operation_id="objects_create",
     summary="Create an object",
+    description="Makes a custom object: `plural_name` makes its key in snake_case (`Sales leads` becomes `sales_leads`), which never changes. `fields` is required (label max 120; `options` for select, multi_select and stage). Answers 201 with the object and a Table view. 409 when the key is taken, naming the existing object, so a retried create never makes a twin. 1 credit.",
     tags=["Objects"],
     body=OBJECT_CREATE,
     responses={201: ref("Object")},
@@ -495,6 +509,7 @@ def objects_create(req):
     "/v1/objects/{object}",
     operation_id="objects_get",
     summary="Get an object by key or id",
+    description="One object by its key or id, with its fields (keys, types, required flags, options).",
     tags=["Objects"],
     responses={200: ref("Object")},
 )
@@ -507,6 +522,7 @@ def objects_get(req):
     "/v1/objects/{object}",
     operation_id="objects_update",
     summary="Change an object: only what is sent changes",
+    description="Only what is sent changes. A `fields` item whose `key` exists updates that field (label, type, options replace the choices, required); a new key, or a label with no key, adds a field. `remove_fields` lists keys of custom fields to delete (their values stay on records but are no longer shown or validated). Built-in fields (`origin: system`) and the object's key never change.",
     tags=["Objects"],
     body=OBJECT_UPDATE,
     responses={200: ref("Object")},

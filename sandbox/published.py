@@ -8,14 +8,19 @@ generated files (ids and slugs are unguessable or published on purpose), and
 carry no X-Frame-Options, so a console may frame them in its preview. They
 exist only while `{app_url}` is the sandbox's own `/app` (the default): a
 deployment that sets SANDBOX_APP_URL to another host serves its own pages.
-A site not yet published, an app not live or an unknown id is a 404 page.
+A site not yet published, an app not live or an unknown id is a 404: a Not
+found page for a browser (it sends `Accept: text/html`, and a person in a
+preview frame should read a page, as the product's own web app shows one),
+the one JSON error body for everyone else (an API client, a link checker),
+as every other address of the sandbox answers. The OpenAPI document lists
+both for these routes.
 """
 
 from __future__ import annotations
 
 from html import escape
 
-from sandbox.core import UUID, Response, route
+from sandbox.core import UUID, Response, not_found, route
 from sandbox.library import is_ready
 
 TAG = ["Product pages"]
@@ -44,7 +49,15 @@ def _page(title: str, body: str, *, status: int = 200) -> Response:
     return Response(html, status=status, content_type=HTML, headers={"Cache-Control": "no-cache"})
 
 
-def _missing(what: str) -> Response:
+def wants_html(req) -> bool:
+    """A browser asks for HTML by name; `*/*` or no Accept (API clients) gets JSON."""
+    accept = (req.headers.get("accept") or "").lower()
+    return "text/html" in accept or "application/xhtml+xml" in accept
+
+
+def _missing(req, what: str) -> Response:
+    if not wants_html(req):
+        raise not_found(what)
     return _page(
         "Not found", f"<main><h1>Not found</h1><p>No {escape(what)} lives at this address.</p></main>", status=404
     )
@@ -53,11 +66,11 @@ def _missing(what: str) -> Response:
 def _site_page(req, slug: str, page_path: str) -> Response:
     site = req.store.find_one("website", slug=slug)
     if site is None or not is_ready(site.get("first_live_at"), req.clock.now()):
-        return _missing("published site")
+        return _missing(req, "published site")
     pages = [p for p in site.get("pages") or [] if isinstance(p, dict) and isinstance(p.get("path"), str)]
     current = next((p for p in pages if p["path"] == page_path), None)
     if current is None:
-        return _missing("page of this site")
+        return _missing(req, "page of this site")
     base = f"{req.app_url}/sites/{site['slug']}"
     links = "".join(
         f'<a href="{escape(base + (p["path"] if p["path"] != "/" else ""))}"'
@@ -80,6 +93,7 @@ def _site_page(req, slug: str, page_path: str) -> Response:
     "/app/sites/{slug}",
     operation_id="published_site_home",
     summary="A published website's home page (HTML)",
+    description="The home page of a published website at its `public_url`, plain HTML a preview can frame. A site not yet published is a 404: a Not found page for a browser, the JSON error body otherwise.",
     tags=TAG,
     auth=False,
     responses={200: ("text/html", {"type": "string"})},
@@ -93,6 +107,7 @@ def published_site_home(req):
     "/app/sites/{slug}/{page}",
     operation_id="published_site_page",
     summary="A page of a published website (HTML)",
+    description="Another page of a published website (its path under the site's `public_url`). A page the site does not have is a 404 (a page for a browser, JSON otherwise).",
     tags=TAG,
     auth=False,
     responses={200: ("text/html", {"type": "string"})},
@@ -106,6 +121,7 @@ def published_site_page(req):
     "/app/apps/{app_id}/live",
     operation_id="live_app_page",
     summary="A live app's start screen (HTML)",
+    description="A live app's start screen with its screens, plain HTML. An app that is not live is a 404 (a page for a browser, JSON otherwise).",
     tags=TAG,
     auth=False,
     path_params={"app_id": UUID},
@@ -114,7 +130,7 @@ def published_site_page(req):
 def live_app_page(req):
     app = req.store.get("app", req.path_params["app_id"])
     if app is None or app.get("status") != "live":
-        return _missing("live app")
+        return _missing(req, "live app")
     screens = "".join(
         f"<li>{escape(s.get('name') or 'Screen')}</li>" for s in app.get("screens") or [] if isinstance(s, dict)
     )
@@ -131,6 +147,7 @@ def live_app_page(req):
     "/app/{studio}/{item_id}",
     operation_id="web_app_item_page",
     summary="An item as the product's web app opens it (HTML)",
+    description="An item (website, document, app, image board, video project) as the product's web app opens it: its `url`. An unknown id is a 404 (a page for a browser, JSON otherwise).",
     tags=TAG,
     auth=False,
     path_params={"studio": {"type": "string", "enum": list(_ITEM_KINDS)}, "item_id": UUID},
@@ -140,7 +157,7 @@ def web_app_item_page(req):
     studio = req.path_params["studio"]
     item = req.store.get(_ITEM_KINDS[studio], req.path_params["item_id"])
     if item is None:
-        return _missing(studio)
+        return _missing(req, studio)
     body = (
         f"<header><strong>Workspace Studio</strong> · {escape(studio.capitalize())}</header>"
         f"<main><h1>{escape(item.get('name') or studio.capitalize())}</h1>"

@@ -93,6 +93,7 @@ def serve_forever(
     print_access_log()
     config = config_from_env(time_scale=time_scale, rate_limit_per_minute=rate_limit_per_minute, app_url=app_url)
     app = build_app(db_path=db_path, config=config)
+    threading.Thread(target=app.warm_mcp, name="sandbox-mcp-warm", daemon=True).start()
     server = serve(app, host=host, port=port)
     print(
         f"sandbox: http://{host}:{server.server_port}/v1 (db {db_path}, time scale {config.time_scale}, "

@@ -23,7 +23,7 @@ from sandbox.core import (
     Response,
     accepted,
     event_stream,
-    invalid,
+    not_both_true,
     not_found,
     ref,
     register_schema,
@@ -446,8 +446,6 @@ def start_turn(req, studio: str) -> dict:
     body = req.body
     message: str = body["message"]
     auto = bool(body.get("auto", False))
-    if body.get("stream") and body.get("background"):
-        raise invalid({"background": ["cannot be combined with stream; choose one"]})
     artifact_id = body.get("artifact_id")
     conversation_id = body.get("conversation_id")
     if artifact_id and req.store.get(ARTIFACT_KINDS[studio], artifact_id, workspace_id=req.workspace_id) is None:
@@ -676,6 +674,7 @@ def turn_body(studio: str) -> dict:
                 "description": "Answer 202 at once; poll GET /v1/turns/{id}.",
             },
         },
+        **not_both_true("stream", "background", message="cannot be combined with stream; choose one"),
     }
 
 
@@ -703,7 +702,7 @@ for _studio in STUDIOS:
         tags=["Studio"],
         body=turn_body(_studio),
         responses={200: TURN, 202: TURN},
-        stream=True,
+        stream=["turn", "plan", "status", "result", "error"],
         slow=True,
     )(_turn_handler(_studio))
 
@@ -713,6 +712,7 @@ for _studio in STUDIOS:
     "/v1/turns/{id}",
     operation_id="studio_turn_get",
     summary="A Studio turn as it is now",
+    description="The turn as it is now (the same body as the turn's own answer). Poll every 5-10 s while `status` is `building`; it ends `completed`, `needs_input` or `failed`.",
     tags=["Studio"],
     path_params={"id": UUID},
     responses={200: TURN},

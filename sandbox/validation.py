@@ -4,9 +4,15 @@ The same schemas a route declares for OpenAPI are used to check request
 bodies and query parameters, so the published document and the behaviour
 cannot drift apart. Supported keywords: type (string or list), properties,
 required, additionalProperties (bool or schema), items, minItems, maxItems,
-minLength, maxLength, pattern, enum, const, minimum, maximum, format (uuid,
-date, date-time, email, uri), anyOf, oneOf (treated as anyOf), $ref to
-`#/components/schemas/<Name>`.
+minLength, maxLength, pattern, enum, const, minimum, maximum, minProperties,
+format (uuid, date, date-time, email, uri), anyOf, oneOf (treated as anyOf),
+allOf, not, if/then, $ref to `#/components/schemas/<Name>`.
+
+Rules between fields (a PATCH needs one of two fields, `always` only with
+`approve`) are stated with anyOf / not / if-then, so the OpenAPI document says
+them too; `x-error: {"at": field, "message": text}` beside such a rule names the
+field and the words a client sees when it fails (instead of the closest
+alternative's first error), as the handlers used to say it by hand.
 """
 
 from __future__ import annotations
@@ -105,6 +111,9 @@ class Validator:
     def errors(self, value: Any, schema: dict, path: Path = ()) -> list[tuple[Path, str]]:
         schema = self.resolve(schema)
         out: list[tuple[Path, str]] = []
+        # Rules between fields (named by `x-error`) are reported beside the fields' own errors.
+        for rule in schema.get("allOf", []):
+            out.extend(self.errors(value, rule, path))
         alternatives = schema.get("anyOf") or schema.get("oneOf")
         if alternatives:
             best: list[tuple[Path, str]] | None = None
@@ -116,8 +125,16 @@ class Validator:
                 if best is None or len(errs) < len(best):
                     best = errs
             if best:
-                out.extend(best)
-                return out
+                named = _named(schema, path)
+                if not named:  # the closest alternative's errors say it best
+                    return out + best
+                out.extend(named)
+        if "not" in schema and not self.errors(value, schema["not"], path):
+            out.extend(_named(schema, path) or [(path, "is not accepted in this combination")])
+        if "if" in schema and "then" in schema and not self.errors(value, schema["if"], path):
+            errs = self.errors(value, schema["then"], path)
+            if errs:
+                out.extend(_named(schema, path) or errs)
         types = schema.get("type")
         if types is not None:
             type_list = types if isinstance(types, list) else [types]
@@ -172,6 +189,8 @@ class Validator:
                     out.extend(self.errors(item, schema["items"], path + (str(i),)))
         if isinstance(value, dict):
             props = schema.get("properties", {})
+            if "minProperties" in schema and len(value) < schema["minProperties"]:
+                out.append((path, f"must have at least {schema['minProperties']} field(s)"))
             for name in schema.get("required", []):
                 if name not in value:
                     out.append((path + (name,), "is required"))
@@ -185,6 +204,14 @@ class Validator:
                     elif isinstance(extra, dict):
                         out.extend(self.errors(item, extra, path + (name,)))
         return out
+
+
+def _named(schema: dict, path: Path) -> list[tuple[Path, str]]:
+    """The rule's own words (`x-error`), filed under the field it names."""
+    named = schema.get("x-error")
+    if not named:
+        return []
+    return [(path + ((named["at"],) if named.get("at") else ()), named["message"])]
 
 
 def details_from(errors: list[tuple[Path, str]], *, root: str = "body") -> dict:

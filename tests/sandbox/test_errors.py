@@ -48,7 +48,7 @@ def test_400_for_a_choice_field_without_options_and_bad_json(api):
         json={"singular_name": "A", "plural_name": "As unique 400", "fields": [{"label": "Kind", "type": "select"}]},
     )
     error = assert_error(response, 400, "invalid_request")
-    assert error["details"] == {"fields": {"0": {"options": ["is required for select fields"]}}}
+    assert error["details"] == {"fields": {"0": {"options": ["is required for select, multi_select and stage fields"]}}}
     bad = api.post("/v1/objects", content=b"{not json", headers={"Content-Type": "application/json"})
     assert assert_error(bad, 400, "invalid_request")["details"] == {"body": ["is not valid JSON"]}
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 import httpx
 
 from sandbox.core import ROUTES
+from sandbox.mcp_server import SEED_TOOLS
 
 PART_ONE_OPERATIONS = {
     "account_me",
@@ -43,8 +44,28 @@ def test_the_document_describes_every_route_without_a_key(sandbox):
     assert doc["components"]["securitySchemes"]["bearerAuth"]["scheme"] == "bearer"
 
 
-def test_the_text_guide_lists_the_endpoints(sandbox):
+def test_every_operation_has_a_description(sandbox):
+    doc = httpx.get(f"{sandbox.base_url}/v1/openapi.json").json()
+    for item in doc["paths"].values():
+        for op in item.values():
+            assert len(op.get("description", "")) > len(op["summary"]), op["operationId"]
+
+
+def test_the_text_guide_is_the_whole_guide_generated_from_the_registry(sandbox):
     response = httpx.get(f"{sandbox.base_url}/v1/llms-full.txt")
     assert response.status_code == 200
     assert response.headers["content-type"].startswith("text/plain")
-    assert "GET /v1/objects/{object}/records" in response.text
+    text = response.text
+    for r in ROUTES:  # every endpoint, with its description and its fields
+        assert f"### {r.method} {r.pattern}  ({r.operation_id})" in text
+        assert r.description.splitlines()[0] in text
+    for section in ("Conventions", "Endpoints", "States and transitions", "Events", "Errors", "Limits", "Versioning"):
+        assert f"\n{section}\n" in text
+    assert "\nMCP server\n" in text and f"{sandbox.base_url}/v1/mcp" in text
+    for name in SEED_TOOLS:
+        assert f"\n- {name}: " in text
+    assert "  - plural_name (string, min length 1, max length 80, required)" in text
+    assert "rule (on message): send a message, a payload or both" in text
+    assert "| 409 | conflict |" in text and "paused -> active" in text
+    assert "events turn, plan, status, result, error" in text
+    assert len(text) > 30000
