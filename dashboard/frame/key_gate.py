@@ -47,6 +47,7 @@ from dashboard.frame.remote_errors import render_key_refused
 from dashboard.frame.workspace import Workspace
 from dashboard.keys.errors import KeyRefusedError
 from dashboard.keys.recheck import api_key_recheck
+from dashboard.keys.services import api_key_refused
 
 # The attribute `works_without_key` sets on the view it marks.
 KEYLESS_ATTRIBUTE = "console_works_without_key"
@@ -93,17 +94,38 @@ def keyless_urls(urls: Any) -> Any:
     return urls
 
 
-# The stored key ids the service refused during the request being answered
-# (None outside a request). A set the middleware makes, so that the threads
-# the palette copies the context into add to the same one.
-_refused_here: contextvars.ContextVar[set[int] | None] = contextvars.ContextVar("keys_refused_here", default=None)
+# The stored keys the service refused during the request being answered, by
+# id, with the refusal's request id (None outside a request). A dict the
+# middleware makes, so that the threads the palette copies the context into
+# add to the same one.
+_refused_here: contextvars.ContextVar[dict[int, str] | None] = contextvars.ContextVar("keys_refused_here", default=None)
 
 
 def refusal_seen(refusal: KeyRefusal) -> None:
     """The transport's refused-key hook: note the key for the request in hand."""
     seen = _refused_here.get()
     if seen is not None:
-        seen.add(refusal.stored_key_id)
+        seen.setdefault(refusal.stored_key_id, refusal.request_id or "")
+
+
+def refused_in_this_request(workspace: Workspace) -> bool:
+    """Whether a call of the request in hand was answered 401 for the person's
+    active key (then marked refused, `workspace.refused` reads it again):
+    for a view marked `works_without_key` that showed some of the workspace
+    before it knew (the palette answers again without it)."""
+    seen = _refused_here.get()
+    if not seen:
+        return False  # the usual case: no query (an unchanged poll stays free)
+    key = workspace.key
+    if key is None or key.pk not in seen:
+        return False
+    key.refresh_from_db(fields=["refused_at", "refused_request_id"])
+    if not key.is_refused:
+        # The hook's mark was made in a thread (the palette's) whose write this
+        # one cannot see yet, or failed: marked again here (idempotent).
+        api_key_refused(KeyRefusal(stored_key_id=key.pk, request_id=seen[key.pk]))
+        key.refresh_from_db(fields=["refused_at", "refused_request_id"])
+    return True
 
 
 def key_refused_response(request: HttpRequest, workspace: Workspace) -> HttpResponseBase:
@@ -135,13 +157,11 @@ class KeyGateMiddleware:
         on_key_refused(refusal_seen)  # registering again is harmless
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        seen: set[int] = set()
-        token = _refused_here.set(seen)
+        token = _refused_here.set({})
         try:
-            response = self.get_response(request)
+            return self._after_view(request, self.get_response(request))
         finally:
             _refused_here.reset(token)
-        return self._after_view(request, response, seen)
 
     def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs) -> HttpResponseBase | None:
         if is_background(view_func) or not _gated(request, view_func):
@@ -151,17 +171,14 @@ class KeyGateMiddleware:
             return key_refused_response(request, workspace)
         return None
 
-    def _after_view(self, request: HttpRequest, response: HttpResponseBase, seen: set[int]) -> HttpResponseBase:
+    def _after_view(self, request: HttpRequest, response: HttpResponseBase) -> HttpResponseBase:
         match = getattr(request, "resolver_match", None)
         if match is None or getattr(response, "key_refused", False) or not _gated(request, match.func):
             return response
         workspace: Workspace = request.workspace  # type: ignore[attr-defined]
-        if seen:
+        if refused_in_this_request(workspace):
             # A call of this request was answered 401: its refusal, never what the view made of the rest.
-            key = workspace.key
-            if key is not None and key.pk in seen:
-                key.refresh_from_db(fields=["refused_at", "refused_request_id"])
-                return key_refused_response(request, workspace)
+            return key_refused_response(request, workspace)
         if is_background(match.func) and response.status_code in (200, 286) and key_recheck(workspace):
             # A poll's changed answer (a 204 costs nothing here): dropped for the quiet box.
             return key_refused_response(request, workspace)

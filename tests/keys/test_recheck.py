@@ -150,3 +150,20 @@ def test_the_sweep_leaves_refused_keys_and_deactivated_people(remote, key, user,
     assert me.call_count == 0
     other.refresh_from_db()
     assert other.checked_at is None
+
+
+def test_a_palette_source_refused_mid_search_leaves_only_the_consoles_pages_and_says_why(remote, key, logged_in_client):
+    from dashboard.palette.search import KEY_REFUSED_NOTE
+    from tests.html import parse, select, text_of
+
+    ApiKey.objects.filter(pk=key.pk).update(checked_at=timezone.now())  # fresh: no re-check first
+    remote.route().mock(return_value=httpx.Response(401, json=error_body("authentication", "Revoked.", "req_pal")))
+
+    response = logged_in_client.get(reverse("palette"), {"q": "api keys"})
+
+    key.refresh_from_db()
+    assert key.refused_request_id == "req_pal"
+    html = parse(response.content.decode())
+    assert KEY_REFUSED_NOTE in [text_of(note) for note in select(html, ".palette-results__note")]
+    assert select(html, ".palette-results__failure") == []  # answered again without the workspace's sources
+    assert select(html, f'a[href="{reverse("keys:list")}"]')
