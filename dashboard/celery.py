@@ -86,6 +86,20 @@ def add_inbox_refresh(sender: Celery, **kwargs) -> None:
 
 
 @app.on_after_configure.connect
+def add_key_recheck(sender: Celery, **kwargs) -> None:
+    """Every stored key is asked again at least every KEY_SWEEP_SECONDS
+    (dashboard/keys/recheck.py): a slice of them per run, so a key revoked
+    in the product is marked refused within minutes even if its owner never
+    opens a page. A run that waited longer than its interval is stale."""
+    from django.conf import settings
+
+    every = float(settings.KEY_SWEEP_RUN_SECONDS)
+    sender.add_periodic_task(
+        every, sender.signature("keys.recheck_due", options={"expires": every}), name="keys.recheck_due"
+    )
+
+
+@app.on_after_configure.connect
 def add_outbox_sweep(sender: Celery, **kwargs) -> None:
     """Tasks a start stored while the broker could not take them are sent on
     this interval (dashboard/outbox); a sweep that waited longer is stale."""

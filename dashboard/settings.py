@@ -127,6 +127,8 @@ MIDDLEWARE = [
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "dashboard.frame.workspace.WorkspaceMiddleware",
+    # Access follows the key: a refused or revoked key sees the refusal, not the workspace's data.
+    "dashboard.frame.key_gate.KeyGateMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
@@ -283,6 +285,19 @@ SESSION_COOKIE_AGE = int(SESSION_MAX_HOURS * 3600)
 KEY_CHECKS_PER_USER = env.int("KEY_CHECKS_PER_USER", default=10)
 KEY_CHECKS_PER_ADDRESS = env.int("KEY_CHECKS_PER_ADDRESS", default=30)
 KEY_CHECK_WINDOW_MINUTES = env.float("KEY_CHECK_WINDOW_MINUTES", default=10)
+
+# Access follows the key (dashboard/frame/key_gate.py): a page that shows the
+# workspace's data first asks GET /v1/me again when the person's key was last
+# checked more than KEY_RECHECK_SECONDS ago (one call per person per interval;
+# a revoked key sees the refusal from then on). Beat checks every stored key
+# of every workspace at least every KEY_SWEEP_SECONDS, a few at a time
+# (keys.recheck_due), so a departed member's key is marked refused within
+# minutes even if she never opens a page.
+KEY_RECHECK_SECONDS = env.float("KEY_RECHECK_SECONDS", default=60.0)
+KEY_SWEEP_SECONDS = env.float("KEY_SWEEP_SECONDS", default=300.0)
+# Beat's sweep runs every twentieth of that window (at least 5 s: every 15 s by
+# default), each run asking a twentieth of the keys, one after another.
+KEY_SWEEP_RUN_SECONDS = max(5.0, KEY_SWEEP_SECONDS / 20)
 
 # Optional single sign-on with an OpenID Connect provider (mozilla-django-oidc),
 # on when OIDC_RP_CLIENT_ID is set; then the provider's endpoints are required.

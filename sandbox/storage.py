@@ -216,6 +216,14 @@ class Store:
                 (hash, id, workspace_id, member_id, name, prefix, kind, int(revoked), created_at),
             )
 
+    def api_key_revoke(self, id: str, *, revoked: bool = True) -> bool:
+        """Revoke a key (or restore it), as a workspace admin does in the
+        product's API settings: every call with it answers 401 from then on.
+        Whether a key has this id."""
+        with self.lock:
+            cur = self.conn.execute("UPDATE api_keys SET revoked=? WHERE id=?", (int(revoked), id))
+        return cur.rowcount > 0
+
     def api_key_by_hash(self, hash: str) -> dict | None:
         with self.lock:
             cur = self.conn.execute("SELECT * FROM api_keys WHERE hash=?", (hash,))

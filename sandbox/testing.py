@@ -4,6 +4,7 @@ handle = start_sandbox(time_scale=0.002)
 handle.base_url      # "http://127.0.0.1:PORT" (paths begin with /v1)
 handle.demo_key      # a key of the seeded demo workspace (member role admin)
 handle.mint_key("readonly")   # demo | member | readonly | revoked | no_credits | other_workspace
+handle.revoke_key(key_id)     # revoked in the product's API settings: every call with it answers 401
 handle.advance(service_seconds=180)  # skip 180 simulated seconds: work started earlier is done
 handle.clock         # the server's Clock (`handle.clock.advance(real_seconds)`)
 handle.stop()
@@ -46,6 +47,13 @@ class SandboxHandle:
     def mint_key(self, kind: str = "demo") -> str:
         """A fresh secret of this kind (see sandbox/README.md, Key kinds)."""
         return create_key(self.app.store, self.app.clock, kind)
+
+    def revoke_key(self, key_id: str, *, revoked: bool = True) -> None:
+        """Revoke the key with this id (`key.id` in its /v1/me), as a
+        workspace admin does in the product's API settings; `revoked=False`
+        restores it. Raises LookupError for an unknown id."""
+        if not self.store.api_key_revoke(key_id, revoked=revoked):
+            raise LookupError(key_id)
 
     def insert_records(self, object_id: str, rows: list[dict]) -> int:
         """Many records of one custom object at once, checked and normalised

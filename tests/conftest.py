@@ -68,6 +68,16 @@ def fresh_cache():
     cache.clear()
 
 
+@pytest.fixture(autouse=True)
+def key_recheck_interval(settings):
+    """A stored key is asked again (KEY_RECHECK_SECONDS) an hour after its last
+    check here, not a minute: a test that counts remote calls must not depend
+    on how long a loaded machine takes to reach its count. The re-check's own
+    tests set the interval they test (tests/keys/test_recheck.py,
+    test_revoked_member.py, test_revoked_browser.py)."""
+    settings.KEY_RECHECK_SECONDS = 3600.0
+
+
 @pytest.fixture
 def page(page):
     """pytest-playwright's page, with axe-core checking every document it

@@ -2,6 +2,7 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from dashboard.accounts import views
+from dashboard.frame.key_gate import works_without_key
 
 # Django's own names (password_reset_done, password_reset_confirm, ...) are
 # kept: its views and the reset email's template reverse them.
@@ -9,7 +10,7 @@ urlpatterns = [
     path("login/", views.ConsoleLoginView.as_view(), name="login"),
     path("login/code/", views.login_code, name="login_code"),
     path("login/two-factor/", views.login_two_factor_setup, name="login_two_factor_setup"),
-    path("logout/", auth_views.LogoutView.as_view(), name="logout"),
+    path("logout/", works_without_key(auth_views.LogoutView.as_view()), name="logout"),
     path("password-reset/", views.ConsolePasswordResetView.as_view(), name="password_reset"),
     path(
         "password-reset/sent/",

@@ -40,6 +40,7 @@ from dashboard.accounts.signin import (
     sign_in_after_password,
 )
 from dashboard.accounts.throttle import lock_clear, throttle_hit
+from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
 
 
@@ -195,11 +196,13 @@ def _two_factor_page(request: ConsoleRequest, *, status: int = 200, **extra: Any
     return render(request, "accounts/two_factor.html", context, status=status)
 
 
+@works_without_key
 @require_GET
 def two_factor_page(request: ConsoleRequest) -> HttpResponse:
     return _two_factor_page(request)
 
 
+@works_without_key
 @require_POST
 def two_factor_enable(request: ConsoleRequest) -> HttpResponseBase:
     if two_factor.two_factor_enabled(request.user) or not request.user.has_usable_password():
@@ -237,6 +240,7 @@ def _code_passes(request: ConsoleRequest, form: FactorCodeForm, *, purpose: str)
     return False, paused
 
 
+@works_without_key
 @require_POST
 def recovery_codes_new(request: ConsoleRequest) -> HttpResponseBase:
     if not two_factor.two_factor_enabled(request.user):
@@ -249,6 +253,7 @@ def recovery_codes_new(request: ConsoleRequest) -> HttpResponseBase:
     return _two_factor_page(request, new_codes_form=form, status=429 if paused else 422)
 
 
+@works_without_key
 @require_POST
 def two_factor_turn_off(request: ConsoleRequest) -> HttpResponseBase:
     user = request.user

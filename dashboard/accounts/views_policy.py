@@ -12,6 +12,7 @@ from django.views.decorators.http import require_http_methods
 
 from dashboard.accounts import policy, two_factor
 from dashboard.accounts.forms import SignInPolicyForm
+from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import MANAGE_PEOPLE
@@ -20,6 +21,7 @@ from dashboard.web.htmx import next_url
 MANAGE_EXPLANATION = "Only an Administrator may change how people sign in."
 
 
+@works_without_key
 @require_http_methods(["GET", "POST"])
 @requires_permission(MANAGE_PEOPLE, MANAGE_EXPLANATION)
 def sign_in_policy(request: ConsoleRequest) -> HttpResponseBase:
@@ -32,6 +34,7 @@ def sign_in_policy(request: ConsoleRequest) -> HttpResponseBase:
     return render(request, "accounts/sign_in_policy.html", context, status=422 if form.errors else 200)
 
 
+@works_without_key
 @require_http_methods(["GET", "POST"])
 @requires_permission(MANAGE_PEOPLE, MANAGE_EXPLANATION)
 def two_factor_reset(request: ConsoleRequest, pk: int) -> HttpResponseBase:

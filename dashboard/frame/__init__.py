@@ -4,6 +4,9 @@ it reads (they never import it; a contract says so):
 - `workspace`: `request.workspace` (the active key, its client, workspace id,
   name, time zone and member role; `can_write` from the console role and the
   key's role together; a refused key answers the refusal);
+- `key_gate`: access follows the key on every page (`KeyGateMiddleware`:
+  the refusal before the view, the key asked again once a minute, a 401 of
+  the request refusing it); `@works_without_key` for views that need none;
 - `areas`: the area registry (navigation, home cards, "back to" lists,
   tracked kinds, inbox sources, the API resources each area writes);
 - `remote_errors`: error pages and message boxes (texts from

@@ -11,10 +11,10 @@ For a refused key they raise `KeyRefusedError`, so every read of the
 console's own tables by workspace id, and every remote call, fails in one
 place; `dashboard.frame.remote_errors` turns it into the refusal page. The
 frame (header count, toasts) reads `working_id` instead, which never raises.
-`WorkspaceMiddleware` also stops, before the view, any page but the key
-settings while the active key is refused (reads keyed by the person rather
-than the workspace: their own runs, chats, jobs), and replaces a poll's
-changed answer with a quiet message box (an unchanged poll costs nothing more).
+The key gate (`dashboard.frame.key_gate`) stops, before the view, every page
+that does not say it works without a key while the active key is refused
+(reads keyed by the person rather than the workspace: their own runs, chats,
+jobs), and asks the service again about a key whose last check is a minute old.
 """
 
 from __future__ import annotations
@@ -154,82 +154,15 @@ class Workspace:
 
 class WorkspaceMiddleware:
     """Sets `request.workspace` (lazy: a request that never asks costs nothing).
-    Sits after AuthenticationMiddleware."""
+    Sits after AuthenticationMiddleware; the key gate (`dashboard.frame.key_gate`)
+    follows it."""
 
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        request.workspace = workspace = Workspace(request.user)  # type: ignore[attr-defined]
-        response = self.get_response(request)
-        if (
-            _is_poll(request)
-            and response.status_code in (200, 286)
-            and not getattr(response, "key_refused", False)
-            and not _works_without_a_key(request)
-            and workspace.refused
-        ):
-            # A poll's changed answer (a 204 costs no query here): what it
-            # rendered is dropped for the quiet refusal box.
-            return key_refused_response(request, workspace)
-        return response
-
-    def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs) -> HttpResponseBase | None:
-        if getattr(view_func, "console_background", False) or _works_without_a_key(request):
-            return None
-        workspace: Workspace = request.workspace  # type: ignore[attr-defined]
-        if workspace.refused:
-            return key_refused_response(request, workspace)
-        return None
-
-
-# Pages that work whatever the key: its settings (to check it or add another),
-# signing in and out, the health check, the admin, and one's own two-factor
-# sign-in (a console account's, nothing of a workspace's).
-# People (dashboard/people) is the console's accounts, not a workspace's: an
-# administrator whose key was refused still manages people.
-# System (dashboard/system) is the console's own health, refused keys included:
-# it must stay readable when the administrator's own key is the refused one.
-KEYLESS_NAMESPACES = frozenset({"keys", "admin", "people", "system"})
-KEYLESS_URL_NAMES = frozenset(
-    {
-        "login",
-        "logout",
-        "healthz",
-        "livez",
-        "readyz",
-        "two_factor",
-        "two_factor_enable",
-        "recovery_codes_new",
-        "two_factor_turn_off",
-        # The command palette: with a refused key it still finds the console's
-        # pages ("API keys" first of all); its workspace sources skip themselves.
-        "palette",
-        # A Studio share link's public page (studio:shared) reads only its
-        # snapshot, never a key: a signed-in person whose key was refused
-        # still reads what a colleague shared.
-        "shared",
-    }
-)
-
-
-def _works_without_a_key(request: HttpRequest) -> bool:
-    match = request.resolver_match
-    if match is None or not request.user.is_authenticated:
-        return True
-    return bool(KEYLESS_NAMESPACES.intersection(match.namespaces)) or match.url_name in KEYLESS_URL_NAMES
-
-
-def _is_poll(request: HttpRequest) -> bool:
-    match = request.resolver_match
-    return match is not None and getattr(match.func, "console_background", False)
-
-
-def key_refused_response(request: HttpRequest, workspace: Workspace) -> HttpResponseBase:
-    from dashboard.frame.remote_errors import render_key_refused
-
-    key = workspace.key
-    return render_key_refused(request, KeyRefusedError(request_id=key.refused_request_id if key else ""))
+        request.workspace = Workspace(request.user)  # type: ignore[attr-defined]
+        return self.get_response(request)
 
 
 class ConsoleRequest(HttpRequest):

@@ -51,6 +51,12 @@ class ApiKey(models.Model):
     key_created_at = models.DateTimeField(null=True, blank=True)
 
     last_verified_at = models.DateTimeField(null=True, blank=True)
+    # When the console last asked the service about this key (`GET /v1/me`),
+    # whatever it answered: a page asks again once this is KEY_RECHECK_SECONDS
+    # old, beat once it is KEY_SWEEP_SECONDS old (dashboard/keys/services.py,
+    # `api_key_recheck`). Set before the call, as the claim of that check, so
+    # two requests of one person never both ask.
+    checked_at = models.DateTimeField(null=True, blank=True)
     # Set the moment the service answers 401 to any call made with this key (a
     # page, a worker, the inbox refresh); cleared only by a successful check.
     # While set, the console shows none of the workspace's data to its owner

@@ -31,7 +31,9 @@ def _safe_prefix(reported: str, secret: str) -> str:
     return secret[: len("svc_sk_") + 2]
 
 
-def _apply_identity(key: ApiKey, identity: AccountIdentity, secret: str) -> None:
+def api_key_identity_apply(key: ApiKey, identity: AccountIdentity, secret: str) -> None:
+    """What /v1/me answered, on the row (not saved): the workspace, the member,
+    the key's own names, when; and the refusal cleared."""
     key.workspace_id = identity.workspace_id
     key.workspace_name = identity.workspace_name
     key.workspace_timezone = identity.workspace_timezone
@@ -42,7 +44,7 @@ def _apply_identity(key: ApiKey, identity: AccountIdentity, secret: str) -> None
     key.key_created_at = identity.key_created_at
     key.prefix = _safe_prefix(identity.key_prefix, secret)
     key.last4 = secret[-4:]
-    key.last_verified_at = timezone.now()
+    key.last_verified_at = key.checked_at = timezone.now()
     # /v1/me just accepted this secret: whatever refused it before no longer does.
     key.refused_at = None
     key.refused_request_id = ""
@@ -93,7 +95,7 @@ def api_key_add(*, user: AbstractBaseUser, label: str, secret: str, address: str
             key = ApiKey(user_id=user.pk)
         key.label = label
         key.encrypted_secret = encrypt_secret(secret)
-        _apply_identity(key, identity, secret)
+        api_key_identity_apply(key, identity, secret)
         if not ApiKey.objects.filter(user_id=user.pk, is_active=True).exclude(pk=key.pk).exists():
             key.is_active = True
         key.save()
@@ -114,7 +116,7 @@ def api_key_check(*, user: AbstractBaseUser, pk: int | str, address: str | None 
     key_check_throttle(user=user, address=address)
     # As the stored key: a 401 here marks it refused like any other call's.
     identity = account_identity_fetch(client=ServiceClient(api_key=secret, stored_key_id=key.pk))
-    _apply_identity(key, identity, secret)
+    api_key_identity_apply(key, identity, secret)
     key.save()
     return key
 

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.utils import timezone
+
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.models import ApiKey
 
@@ -25,7 +27,11 @@ def stored_api_key(
     member_id: str | None = None,
     key_id: str | None = None,
     is_active: bool = True,
+    checked: bool = True,
 ) -> ApiKey:
+    """`checked`: stored as `api_key_add` stores it, just checked by /v1/me
+    (a page asks again only KEY_RECHECK_SECONDS later); False for a key
+    whose check is due at once."""
     if is_active:
         # The one-active-key-per-user constraint.
         ApiKey.objects.filter(user=user, is_active=True).update(is_active=False)
@@ -43,6 +49,8 @@ def stored_api_key(
         key_id=key_id or f"key-{workspace_id}-{secret[-4:]}",
         key_name=label,
         is_active=is_active,
+        last_verified_at=timezone.now() if checked else None,
+        checked_at=timezone.now() if checked else None,
     )
 
 

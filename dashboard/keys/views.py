@@ -9,6 +9,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard.accounts.lockout import client_address
 from dashboard.api import errors as api_errors
 from dashboard.api.messages import meaning_of, with_request_id
+from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.keys import selectors, services
 from dashboard.keys.errors import KeyCheckThrottledError, KeyDecryptionError
@@ -23,6 +24,7 @@ def check_failure_message(exc: api_errors.ApiError, *, then: str = "") -> str:
     return with_request_id(f"{meaning_of(exc).checking_key} {then}".strip(), exc)
 
 
+@works_without_key
 @require_GET
 def key_list(request: ConsoleRequest) -> HttpResponse:
     keys = list(selectors.api_key_list(user=request.user))
@@ -30,6 +32,7 @@ def key_list(request: ConsoleRequest) -> HttpResponse:
     return render(request, "keys/list.html", {"keys": keys, "unreadable_keys": unreadable_keys})
 
 
+@works_without_key
 @require_http_methods(["GET", "POST"])
 def key_add(request: ConsoleRequest) -> HttpResponseBase:
     form = AddApiKeyForm(request.POST or None)
@@ -58,6 +61,7 @@ def key_add(request: ConsoleRequest) -> HttpResponseBase:
     return render(request, "keys/add.html", {"form": form})
 
 
+@works_without_key
 @require_POST
 def key_check(request: ConsoleRequest, pk: int) -> HttpResponse:
     key = selectors.api_key_get(user=request.user, pk=pk)
@@ -87,6 +91,7 @@ def _key_pk(request: ConsoleRequest) -> int:
     return pk
 
 
+@works_without_key
 @require_POST
 def key_activate(request: ConsoleRequest) -> HttpResponse:
     key = services.api_key_activate(user=request.user, pk=_key_pk(request))
@@ -94,6 +99,7 @@ def key_activate(request: ConsoleRequest) -> HttpResponse:
     return redirect(next_url(request, reverse("home")))
 
 
+@works_without_key
 @require_http_methods(["GET", "POST"])
 def key_delete(request: ConsoleRequest, pk: int) -> HttpResponse:
     key = selectors.api_key_get(user=request.user, pk=pk)

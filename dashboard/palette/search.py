@@ -42,6 +42,11 @@ MIN_REMOTE_CHARS = 2
 # reports its own timeout rather than being cut off a moment before).
 PALETTE_READ_SECONDS = 1.2
 PALETTE_WAIT_SECONDS = 1.5
+# What the palette says instead of the workspace's results while the key is refused.
+KEY_REFUSED_NOTE = (
+    "The service refused your API key, so nothing of this workspace is searched. "
+    "Check it or add another on the API keys page."
+)
 # Threads per query: one per remote source (the areas have a handful).
 MAX_THREADS = 8
 
@@ -120,6 +125,8 @@ def palette_search(*, request: ConsoleRequest, raw_query: str | None) -> Palette
     answer = PaletteAnswer(query=query)
     workspace = request.workspace
     has_key = bool(workspace.working_id)
+    if workspace.refused:
+        answer.notes.append(KEY_REFUSED_NOTE)
     sources = [source for source in palette_sources() if has_key or not source.needs_key]
     remote = [source for source in sources if source.remote]
     local = [source for source in sources if not source.remote]

@@ -25,6 +25,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from dashboard.accounts.signin import sign_in_after_password
 from dashboard.accounts.two_factor import two_factor_enabled
 from dashboard.audit.selectors import account_events_about
+from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people import selectors, services
@@ -65,6 +66,7 @@ def _index_context(request: ConsoleRequest, invite_form: InviteForm, invite_erro
     }
 
 
+@works_without_key
 @require_GET
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def index(request: ConsoleRequest) -> HttpResponse:
@@ -72,6 +74,7 @@ def index(request: ConsoleRequest) -> HttpResponse:
     return render_region(request, "people/index.html", "people", context)
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def invite(request: ConsoleRequest) -> HttpResponseBase:
@@ -104,6 +107,7 @@ def _invitation_or_404(pk: int) -> Any:
     return invitation
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def invitation_resend(request: ConsoleRequest, pk: int) -> HttpResponseBase:
@@ -117,6 +121,7 @@ def invitation_resend(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     return client_redirect(request, reverse("people:index"))
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def invitation_revoke(request: ConsoleRequest, pk: int) -> HttpResponseBase:
@@ -160,6 +165,7 @@ def _person_context(request: ConsoleRequest, user: Any, **extra: Any) -> dict[st
     }
 
 
+@works_without_key
 @require_GET
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def person(request: ConsoleRequest, pk: int) -> HttpResponse:
@@ -177,6 +183,7 @@ def _done(request: ConsoleRequest, user: Any, message: str) -> HttpResponseBase:
     return client_redirect(request, reverse("people:person", args=[user.pk]))
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
@@ -200,6 +207,7 @@ def _confirmed(request: ConsoleRequest) -> bool:
     return request.POST.get("confirm") == "yes"
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def deactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
@@ -214,6 +222,7 @@ def deactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     return _done(request, user, f"{user.get_username()} is deactivated ({sessions}); their stored keys are unused.")
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def reactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
@@ -222,6 +231,7 @@ def reactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     return _done(request, user, f"{user.get_username()} can sign in again.")
 
 
+@works_without_key
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def keys_delete(request: ConsoleRequest, pk: int) -> HttpResponseBase:
@@ -298,6 +308,7 @@ def accept_with_sso(request: ConsoleRequest, token: str) -> HttpResponseBase:
 # --- development mail ----------------------------------------------------------------
 
 
+@works_without_key
 @require_GET
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def mail(request: ConsoleRequest) -> HttpResponse:

@@ -9,6 +9,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET
 
 from dashboard.accounts.middleware import background_request
+from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.health import OK, readiness_report
@@ -43,6 +44,7 @@ def readyz(request: HttpRequest) -> HttpResponse:
     return response
 
 
+@works_without_key
 @require_GET
 @requires_permission(VIEW_SYSTEM_STATUS, WHO_MAY)
 def status(request: ConsoleRequest) -> HttpResponse:
@@ -52,6 +54,7 @@ def status(request: ConsoleRequest) -> HttpResponse:
     return render_region(request, "system/status.html", "status", {"status": state})
 
 
+@works_without_key
 @background_request
 @never_cache
 @require_GET

@@ -102,8 +102,7 @@ def mock_workspace(remote, *, now, approvals=None, runs=None):
 def sandbox_key_revoked(handle, key_id: str, revoked: bool = True) -> None:
     """Revoke (or restore) a key at the sandbox, as a workspace admin would in
     the service's API settings: every call with it then answers 401."""
-    with handle.store.lock:
-        handle.store.conn.execute("UPDATE api_keys SET revoked=? WHERE id=?", (int(revoked), key_id))
+    handle.revoke_key(key_id, revoked=revoked)
 
 
 def approval_decision_ready(remote, api_key, client):
