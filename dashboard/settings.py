@@ -484,6 +484,13 @@ SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    # The `__Host-` prefix: a browser keeps such a cookie only when it is
+    # Secure, has Path=/ and no Domain, so no sibling host (or a plain-http
+    # page on this host) can set or shadow the session or the CSRF token.
+    # Django's defaults already send Path=/ and no Domain (SESSION_COOKIE_DOMAIN,
+    # CSRF_COOKIE_DOMAIN None); a secure cookie is what the prefix asks for.
+    SESSION_COOKIE_NAME = "__Host-sessionid"
+    CSRF_COOKIE_NAME = "__Host-csrftoken"
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)
