@@ -114,6 +114,9 @@ MIDDLEWARE = [
     # GZipMiddleware pads each response by a random length on top (Django's
     # BREACH mitigation). API keys never appear in a page.
     "django.middleware.gzip.GZipMiddleware",
+    # Fair use: a session's or an address's requests past their allowance are
+    # answered here, before sessions and authentication (no query).
+    "dashboard.fair_use.FairUseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -276,6 +279,35 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 SESSION_IDLE_MINUTES = env.float("SESSION_IDLE_MINUTES", default=60)
 SESSION_MAX_HOURS = env.float("SESSION_MAX_HOURS", default=12)
 SESSION_COOKIE_AGE = int(SESSION_MAX_HOURS * 3600)
+
+# Fair use (dashboard/fair_use.py): requests counted per session and per
+# address in fixed windows of FAIR_USE_WINDOW_SECONDS, in the shared cache.
+# Past an allowance a page answers 429 in words with Retry-After (an htmx
+# region: the message box, counting down to one retry by itself); a poll
+# answers 204 (unchanged) until the window ends. The defaults are far above a
+# person's use (a page a second for the whole window, several tabs polling;
+# per address: a team of 50 behind one address) and bound a scanner or a
+# runaway script to a few pages a second.
+FAIR_USE_ENABLED = env.bool("FAIR_USE_ENABLED", default=True)
+FAIR_USE_WINDOW_SECONDS = env.float("FAIR_USE_WINDOW_SECONDS", default=10)
+PAGE_VIEWS_PER_SESSION = env.int("PAGE_VIEWS_PER_SESSION", default=40)
+PAGE_VIEWS_PER_ADDRESS = env.int("PAGE_VIEWS_PER_ADDRESS", default=600)
+# Remote searches (the palette, records and library searches, the records
+# picker), exports, a Studio ZIP and a password posted at login.
+COSTLY_REQUESTS_PER_SESSION = env.int("COSTLY_REQUESTS_PER_SESSION", default=20)
+COSTLY_REQUESTS_PER_ADDRESS = env.int("COSTLY_REQUESTS_PER_ADDRESS", default=300)
+# Background polls (`@background_request`): lenient, they cost almost nothing.
+POLLS_PER_SESSION = env.int("POLLS_PER_SESSION", default=150)
+POLLS_PER_ADDRESS = env.int("POLLS_PER_ADDRESS", default=5000)
+# Password checks at login (dashboard/accounts/login_slots.py): at most
+# LOGIN_HASHES_AT_ONCE per web process (a hash keeps a core busy for its
+# whole length), at most LOGIN_HASH_QUEUE more waiting for one, each for at
+# most LOGIN_HASH_WAIT_SECONDS; past that the login page asks to try again
+# (429, Retry-After). A login burst then takes at most that many cores and
+# threads per process, and other people's pages keep the rest.
+LOGIN_HASHES_AT_ONCE = env.int("LOGIN_HASHES_AT_ONCE", default=1)
+LOGIN_HASH_QUEUE = env.int("LOGIN_HASH_QUEUE", default=3)
+LOGIN_HASH_WAIT_SECONDS = env.float("LOGIN_HASH_WAIT_SECONDS", default=10)
 
 # Checking an API key calls the service's GET /v1/me: at most
 # KEY_CHECKS_PER_USER per user and KEY_CHECKS_PER_ADDRESS per address in

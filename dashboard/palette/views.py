@@ -12,12 +12,14 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
+from dashboard.fair_use import costly_request
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.palette.forms import PaletteForm
 from dashboard.palette.search import palette_search
 from dashboard.web.htmx import is_partial, render_region
 
 
+@costly_request(when="q")
 @require_GET
 def palette(request: ConsoleRequest) -> HttpResponse:
     answer = palette_search(request=request, raw_query=request.GET.get("q"))
