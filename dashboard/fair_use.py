@@ -22,6 +22,11 @@ htmx 2 swaps no 4xx, and a silent non-swap looks like nothing happened),
 which counts Retry-After down and retries once by itself
 (static/js/retry.js); the region the person was looking at stays as it was.
 
+A session also has at most PAGES_AT_ONCE_PER_SESSION requests in flight
+(polls aside): a browser opens at most 6 connections to a site, so a person
+never meets it, and a scanner's 32 parallel requests hold at most that many
+of the server's threads; the rest are refused at once (Retry-After: 1).
+
 It sits just inside GZipMiddleware, before sessions and authentication, and
 resolves the address itself: a refused request costs two cache increments
 and a small template, no database query. The session is the session
@@ -36,18 +41,20 @@ at speed. They bound a scanner or a runaway script to a few pages a second.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TypeVar, overload
 
 from django.conf import settings
+from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
 from dashboard.accounts.lockout import client_address
-from dashboard.accounts.throttle import throttle_hit
+from dashboard.accounts.throttle import count_one, throttle_hit
 from dashboard.web.htmx import is_htmx, is_partial, send_to
 
 View = TypeVar("View", bound=Callable)
@@ -128,7 +135,7 @@ def allowance(bucket: str) -> Allowance:
 @dataclass(frozen=True)
 class Refusal:
     bucket: str
-    by: str  # "session" or "address"
+    by: str  # "session", "address", or "at once" (the session's pages in flight)
     limit: int
     retry_after: int
 
@@ -167,16 +174,17 @@ def refusal_words(refusal: Refusal) -> tuple[str, str]:
     """The title and the message of a refusal."""
     window = _seconds(settings.FAIR_USE_WINDOW_SECONDS)
     noun = _NOUNS[refusal.bucket]
-    who = (
-        "this browser session asked for"
-        if refusal.by == "session"
-        else "the people and programs at your network address asked for"
-    )
     title = "Too many searches or exports at once" if refusal.bucket == COSTLY else "Too many pages at once"
-    message = (
-        f"The console shares its time fairly, and {who} more than {refusal.limit} {noun} within {window}. "
-        f"Nothing is lost: try again in {_seconds(refusal.retry_after)}."
-    )
+    if refusal.by == "at once":
+        asked = f"this browser session has more than {refusal.limit} {noun} loading at once"
+    else:
+        who = (
+            "this browser session asked for"
+            if refusal.by == "session"
+            else "the people and programs at your network address asked for"
+        )
+        asked = f"{who} more than {refusal.limit} {noun} within {window}"
+    message = f"The console shares its time fairly, and {asked}. Nothing is lost: try again in {_seconds(refusal.retry_after)}."
     return title, message
 
 
@@ -219,14 +227,53 @@ def refusal_response(request: HttpRequest, refusal: Refusal) -> HttpResponse:
     return response
 
 
+# How long an in-flight count outlives its last change: a process killed
+# mid-request cannot hold a session's slots for longer than this.
+_IN_FLIGHT_SECONDS = 120
+
+
+def _in_flight_key(session: str) -> str:
+    return f"fair:in-flight:{session}"
+
+
+def in_flight_enter(session: str) -> bool:
+    """Take one of the session's PAGES_AT_ONCE_PER_SESSION slots; False when all are taken."""
+    count = count_one(_in_flight_key(session), timeout=_IN_FLIGHT_SECONDS)
+    if count <= settings.PAGES_AT_ONCE_PER_SESSION:
+        return True
+    in_flight_leave(session)
+    return False
+
+
+def in_flight_leave(session: str) -> None:
+    with contextlib.suppress(ValueError):  # expired meanwhile: nothing to give back
+        cache.decr(_in_flight_key(session))
+
+
 class FairUseMiddleware:
     def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        if settings.FAIR_USE_ENABLED:
-            bucket = bucket_of(request)
-            refusal = fair_use_check(request, bucket) if bucket else None
-            if refusal is not None:
-                return refusal_response(request, refusal)
-        return self.get_response(request)
+        if not settings.FAIR_USE_ENABLED:
+            return self.get_response(request)
+        bucket = bucket_of(request)
+        if bucket is None:
+            return self.get_response(request)
+        refusal = fair_use_check(request, bucket)
+        if refusal is not None:
+            return refusal_response(request, refusal)
+        session = session_ident(request) if bucket != POLL else ""
+        if not session:
+            return self.get_response(request)
+        # A browser keeps at most 6 requests open to a site over HTTP/1.1, so
+        # a person never has more pages in flight; a scanner's 32 parallel
+        # requests would hold 32 of the server's threads.
+        if not in_flight_enter(session):
+            return refusal_response(
+                request, Refusal(bucket=bucket, by="at once", limit=settings.PAGES_AT_ONCE_PER_SESSION, retry_after=1)
+            )
+        try:
+            return self.get_response(request)
+        finally:
+            in_flight_leave(session)

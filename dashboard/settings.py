@@ -131,6 +131,8 @@ MIDDLEWARE = [
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "dashboard.frame.workspace.WorkspaceMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A form that succeeded: where it led, remembered under its key (a resend links to it).
+    "dashboard.idempotency.FormSentMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -292,6 +294,9 @@ FAIR_USE_ENABLED = env.bool("FAIR_USE_ENABLED", default=True)
 FAIR_USE_WINDOW_SECONDS = env.float("FAIR_USE_WINDOW_SECONDS", default=10)
 PAGE_VIEWS_PER_SESSION = env.int("PAGE_VIEWS_PER_SESSION", default=40)
 PAGE_VIEWS_PER_ADDRESS = env.int("PAGE_VIEWS_PER_ADDRESS", default=600)
+# Requests of one session in flight at once (polls aside): a browser opens at
+# most 6 connections to a site, so a person never has more.
+PAGES_AT_ONCE_PER_SESSION = env.int("PAGES_AT_ONCE_PER_SESSION", default=6)
 # Remote searches (the palette, records and library searches, the records
 # picker), exports, a Studio ZIP and a password posted at login.
 COSTLY_REQUESTS_PER_SESSION = env.int("COSTLY_REQUESTS_PER_SESSION", default=20)
@@ -477,6 +482,11 @@ INBOX_WATCHED_SECONDS = env.float("INBOX_WATCHED_SECONDS", default=30.0)
 
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
+
+# A form sent, then sent again with other values (Back, edit, send): the
+# console says what the first send made and links to it, remembering that
+# per form key in the cache this many hours (dashboard/idempotency.py).
+FORM_SENT_MEMORY_HOURS = env.float("FORM_SENT_MEMORY_HOURS", default=24)
 
 # Readiness (/readyz, the System status page; dashboard/health.py): beat's and a
 # worker's heartbeats (recorded every 5 s and 10 s) older than this many seconds, or a

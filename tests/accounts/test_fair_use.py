@@ -9,6 +9,7 @@ import threading
 
 import httpx
 import pytest
+from django.test import RequestFactory
 from django.urls import resolve, reverse
 
 from dashboard.fair_use import COSTLY, PAGE, POLL, bucket_of
@@ -97,6 +98,29 @@ def test_a_form_posted_past_the_limit_says_it_was_not_received(logged_in_client,
     assert "What you sent was not received" in words
     assert "what you typed is still in the form" in words
     assert not select(response.content, "a.btn-primary")  # no Retry link to a form's address
+
+
+def test_a_session_with_too_many_pages_loading_at_once_is_told_to_retry_in_a_second(logged_in_client, fair_use_on):
+    """A browser opens at most 6 connections to a site: more in flight is a
+    scanner. The session's slots are taken (as 6 requests still loading would)."""
+    from django.core.cache import cache
+
+    from dashboard.fair_use import session_ident
+
+    fair_use_on.PAGE_VIEWS_PER_SESSION = 100
+    logged_in_client.get(keys_page())  # the session cookie as the browser sends it
+    request = RequestFactory().get("/", HTTP_COOKIE=f"sessionid={logged_in_client.cookies['sessionid'].value}")
+    cache.set(f"fair:in-flight:{session_ident(request)}", 6, timeout=60)
+
+    refused = logged_in_client.get(keys_page())
+
+    assert refused.status_code == 429
+    assert refused.headers["Retry-After"] == "1"
+    assert "this browser session has more than 6 pages loading at once" in text_of(one(refused.content, ".error-page"))
+    # One of them ends: the next page is answered, and gives its slot back.
+    cache.decr(f"fair:in-flight:{session_ident(request)}")
+    assert logged_in_client.get(keys_page()).status_code == 200
+    assert cache.get(f"fair:in-flight:{session_ident(request)}") == 5
 
 
 def test_polls_are_counted_apart_and_slow_down_without_a_page_of_error(logged_in_client):
