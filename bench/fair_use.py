@@ -58,6 +58,8 @@ BURST_PEOPLE = 50
 BURST_SECONDS = 10.0
 SCANNER_THREADS = 32
 PERSON_EVERY = 0.5
+# A person asked to wait tries again after Retry-After, for up to this long.
+LOGIN_GIVES_UP_SECONDS = 600
 PAGE = "/settings/keys/"
 # What a scanner asks for: real pages and guesses.
 SCANNED = ["/settings/keys/", "/inbox/", "/people/", "/audit/", "/.env", "/wp-login.php", "/admin/", "/account/"]
@@ -156,7 +158,7 @@ def log_in(base_url: str, username: str, *, retry: bool = True) -> tuple[httpx.C
         )
         if answer.status_code == 302:
             return browser, time.perf_counter() - started, tries
-        if answer.status_code == 429 and retry and tries < 30:
+        if answer.status_code == 429 and retry and time.perf_counter() - started < LOGIN_GIVES_UP_SECONDS:
             time.sleep(float(answer.headers.get("Retry-After", "1")))
             continue
         raise RuntimeError(f"{username} could not log in: {answer.status_code}")

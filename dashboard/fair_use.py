@@ -23,9 +23,10 @@ which counts Retry-After down and retries once by itself
 (static/js/retry.js); the region the person was looking at stays as it was.
 
 A session also has at most PAGES_AT_ONCE_PER_SESSION requests in flight
-(polls aside): a browser opens at most 6 connections to a site, so a person
-never meets it, and a scanner's 32 parallel requests hold at most that many
-of the server's threads; the rest are refused at once (Retry-After: 1).
+(polls aside): a person's page is one document and the swaps they ask for
+come one at a time, so a person never meets it, and a scanner's 32 parallel
+requests hold at most that many of the server's threads; the rest are
+refused at once (Retry-After: 1).
 
 It sits just inside GZipMiddleware, before sessions and authentication, and
 resolves the address itself: a refused request costs two cache increments
@@ -266,8 +267,7 @@ class FairUseMiddleware:
         session = session_ident(request) if bucket != POLL else ""
         if not session:
             return self.get_response(request)
-        # A browser keeps at most 6 requests open to a site over HTTP/1.1, so
-        # a person never has more pages in flight; a scanner's 32 parallel
+        # A person has a page or two in flight; a scanner's 32 parallel
         # requests would hold 32 of the server's threads.
         if not in_flight_enter(session):
             return refusal_response(

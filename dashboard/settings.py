@@ -294,9 +294,11 @@ FAIR_USE_ENABLED = env.bool("FAIR_USE_ENABLED", default=True)
 FAIR_USE_WINDOW_SECONDS = env.float("FAIR_USE_WINDOW_SECONDS", default=10)
 PAGE_VIEWS_PER_SESSION = env.int("PAGE_VIEWS_PER_SESSION", default=40)
 PAGE_VIEWS_PER_ADDRESS = env.int("PAGE_VIEWS_PER_ADDRESS", default=600)
-# Requests of one session in flight at once (polls aside): a browser opens at
-# most 6 connections to a site, so a person never has more.
-PAGES_AT_ONCE_PER_SESSION = env.int("PAGES_AT_ONCE_PER_SESSION", default=6)
+# Requests of one session in flight at once (polls aside). A person's page is
+# one document; the regions it loads by itself are polls (not counted) and
+# the swaps they ask for come one at a time, so three is more than a person
+# has, and a scanner's parallel requests hold at most three of the threads.
+PAGES_AT_ONCE_PER_SESSION = env.int("PAGES_AT_ONCE_PER_SESSION", default=3)
 # Remote searches (the palette, records and library searches, the records
 # picker), exports, a Studio ZIP and a password posted at login. The palette
 # asks at each pause of 150 ms in typing: a fast typist's two queries within

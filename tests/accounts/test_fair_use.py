@@ -101,8 +101,8 @@ def test_a_form_posted_past_the_limit_says_it_was_not_received(logged_in_client,
 
 
 def test_a_session_with_too_many_pages_loading_at_once_is_told_to_retry_in_a_second(logged_in_client, fair_use_on):
-    """A browser opens at most 6 connections to a site: more in flight is a
-    scanner. The session's slots are taken (as 6 requests still loading would)."""
+    """More pages in flight than a person has is a scanner. The session's
+    slots are taken (as 3 requests still loading would)."""
     from django.core.cache import cache
 
     from dashboard.fair_use import session_ident
@@ -110,17 +110,17 @@ def test_a_session_with_too_many_pages_loading_at_once_is_told_to_retry_in_a_sec
     fair_use_on.PAGE_VIEWS_PER_SESSION = 100
     logged_in_client.get(keys_page())  # the session cookie as the browser sends it
     request = RequestFactory().get("/", HTTP_COOKIE=f"sessionid={logged_in_client.cookies['sessionid'].value}")
-    cache.set(f"fair:in-flight:{session_ident(request)}", 6, timeout=60)
+    cache.set(f"fair:in-flight:{session_ident(request)}", 3, timeout=60)
 
     refused = logged_in_client.get(keys_page())
 
     assert refused.status_code == 429
     assert refused.headers["Retry-After"] == "1"
-    assert "this browser session has more than 6 pages loading at once" in text_of(one(refused.content, ".error-page"))
+    assert "this browser session has more than 3 pages loading at once" in text_of(one(refused.content, ".error-page"))
     # One of them ends: the next page is answered, and gives its slot back.
     cache.decr(f"fair:in-flight:{session_ident(request)}")
     assert logged_in_client.get(keys_page()).status_code == 200
-    assert cache.get(f"fair:in-flight:{session_ident(request)}") == 5
+    assert cache.get(f"fair:in-flight:{session_ident(request)}") == 2
 
 
 def test_polls_are_counted_apart_and_slow_down_without_a_page_of_error(logged_in_client):
