@@ -75,6 +75,7 @@ bench: install
 	$(PY) bench/studio_poll.py
 	$(PY) bench/inbox_poll.py
 	$(PY) bench/palette.py
+	$(PY) bench/fair_use.py
 	$(PY) bench/page_weight.py
 	$(PY) bench/poll_broker.py
 	$(PY) bench/poll_lag.py

@@ -142,13 +142,14 @@ def start_sandbox_process(keys: int, turns: int) -> Sandbox:
 # --- services: PostgreSQL and Redis -------------------------------------------------------
 
 
-def bench_database_url() -> str:
+def bench_database_url(suffix: str = "poll_bench") -> str:
+    """A throwaway PostgreSQL database's address, named after the configured one and `suffix`."""
     url = os.environ.get("BENCH_DATABASE_URL") or os.environ.get("DATABASE_URL") or ""
     if not url.startswith(("postgres://", "postgresql://")):
         url = DEFAULT_DATABASE_URL
     parts = urlsplit(url)
     name = parts.path.lstrip("/") or "console"
-    return urlunsplit(parts._replace(path=f"/{name}_poll_bench"))
+    return urlunsplit(parts._replace(path=f"/{name}_{suffix}"))
 
 
 def _server_connection(database_url: str):

@@ -26,7 +26,9 @@ class DashboardConfig(AppConfig):
 
         from dashboard.accounts.middleware import session_login_mark
         from dashboard.api.hooks import log_remote_write, on_remote_write
+        from dashboard.idempotency import form_sent_write
 
         on_remote_write(log_remote_write)
+        on_remote_write(form_sent_write)
         start_traces()
         user_logged_in.connect(session_login_mark, dispatch_uid="console-session-login-mark")

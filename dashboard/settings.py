@@ -114,6 +114,9 @@ MIDDLEWARE = [
     # GZipMiddleware pads each response by a random length on top (Django's
     # BREACH mitigation). API keys never appear in a page.
     "django.middleware.gzip.GZipMiddleware",
+    # Fair use: a session's or an address's requests past their allowance are
+    # answered here, before sessions and authentication (no query).
+    "dashboard.fair_use.FairUseMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -130,6 +133,8 @@ MIDDLEWARE = [
     # Access follows the key: a refused or revoked key sees the refusal, not the workspace's data.
     "dashboard.frame.key_gate.KeyGateMiddleware",
     "django.contrib.messages.middleware.MessageMiddleware",
+    # A form that succeeded: where it led, remembered under its key (a resend links to it).
+    "dashboard.idempotency.FormSentMiddleware",
     "django.middleware.clickjacking.XFrameOptionsMiddleware",
     "csp.middleware.CSPMiddleware",
     "django_htmx.middleware.HtmxMiddleware",
@@ -278,6 +283,44 @@ TRUSTED_PROXY_COUNT = env.int("TRUSTED_PROXY_COUNT", default=0)
 SESSION_IDLE_MINUTES = env.float("SESSION_IDLE_MINUTES", default=60)
 SESSION_MAX_HOURS = env.float("SESSION_MAX_HOURS", default=12)
 SESSION_COOKIE_AGE = int(SESSION_MAX_HOURS * 3600)
+
+# Fair use (dashboard/fair_use.py): requests counted per session and per
+# address in fixed windows of FAIR_USE_WINDOW_SECONDS, in the shared cache.
+# Past an allowance a page answers 429 in words with Retry-After (an htmx
+# region: the message box, counting down to one retry by itself); a poll
+# answers 204 (unchanged) until the window ends. The defaults are far above a
+# person's use (a page a second for the whole window, several tabs polling;
+# per address: a team of 50 behind one address) and bound a scanner or a
+# runaway script to a few pages a second.
+FAIR_USE_ENABLED = env.bool("FAIR_USE_ENABLED", default=True)
+FAIR_USE_WINDOW_SECONDS = env.float("FAIR_USE_WINDOW_SECONDS", default=10)
+PAGE_VIEWS_PER_SESSION = env.int("PAGE_VIEWS_PER_SESSION", default=40)
+PAGE_VIEWS_PER_ADDRESS = env.int("PAGE_VIEWS_PER_ADDRESS", default=600)
+# Requests of one session in flight at once (polls aside). A person's page is
+# one document; the regions it loads by itself are polls (not counted) and
+# the swaps they ask for come one at a time. Six, not three: a person who
+# opens a handful of links in new tabs at once, while one page waits on a slow
+# service, must not meet "slow down"; a scanner's parallel requests still hold
+# at most six of the threads.
+PAGES_AT_ONCE_PER_SESSION = env.int("PAGES_AT_ONCE_PER_SESSION", default=6)
+# Remote searches (the palette, records and library searches, the records
+# picker), exports, a Studio ZIP and a password posted at login. The palette
+# asks at each pause of 150 ms in typing: a fast typist's two queries within
+# the window stay under 60.
+COSTLY_REQUESTS_PER_SESSION = env.int("COSTLY_REQUESTS_PER_SESSION", default=60)
+COSTLY_REQUESTS_PER_ADDRESS = env.int("COSTLY_REQUESTS_PER_ADDRESS", default=600)
+# Background polls (`@background_request`): lenient, they cost almost nothing.
+POLLS_PER_SESSION = env.int("POLLS_PER_SESSION", default=150)
+POLLS_PER_ADDRESS = env.int("POLLS_PER_ADDRESS", default=5000)
+# Password checks at login (dashboard/accounts/login_slots.py): at most
+# LOGIN_HASHES_AT_ONCE per web process (a hash keeps a core busy for its
+# whole length), at most LOGIN_HASH_QUEUE more waiting for one, each for at
+# most LOGIN_HASH_WAIT_SECONDS; past that the login page asks to try again
+# (429, Retry-After). A login burst then takes at most that many cores and
+# threads per process, and other people's pages keep the rest.
+LOGIN_HASHES_AT_ONCE = env.int("LOGIN_HASHES_AT_ONCE", default=1)
+LOGIN_HASH_QUEUE = env.int("LOGIN_HASH_QUEUE", default=3)
+LOGIN_HASH_WAIT_SECONDS = env.float("LOGIN_HASH_WAIT_SECONDS", default=10)
 
 # Checking an API key calls the service's GET /v1/me: at most
 # KEY_CHECKS_PER_USER per user and KEY_CHECKS_PER_ADDRESS per address in
@@ -461,6 +504,11 @@ INBOX_WATCHED_SECONDS = env.float("INBOX_WATCHED_SECONDS", default=30.0)
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
 
+# A form sent, then sent again with other values (Back, edit, send): the
+# console says what the first send made and links to it, remembering that
+# per form key in the cache this many hours (dashboard/idempotency.py).
+FORM_SENT_MEMORY_HOURS = env.float("FORM_SENT_MEMORY_HOURS", default=24)
+
 # Readiness (/readyz, the System status page; dashboard/health.py): beat's and a
 # worker's heartbeats (recorded every 5 s and 10 s) older than this many seconds, or a
 # tracked row due for longer than READY_DUE_MAX_AGE, make /readyz answer 503 naming the
@@ -499,6 +547,13 @@ SECURE_REFERRER_POLICY = "same-origin"
 if PRODUCTION:
     SESSION_COOKIE_SECURE = True
     CSRF_COOKIE_SECURE = True
+    # The `__Host-` prefix: a browser keeps such a cookie only when it is
+    # Secure, has Path=/ and no Domain, so no sibling host (or a plain-http
+    # page on this host) can set or shadow the session or the CSRF token.
+    # Django's defaults already send Path=/ and no Domain (SESSION_COOKIE_DOMAIN,
+    # CSRF_COOKIE_DOMAIN None); a secure cookie is what the prefix asks for.
+    SESSION_COOKIE_NAME = "__Host-sessionid"
+    CSRF_COOKIE_NAME = "__Host-csrftoken"
     SECURE_SSL_REDIRECT = env.bool("SECURE_SSL_REDIRECT", default=True)
     SECURE_PROXY_SSL_HEADER = ("HTTP_X_FORWARDED_PROTO", "https")
     SECURE_HSTS_SECONDS = env.int("SECURE_HSTS_SECONDS", default=31536000)

@@ -52,6 +52,16 @@ def plain_static_files():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def fair_use_off():
+    """A test client asks for pages far faster than a person (a volume test,
+    hypothesis' examples, every URL of the console): the fair-use allowances
+    (dashboard/fair_use.py) are off, except where tests/accounts/test_fair_use.py
+    turns them on to test them."""
+    with override_settings(FAIR_USE_ENABLED=False):
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     if not os.path.exists(CHROMIUM_PATH):

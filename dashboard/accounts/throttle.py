@@ -12,19 +12,23 @@ import time
 from django.core.cache import cache
 
 
+def count_one(key: str, *, timeout: int) -> int:
+    """Add one to the shared counter `key` (made, expiring after `timeout`
+    seconds, when it is not there); the count now."""
+    cache.add(key, 0, timeout=timeout)
+    try:
+        return cache.incr(key)
+    except ValueError:  # expired between add and incr
+        cache.set(key, 1, timeout=timeout)
+        return 1
+
+
 def throttle_hit(*, scope: str, ident: str, limit: int, window_seconds: float) -> int | None:
     """Count one use of `scope` by `ident`; None while within `limit` uses per
     window, else the seconds until the window ends."""
     now = time.time()
     window = int(now // window_seconds)
-    key = f"throttle:{scope}:{ident}:{window}"
-    timeout = math.ceil(window_seconds) + 1
-    cache.add(key, 0, timeout=timeout)
-    try:
-        count = cache.incr(key)
-    except ValueError:  # expired between add and incr
-        cache.set(key, 1, timeout=timeout)
-        count = 1
+    count = count_one(f"throttle:{scope}:{ident}:{window}", timeout=math.ceil(window_seconds) + 1)
     if count <= limit:
         return None
     return max(1, math.ceil((window + 1) * window_seconds - now))
@@ -54,12 +58,7 @@ def lock_failure(*, scope: str, ident: str, limit: int, cool_off_seconds: float)
     `cool_off_seconds` (the seconds are returned), else None."""
     failures_key, until_key = _lock_keys(scope, ident)
     timeout = math.ceil(cool_off_seconds) + 1
-    cache.add(failures_key, 0, timeout=timeout)
-    try:
-        count = cache.incr(failures_key)
-    except ValueError:  # expired between add and incr
-        cache.set(failures_key, 1, timeout=timeout)
-        count = 1
+    count = count_one(failures_key, timeout=timeout)
     if count < limit:
         return None
     cache.set(until_key, time.time() + cool_off_seconds, timeout=timeout)

@@ -2,12 +2,14 @@ from django.contrib.auth import views as auth_views
 from django.urls import path
 
 from dashboard.accounts import views
+from dashboard.fair_use import costly_request
 from dashboard.frame.key_gate import works_without_key
 
 # Django's own names (password_reset_done, password_reset_confirm, ...) are
 # kept: its views and the reset email's template reverse them.
 urlpatterns = [
-    path("login/", views.ConsoleLoginView.as_view(), name="login"),
+    # A posted password is costly (a hash): counted against the tighter fair-use allowance.
+    path("login/", costly_request(when="password")(views.ConsoleLoginView.as_view()), name="login"),
     path("login/code/", views.login_code, name="login_code"),
     path("login/two-factor/", views.login_two_factor_setup, name="login_two_factor_setup"),
     path("logout/", works_without_key(auth_views.LogoutView.as_view()), name="logout"),

@@ -31,6 +31,7 @@ from dashboard.accounts.forms import (
     turn_off_form,
 )
 from dashboard.accounts.lockout import client_address
+from dashboard.accounts.login_slots import busy_retry_after, password_check_slot
 from dashboard.accounts.services import password_reset_done, password_reset_request
 from dashboard.accounts.signin import (
     PENDING,
@@ -60,6 +61,28 @@ class ConsoleLoginView(LoginView):
         context = super().get_context_data(**kwargs)
         context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
         return context
+
+    def post(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
+        # The password check waits for a slot of this process (login_slots.py):
+        # a login burst never takes every core from other people's pages.
+        with password_check_slot() as free:
+            if free:
+                return super().post(request, *args, **kwargs)
+        return self._busy()
+
+    def _busy(self) -> HttpResponse:
+        """The login page again, the username kept, no password checked (so
+        nothing counts against the account): when to try again, in words."""
+        wait = busy_retry_after()
+        username = self.request.POST.get("username", "")[:150]
+        context = self.get_context_data(form=self.get_form_class()(self.request, initial={"username": username}))
+        context["busy_message"] = (
+            "Many people are logging in at this moment, so the console could not check your password yet. "
+            f"Try again in {wait} second{'' if wait == 1 else 's'}."
+        )
+        response = self.render_to_response(context, status=429)
+        response["Retry-After"] = str(wait)
+        return response
 
     def form_valid(self, form: Any) -> HttpResponse:
         # Nobody is logged in before a second factor passes (signin.py); without one, LoginView's own login().

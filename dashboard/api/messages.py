@@ -18,6 +18,7 @@ The service's own message is shown beside these, never instead of them.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, replace
 
 from dashboard.api import errors
@@ -220,3 +221,66 @@ def said_by_service(exc: errors.ApiError) -> str:
 
 def with_request_id(text: str, exc: errors.ApiError) -> str:
     return f"{text} (request id {exc.request_id})" if exc.request_id else text
+
+
+# --- a form sent again with other values (Back, edit, send) ---------------------------
+# The service refuses a reused Idempotency-Key with another body (409): nothing
+# is made twice, which is right, and its words ("Idempotency key: was used
+# with a different body or path") are not for people. Recognised tolerantly:
+# a 409 whose details or message name the key, however another implementation
+# spells it.
+
+_KEY_NAMES = re.compile(r"idempoten", re.IGNORECASE)
+
+# What a write made, by the last collection of its remote path (POST) or the
+# collection its item sits in (PATCH, PUT, DELETE). Unknown collections: "it".
+_MADE = {
+    "records": "a record",
+    "objects": "an object",
+    "fields": "a field",
+    "relationships": "a link",
+    "agents": "an agent",
+    "runs": "a run",
+    "threads": "a conversation",
+    "messages": "a message",
+    "turns": "a turn",
+    "conversations": "a conversation",
+    "invocations": "a run",
+    "approvals": "a decision",
+    "decisions": "a decision",
+    "approve": "a decision",
+    "reject": "a decision",
+    "boards": "a board",
+    "collections": "a collection",
+    "imports": "an import",
+    "jobs": "a job",
+}
+
+
+def key_reused(exc: errors.ApiError) -> bool:
+    """Whether `exc` is the service refusing a reused Idempotency-Key with another body."""
+    if not isinstance(exc, errors.ConflictError):
+        return False
+    return any(_KEY_NAMES.search(name) for name in exc.field_errors) or bool(_KEY_NAMES.search(exc.message or ""))
+
+
+def made_by(method: str, path: str) -> str:
+    """What a successful write of `method` to remote `path` made, in words ("a record")."""
+    parts = [part for part in path.split("?", 1)[0].split("/") if part]
+    if method.upper() == "POST" and parts:
+        return _MADE.get(parts[-1], "") or (_MADE.get(parts[-2], "") if len(parts) > 1 else "")
+    return ""
+
+
+def already_sent_words(*, method: str = "POST", made: str = "") -> tuple[str, str, str]:
+    """The sentence before and after what was made: "This form was already sent
+    with other values and made", "a record", ". Send again to make another."."""
+    if method.upper() in ("PATCH", "PUT"):
+        return "This form was already sent with other values and", "saved them", ". Send again to save these."
+    if method.upper() == "DELETE":
+        return "This form was already sent and", "did what it asked", ". Nothing was done twice."
+    return (
+        "This form was already sent with other values and made",
+        made or "what it asked for",
+        ". Send again to make another.",
+    )

@@ -7,6 +7,7 @@ from django.views.decorators.http import require_GET
 from dashboard.audit.forms import AuditFilterForm
 from dashboard.audit.selectors import audit_choices, audit_entry_list, audit_entry_page
 from dashboard.audit.wording import entries_in_words
+from dashboard.fair_use import costly_request
 from dashboard.frame.permissions import requires_permission
 from dashboard.people.roles import VIEW_AUDIT_TRAIL
 from dashboard.web.csv import csv_lines, csv_response
@@ -50,6 +51,7 @@ def index(request: HttpRequest) -> HttpResponse:
     return render_region(request, "audit/index.html", "entries", context)
 
 
+@costly_request
 @require_GET
 @requires_permission(VIEW_AUDIT_TRAIL, WHO_MAY)
 def export(request: HttpRequest) -> StreamingHttpResponse:

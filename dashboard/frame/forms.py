@@ -19,10 +19,12 @@ from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.forms.renderers import TemplatesSetting
+from django.utils.html import format_html
+from django.utils.safestring import SafeString
 
 from dashboard.api import errors
-from dashboard.api.messages import with_request_id
-from dashboard.idempotency import renew_idempotency_key
+from dashboard.api.messages import already_sent_words, key_reused, made_by, with_request_id
+from dashboard.idempotency import IdempotencyKeyField, form_sent, posted_key, renew_idempotency_key
 
 if TYPE_CHECKING:
     from django.http import HttpRequest
@@ -54,6 +56,11 @@ def place_remote_error(
       in the order sent, so `fields.2.label` lands on row 2's label.
     - `conflict_message`: what to say for a 409 that names no field.
     """
+    if key_reused(exc):
+        # Back, edit, send: the first send made something; this one made nothing.
+        form.add_error(None, already_sent(form, exc))
+        form.already_sent = True  # type: ignore[attr-defined]  # the error summary's heading
+        return
     aliases = aliases or {}
     unplaced: list[str] = []
     placed = False
@@ -84,6 +91,24 @@ def place_remote_error(
         form.add_error(named, with_request_id(exc.message, exc))
     else:
         form.add_error(None, with_request_id(exc.message, exc))
+
+
+def already_sent(form: forms.BaseForm, exc: errors.ApiError) -> SafeString:
+    """What a form sent again with other values says: what its first send
+    made (a link to it when the console saw where it led), and that sending
+    again makes another (the form gets a fresh key: `failed_write`)."""
+    sent: dict[str, str] = {}
+    for name, field in form.fields.items():
+        key = posted_key(form, name) if isinstance(field, IdempotencyKeyField) else ""
+        sent = form_sent(key) if key else {}
+        if sent:
+            break
+    method = sent.get("method", "POST")
+    before, made, after = already_sent_words(method=method, made=made_by(method, sent.get("path", "")))
+    after = with_request_id(after.rstrip("."), exc) + "." if exc.request_id else after
+    if sent.get("page"):
+        return format_html('{} <a href="{}">{}</a>{}', before, sent["page"], made, after)
+    return format_html("{} {}{}", before, made, after)
 
 
 def failed_write(

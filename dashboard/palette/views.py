@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.http import HttpResponse
 from django.views.decorators.http import require_GET
 
+from dashboard.fair_use import costly_request
 from dashboard.frame.key_gate import key_recheck, refused_in_this_request, works_without_key
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.palette.forms import PaletteForm
@@ -20,6 +21,7 @@ from dashboard.web.htmx import is_partial, render_region
 
 
 @works_without_key
+@costly_request(when="q")
 @require_GET
 def palette(request: ConsoleRequest) -> HttpResponse:
     # It works whatever the key (it finds the console's pages, "API keys"

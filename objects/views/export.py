@@ -11,6 +11,7 @@ from django.http import StreamingHttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.api import errors
+from dashboard.fair_use import costly_request
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.reading import as_dict, text
@@ -22,6 +23,7 @@ from objects.table import TableState
 logger = logging.getLogger("objects.export")
 
 
+@costly_request
 @require_GET
 def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpResponse:
     """The current filtered, sorted view as CSV, every page, streamed, with

@@ -22,6 +22,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
+from dashboard.fair_use import costly_request
 from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
@@ -47,6 +48,7 @@ from objects.table import LINK_COLUMN_PREFIX, MAX_LINK_COLUMNS, MAX_RELATION_KEY
 from objects.trash import record_delete_to_trash, restored_address
 
 
+@costly_request(when="q")
 @require_GET
 def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     if not request.GET:

@@ -10,6 +10,7 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_http_methods
 
 from dashboard.api import errors
+from dashboard.fair_use import costly_request
 from dashboard.frame.forms import failed_write, place_remote_error
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
@@ -152,6 +153,7 @@ def _picker_context(
     }
 
 
+@costly_request(when="target_search")
 @require_GET
 def relationship_picker(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponse:
     """Search-as-you-type over the target object's records (10 at most)."""

@@ -13,6 +13,7 @@ from django.utils import timezone
 from django.utils.http import url_has_allowed_host_and_scheme
 from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.fair_use import costly_request
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import is_partial, render_region
@@ -45,6 +46,7 @@ def _board_filter(request: ConsoleRequest, kind: str) -> str:
     return "" if any(ord(char) < 0x20 for char in board) else board
 
 
+@costly_request(when="q")
 @require_GET
 def library_list(request: ConsoleRequest, kind: str) -> HttpResponse:
     """A list, paged by the service; or, once a search, a sort or a type is

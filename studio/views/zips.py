@@ -13,6 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
 from dashboard.accounts.middleware import background_request
+from dashboard.fair_use import costly_request
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import new_idempotency_key
 from dashboard.web.htmx import poll_unchanged, stop_polling
@@ -30,6 +31,7 @@ def _chosen_ids(data) -> list[str]:
 # Unguarded on purpose: a ZIP is a download of images the person may read,
 # built for them alone; nothing is written in the workspace, so a Viewer
 # downloads as a Member does (tests/people/test_role_matrix.py says so).
+@costly_request
 @require_http_methods(["GET", "POST"])
 def library_zip(request: ConsoleRequest) -> HttpResponseBase:
     """GET: the chosen images and a button to build their ZIP; POST: the job
