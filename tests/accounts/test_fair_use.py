@@ -108,6 +108,7 @@ def test_a_session_with_too_many_pages_loading_at_once_is_told_to_retry_in_a_sec
     from dashboard.fair_use import session_ident
 
     fair_use_on.PAGE_VIEWS_PER_SESSION = 100
+    fair_use_on.PAGES_AT_ONCE_PER_SESSION = 3
     logged_in_client.get(keys_page())  # the session cookie as the browser sends it
     request = RequestFactory().get("/", HTTP_COOKIE=f"sessionid={logged_in_client.cookies['sessionid'].value}")
     cache.set(f"fair:in-flight:{session_ident(request)}", 3, timeout=60)
