@@ -1,0 +1,74 @@
+"""One home per fact (issue 29): each rule below reads the application's
+syntax trees and fails where a fact is written a second time, and tests
+itself on a bad example so that a scan that stops matching can't pass by
+finding nothing."""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterator
+from pathlib import Path
+
+from tests.helpers import PROJECT_DIR
+
+# The console's own code (the sandbox stands in for the remote service).
+APPLICATION = ("dashboard", "agents", "objects", "studio", "devtools")
+
+
+def application_modules() -> Iterator[tuple[str, ast.Module]]:
+    for folder in APPLICATION:
+        for path in sorted((PROJECT_DIR / folder).rglob("*.py")):
+            yield relative(path), ast.parse(path.read_text(), filename=str(path))
+
+
+def relative(path: Path) -> str:
+    return str(path.relative_to(PROJECT_DIR))
+
+
+# -- Periodic work: declared as `Periodic` by the core (dashboard/schedule.py)
+# and by each area (`Area(periodic=...)`), composed in one place.
+BEAT_SCHEDULE_WRITER = "dashboard/schedule.py"
+
+
+def beat_schedule_writes(tree: ast.AST) -> Iterator[ast.AST]:
+    """`x.beat_schedule = ...`, `x.beat_schedule[k] = ...`, `x.beat_schedule.update(...)`
+    and `add_periodic_task(...)`: every way to put an entry in Celery's schedule."""
+    for node in ast.walk(tree):
+        stored = isinstance(getattr(node, "ctx", None), ast.Store | ast.Del)
+        if stored and (is_beat_schedule(node) or (isinstance(node, ast.Subscript) and is_beat_schedule(node.value))):
+            yield node
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            method, receiver = node.func.attr, node.func.value
+            if method == "add_periodic_task" or (method in SCHEDULE_EDITS and is_beat_schedule(receiver)):
+                yield node
+
+
+SCHEDULE_EDITS = {"update", "setdefault", "pop", "__setitem__"}
+
+
+def is_beat_schedule(node: ast.AST) -> bool:
+    return isinstance(node, ast.Attribute) and node.attr == "beat_schedule"
+
+
+def test_only_one_module_writes_the_beat_schedule():
+    writers = {
+        f"{where}:{node.lineno}"
+        for where, tree in application_modules()
+        if where != BEAT_SCHEDULE_WRITER
+        for node in beat_schedule_writes(tree)
+    }
+    assert writers == set(), (
+        "declare periodic work as a Periodic: the core's in dashboard/schedule.py core_periodic(), "
+        "an area's on its Area(periodic=...) in its apps.py"
+    )
+
+
+def test_the_beat_schedule_scan_finds_a_write():
+    bad = ast.parse(
+        "app.conf.beat_schedule = {**(app.conf.beat_schedule or {}), 'x': {}}\n"
+        "app.conf.beat_schedule['y'] = {}\n"
+        "app.conf.beat_schedule.update(z={})\n"
+        "sender.add_periodic_task(5.0, sig, name='w')\n"
+    )
+    assert len(list(beat_schedule_writes(bad))) == 4
+    assert list(beat_schedule_writes(ast.parse("entry = app.conf.beat_schedule['x']"))) == []
