@@ -72,3 +72,58 @@ def test_the_beat_schedule_scan_finds_a_write():
     )
     assert len(list(beat_schedule_writes(bad))) == 4
     assert list(beat_schedule_writes(ast.parse("entry = app.conf.beat_schedule['x']"))) == []
+
+
+# -- Task options: settings.py sets them for every task (CELERY_TASK_*).
+SETTINGS_TASK_OPTIONS = {"acks_late", "ignore_result", "reject_on_worker_lost"}
+
+
+def restated_task_options(tree: ast.AST) -> Iterator[ast.keyword]:
+    """Keywords of a `@app.task(...)` / `@shared_task(...)` that settings already set."""
+    for node in ast.walk(tree):
+        if not isinstance(node, ast.FunctionDef):
+            continue
+        for decorator in node.decorator_list:
+            if isinstance(decorator, ast.Call) and ast.unparse(decorator.func) in {"app.task", "shared_task"}:
+                yield from (word for word in decorator.keywords if word.arg in SETTINGS_TASK_OPTIONS)
+
+
+def test_no_task_restates_the_options_settings_set(settings):
+    assert settings.CELERY_TASK_ACKS_LATE is True
+    assert settings.CELERY_TASK_IGNORE_RESULT is True
+    assert settings.CELERY_TASK_REJECT_ON_WORKER_LOST is True
+    restated = {
+        f"{where}:{word.lineno} {word.arg}"
+        for where, tree in application_modules()
+        for word in restated_task_options(tree)
+    }
+    assert restated == set(), "settings.py sets these for every task (CELERY_TASK_*): leave them out"
+
+
+def declared_task_names() -> set[str]:
+    return {
+        word.value.value
+        for _, tree in application_modules()
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and ast.unparse(node.func) in {"app.task", "shared_task"}
+        for word in node.keywords
+        if word.arg == "name" and isinstance(word.value, ast.Constant)
+    }
+
+
+def test_every_console_task_acks_late_and_keeps_no_result():
+    from dashboard.celery import app
+
+    app.loader.import_default_modules()  # what a worker does: every tasks module, autodiscovered
+    declared = declared_task_names()
+    assert len(declared) >= 26 and declared <= set(app.tasks)
+    assert {name for name in declared if not (app.tasks[name].acks_late and app.tasks[name].ignore_result)} == set()
+
+
+def test_the_task_options_scan_finds_a_restatement():
+    bad = ast.parse(
+        "@app.task(name='x', acks_late=True, ignore_result=True)\ndef x(): ...\n"
+        "@shared_task(reject_on_worker_lost=True)\ndef y(): ...\n"
+    )
+    assert len(list(restated_task_options(bad))) == 3
+    assert list(restated_task_options(ast.parse("@app.task(name='x')\ndef x(): ..."))) == []
