@@ -127,3 +127,29 @@ def test_the_task_options_scan_finds_a_restatement():
     )
     assert len(list(restated_task_options(bad))) == 3
     assert list(restated_task_options(ast.parse("@app.task(name='x')\ndef x(): ..."))) == []
+
+
+# -- Settings: a setting's default lives in settings.py only; code reads `settings.X`.
+def settings_getattrs(tree: ast.AST) -> Iterator[ast.Call]:
+    """`getattr(settings, "X"...)`: a fixed name read as if it might be missing
+    (a default written a second time, and a typo that reads the default forever)."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "getattr":
+            args = node.args
+            if len(args) >= 2 and ast.unparse(args[0]) == "settings" and isinstance(args[1], ast.Constant):
+                yield node
+
+
+def test_settings_are_read_as_attributes():
+    found = {
+        f"{where}:{node.lineno} {ast.unparse(node)}"
+        for where, tree in application_modules()
+        for node in settings_getattrs(tree)
+    }
+    assert found == set(), "read settings.X: its default lives in dashboard/settings.py"
+
+
+def test_the_settings_scan_finds_a_getattr():
+    bad = ast.parse("a = getattr(settings, 'PRODUCTION', False)\nb = getattr(settings, 'X')")
+    assert len(list(settings_getattrs(bad))) == 2
+    assert list(settings_getattrs(ast.parse("getattr(settings, name)\ngetattr(job, 'x', 1)"))) == []
