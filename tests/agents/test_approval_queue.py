@@ -5,6 +5,8 @@ age filters, and who decided a decided one."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from django.urls import reverse
@@ -71,7 +73,7 @@ def test_the_open_queue_takes_in_a_new_approval_without_touching_the_rows_shown(
     # The refresh stored a new one: it is appended, with the counts and the poll's new version.
     store(api_key.workspace_id, approval(NEW_ID, risk="destructive"), name="Stale deal cleaner")
     news = logged_in_client.get(poll, **HTMX)
-    assert news.status_code == 200 and news["HX-Trigger"] == "inbox-changed"
+    assert news.status_code == 200 and json.loads(news["HX-Trigger"]) == {"inbox-changed": {}}
     body = parse(news.content)
     appended = one(body, "[hx-swap-oob='beforeend:#approval-queue']")
     assert [li["id"] for li in appended.select("li")] == [f"queue-item-{NEW_ID}"]  # the shown one is not repeated

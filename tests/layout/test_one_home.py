@@ -6,7 +6,7 @@ finding nothing."""
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from tests.helpers import PROJECT_DIR
@@ -23,6 +23,17 @@ def application_modules() -> Iterator[tuple[str, ast.Module]]:
 
 def relative(path: Path) -> str:
     return str(path.relative_to(PROJECT_DIR))
+
+
+def found_in_application(scan: Callable[[ast.AST], Iterator[ast.AST]], *, home: str = "") -> set[str]:
+    """Where `scan` finds something in the application, outside `home` (the
+    one module allowed to do it): "path:line code"."""
+    return {
+        f"{where}:{node.lineno} {ast.unparse(node)[:80]}"
+        for where, tree in application_modules()
+        if where != home
+        for node in scan(tree)
+    }
 
 
 # -- Periodic work: declared as `Periodic` by the core (dashboard/schedule.py)
@@ -51,13 +62,7 @@ def is_beat_schedule(node: ast.AST) -> bool:
 
 
 def test_only_one_module_writes_the_beat_schedule():
-    writers = {
-        f"{where}:{node.lineno}"
-        for where, tree in application_modules()
-        if where != BEAT_SCHEDULE_WRITER
-        for node in beat_schedule_writes(tree)
-    }
-    assert writers == set(), (
+    assert found_in_application(beat_schedule_writes, home=BEAT_SCHEDULE_WRITER) == set(), (
         "declare periodic work as a Periodic: the core's in dashboard/schedule.py core_periodic(), "
         "an area's on its Area(periodic=...) in its apps.py"
     )
@@ -78,7 +83,7 @@ def test_the_beat_schedule_scan_finds_a_write():
 SETTINGS_TASK_OPTIONS = {"acks_late", "ignore_result", "reject_on_worker_lost"}
 
 
-def restated_task_options(tree: ast.AST) -> Iterator[ast.keyword]:
+def restated_task_options(tree: ast.AST) -> Iterator[ast.AST]:
     """Keywords of a `@app.task(...)` / `@shared_task(...)` that settings already set."""
     for node in ast.walk(tree):
         if not isinstance(node, ast.FunctionDef):
@@ -92,12 +97,9 @@ def test_no_task_restates_the_options_settings_set(settings):
     assert settings.CELERY_TASK_ACKS_LATE is True
     assert settings.CELERY_TASK_IGNORE_RESULT is True
     assert settings.CELERY_TASK_REJECT_ON_WORKER_LOST is True
-    restated = {
-        f"{where}:{word.lineno} {word.arg}"
-        for where, tree in application_modules()
-        for word in restated_task_options(tree)
-    }
-    assert restated == set(), "settings.py sets these for every task (CELERY_TASK_*): leave them out"
+    assert found_in_application(restated_task_options) == set(), (
+        "settings.py sets these for every task (CELERY_TASK_*): leave them out"
+    )
 
 
 def declared_task_names() -> set[str]:
@@ -130,7 +132,7 @@ def test_the_task_options_scan_finds_a_restatement():
 
 
 # -- Settings: a setting's default lives in settings.py only; code reads `settings.X`.
-def settings_getattrs(tree: ast.AST) -> Iterator[ast.Call]:
+def settings_getattrs(tree: ast.AST) -> Iterator[ast.AST]:
     """`getattr(settings, "X"...)`: a fixed name read as if it might be missing
     (a default written a second time, and a typo that reads the default forever)."""
     for node in ast.walk(tree):
@@ -141,15 +143,65 @@ def settings_getattrs(tree: ast.AST) -> Iterator[ast.Call]:
 
 
 def test_settings_are_read_as_attributes():
-    found = {
-        f"{where}:{node.lineno} {ast.unparse(node)}"
-        for where, tree in application_modules()
-        for node in settings_getattrs(tree)
-    }
-    assert found == set(), "read settings.X: its default lives in dashboard/settings.py"
+    assert found_in_application(settings_getattrs) == set(), (
+        "read settings.X: its default lives in dashboard/settings.py"
+    )
 
 
 def test_the_settings_scan_finds_a_getattr():
     bad = ast.parse("a = getattr(settings, 'PRODUCTION', False)\nb = getattr(settings, 'X')")
     assert len(list(settings_getattrs(bad))) == 2
     assert list(settings_getattrs(ast.parse("getattr(settings, name)\ngetattr(job, 'x', 1)"))) == []
+
+
+# -- HX-* answers: set by dashboard/web/htmx.py alone (a hand-set HX-Trigger
+# overwrites any other event on the answer).
+HTMX_HEADERS_HOME = "dashboard/web/htmx.py"
+
+
+def is_hx_name(node: ast.AST | None) -> bool:
+    return isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.lower().startswith("hx-")
+
+
+def hx_header_writes(tree: ast.AST) -> Iterator[ast.AST]:
+    """`response["HX-..."] = ...`, `response.headers["HX-..."] = ...`,
+    `.setdefault("HX-...", ...)`, `.update({"HX-...": ...})` and
+    `HttpResponse(headers={"HX-...": ...})`."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store) and is_hx_name(node.slice):
+            yield node
+        elif isinstance(node, ast.Call):
+            method = node.func.attr if isinstance(node.func, ast.Attribute) else ""
+            if isinstance(node.func, ast.Attribute) and ast.unparse(node.func.value).endswith("attrs"):
+                continue  # a form widget's hx-* attributes, not headers
+            if method in {"setdefault", "__setitem__"} and node.args and is_hx_name(node.args[0]):
+                yield node
+                continue
+            dicts = [arg for arg in node.args if method == "update" and isinstance(arg, ast.Dict)]
+            dicts += [
+                word.value for word in node.keywords if word.arg == "headers" and isinstance(word.value, ast.Dict)
+            ]
+            if any(is_hx_name(key) for mapping in dicts for key in mapping.keys):
+                yield node
+
+
+def test_only_the_core_sets_an_htmx_header():
+    assert found_in_application(hx_header_writes, home=HTMX_HEADERS_HOME) == set(), (
+        "answer through dashboard/web/htmx.py (trigger_client_event, send_to, stop_polling...)"
+    )
+
+
+def test_the_htmx_header_scan_finds_a_hand_set_header():
+    bad = ast.parse(
+        "response['HX-Trigger'] = 'inbox-changed'\n"
+        "response.headers['hx-retarget'] = '#x'\n"
+        "response.headers.setdefault('HX-Reswap', 'outerHTML')\n"
+        "response.headers.update({'HX-Refresh': 'true'})\n"
+        "HttpResponse(status=204, headers={'HX-Redirect': '/'})\n"
+    )
+    assert len(list(hx_header_writes(bad))) == 5
+    good = (
+        "url = request.headers.get('HX-Current-URL', '')\nresponse['Cache-Control'] = 'no-store'\n"
+        "field.widget.attrs.update({'hx-get': url})\n"
+    )
+    assert list(hx_header_writes(ast.parse(good))) == []
