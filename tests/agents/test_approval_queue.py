@@ -17,7 +17,7 @@ from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.models import WaitingItem
 from dashboard.keys.testing import stored_api_key
-from tests.agents.test_approvals_views import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
+from tests.agents.support import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
 from tests.html import one, parse, root_ids, select, text_of, texts
 
 NEW_ID = "aaaaaaaa-0000-4000-8000-000000000003"

@@ -237,3 +237,39 @@ def test_no_module_is_over_the_limit_without_a_reason():
     assert all(reason.strip() for reason in OVER_THE_LIMIT.values())
     # An entry whose module got split (or is gone) leaves the list.
     assert {where for where in OVER_THE_LIMIT if lines.get(where, 0) <= MAX_LINES} == set()
+
+
+# -- Tests' own house: what test modules share lives in fixture modules
+# (tests/conftest.py `pytest_plugins`), a folder's conftest.py or a support
+# module, never in another test module (importing one runs its tests' module
+# again, and its autouse fixtures come along unseen).
+def imports_of_test_modules(tree: ast.AST) -> Iterator[ast.AST]:
+    for node in ast.walk(tree):
+        modules = []
+        if isinstance(node, ast.ImportFrom):
+            modules = [("." * node.level) + (node.module or "")] + [alias.name for alias in node.names if node.level]
+        elif isinstance(node, ast.Import):
+            modules = [alias.name for alias in node.names]
+        if any(part.startswith("test_") for module in modules for part in module.split(".")):
+            yield node
+
+
+def test_no_test_module_imports_another():
+    found = {
+        f"{relative(path)}:{node.lineno} {ast.unparse(node)}"
+        for path in sorted((PROJECT_DIR / "tests").rglob("*.py"))
+        for node in imports_of_test_modules(ast.parse(path.read_text(), filename=str(path)))
+    }
+    assert found == set(), "share through a fixture module, a conftest.py or a support module"
+
+
+def test_the_test_import_scan_finds_an_import_of_a_test_module():
+    bad = ast.parse(
+        "from tests.agents.test_sandbox import agent_id_named\n"
+        "import tests.live.test_worker_redis\n"
+        "from .test_views import finish\n"
+        "from . import test_apps\n"
+    )
+    assert len(list(imports_of_test_modules(bad))) == 4
+    good = "from tests.agents.support import store_demo_key\nfrom tests.workers import wait_for"
+    assert list(imports_of_test_modules(ast.parse(good))) == []
