@@ -12,12 +12,14 @@ class AgentsConfig(AppConfig):
     name = "agents"
 
     def ready(self) -> None:
+        from django.conf import settings
+
         from agents.audit_words import audit_words
         from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
         from agents.palette import PALETTE_SOURCES
-        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, register_area
 
         register_area(
             Area(
@@ -32,6 +34,15 @@ class AgentsConfig(AppConfig):
                 remote_resources=("agents", "runs"),
                 audit_words=audit_words,
                 palette_sources=PALETTE_SOURCES,
+                # Agent insights: the runs of workspaces someone looked at lately
+                # are read again on this interval (agents/services.py, insights_refresh).
+                periodic=(
+                    Periodic(
+                        "agents.insights_refresh_due",
+                        every=settings.AGENTS_INSIGHTS_REFRESH_SECONDS,
+                        expires=settings.AGENTS_INSIGHTS_REFRESH_SECONDS,
+                    ),
+                ),
             )
         )
         register_area(
@@ -45,18 +56,3 @@ class AgentsConfig(AppConfig):
                 audit_words=audit_words,
             )
         )
-        # Agent insights: the runs of workspaces someone looked at lately are read
-        # again on this interval (agents/services.py, insights_refresh).
-        from django.conf import settings
-
-        from dashboard.celery import app
-
-        every = float(settings.AGENTS_INSIGHTS_REFRESH_SECONDS)
-        app.conf.beat_schedule = {
-            **(app.conf.beat_schedule or {}),
-            "agents.insights_refresh_due": {
-                "task": "agents.insights_refresh_due",
-                "schedule": every,
-                "options": {"expires": every},
-            },
-        }

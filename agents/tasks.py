@@ -7,7 +7,7 @@ from agents import bulk_decisions, services
 from dashboard.celery import app
 
 
-@app.task(name="agents.stream_invocation", acks_late=True, ignore_result=True)
+@app.task(name="agents.stream_invocation")
 def stream_invocation(operation_id: int, lease_token: str) -> None:
     """Read a chat message's streamed call into its tracked row. Run twice
     (a redelivery), the second finds the row moved on or repeats the call
@@ -15,14 +15,14 @@ def stream_invocation(operation_id: int, lease_token: str) -> None:
     services.invocation_stream(operation_id=operation_id, lease_token=lease_token)
 
 
-@app.task(name="agents.insights_refresh", acks_late=True, ignore_result=True)
+@app.task(name="agents.insights_refresh")
 def insights_refresh(workspace_id: str) -> int:
     """Read a workspace's new runs into the insights' facts (a workspace id,
     never a key). Run twice or at once, the same facts are written again."""
     return services.insights_refresh(workspace_id=str(workspace_id))
 
 
-@app.task(name="agents.insights_refresh_due", acks_late=True, ignore_result=True)
+@app.task(name="agents.insights_refresh_due")
 def insights_refresh_due() -> int:
     """On the interval (beat): a refresh per workspace whose insights someone
     looked at lately; one that waited longer than an interval is stale."""
@@ -32,7 +32,7 @@ def insights_refresh_due() -> int:
     return len(workspaces)
 
 
-@app.task(name="agents.approval_batch_step", acks_late=True, ignore_result=True)
+@app.task(name="agents.approval_batch_step")
 def approval_batch_step(batch_id: int) -> None:
     """One bounded chunk of a bulk decision (agents/bulk_decisions.py); sends
     itself again while approvals are left. Run twice, the lease lets one run

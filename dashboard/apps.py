@@ -26,9 +26,13 @@ class DashboardConfig(AppConfig):
 
         from dashboard.accounts.middleware import session_login_mark
         from dashboard.api.hooks import log_remote_write, on_remote_write
+        from dashboard.celery import app
         from dashboard.idempotency import form_sent_write
+        from dashboard.schedule import compose_beat_schedule
 
         on_remote_write(log_remote_write)
         on_remote_write(form_sent_write)
         start_traces()
         user_logged_in.connect(session_login_mark, dispatch_uid="console-session-login-mark")
+        # The one beat schedule, composed when the app is finalized (after every area's ready()).
+        app.on_after_finalize.connect(compose_beat_schedule, weak=False, dispatch_uid="console-beat-schedule")

@@ -410,6 +410,8 @@ CELERY_BROKER_TRANSPORT_OPTIONS = (
     if CELERY_BROKER_URL.startswith("sqlite:")
     else {}
 )
+# Every task's options, stated here only (no task decorator restates them):
+# nothing reads a result, and a message is acknowledged once its task ran.
 CELERY_TASK_IGNORE_RESULT = True
 CELERY_TASK_ACKS_LATE = True
 CELERY_TASK_REJECT_ON_WORKER_LOST = True

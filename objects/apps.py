@@ -5,7 +5,7 @@ class ObjectsConfig(AppConfig):
     name = "objects"
 
     def ready(self) -> None:
-        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, StatusPart, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, StatusPart, register_area
         from objects.home import records_you_edited
         from objects.palette import PALETTE_SOURCES
         from objects.status import job_backlog
@@ -30,6 +30,13 @@ class ObjectsConfig(AppConfig):
                         empty="No bulk job or import is waiting or running.",
                     ),
                 ),
+                # A job whose step message was lost goes on (objects/jobs.py);
+                # uploaded files and the trash are not kept for ever.
+                periodic=(
+                    Periodic("objects.jobs_watch", every=60.0, expires=55.0),
+                    Periodic("objects.uploads_prune", every=24 * 3600.0),
+                    Periodic("objects.trash_expire", every=24 * 3600.0),
+                ),
             )
         )
         # Object jobs by kind and state in every metrics scrape (dashboard/metrics/collect.py).
@@ -37,13 +44,3 @@ class ObjectsConfig(AppConfig):
         from objects.metrics import job_gauges
 
         register_gauges("object_jobs", job_gauges)
-        # Bulk jobs and imports: a job whose step message was lost goes on, and
-        # uploaded files are not kept for ever (objects/jobs.py).
-        from dashboard.celery import app
-
-        app.conf.beat_schedule = {
-            **(app.conf.beat_schedule or {}),
-            "objects.jobs_watch": {"task": "objects.jobs_watch", "schedule": 60.0, "options": {"expires": 55.0}},
-            "objects.uploads_prune": {"task": "objects.uploads_prune", "schedule": 24 * 3600.0},
-            "objects.trash_expire": {"task": "objects.trash_expire", "schedule": 24 * 3600.0},
-        }

@@ -24,10 +24,10 @@ from django.utils.safestring import SafeString
 
 from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
+from objects.cell_markup import EMPTY_CELL, cell_text, grid_cell, grid_image
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import FilterPlan, RecordFilter
 from objects.links import relation_label
-from objects.templatetags.records import EMPTY_CELL, cell_text, grid_cell, grid_image
 
 if TYPE_CHECKING:
     from objects.models import RecordTally, SavedView

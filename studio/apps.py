@@ -5,7 +5,7 @@ class StudioConfig(AppConfig):
     name = "studio"
 
     def ready(self) -> None:
-        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, register_area
         from studio.home import recent_conversations
         from studio.inbox import STUDIO_INBOX
         from studio.live import APP_SHOT, STUDIO_TURN
@@ -27,12 +27,7 @@ class StudioConfig(AppConfig):
                 home_sections=(recent_conversations,),
                 remote_resources=("studio", "turns", "websites", "documents", "apps", "images", "videos", "boards"),
                 palette_sources=PALETTE_SOURCES,
+                # A selection's ZIP files are not kept for ever (studio/zip_jobs.py).
+                periodic=(Periodic("studio.zips_prune", every=3600.0, expires=3000.0),),
             )
         )
-        # A selection's ZIP files are not kept for ever (studio/zip_jobs.py).
-        from dashboard.celery import app
-
-        app.conf.beat_schedule = {
-            **(app.conf.beat_schedule or {}),
-            "studio.zips_prune": {"task": "studio.zips_prune", "schedule": 3600.0, "options": {"expires": 3000.0}},
-        }

@@ -10,26 +10,26 @@ from dashboard.celery import app
 from studio import services, versions, zip_jobs
 
 
-@app.task(name="studio.follow_turn", acks_late=True, ignore_result=True)
+@app.task(name="studio.follow_turn")
 def follow_turn(operation_id: int) -> int:
     """Read the rest of a turn's stream into its tracked row; returns the events stored."""
     return services.turn_follow(operation_id=operation_id)
 
 
-@app.task(name="studio.keep_document_version", acks_late=True, ignore_result=True)
+@app.task(name="studio.keep_document_version")
 def keep_document_version(operation_id: int, attempt: int = 0) -> str:
     """Read and keep the version a completed document turn made (studio/versions.py);
     a transient failure sends the task again later through the outbox, never a sleep."""
     return versions.document_version_keep_attempt(operation_id=operation_id, attempt=attempt)
 
 
-@app.task(name="studio.zip_step", acks_late=True, ignore_result=True)
+@app.task(name="studio.zip_step")
 def zip_step(job_id: int) -> str:
     """One bounded chunk of a library selection's ZIP (studio/zip_jobs.py); sends the next itself."""
     return zip_jobs.zip_step(job_id=job_id)
 
 
-@app.task(name="studio.zips_prune", acks_late=True, ignore_result=True)
+@app.task(name="studio.zips_prune")
 def zips_prune() -> int:
     """On beat (hourly): remove ZIP files older than STUDIO_ZIP_KEEP_HOURS."""
     return zip_jobs.zips_prune()

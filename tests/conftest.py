@@ -22,7 +22,9 @@ from tests.helpers import PASSWORD, missing_service, mocked_service, running_san
 # switches the fake service on for its tests in its own conftest.py.
 # tests.outbox.fixtures: the broker down (a closed port) and back, and the
 # remote writes seen with their Idempotency-Key, for every area's start tests.
-pytest_plugins = ["tests.live.fixtures", "tests.outbox.fixtures"]
+# tests.workers: a real Celery worker (in the test's process or processes of
+# its own) on a real Redis, for the folders that need one.
+pytest_plugins = ["tests.live.fixtures", "tests.outbox.fixtures", "tests.workers"]
 
 # Playwright's sync API runs an event loop in the test thread; the ORM calls
 # of browser tests are synchronous and safe here.

@@ -23,7 +23,7 @@ from dashboard.api import errors
 from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.remote_errors import render_remote_error
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, stop_polling
+from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, stop_polling, trigger_client_event
 
 PROGRESS_POLL_SECONDS = 1
 
@@ -111,5 +111,5 @@ def approval_batch_status(request: ConsoleRequest, pk: int) -> HttpResponse:
         context["settled"] = [item.approval_id for item in context["items"] if item.outcome]
     response = render(request, "agents/approval_batch.html#batch_progress", context)
     if batch.is_final:
-        response["HX-Trigger"] = "inbox-changed"  # the header's count follows at once
+        trigger_client_event(response, "inbox-changed")  # the header's count follows at once
     return stop_polling(response, final=batch.is_final)

@@ -28,7 +28,7 @@ from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.remote_errors import render_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.inbox.services import workspace_watched
-from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, send_to
+from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, send_to, trigger_client_event
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.reading import as_dict, text
 
@@ -173,7 +173,7 @@ def approvals_news(request: ConsoleRequest) -> HttpResponse:
     response = render(request, "agents/approvals_news.html", context)
     if new:
         # The header's count follows at once rather than on its own interval (templates/inbox/header.html).
-        response["HX-Trigger"] = "inbox-changed"
+        trigger_client_event(response, "inbox-changed")
     return response
 
 

@@ -6,6 +6,6 @@ from dashboard.accounts.services import password_reset_send
 from dashboard.celery import app
 
 
-@app.task(name="accounts.send_password_reset", acks_late=True, ignore_result=True)
+@app.task(name="accounts.send_password_reset")
 def send_password_reset(*, email: str, base_url: str, request_id: str) -> int:
     return password_reset_send(email=email, base_url=base_url, request_id=request_id)

@@ -1,4 +1,6 @@
-"""The one HTTP client of the remote service.
+"""The one HTTP client of the remote service. It makes each call (the URL,
+the headers, the key, the write hook) and hands it to its attempts
+(dashboard/api/attempts.py: the retry loop, the waits, the read budget).
 
 Choices worth knowing (each one is also tested in tests/api/):
 
@@ -34,7 +36,7 @@ Choices worth knowing (each one is also tested in tests/api/):
   `Retry-After` (seconds or an HTTP date) when present. A `Retry-After` longer
   than `settings.SERVICE_RETRY_AFTER_CAP` (10 s) is not slept inside a web
   request: `RateLimitedError` is raised with `.retry_after` at once. All
-  sleeping goes through `sleep_before_retry()`, which tests patch.
+  sleeping goes through `attempts.sleep_before_retry()`, which tests patch.
 - A read budget: inside `read_budget(seconds)` (every web request, see
   `dashboard.frame.remote_errors.RemoteErrorMiddleware`) the reads (GET) of
   that request share a total of `settings.SERVICE_READ_BUDGET` seconds
@@ -43,50 +45,31 @@ Choices worth knowing (each one is also tested in tests/api/):
   a read that finds the budget spent fails at once with `ApiTimeoutError`.
   So a hung service gives the error page in about 10 s, not 3 x 30 s.
   Writes keep their own timeouts (a turn may take minutes), and workers and
-  pollers, outside any budget, keep theirs. Time is read through `clock()`,
+  pollers, outside any budget, keep theirs. Time is read through `attempts.clock()`,
   which tests patch with the sleep to simulate a hung service.
 """
 
 from __future__ import annotations
 
-import contextvars
-import logging
-import math
 import os
-import random
 import threading
-import time
 from collections.abc import Generator, Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import httpx
 from django.conf import settings
 
 from dashboard.api import errors
-from dashboard.api.hooks import (
-    KeyRefusal,
-    RemoteAttempt,
-    RemoteWrite,
-    key_refused,
-    remote_attempt_done,
-    remote_write_done,
-)
+from dashboard.api.attempts import Call, attempts, loggable_path, response_request_id
+from dashboard.api.hooks import KeyRefusal, RemoteWrite, key_refused, remote_write_done
 from dashboard.api.pagination import Page, items_from_body, next_cursor_from_body
 from dashboard.api.sse import ServerSentEvent, iter_events
 from dashboard.idempotency import new_idempotency_key
-from dashboard.logging import redact
 from dashboard.observability.context import current_request_id, new_request_id
-
-logger = logging.getLogger("dashboard.api")
 
 USER_AGENT = "workspace-console/0.1"
 KEYED_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
-BACKOFF_BASE_SECONDS = 0.5
-BACKOFF_MAX_SECONDS = 8.0
 PAGINATE_PAGE_SIZE = 100  # the contract's maximum: fewest round trips
 PAGINATE_MAX_PAGES = 10_000  # a server that loops its cursors cannot hang a worker
 
@@ -138,131 +121,9 @@ if hasattr(os, "register_at_fork"):
 # Small patchable helpers
 
 
-def sleep_before_retry(seconds: float) -> None:
-    """The only place the transport sleeps; tests replace it."""
-    time.sleep(seconds)
-
-
-def clock() -> float:
-    """Seconds on a monotonic clock: what the read budget measures; tests replace it."""
-    return time.monotonic()
-
-
-# --------------------------------------------------------------------------
-# The read budget of a web request
-
-
-@dataclass
-class ReadBudget:
-    """The seconds the reads of one web request may still take, all together."""
-
-    seconds: float
-    spent: float = 0.0
-
-    @property
-    def left(self) -> float:
-        return max(0.0, self.seconds - self.spent)
-
-
-_read_budget: contextvars.ContextVar[ReadBudget | None] = contextvars.ContextVar("read_budget", default=None)
-
-
-@contextmanager
-def read_budget(seconds: float) -> Iterator[ReadBudget]:
-    """Reads made inside share `seconds` in total (retries and their waits
-    included). Nested budgets keep the outer one."""
-    current = _read_budget.get()
-    if current is not None:
-        yield current
-        return
-    budget = ReadBudget(seconds=max(0.0, float(seconds)))
-    token = _read_budget.set(budget)
-    try:
-        yield budget
-    finally:
-        _read_budget.reset(token)
-
-
-@contextmanager
-def separate_read_budget(seconds: float) -> Iterator[ReadBudget]:
-    """A budget of its own for reads run beside a request's (the command
-    palette's sources, each in a thread of its own): `seconds`, never more than
-    what the request's budget has left. Unlike `read_budget` it does not join
-    an open budget, so one slow source stops at its own limit while the others
-    and the page go on."""
-    outer = _read_budget.get()
-    limit = max(0.0, float(seconds))
-    if outer is not None:
-        limit = min(limit, outer.left)
-    budget = ReadBudget(seconds=limit)
-    token = _read_budget.set(budget)
-    try:
-        yield budget
-    finally:
-        _read_budget.reset(token)
-
-
-def _budget_for(call: _Call) -> ReadBudget | None:
-    return _read_budget.get() if call.method == "GET" and not call.stream else None
-
-
-def _budget_spent_error(call: _Call, budget: ReadBudget) -> errors.ApiTimeoutError:
-    return errors.ApiTimeoutError(
-        f"The service did not answer within {budget.seconds:g} seconds; the page stopped waiting.",
-        request_id=call.request_id,
-    )
-
-
-def _timeout_within(timeout: httpx.Timeout, seconds: float) -> httpx.Timeout:
-    def cut(value: float | None) -> float:
-        return seconds if value is None else min(value, seconds)
-
-    return httpx.Timeout(
-        connect=cut(timeout.connect), read=cut(timeout.read), write=cut(timeout.write), pool=cut(timeout.pool)
-    )
-
-
-def _utcnow() -> datetime:
-    return datetime.now(UTC)
-
-
 def call_request_id() -> str:
     """The `X-Request-Id` of a call made now: the current request's or task's, else a fresh one."""
     return current_request_id() or new_request_id()
-
-
-def backoff_delay(attempt: int) -> float:
-    """Full jitter: uniform in [0, min(cap, base * 2**(attempt-1))]."""
-    ceiling = min(BACKOFF_MAX_SECONDS, BACKOFF_BASE_SECONDS * (2 ** (attempt - 1)))
-    return random.uniform(0, ceiling)
-
-
-def parse_retry_after(value: str | None) -> float | None:
-    """Seconds to wait from a `Retry-After` header: an integer (decimals
-    tolerated) or an HTTP date. None when absent or unreadable."""
-    if not value:
-        return None
-    value = value.strip()
-    try:
-        seconds = float(value)
-    except ValueError:
-        try:
-            when = parsedate_to_datetime(value)
-        except (TypeError, ValueError, IndexError):
-            return None
-        if when is None:
-            return None
-        if when.tzinfo is None:
-            when = when.replace(tzinfo=UTC)
-        seconds = (when - _utcnow()).total_seconds()
-    if not math.isfinite(seconds):
-        return None
-    return max(0.0, seconds)
-
-
-def _loggable_path(path: str) -> str:
-    # Query strings may carry search text; the path alone says what was called.
-    return redact(path.split("?", 1)[0])
 
 
 # --------------------------------------------------------------------------
@@ -292,22 +153,6 @@ class _BearerToken(httpx.Auth):
 
     def __reduce__(self):
         raise TypeError("an API key must not be pickled")
-
-
-@dataclass
-class _Call:
-    """One logical call: what stays the same over its attempts."""
-
-    method: str
-    path: str
-    url: str
-    params: Any
-    json: Any
-    headers: dict[str, str]
-    timeout: httpx.Timeout
-    slow: bool
-    stream: bool
-    request_id: str
 
 
 # --------------------------------------------------------------------------
@@ -477,7 +322,7 @@ class ServiceClient:
         idempotency_key: str | None = None,
         slow: bool = False,
         stream: bool = False,
-    ) -> _Call:
+    ) -> Call:
         method = method.upper()
         request_id = call_request_id()
         headers = {
@@ -491,7 +336,7 @@ class ServiceClient:
             headers["Idempotency-Key"] = idempotency_key or new_idempotency_key()
         read_timeout = settings.SERVICE_SLOW_TIMEOUT if slow else settings.SERVICE_TIMEOUT
         connect_timeout = settings.SERVICE_CONNECT_TIMEOUT
-        return _Call(
+        return Call(
             method=method,
             path=path,
             url=self._url(path),
@@ -504,13 +349,13 @@ class ServiceClient:
             request_id=request_id,
         )
 
-    def _request(self, call: _Call) -> httpx.Response:
+    def _request(self, call: Call) -> httpx.Response:
         """The one retry loop. Returns a successful response (still open when
         `call.stream`), or raises a typed `ApiError`. A write is reported to
         the write hook once, after its last attempt; a 401 to a stored key,
         to the refused-key hook (whatever the method)."""
         try:
-            response = self._attempts(call)
+            response = attempts(call, http=shared_http_client(), auth=self._auth, max_retries=self._max_retries)
         except errors.ApiError as exc:
             if exc.status == 401 and self.stored_key_id is not None:
                 key_refused(KeyRefusal(stored_key_id=self.stored_key_id, request_id=exc.request_id))
@@ -519,16 +364,16 @@ class ServiceClient:
             raise
         if call.method not in KEYED_METHODS:
             return response
-        self._report_write(call, status=response.status_code, request_id=_response_request_id(response, call))
+        self._report_write(call, status=response.status_code, request_id=response_request_id(response, call))
         return response
 
-    def _report_write(self, call: _Call, *, status: int | None, request_id: str | None, error: str = "") -> None:
+    def _report_write(self, call: Call, *, status: int | None, request_id: str | None, error: str = "") -> None:
         remote_write_done(
             RemoteWrite(
                 acting_user_id=self.acting_user_id,
                 stored_key_id=self.stored_key_id,
                 method=call.method,
-                path=_loggable_path(call.path),
+                path=loggable_path(call.path),
                 idempotency_key=call.headers.get("Idempotency-Key", ""),
                 status=status,
                 request_id=request_id,
@@ -536,146 +381,12 @@ class ServiceClient:
             )
         )
 
-    def _attempts(self, call: _Call) -> httpx.Response:
-        http = shared_http_client()
-        configured = settings.SERVICE_MAX_RETRIES if self._max_retries is None else self._max_retries
-        max_retries = max(0, int(configured))
-        retry_after_cap = float(settings.SERVICE_RETRY_AFTER_CAP)
-        attempts = max_retries + 1
-        attempt = 0
-        budget = _budget_for(call)
-        while True:
-            attempt += 1
-            timeout = call.timeout
-            if budget is not None:
-                if budget.left <= 0:
-                    raise _budget_spent_error(call, budget)
-                timeout = _timeout_within(timeout, budget.left)
-            started = clock()
-            error: errors.ApiError
-            retryable: bool
-            status_text: str
-            try:
-                outgoing = http.build_request(
-                    call.method,
-                    call.url,
-                    params=call.params,
-                    json=call.json,
-                    headers=call.headers,
-                    timeout=timeout,
-                )
-                response = http.send(outgoing, auth=self._auth, stream=call.stream)
-            except httpx.TimeoutException as exc:
-                error = errors.ApiTimeoutError(request_id=call.request_id)
-                # A slow call that timed out reading already waited up to 800 s.
-                retryable = not (call.slow and isinstance(exc, httpx.ReadTimeout))
-                status_text = type(exc).__name__
-            except httpx.UnsupportedProtocol as exc:
-                error = errors.ApiConnectionError("The service address is not usable.", request_id=call.request_id)
-                retryable = False
-                status_text = type(exc).__name__
-            except httpx.TransportError as exc:
-                error = errors.ApiConnectionError(request_id=call.request_id)
-                retryable = True
-                status_text = type(exc).__name__
-            except httpx.HTTPError as exc:
-                error = errors.ApiConnectionError(request_id=call.request_id)
-                retryable = False
-                status_text = type(exc).__name__
-            else:
-                if budget is not None:
-                    budget.spent += clock() - started
-                if response.status_code < 300:
-                    self._log(
-                        call,
-                        attempt,
-                        attempts,
-                        started,
-                        str(response.status_code),
-                        _response_request_id(response, call),
-                        logging.INFO,
-                    )
-                    return response
-                if call.stream:
-                    response.read()
-                    response.close()
-                error = error_from_response(response, fallback_request_id=call.request_id)
-                retryable = response.status_code == 429 or response.status_code >= 500
-                status_text = str(response.status_code)
-            if budget is not None and not status_text.isdigit():
-                budget.spent += clock() - started  # the attempt that failed to get an answer
-
-            will_retry = retryable and attempt < attempts
-            delay = None
-            if will_retry:
-                delay = error.retry_after if error.retry_after is not None else backoff_delay(attempt)
-                if error.retry_after is not None and error.retry_after > retry_after_cap:
-                    # Too long to hold a web request: let the caller show "try again in N s".
-                    will_retry = False
-                elif budget is not None and delay >= budget.left:
-                    # The wait and another attempt do not fit in what is left of the page's budget.
-                    will_retry = False
-                    if isinstance(error, errors.ApiTimeoutError):
-                        error = _budget_spent_error(call, budget)
-            self._log(
-                call,
-                attempt,
-                attempts,
-                started,
-                status_text,
-                error.request_id,
-                logging.WARNING,
-                retry_in=delay if will_retry else None,
-            )
-            if not will_retry or delay is None:
-                if budget is not None and isinstance(error, errors.ApiTimeoutError) and budget.left <= 0:
-                    error = _budget_spent_error(call, budget)
-                raise error
-            sleep_before_retry(delay)
-            if budget is not None:
-                budget.spent += delay
-
-    def _log(
-        self,
-        call: _Call,
-        attempt: int,
-        attempts: int,
-        started: float,
-        status: str,
-        request_id: str | None,
-        level: int,
-        retry_in: float | None = None,
-    ) -> None:
-        # `request_id` is what we sent, `service_request_id` what the answer named (the
-        # same when the service adopts ours): either one finds the call in the other's logs.
-        message = "remote %s %s status=%s request_id=%s service_request_id=%s attempt=%d/%d elapsed=%.3fs"
-        args: list[Any] = [
-            call.method,
-            _loggable_path(call.path),
-            status,
-            call.request_id,
-            request_id or "-",
-            attempt,
-            attempts,
-        ]
-        args.append(clock() - started)
-        if retry_in is not None:
-            message += " retry_in=%.2fs"
-            args.append(retry_in)
-        logger.log(level, message, *args)
-        # Every attempt, where it is logged: what metrics count (dashboard/api/hooks.py).
-        remote_attempt_done(RemoteAttempt(call.method, call.path, status, clock() - started, retry_in is not None))
-
 
 # --------------------------------------------------------------------------
 # Reading responses
 
 
-def _response_request_id(response: httpx.Response, call: _Call) -> str:
-    return response.headers.get("X-Request-Id") or call.request_id
-
-
-def _success_body(response: httpx.Response, call: _Call) -> Any:
+def _success_body(response: httpx.Response, call: Call) -> Any:
     if not response.content or response.status_code == 204:
         return None
     try:
@@ -684,42 +395,8 @@ def _success_body(response: httpx.Response, call: _Call) -> Any:
         raise errors.ServerError(
             "The service sent an answer the console could not read.",
             status=response.status_code,
-            request_id=_response_request_id(response, call),
+            request_id=response_request_id(response, call),
         ) from None
-
-
-def error_from_response(response: httpx.Response, *, fallback_request_id: str | None = None) -> errors.ApiError:
-    """A typed error from an error response, JSON or not."""
-    body: Any = None
-    try:
-        body = response.json()
-    except ValueError:
-        body = None
-    error_body = body.get("error") if isinstance(body, dict) else None
-    message = error_type = details = None
-    if isinstance(error_body, dict):
-        message = error_body.get("message")
-        error_type = error_body.get("type")
-        details = error_body.get("details")
-    elif isinstance(error_body, str):
-        message = error_body
-    if not isinstance(message, str) or not message.strip():
-        # An HTML page from a proxy, or an empty body: say what happened, not the page.
-        message = f"The service answered {response.status_code} {response.reason_phrase}".strip() + "."
-    request_id = (
-        (body.get("request_id") if isinstance(body, dict) else None)
-        or response.headers.get("X-Request-Id")
-        or fallback_request_id
-    )
-    error_class = errors.error_class_for(status=response.status_code, error_type=error_type)
-    return error_class(
-        message,
-        status=response.status_code,
-        type=error_type,
-        details=details,
-        request_id=request_id,
-        retry_after=parse_retry_after(response.headers.get("Retry-After")),
-    )
 
 
 __all__ = [
@@ -727,13 +404,7 @@ __all__ = [
     "Page",
     "ServerSentEvent",
     "ServiceClient",
-    "backoff_delay",
     "close_shared_http_client",
-    "error_from_response",
     "new_request_id",
-    "parse_retry_after",
-    "read_budget",
-    "separate_read_budget",
     "shared_http_client",
-    "sleep_before_retry",
 ]

@@ -6,6 +6,6 @@ from dashboard.audit.services import audit_prune
 from dashboard.celery import app
 
 
-@app.task(name="audit.prune", acks_late=True, ignore_result=True)
+@app.task(name="audit.prune")
 def prune() -> int:
     return audit_prune()

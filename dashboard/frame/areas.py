@@ -17,6 +17,7 @@ AppConfig.ready()::
         status_parts=(StatusPart(...),),     # tables of the System status page (administrators)
         palette_sources=(RECORDS_SOURCE,),   # what Ctrl-K finds in it (dashboard/palette/sources.py)
         home_sections=(recent_conversations,),  # (HomeViewer) -> HomeSection | None: the home page's overview
+        periodic=(Periodic("studio.zips_prune", every=3600.0),),  # its beat entries (dashboard/schedule.py)
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -101,6 +102,26 @@ class StatusPart:
 
 
 @dataclass(frozen=True)
+class Periodic:
+    """Work beat sends on an interval: the task's registered name, every
+    `every` seconds; a message that waited longer than `expires` seconds in
+    the queue is dropped unread (a newer one is behind it). The beat entry is
+    named after its task. dashboard/schedule.py composes the core's and every
+    area's into the one beat schedule."""
+
+    task: str
+    every: float
+    expires: float | None = None
+
+    def entry(self) -> dict[str, Any]:
+        """The entry of Celery's `beat_schedule`."""
+        entry: dict[str, Any] = {"task": self.task, "schedule": float(self.every)}
+        if self.expires is not None:
+            entry["options"] = {"expires": float(self.expires)}
+        return entry
+
+
+@dataclass(frozen=True)
 class Area:
     name: str
     order: int = 100
@@ -123,6 +144,9 @@ class Area:
     # entries of this area's writes it can word from what was kept (names the
     # console stores, the person's message); the rest keep their summary.
     audit_words: Callable[[list[Any], str], dict[int, str]] | None = None
+    # The area's periodic work: dashboard/schedule.py puts it in the one beat
+    # schedule (no module writes Celery's beat_schedule itself).
+    periodic: tuple[Periodic, ...] = ()
 
 
 _areas: dict[str, Area] = {}

@@ -62,11 +62,11 @@ def _img_sources() -> list[str]:
     CSP_IMG_SOURCES plus, outside production, any port of 127.0.0.1 and
     localhost (the sandbox and tests' live servers): reading the directive
     itself keeps this helper and the header from ever disagreeing."""
-    policy = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
+    policy = settings.CONTENT_SECURITY_POLICY or {}
     directives = policy.get("DIRECTIVES") or {}
     # Without img-src a browser falls back to default-src.
     found = directives.get("img-src") or directives.get("default-src")
-    return list(found or getattr(settings, "CSP_IMG_SOURCES", []))
+    return list(found or settings.CSP_IMG_SOURCES)
 
 
 def _parse_source(expression: str) -> Source | None:
@@ -99,8 +99,8 @@ def _policy(sources: tuple[str, ...]) -> Policy:
 def _page_scheme() -> str:
     """The scheme the console's pages are served with: what a `//host/...`
     address and a source without a scheme take."""
-    configured = urlsplit(getattr(settings, "CONSOLE_BASE_URL", "") or "").scheme
-    return configured or ("https" if getattr(settings, "PRODUCTION", False) else "http")
+    configured = urlsplit(settings.CONSOLE_BASE_URL or "").scheme
+    return configured or ("https" if settings.PRODUCTION else "http")
 
 
 def _scheme_matches(source_scheme: str, url_scheme: str) -> bool:
@@ -146,7 +146,7 @@ def _matches(source: Source, parts: SplitResult, scheme: str, port: int | None) 
 
 
 def _console_origin() -> tuple[str, str, int | None] | None:
-    base = getattr(settings, "CONSOLE_BASE_URL", "") or ""
+    base = settings.CONSOLE_BASE_URL or ""
     if not base:
         return None
     parts = urlsplit(base)
@@ -166,10 +166,10 @@ def _frame_sources() -> list[str]:
     """The frame-src list the browser is sent (settings.CSP_FRAME_SOURCES
     plus the local hosts outside production), falling back as a browser
     does: child-src, then default-src."""
-    policy = getattr(settings, "CONTENT_SECURITY_POLICY", None) or {}
+    policy = settings.CONTENT_SECURITY_POLICY or {}
     directives = policy.get("DIRECTIVES") or {}
     found = directives.get("frame-src") or directives.get("child-src") or directives.get("default-src")
-    return list(found or getattr(settings, "CSP_FRAME_SOURCES", []))
+    return list(found or settings.CSP_FRAME_SOURCES)
 
 
 def frame_allowed(url: object) -> bool:

@@ -41,7 +41,7 @@ from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 
 from dashboard.accounts.middleware import is_background
-from dashboard.api.client import separate_read_budget
+from dashboard.api.attempts import separate_read_budget
 from dashboard.api.hooks import KeyRefusal, on_key_refused
 from dashboard.frame.remote_errors import render_key_refused
 from dashboard.frame.workspace import Workspace

@@ -48,7 +48,7 @@ from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
 
 from dashboard.api import errors
-from dashboard.api.client import read_budget
+from dashboard.api.attempts import read_budget
 from dashboard.api.messages import meaning_of, retry_after_seconds, said_by_service
 from dashboard.frame.areas import list_page_for, section_of, url_or_none
 from dashboard.keys.errors import KeyRefusedError, NoActiveKeyError

@@ -8,7 +8,7 @@ from dashboard.celery import app
 from dashboard.inbox import services
 
 
-@app.task(name="inbox.refresh_all", acks_late=True, ignore_result=True)
+@app.task(name="inbox.refresh_all")
 def refresh_all() -> int:
     """On the interval (beat): one refresh task per workspace the console holds a key of."""
     services.dismissals_prune()
@@ -19,7 +19,7 @@ def refresh_all() -> int:
     return len(workspaces)
 
 
-@app.task(name="inbox.refresh_watched", acks_late=True, ignore_result=True)
+@app.task(name="inbox.refresh_watched")
 def refresh_watched() -> int:
     """On the short interval (beat): one quick read of pending approvals per
     workspace someone is looking at. One task per workspace; the refresh's
@@ -30,13 +30,13 @@ def refresh_watched() -> int:
     return len(workspaces)
 
 
-@app.task(name="inbox.refresh_watched_workspace", acks_late=True, ignore_result=True)
+@app.task(name="inbox.refresh_watched_workspace")
 def refresh_watched_workspace(workspace_id: str) -> int:
     """The quick read of a watched workspace (its pending approvals), kept like the full one's."""
     return services.workspace_refresh(workspace_id=str(workspace_id), watched=True)
 
 
-@app.task(name="inbox.refresh_workspace", acks_late=True, ignore_result=True)
+@app.task(name="inbox.refresh_workspace")
 def refresh_workspace(workspace_id: str) -> int:
     """Read the workspace's pending approvals and waiting or failed runs
     (each area's inbox source) with a stored key of that workspace, and keep them."""

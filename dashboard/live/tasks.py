@@ -28,7 +28,7 @@ def _send(ticket: slots.SlotTicket) -> bool:
     return True
 
 
-@app.task(name="live.tick", acks_late=True, ignore_result=True)
+@app.task(name="live.tick")
 def tick() -> int:
     """Count the due rows and send enough `live.poll_due` tasks to cover them,
     each holding a free poller slot (`slots.poller_tick`). Returns the rows due
@@ -44,7 +44,7 @@ def tick() -> int:
     return due
 
 
-@app.task(name="live.poll_due", acks_late=True, ignore_result=True)
+@app.task(name="live.poll_due")
 def poll_due(slot: int | None = None, token: str = "") -> int:
     """Claim a batch of due rows and poll them all; again while rows are due,
     for `LIVE_POLL_TASK_SECONDS` at most. Returns the rows polled.
@@ -78,7 +78,7 @@ def poll_due(slot: int | None = None, token: str = "") -> int:
                 _send(slots.SlotTicket(slot=slot, token=again))
 
 
-@app.task(name="live.poll_operation", acks_late=True, ignore_result=True)
+@app.task(name="live.poll_operation")
 def poll_operation(operation_id: int, lease_token: str | None = None) -> None:
     """Poll one operation now, if its lease is free (or this task holds it)."""
     services.operation_poll(operation_id=operation_id, lease_token=lease_token)

@@ -149,7 +149,7 @@ def broker_queues() -> list[str]:
     from celery import current_app
 
     queues = [str(current_app.conf.task_default_queue)]
-    for name in (settings.CELERY_STREAM_QUEUE, getattr(settings, "AGENTS_STREAM_QUEUE", "")):
+    for name in (settings.CELERY_STREAM_QUEUE, settings.AGENTS_STREAM_QUEUE):
         if name and name not in queues:
             queues.append(name)
     return queues

@@ -6,7 +6,7 @@ from dashboard.celery import app
 from dashboard.outbox import services
 
 
-@app.task(name="outbox.sweep", acks_late=True, ignore_result=True)
+@app.task(name="outbox.sweep")
 def sweep() -> int:
     """On beat (OUTBOX_SWEEP_SECONDS): publish every due message; returns how many."""
     return services.outbox_sweep()

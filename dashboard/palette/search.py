@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 from django.db import connections
 
 from dashboard.api import errors
-from dashboard.api.client import separate_read_budget
+from dashboard.api.attempts import separate_read_budget
 from dashboard.frame.areas import areas
 from dashboard.palette.core import CORE_SOURCES
 from dashboard.palette.sources import QUERY_MAX, PaletteResult, PaletteSource

@@ -13,13 +13,12 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_POST
-from django_htmx.http import trigger_client_event
 
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.models import Theme
 from dashboard.people.services import person_theme_set
-from dashboard.web.htmx import client_redirect, is_htmx, next_url
+from dashboard.web.htmx import client_redirect, is_htmx, next_url, trigger_client_event
 
 
 @works_without_key

@@ -9,13 +9,13 @@ from dashboard.celery import app
 from dashboard.reach import services
 
 
-@app.task(name="reach.deliver", acks_late=True, ignore_result=True)
+@app.task(name="reach.deliver")
 def deliver(delivery_id: int) -> str:
     """Send one delivery (and the rest of its digest) if it is due and free."""
     return services.delivery_step(delivery_id=int(delivery_id))
 
 
-@app.task(name="reach.deliver_due", acks_late=True, ignore_result=True)
+@app.task(name="reach.deliver_due")
 def deliver_due() -> int:
     """On the interval (beat), and after a refresh produced something due: a
     `reach.deliver` per recipient and channel with rows due now."""

@@ -10,8 +10,7 @@ class SystemConfig(AppConfig):
     verbose_name = "System"
 
     def ready(self) -> None:
-        from dashboard.celery import app
-        from dashboard.frame.areas import Area, HomeCard, NavEntry, register_area
+        from dashboard.frame.areas import Area, HomeCard, NavEntry, Periodic, register_area
         from dashboard.people.roles import VIEW_SYSTEM_STATUS
         from dashboard.system.service_probe import SERVICE_PROBE_SECONDS
 
@@ -28,15 +27,10 @@ class SystemConfig(AppConfig):
                         permission=VIEW_SYSTEM_STATUS,
                     ),
                 ),
+                # The service's probe, measured by a worker only while the page is
+                # open (a result older than one interval expires unread).
+                periodic=(
+                    Periodic("system.probe_service", every=SERVICE_PROBE_SECONDS, expires=SERVICE_PROBE_SECONDS),
+                ),
             )
         )
-        # The service's probe, measured by a worker only while the page is open
-        # (a result older than one interval expires unread).
-        app.conf.beat_schedule = {
-            **(app.conf.beat_schedule or {}),
-            "system.probe_service": {
-                "task": "system.probe_service",
-                "schedule": float(SERVICE_PROBE_SECONDS),
-                "options": {"expires": float(SERVICE_PROBE_SECONDS)},
-            },
-        }

@@ -55,7 +55,7 @@ def preflight_report(
     `before_migrate`: the check an upgrade runs with the new code before
     `migrate`; pending migrations are then expected and only a warning.
     """
-    production = bool(getattr(settings, "PRODUCTION", False))
+    production = bool(settings.PRODUCTION)
     report = PreflightReport(production=production)
     report.checks.extend(settings_checks(production=production))
     report.checks.append(_guarded("system checks", lambda: system_checks_run(production=production)))

@@ -80,7 +80,7 @@ BLANKET_SOURCES = {"*", "https:", "http:", "https://*", "http://*"}
 def _image_hosts() -> Check:
     """CSP_IMG_HOSTS adds the hosts asset files live on (a CDN); an entry that
     lets every host in brings back tracking pixels in remote content."""
-    hosts = list(getattr(settings, "CSP_IMG_HOSTS", []))
+    hosts = list(settings.CSP_IMG_HOSTS)
     blanket = [host for host in hosts if host.strip().lower() in BLANKET_SOURCES]
     if blanket:
         return Check(
@@ -143,7 +143,7 @@ def _allowed_hosts() -> Check:
 
 def _service_address() -> Check:
     base = settings.SERVICE_BASE_URL
-    if base == getattr(settings, "SANDBOX_BASE_URL", None):
+    if base == settings.SANDBOX_BASE_URL:
         return Check(
             "SERVICE_BASE_URL",
             FAIL,
@@ -165,7 +165,7 @@ def _email() -> Check:
     sends to an SMTP server on localhost:25, which a container rarely has, and
     each invitation then fails in front of the administrator. A warning, not a
     failure: a console whose people all sign in with single sign-on needs none."""
-    if not getattr(settings, "EMAIL_CONFIGURED", False):
+    if not settings.EMAIL_CONFIGURED:
         return Check(
             "email",
             WARN,
@@ -178,7 +178,7 @@ def _email() -> Check:
 def system_checks_run(*, production: bool) -> Check:
     """Django's system checks (with the deployment checks in production), so
     one command says everything `check --deploy` would."""
-    silenced = set(getattr(settings, "SILENCED_SYSTEM_CHECKS", []))
+    silenced = set(settings.SILENCED_SYSTEM_CHECKS)
     try:
         messages = [
             message

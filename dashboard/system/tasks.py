@@ -7,7 +7,7 @@ from dashboard.celery import app
 from dashboard.system.service_probe import probe_wanted, service_probe_fresh
 
 
-@app.task(name="system.probe_service", ignore_result=True)
+@app.task(name="system.probe_service")
 def probe_service() -> str:
     """Beat sends this every SERVICE_PROBE_SECONDS; nobody looking, no request."""
     if not probe_wanted():

@@ -1,6 +1,10 @@
 """How the console answers htmx: partial detection, regions, client
 redirects, stop polling. Thin over django-htmx's own helpers.
 
+Every HX-* header an answer carries is set here (tests/layout/test_one_home.py):
+an event for the page is `trigger_client_event`, which adds to the events
+already on the answer instead of overwriting them.
+
 One rule for "is this a partial request?": an htmx request that swaps a
 region. Boosted navigations and history restores swap the whole body, so
 they get the whole page, like a request without JavaScript.
@@ -14,7 +18,7 @@ from typing import Any
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
-from django_htmx.http import HTMX_STOP_POLLING, HttpResponseClientRedirect, retarget
+from django_htmx.http import HTMX_STOP_POLLING, HttpResponseClientRedirect, retarget, trigger_client_event
 
 __all__ = [
     "HTMX_STOP_POLLING",
@@ -26,6 +30,7 @@ __all__ = [
     "render_region",
     "send_to",
     "stop_polling",
+    "trigger_client_event",
 ]
 
 

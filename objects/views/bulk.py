@@ -16,10 +16,10 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, render_region
 from objects import bulk
+from objects.cell_markup import cell_text
 from objects.fields import cell, field_defs
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition
-from objects.templatetags.records import cell_text
 
 
 def dry_run_token(*, kind: str, changes: dict | None, selection: bulk.Selection) -> str:

@@ -10,47 +10,15 @@ import sys
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
-import pytest
 from django.urls import reverse
 
 # Imported here, with single sign-on off as in settings: dashboard.urls decides
 # at import whether to add the sign-on views, and must decide "no" for the
 # last test. These tests add them through their own URL conf.
 from tests.accounts import urls_oidc  # noqa: F401
-from tests.accounts.oidc_provider import CLIENT_ID, CLIENT_SECRET, running_provider
+from tests.accounts.oidc_provider import CLIENT_ID
 from tests.helpers import PROJECT_DIR
 from tests.html import one, select, text_of
-
-PERSON = {
-    "sub": "person-42",
-    "email": "Dana.Scully@example.com",
-    "email_verified": True,
-    "given_name": "Dana",
-    "family_name": "Scully",
-}
-
-
-def sso_settings(settings, provider) -> None:
-    settings.OIDC_ENABLED = True
-    settings.OIDC_PROVIDER_NAME = "Stub ID"
-    settings.OIDC_RP_CLIENT_ID = CLIENT_ID
-    settings.OIDC_RP_CLIENT_SECRET = CLIENT_SECRET
-    settings.OIDC_RP_SIGN_ALGO = "RS256"
-    settings.OIDC_RP_SCOPES = "openid email profile"
-    settings.OIDC_CREATE_USER = True
-    settings.OIDC_USERNAME_ALGO = "dashboard.accounts.oidc.username_for"
-    settings.LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
-    settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "dashboard.accounts.oidc.ConsoleOIDCBackend"]
-    settings.ROOT_URLCONF = "tests.accounts.urls_oidc"
-    for name, url in provider.endpoints().items():
-        setattr(settings, name, url)
-
-
-@pytest.fixture
-def provider(settings, db):
-    with running_provider(dict(PERSON)) as stub:
-        sso_settings(settings, stub)
-        yield stub
 
 
 def sign_on(client, *, next_url: str = "/objects/"):

@@ -9,7 +9,16 @@ import pytest
 
 from dashboard.audit.testing import make_approver
 from dashboard.keys.testing import stored_api_key
-from tests.agents.support import AGENT_ID, RUN_ID, SECRET, full_agent, store_demo_key
+from tests.agents.support import (
+    AGENT_ID,
+    DELETE_ID,
+    RUN_ID,
+    SECRET,
+    agents_page,
+    approval,
+    full_agent,
+    store_demo_key,
+)
 from tests.helpers import running_sandbox
 
 
@@ -80,3 +89,26 @@ def console(live_server, seeded_sandbox, settings, transactional_db, django_user
     manager = make_approver(django_user_model.objects.create_user(username="mona", password=PASSWORD))
     store_demo_key(manager, seeded_sandbox)
     return live_server
+
+
+@pytest.fixture
+def queue(remote, api_key):
+    """The pending queue: a `send` approval then a `destructive` one."""
+    listing = remote.get("/v1/approvals").mock(
+        return_value=httpx.Response(
+            200,
+            json={"data": [approval(), approval(DELETE_ID, risk="destructive")], "next_cursor": "cur_2"},
+            headers={"X-Request-Id": "req_list"},
+        )
+    )
+    remote.get("/v1/agents").mock(return_value=agents_page())
+    # After a decision the run is read again; by default it has resumed and is running.
+    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "running"}))
+    return listing
+
+
+@pytest.fixture
+def approver(user):
+    """The logged-in user decides approvals: the Approver console role.
+    Tests of who may not decide make them a Member again."""
+    return make_approver(user)

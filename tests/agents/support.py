@@ -4,10 +4,13 @@ forms."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
+from django.urls import reverse
 
 from dashboard.keys.testing import stored_api_key
-from tests.html import select
+from tests.html import one, select, text_of
 
 SECRET = "svc_sk_agnt0123456789abcdefghijklmnopqrstuvwxyzABCD"
 
@@ -91,3 +94,61 @@ def error(status: int, error_type: str, text: str = "no", **details) -> httpx.Re
     if details:
         body["error"]["details"] = details
     return httpx.Response(status, json=body)
+
+
+def agent_id_named(client, name: str) -> str:
+    return agent_id_in(client.get(reverse("agents:index")).content, name)
+
+
+def agent_id_in(listing: str | bytes, name: str) -> str:
+    """The id in the address of the listing's link named `name`."""
+    (href,) = [link["href"] for link in select(listing, "a[href^='/agents/']") if text_of(link) == name]
+    return re.fullmatch(r"/agents/([0-9a-f-]{36})/", href).group(1)
+
+
+AGENT_ID = "11111111-1111-4111-8111-111111111111"
+
+SEND_ID = "aaaaaaaa-0000-4000-8000-000000000001"
+
+DELETE_ID = "aaaaaaaa-0000-4000-8000-000000000002"
+
+RUN_ID = "bbbbbbbb-0000-4000-8000-000000000001"
+
+HTMX = {"HTTP_HX_REQUEST": "true"}
+
+
+def approval(approval_id: str = SEND_ID, *, risk: str = "send", status: str = "pending", **extra) -> dict:
+    body = {
+        "id": approval_id,
+        "agent_id": AGENT_ID,
+        "run_id": RUN_ID,
+        "summary": "Send the welcome email to dana@example.com" if risk == "send" else "Delete 3 stale deals",
+        "input": {"to": "dana@example.com", "subject": "Welcome", "body": "Hi Dana"}
+        if risk == "send"
+        else {"ids": [1, 2, 3]},
+        "risk": risk,
+        "can_always_allow": risk in ("send", "write"),
+        "status": status,
+        "created_at": "2026-11-21T09:30:00.000Z",
+    }
+    body.update(extra)
+    return body
+
+
+def agents_page() -> httpx.Response:
+    return httpx.Response(
+        200, json={"data": [{"id": AGENT_ID, "name": "Lead qualifier", "status": "active"}], "next_cursor": None}
+    )
+
+
+def row(html, approval_id: str):
+    return one(html, f"li#approval-{approval_id}")
+
+
+def decision_fields(html, approval_id: str, decision: str) -> dict:
+    """What the row's form posts when the button of `decision` is pressed."""
+    form = one(row(html, approval_id), "form.approval__actions")
+    fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
+    fields["note"] = form.select_one("textarea[name=note]").get_text()
+    assert form.select_one(f"button[name=decision][value={decision}]"), f"no {decision} button"
+    return {**fields, "decision": decision}

@@ -5,6 +5,8 @@ age filters, and who decided a decided one."""
 
 from __future__ import annotations
 
+import json
+
 import httpx
 import pytest
 from django.urls import reverse
@@ -15,7 +17,7 @@ from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.models import WaitingItem
 from dashboard.keys.testing import stored_api_key
-from tests.agents.test_approvals_views import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
+from tests.agents.support import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
 from tests.html import one, parse, root_ids, select, text_of, texts
 
 NEW_ID = "aaaaaaaa-0000-4000-8000-000000000003"
@@ -71,7 +73,7 @@ def test_the_open_queue_takes_in_a_new_approval_without_touching_the_rows_shown(
     # The refresh stored a new one: it is appended, with the counts and the poll's new version.
     store(api_key.workspace_id, approval(NEW_ID, risk="destructive"), name="Stale deal cleaner")
     news = logged_in_client.get(poll, **HTMX)
-    assert news.status_code == 200 and news["HX-Trigger"] == "inbox-changed"
+    assert news.status_code == 200 and json.loads(news["HX-Trigger"]) == {"inbox-changed": {}}
     body = parse(news.content)
     appended = one(body, "[hx-swap-oob='beforeend:#approval-queue']")
     assert [li["id"] for li in appended.select("li")] == [f"queue-item-{NEW_ID}"]  # the shown one is not repeated

@@ -11,76 +11,13 @@ import pytest
 from django.urls import reverse
 
 from dashboard.audit.models import AuditEntry
-from dashboard.audit.testing import make_approver
 from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
+from tests.agents.support import AGENT_ID, DELETE_ID, HTMX, RUN_ID, SEND_ID, approval, decision_fields, row
 from tests.html import one, parse, root_ids, text_of, texts
 
-AGENT_ID = "11111111-1111-4111-8111-111111111111"
-SEND_ID = "aaaaaaaa-0000-4000-8000-000000000001"
-DELETE_ID = "aaaaaaaa-0000-4000-8000-000000000002"
-RUN_ID = "bbbbbbbb-0000-4000-8000-000000000001"
-HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-def approval(approval_id: str = SEND_ID, *, risk: str = "send", status: str = "pending", **extra) -> dict:
-    body = {
-        "id": approval_id,
-        "agent_id": AGENT_ID,
-        "run_id": RUN_ID,
-        "summary": "Send the welcome email to dana@example.com" if risk == "send" else "Delete 3 stale deals",
-        "input": {"to": "dana@example.com", "subject": "Welcome", "body": "Hi Dana"}
-        if risk == "send"
-        else {"ids": [1, 2, 3]},
-        "risk": risk,
-        "can_always_allow": risk in ("send", "write"),
-        "status": status,
-        "created_at": "2026-11-21T09:30:00.000Z",
-    }
-    body.update(extra)
-    return body
-
-
-def agents_page() -> httpx.Response:
-    return httpx.Response(
-        200, json={"data": [{"id": AGENT_ID, "name": "Lead qualifier", "status": "active"}], "next_cursor": None}
-    )
-
-
-@pytest.fixture
-def queue(remote, api_key):
-    """The pending queue: a `send` approval then a `destructive` one."""
-    listing = remote.get("/v1/approvals").mock(
-        return_value=httpx.Response(
-            200,
-            json={"data": [approval(), approval(DELETE_ID, risk="destructive")], "next_cursor": "cur_2"},
-            headers={"X-Request-Id": "req_list"},
-        )
-    )
-    remote.get("/v1/agents").mock(return_value=agents_page())
-    # After a decision the run is read again; by default it has resumed and is running.
-    remote.get(f"/v1/runs/{RUN_ID}").mock(return_value=httpx.Response(200, json={"id": RUN_ID, "status": "running"}))
-    return listing
-
-
-@pytest.fixture(autouse=True)
-def approver(user):
-    """The logged-in user decides approvals: the Approver console role.
-    Tests of who may not decide make them a Member again."""
-    return make_approver(user)
-
-
-def row(html, approval_id: str):
-    return one(html, f"li#approval-{approval_id}")
-
-
-def decision_fields(html, approval_id: str, decision: str) -> dict:
-    """What the row's form posts when the button of `decision` is pressed."""
-    form = one(row(html, approval_id), "form.approval__actions")
-    fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
-    fields["note"] = form.select_one("textarea[name=note]").get_text()
-    assert form.select_one(f"button[name=decision][value={decision}]"), f"no {decision} button"
-    return {**fields, "decision": decision}
+# The logged-in user decides approvals (the Approver role: tests/agents/conftest.py).
+pytestmark = pytest.mark.usefixtures("approver")
 
 
 def test_the_queue_shows_each_pending_approval_in_the_services_order(queue, logged_in_client):

@@ -9,8 +9,7 @@ from django.urls import reverse
 
 from dashboard.live.models import TrackedOperation
 from dashboard.outbox.models import OutboxMessage
-from tests.agents.support import form_keys
-from tests.agents.test_sandbox import agent_id_named
+from tests.agents.support import agent_id_named, form_keys
 from tests.html import one, parse, select, text_of
 
 

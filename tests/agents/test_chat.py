@@ -13,8 +13,7 @@ import pytest
 from django.urls import reverse
 
 from dashboard.live.models import TrackedOperation
-from tests.agents.support import AGENT_ID, RUN_ID, THREAD_ID, error, form_keys
-from tests.agents.test_sandbox import agent_id_named
+from tests.agents.support import AGENT_ID, RUN_ID, THREAD_ID, agent_id_named, error, form_keys
 from tests.html import one, parse, select, text_of, textarea_value, texts
 
 OTHER_THREAD = "dddddddd-0000-4000-8000-000000000002"

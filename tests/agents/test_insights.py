@@ -538,8 +538,9 @@ def test_a_look_a_moment_after_another_writes_nothing(db):
 
 def test_beat_refreshes_looked_at_workspaces_on_the_interval(settings):
     from dashboard.celery import app
+    from dashboard.schedule import beat_schedule
 
-    entry = app.conf.beat_schedule["agents.insights_refresh_due"]
+    entry = beat_schedule()["agents.insights_refresh_due"]
     assert entry["task"] == "agents.insights_refresh_due"
     assert entry["schedule"] == settings.AGENTS_INSIGHTS_REFRESH_SECONDS
     assert app.tasks["agents.insights_refresh"].acks_late

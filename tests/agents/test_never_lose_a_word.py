@@ -14,10 +14,11 @@ from django.urls import reverse
 from dashboard.api.testing import RemoteCallCounter
 from dashboard.live.models import TrackedOperation
 from dashboard.web.counted import over_limit_words
-from tests.agents.support import form_keys
-from tests.agents.test_approvals_views import HTMX, SEND_ID, approver, decision_fields, queue  # noqa: F401
-from tests.agents.test_sandbox import agent_id_named
+from tests.agents.support import HTMX, SEND_ID, agent_id_named, decision_fields, form_keys
 from tests.html import one, parse, select, text_of, textarea_value
+
+# The logged-in user decides approvals (the Approver role: tests/agents/conftest.py).
+pytestmark = pytest.mark.usefixtures("approver")
 
 TEXT_BOXES = "form textarea, form input[type=text]"
 
@@ -90,7 +91,7 @@ def test_a_builder_message_over_its_limit_is_refused_in_words_and_kept(sandbox_c
 
 @pytest.mark.parametrize("htmx", [True, False], ids=["in place", "without javascript"])
 def test_an_approval_note_over_2000_characters_is_refused_in_words_kept_and_not_sent(
-    queue,  # noqa: F811 (the fixture)
+    queue,
     remote,
     logged_in_client,
     htmx,
@@ -122,7 +123,7 @@ def test_a_long_paste_in_the_chat_is_kept_counted_and_refused_in_words(console, 
     from playwright.sync_api import expect
 
     from tests.agents.support import log_in
-    from tests.studio.test_words_browser import paste, posts_from
+    from tests.studio.support import paste, posts_from
 
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
     log_in(page, console.url + "/agents/")

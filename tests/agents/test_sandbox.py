@@ -9,7 +9,7 @@ import re
 from django.urls import reverse
 
 from sandbox.agents import RUN_SECONDS
-from tests.agents.support import form_keys
+from tests.agents.support import agent_id_in, agent_id_named, form_keys
 from tests.html import one, roots, select, text_of
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -95,16 +95,6 @@ def test_the_agents_pages_render_the_demo_agents(sandbox_client):
     assert "/v1/hooks/" not in page, "the webhook address is private"
     assert "next run" in page
     assert len(form_keys(page)) >= 4
-
-
-def agent_id_named(client, name: str) -> str:
-    return agent_id_in(client.get(reverse("agents:index")).content, name)
-
-
-def agent_id_in(listing: str | bytes, name: str) -> str:
-    """The id in the address of the listing's link named `name`."""
-    (href,) = [link["href"] for link in select(listing, "a[href^='/agents/']") if text_of(link) == name]
-    return re.fullmatch(r"/agents/([0-9a-f-]{36})/", href).group(1)
 
 
 def poll_after(handle, operation_id: int, *, service_seconds: float):

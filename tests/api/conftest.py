@@ -26,7 +26,7 @@ def service_settings(settings):
 def slept(monkeypatch):
     """Every delay the transport asked to sleep, in order; nothing sleeps."""
     delays: list[float] = []
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", delays.append)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", delays.append)
     return delays
 
 

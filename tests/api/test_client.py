@@ -15,7 +15,7 @@ from email.utils import format_datetime
 import httpx
 import pytest
 
-from dashboard.api import ApiResponse, ServiceClient, errors
+from dashboard.api import ApiResponse, ServiceClient, attempts, errors
 from dashboard.api import client as client_module
 from tests.api.support import API_KEY, SERVICE_URL
 from tests.helpers import mocked_service
@@ -232,7 +232,7 @@ def test_429_waits_for_retry_after_in_seconds(remote, service, slept):
 
 def test_429_waits_for_retry_after_as_an_http_date(remote, service, slept, monkeypatch):
     now = datetime(2026, 11, 22, 1, 0, 0, tzinfo=UTC)
-    monkeypatch.setattr(client_module, "_utcnow", lambda: now)
+    monkeypatch.setattr(attempts, "_utcnow", lambda: now)
     retry_at = format_datetime(now + timedelta(seconds=7), usegmt=True)
     remote.get("/v1/approvals").mock(
         side_effect=[
@@ -502,14 +502,14 @@ def test_an_empty_key_is_refused():
 
 def test_parse_retry_after_reads_seconds_dates_and_ignores_junk(monkeypatch):
     now = datetime(2026, 1, 1, tzinfo=UTC)
-    monkeypatch.setattr(client_module, "_utcnow", lambda: now)
+    monkeypatch.setattr(attempts, "_utcnow", lambda: now)
 
-    assert client_module.parse_retry_after("5") == 5.0
-    assert client_module.parse_retry_after(format_datetime(now + timedelta(seconds=30), usegmt=True)) == 30.0
-    assert client_module.parse_retry_after(format_datetime(now - timedelta(seconds=30), usegmt=True)) == 0.0
-    assert client_module.parse_retry_after("soon") is None
-    assert client_module.parse_retry_after("nan") is None
-    assert client_module.parse_retry_after(None) is None
+    assert attempts.parse_retry_after("5") == 5.0
+    assert attempts.parse_retry_after(format_datetime(now + timedelta(seconds=30), usegmt=True)) == 30.0
+    assert attempts.parse_retry_after(format_datetime(now - timedelta(seconds=30), usegmt=True)) == 0.0
+    assert attempts.parse_retry_after("soon") is None
+    assert attempts.parse_retry_after("nan") is None
+    assert attempts.parse_retry_after(None) is None
 
 
 def test_request_targets_the_configured_service(remote, service):

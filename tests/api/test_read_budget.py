@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from dashboard.api import errors
-from dashboard.api.client import read_budget
+from dashboard.api.attempts import read_budget
 from tests.api.support import API_KEY
 from tests.html import one, text_of
 
@@ -25,13 +25,13 @@ class FakeClock:
 @pytest.fixture
 def fake_clock(monkeypatch, slept):
     clock = FakeClock()
-    monkeypatch.setattr("dashboard.api.client.clock", clock)
+    monkeypatch.setattr("dashboard.api.attempts.clock", clock)
 
     def sleep(seconds: float) -> None:
         slept.append(seconds)
         clock.now += seconds
 
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", sleep)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", sleep)
     return clock
 
 
@@ -74,7 +74,7 @@ def test_without_a_budget_a_read_keeps_its_timeout_and_retries(remote, service, 
 def test_retries_get_what_is_left_and_later_reads_share_the_same_budget(
     remote, service, fake_clock, slept, monkeypatch
 ):
-    monkeypatch.setattr("dashboard.api.client.backoff_delay", lambda attempt: 1.0)
+    monkeypatch.setattr("dashboard.api.attempts.backoff_delay", lambda attempt: 1.0)
     asked: list[float] = []
 
     def slow_failure(request: httpx.Request):

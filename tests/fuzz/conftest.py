@@ -59,7 +59,7 @@ def fuzz_remote(settings, inprocess_sandbox, monkeypatch):
     """Every remote call of the console answered by the in-process sandbox."""
     app, _secret = inprocess_sandbox
     use_fake_service(settings, FUZZ_SERVICE_URL, max_retries=0)
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", lambda seconds: None)
     transport = httpx.WSGITransport(app=app)
 
     def forward(request: httpx.Request) -> httpx.Response:

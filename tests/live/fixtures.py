@@ -28,7 +28,7 @@ def fake_service_settings(settings):
 
 @pytest.fixture
 def never_sleep(monkeypatch):
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", lambda seconds: None)
 
 
 @pytest.fixture

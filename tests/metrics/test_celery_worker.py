@@ -6,22 +6,16 @@ after the worker stopped."""
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import subprocess
-import sys
 import urllib.error
 import urllib.request
 
 import pytest
-from django.db import connection
 
-from tests.helpers import PROJECT_DIR, missing_service
-from tests.live.test_worker_redis import TEST_REDIS_URL, redis_celery, wait_for  # noqa: F401 - the fixture, shared
 from tests.metrics.support import TOKEN, samples, value
-
-pytestmark = pytest.mark.usefixtures("redis_celery")
+from tests.workers import wait_for
 
 TICKS = 12
 
@@ -30,12 +24,6 @@ def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return sock.getsockname()[1]
-
-
-def database_url() -> str:
-    db = connection.settings_dict
-    auth = db["USER"] + (f":{db['PASSWORD']}" if db["PASSWORD"] else "")
-    return f"postgres://{auth}@{db['HOST'] or '127.0.0.1'}:{db['PORT'] or 5432}/{db['NAME']}"
 
 
 def worker_scrape(port: int, token: str | None = TOKEN) -> tuple[int, str]:
@@ -56,29 +44,25 @@ def test_a_prefork_workers_processes_are_counted_and_served_by_the_worker(
     transactional_db,
     tmp_path,
     monkeypatch,
-    redis_celery,  # noqa: F811 - the imported fixture
+    redis_celery,
+    worker_processes,
 ):
-    if connection.vendor != "postgresql":
-        missing_service("the worker process needs the test database on PostgreSQL")
     # The console's app publishes to the worker's Redis (redis_celery), not to the settings' broker.
     app = redis_celery
     from dashboard.metrics.scrape import scrape
 
     port = free_port()
     env = {
-        **os.environ,
-        "DJANGO_SETTINGS_MODULE": "dashboard.settings",
-        "DATABASE_URL": database_url(),
-        "CELERY_BROKER_URL": TEST_REDIS_URL,
-        "CACHE_URL": "locmem://",
         "PROMETHEUS_MULTIPROC_DIR": str(tmp_path),
         "METRICS_TOKEN": TOKEN,
         "METRICS_WORKER_PORT": str(port),
         "LOG_LEVEL": "WARNING",
     }
-    command = [sys.executable, "-m", "celery", "-A", "dashboard", "worker", "--pool", "prefork"]
-    command += ["--concurrency", "2", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"]
-    worker = subprocess.Popen(command, cwd=PROJECT_DIR, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    worker = worker_processes(
+        *("--pool", "prefork", "--concurrency", "2", "--loglevel", "WARNING", "--without-gossip", "--without-mingle"),
+        env=env,
+        stderr=subprocess.PIPE,
+    )
     try:
         wait_for(lambda: worker_scrape(port)[0] == 200 or worker.poll() is not None, limit_seconds=60)
         assert worker.poll() is None, worker.stderr.read().decode()[-3000:] if worker.stderr else ""
@@ -106,8 +90,6 @@ def test_a_prefork_workers_processes_are_counted_and_served_by_the_worker(
             worker.wait(timeout=10)
         if worker.stderr:
             worker.stderr.close()
-        with app.connection_for_write() as conn:
-            conn.default_channel.queue_purge(app.conf.task_default_queue)
 
     # The worker is gone; what its processes counted stays (summed from their files).
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))

@@ -132,7 +132,7 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
 def test_attempts_retries_and_429s_are_counted_by_endpoint(client, metrics_on, settings, monkeypatch, db):
     import respx
 
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", lambda seconds: None)
     settings.SERVICE_BASE_URL = "https://service.test"
     before = samples(scrape(client))
     with respx.mock(base_url="https://service.test") as remote:

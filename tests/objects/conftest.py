@@ -6,12 +6,13 @@ helpers are in tests/objects/support.py."""
 from __future__ import annotations
 
 import pytest
+from playwright.sync_api import Page
 
 from dashboard.api import ServiceClient
 from dashboard.keys.testing import store_sandbox_key
 from sandbox.fixtures import create_every_type_object, sample_values
-from tests.helpers import use_fake_service
-from tests.objects.support import SERVICE_URL, store_api_key
+from tests.helpers import SCREENSHOTS, use_fake_service
+from tests.objects.support import SERVICE_URL, session_cookie, store_api_key
 
 
 @pytest.fixture(autouse=True)
@@ -56,3 +57,17 @@ def deals(sandbox, settings, logged_in_client, user):
     store_sandbox_key(user, service, sandbox.demo_key)
     options = {f["key"]: {o["label"]: o["id"] for o in f.get("options", [])} for f in obj["fields"]}
     return {"key": obj["key"], "options": options, "service": service, "records": records}
+
+
+@pytest.fixture
+def grid(live_server, sandbox, settings, transactional_db, django_user_model, page: Page):
+    """An object with one field of every type, 30 records, and a browser logged in."""
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    service = ServiceClient(api_key=sandbox.demo_key)
+    obj = create_every_type_object(service)
+    records = [service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)}) for i in range(30)]
+    user = django_user_model.objects.create_user(username="rita", password="grids are fun to test")
+    store_sandbox_key(user, service, sandbox.demo_key)
+    page.context.add_cookies([session_cookie(user, live_server.url)])
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return {"server": live_server, "key": obj["key"], "records": records, "service": service, "user": user}

@@ -4,6 +4,12 @@ that key for a user."""
 
 from __future__ import annotations
 
+from django.test import Client
+
+from dashboard.api import ServiceClient
+from dashboard.keys.testing import store_sandbox_key
+from sandbox.fixtures import create_every_type_object, sample_values
+
 SERVICE_URL = "https://service.objects.test"
 SECRET = "svc_sk_objs0123456789abcdefghijklmnopqrstuvwxyzABCD"
 WORKSPACE_ID = "ws-objects-1"
@@ -51,9 +57,6 @@ def every_type_object_with_records(sandbox, settings, user, count: int) -> dict:
     """An object of the sandbox with one field of each type and `count`
     records of sample values, the console pointed at the sandbox and `user`
     holding its demo key. Returns the object."""
-    from dashboard.api import ServiceClient
-    from dashboard.keys.testing import store_sandbox_key
-    from sandbox.fixtures import create_every_type_object, sample_values
 
     settings.SERVICE_BASE_URL = sandbox.base_url
     service = ServiceClient(api_key=sandbox.demo_key)
@@ -62,3 +65,13 @@ def every_type_object_with_records(sandbox, settings, user, count: int) -> dict:
         service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)})
     store_sandbox_key(user, service, sandbox.demo_key)
     return obj
+
+
+def session_cookie(user, url: str) -> dict:
+    client = Client()
+    client.force_login(user)
+    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": url}
+
+
+def record_url(grid, index: int) -> str:
+    return f"{grid['server'].url}/objects/{grid['key']}/records/{grid['records'][index]['id']}/"

@@ -275,6 +275,6 @@ def test_the_watch_sends_a_step_to_a_job_nothing_moved(user, api_key, sent):
 
 
 def test_the_watch_runs_every_minute_from_beat():
-    from dashboard.celery import app
+    from dashboard.schedule import beat_schedule
 
-    assert app.conf.beat_schedule["objects.jobs_watch"]["task"] == "objects.jobs_watch"
+    assert beat_schedule()["objects.jobs_watch"]["task"] == "objects.jobs_watch"

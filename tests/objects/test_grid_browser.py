@@ -10,38 +10,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from django.test import Client
 from playwright.sync_api import Page, expect
 
-from dashboard.api import ServiceClient
-from dashboard.keys.testing import store_sandbox_key
-from sandbox.fixtures import create_every_type_object, sample_values
 from tests.axe import check_now, watch_with_axe
 from tests.helpers import SCREENSHOTS, csp_violations
-
-
-@pytest.fixture
-def grid(live_server, sandbox, settings, transactional_db, django_user_model, page: Page):
-    """An object with one field of every type, 30 records, and a browser logged in."""
-    settings.SERVICE_BASE_URL = sandbox.base_url
-    service = ServiceClient(api_key=sandbox.demo_key)
-    obj = create_every_type_object(service)
-    records = [service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)}) for i in range(30)]
-    user = django_user_model.objects.create_user(username="rita", password="grids are fun to test")
-    store_sandbox_key(user, service, sandbox.demo_key)
-    page.context.add_cookies([session_cookie(user, live_server.url)])
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
-    return {"server": live_server, "key": obj["key"], "records": records, "service": service, "user": user}
-
-
-def session_cookie(user, url: str) -> dict:
-    client = Client()
-    client.force_login(user)
-    return {"name": "sessionid", "value": client.cookies["sessionid"].value, "url": url}
-
-
-def record_url(grid, index: int) -> str:
-    return f"{grid['server'].url}/objects/{grid['key']}/records/{grid['records'][index]['id']}/"
+from tests.objects.support import record_url, session_cookie
 
 
 def stored(grid, index: int) -> dict:

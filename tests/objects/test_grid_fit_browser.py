@@ -15,11 +15,11 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from tests.helpers import SCREENSHOTS, csp_violations
-from tests.objects.test_grid_browser import grid, record_url  # noqa: F401 (the fixture)
+from tests.objects.support import record_url
 
 
 @pytest.mark.browser
-def test_at_1366_the_scrollbar_is_on_screen_and_focus_survives_sort_and_paging(grid, page: Page):  # noqa: F811
+def test_at_1366_the_scrollbar_is_on_screen_and_focus_survives_sort_and_paging(grid, page: Page):
     violations = csp_violations(page)
     page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(f"{grid['server'].url}/objects/{grid['key']}/records/?view=all")
@@ -52,7 +52,7 @@ def test_at_1366_the_scrollbar_is_on_screen_and_focus_survives_sort_and_paging(g
 
 
 @pytest.mark.browser
-def test_linked_column_add_a_link_and_a_failed_save_move_the_focus(grid, page: Page):  # noqa: F811
+def test_linked_column_add_a_link_and_a_failed_save_move_the_focus(grid, page: Page):
     violations = csp_violations(page)
     page.set_viewport_size({"width": 1366, "height": 900})
     target = grid["records"][7]

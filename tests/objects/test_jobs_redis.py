@@ -11,20 +11,13 @@ import pytest
 
 from objects import jobs
 from objects.models import ObjectJob
-from tests.live.test_worker_redis import redis_celery, wait_for  # noqa: F401 - the fixture, shared
 from tests.objects.jobs_support import edit_job
 from tests.objects.records_fixtures import OBJECT_KEY, record
-
-pytestmark = pytest.mark.usefixtures("redis_celery")
+from tests.workers import wait_for
 
 
 @pytest.mark.redis
-def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote, user, api_key, settings):
-    from celery.contrib.testing.worker import start_worker
-
-    import objects.tasks  # noqa: F401 - the worker needs the tasks registered
-    from dashboard.celery import app
-
+def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote, user, api_key, settings, solo_worker):
     settings.OBJECTS_JOB_CHUNK = 2
     ids = [f"rec-{n}" for n in range(5)]
     patched = remote.patch(url__regex=rf"/v1/objects/{OBJECT_KEY}/records/rec-\d").mock(
@@ -32,9 +25,8 @@ def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote,
     )
     job = edit_job(user, api_key, ids=ids, object_key=OBJECT_KEY)
 
-    with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-        jobs.send_step(job.pk)
-        wait_for(lambda: ObjectJob.objects.filter(pk=job.pk, status=ObjectJob.DONE).exists())
+    jobs.send_step(job.pk)
+    wait_for(lambda: ObjectJob.objects.filter(pk=job.pk, status=ObjectJob.DONE).exists())
 
     job.refresh_from_db()
     assert (job.status, job.processed, job.succeeded) == ("done", 5, 5)

@@ -166,7 +166,7 @@ def test_service_messages_name_their_field(message, field):
 
 
 def test_long_text_is_cut_in_the_table_and_whole_on_the_record_page():
-    from objects.templatetags.records import render_cell
+    from objects.cell_markup import render_cell
 
     text = "First line <b>\n" + "x" * 200
     shown = cell(FIELDS["notes"], text, zone=UTC)

@@ -94,7 +94,7 @@ def service(settings):
 
 
 def test_the_service_gets_the_request_id_on_every_call_and_retry(service, monkeypatch, caplog):
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", lambda seconds: None)
     caplog.set_level(logging.INFO, logger="dashboard.api")
     with mocked_service(SERVICE) as remote:
         me = remote.get("/v1/me").mock(

@@ -12,7 +12,7 @@ import pytest
 from django.urls import reverse
 
 from tests.helpers import PROJECT_DIR
-from tests.ops.test_deploy_check import manage, production_env
+from tests.ops.support import manage, production_env
 
 REFUSED_FEATURES = {"camera", "microphone", "geolocation", "payment", "usb", "interest-cohort", "browsing-topics"}
 

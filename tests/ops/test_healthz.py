@@ -2,20 +2,12 @@
 
 from __future__ import annotations
 
-import socket
-
 import pytest
 from django.db import OperationalError
 from django.urls import reverse
 
 from tests.helpers import missing_service
-
-
-def closed_port() -> int:
-    """A local port nothing listens on (bound, then released)."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
+from tests.ops.support import closed_port
 
 
 @pytest.mark.django_db

@@ -11,7 +11,7 @@ import sys
 import tomllib
 
 from tests.helpers import PROJECT_DIR
-from tests.ops.test_deploy_check import production_env
+from tests.ops.support import production_env
 
 # Packages of developer machines and CI (the `run` and `test` extras).
 DEVELOPMENT_ONLY = {

@@ -15,7 +15,7 @@ from django.db import connection
 from dashboard.keys.testing import stored_api_key
 from dashboard.system.preflight import FAIL, PASS, WARN, preflight_report
 from tests.helpers import mocked_service
-from tests.ops.test_healthz import closed_port
+from tests.ops.support import closed_port
 
 SERVICE = "https://service.preflight.test"
 SECRET = "svc_sk_preflight_secret_value_1234"

@@ -32,7 +32,7 @@ from dashboard.system.preflight import FAIL, PASS, preflight_report
 from objects.models import SavedView
 from tests.helpers import PROJECT_DIR, missing_service
 from tests.html import one, select, text_of
-from tests.ops.test_healthz import closed_port
+from tests.ops.support import closed_port
 
 pytestmark = pytest.mark.postgres
 

@@ -24,7 +24,7 @@ RAN: list[list] = []
 TEST_REDIS_URL = os.environ.get("TEST_REDIS_URL", "redis://127.0.0.1:6379/15")
 
 
-@app.task(name="tests.outbox.record", acks_late=True, ignore_result=True)
+@app.task(name="tests.outbox.record")
 def record(*args) -> None:
     RAN.append(list(args))
 

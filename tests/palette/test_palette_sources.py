@@ -220,7 +220,7 @@ def test_matching_and_id_shapes():
 
 
 def test_a_source_budget_is_its_own_and_never_more_than_the_request_has_left():
-    from dashboard.api.client import read_budget, separate_read_budget
+    from dashboard.api.attempts import read_budget, separate_read_budget
 
     with read_budget(10) as request_budget:
         request_budget.spent = 9.5

@@ -18,7 +18,7 @@ from dashboard.people import services
 from dashboard.people.models import Invitation, Person
 from dashboard.people.roles import Role
 from tests.accounts.oidc_provider import running_provider
-from tests.accounts.test_oidc import PERSON, sso_settings
+from tests.accounts.support import PERSON, sso_settings
 from tests.html import one, text_of
 
 pytestmark = pytest.mark.django_db

@@ -13,42 +13,11 @@ from django.urls import reverse
 
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_poll
-from sandbox.content_apps import VIDEO_SHOT_SECONDS, list_apps
+from sandbox.content_apps import VIDEO_SHOT_SECONDS
 from studio.models import AppRun
 from tests.html import one, select, text_of, texts
 from tests.live.support import store_key
-
-BOARD_ID = "5b0e1f4a-0000-4000-8000-0000000000b1"
-PROJECT_ID = "5b0e1f4a-0000-4000-8000-0000000000c1"
-IMAGE_IDS = [f"5b0e1f4a-0000-4000-8000-00000000010{n}" for n in range(6)]
-
-
-@pytest.fixture
-def catalogue(remote):
-    remote.get("/v1/studio/apps").mock(return_value=httpx.Response(200, json={"apps": list_apps()}))
-    remote.get("/v1/images/boards").mock(
-        return_value=httpx.Response(200, json={"data": [{"id": BOARD_ID, "name": "Spring campaign", "image_count": 6}]})
-    )
-    remote.get("/v1/images").mock(
-        return_value=httpx.Response(
-            200,
-            json={
-                "data": [
-                    {"id": i, "url": f"https://cdn.example/{n}.png", "width": 10, "height": 10, "prompt": f"Bike {n}"}
-                    for n, i in enumerate(IMAGE_IDS)
-                ],
-                "next_cursor": None,
-            },
-        )
-    )
-    remote.get("/v1/videos").mock(
-        return_value=httpx.Response(200, json={"data": [{"id": PROJECT_ID, "name": "Launch teaser", "shots": []}]})
-    )
-    return remote
-
-
-def key_of(html) -> str:
-    return one(html, '#app-form input[name="idempotency_key"]')["value"]
+from tests.studio.support import BOARD_ID, IMAGE_IDS, PROJECT_ID, key_of
 
 
 def test_the_catalogue_is_grouped_by_studio_and_group_with_the_reasons_some_cannot_run(

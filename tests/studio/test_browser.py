@@ -12,32 +12,10 @@ from __future__ import annotations
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.helpers import PASSWORD, SCREENSHOTS, csp_violations, fill_login_form
-from tests.live.support import store_key
+from tests.helpers import SCREENSHOTS, csp_violations
+from tests.studio.support import log_in, start
 
 LIVE = 45_000  # ms: a turn followed live to its end
-
-
-@pytest.fixture
-def console(live_server, sandbox, settings, transactional_db, django_user_model):
-    settings.SERVICE_BASE_URL = sandbox.base_url
-    user = django_user_model.objects.create_user(username="dora", password=PASSWORD)
-    store_key(user, sandbox.demo_key)
-    return live_server
-
-
-def log_in(page: Page, url: str) -> None:
-    page.goto(url)
-    fill_login_form(page, "dora")
-
-
-def start(page: Page, base_url: str, studio: str, message: str, *, auto: bool = False) -> None:
-    log_in(page, base_url + "/studio/")
-    page.get_by_label("Studio", exact=True).select_option(studio)
-    page.get_by_label("Message").fill(message)
-    if auto:
-        page.get_by_label("Decide for me").check()
-    page.get_by_role("button", name="Start the turn").click()
 
 
 def shot(page: Page, name: str) -> None:

@@ -12,8 +12,7 @@ from django.urls import reverse
 from dashboard.api.testing import RemoteCallCounter
 from studio.forms import over_limit_words
 from tests.html import one, select, text_of, textarea_value
-from tests.studio.test_apps import BOARD_ID, catalogue, key_of  # noqa: F401 (the fixture)
-from tests.studio.test_views import finish, form_key
+from tests.studio.support import BOARD_ID, finish, form_key, key_of
 
 TEXT_BOXES = "form textarea, form input[type=text]"
 
@@ -76,7 +75,7 @@ def test_a_document_reply_over_18000_characters_is_refused_in_the_composer_and_k
 def test_a_content_apps_text_over_its_schema_limit_is_refused_on_the_field_and_kept(
     db,
     api_key,
-    catalogue,  # noqa: F811 (the fixture)
+    catalogue,
     logged_in_client,
 ):
     url = reverse("studio:app", args=["image", "generate"])

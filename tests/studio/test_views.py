@@ -15,6 +15,7 @@ from dashboard.api.testing import RemoteCallCounter
 from dashboard.live.models import TrackedOperation
 from tests.html import one, parse, select, text_of, textarea_value, texts
 from tests.live.support import CONVERSATION_ID, OTHER_SECRET, TURN_ID, store_key, turn_body
+from tests.studio.support import finish, form_key
 
 NEXT_TURN_ID = "9a7b6c5d-0000-4000-8000-00000000beef"
 SITE_ID = "5b0e1f4a-0000-4000-8000-000000000001"
@@ -23,23 +24,11 @@ BOARD_ID = "5b0e1f4a-0000-4000-8000-000000000003"
 PROJECT_ID = "5b0e1f4a-0000-4000-8000-000000000004"
 
 
-def form_key(html, form_selector: str = "#turn-form") -> str:
-    return one(html, f'{form_selector} input[name="idempotency_key"]')["value"]
-
-
 def start_form(client, **overrides) -> dict:
     page = client.get(reverse("studio:index")).content
     data = {"studio": "website", "message": "A landing page for our spring sale", "idempotency_key": form_key(page)}
     data.update(overrides)
     return data
-
-
-def finish(op, status: str, **snapshot) -> None:
-    """Mark the tracked turn final in `status`, its snapshot a turn body with `snapshot`."""
-    TrackedOperation.objects.filter(pk=op.pk).update(
-        status=status, is_final=True, snapshot=turn_body(status, **snapshot)
-    )
-    op.refresh_from_db()
 
 
 def site(**extra) -> dict:

@@ -11,20 +11,7 @@ from playwright.sync_api import Page, expect
 
 from dashboard.api.testing import RemoteCallCounter
 from studio.forms import over_limit_words
-from tests.studio.test_browser import console, log_in, start  # noqa: F401 (the fixture)
-
-
-def paste(page: Page, box, text: str) -> None:
-    """Paste as a person does: the text on the clipboard, then Ctrl+V in the box."""
-    page.evaluate("text => navigator.clipboard.writeText(text)", text)
-    box.click()
-    page.keyboard.press("ControlOrMeta+V")
-
-
-def posts_from(page: Page) -> list[str]:
-    sent: list[str] = []
-    page.on("request", lambda request: sent.append(request.url) if request.method == "POST" else None)
-    return sent
+from tests.studio.support import log_in, paste, posts_from, start
 
 
 @pytest.fixture
@@ -35,7 +22,7 @@ def clipboard(page: Page):
 
 @pytest.mark.browser
 def test_a_long_paste_on_the_studio_home_is_kept_counted_and_refused_in_words(
-    console,  # noqa: F811 (the fixture)
+    console,
     clipboard,
     page: Page,
 ):
@@ -80,7 +67,7 @@ def test_a_long_paste_on_the_studio_home_is_kept_counted_and_refused_in_words(
 
 @pytest.mark.browser
 def test_a_long_paste_in_the_composer_is_refused_in_words_and_kept(
-    console,  # noqa: F811 (the fixture)
+    console,
     clipboard,
     page: Page,
 ):
