@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from agents import queue, selectors, services
+from agents import decisions, queue, selectors
 from agents.bulk_decisions import MAX_BATCH
 from agents.forms import APPROVAL_STATUSES, ApprovalBatchForm, ApprovalDecisionForm, uuid_or_empty
 from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal, decision_ids
@@ -23,21 +23,15 @@ from agents.reading import read_agent_summary, read_approval
 from dashboard.accounts.middleware import background_request
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.selectors import always_allow_grants
-from dashboard.audit.services import audit_decision_note
 from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.remote_errors import render_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.inbox.services import workspace_watched
 from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, send_to
 from dashboard.web.pager import CursorPager, choice, tabs
-from dashboard.web.reading import as_dict, text
+from dashboard.web.reading import text
 
 # --- approvals queue ------------------------------------------------------------------
-
-GONE_MESSAGE = (
-    "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "
-    "Reload the page to see it as it is now."
-)
 
 
 def _agent_names(client: ServiceClient) -> dict[str, str]:
@@ -224,43 +218,15 @@ def _card_address(request: ConsoleRequest, approval_id: str) -> str:
     return f"{queue_url}?{urlencode(query)}"
 
 
-def _reread(
-    client: ServiceClient, *, approval_id: str, agent_id: str | None, answer: dict, decided: str, always: bool
-) -> tuple[dict, Any]:
-    """The approval and its run as they are now, read again: the decision's
-    answer has an open shape, so the page shows what a re-read knows."""
-    try:
-        current = selectors.approval_find(client=client, approval_id=approval_id, agent_id=agent_id)
-    except errors.ApiError:
-        current = None
-    answered = as_dict(answer.get("approval"))
-    if current is not None and read_approval(current)["status"] == "pending" and answered:
-        current = None  # a list not caught up yet: the answer's approval is newer
-    approval = read_approval(current or answered or {"id": approval_id})
-    if approval["status"] == "pending":
-        # An answer without the approval and a list not caught up: the
-        # decision just made is its status; the rest (summary, input) stands.
-        approval["status"], approval["always"] = decided, always
-    outcome: Any = answer.get("outcome")
-    run_id = approval["run_id"] or text(as_dict(outcome).get("id"))
-    if run_id:
-        # The decision stands whatever this read does; on failure the answer's outcome is what we know.
-        with contextlib.suppress(errors.ApiError):
-            outcome = selectors.run_get(client=client, run_id=run_id)
-    return approval, outcome
-
-
 @require_POST
 @requires_write(READ_ONLY)
 @requires_permission(DECIDE_PERMISSION, NOT_AN_APPROVER)
 def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBase:
-    """Decide one approval. The row comes back in place with its new state and
-    the resumed run's outcome (both re-read); a second decision (409) says so
-    and re-reads it. Only Approvers of a member who may write decide. An
-    approve first reads the approval again (one more list read): its risk at
-    the service, not anything the form says, decides whether the approve
-    needs its confirmation. The approvals page, the run page and the inbox
-    all post their rows here."""
+    """Decide one approval (agents/decisions.py: the risk read first, the
+    call, a 409 in words, the re-read, the audit line). The row comes back in
+    place with its new state and the resumed run's outcome; on the queue its
+    line and the counts follow in the same answer. The approvals page (its
+    keys press the card's buttons), the run page and the inbox all post here."""
     form = ApprovalDecisionForm(request.POST, auto_id=decision_ids(str(approval_id)))
     if not form.is_valid() and set(form.errors) == {"note"}:
         # A note over its limit (refused before sending when the script ran): nothing is sent,
@@ -273,119 +239,55 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         )
         return _row_problem(request, approval_id, problem)
     data = form.cleaned_data
-    client = request.workspace.client
-    agent_id = str(data["agent_id"]) if data["agent_id"] else None
-    risk = ""
-    if data["decision"] == "approve":
-        # A reject needs no read first: refusing an action is always safe to send.
-        try:
-            current = selectors.approval_to_decide(client=client, approval_id=str(approval_id), agent_id=agent_id)
-        except errors.ApiError as exc:
-            if not is_partial(request):
-                raise
-            return render_approval_error(request, exc, approval_id=str(approval_id))
-        if current is None:
-            return _row_problem(request, approval_id, GONE_MESSAGE)
-        risk = read_approval(current)["risk"]
-        refusal = form.confirmation_refusal(risk)
-        if refusal:
-            return _row_problem(request, approval_id, refusal)
+    asked = decisions.DecisionAsked(
+        approval_id=str(approval_id),
+        decision=data["decision"],
+        idempotency_key=data["idempotency_key"],
+        always=data["always"],
+        confirmed=data["confirmed"],
+        note=data["note"],
+        agent_id=str(data["agent_id"] or ""),
+        agent_name=request.POST.get("agent_name", "")[:200],
+    )
     try:
-        answer = services.approval_decide(
-            client=client,
-            approval_id=str(approval_id),
-            decision=data["decision"],
-            always=data["always"],
-            idempotency_key=data["idempotency_key"],
+        decided = decisions.approval_decision(
+            key=request.workspace.require_key(), client=request.workspace.client, asked=asked
         )
-    except errors.ConflictError as exc:
-        current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
-        refused = _audit_refused(request, data, exc, current, approval_id=str(approval_id), agent_id=agent_id)
-        notice = f"Already decided ({refused.removeprefix('Already ')}): someone decided this approval before you."
-        if not is_partial(request):
-            messages.info(request, notice)
-            return redirect(next_url(request, reverse("agents:approvals")))
-        if current is None:
-            return render_approval_error(request, exc)
-        if exc.request_id:
-            notice = f"{notice} (request id {exc.request_id})"
-        row = approval_row(read_approval(current), agent_names=_posted_name(request), may_decide=True, notice=notice)
-        return _render_row(request, row)
     except errors.ApiError as exc:
         if not is_partial(request):
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
-    decided = "approved" if data["decision"] == "approve" else "rejected"
-    approval, outcome = _reread(
-        client,
-        approval_id=str(approval_id),
-        agent_id=agent_id,
-        answer=as_dict(answer),
-        decided=decided,
-        always=data["always"],
-    )
-    services.run_poll_soon(key=request.workspace.require_key(), run_id=approval["run_id"])
-    audit_decision_note(
-        idempotency_key=data["idempotency_key"],
-        summary=f"{'Always allowed' if data['always'] else decided.capitalize()}: {approval['summary']}",
-        note=data["note"].strip(),
-        details={
-            "decision": data["decision"],
-            "always": data["always"],
-            # The service's word for it: read before an approve, re-read after a reject.
-            "risk": risk or approval["risk"],
-            "approval_id": str(approval_id),
-            "agent_id": agent_id or approval["agent_id"],
-            "agent_name": request.POST.get("agent_name", "")[:200],
-        },
-    )
+    return _render_decision(request, asked, decided)
+
+
+def _render_decision(
+    request: ConsoleRequest, asked: decisions.DecisionAsked, decided: decisions.DecisionOutcome
+) -> HttpResponseBase:
+    if decided.outcome in (decisions.GONE, decisions.NEEDS_CONFIRMATION):
+        return _row_problem(request, asked.approval_id, decided.words)
+    if decided.outcome == decisions.ALREADY:
+        notice = f"{decided.words}: your decision was not sent."
+        if not is_partial(request):
+            messages.info(request, notice)
+            return redirect(next_url(request, reverse("agents:approvals")))
+        if decided.approval is None and decided.conflict is not None:
+            return render_approval_error(request, decided.conflict)
+        if decided.conflict is not None and decided.conflict.request_id:
+            notice = f"{notice} (request id {decided.conflict.request_id})"
+        row = approval_row(decided.approval or {}, agent_names=_posted_name(request), may_decide=True, notice=notice)
+        return _render_row(request, row)
+    approval = decided.approval or {}
     if not is_partial(request):
-        messages.success(request, f"{decided.capitalize()}: {approval['summary']}")
+        messages.success(request, f"{decided.decided.capitalize()}: {approval['summary']}")
         return redirect(next_url(request, reverse("agents:approvals")))
     row = approval_row(
         approval,
         agent_names=_posted_name(request),
         may_decide=True,
-        outcome=outcome,
+        outcome=decided.run,
         decided_by=request.user.get_username(),
     )
     return _render_row(request, row)
-
-
-def _audit_refused(
-    request: ConsoleRequest,
-    data: dict,
-    exc: errors.ConflictError,
-    current: dict | None,
-    *,
-    approval_id: str,
-    agent_id: str | None,
-) -> str:
-    """A second decision refused (409) in the audit trail in words: the
-    agent, what was tried, and by whom it was decided when the service says
-    ("tried to reject “…”: already approved by Dana"). Answers the outcome's
-    words ("Already approved by Dana", or "Already decided")."""
-    approval = read_approval(current) if current is not None else None
-    who = queue.decided_by_service(exc.details) or (queue.decided_by_service(approval["raw"]) if approval else "")
-    status = approval["status"] if approval and approval["status"] in ("approved", "rejected") else "decided"
-    outcome = f"Already {status}" + (f" by {who}" if who else "")
-    agent = request.POST.get("agent_name", "")[:200]
-    what = approval["summary"] if approval else "an approval"
-    tried = "always allow" if data["always"] else data["decision"]
-    audit_decision_note(
-        idempotency_key=data["idempotency_key"],
-        summary=f"{agent + ': ' if agent else ''}tried to {tried} “{what}”: {outcome[0].lower()}{outcome[1:]}"[:300],
-        note=data["note"].strip(),
-        details={
-            "decision": data["decision"],
-            "always": data["always"],
-            "approval_id": approval_id,
-            "agent_id": agent_id or (approval["agent_id"] if approval else ""),
-            "agent_name": agent,
-            "outcome": outcome,
-        },
-    )
-    return outcome
 
 
 def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> HttpResponseBase:
