@@ -50,6 +50,9 @@ READ_ONLY = (
 # Deciding is the console role's word (Approver, Administrator), on top of writing.
 DECIDE_PERMISSION = DECIDE_APPROVALS
 NOT_AN_APPROVER = "Only Approvers decide approvals. Ask an administrator to make you an Approver (People page)."
+# The event a decision's answer carries (`{"ids": [...]}`): the queue's pane reads again an
+# approval it shows that was just decided elsewhere on the page (static/js/approvals.js).
+APPROVALS_DECIDED = "approvals-decided"
 
 
 # --- approvals --------------------------------------------------------------------------

@@ -14,6 +14,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
+from django_htmx.http import trigger_client_event
 
 from agents import decisions, queue, selectors
 from agents.bulk_decisions import MAX_BATCH
@@ -331,19 +332,24 @@ def _posted_name(request: ConsoleRequest) -> dict[str, str]:
 
 
 def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
-    """The decided card; on the queue, its line in the list too (out of band: decided, by whom)."""
+    """The decided card; on the queue, its line in the list and the counts
+    per risk too (out of band: decided, by whom; what still waits). The
+    header's count follows at once (its event), wherever the card was."""
     queue_url = reverse("agents:approvals")
     on_queue = urlsplit(request.headers.get("HX-Current-URL", "")).path == queue_url
-    return render(
-        request,
-        "agents/approval_decided.html",
-        {
-            "row": row,
-            "on_queue": on_queue,
-            "workspace_zone": request.workspace.zone,
-            "next": next_url(request, queue_url),
-        },
-    )
+    context = {
+        "row": row,
+        "on_queue": on_queue,
+        "workspace_zone": request.workspace.zone,
+        "next": next_url(request, queue_url),
+    }
+    if on_queue:
+        # The write settled the approval's kept row (dashboard/inbox/services.py): what waits now.
+        stored = [approval for _, approval in queue.pending_stored(workspace_id=request.workspace.id)]
+        context["counts"] = queue.risk_counts([a for a in stored if a["id"] != row["approval"]["id"]])
+    response = render(request, "agents/approval_decided.html", context)
+    trigger_client_event(response, "inbox-changed")
+    return response
 
 
 def render_approval_error(

@@ -250,3 +250,88 @@ def test_a_retry_of_a_decision_reuses_its_key(service, remote, logged_in_client)
     keys = [call.request.headers["Idempotency-Key"] for call in decided.calls]
     assert len(keys) == 4 and set(keys) == {fields["key_reject"]}
     assert AuditEntry.objects.filter(idempotency_key=fields["key_reject"]).count() == 1
+
+
+# --- the queue follows a decision in the same answer -------------------------------------
+
+OTHER_ID = "aaaaaaaa-0000-4000-8000-000000000002"
+
+
+def keep_pending(api_key, *approvals: dict) -> None:
+    """The pending approvals as the inbox refresh keeps them (what the counts read)."""
+    for item in approvals:
+        WaitingItem.objects.create(
+            workspace_id=api_key.workspace_id,
+            source="agents",
+            remote_id=f"approval:{item['id']}",
+            kind="approval",
+            data={"approval": item, "agent_name": "Lead qualifier"},
+            settle_path=api_path("/v1/approvals/{}", item["id"]),
+            refreshed_at=timezone.now(),
+        )
+
+
+def triggers(response) -> dict:
+    import json
+
+    return json.loads(response.headers["HX-Trigger"])
+
+
+def test_a_decision_on_the_queue_answers_its_line_the_counts_and_the_header(service, remote, logged_in_client, api_key):
+    keep_pending(api_key, approval(), {**approval(), "id": OTHER_ID, "risk": "write", "summary": "Update a deal"})
+    remote.post(f"/v1/approvals/{APPROVAL_ID}").mock(
+        return_value=httpx.Response(200, json={"approval": approval(status="approved"), "outcome": None})
+    )
+    _, response = decide_on_queue(logged_in_client, "approve")
+
+    assert one(response.content, f"li#approval-{APPROVAL_ID}")["data-status"] == "approved"
+    line = one(response.content, f"#queue-item-{APPROVAL_ID}")
+    assert line["hx-swap-oob"] == "true" and "Approved" in text_of(line)
+    counts = one(response.content, "#approval-counts")
+    assert counts["hx-swap-oob"] == "true"
+    assert text_of(counts) == "Waiting for a decision: 1 write"  # the decided send left at once
+    assert "inbox-changed" in triggers(response)  # the header's badge reads again now, not at its interval
+
+
+def decide_on_queue(client, decision: str):
+    fields = {
+        "decision": decision,
+        "note": "",
+        "key_approve": str(uuid.uuid4()),
+        "key_reject": str(uuid.uuid4()),
+        "key_always": str(uuid.uuid4()),
+        "agent_id": AGENT_ID,
+        "agent_name": "Lead qualifier",
+    }
+    response = client.post(
+        reverse("agents:approval_decide", args=[APPROVAL_ID]),
+        fields,
+        HTTP_HX_CURRENT_URL="http://testserver" + reverse("agents:approvals"),
+        **HTMX,
+    )
+    return fields, response
+
+
+def test_a_bulk_batch_over_answers_the_counts_and_names_what_it_decided(logged_in_client, api_key, user):
+    keep_pending(api_key, {**approval(), "id": OTHER_ID, "risk": "write", "summary": "Update a deal"})
+    batch = ApprovalBatch.objects.create(
+        uid=uuid.uuid4(),
+        workspace_id=api_key.workspace_id,
+        owner_key=api_key,
+        started_by=user,
+        decision="approve",
+        status=ApprovalBatch.DONE,
+    )
+    ApprovalBatchItem.objects.create(
+        batch=batch, position=0, approval_id=APPROVAL_ID, summary=SUMMARY, outcome="decided", message="Approved"
+    )
+    response = logged_in_client.get(
+        reverse("agents:approval_batch_status", args=[batch.pk]),
+        HTTP_HX_CURRENT_URL="http://testserver" + reverse("agents:approvals"),
+        **HTMX,
+    )
+    assert response.status_code == 286
+    assert text_of(one(response.content, "#approval-counts")) == "Waiting for a decision: 1 write"
+    assert one(response.content, f"#queue-item-{APPROVAL_ID}")["hx-swap-oob"] == "delete"
+    # The pane reads again the approval it shows if the batch decided it (static/js/approvals.js).
+    assert triggers(response) == {"inbox-changed": {}, "approvals-decided": {"ids": [APPROVAL_ID]}}
