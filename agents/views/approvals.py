@@ -28,6 +28,7 @@ from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.remote_errors import render_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.inbox.services import workspace_watched
+from dashboard.reach.selectors import claims_of
 from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, send_to
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.reading import text
@@ -72,8 +73,9 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
     status, agent_id = filters["status"], filters["agent"]
     client = request.workspace.client
     pager = CursorPager.from_query(request.GET)
-    # The risk and age filters are the page's own: they look through a full page of the service's.
-    limit = 100 if filters["risk"] or filters["age"] else selectors.PAGE_SIZE
+    mine = request.GET.get("mine") == "1"
+    # The risk, age and "assigned to me" filters are the page's own: they look through a full page of the service's.
+    limit = 100 if filters["risk"] or filters["age"] or mine else selectors.PAGE_SIZE
     page = selectors.approval_list(
         client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor, limit=limit
     )
@@ -81,17 +83,31 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
     approvals_read = [read_approval(item) for item in page.items]
     approvals_read = [a for a in approvals_read if queue.matches(a, risk=filters["risk"], age=filters["age"])]
+    # Who is on each line (one query for the page).
+    claims = claims_of(workspace_id=request.workspace.id, item_keys=[f"approval:{a['id']}" for a in approvals_read])
+    if mine:
+        approvals_read = [
+            a
+            for a in approvals_read
+            if (claim := claims.get(f"approval:{a['id']}")) and claim.user_id == request.user.pk
+        ]
     decided = queue.deciders(workspace_id=request.workspace.id, approval_ids=[a["id"] for a in approvals_read])
     rows = [
-        approval_row(
-            approval, agent_names=agent_names, may_decide=not refusal, decided_by=decided.get(approval["id"], "")
-        )
+        {
+            **approval_row(
+                approval, agent_names=agent_names, may_decide=not refusal, decided_by=decided.get(approval["id"], "")
+            ),
+            "claim": claims.get(f"approval:{approval['id']}"),
+        }
         for approval in approvals_read
     ]
     wanted = uuid_or_empty(request.GET.get("approval"))
     selected = next((row for row in rows if row["approval"]["id"] == wanted), rows[0] if rows else None)
     kept = {"status": status, "agent": agent_id, "risk": filters["risk"], "age": filters["age"]}
+    if mine:
+        kept["mine"] = "1"
     context = {
+        "mine": mine,
         "status": status,
         "agent_id": agent_id,
         "risk": filters["risk"],
@@ -114,8 +130,9 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
         "bulk_form": ApprovalBatchForm(),
         "bulk_max": MAX_BATCH,
     }
-    if status == "pending" and not pager.remote_cursor:
-        # The first page of the pending queue takes in what the console learns (the database only).
+    if status == "pending" and not pager.remote_cursor and not mine:
+        # The first page of the pending queue takes in what the console learns (the database only);
+        # "assigned to me" does not: a new approval is nobody's yet.
         context["poll_query"] = _poll_query(
             filters,
             version=queue.pending_version(workspace_id=request.workspace.id),

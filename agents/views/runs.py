@@ -125,7 +125,7 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
             "graph": graph,
             "plan_error": plan_error,
             "agent": {"id": run["agent_id"]},
-            "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
+            "approval_rows": approval_rows_of_run(run, may_decide=not refusal, workspace_id=request.workspace.id),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),
             "next": request.get_full_path(),
