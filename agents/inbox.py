@@ -29,7 +29,8 @@ from agents.live import INVOCATION_KIND, RUN_KIND, is_followed, waits_for_a_pers
 from agents.models import BuilderAnswer
 from agents.pages import decide_refusal
 from agents.queue import NAMES_KIND, SOURCE, stored_agent_names
-from agents.reading import read_agent_summary, read_approval, read_run
+from agents.reading import read_agent_summary, read_approval
+from agents.run_reading import read_run
 from agents.selectors import agent_list, approval_list, run_list
 from dashboard.api.paths import api_path
 from dashboard.inbox.selectors import failures_since, stored_items

@@ -29,7 +29,7 @@ from agents.insights import (
 )
 from agents.models import InsightsRefresh
 from agents.queue import decided_by_service, deciders, waited_words
-from agents.reading import read_run
+from agents.run_reading import read_run
 from dashboard.live.selectors import operation_view
 from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.web.pager import CursorPager, Tab, choice, tabs

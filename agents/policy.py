@@ -27,7 +27,8 @@ from typing import Any
 from agents import selectors, services
 from agents.decisions import ALREADY, DECIDED, VIA_REINSTRUCT, DecisionAsked, approval_decision
 from agents.queue import stored_agent_names
-from agents.reading import read_agent_summary, read_run
+from agents.reading import read_agent_summary
+from agents.run_reading import read_run
 from dashboard.api import ServiceClient, errors
 from dashboard.api.messages import meaning_of
 from dashboard.audit.selectors import always_allow_grants

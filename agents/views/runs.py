@@ -20,7 +20,8 @@ from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
 from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
 from agents.plan import plan_graph, run_path
-from agents.reading import read_agent, read_agent_summary, read_run, run_timeline
+from agents.reading import read_agent, read_agent_summary
+from agents.run_reading import read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
