@@ -8,9 +8,10 @@ confirmation (not destructive, not spend), enter a batch: the service's word,
 read once at the start, never the form's. Each decision carries
 `uuid5(batch.uid, "decide:<id>")` as its Idempotency-Key, the same on every
 retry (a redelivered step, a 5xx, a timeout), so the service replays rather
-than deciding twice. A 409 is that item's outcome ("already decided by X").
-Every decision, accepted or refused, is one entry in the audit trail (the
-write hook's, worded by `audit_decision_note`)."""
+than deciding twice. Each item is decided by `decide_item`, through the one
+decision flow (agents/decisions.py): a 409 is that item's outcome ("Already
+decided by Dana (approved)"), and every decision, accepted or refused, is one
+entry in the audit trail in the same words as a decision made one at a time."""
 
 from __future__ import annotations
 
@@ -23,18 +24,16 @@ from typing import Any
 from django.db import transaction
 from django.utils import timezone
 
-from agents import selectors, services
+from agents import decisions, selectors
 from agents.models import ApprovalBatch, ApprovalBatchItem
-from agents.queue import decided_by_service, pending_stored
+from agents.queue import pending_stored
 from agents.reading import CONFIRM_RISKS, read_approval
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, with_request_id
-from dashboard.audit.services import audit_decision_note
 from dashboard.keys.models import ApiKey
 from dashboard.live.leases import lease_take
 from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
-from dashboard.web.reading import as_dict, as_list, text
 
 logger = logging.getLogger("agents.bulk_decisions")
 
@@ -151,77 +150,64 @@ class Chunk:
     progressed: bool = False  # some item got its outcome (a chunk that only failed counts towards stopping)
 
 
-def _conflict_message(exc: errors.ConflictError, decision: str, client, item: ApprovalBatchItem) -> str:
-    """ "Already decided by Dana (approved)" when the service says who, else "Already decided"."""
-    details = as_dict(exc.details)
-    who = decided_by_service(details)
-    status = text(next(iter(as_list(details.get("status"))), "")) or text(details.get("status"))
-    if not who:
-        # The error says no name: the approval as the service has it now may (one read, tolerated to fail).
-        try:
-            current = selectors.approval_find(
-                client=client, approval_id=item.approval_id, agent_id=item.agent_id or None
-            )
-        except errors.ApiError:
-            current = None
-        if current is not None:
-            who = decided_by_service(current)
-            status = status or read_approval(current)["status"]
-    words = "Already decided" + (f" by {who}" if who else "")
-    return f"{words} ({status})" if status in ("approved", "rejected") else words
+# What a step waits on (a countdown) or stops on, rather than an item's outcome.
+_NOT_AN_OUTCOME = (
+    errors.RateLimitedError,
+    errors.ServerError,
+    errors.ApiTimeoutError,
+    errors.ApiConnectionError,
+    errors.AuthenticationError,
+)
 
 
-def _audit(item: ApprovalBatchItem, batch: ApprovalBatch, *, key: str, summary: str) -> None:
-    audit_decision_note(
-        idempotency_key=key,
-        summary=summary,
-        note="",
-        details={
-            "decision": batch.decision,
-            "always": False,
-            "risk": item.risk,
-            "approval_id": item.approval_id,
-            "agent_id": item.agent_id,
-            "agent_name": item.agent_name,
-            "bulk": str(batch.uid),
-        },
+def decide_item(batch: ApprovalBatch, item: ApprovalBatchItem, client) -> None:
+    """Decide one item of the batch through the one decision flow
+    (agents/decisions.py: its key, its 409 in words, its audit line) and
+    keep its outcome. The risk is the one read at the batch's start (the
+    service's word; an approval's action does not change). A 429, a failing
+    service or a refused key is raised for the step to wait or stop on."""
+    asked = decisions.DecisionAsked(
+        approval_id=item.approval_id,
+        decision=batch.decision,
+        idempotency_key=decision_key(batch, item.approval_id),
+        agent_id=item.agent_id,
+        agent_name=item.agent_name,
+        summary=item.summary,
+        via=decisions.VIA_BULK,
+        batch_uid=str(batch.uid),
     )
+    try:
+        decided = decisions.approval_decision(
+            key=batch.owner_key, client=client, asked=asked, risk_read=item.risk, read_again=False
+        )
+    except _NOT_AN_OUTCOME:
+        raise
+    except errors.ApiError as exc:
+        item.outcome = ApprovalBatchItem.FAILED
+        item.message = storable_text(with_request_id(meaning_of(exc).title, exc), limit=400)
+    else:
+        if decided.outcome == decisions.DECIDED:
+            item.outcome = ApprovalBatchItem.DECIDED
+            item.message = "Approved" if batch.decision == ApprovalBatch.APPROVE else "Rejected"
+        elif decided.outcome == decisions.ALREADY:
+            item.outcome = ApprovalBatchItem.ALREADY
+            item.message = storable_text(decided.words, limit=400)
+        else:  # a destructive or spend approval (never let into a batch), or gone: nothing was sent
+            item.outcome = ApprovalBatchItem.FAILED
+            item.message = storable_text(decided.words, limit=400)
+    item.save(update_fields=["outcome", "message"])
 
 
 def _decide_chunk(batch: ApprovalBatch, client) -> Chunk:
-    verb = "Approved" if batch.decision == ApprovalBatch.APPROVE else "Rejected"
-    tried = "approve" if batch.decision == ApprovalBatch.APPROVE else "reject"
     progressed = False
     for item in list(batch.items.filter(outcome=ApprovalBatchItem.TO_DO).order_by("position")[:CHUNK]):
-        key = decision_key(batch, item.approval_id)
-        what = item.summary or "an action"
-        agent = f"{item.agent_name}: " if item.agent_name else ""
         try:
-            services.approval_decide(
-                client=client, approval_id=item.approval_id, decision=batch.decision, always=False, idempotency_key=key
-            )
-        except errors.ConflictError as exc:
-            item.outcome = ApprovalBatchItem.ALREADY
-            item.message = storable_text(_conflict_message(exc, batch.decision, client, item), limit=400)
-            _audit(
-                item,
-                batch,
-                key=key,
-                summary=f"{agent}tried to {tried} “{what}”: {item.message[0].lower()}{item.message[1:]}",
-            )
+            decide_item(batch, item, client)
         except (errors.RateLimitedError, errors.ServerError, errors.ApiTimeoutError, errors.ApiConnectionError) as exc:
             wait = max(1.0, exc.retry_after or 5.0) if isinstance(exc, errors.RateLimitedError) else 5.0
             return Chunk(wait_seconds=wait, progressed=progressed)
         except errors.AuthenticationError as exc:
             return Chunk(stop_message=with_request_id(meaning_of(exc).title, exc), progressed=progressed)
-        except errors.ApiError as exc:
-            item.outcome = ApprovalBatchItem.FAILED
-            item.message = storable_text(with_request_id(meaning_of(exc).title, exc), limit=400)
-        else:
-            item.outcome = ApprovalBatchItem.DECIDED
-            item.message = verb
-            _audit(item, batch, key=key, summary=f"{agent}{verb.lower()} “{what}” (bulk)"[:300])
-        item.save(update_fields=["outcome", "message"])
         progressed = True
     return Chunk(progressed=progressed)
 

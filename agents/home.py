@@ -19,7 +19,7 @@ from django.urls import NoReverseMatch, reverse
 
 from agents.inbox import NAMES_KIND, SOURCE
 from agents.live import INVOCATION_KIND, RUN_KIND
-from agents.reading import read_run
+from agents.run_reading import read_run
 from dashboard.frame.home import HomeAction, HomeChoice, HomeSection, HomeViewer, waited_words
 from dashboard.inbox.selectors import stored_items
 from dashboard.inbox.sources import KIND_FAILED, KIND_WAITING

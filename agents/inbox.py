@@ -7,26 +7,30 @@
   open questions (`BuilderAnswer`, any member answers them) and this
   person's own tracked runs and chat messages that wait for them or failed.
 
-An approval is decided in the inbox with the approvals queue's own row and
-form (`agents/approvals.html#approval_row`, posted to `agents:approval_decide`):
-the same permission, confirmation, note and audit entry.
+An approval is a line in the inbox (risk, agent, time left, who is on it)
+linking to exactly it in the approvals queue, where its exact input stands
+beside the buttons (the one decision flow, agents/decisions.py). The line
+costs no query of its own: a page of 1,000 waiting costs what one of 50 does.
 """
 
 from __future__ import annotations
 
 import functools
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
 
 from django.db import connection
 from django.db.models import Field
 from django.urls import reverse
 
 from agents.deadlines import approval_due_at, deadline_overrides
+from agents.deadlines import time_left as left_until
 from agents.live import INVOCATION_KIND, RUN_KIND, is_followed, waits_for_a_person
 from agents.models import BuilderAnswer
-from agents.pages import approval_row, decide_refusal
+from agents.pages import decide_refusal
 from agents.queue import NAMES_KIND, SOURCE, stored_agent_names
-from agents.reading import read_agent_summary, read_approval, read_run
+from agents.reading import read_agent_summary, read_approval
+from agents.run_reading import read_run
 from agents.selectors import agent_list, approval_list, run_list
 from dashboard.api.paths import api_path
 from dashboard.inbox.selectors import failures_since, stored_items
@@ -204,8 +208,14 @@ def _stored(rows) -> list[InboxItem]:
                     title=approval["summary"],
                     started_by=f"the agent {name}" if name else "an agent",
                     since=since,
+                    # Exactly this approval, selected in the queue (its agent's, so it is on the first page).
                     url=reverse("agents:approvals")
-                    + (f"?agent={approval['agent_id']}" if approval["agent_id"] else ""),
+                    + "?"
+                    + urlencode(
+                        {"agent": approval["agent_id"], "approval": approval["id"]}
+                        if approval["agent_id"]
+                        else {"approval": approval["id"]}
+                    ),
                     action=ACTION_APPROVE,
                     agent_id=approval["agent_id"],
                     agent_name=name,
@@ -349,17 +359,17 @@ def stamp(viewer: InboxViewer) -> str:
 
 
 def item_context(item: InboxItem, request: ConsoleRequest) -> dict[str, Any]:
-    """An approval's row and form, exactly as the approvals queue builds them."""
+    """An approval's line: its risk and the time left to decide (from the
+    item's own deadline, no query). Deciding is the queue's, where the exact
+    input is shown beside the buttons; the line links to it selected."""
     if item.kind != KIND_APPROVAL:
         return {}
+    # The person's role and permissions are read once per request (the user's permission cache).
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
-    approval = dict(item.data["approval"])
-    return {
-        "approval_row": approval_row(
-            approval, agent_names={approval["agent_id"]: item.agent_name}, may_decide=not refusal
-        ),
-        "decide_refusal": refusal,
-    }
+    context: dict[str, Any] = {"approval": item.data["approval"], "left": left_until(item.due_at)}
+    if refusal:
+        context.update(decide_refusal=refusal, action_label="Open")
+    return context
 
 
 AGENTS_INBOX = InboxSource(

@@ -26,7 +26,8 @@ from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
 
-from agents.reading import RUN_FINAL_STATUSES, duration_words, read_approval, seconds_between
+from agents.reading import read_approval
+from agents.run_reading import RUN_FINAL_STATUSES, duration_words, seconds_between
 from dashboard.web import charts
 from dashboard.web.reading import as_dict, as_list, number, text, when
 

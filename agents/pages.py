@@ -28,8 +28,8 @@ from agents.insights import (
     window_start,
 )
 from agents.models import InsightsRefresh
-from agents.queue import decided_by_service, waited_words
-from agents.reading import read_run
+from agents.queue import decided_by_service, deciders, waited_words
+from agents.run_reading import read_run
 from dashboard.live.selectors import operation_view
 from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.web.pager import CursorPager, Tab, choice, tabs
@@ -50,6 +50,9 @@ READ_ONLY = (
 # Deciding is the console role's word (Approver, Administrator), on top of writing.
 DECIDE_PERMISSION = DECIDE_APPROVALS
 NOT_AN_APPROVER = "Only Approvers decide approvals. Ask an administrator to make you an Approver (People page)."
+# The event a decision's answer carries (`{"ids": [...]}`): the queue's pane reads again an
+# approval it shows that was just decided elsewhere on the page (static/js/approvals.js).
+APPROVALS_DECIDED = "approvals-decided"
 
 
 # --- approvals --------------------------------------------------------------------------
@@ -116,15 +119,20 @@ def approval_row(
     }
 
 
-def approval_rows_of_run(run: dict[str, Any], *, may_decide: bool) -> list[dict[str, Any]]:
+def approval_rows_of_run(run: dict[str, Any], *, may_decide: bool, workspace_id: str = "") -> list[dict[str, Any]]:
     """A run's approvals as rows of the queue (the same partial, form and
-    decision view), decidable on the run page by whoever may decide."""
+    decision view), decidable on the run page by whoever may decide; a
+    decided one names the console person who decided it, where the console
+    knows (its audit trail, one query), not the service key's owner."""
+    approvals = [approval for approval in run["approvals"] if approval["id"]]
+    decided = deciders(workspace_id=workspace_id, approval_ids=[a["id"] for a in approvals]) if workspace_id else {}
     rows = []
-    for approval in run["approvals"]:
+    for approval in approvals:
         approval["agent_id"] = approval["agent_id"] or run["agent_id"]
         approval["run_id"] = approval["run_id"] or run["id"]
-        if approval["id"]:
-            rows.append(approval_row(approval, agent_names={}, may_decide=may_decide))
+        rows.append(
+            approval_row(approval, agent_names={}, may_decide=may_decide, decided_by=decided.get(approval["id"], ""))
+        )
     return rows
 
 

@@ -19,7 +19,8 @@ from django.core.cache import cache
 from django.urls import reverse
 
 from agents.queue import pending_stored
-from agents.reading import read_agent_summary, read_run
+from agents.reading import read_agent_summary
+from agents.run_reading import read_run
 from agents.selectors import agent_list, run_get
 from dashboard.api import errors
 from dashboard.palette.sources import (

@@ -25,10 +25,14 @@ from functools import cached_property
 from typing import Any
 
 from agents import selectors, services
-from agents.reading import read_agent_summary, read_approval, read_run
+from agents.decisions import ALREADY, DECIDED, VIA_REINSTRUCT, DecisionAsked, approval_decision
+from agents.queue import stored_agent_names
+from agents.reading import read_agent_summary
+from agents.run_reading import read_run
 from dashboard.api import ServiceClient, errors
 from dashboard.api.messages import meaning_of
 from dashboard.audit.selectors import always_allow_grants
+from dashboard.audit.services import audit_write_words
 from dashboard.idempotency import new_idempotency_key
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
@@ -158,8 +162,15 @@ def grant_revoke(*, client: ServiceClient, agent_id: str, risk: str, idempotency
     )
     agent = selectors.agent_get(client=client, agent_id=agent_id)
     grants = read_grants(agent)
+    name = text(as_dict(agent).get("name"))
+    audit_write_words(
+        idempotency_key=idempotency_key,
+        summary=f"Asked the builder to stop always allowing {risk} actions of {name or 'an agent'}"
+        + ("" if risk not in grants else " (still allowed when read again)"),
+        details={"revoked_risk": risk, "agent_id": agent_id, "agent_name": name[:200]},
+    )
     return RevokeOutcome(
-        agent_name=text(as_dict(agent).get("name")),
+        agent_name=name,
         risk=risk,
         gone=risk not in grants,
         builder_says=text(as_dict(answer).get("message")),
@@ -191,16 +202,25 @@ def reject_and_reinstruct(
     action ran, and a correction sent now would be about nothing.
     Raises the service's error of the first write that fails."""
     client = key.client()
-    try:
-        answer = services.approval_decide(
-            client=client, approval_id=approval_id, decision="reject", always=False, idempotency_key=reject_key
-        )
-    except errors.ConflictError:
-        current = read_approval(selectors.approval_find(client=client, approval_id=approval_id) or {})
-        if current["status"] != "rejected":
-            raise
-        answer = {}
-    thread_agent, thread_id = run_thread(client=client, run_id=run_id) if run_id else ("", "")
+    asked = DecisionAsked(
+        approval_id=approval_id,
+        decision="reject",
+        idempotency_key=reject_key,
+        agent_id=agent_id,
+        # The name the console keeps (display only: the audit line names the agent).
+        agent_name=stored_agent_names(workspace_id=key.workspace_id).get(agent_id, ""),
+        via=VIA_REINSTRUCT,
+    )
+    decided = approval_decision(key=key, client=client, asked=asked)
+    rejected_before = decided.approval is not None and decided.approval["status"] == "rejected"
+    if decided.outcome == ALREADY and decided.conflict is not None and not rejected_before:
+        raise decided.conflict  # approved by someone: the action ran, a correction now is about nothing
+    answer = {"approval": decided.approval} if decided.outcome == DECIDED else {}
+    run = read_run(decided.run) if isinstance(decided.run, dict) and decided.run else None
+    if run is not None and run["thread_id"]:
+        thread_agent, thread_id = run["agent_id"], run["thread_id"]
+    else:
+        thread_agent, thread_id = run_thread(client=client, run_id=run_id) if run_id else ("", "")
     operation = services.invocation_start(
         key=key,
         agent_id=agent_id or thread_agent,

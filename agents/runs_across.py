@@ -20,7 +20,7 @@ from datetime import UTC, datetime
 from typing import TYPE_CHECKING, Any
 
 from agents import selectors
-from agents.reading import read_run
+from agents.run_reading import read_run
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient

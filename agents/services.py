@@ -16,7 +16,7 @@ from agents import selectors
 from agents.insights import Fact, run_fact
 from agents.live import INVOCATION_KIND, RUN_KIND
 from agents.models import BuilderAnswer, InsightsRefresh, RunFact
-from agents.reading import read_run
+from agents.run_reading import read_run
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.api.paths import api_path

@@ -23,13 +23,7 @@ from agents.forms import (
 )
 from agents.pages import READ_ONLY, agent_runs_context, insights_context
 from agents.plan import node_in, plan_graph
-from agents.reading import (
-    read_agent,
-    read_agent_summary,
-    read_build,
-    read_issues,
-    webhook_endpoints,
-)
+from agents.reading import read_agent, read_agent_summary, read_build, read_issues, webhook_endpoints
 from dashboard.api import errors
 from dashboard.frame.forms import RETRY_SAME_WRITE, failed_write
 from dashboard.frame.permissions import requires_write

@@ -17,7 +17,7 @@ from django.views.decorators.http import require_GET, require_POST
 from agents import bulk_decisions, queue
 from agents.forms import ApprovalBatchForm
 from agents.models import ApprovalBatch
-from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY
+from agents.pages import APPROVALS_DECIDED, DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
 from dashboard.frame.permissions import requires_permission, requires_write
@@ -106,10 +106,16 @@ def approval_batch_status(request: ConsoleRequest, pk: int) -> HttpResponse:
     if unchanged is not None:
         return unchanged
     context = {**bulk_decisions.batch_progress(batch), "poll_seconds": PROGRESS_POLL_SECONDS}
+    settled = [item.approval_id for item in context["items"] if item.outcome]
     if batch.is_final and urlsplit(request.headers.get("HX-Current-URL", "")).path == reverse("agents:approvals"):
-        # On the queue, the approvals this batch settled leave the pending list.
-        context["settled"] = [item.approval_id for item in context["items"] if item.outcome]
+        # On the queue, the approvals this batch settled leave the pending list, and its counts follow.
+        context["settled"], context["on_queue"] = settled, True
+        context["counts"] = queue.risk_counts(
+            [approval for _, approval in queue.pending_stored(workspace_id=batch.workspace_id)]
+        )
     response = render(request, "agents/approval_batch.html#batch_progress", context)
     if batch.is_final:
-        trigger_client_event(response, "inbox-changed")  # the header's count follows at once
+        # The header's count follows at once; the queue's pane reads again an approval this batch decided.
+        trigger_client_event(response, "inbox-changed")
+        trigger_client_event(response, APPROVALS_DECIDED, {"ids": settled})
     return stop_polling(response, final=batch.is_final)

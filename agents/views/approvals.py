@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
-from agents import queue, selectors, services
+from agents import decisions, queue, selectors
 from agents.bulk_decisions import MAX_BATCH
 from agents.forms import APPROVAL_STATUSES, ApprovalBatchForm, ApprovalDecisionForm, uuid_or_empty
 from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal, decision_ids
@@ -23,21 +23,16 @@ from agents.reading import read_agent_summary, read_approval
 from dashboard.accounts.middleware import background_request
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.selectors import always_allow_grants
-from dashboard.audit.services import audit_decision_note
 from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.remote_errors import render_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.inbox.services import workspace_watched
+from dashboard.reach.selectors import claims_of
 from dashboard.web.htmx import is_partial, next_url, poll_unchanged, render_region, send_to, trigger_client_event
 from dashboard.web.pager import CursorPager, choice, tabs
-from dashboard.web.reading import as_dict, text
+from dashboard.web.reading import text
 
 # --- approvals queue ------------------------------------------------------------------
-
-GONE_MESSAGE = (
-    "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "
-    "Reload the page to see it as it is now."
-)
 
 
 def _agent_names(client: ServiceClient) -> dict[str, str]:
@@ -77,8 +72,9 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
     status, agent_id = filters["status"], filters["agent"]
     client = request.workspace.client
     pager = CursorPager.from_query(request.GET)
-    # The risk and age filters are the page's own: they look through a full page of the service's.
-    limit = 100 if filters["risk"] or filters["age"] else selectors.PAGE_SIZE
+    mine = request.GET.get("mine") == "1"
+    # The risk, age and "assigned to me" filters are the page's own: they look through a full page of the service's.
+    limit = 100 if filters["risk"] or filters["age"] or mine else selectors.PAGE_SIZE
     page = selectors.approval_list(
         client=client, status=status, agent_id=agent_id, cursor=pager.remote_cursor, limit=limit
     )
@@ -86,17 +82,31 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
     refusal = decide_refusal(workspace=request.workspace, user=request.user)
     approvals_read = [read_approval(item) for item in page.items]
     approvals_read = [a for a in approvals_read if queue.matches(a, risk=filters["risk"], age=filters["age"])]
+    # Who is on each line (one query for the page).
+    claims = claims_of(workspace_id=request.workspace.id, item_keys=[f"approval:{a['id']}" for a in approvals_read])
+    if mine:
+        approvals_read = [
+            a
+            for a in approvals_read
+            if (claim := claims.get(f"approval:{a['id']}")) and claim.user_id == request.user.pk
+        ]
     decided = queue.deciders(workspace_id=request.workspace.id, approval_ids=[a["id"] for a in approvals_read])
     rows = [
-        approval_row(
-            approval, agent_names=agent_names, may_decide=not refusal, decided_by=decided.get(approval["id"], "")
-        )
+        {
+            **approval_row(
+                approval, agent_names=agent_names, may_decide=not refusal, decided_by=decided.get(approval["id"], "")
+            ),
+            "claim": claims.get(f"approval:{approval['id']}"),
+        }
         for approval in approvals_read
     ]
     wanted = uuid_or_empty(request.GET.get("approval"))
     selected = next((row for row in rows if row["approval"]["id"] == wanted), rows[0] if rows else None)
     kept = {"status": status, "agent": agent_id, "risk": filters["risk"], "age": filters["age"]}
+    if mine:
+        kept["mine"] = "1"
     context = {
+        "mine": mine,
         "status": status,
         "agent_id": agent_id,
         "risk": filters["risk"],
@@ -119,8 +129,9 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
         "bulk_form": ApprovalBatchForm(),
         "bulk_max": MAX_BATCH,
     }
-    if status == "pending" and not pager.remote_cursor:
-        # The first page of the pending queue takes in what the console learns (the database only).
+    if status == "pending" and not pager.remote_cursor and not mine:
+        # The first page of the pending queue takes in what the console learns (the database only);
+        # "assigned to me" does not: a new approval is nobody's yet.
         context["poll_query"] = _poll_query(
             filters,
             version=queue.pending_version(workspace_id=request.workspace.id),
@@ -224,43 +235,15 @@ def _card_address(request: ConsoleRequest, approval_id: str) -> str:
     return f"{queue_url}?{urlencode(query)}"
 
 
-def _reread(
-    client: ServiceClient, *, approval_id: str, agent_id: str | None, answer: dict, decided: str, always: bool
-) -> tuple[dict, Any]:
-    """The approval and its run as they are now, read again: the decision's
-    answer has an open shape, so the page shows what a re-read knows."""
-    try:
-        current = selectors.approval_find(client=client, approval_id=approval_id, agent_id=agent_id)
-    except errors.ApiError:
-        current = None
-    answered = as_dict(answer.get("approval"))
-    if current is not None and read_approval(current)["status"] == "pending" and answered:
-        current = None  # a list not caught up yet: the answer's approval is newer
-    approval = read_approval(current or answered or {"id": approval_id})
-    if approval["status"] == "pending":
-        # An answer without the approval and a list not caught up: the
-        # decision just made is its status; the rest (summary, input) stands.
-        approval["status"], approval["always"] = decided, always
-    outcome: Any = answer.get("outcome")
-    run_id = approval["run_id"] or text(as_dict(outcome).get("id"))
-    if run_id:
-        # The decision stands whatever this read does; on failure the answer's outcome is what we know.
-        with contextlib.suppress(errors.ApiError):
-            outcome = selectors.run_get(client=client, run_id=run_id)
-    return approval, outcome
-
-
 @require_POST
 @requires_write(READ_ONLY)
 @requires_permission(DECIDE_PERMISSION, NOT_AN_APPROVER)
 def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBase:
-    """Decide one approval. The row comes back in place with its new state and
-    the resumed run's outcome (both re-read); a second decision (409) says so
-    and re-reads it. Only Approvers of a member who may write decide. An
-    approve first reads the approval again (one more list read): its risk at
-    the service, not anything the form says, decides whether the approve
-    needs its confirmation. The approvals page, the run page and the inbox
-    all post their rows here."""
+    """Decide one approval (agents/decisions.py: the risk read first, the
+    call, a 409 in words, the re-read, the audit line). The row comes back in
+    place with its new state and the resumed run's outcome; on the queue its
+    line and the counts follow in the same answer. The approvals page (its
+    keys press the card's buttons), the run page and the inbox all post here."""
     form = ApprovalDecisionForm(request.POST, auto_id=decision_ids(str(approval_id)))
     if not form.is_valid() and set(form.errors) == {"note"}:
         # A note over its limit (refused before sending when the script ran): nothing is sent,
@@ -273,119 +256,55 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         )
         return _row_problem(request, approval_id, problem)
     data = form.cleaned_data
-    client = request.workspace.client
-    agent_id = str(data["agent_id"]) if data["agent_id"] else None
-    risk = ""
-    if data["decision"] == "approve":
-        # A reject needs no read first: refusing an action is always safe to send.
-        try:
-            current = selectors.approval_to_decide(client=client, approval_id=str(approval_id), agent_id=agent_id)
-        except errors.ApiError as exc:
-            if not is_partial(request):
-                raise
-            return render_approval_error(request, exc, approval_id=str(approval_id))
-        if current is None:
-            return _row_problem(request, approval_id, GONE_MESSAGE)
-        risk = read_approval(current)["risk"]
-        refusal = form.confirmation_refusal(risk)
-        if refusal:
-            return _row_problem(request, approval_id, refusal)
+    asked = decisions.DecisionAsked(
+        approval_id=str(approval_id),
+        decision=data["decision"],
+        idempotency_key=data["idempotency_key"],
+        always=data["always"],
+        confirmed=data["confirmed"],
+        note=data["note"],
+        agent_id=str(data["agent_id"] or ""),
+        agent_name=request.POST.get("agent_name", "")[:200],
+    )
     try:
-        answer = services.approval_decide(
-            client=client,
-            approval_id=str(approval_id),
-            decision=data["decision"],
-            always=data["always"],
-            idempotency_key=data["idempotency_key"],
+        decided = decisions.approval_decision(
+            key=request.workspace.require_key(), client=request.workspace.client, asked=asked
         )
-    except errors.ConflictError as exc:
-        current = selectors.approval_find(client=client, approval_id=str(approval_id), agent_id=agent_id)
-        refused = _audit_refused(request, data, exc, current, approval_id=str(approval_id), agent_id=agent_id)
-        notice = f"Already decided ({refused.removeprefix('Already ')}): someone decided this approval before you."
-        if not is_partial(request):
-            messages.info(request, notice)
-            return redirect(next_url(request, reverse("agents:approvals")))
-        if current is None:
-            return render_approval_error(request, exc)
-        if exc.request_id:
-            notice = f"{notice} (request id {exc.request_id})"
-        row = approval_row(read_approval(current), agent_names=_posted_name(request), may_decide=True, notice=notice)
-        return _render_row(request, row)
     except errors.ApiError as exc:
         if not is_partial(request):
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
-    decided = "approved" if data["decision"] == "approve" else "rejected"
-    approval, outcome = _reread(
-        client,
-        approval_id=str(approval_id),
-        agent_id=agent_id,
-        answer=as_dict(answer),
-        decided=decided,
-        always=data["always"],
-    )
-    services.run_poll_soon(key=request.workspace.require_key(), run_id=approval["run_id"])
-    audit_decision_note(
-        idempotency_key=data["idempotency_key"],
-        summary=f"{'Always allowed' if data['always'] else decided.capitalize()}: {approval['summary']}",
-        note=data["note"].strip(),
-        details={
-            "decision": data["decision"],
-            "always": data["always"],
-            # The service's word for it: read before an approve, re-read after a reject.
-            "risk": risk or approval["risk"],
-            "approval_id": str(approval_id),
-            "agent_id": agent_id or approval["agent_id"],
-            "agent_name": request.POST.get("agent_name", "")[:200],
-        },
-    )
+    return _render_decision(request, asked, decided)
+
+
+def _render_decision(
+    request: ConsoleRequest, asked: decisions.DecisionAsked, decided: decisions.DecisionOutcome
+) -> HttpResponseBase:
+    if decided.outcome in (decisions.GONE, decisions.NEEDS_CONFIRMATION):
+        return _row_problem(request, asked.approval_id, decided.words)
+    if decided.outcome == decisions.ALREADY:
+        notice = f"{decided.words}: your decision was not sent."
+        if not is_partial(request):
+            messages.info(request, notice)
+            return redirect(next_url(request, reverse("agents:approvals")))
+        if decided.approval is None and decided.conflict is not None:
+            return render_approval_error(request, decided.conflict)
+        if decided.conflict is not None and decided.conflict.request_id:
+            notice = f"{notice} (request id {decided.conflict.request_id})"
+        row = approval_row(decided.approval or {}, agent_names=_posted_name(request), may_decide=True, notice=notice)
+        return _render_row(request, row)
+    approval = decided.approval or {}
     if not is_partial(request):
-        messages.success(request, f"{decided.capitalize()}: {approval['summary']}")
+        messages.success(request, f"{decided.decided.capitalize()}: {approval['summary']}")
         return redirect(next_url(request, reverse("agents:approvals")))
     row = approval_row(
         approval,
         agent_names=_posted_name(request),
         may_decide=True,
-        outcome=outcome,
+        outcome=decided.run,
         decided_by=request.user.get_username(),
     )
     return _render_row(request, row)
-
-
-def _audit_refused(
-    request: ConsoleRequest,
-    data: dict,
-    exc: errors.ConflictError,
-    current: dict | None,
-    *,
-    approval_id: str,
-    agent_id: str | None,
-) -> str:
-    """A second decision refused (409) in the audit trail in words: the
-    agent, what was tried, and by whom it was decided when the service says
-    ("tried to reject “…”: already approved by Dana"). Answers the outcome's
-    words ("Already approved by Dana", or "Already decided")."""
-    approval = read_approval(current) if current is not None else None
-    who = queue.decided_by_service(exc.details) or (queue.decided_by_service(approval["raw"]) if approval else "")
-    status = approval["status"] if approval and approval["status"] in ("approved", "rejected") else "decided"
-    outcome = f"Already {status}" + (f" by {who}" if who else "")
-    agent = request.POST.get("agent_name", "")[:200]
-    what = approval["summary"] if approval else "an approval"
-    tried = "always allow" if data["always"] else data["decision"]
-    audit_decision_note(
-        idempotency_key=data["idempotency_key"],
-        summary=f"{agent + ': ' if agent else ''}tried to {tried} “{what}”: {outcome[0].lower()}{outcome[1:]}"[:300],
-        note=data["note"].strip(),
-        details={
-            "decision": data["decision"],
-            "always": data["always"],
-            "approval_id": approval_id,
-            "agent_id": agent_id or (approval["agent_id"] if approval else ""),
-            "agent_name": agent,
-            "outcome": outcome,
-        },
-    )
-    return outcome
 
 
 def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> HttpResponseBase:
@@ -429,19 +348,24 @@ def _posted_name(request: ConsoleRequest) -> dict[str, str]:
 
 
 def _render_row(request: ConsoleRequest, row: dict) -> HttpResponse:
-    """The decided card; on the queue, its line in the list too (out of band: decided, by whom)."""
+    """The decided card; on the queue, its line in the list and the counts
+    per risk too (out of band: decided, by whom; what still waits). The
+    header's count follows at once (its event), wherever the card was."""
     queue_url = reverse("agents:approvals")
     on_queue = urlsplit(request.headers.get("HX-Current-URL", "")).path == queue_url
-    return render(
-        request,
-        "agents/approval_decided.html",
-        {
-            "row": row,
-            "on_queue": on_queue,
-            "workspace_zone": request.workspace.zone,
-            "next": next_url(request, queue_url),
-        },
-    )
+    context = {
+        "row": row,
+        "on_queue": on_queue,
+        "workspace_zone": request.workspace.zone,
+        "next": next_url(request, queue_url),
+    }
+    if on_queue:
+        # The write settled the approval's kept row (dashboard/inbox/services.py): what waits now.
+        stored = [approval for _, approval in queue.pending_stored(workspace_id=request.workspace.id)]
+        context["counts"] = queue.risk_counts([a for a in stored if a["id"] != row["approval"]["id"]])
+    response = render(request, "agents/approval_decided.html", context)
+    trigger_client_event(response, "inbox-changed")
+    return response
 
 
 def render_approval_error(

@@ -15,7 +15,8 @@ from django.views.decorators.http import require_GET, require_POST
 from agents import selectors, services
 from agents.forms import ChatForm, uuid_or_empty
 from agents.pages import READ_ONLY
-from agents.reading import read_agent, read_run
+from agents.reading import read_agent
+from agents.run_reading import read_run
 from dashboard.api import errors
 from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write

@@ -20,7 +20,8 @@ from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
 from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
 from agents.plan import plan_graph, run_path
-from agents.reading import read_agent, read_agent_summary, read_run, run_timeline
+from agents.reading import read_agent, read_agent_summary
+from agents.run_reading import read_run, run_timeline
 from agents.runs_across import MAX_AGENTS, runs_across
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
@@ -125,7 +126,7 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
             "graph": graph,
             "plan_error": plan_error,
             "agent": {"id": run["agent_id"]},
-            "approval_rows": approval_rows_of_run(run, may_decide=not refusal),
+            "approval_rows": approval_rows_of_run(run, may_decide=not refusal, workspace_id=request.workspace.id),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),
             "next": request.get_full_path(),

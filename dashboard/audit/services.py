@@ -94,6 +94,21 @@ def audit_decision_note(*, idempotency_key: str, summary: str, note: str, detail
     return entry
 
 
+def audit_write_words(*, idempotency_key: str, summary: str, details: dict[str, Any]) -> AuditEntry | None:
+    """Make a write's entry (found by its Idempotency-Key) say what it did
+    where its method and path can't (a PATCH that takes an agent's grant
+    back reads as any change otherwise). The entry stays a write; the trail
+    keeps a summary written on purpose (dashboard/audit/wording.py)."""
+    entry = AuditEntry.objects.filter(idempotency_key=idempotency_key).order_by("id").first()
+    if entry is None:
+        logger.warning("audit: no write entry for key %s", idempotency_key)
+        return None
+    entry.summary = summary[:300]
+    entry.details = {**entry.details, **details}
+    entry.save(update_fields=["summary", "details"])
+    return entry
+
+
 def audit_account_event(
     *, actor: Any, subject: Any, action: str, summary: str, details: dict[str, Any] | None = None
 ) -> AuditEntry:

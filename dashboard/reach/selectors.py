@@ -32,6 +32,16 @@ def claim_of(*, workspace_id: str, item_key: str) -> Claim | None:
     )
 
 
+def claims_of(*, workspace_id: str, item_keys: list[str]) -> dict[str, Claim]:
+    """Item key -> its claim, for a list's lines (one query, however many lines)."""
+    if not workspace_id or not item_keys:
+        return {}
+    claims = Claim.objects.filter(workspace_id=workspace_id, item_key__in=list(set(item_keys))).select_related(
+        "user", "assigned_by"
+    )
+    return {claim.item_key: claim for claim in claims}
+
+
 def covering_for(user) -> str:
     """The delegate's name while `user` is away ("" otherwise)."""
     preference = (

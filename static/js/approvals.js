@@ -65,6 +65,17 @@
     return document.querySelector("#approval-detail form.approval__actions button[name=decision][value=" + value + "]");
   }
 
+  /* A decision made elsewhere on the page (a bulk batch over): the pane
+   * reads again the approval it shows if that one was among them, so it never
+   * offers buttons for an approval already decided. */
+  document.body.addEventListener("approvals-decided", function (event) {
+    var ids = (event.detail && event.detail.ids) || [];
+    var pane = document.getElementById("approval-detail");
+    var card = pane && pane.querySelector("[data-approval-card]");
+    if (!card || ids.indexOf(card.getAttribute("data-approval-card")) === -1 || !window.htmx) { return; }
+    window.htmx.ajax("GET", card.getAttribute("data-approval-url"), { target: "#approval-detail", swap: "innerHTML" });
+  });
+
   document.addEventListener("keydown", function (event) {
     if (event.altKey || event.ctrlKey || event.metaKey || typing(event.target)) { return; }
     var list = items();

@@ -1,5 +1,5 @@
 """Every place a person decides an approval (the approvals page, the run
-page, the inbox) posts to the one decision view, and that view decides by
+page, the inbox's line leading to the queue's card) posts to the one decision view, and that view decides by
 the risk the service gives the approval just before, never by what the page
 showed: here each page draws the approval as a `send` (a plain "Approve"),
 the service meanwhile lists it as `destructive`, and the plain approve is
@@ -44,9 +44,13 @@ def run_page(remote, client) -> str:
 
 
 def inbox_page(remote, client, api_key) -> str:
+    """The inbox's line leads to exactly this approval in the queue: its card there decides."""
     mock_workspace(remote, now=timezone.now(), approvals=[approval_body(risk="send")])
     tasks.refresh_workspace(api_key.workspace_id)
-    return client.get(reverse("inbox:index")).content.decode()
+    inbox = client.get(reverse("inbox:index")).content.decode()
+    decide = one(inbox, f"#inbox-approval{APPROVAL_ID} a[data-inbox-primary]")
+    assert f"approval={APPROVAL_ID}" in decide["href"]
+    return client.get(decide["href"]).content.decode()
 
 
 @pytest.mark.parametrize("entry", ["approvals", "run", "inbox"])

@@ -210,3 +210,42 @@ def test_the_claim_is_only_on_the_queues_card_the_inbox_places_its_own(service, 
     assert len(select(page, ".reach-claim")) == 1  # the selected card's, none in the list's lines
     run_rows = parse(logged_in_client.get(reverse("agents:approval", args=[SEND_ID])).content)
     assert len(select(run_rows, ".reach-claim")) == 1  # its own page (phones, no JavaScript)
+
+
+def test_each_line_says_who_is_on_it_and_assigned_to_me_keeps_mine(
+    service, api_key, user, other_user, logged_in_client
+):
+    from dashboard.reach.models import Claim
+
+    Claim.objects.create(workspace_id=api_key.workspace_id, item_key=f"approval:{SEND_ID}", user=other_user)
+    Claim.objects.create(
+        workspace_id=api_key.workspace_id, item_key=f"approval:{DELETE_ID}", user=user, assigned_by=other_user
+    )
+    page = logged_in_client.get(reverse("agents:approvals")).content.decode()
+    assert text_of(one(page, f"#queue-item-{SEND_ID} .approval-item__claim")) == "bob is on it"
+    assert text_of(one(page, f"#queue-item-{DELETE_ID} .approval-item__claim")) == "Assigned to you"
+
+    mine = logged_in_client.get(reverse("agents:approvals"), {"mine": "1"}).content.decode()
+    assert [line["data-approval-id"] for line in select(mine, "[data-queue-item]")] == [DELETE_ID]
+    assert one(mine, "#approval-agent-filter-mine").has_attr("checked")
+    assert select(mine, "#approval-queue-poll") == []  # a new approval is nobody's yet
+    assert dict(service.calls.last.request.url.params)["limit"] == "100"  # a full page looked through
+
+
+def test_stop_allowing_says_so_in_the_audit_trail(remote, api_key, logged_in_client):
+    from dashboard.audit.wording import entries_in_words
+
+    agent = {"id": AGENT_ID, "name": "Policy mailer", "profile": {"always_allowed": ["send"]}}
+    remote.patch(f"/v1/agents/{AGENT_ID}").mock(return_value=httpx.Response(200, json={"message": "Done."}))
+    remote.get(f"/v1/agents/{AGENT_ID}").mock(
+        return_value=httpx.Response(200, json={**agent, "profile": {"always_allowed": []}})
+    )
+    remote.get("/v1/agents").mock(return_value=httpx.Response(200, json={"data": [agent]}))
+    key = "k" * 32
+    logged_in_client.post(
+        reverse("agents:grant_revoke", args=[AGENT_ID]), {"risk": "send", "understood": "on", "idempotency_key": key}
+    )
+    entry = AuditEntry.objects.get(idempotency_key=key)
+    assert entry.method == "PATCH" and entry.status == 200
+    [worded] = entries_in_words([entry], workspace_id=api_key.workspace_id)
+    assert worded.words == "Asked the builder to stop always allowing send actions of Policy mailer"

@@ -172,10 +172,9 @@ def test_a_second_decision_says_already_decided_and_re_reads_the_row(queue, remo
     # The audit line says what was tried and what the service said.
     entry = AuditEntry.objects.get(idempotency_key=fields["key_approve"])
     assert entry.status == 409 and entry.kind == AuditEntry.KIND_DECISION
-    assert (
-        entry.summary
-        == "Lead qualifier: tried to approve “Send the welcome email to dana@example.com”: already rejected"
-    )
+    # The one phrasing of a refused decision (agents/decisions.py), the agent beside it in the trail's words.
+    assert entry.summary == "Tried to approve “Send the welcome email to dana@example.com”: already decided (rejected)"
+    assert entry.details["agent_name"] == "Lead qualifier"
     reread = dict(queue.calls.last.request.url.params)
     assert reread["status"] == "all" and reread["agent_id"] == AGENT_ID
 

@@ -154,6 +154,9 @@ def test_bulk_approve_of_20_with_3_decided_elsewhere(console, seeded_sandbox, ba
     log_in(page, console.url + "/approvals/")
     boxes = page.get_by_role("checkbox")
     expect(boxes).to_have_count(20)  # the destructive one is decided alone
+    pane = page.get_by_role("region", name="The selected approval")
+    expect(pane.get_by_role("button", name="Approve", exact=True)).to_be_visible()  # the first one, pending
+    expect(page.locator("#approval-counts")).to_contain_text("20 send")
     for n in range(20):
         boxes.nth(n).check()
 
@@ -173,6 +176,10 @@ def test_bulk_approve_of_20_with_3_decided_elsewhere(console, seeded_sandbox, ba
     expect(progress.get_by_text("Already decided by Morgan Member (rejected)")).to_have_count(3)
     expect(progress.get_by_text("no longer listed")).to_have_count(0)  # each named as the console kept it
     expect(boxes).to_have_count(0)  # settled: they left the pending list
+    # The counts and the pane follow the batch: the pane's approval, decided by it, is read again.
+    expect(page.locator("#approval-counts")).not_to_contain_text("send")
+    expect(pane.locator("[data-approval-card]")).not_to_have_attribute("data-status", "pending")
+    expect(pane.get_by_role("button", name="Approve", exact=True)).to_have_count(0)
     page.screenshot(path=str(SCREENSHOTS / "agents-approvals-bulk.png"), full_page=True)
 
     statuses = {

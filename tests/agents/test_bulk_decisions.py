@@ -125,7 +125,8 @@ def test_bulk_approve_of_20_with_3_decided_elsewhere_and_every_call_retried(serv
     assert entries.count() == 20
     assert sorted(entries.values_list("status", flat=True)) == [200] * 17 + [409] * 3
     refused = entries.get(details__approval_id=IDS[4])
-    assert refused.summary.startswith("Lead qualifier: tried to approve “Send the follow-up 05”: already decided by")
+    assert refused.summary == "Tried to approve “Send the follow-up 05”: already decided by Morgan Member (rejected)"
+    assert refused.details["agent_name"] == "Lead qualifier" and refused.details["via"] == "bulk"
     assert refused.username == "alice"
 
     # The progress: a final poll answers 286 with each item's outcome.

@@ -75,7 +75,8 @@ def test_a_new_form_for_a_decided_approval_says_already_decided(sandbox_client):
     late = sandbox_client.post(reverse("agents:approval_decide", args=[approval_id]), approve, **HTMX)
     body = late.content.decode()
     assert late.status_code == 200
-    assert "Already decided (rejected by Dana Admin)" in body  # the sandbox says who decided
+    # The console person who decided, not the service key's owner the sandbox names ("Dana Admin").
+    assert "Already decided by alice (rejected)" in body
     assert one(body, f"li#approval-{approval_id}")["class"] == ["card", "approval", "approval--rejected"]
 
 

@@ -7,11 +7,15 @@ from __future__ import annotations
 
 import re
 
+import httpx
 import pytest
 from playwright.sync_api import Browser, Page, expect
 
 from dashboard.audit.testing import make_administrator, make_approver
+from dashboard.inbox.selectors import inbox_items
+from dashboard.inbox.sources import InboxViewer
 from dashboard.inbox.tasks import refresh_workspace
+from dashboard.reach.models import Claim
 from tests.axe import check_now, watch_with_axe
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 from tests.inbox.support import sandbox_member
@@ -72,15 +76,20 @@ def test_a_manager_sees_a_new_approval_counted_approves_it_with_a_note_and_finds
     expect(item.get_by_text("Started by the agent Stale deal cleaner")).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "inbox.png"), full_page=True)
 
+    # The line leads to exactly this approval in the queue, its exact input beside the buttons.
+    item.get_by_role("link", name="Decide").click()
+    expect(page).to_have_url(re.compile(r"/approvals/\?.*approval="))
+    card = page.get_by_role("region", name="The selected approval")
+    expect(card).to_contain_text("Delete records in deals.")
     # Destructive: "Approve…" repeats the exact input before the approval goes.
-    item.get_by_label("Note (optional, kept in the console's audit trail)").fill("Lost in 2025, checked with sales.")
-    item.get_by_text("Approve…").click()
-    confirm = item.get_by_role("button", name="Yes, approve exactly this")
+    card.get_by_label("Note (optional, kept in the console's audit trail)").fill("Lost in 2025, checked with sales.")
+    card.get_by_text("Approve…").click()
+    confirm = card.get_by_role("button", name="Yes, approve exactly this")
     expect(confirm).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "inbox-confirm.png"), full_page=True)
     confirm.click()
-    expect(item.get_by_text("Approved", exact=True)).to_be_visible()
-    expect(item.get_by_role("button")).to_have_count(0)
+    expect(card.get_by_text("Approved", exact=True)).to_be_visible()
+    expect(card.locator("form.approval__actions")).to_have_count(0)
     # Settled at once: the header count drops on its next poll.
     expect(header_count(page)).to_have_attribute("data-inbox-count", str(count - 1), timeout=10_000)
 
@@ -101,7 +110,7 @@ def test_a_non_approver_and_a_viewer_see_no_decide_buttons(console, person, page
     expect(approvals.first).to_be_visible()
     expect(page.get_by_text("Only Approvers decide approvals").first).to_be_visible()
     expect(approvals.get_by_role("button")).to_have_count(0)
-    expect(approvals.locator("summary.btn")).to_have_count(0)  # no "Approve…"
+    expect(approvals.get_by_role("link", name="Decide")).to_have_count(0)  # "Open" instead
 
     context = browser.new_context()
     viewer = context.new_page()
@@ -220,10 +229,13 @@ def test_a_chat_answered_after_an_approval_from_the_inbox_shows_completed_in_the
 
     refresh_workspace(manager.api_keys.get().workspace_id)
     page.goto(console.url + "/inbox/?kind=approval")
-    item = page.locator("[data-inbox-item]").filter(has_text="Ann Lee")
-    expect(item).to_have_count(1)
-    item.get_by_role("button", name="Approve", exact=True).click()
-    expect(item.get_by_text("Approved", exact=True)).to_be_visible()
+    # The longest waiting first: the approval just asked for is the last line (its input is in the queue's card).
+    item = page.locator("[data-inbox-item]").last
+    item.get_by_role("link", name="Decide").click()
+    card = page.get_by_role("region", name="The selected approval")
+    expect(card).to_contain_text("Ann Lee")
+    card.get_by_role("button", name="Approve", exact=True).click()
+    expect(card.get_by_text("Approved", exact=True)).to_be_visible()
 
     page.goto(chat_url)
     conversation = page.get_by_role("list", name="Conversation")
@@ -232,3 +244,56 @@ def test_a_chat_answered_after_an_approval_from_the_inbox_shows_completed_in_the
     page.set_viewport_size({"width": 375, "height": 800})
     page.goto(console.url + "/inbox/")
     page.screenshot(path=str(SCREENSHOTS / "inbox-375.png"), full_page=True)
+
+
+def test_the_inbox_is_a_dense_list_at_desktop_and_375_px_with_claims_and_assigned_to_me(
+    console, person, inbox_sandbox, page
+):
+    """Lines, not cards (axe on every page): 20 or more waiting approvals in a
+    screen or two, who is on each, and the "Assigned to me" filter."""
+    manager = person("mona", approver=True)
+    teammate = person("tess", approver=True)
+    headers = {"Authorization": f"Bearer {inbox_sandbox.demo_key}"}
+    agents = httpx.get(f"{inbox_sandbox.base_url}/v1/agents", headers=headers, timeout=30).json()["data"]
+    lead = next(agent["id"] for agent in agents if agent["name"] == "Lead qualifier")
+    for n in range(20):
+        httpx.post(
+            f"{inbox_sandbox.base_url}/v1/agents/{lead}/runs",
+            headers=headers,
+            json={"message": f"Qualify the lead number {n}"},
+            timeout=60,
+        )
+    workspace_id = manager.api_keys.get().workspace_id
+    refresh_workspace(workspace_id)
+    log_in(page, console.url + "/inbox/?kind=approval", "mona")
+    lines = page.get_by_role("list", name="Waiting for a person").locator("[data-inbox-item]")
+    expect(lines.first).to_be_visible()
+    count = lines.count()
+    assert count >= 20
+    height = page.evaluate("document.documentElement.scrollHeight")
+    per_line = page.evaluate("document.querySelector('[data-inbox-item]').getBoundingClientRect().height")
+    print(f"inbox desktop: {count} approvals, {height} px tall, a line {per_line} px")
+    assert per_line < 90  # a line, not a card with the input and a form
+    page.screenshot(path=str(SCREENSHOTS / "inbox-dense.png"), full_page=True)
+
+    # Claimed by a teammate, assigned to mona: each line says so; the filter keeps hers.
+    viewer = InboxViewer(user=manager, workspace_id=workspace_id)
+    approvals = [item for item in inbox_items(viewer=viewer) if item.kind == "approval"]
+    Claim.objects.create(workspace_id=workspace_id, item_key=approvals[0].key, user=teammate)
+    Claim.objects.create(workspace_id=workspace_id, item_key=approvals[1].key, user=manager, assigned_by=teammate)
+    page.reload()
+    expect(page.get_by_text("tess is on it")).to_have_count(1)
+    expect(page.get_by_text("Assigned to you")).to_have_count(1)
+    page.get_by_label("Assigned to me").check()
+    expect(lines).to_have_count(1)
+    expect(lines.first).to_contain_text("Assigned to you")
+    expect(page).to_have_url(re.compile(r"mine=1"))
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    page.goto(console.url + "/inbox/?kind=approval")
+    expect(lines.first).to_be_visible()
+    overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
+    assert overflow <= 0
+    height = page.evaluate("document.documentElement.scrollHeight")
+    print(f"inbox 375 px: {lines.count()} approvals, {height} px tall")
+    page.screenshot(path=str(SCREENSHOTS / "inbox-dense-375.png"), full_page=True)
