@@ -13,6 +13,7 @@ class AgentsConfig(AppConfig):
 
     def ready(self) -> None:
         from agents.audit_words import audit_words
+        from agents.bulk_decisions import APPROVAL_BATCH
         from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
@@ -43,6 +44,7 @@ class AgentsConfig(AppConfig):
                 list_pages=(ListPage("Back to approvals", "agents:approvals", views=APPROVAL_VIEWS),),
                 remote_resources=("approvals",),
                 audit_words=audit_words,
+                job_kinds=(APPROVAL_BATCH,),
             )
         )
         # Agent insights: the runs of workspaces someone looked at lately are read

@@ -107,3 +107,14 @@ def add_reach_sweep(sender: Celery, **kwargs) -> None:
     sender.add_periodic_task(
         every, sender.signature("reach.deliver_due", options={"expires": every}), name="reach.deliver_due"
     )
+
+
+@app.on_after_configure.connect
+def add_jobs_watch(sender: Celery, **kwargs) -> None:
+    """Every kind of stepped job (dashboard/jobs): one whose step message was
+    lost, or whose worker died, is sent on. A watch that waited longer than
+    its interval expires unread (the next one does the same)."""
+    from django.conf import settings
+
+    every = float(settings.JOBS_WATCH_SECONDS)
+    sender.add_periodic_task(every, sender.signature("jobs.watch", options={"expires": every}), name="jobs.watch")

@@ -6,9 +6,27 @@ class ObjectsConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, StatusPart, register_area
+        from objects import bulk, imports, job_undo, trash
         from objects.home import records_you_edited
+        from objects.jobs import OBJECT_JOB, phases_register
+        from objects.models import ObjectJob
         from objects.palette import PALETTE_SOURCES
         from objects.status import job_backlog
+        from objects.tallies import RECORD_TALLY
+
+        # The chunk of each phase of a job: (status, kind) -> its function (objects/jobs.py).
+        phases_register(
+            {
+                (ObjectJob.COLLECTING, ObjectJob.KIND_EDIT): bulk.collect_chunk,
+                (ObjectJob.COLLECTING, ObjectJob.KIND_DELETE): bulk.collect_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_EDIT): bulk.write_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_DELETE): bulk.write_chunk,
+                (ObjectJob.CHECKING, ObjectJob.KIND_IMPORT): imports.check_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_IMPORT): imports.write_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_RESTORE): trash.restore_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_UNDO): job_undo.undo_chunk,
+            }
+        )
 
         register_area(
             Area(
@@ -22,6 +40,7 @@ class ObjectsConfig(AppConfig):
                 remote_resources=("objects",),
                 palette_sources=PALETTE_SOURCES,
                 home_sections=(records_you_edited,),
+                job_kinds=(OBJECT_JOB, RECORD_TALLY),
                 status_parts=(
                     StatusPart(
                         "Object jobs",
@@ -37,13 +56,12 @@ class ObjectsConfig(AppConfig):
         from objects.metrics import job_gauges
 
         register_gauges("object_jobs", job_gauges)
-        # Bulk jobs and imports: a job whose step message was lost goes on, and
-        # uploaded files are not kept for ever (objects/jobs.py).
+        # Uploaded files are not kept for ever (objects/jobs.py); the records
+        # trash empties itself (objects/trash.py).
         from dashboard.celery import app
 
         app.conf.beat_schedule = {
             **(app.conf.beat_schedule or {}),
-            "objects.jobs_watch": {"task": "objects.jobs_watch", "schedule": 60.0, "options": {"expires": 55.0}},
             "objects.uploads_prune": {"task": "objects.uploads_prune", "schedule": 24 * 3600.0},
             "objects.trash_expire": {"task": "objects.trash_expire", "schedule": 24 * 3600.0},
         }

@@ -29,12 +29,14 @@ from django.http import QueryDict
 from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import Cell, FieldDef, api_value, cell, comparable, field_defs, form_field, title_field_key
 from objects.filters import FilterPlan, remote_query
-from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.jobs import chunk_size, count_progress, job_start, write_key
 from objects.models import JobItem, ObjectJob
 from objects.table import TableState
 
@@ -280,8 +282,6 @@ def bulk_job_start(
             client=workspace.client, object_key=object_key, fields=fields, selection=selection, zone=workspace.zone
         )
         status = ObjectJob.RUNNING
-    from objects.jobs import job_start
-
     return job_start(
         uid=uid,
         owner_key=workspace.require_key(),

@@ -21,12 +21,14 @@ from typing import IO, Any
 from django.core.exceptions import ValidationError
 
 from dashboard.api import errors
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import FieldDef, api_value, comparable, field_defs, form_field
 from objects.import_files import FileFormat, Row, read_rows
-from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.jobs import chunk_size, count_progress, write_key
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 

@@ -10,6 +10,7 @@ class StudioConfig(AppConfig):
         from studio.inbox import STUDIO_INBOX
         from studio.live import APP_SHOT, STUDIO_TURN
         from studio.palette import PALETTE_SOURCES
+        from studio.zip_jobs import ZIP_JOB
 
         register_area(
             Area(
@@ -27,6 +28,7 @@ class StudioConfig(AppConfig):
                 home_sections=(recent_conversations,),
                 remote_resources=("studio", "turns", "websites", "documents", "apps", "images", "videos", "boards"),
                 palette_sources=PALETTE_SOURCES,
+                job_kinds=(ZIP_JOB,),
             )
         )
         # A selection's ZIP files are not kept for ever (studio/zip_jobs.py).

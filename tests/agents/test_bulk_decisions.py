@@ -15,9 +15,9 @@ from django.urls import reverse
 
 from agents import bulk_decisions
 from agents.models import ApprovalBatch, ApprovalBatchItem
-from agents.tasks import approval_batch_step
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
+from dashboard.jobs import engine
 from tests.html import one, text_of, texts
 
 AGENT_ID = "11111111-1111-4111-8111-111111111111"
@@ -50,7 +50,7 @@ def approver(user):
 def steps(monkeypatch) -> list[int]:
     """The batch's step messages, run by `drain` in this thread (a stand-in for the worker)."""
     sent: list[int] = []
-    monkeypatch.setattr(bulk_decisions, "send_step", lambda batch_id, countdown=None: sent.append(batch_id))
+    monkeypatch.setattr(engine, "send_step", lambda kind, batch_id, countdown=None: sent.append(batch_id))
     return sent
 
 
@@ -60,7 +60,7 @@ def drain(sent: list[int], limit: int = 100) -> None:
             return
         # The countdown of a retry has passed (the step after a 5xx holds the lease until it is due).
         ApprovalBatch.objects.update(lease_until=None)
-        approval_batch_step(sent.pop(0))
+        engine.job_step(bulk_decisions.KIND, sent.pop(0))
     raise AssertionError("the batch never ended")
 
 

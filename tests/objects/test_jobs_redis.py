@@ -9,6 +9,7 @@ import uuid
 import httpx
 import pytest
 
+from dashboard.jobs import engine
 from objects import jobs
 from objects.models import ObjectJob
 from tests.live.test_worker_redis import redis_celery, wait_for  # noqa: F401 - the fixture, shared
@@ -33,7 +34,7 @@ def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote,
     job = edit_job(user, api_key, ids=ids, object_key=OBJECT_KEY)
 
     with start_worker(app, pool="solo", perform_ping_check=False, shutdown_timeout=10):
-        jobs.send_step(job.pk)
+        engine.send_step(jobs.KIND, job.pk)
         wait_for(lambda: ObjectJob.objects.filter(pk=job.pk, status=ObjectJob.DONE).exists())
 
     job.refresh_from_db()

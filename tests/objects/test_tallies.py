@@ -13,6 +13,7 @@ import httpx
 import pytest
 from django.utils import timezone
 
+from dashboard.jobs import engine
 from dashboard.keys.testing import stored_api_key
 from objects import tallies
 from objects.fields import field_defs
@@ -46,7 +47,7 @@ def test_what_a_value_counts_in():
 @pytest.fixture
 def steps(monkeypatch):
     sent: list[tuple[int, float | None]] = []
-    monkeypatch.setattr(tallies, "send_step", lambda tally_id, countdown=None: sent.append((tally_id, countdown)))
+    monkeypatch.setattr(engine, "send_step", lambda kind, tally_id, countdown=None: sent.append((tally_id, countdown)))
     return sent
 
 
@@ -72,16 +73,16 @@ def test_a_429_mid_chunk_is_read_again_after_its_wait_and_counts_nothing_twice(a
     )
     tally = start(api_key)
     assert steps == [(tally.pk, None)]
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     tally.refresh_from_db()
     # The chunk's first page is not kept: the step waits Retry-After and reads it again.
     assert (tally.status, tally.pages_read, tally.groups, tally.transient_errors) == ("counting", 0, {}, 1)
     assert steps[-1] == (tally.pk, 7.0)
     # Until then the row stays leased: a step sent early (the watch) finds nothing to do.
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     assert len(listed.calls) == 2
     RecordTally.objects.filter(pk=tally.pk).update(lease_until=timezone.now())
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     tally.refresh_from_db()
     assert (tally.status, tally.pages_read, tally.records_read) == ("done", 2, 3)
     assert tally.groups == {"opt-won": [1, "10.5", 1], "opt-lead": [1, "2", 1], "": [1, "1", 1]}
@@ -99,7 +100,7 @@ def test_a_refused_key_stops_the_count_and_the_chart_says_why(api_key, console, 
     url = f"/objects/{OBJECT_KEY}/chart/?group=stage&measure=count"
     console.get(url)
     tally = RecordTally.objects.get()
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     html = parse(console.get(url).content)
     alert = text_of(select(html, "#chart-region [role=alert]")[0])
     assert alert.startswith("The count stopped:") and "This key may not read records." in alert
