@@ -19,6 +19,7 @@ from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.jobs import engine
 from tests.html import one, text_of, texts
+from tests.jobs.support import finish_by_the_watch
 
 AGENT_ID = "11111111-1111-4111-8111-111111111111"
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -189,3 +190,16 @@ def test_another_persons_batch_is_not_shown(service, steps, logged_in_client, ot
     batch = ApprovalBatch.objects.get()
     logged_in_client.force_login(other_user)
     assert logged_in_client.get(reverse("agents:approval_batch", args=[batch.pk])).status_code == 404
+
+
+def test_a_batch_whose_every_step_message_is_lost_is_finished_by_the_watch(service, logged_in_client, monkeypatch):
+    assert start(logged_in_client, IDS[:6]).status_code == 200  # its first message stays in the outbox
+    batch = ApprovalBatch.objects.get()
+    # Every decision fails once (502): waits in between, and each next message is lost too.
+    assert finish_by_the_watch(monkeypatch, batch) >= 2
+    batch.refresh_from_db()
+    assert batch.status == ApprovalBatch.DONE
+    outcomes = set(batch.items.values_list("outcome", flat=True))
+    assert (
+        outcomes <= {ApprovalBatchItem.DECIDED, ApprovalBatchItem.ALREADY} and ApprovalBatchItem.TO_DO not in outcomes
+    )

@@ -17,6 +17,7 @@ from dashboard.jobs import engine
 from objects import jobs
 from objects.models import JobItem, ObjectJob
 from tests.html import parse, select
+from tests.jobs.support import finish_by_the_watch
 from tests.keys.support import me_body
 from tests.objects import jobs_support
 from tests.objects.jobs_support import drain
@@ -279,3 +280,39 @@ def test_the_watch_runs_every_minute_from_beat():
     from dashboard.celery import app
 
     assert app.conf.beat_schedule["jobs.watch"]["task"] == "jobs.watch"
+
+
+def test_a_job_whose_every_step_message_is_lost_is_finished_by_the_watch(
+    console, remote, user, api_key, settings, monkeypatch
+):
+    settings.OBJECTS_JOB_CHUNK = 1
+    for record_id in IDS:
+        remote.patch(f"{RECORDS_PATH}/{record_id}").mock(return_value=httpx.Response(200, json=record(record_id, "A")))
+    job = edit_job(user, api_key)  # stored, and no step message ever reaches a worker
+    assert finish_by_the_watch(monkeypatch, job) == 3  # a record a step, each next message lost too
+    job.refresh_from_db()
+    assert (job.status, job.processed, job.succeeded) == (ObjectJob.DONE, 3, 3)
+
+
+def test_a_worker_killed_mid_chunk_lets_go_within_the_short_lease(console, remote, user, api_key, settings, sent):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dashboard.live.leases import lease_take
+
+    for record_id in IDS:
+        remote.patch(f"{RECORDS_PATH}/{record_id}").mock(return_value=httpx.Response(200, json=record(record_id, "A")))
+    job = edit_job(user, api_key)
+    # The step that took this lease was killed mid-chunk: it never gave the lease back.
+    assert lease_take(ObjectJob.objects.filter(pk=job.pk), seconds=settings.JOBS_LEASE_SECONDS)
+    assert engine.jobs_watch() == 0  # while the lease runs, nobody else takes the job
+    soon = timezone.now() + timedelta(seconds=settings.JOBS_LEASE_SECONDS + 1)
+    # Well before "nothing moved for a while" (the lost-message rule): the dead holder is what counts.
+    assert soon < job.updated_at + timedelta(seconds=settings.JOBS_STALLED_SECONDS)
+    assert engine.jobs_watch(now=soon) == 1
+    assert sent == [(job.pk, None)]
+    ObjectJob.objects.filter(pk=job.pk).update(lease_until=timezone.now())  # by then its lease has run out
+    assert engine.job_step(jobs.KIND, job.pk) == ObjectJob.DONE
+    job.refresh_from_db()
+    assert (job.succeeded, job.lease_token, job.lease_until) == (3, "", None)

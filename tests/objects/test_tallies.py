@@ -20,6 +20,7 @@ from objects.fields import field_defs
 from objects.filters import RecordFilter
 from objects.models import RecordTally
 from tests.html import parse, select, text_of
+from tests.jobs.support import finish_by_the_watch
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, error_body, page, record
 
 pytestmark = pytest.mark.django_db
@@ -115,3 +116,18 @@ def test_another_workspace_never_sees_the_count(api_key, console, remote, steps)
     poll = console.get(f"/objects/{OBJECT_KEY}/chart/{tally.pk}/status/?group=stage", HTTP_HX_REQUEST="true")
     assert poll.status_code == 404
     assert json.dumps(RecordTally.objects.get().groups) == "{}"
+
+
+def test_a_count_whose_every_step_message_is_lost_is_finished_by_the_watch(api_key, remote, monkeypatch):
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    first = page([record("r1", "One", stage="opt-won", amount=10.5)], next_cursor="c2")
+    second = page([record("r2", "Two", stage="opt-lead", amount=2)])
+    down = httpx.Response(503, json=error_body("server_error", "down"))
+    remote.get(RECORDS_PATH).mock(side_effect=[httpx.Response(200, json=first), down, httpx.Response(200, json=second)])
+    monkeypatch.setattr(tallies, "PAGES_PER_STEP", 1)
+    tally = start(api_key)  # its first message stays in the outbox, never published
+    # One step a page, and one wait (503) between them: each next message lost too.
+    assert finish_by_the_watch(monkeypatch, tally) == 3
+    tally.refresh_from_db()
+    assert (tally.status, tally.pages_read, tally.records_read) == ("done", 2, 2)
+    assert tally.groups == {"opt-won": [1, "10.5", 1], "opt-lead": [1, "2", 1]}

@@ -21,6 +21,7 @@ from dashboard.jobs import engine
 from studio.models import ZipJob
 from studio.zip_jobs import KIND, STEP_IMAGES, zip_path, zips_prune
 from tests.html import one, text_of, texts
+from tests.jobs.support import finish_by_the_watch
 
 IMAGE_BYTES = 1024 * 1024  # 1 MB each: 100 MB for the selection
 MEMORY_BOUND = 2 * 1024 * 1024  # what the console may hold at once, whatever the selection's size
@@ -242,3 +243,14 @@ def test_a_viewer_downloads_a_zip_too_nothing_is_written_in_the_workspace(db, re
     job = ZipJob.objects.get()
     assert started.status_code == 302 and started["Location"] == reverse("studio:zip_job", args=[job.pk])
     assert all(call.request.method == "GET" for call in remote.calls)
+
+
+def test_a_zip_whose_every_step_message_is_lost_is_finished_by_the_watch(db, user, monkeypatch):
+    images = [{"id": f"i{n}", "url": f"https://cdn.example/{n}.png", "prompt": f"P{n}"} for n in range(25)]
+    host(monkeypatch, lambda request: httpx.Response(200, content=b"x" * 10))
+    job = ZipJob.objects.create(workspace_id="ws", created_by=user, idempotency_key="k", images=images, total=25)
+    assert finish_by_the_watch(monkeypatch, job) == 3  # STEP_IMAGES a step
+    job.refresh_from_db()
+    assert (job.status, job.done) == (ZipJob.READY, 25)
+    with zipfile.ZipFile(zip_path(job)) as archive:
+        assert archive.testzip() is None and len(archive.namelist()) == 25
