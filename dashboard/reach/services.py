@@ -37,8 +37,8 @@ from dashboard.inbox.models import Notice
 from dashboard.inbox.selectors import inbox_items
 from dashboard.inbox.services import NOTICE_WINDOW, VERBS, notice_state, operation_page
 from dashboard.inbox.sources import KIND_APPROVAL, InboxItem, InboxViewer
-from dashboard.keys.crypto import encrypt_secret
 from dashboard.jobs.engine import lease_kept
+from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.selectors import workspace_working_keys
 from dashboard.live import registry
 from dashboard.live.leases import lease_is_free, lease_take
