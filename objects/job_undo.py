@@ -22,11 +22,10 @@ from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.bulk import RECORD_REFUSALS
 from objects.edits import plan_edit, same
 from objects.fields import FieldDef, field_defs
 from objects.history import field_or_text
-from objects.jobs import chunk_size, count_progress, job_start, write_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
 from objects.models import JobItem, ObjectJob, RecordChange
 from objects.names import title_of
 from objects.trash import record_delete_to_trash

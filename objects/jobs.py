@@ -24,6 +24,7 @@ from django.conf import settings
 from django.db import transaction
 from django.utils import timezone
 
+from dashboard.api import errors
 from dashboard.jobs import engine
 from dashboard.jobs.kinds import JobKind, Step
 from dashboard.metrics import registry as metrics
@@ -32,6 +33,9 @@ from objects.models import JobItem, ObjectJob
 logger = logging.getLogger("objects.jobs")
 
 KIND = "objects.job"  # the engine's name of this kind (dashboard/jobs)
+
+# Remote errors that are one record's (its item fails, the job goes on), not the job's.
+RECORD_REFUSALS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
 
 Phase = Callable[[ObjectJob], Step]
 _phases: dict[tuple[str, str], Phase] = {}

@@ -30,9 +30,8 @@ from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.bulk import RECORD_REFUSALS, editable_fields
-from objects.fields import field_defs, title_field_key
-from objects.jobs import chunk_size, count_progress, job_start, write_key
+from objects.fields import editable_fields, field_defs, title_field_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
 from objects.links import link_from
 from objects.models import JobItem, ObjectJob, RecordChange, TrashedRecord
 
