@@ -91,3 +91,10 @@ def test_a_chunk_that_takes_longer_than_the_lease_keeps_it_renewed(
     job.refresh_from_db()
     assert (job.lease_token, job.lease_until) == ("", None)  # given back at the end
     connection.close()
+
+
+def test_the_watch_costs_one_query_a_kind_when_nothing_is_lost(db, django_assert_num_queries):
+    from dashboard.jobs.kinds import job_kinds
+
+    with django_assert_num_queries(len(job_kinds())):
+        assert engine.jobs_watch() == 0

@@ -14,7 +14,8 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 from dashboard.jobs import engine
 from objects.fields import field_defs
 from objects.import_files import FileFormat, ImportFileError, read_rows, scan, sniff_format
-from objects.imports import RowChecker, column_candidates, suggested_mapping
+from objects.import_mapping import column_candidates, suggested_mapping
+from objects.imports import RowChecker
 from objects.models import ObjectJob
 from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY
