@@ -23,7 +23,7 @@ pytestmark = pytest.mark.usefixtures("redis_celery")
 def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote, user, api_key, settings):
     from celery.contrib.testing.worker import start_worker
 
-    import objects.tasks  # noqa: F401 - the worker needs the tasks registered
+    import dashboard.jobs.tasks  # noqa: F401 - the worker needs the engine's step task registered
     from dashboard.celery import app
 
     settings.OBJECTS_JOB_CHUNK = 2
