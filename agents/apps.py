@@ -15,6 +15,7 @@ class AgentsConfig(AppConfig):
         from django.conf import settings
 
         from agents.audit_words import audit_words
+        from agents.bulk_decisions import APPROVAL_BATCH
         from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
@@ -54,5 +55,6 @@ class AgentsConfig(AppConfig):
                 list_pages=(ListPage("Back to approvals", "agents:approvals", views=APPROVAL_VIEWS),),
                 remote_resources=("approvals",),
                 audit_words=audit_words,
+                job_kinds=(APPROVAL_BATCH,),
             )
         )

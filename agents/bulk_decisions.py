@@ -1,7 +1,8 @@
 """Bulk decisions: approve or reject up to MAX_BATCH pending approvals as a
-job (an `ApprovalBatch` row), stepped by the named task
-`agents.approval_batch_step` (agents/tasks.py) in bounded chunks, never
-sleeping: a 429 or a failing service sends the next step with a countdown.
+job (an `ApprovalBatch` row), stepped by the core's engine
+(dashboard/jobs/engine.py, the kind `agents.approval_batch`) in bounded
+chunks, never sleeping: a 429 or a failing service sends the next step with
+a countdown.
 
 Only approvals the service itself lists as pending, and whose risk needs no
 confirmation (not destructive, not spend), enter a batch: the service's word,
@@ -17,12 +18,10 @@ from __future__ import annotations
 
 import logging
 import uuid
-from dataclasses import dataclass
-from datetime import timedelta
+from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
-from django.utils import timezone
 
 from agents import decisions, selectors
 from agents.models import ApprovalBatch, ApprovalBatchItem
@@ -30,18 +29,17 @@ from agents.queue import pending_stored
 from agents.reading import CONFIRM_RISKS, read_approval
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, with_request_id
+from dashboard.jobs import engine
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, JobKind, Step
 from dashboard.keys.models import ApiKey
-from dashboard.live.leases import lease_take
 from dashboard.live.storable import storable_text
-from dashboard.outbox.services import outbox_send
 
 logger = logging.getLogger("agents.bulk_decisions")
 
 MAX_BATCH = 50
 CHUNK = 5  # decisions per step: an approve may run an action (the server allows minutes)
-LEASE_SECONDS = 900
-STEP_TASK = "agents.approval_batch_step"
-MAX_TRANSIENT_ERRORS = 6
+KIND = "agents.approval_batch"  # the engine's name of this kind (dashboard/jobs)
 PENDING_PAGES = 5  # pending approvals read at the start: 5 pages of 100
 
 
@@ -52,11 +50,6 @@ class BatchRefused(ValueError):
 def decision_key(batch: ApprovalBatch, approval_id: str) -> str:
     """The decision's Idempotency-Key: one per item, the same on every retry."""
     return str(uuid.uuid5(batch.uid, f"decide:{approval_id}"))
-
-
-def send_step(batch_id: int, countdown: float | None = None) -> None:
-    """The next step, through the outbox with the current transaction. Tests stand a worker in here."""
-    outbox_send(task=STEP_TASK, args=[batch_id], countdown=countdown, about=ApprovalBatch(pk=batch_id))
 
 
 # --- starting (the view) ----------------------------------------------------------------
@@ -136,18 +129,11 @@ def batch_start(
                 )
             )
         ApprovalBatchItem.objects.bulk_create(items)
-        send_step(batch.pk)
+        engine.send_step(KIND, batch.pk)
     return batch
 
 
 # --- one step (the task) ----------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Chunk:
-    wait_seconds: float | None = None
-    stop_message: str = ""
-    progressed: bool = False  # some item got its outcome (a chunk that only failed counts towards stopping)
 
 
 # What a step waits on (a countdown) or stops on, rather than an item's outcome.
@@ -198,66 +184,40 @@ def decide_item(batch: ApprovalBatch, item: ApprovalBatchItem, client) -> None:
     item.save(update_fields=["outcome", "message"])
 
 
-def _decide_chunk(batch: ApprovalBatch, client) -> Chunk:
+def _decide_chunk(batch: ApprovalBatch, client) -> Step:
     progressed = False
     for item in list(batch.items.filter(outcome=ApprovalBatchItem.TO_DO).order_by("position")[:CHUNK]):
         try:
             decide_item(batch, item, client)
-        except (errors.RateLimitedError, errors.ServerError, errors.ApiTimeoutError, errors.ApiConnectionError) as exc:
-            wait = max(1.0, exc.retry_after or 5.0) if isinstance(exc, errors.RateLimitedError) else 5.0
-            return Chunk(wait_seconds=wait, progressed=progressed)
-        except errors.AuthenticationError as exc:
-            return Chunk(stop_message=with_request_id(meaning_of(exc).title, exc), progressed=progressed)
+        except _NOT_AN_OUTCOME as exc:
+            # The whole batch waits or stops by the engine's one rule; what was decided stays.
+            return replace(step_for_error(exc), progressed=progressed)
         progressed = True
-    return Chunk(progressed=progressed)
+    return Step(progressed=progressed)
 
 
-def batch_step(*, batch_id: int) -> None:
-    """One bounded chunk of a batch; sends the next step while items are left."""
-    token = lease_take(ApprovalBatch.objects.filter(pk=batch_id, status=ApprovalBatch.RUNNING), seconds=LEASE_SECONDS)
-    if token is None:
-        return  # final, unknown, or another worker holds it
-    batch = ApprovalBatch.objects.select_related("owner_key__user").get(pk=batch_id)
-    countdown: float | None = None
+def batch_chunk(batch: ApprovalBatch) -> Step:
+    """One bounded chunk of a batch (the engine's chunk: dashboard/jobs/engine.py)."""
     if not batch.owner_key.user.is_active:
-        batch.status, batch.message = ApprovalBatch.STOPPED, "Stopped: the person who started it was deactivated."
-    else:
-        try:
-            chunk = _decide_chunk(batch, batch.owner_key.client(max_retries=0))
-        except Exception:
-            logger.exception("approval batch %s failed", batch_id)
-            chunk = Chunk(stop_message="The bulk decision stopped on an unexpected error.")
-        if chunk.stop_message:
-            batch.status, batch.message = ApprovalBatch.STOPPED, storable_text(chunk.stop_message, limit=400)
-        elif chunk.wait_seconds is not None:
-            batch.transient_errors = 1 if chunk.progressed else batch.transient_errors + 1
-            if batch.transient_errors >= MAX_TRANSIENT_ERRORS:
-                batch.status = ApprovalBatch.STOPPED
-                batch.message = "The service kept failing; the approvals not decided yet are listed below."
-            else:
-                countdown = chunk.wait_seconds
-        else:
-            batch.transient_errors = 0
-            if batch.items.filter(outcome=ApprovalBatchItem.TO_DO).exists():
-                countdown = 0
-            else:
-                batch.status = ApprovalBatch.DONE
-    now = timezone.now()
-    if batch.is_final:
-        batch.finished_at = now
-    # A wait keeps the lease until its step is due; otherwise the row is free.
-    lease_until = now + timedelta(seconds=max(0.0, countdown - 1)) if countdown else None
-    updated = ApprovalBatch.objects.filter(pk=batch.pk, lease_token=token).update(
-        status=batch.status,
-        message=batch.message,
-        transient_errors=batch.transient_errors,
-        finished_at=batch.finished_at,
-        lease_until=lease_until,
-        lease_token="",
-        updated_at=now,
-    )
-    if updated and countdown is not None:
-        send_step(batch.pk, countdown=countdown or None)
+        return Step(stop_message="Stopped: the person who started it was deactivated.")
+    step = _decide_chunk(batch, batch.owner_key.client(max_retries=0))
+    if step.wait_seconds is not None or step.stop_message:
+        return step
+    return MORE if batch.items.filter(outcome=ApprovalBatchItem.TO_DO).exists() else Step(done=True)
+
+
+APPROVAL_BATCH = JobKind(
+    name=KIND,
+    model=ApprovalBatch,
+    chunk=batch_chunk,
+    active=(ApprovalBatch.RUNNING,),
+    done=ApprovalBatch.DONE,
+    stopped=ApprovalBatch.STOPPED,
+    cancelled_message="Cancelled: the approvals decided before stay decided.",
+    kept_failing="The service kept failing; the approvals not decided yet are listed below.",
+    unexpected="The bulk decision stopped on an unexpected error.",
+    select_related=("owner_key__user",),
+)
 
 
 # --- progress (the page) ----------------------------------------------------------------

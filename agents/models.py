@@ -3,6 +3,8 @@ from __future__ import annotations
 from django.conf import settings
 from django.db import models
 
+from dashboard.jobs.models import SteppedJob
+
 
 class BuilderAnswer(models.Model):
     """The agent builder's last answer about one agent of one workspace.
@@ -91,7 +93,7 @@ class InsightsRefresh(models.Model):
         return f"insights of workspace {self.workspace_id}"
 
 
-class ApprovalBatch(models.Model):
+class ApprovalBatch(SteppedJob):
     """A bulk decision: up to 50 pending approvals that need no confirmation,
     approved or rejected by one person, as a job stepped by
     `agents.approval_batch_step` (agents/bulk_decisions.py). Its `uid` is the
@@ -113,12 +115,7 @@ class ApprovalBatch(models.Model):
     decision = models.CharField(max_length=8, choices=[(APPROVE, "Approve"), (REJECT, "Reject")])
     status = models.CharField(max_length=16, choices=STATUSES, default=RUNNING)
     message = models.CharField(max_length=400, blank=True)
-    transient_errors = models.PositiveSmallIntegerField(default=0)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    lease_token = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"bulk {self.decision} {self.uid} ({self.status})"

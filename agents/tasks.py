@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from agents import bulk_decisions, services
 from dashboard.celery import app
+from dashboard.jobs import engine
 
 
 @app.task(name="agents.stream_invocation")
@@ -32,9 +33,9 @@ def insights_refresh_due() -> int:
     return len(workspaces)
 
 
+# Bulk decisions are stepped by the engine's `jobs.step` (dashboard/jobs/tasks.py).
+# This old name hands a message sent before an upgrade over to it; it goes in a later release.
 @app.task(name="agents.approval_batch_step")
 def approval_batch_step(batch_id: int) -> None:
-    """One bounded chunk of a bulk decision (agents/bulk_decisions.py); sends
-    itself again while approvals are left. Run twice, the lease lets one run
-    and the decisions' keys make the service replay rather than decide twice."""
-    bulk_decisions.batch_step(batch_id=batch_id)
+    """Before the engine: one chunk of a bulk decision (now `jobs.step`)."""
+    engine.job_step(bulk_decisions.KIND, int(batch_id))

@@ -47,6 +47,7 @@ def main() -> None:
         from django.test import Client
 
         from dashboard.api import ServiceClient
+        from dashboard.jobs import engine
         from dashboard.keys.testing import store_sandbox_key
         from objects import tallies
         from objects.models import RecordTally
@@ -67,7 +68,7 @@ def main() -> None:
             path = f"/v1/objects/{obj['key']}/records"
 
             sent: list[int] = []
-            tallies.send_step = lambda tally_id, countdown=None: sent.append(tally_id)  # the worker, in process
+            engine.send_step = lambda kind, tally_id, countdown=None: sent.append(tally_id)  # the worker, in process
 
             def raw() -> int:
                 return sum(1 for _ in service.paginate(path, params={"limit": 100, "sort": "created_at"}))
@@ -76,7 +77,7 @@ def main() -> None:
                 RecordTally.objects.all().delete()
                 assert browser.get(url).status_code == 200
                 while sent:
-                    tallies.tally_step(tally_id=sent.pop(0))
+                    engine.job_step(tallies.KIND, sent.pop(0))
                 tally = RecordTally.objects.get()
                 assert tally.status == RecordTally.DONE and tally.records_read == args.records
                 return tally.pages_read

@@ -43,8 +43,9 @@ def worker_zip(count: int, user) -> tuple[int, float, int]:
     from django.conf import settings
     from django.test import override_settings
 
+    from dashboard.jobs import engine
     from studio.models import ZipJob
-    from studio.zip_jobs import zip_path, zip_step
+    from studio.zip_jobs import KIND, zip_path
 
     def files(request: httpx.Request) -> httpx.Response:
         class Made(httpx.SyncByteStream):
@@ -65,13 +66,15 @@ def worker_zip(count: int, user) -> tuple[int, float, int]:
     with (
         override_settings(CONTENT_SECURITY_POLICY={**policy, "DIRECTIVES": directives}),
         mock.patch("studio.zip_jobs.download_client", lambda: httpx.Client(transport=httpx.MockTransport(files))),
-        mock.patch("studio.zip_jobs.send_step", lambda job_id: None),  # the bench is the worker: no broker
+        mock.patch(
+            "dashboard.jobs.engine.send_step", lambda kind, job_id, countdown=None: None
+        ),  # the bench is the worker: no broker
     ):
         started = time.perf_counter()
         tracemalloc.start()
         try:
             while not job.is_final:
-                zip_step(job_id=job.pk)
+                engine.job_step(KIND, job.pk)
                 steps += 1
                 job.refresh_from_db()
             _, peak = tracemalloc.get_traced_memory()

@@ -30,6 +30,7 @@ def core_periodic() -> tuple[Periodic, ...]:
     outbox = float(settings.OUTBOX_SWEEP_SECONDS)
     reach = float(settings.REACH_SWEEP_SECONDS)
     keys = float(settings.KEY_SWEEP_RUN_SECONDS)
+    jobs = float(settings.JOBS_WATCH_SECONDS)
     return (
         # The live poller (0.5 s by default: a row due just after a tick waits
         # at most that long; the tick itself is one count query). A tick that
@@ -53,6 +54,10 @@ def core_periodic() -> tuple[Periodic, ...]:
         # in the product is refused within minutes even if its owner opens no
         # page. A run that waited longer than its interval is stale.
         Periodic("keys.recheck_due", every=keys, expires=keys),
+        # Every kind of stepped job (dashboard/jobs): one whose step message was
+        # lost, or whose worker died, is sent on. A watch that waited longer
+        # than its interval expires unread (the next one does the same).
+        Periodic("jobs.watch", every=jobs, expires=jobs),
     )
 
 

@@ -78,6 +78,7 @@ INSTALLED_APPS = [
     "dashboard.keys",
     "dashboard.live",
     "dashboard.outbox",
+    "dashboard.jobs",
     "dashboard.people",
     # Sign-in: password reset, two-factor sign-in (django-otp's TOTP devices and
     # recovery codes as static tokens), the sign-in policy (dashboard/accounts).
@@ -449,6 +450,15 @@ LIVE_STREAM_LEASE_SECONDS = env.float("LIVE_STREAM_LEASE_SECONDS", default=30.0)
 # outbox.sweep (beat, every OUTBOX_SWEEP_SECONDS) while the broker could not take them.
 OUTBOX_CONNECT_TIMEOUT = env.float("OUTBOX_CONNECT_TIMEOUT", default=2.0)
 OUTBOX_SWEEP_SECONDS = env.float("OUTBOX_SWEEP_SECONDS", default=5.0)
+
+# Stepped jobs (dashboard/jobs: bulk jobs, imports, counts, bulk decisions, ZIPs):
+# a step holds its row this long, renewed every third of it while its chunk works
+# (a killed worker lets go this soon); jobs.watch (beat, every JOBS_WATCH_SECONDS)
+# sends a step to a job whose worker died, or that nothing moved for
+# JOBS_STALLED_SECONDS while nobody held it (its message was lost).
+JOBS_LEASE_SECONDS = env.float("JOBS_LEASE_SECONDS", default=15.0)
+JOBS_WATCH_SECONDS = env.float("JOBS_WATCH_SECONDS", default=10.0)
+JOBS_STALLED_SECONDS = env.float("JOBS_STALLED_SECONDS", default=60.0)
 
 # Agents: a chat message's answer is read from the service's streamed call by
 # a worker (agents.stream_invocation), written to its row the moment it comes;

@@ -6,9 +6,27 @@ class ObjectsConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, StatusPart, register_area
+        from objects import bulk, imports, job_undo, trash
         from objects.home import records_you_edited
+        from objects.jobs import OBJECT_JOB, phases_register
+        from objects.models import ObjectJob
         from objects.palette import PALETTE_SOURCES
         from objects.status import job_backlog
+        from objects.tallies import RECORD_TALLY
+
+        # The chunk of each phase of a job: (status, kind) -> its function (objects/jobs.py).
+        phases_register(
+            {
+                (ObjectJob.COLLECTING, ObjectJob.KIND_EDIT): bulk.collect_chunk,
+                (ObjectJob.COLLECTING, ObjectJob.KIND_DELETE): bulk.collect_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_EDIT): bulk.write_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_DELETE): bulk.write_chunk,
+                (ObjectJob.CHECKING, ObjectJob.KIND_IMPORT): imports.check_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_IMPORT): imports.write_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_RESTORE): trash.restore_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_UNDO): job_undo.undo_chunk,
+            }
+        )
 
         register_area(
             Area(
@@ -22,6 +40,7 @@ class ObjectsConfig(AppConfig):
                 remote_resources=("objects",),
                 palette_sources=PALETTE_SOURCES,
                 home_sections=(records_you_edited,),
+                job_kinds=(OBJECT_JOB, RECORD_TALLY),
                 status_parts=(
                     StatusPart(
                         "Object jobs",
@@ -30,10 +49,9 @@ class ObjectsConfig(AppConfig):
                         empty="No bulk job or import is waiting or running.",
                     ),
                 ),
-                # A job whose step message was lost goes on (objects/jobs.py);
-                # uploaded files and the trash are not kept for ever.
+                # Uploaded files and the trash are not kept for ever (a job whose
+                # step message was lost is the core's jobs.watch: dashboard/schedule.py).
                 periodic=(
-                    Periodic("objects.jobs_watch", every=60.0, expires=55.0),
                     Periodic("objects.uploads_prune", every=24 * 3600.0),
                     Periodic("objects.trash_expire", every=24 * 3600.0),
                 ),

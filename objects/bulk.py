@@ -29,14 +29,27 @@ from django.http import QueryDict
 from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.idempotency import IdempotencyKeyField
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.fields import Cell, FieldDef, api_value, cell, comparable, field_defs, form_field, title_field_key
+from objects.fields import (
+    Cell,
+    FieldDef,
+    api_value,
+    cell,
+    comparable,
+    editable_fields,
+    field_defs,
+    form_field,
+    title_field_key,
+)
 from objects.filters import FilterPlan, remote_query
-from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
 from objects.models import JobItem, ObjectJob
 from objects.table import TableState
+from objects.trash import record_delete_to_trash
 
 MAX_IDS = 100  # a page holds at most 100 records
 DRY_RUN_LIMIT = 1000  # records a dry run of a filter reads (10 pages); the job lists them all
@@ -46,11 +59,6 @@ CHECK_CANCEL_EVERY = 25
 SCOPE_IDS = "ids"
 SCOPE_FILTER = "filter"
 ACTIONS = {"edit": ObjectJob.KIND_EDIT, "delete": ObjectJob.KIND_DELETE}
-
-
-def editable_fields(fields: list[FieldDef]) -> list[FieldDef]:
-    """Built-in fields (`origin: system`) cannot be changed."""
-    return [f for f in fields if f.origin != "system"]
 
 
 def _clean_id(value: str) -> str | None:
@@ -280,8 +288,6 @@ def bulk_job_start(
             client=workspace.client, object_key=object_key, fields=fields, selection=selection, zone=workspace.zone
         )
         status = ObjectJob.RUNNING
-    from objects.jobs import job_start
-
     return job_start(
         uid=uid,
         owner_key=workspace.require_key(),
@@ -373,8 +379,6 @@ def _write_one(job: ObjectJob, client, item: JobItem) -> None:
     # Through the area's record writes, which also drop the record's cached title.
     key = write_key(job, f"{job.kind}:{item.record_id}")
     if job.kind == ObjectJob.KIND_DELETE:
-        from objects.trash import record_delete_to_trash
-
         # Kept in the trash first (values, title, links), then deleted.
         record_delete_to_trash(
             client=client,
@@ -398,9 +402,6 @@ def _write_one(job: ObjectJob, client, item: JobItem) -> None:
 
 
 # Refusals of one record: reported on its row, the job goes on.
-RECORD_REFUSALS = (errors.InvalidRequestError, errors.UnprocessableError, errors.ConflictError)
-
-
 def write_chunk(job: ObjectJob) -> Step:
     """Write a bounded chunk of pending items; a refusal is the item's, an
     error of the service (429, 5xx, 401...) ends the chunk for the job."""

@@ -513,3 +513,8 @@ def csv_value(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> str:
     if isinstance(stored, (dict, list)):
         return json.dumps(stored, ensure_ascii=False)
     return str(stored)
+
+
+def editable_fields(fields: list[FieldDef]) -> list[FieldDef]:
+    """Built-in fields (`origin: system`) cannot be changed."""
+    return [f for f in fields if f.origin != "system"]

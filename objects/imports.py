@@ -3,7 +3,7 @@
 The uploaded file is stored in the console (objects.models.ImportStorage) and
 only ever streamed, a row at a time (objects/import_files.py reads it).
 
-Columns are mapped to fields by label or key; each row is checked with the
+Columns are mapped to fields by label or key (objects/import_mapping.py); each row is checked with the
 object's field rules (the record form's own form fields: objects/fields.py)
 in a dry run, then written by the job, one `POST .../records` per row with the
 Idempotency-Key derived from the job and the row number: a resumed or re-run
@@ -21,12 +21,15 @@ from typing import IO, Any
 from django.core.exceptions import ValidationError
 
 from dashboard.api import errors
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.fields import FieldDef, api_value, comparable, field_defs, form_field
+from objects.fields import FieldDef, api_value, comparable, form_field
 from objects.import_files import FileFormat, Row, read_rows
-from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.import_mapping import importable_fields, normalised
+from objects.jobs import chunk_size, count_progress, write_key
 from objects.models import ImportProblem, JobItem, ObjectJob
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 
@@ -34,110 +37,6 @@ CHECK_CHUNK = 2000  # rows checked per step (local work only)
 TRUE_WORDS = frozenset({"yes", "y", "true", "t", "1", "on", "x", "✓"})
 FALSE_WORDS = frozenset({"no", "n", "false", "f", "0", "off"})
 MULTI_SEPARATOR = re.compile(r"[;|]")
-
-
-# --- mapping columns to fields ----------------------------------------------
-
-# Words a column name often adds to a field's name ("E-mail address",
-# "Phone number", "Company name"): dropped when something is left.
-FILLER_WORDS = frozenset({"address", "number", "no", "nr", "name", "full", "the", "your", "of"})
-# Common other names of a field, by its normalised name.
-SYNONYMS = {
-    "mail": "email",
-    "emailaddress": "email",
-    "tel": "phone",
-    "telephone": "phone",
-    "mobile": "phone",
-    "cell": "phone",
-    "cellphone": "phone",
-    "organisation": "company",
-    "organization": "company",
-    "org": "company",
-    "business": "company",
-    "employer": "company",
-    "website": "url",
-    "web": "url",
-    "site": "url",
-    "homepage": "url",
-    "link": "url",
-    "zip": "postcode",
-    "zipcode": "postcode",
-    "postalcode": "postcode",
-    "note": "notes",
-    "comment": "notes",
-    "comments": "notes",
-    "description": "notes",
-    "qty": "quantity",
-    "amt": "amount",
-}
-# The field type a canonical column name points to when no field is named so.
-TYPE_WORDS = {"email": "email", "phone": "phone", "url": "url"}
-
-
-def _normalised(name: str) -> str:
-    return re.sub(r"[^0-9a-z]+", "_", name.strip().lower()).strip("_")
-
-
-def canonical(name: str) -> str:
-    """A column or field name without case, spaces, punctuation, filler
-    words or a common synonym: "E-mail address" -> "email"."""
-    words = [w for w in _normalised(name.replace("e-mail", "email").replace("E-mail", "email")).split("_") if w]
-    kept = [w for w in words if w not in FILLER_WORDS] or words[-1:]
-    joined = "".join(kept)
-    return SYNONYMS.get(joined, joined)
-
-
-def _is_named(name: str, f: FieldDef) -> bool:
-    return _normalised(name) in {_normalised(f.key), _normalised(f.label)}
-
-
-def strong_candidates(name: str, fields: list[FieldDef]) -> list[str]:
-    """The fields a column surely fills, best first: its label or key
-    exactly (any case, spaces or underscores), then the same words loosely
-    (synonyms and filler words), then a field of the type its name says (an
-    "E-mail" column and the one email field)."""
-    wanted = canonical(name)
-    exact = [f.key for f in fields if _is_named(name, f)]
-    loose = [f.key for f in fields if wanted and wanted in {canonical(f.key), canonical(f.label)}]
-    typed = [f.key for f in fields if TYPE_WORDS.get(wanted) == f.type]
-    return list(dict.fromkeys([*exact, *loose, *typed]))
-
-
-def column_candidates(name: str, fields: list[FieldDef]) -> list[str]:
-    """The strong candidates, then fields named alike (difflib): offered
-    first in the column's list, never chosen for the person."""
-    import difflib
-
-    wanted = canonical(name)
-    names = {canonical(f.key): f.key for f in fields} | {canonical(f.label): f.key for f in fields}
-    alike = [names[n] for n in difflib.get_close_matches(wanted, list(names), n=3, cutoff=0.8)] if wanted else []
-    return list(dict.fromkeys([*strong_candidates(name, fields), *alike]))
-
-
-def suggested_mapping(header: list[str], fields: list[FieldDef]) -> dict[str, str]:
-    """{column index: field key}: each column its best strong candidate
-    that no better-matched column took; each field once. Columns naming a
-    field exactly choose first, then the others, left to right."""
-    mapping: dict[str, str] = {}
-    used: set[str] = set()
-    exact = {i for i, name in enumerate(header) if any(_is_named(name, f) for f in fields)}
-    for index in sorted(range(len(header)), key=lambda i: (i not in exact, i)):
-        for key in strong_candidates(header[index], fields):
-            if key not in used:
-                mapping[str(index)] = key
-                used.add(key)
-                break
-    return mapping
-
-
-def unmapped_required(fields: list[FieldDef], mapping: dict[str, str]) -> list[FieldDef]:
-    """Required fields no column fills: every new record would be refused."""
-    filled = set(mapping.values())
-    return [f for f in fields if f.required and f.key not in filled]
-
-
-def importable_fields(definition: dict) -> list[FieldDef]:
-    return [f for f in field_defs(definition) if f.origin != "system"]
 
 
 # --- one row, with the object's field rules -----------------------------------
@@ -162,7 +61,7 @@ class RowChecker:
 
     def where(self, f: FieldDef) -> str:
         column = self.names.get(f.key, "")
-        if not column or _normalised(column) == _normalised(f.label):
+        if not column or normalised(column) == normalised(f.label):
             return f.label
         return f"{column} ({f.label})"
 

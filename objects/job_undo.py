@@ -17,14 +17,15 @@ import time
 from django.conf import settings
 
 from dashboard.api import errors
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.bulk import RECORD_REFUSALS
 from objects.edits import plan_edit, same
 from objects.fields import FieldDef, field_defs
 from objects.history import field_or_text
-from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
 from objects.models import JobItem, ObjectJob, RecordChange
 from objects.names import title_of
 from objects.trash import record_delete_to_trash
@@ -59,8 +60,6 @@ def undo_facts(job: ObjectJob) -> dict:
 def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
     """The undo job of a finished bulk edit or import (one per job: a second
     asking opens the first)."""
-    from objects.jobs import job_start
-
     existing = ObjectJob.objects.filter(uid=uid).first() or undo_of(job)
     if existing is not None:
         return existing

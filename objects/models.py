@@ -10,6 +10,8 @@ from django.conf import settings
 from django.core.files.storage import FileSystemStorage
 from django.db import models
 
+from dashboard.jobs.models import SteppedJob
+
 
 class ColumnPreference(models.Model):
     """The columns one person hides in one object's records table, remembered
@@ -133,7 +135,7 @@ def import_storage() -> ImportStorage:
     return ImportStorage()
 
 
-class ObjectJob(models.Model):
+class ObjectJob(SteppedJob):
     """One bulk edit, bulk delete or CSV import of one object's records.
 
     The row is the job: its status, its progress, where it stopped (a
@@ -190,7 +192,6 @@ class ObjectJob(models.Model):
     title = models.CharField(max_length=300)
     status = models.CharField(max_length=16, choices=STATUSES)
     resume_status = models.CharField(max_length=16, blank=True, help_text="What Resume goes back to.")
-    cancel_requested = models.BooleanField(default=False)
     # Edit: {"changes": {key: value}}; a filter selection: {"filter", "search", "sort"};
     # import: {"header": [...], "mapping": {column index: field key}, "encoding", "delimiter",
     # "match_key", "match_mode", "dry_run"/"tally": {outcome: rows}} (objects/imports.py).
@@ -207,13 +208,8 @@ class ObjectJob(models.Model):
     processed = models.PositiveIntegerField(default=0)
     succeeded = models.PositiveIntegerField(default=0)
     failed = models.PositiveIntegerField(default=0)
-    transient_errors = models.PositiveIntegerField(default=0, help_text="Chunks in a row the service failed.")
     message = models.TextField(blank=True)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    lease_token = models.CharField(max_length=64, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
@@ -300,7 +296,7 @@ class ImportProblem(models.Model):
 # --- counts of records (the table's total, charts, kanban totals) --------------
 
 
-class RecordTally(models.Model):
+class RecordTally(SteppedJob):
     """The records of one filter counted: in all (the table's total, no
     group), or per group of one field (a choice, a yes/no, or a date's day,
     week or month) with one number field summed (charts, kanban columns).
@@ -334,12 +330,7 @@ class RecordTally(models.Model):
     # The last finished count's records, shown as "about N" while it is counted again.
     previous = models.PositiveIntegerField(null=True, blank=True)
     message = models.TextField(blank=True)
-    transient_errors = models.PositiveIntegerField(default=0)
-    lease_until = models.DateTimeField(null=True, blank=True)
-    lease_token = models.CharField(max_length=64, blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -13,8 +13,9 @@ from objects.models import ObjectJob
 
 # Jobs a worker still has to move (ACTIVE), then those waiting for a person.
 OPEN_STATUSES = (ObjectJob.COLLECTING, ObjectJob.CHECKING, ObjectJob.RUNNING, ObjectJob.MAPPING, ObjectJob.CHECKED)
-# An active job nothing moved for this long is worth a look: objects.jobs_watch
-# resends a lost step after a minute, so five means the workers are not taking it.
+# An active job nothing moved for this long is worth a look: the engine's watch
+# (jobs.watch, dashboard/jobs) resends a lost step after JOBS_STALLED_SECONDS
+# (a minute), so five means the workers are not taking it.
 QUIET_AFTER = timedelta(minutes=5)
 
 

@@ -7,13 +7,13 @@ when asked, one number or currency field summed (its average is the sum over
 the records that hold a value). The table's total, charts and the kanban's
 column totals read them: one model, one task, one poll.
 
-A tally is a row (`objects.models.RecordTally`), and its job has the shape of
-the bulk jobs (objects/jobs.py): `objects.tally_step(tally_id)` claims the row
-with a lease, reads at most `PAGES_PER_STEP` pages (or `STEP_SECONDS`) from
-the cursor it stored, writes the sums so far and the next cursor in one
-UPDATE (only while it still holds the lease, so a redelivered step never
-counts a page twice) and sends itself again. A 429 or a failing service
-waits (a countdown), never sleeps.
+A tally is a row (`objects.models.RecordTally`), stepped by the core's
+engine (dashboard/jobs/engine.py) as the kind `objects.tally`: each step's
+chunk (`tally_chunk`) reads at most `PAGES_PER_STEP` pages (or
+`STEP_SECONDS`) from the cursor it stored; the engine writes the sums so far
+and the next cursor in one UPDATE (only while the step still holds the
+lease, so a redelivered step never counts a page twice) and sends the next
+step. A 429 or a failing service waits (a countdown), never sleeps.
 
 The row is also the cache: one per workspace, object and question (the
 parameters' `signature`), fresh for `OBJECTS_COUNT_FRESH_SECONDS`; asking
@@ -38,15 +38,14 @@ from urllib.parse import urlencode
 
 from django.conf import settings
 from django.db import IntegrityError, transaction
-from django.http import Http404, HttpRequest, HttpResponse, QueryDict
+from django.db.models import QuerySet
+from django.http import QueryDict
 from django.utils import timezone
 
-from dashboard.api import errors
 from dashboard.api.paths import api_path
+from dashboard.jobs import engine
+from dashboard.jobs.kinds import MORE, JobKind, Step
 from dashboard.keys.models import ApiKey, zone_named
-from dashboard.live.leases import lease_take
-from dashboard.outbox.services import outbox_send
-from dashboard.web.htmx import poll_unchanged
 from dashboard.web.reading import as_dict, text
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
 from objects.filters import RecordFilter, remote_query
@@ -58,13 +57,10 @@ if TYPE_CHECKING:
 
 logger = logging.getLogger("objects.tallies")
 
-STEP_TASK = "objects.tally_step"  # objects/tasks.py
+KIND = "objects.tally"  # the engine's name of this kind (dashboard/jobs)
 PAGE_SIZE = 100  # the service's largest page (api-spec.md, Conventions)
 PAGES_PER_STEP = 10
 STEP_SECONDS = 5.0
-LEASE_SECONDS = 120
-STALLED_SECONDS = 60
-MAX_TRANSIENT_ERRORS = 6
 
 DAY, WEEK, MONTH = "day", "week", "month"
 BUCKETS = [(DAY, "Day"), (WEEK, "Week"), (MONTH, "Month")]
@@ -184,12 +180,6 @@ def signature_of(params: dict) -> str:
     return hashlib.sha256(json.dumps(params, sort_keys=True, default=str).encode()).hexdigest()
 
 
-def send_step(tally_id: int, countdown: float | None = None) -> None:
-    """`objects.tally_step` through the outbox (published once the row commits).
-    Tests stand a worker in here."""
-    outbox_send(task=STEP_TASK, args=[tally_id], countdown=countdown, about=RecordTally(pk=tally_id))
-
-
 def tally_get(*, workspace_id: str, object_key: str, params: dict) -> RecordTally | None:
     return RecordTally.objects.filter(
         workspace_id=workspace_id, object_key=object_key, signature=signature_of(params)
@@ -201,8 +191,7 @@ def tally_start(
 ) -> RecordTally:
     """The tally answering `params`: the stored one while it counts, is
     fresh or stopped, else (or `again`) counted from the first page, read
-    with `key`. A count
-    that nothing moved for a minute (a lost message) is sent on."""
+    with `key`."""
     now = now or timezone.now()
     signature = signature_of(params)
     rows = RecordTally.objects.filter(workspace_id=key.workspace_id, object_key=object_key, signature=signature)
@@ -214,15 +203,12 @@ def tally_start(
                     owner_key=key, workspace_id=key.workspace_id, object_key=object_key, signature=signature,
                     params=params,
                 )  # fmt: skip
-                send_step(tally.pk)
+                engine.send_step(KIND, tally.pk)
             return tally
         except IntegrityError:  # asked twice at once: the other one counts
             tally = rows.get()
     if tally.status == RecordTally.COUNTING:
-        free = tally.lease_until is None or tally.lease_until < now
-        if free and tally.updated_at < now - timedelta(seconds=STALLED_SECONDS):
-            send_step(tally.pk)
-        return tally
+        return tally  # a count whose message was lost goes on by the engine's watch (dashboard/jobs)
     # A finished count serves while fresh; a stopped one stays stopped (its page
     # says why: no restart loop on a refused key) until "Count again" or, for
     # pages without that button (a table's total), until it is as old.
@@ -240,22 +226,14 @@ def tally_start(
             message="", transient_errors=0, lease_until=None, lease_token="", finished_at=None, updated_at=now,
         )  # fmt: skip
         if restarted:
-            send_step(tally.pk)
+            engine.send_step(KIND, tally.pk)
     tally.refresh_from_db()
     return tally
 
 
-def tally_polled(request: HttpRequest, *, workspace_id: str, object_key: str, pk: int) -> HttpResponse | RecordTally:
-    """What a poll of a count finds: 204 while the version it showed is
-    still the row's (one query), else the row (this workspace's only: 404)."""
-    rows = RecordTally.objects.filter(pk=pk, workspace_id=workspace_id, object_key=object_key)
-    unchanged = poll_unchanged(request, lambda: tally_version(rows.first()))
-    if unchanged is not None:
-        return unchanged
-    tally = rows.first()
-    if tally is None:
-        raise Http404("No such count.")
-    return tally
+def tally_rows(*, workspace_id: str, object_key: str, pk: int) -> QuerySet[RecordTally]:
+    """The count `pk` of this workspace's object (none for any other: a poll's 404)."""
+    return RecordTally.objects.filter(pk=pk, workspace_id=workspace_id, object_key=object_key)
 
 
 def tally_version(tally: RecordTally | None) -> str:
@@ -268,98 +246,76 @@ def _fields_of(fields: list[FieldDef], params: dict) -> tuple[FieldDef | None, F
     return by_key.get(params.get("group") or ""), by_key.get(params.get("value") or "")
 
 
-def tally_step(*, tally_id: int) -> None:
-    """One bounded chunk of a count (the task's body)."""
+def tally_chunk(tally: RecordTally) -> Step:
+    """At most PAGES_PER_STEP pages (or STEP_SECONDS) of a count, from the
+    cursor it stored (the engine's chunk: dashboard/jobs/engine.py). Nothing
+    of a chunk that fails is kept: the engine waits or stops, and the pages
+    are read again."""
     from objects import selectors
     from objects.fields import field_defs
-    from objects.jobs import step_for_error
 
-    rows = RecordTally.objects.filter(pk=tally_id, status=RecordTally.COUNTING)
-    token = lease_take(rows, seconds=LEASE_SECONDS)
-    if token is None:
-        return
-    tally = RecordTally.objects.select_related("owner_key__user").get(pk=tally_id)
+    if not tally.owner_key.user.is_active:
+        return Step(stop_message="Stopped: the account whose key counted was deactivated.")
     params = tally.params
+    client = tally.owner_key.client(max_retries=0)
+    definition = selectors.object_definition_get(
+        client=client, workspace_id=tally.workspace_id, object_key=tally.object_key
+    )
+    fields = field_defs(definition)
+    group, value = _fields_of(fields, params)
+    if params.get("group") and group is None:
+        return Step(stop_message="The field these records were grouped by is gone.")
+    zone = zone_named(params.get("zone"))
+    # The table's plan: the service's part sent, the rest checked on every record read.
+    plan = RecordFilter.from_query(QueryDict(params.get("query") or ""), fields).plan(fields, zone=zone)
+    query = {
+        # Oldest first: a record edited meanwhile keeps its place (sorted by
+        # update it would move to the end and be counted twice).
+        **remote_query(filters=plan.remote, search=plan.search or None, sort="created_at"),
+        "limit": PAGE_SIZE,
+    }
+    path = api_path("/v1/objects/{}/records", tally.object_key)
     counter = Counter(groups={k: list(v) for k, v in tally.groups.items()})
     cursor = tally.cursor or None
     pages = records = 0
-    status, message = RecordTally.COUNTING, ""
-    capped = False  # stopped at OBJECTS_COUNT_MAX_PAGES: what was counted is kept
-    countdown: float | None = None
-    transient = tally.transient_errors
-    try:
-        if not tally.owner_key.user.is_active:
-            raise PermissionError
-        client = tally.owner_key.client(max_retries=0)
-        definition = selectors.object_definition_get(
-            client=client, workspace_id=tally.workspace_id, object_key=tally.object_key
+    started = time.monotonic()
+    while pages < PAGES_PER_STEP and time.monotonic() - started < STEP_SECONDS:
+        page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
+        pages += 1
+        records += count_records(
+            counter,
+            page.items,
+            group=group,
+            value=value,
+            bucket=params.get("bucket") or DAY,
+            zone=zone,
+            keep=plan.matches,
         )
-        fields = field_defs(definition)
-        group, value = _fields_of(fields, params)
-        if params.get("group") and group is None:
-            status, message = RecordTally.STOPPED, "The field these records were grouped by is gone."
-        else:
-            zone = zone_named(params.get("zone"))
-            # The table's plan: the service's part sent, the rest checked on every record read.
-            plan = RecordFilter.from_query(QueryDict(params.get("query") or ""), fields).plan(fields, zone=zone)
-            query = {
-                # Oldest first: a record edited meanwhile keeps its place (sorted by
-                # update it would move to the end and be counted twice).
-                **remote_query(filters=plan.remote, search=plan.search or None, sort="created_at"),
-                "limit": PAGE_SIZE,
-            }
-            path = api_path("/v1/objects/{}/records", tally.object_key)
-            started = time.monotonic()
-            while pages < PAGES_PER_STEP and time.monotonic() - started < STEP_SECONDS:
-                page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
-                pages += 1
-                records += count_records(
-                    counter,
-                    page.items,
-                    group=group,
-                    value=value,
-                    bucket=params.get("bucket") or DAY,
-                    zone=zone,
-                    keep=plan.matches,
-                )
-                cursor = page.next_cursor or None
-                if not cursor:
-                    status = RecordTally.DONE
-                    break
-                if tally.pages_read + pages >= settings.OBJECTS_COUNT_MAX_PAGES:
-                    status, capped = RecordTally.STOPPED, True
-                    message = f"Only the first {tally.pages_read + pages:,} pages of records were counted."
-                    break
-            transient = 0
-            countdown = 0 if status == RecordTally.COUNTING else None
-    except PermissionError:
-        status, message = RecordTally.STOPPED, "Stopped: the account whose key counted was deactivated."
-    except errors.ApiError as exc:
-        step = step_for_error(exc)
-        if step.wait_seconds is not None and transient + 1 < MAX_TRANSIENT_ERRORS:
-            transient += 1
-            countdown = step.wait_seconds
-            pages = records = 0  # nothing of this chunk is kept: it is read again
-            counter = Counter(groups=tally.groups)
-            cursor = tally.cursor or None
-        else:
-            status, message = RecordTally.STOPPED, step.stop_message or "The service kept failing."
-    except Exception:
-        logger.exception("record tally %s failed", tally_id)
-        status, message = RecordTally.STOPPED, "The count stopped on an unexpected error; count again."
-    now = timezone.now()
-    kept = status != RecordTally.STOPPED or capped  # a failure keeps nothing of this chunk
-    updated = RecordTally.objects.filter(pk=tally_id, lease_token=token).update(
-        groups=counter.groups if kept else tally.groups,
-        cursor=(cursor or "") if kept else tally.cursor,
-        pages_read=tally.pages_read + (pages if kept else 0),
-        records_read=tally.records_read + (records if kept else 0),
-        status=status, message=message, transient_errors=transient, updated_at=now,
-        finished_at=now if status != RecordTally.COUNTING else None,
-        lease_until=now + timedelta(seconds=max(0.0, countdown - 1)) if countdown else None, lease_token="",
-    )  # fmt: skip
-    if updated and countdown is not None:
-        send_step(tally_id, countdown=countdown or None)
+        cursor = page.next_cursor or None
+        if not cursor:
+            tally.status = RecordTally.DONE
+            break
+        if tally.pages_read + pages >= settings.OBJECTS_COUNT_MAX_PAGES:
+            # What was counted is kept: "at least N".
+            tally.status = RecordTally.STOPPED
+            tally.message = f"Only the first {tally.pages_read + pages:,} pages of records were counted."
+            break
+    tally.groups, tally.cursor = counter.groups, cursor or ""
+    tally.pages_read += pages
+    tally.records_read += records
+    return MORE
+
+
+RECORD_TALLY = JobKind(
+    name=KIND,
+    model=RecordTally,
+    chunk=tally_chunk,
+    active=(RecordTally.COUNTING,),
+    done=RecordTally.DONE,
+    stopped=RecordTally.STOPPED,
+    unexpected="The count stopped on an unexpected error; count again.",
+    select_related=("owner_key__user",),
+)
 
 
 # --- what pages show -------------------------------------------------------------

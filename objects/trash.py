@@ -25,12 +25,13 @@ from django.db import transaction
 from django.utils import timezone
 
 from dashboard.api import errors
+from dashboard.jobs.engine import step_for_error
+from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
-from objects.bulk import RECORD_REFUSALS, editable_fields
-from objects.fields import field_defs, title_field_key
-from objects.jobs import MORE, Step, chunk_size, count_progress, step_for_error, write_key
+from objects.fields import editable_fields, field_defs, title_field_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
 from objects.links import link_from
 from objects.models import JobItem, ObjectJob, RecordChange, TrashedRecord
 
@@ -171,8 +172,6 @@ def trash_expire(now=None) -> int:
 
 def restore_start(*, user, workspace, object_key: str, definition: dict, rows: list[TrashedRecord], uid: str):
     """The restore job of these trash rows (one per form: its idempotency key is the job's uid)."""
-    from objects.jobs import job_start
-
     existing = ObjectJob.objects.filter(uid=uid).first()
     if existing is not None:
         return existing

@@ -10,6 +10,7 @@ class StudioConfig(AppConfig):
         from studio.inbox import STUDIO_INBOX
         from studio.live import APP_SHOT, STUDIO_TURN
         from studio.palette import PALETTE_SOURCES
+        from studio.zip_jobs import ZIP_JOB
 
         register_area(
             Area(
@@ -29,5 +30,6 @@ class StudioConfig(AppConfig):
                 palette_sources=PALETTE_SOURCES,
                 # A selection's ZIP files are not kept for ever (studio/zip_jobs.py).
                 periodic=(Periodic("studio.zips_prune", every=3600.0, expires=3000.0),),
+                job_kinds=(ZIP_JOB,),
             )
         )

@@ -4,6 +4,8 @@ from django.conf import settings
 from django.db import models
 from django.db.models.functions import Lower
 
+from dashboard.jobs.models import SteppedJob
+
 # The kind of a Studio turn's TrackedOperation (dashboard/live). Named here, with
 # the rows, so a module that reads turns (versions.py) need not import the
 # poller's registration (live.py), which calls back into it when turns end.
@@ -219,7 +221,7 @@ class LibraryCollectionItem(models.Model):
         return f"{self.kind}/{self.item_id}"
 
 
-class ZipJob(models.Model):
+class ZipJob(SteppedJob):
     """A selection of library images packed into one ZIP by a worker (issue
     #21, item 5; `studio/zip_jobs.py`): the row is the schedule and the
     progress the page polls. The images (id, address, prompt) are copied
@@ -244,11 +246,7 @@ class ZipJob(models.Model):
     message = models.CharField(max_length=300, blank=True)
     file_name = models.CharField(max_length=200, blank=True)
     size = models.PositiveBigIntegerField(default=0)  # bytes of the archive as the last step closed it
-    lease_until = models.DateTimeField(null=True, blank=True)
-    lease_token = models.CharField(max_length=32, blank=True)
     created_at = models.DateTimeField(auto_now_add=True)
-    updated_at = models.DateTimeField(auto_now=True)
-    finished_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]

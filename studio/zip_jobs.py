@@ -11,10 +11,11 @@ download when it is ready. The web-streamed path is gone: it had no way to
 say which image failed other than inside the archive, and a second copy of
 the same work is one more thing to keep right.
 
-One step (`zip_step`) leases the row, appends at most STEP_IMAGES images to
+One step (the engine's, dashboard/jobs/engine.py: the kind `studio.zip`)
+leases the row; its chunk (`zip_chunk`) appends at most STEP_IMAGES images to
 the file under STUDIO_ZIP_ROOT (`ZipFile` in append mode, each image
 streamed chunk by chunk: memory holds one chunk and the table of contents),
-closes the archive, stores the progress and sends the next step. It never
+closes the archive; the engine stores the progress and sends the next step. It never
 sleeps. A step that died half-way (a killed worker: the message is acked
 late and comes again) leaves a file whose size is not the one the row
 recorded: the next step starts the archive again from the first image, so a
@@ -37,16 +38,15 @@ from django.db import IntegrityError, transaction
 from django.http import Http404
 from django.utils import timezone
 
-from dashboard.live.leases import lease_take
-from dashboard.outbox.services import outbox_send
+from dashboard.jobs import engine
+from dashboard.jobs.kinds import MORE, JobKind, Step
 from studio.library_zip import add_image, download_client
 from studio.models import ZipJob
 
 logger = logging.getLogger("studio.zip_jobs")
 
-STEP_TASK = "studio.zip_step"  # studio/tasks.py
+KIND = "studio.zip"  # the engine's name of this kind (dashboard/jobs)
 STEP_IMAGES = 10  # images per task run: a step ends in seconds
-LEASE_SECONDS = 300
 MISSING_FILE = "not-included.txt"
 
 
@@ -88,14 +88,10 @@ def zip_job_start(*, workspace_id: str, user_id: int, images: list[dict[str, Any
             )
             job.file_name = f"zip-{job.pk}.zip"
             job.save(update_fields=["file_name"])
-            send_step(job.pk)
+            engine.send_step(KIND, job.pk)
     except IntegrityError:  # the same form posted twice at once
         return ZipJob.objects.get(created_by_id=user_id, idempotency_key=idempotency_key)
     return job
-
-
-def send_step(job_id: int) -> None:
-    outbox_send(task=STEP_TASK, args=[job_id], about=ZipJob(pk=job_id))
 
 
 def zip_job_get(*, workspace_id: str, user_id: int, job_id: int) -> ZipJob:
@@ -114,27 +110,28 @@ def zip_job_version(job: ZipJob) -> str:
 # --- one step (the task) ----------------------------------------------------------------
 
 
-def zip_step(*, job_id: int) -> str:
-    """One bounded chunk of a job; returns its status after the step."""
-    token = lease_take(ZipJob.objects.filter(pk=job_id, status__in=ZipJob.ACTIVE), seconds=LEASE_SECONDS)
-    if token is None:
-        return "skipped"  # final, unknown, or another worker holds it (its step sends the next one)
-    job = ZipJob.objects.get(pk=job_id)
+def zip_chunk(job: ZipJob) -> Step:
+    """At most STEP_IMAGES images appended to the job's archive (the engine's
+    chunk: dashboard/jobs/engine.py, which leases, writes and sends the next)."""
     try:
         _append(job, zip_path(job))
     except (OSError, zipfile.BadZipFile) as exc:  # a full disk, no permission, a file not ours
         logger.exception("studio: ZIP %s could not be written", job.pk)
-        job.status, job.finished_at = ZipJob.FAILED, timezone.now()
         why = getattr(exc, "strerror", "") or type(exc).__name__
-        job.message = f"The ZIP could not be written on the console's disk ({why})."[:300]
-    job.lease_until, job.lease_token = None, ""
-    fields = ["done", "missing", "status", "message", "size", "finished_at", "lease_until", "lease_token"]
-    updated = ZipJob.objects.filter(pk=job.pk, lease_token=token).update(
-        **{name: getattr(job, name) for name in fields}, updated_at=timezone.now()
-    )
-    if updated and job.status in ZipJob.ACTIVE:
-        send_step(job.pk)
-    return job.status
+        return Step(stop_message=f"The ZIP could not be written on the console's disk ({why}).")
+    return MORE
+
+
+ZIP_JOB = JobKind(
+    name=KIND,
+    model=ZipJob,
+    chunk=zip_chunk,
+    active=ZipJob.ACTIVE,
+    done=ZipJob.READY,
+    stopped=ZipJob.FAILED,  # a ZIP that cannot be written is not resumed: it is asked for again
+    unexpected="The ZIP stopped on an unexpected error; ask for it again.",
+    unwritten=frozenset({"images", "idempotency_key", "file_name"}),
+)
 
 
 def _append(job: ZipJob, path: Path) -> None:

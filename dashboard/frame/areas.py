@@ -18,6 +18,7 @@ AppConfig.ready()::
         palette_sources=(RECORDS_SOURCE,),   # what Ctrl-K finds in it (dashboard/palette/sources.py)
         home_sections=(recent_conversations,),  # (HomeViewer) -> HomeSection | None: the home page's overview
         periodic=(Periodic("studio.zips_prune", every=3600.0),),  # its beat entries (dashboard/schedule.py)
+        job_kinds=(ZIP_JOB,),                # stepped jobs (dashboard/jobs): its chunk, the engine the rest
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -32,11 +33,13 @@ from typing import TYPE_CHECKING, Any
 
 from django.urls import NoReverseMatch, ResolverMatch, reverse
 
+from dashboard.jobs.kinds import register_job_kind
 from dashboard.live.registry import register as register_kind
 
 if TYPE_CHECKING:
     from dashboard.frame.home import HomeSection, HomeViewer
     from dashboard.inbox.sources import InboxSource
+    from dashboard.jobs.kinds import JobKind
     from dashboard.live.registry import OperationKind
     from dashboard.palette.sources import PaletteSource
 
@@ -147,19 +150,24 @@ class Area:
     # The area's periodic work: dashboard/schedule.py puts it in the one beat
     # schedule (no module writes Celery's beat_schedule itself).
     periodic: tuple[Periodic, ...] = ()
+    # Its kinds of stepped jobs (dashboard/jobs/kinds.py): the area keeps the
+    # chunk, the core's engine leases, retries, writes and sends the next step.
+    job_kinds: tuple[JobKind, ...] = ()
 
 
 _areas: dict[str, Area] = {}
 
 
 def register_area(area: Area) -> Area:
-    """Add an area (again: harmless) and register its tracked kinds."""
+    """Add an area (again: harmless) and register its tracked kinds and job kinds."""
     existing = _areas.get(area.name)
     if existing is not None and existing != area:
         raise ValueError(f"area {area.name!r} is already registered")
     _areas[area.name] = area
     for kind in area.tracked_kinds:
         register_kind(kind)
+    for job_kind in area.job_kinds:
+        register_job_kind(job_kind)
     return area
 
 

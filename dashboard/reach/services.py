@@ -37,6 +37,7 @@ from dashboard.inbox.models import Notice
 from dashboard.inbox.selectors import inbox_items
 from dashboard.inbox.services import NOTICE_WINDOW, VERBS, notice_state, operation_page
 from dashboard.inbox.sources import KIND_APPROVAL, InboxItem, InboxViewer
+from dashboard.jobs.engine import lease_kept
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.selectors import workspace_working_keys
 from dashboard.live import registry
@@ -53,8 +54,6 @@ EMAIL = "email"
 KIND_APPROVAL_NEWS = "approval"
 KIND_ESCALATION = "escalation"
 KIND_MY_WORK = "my_work"
-# A delivery holds its lease this long while it sends (a webhook times out well before).
-DELIVERY_LEASE_SECONDS = 60.0
 
 
 # --- preferences -----------------------------------------------------------------------
@@ -434,17 +433,21 @@ def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
     group = Delivery.objects.filter(
         recipient=first.recipient, channel=first.channel, status=Delivery.STATUS_PENDING, due_at__lte=now
     )
-    token = lease_take(group.filter(Q(pk=first.pk) | Q(digest=True)), seconds=DELIVERY_LEASE_SECONDS, now=now)
+    # The stepped jobs' short lease, renewed while the message is sent (dashboard/jobs):
+    # a worker killed while sending lets the rows go within JOBS_LEASE_SECONDS.
+    seconds = float(settings.JOBS_LEASE_SECONDS)
+    token = lease_take(group.filter(Q(pk=first.pk) | Q(digest=True)), seconds=seconds, now=now)
     if token is None:
         return "nothing"
     rows = list(Delivery.objects.filter(lease_token=token, status=Delivery.STATUS_PENDING).select_related("user"))
     if not rows:
         return "nothing"
     try:
-        if first.channel == EMAIL:
-            _send_email(rows)
-        else:
-            _send_webhook(rows)
+        with lease_kept(Delivery.objects.filter(lease_token=token), token=token, seconds=seconds):
+            if first.channel == EMAIL:
+                _send_email(rows)
+            else:
+                _send_webhook(rows)
     except Exception as exc:
         problem = str(exc) if isinstance(exc, DeliveryProblem) else f"Sending failed ({type(exc).__name__})."
         logger.warning("reach: delivery %s failed: %s", delivery_id, problem)

@@ -13,9 +13,10 @@ they get the whole page, like a request without JavaScript.
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
-from django.http import HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
+from django.db.models import Model, QuerySet
+from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, HttpResponseRedirect
 from django.shortcuts import render
 from django.utils.http import url_has_allowed_host_and_scheme
 from django_htmx.http import HTMX_STOP_POLLING, HttpResponseClientRedirect, retarget, trigger_client_event
@@ -97,6 +98,24 @@ def poll_unchanged(request: HttpRequest, current_version: Callable[[], str]) -> 
     if shown and shown == current_version():
         return HttpResponse(status=204)
     return None
+
+
+Row = TypeVar("Row", bound=Model)
+
+
+def poll_row(
+    request: HttpRequest, rows: QuerySet[Row], version: Callable[[Row | None], str], *, missing: str
+) -> HttpResponse | Row:
+    """What a poll of one row finds: 204 while the version its region shows
+    is still the row's (one query), else the row (none of `rows`: 404, saying
+    `missing`)."""
+    unchanged = poll_unchanged(request, lambda: version(rows.first()))
+    if unchanged is not None:
+        return unchanged
+    row = rows.first()
+    if row is None:
+        raise Http404(missing)
+    return row
 
 
 def next_url(request: HttpRequest, fallback: str) -> str:

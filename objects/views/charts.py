@@ -16,13 +16,13 @@ from django.views.decorators.http import require_GET
 
 from dashboard.accounts.middleware import background_request
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import stop_polling
+from dashboard.web.htmx import poll_row, stop_polling
 from objects import looks
 from objects.charts import BUCKETS, MEASURES, ChartQuestion, chart_drawing, chart_rows
 from objects.fields import FieldDef, field_defs
 from objects.models import RecordTally
 from objects.records import look_context, object_definition
-from objects.tallies import DATE_TYPES, groupable, summable, tally_params, tally_polled, tally_start, tally_version
+from objects.tallies import DATE_TYPES, groupable, summable, tally_params, tally_rows, tally_start, tally_version
 
 
 def _tally_params(question: ChartQuestion, context: dict, zone_name: str) -> dict:
@@ -92,7 +92,8 @@ def chart_status(request: ConsoleRequest, object_key: str, pk: int) -> HttpRespo
     """The chart's region while its count runs: 204 unchanged (one query),
     286 with the chart once counted or stopped."""
     workspace = request.workspace
-    tally = tally_polled(request, workspace_id=workspace.id, object_key=object_key, pk=pk)
+    rows = tally_rows(workspace_id=workspace.id, object_key=object_key, pk=pk)
+    tally = poll_row(request, rows, tally_version, missing="No such count.")
     if not isinstance(tally, RecordTally):
         return tally
     fields = field_defs(object_definition(workspace=workspace, object_key=object_key))

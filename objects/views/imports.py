@@ -18,7 +18,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.htmx import client_redirect, render_region
-from objects import import_files, imports, jobs
+from objects import import_files, import_mapping, imports, jobs
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition
 from objects.schema import FieldType
@@ -76,7 +76,7 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             params=storable(
                 {
                     "header": header,
-                    "mapping": imports.suggested_mapping(header, imports.importable_fields(definition)),
+                    "mapping": import_mapping.suggested_mapping(header, import_mapping.importable_fields(definition)),
                     **file_format.as_params(),
                 }
             ),
@@ -100,7 +100,7 @@ class MappingForm(forms.Form):
         mapping = params.get("mapping") or {}
         self.suggested: dict[str, list[str]] = {}
         for index, name in enumerate(header):
-            likely = imports.column_candidates(name, fields)
+            likely = import_mapping.column_candidates(name, fields)
             self.suggested[str(index)] = likely
             others = [(f.key, _option(f)) for f in fields if f.key not in likely]
             choices: list = [("", "Skip this column")]
@@ -147,7 +147,7 @@ class MappingForm(forms.Form):
         match_key = cleaned.get("match_key")
         if match_key and match_key not in seen:
             self.add_error("match_key", "Choose a column for this field first: rows are matched by its value.")
-        missing = imports.unmapped_required(list(self.by_key.values()), self.mapping())
+        missing = import_mapping.unmapped_required(list(self.by_key.values()), self.mapping())
         # Rows that only update records need no required field; rows that make records do.
         if missing and not (match_key and cleaned.get("match_mode") in {imports.UPDATE, imports.SKIP}):
             raise forms.ValidationError(required_message(missing))
@@ -192,7 +192,7 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if job.status != ObjectJob.MAPPING:
         return client_redirect(request, reverse("objects:job", args=[job.pk]))
     definition = object_definition(workspace=workspace, object_key=job.object_key)
-    fields = imports.importable_fields(definition)
+    fields = import_mapping.importable_fields(definition)
     header = list(job.params.get("header") or [])
     form = MappingForm(request.POST or None, header=header, fields=fields, params=job.params)
     if request.method == "POST" and form.is_valid():
@@ -222,7 +222,7 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
             }
         )
     # Flagged before the dry run (on the page as first shown, and again on a refused POST).
-    missing = [] if form.is_bound else imports.unmapped_required(fields, chosen_now)
+    missing = [] if form.is_bound else import_mapping.unmapped_required(fields, chosen_now)
     context = {
         "job": job,
         "definition": definition,

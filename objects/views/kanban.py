@@ -22,7 +22,7 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
-from dashboard.web.htmx import client_redirect, is_partial, stop_polling
+from dashboard.web.htmx import client_redirect, is_partial, poll_row, stop_polling
 from dashboard.web.pager import CursorPager
 from objects import services
 from objects.fields import FieldDef, field_defs
@@ -38,7 +38,7 @@ from objects.kanban import (
 )
 from objects.models import RecordTally
 from objects.records import READ_ONLY, object_definition, saved_view_open
-from objects.tallies import summable, tally_get, tally_params, tally_polled, tally_start, tally_version
+from objects.tallies import summable, tally_get, tally_params, tally_rows, tally_start, tally_version
 
 
 def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
@@ -304,7 +304,8 @@ def kanban_counts(request: ConsoleRequest, object_key: str, pk: int) -> HttpResp
     else each column's count and sum swapped in place (out of band), 286 once
     counted."""
     workspace = request.workspace
-    tally = tally_polled(request, workspace_id=workspace.id, object_key=object_key, pk=pk)
+    rows = tally_rows(workspace_id=workspace.id, object_key=object_key, pk=pk)
+    tally = poll_row(request, rows, tally_version, missing="No such count.")
     if not isinstance(tally, RecordTally):
         return tally
     fields = field_defs(object_definition(workspace=workspace, object_key=object_key))

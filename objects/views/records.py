@@ -26,7 +26,7 @@ from dashboard.fair_use import costly_request
 from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import client_redirect, is_partial, render_region, stop_polling
+from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import selectors, services, tallies
 from objects.fields import field_defs
 from objects.filters import filter_controls
@@ -71,7 +71,8 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 def records_count(request: ConsoleRequest, object_key: str, count_id: int) -> HttpResponseBase:
     """The table's total while it is counted in the background (polled every
     2 s from the database only): 204 while unchanged, 286 once final."""
-    count = tallies.tally_polled(request, workspace_id=request.workspace.id, object_key=object_key, pk=count_id)
+    rows = tallies.tally_rows(workspace_id=request.workspace.id, object_key=object_key, pk=count_id)
+    count = poll_row(request, rows, tallies.tally_version, missing="No such count.")
     if not isinstance(count, RecordTally):
         return count
     response = render(request, "objects/records.html#records-total", {"count": count, "object_key": object_key})

@@ -16,7 +16,6 @@ import httpx
 import pytest
 from playwright.sync_api import Page, expect
 
-from agents import bulk_decisions
 from dashboard.audit.models import AuditEntry
 from dashboard.inbox import services as inbox_services
 from dashboard.keys.models import ApiKey
@@ -55,10 +54,9 @@ def workspace_of(username: str) -> str:
 @pytest.fixture
 def batch_worker(monkeypatch):
     """A worker in a thread running bulk decisions' steps (the objects jobs' stand-in for Celery)."""
-    from agents.tasks import approval_batch_step
     from tests.objects.jobs_support import worker_thread
 
-    with worker_thread(monkeypatch, engine=bulk_decisions, step=approval_batch_step):
+    with worker_thread(monkeypatch):
         yield
 
 

@@ -15,10 +15,11 @@ from django.urls import reverse
 
 from agents import bulk_decisions
 from agents.models import ApprovalBatch, ApprovalBatchItem
-from agents.tasks import approval_batch_step
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
+from dashboard.jobs import engine
 from tests.html import one, text_of, texts
+from tests.jobs.support import finish_by_the_watch
 
 AGENT_ID = "11111111-1111-4111-8111-111111111111"
 HTMX = {"HTTP_HX_REQUEST": "true"}
@@ -50,7 +51,7 @@ def approver(user):
 def steps(monkeypatch) -> list[int]:
     """The batch's step messages, run by `drain` in this thread (a stand-in for the worker)."""
     sent: list[int] = []
-    monkeypatch.setattr(bulk_decisions, "send_step", lambda batch_id, countdown=None: sent.append(batch_id))
+    monkeypatch.setattr(engine, "send_step", lambda kind, batch_id, countdown=None: sent.append(batch_id))
     return sent
 
 
@@ -60,7 +61,7 @@ def drain(sent: list[int], limit: int = 100) -> None:
             return
         # The countdown of a retry has passed (the step after a 5xx holds the lease until it is due).
         ApprovalBatch.objects.update(lease_until=None)
-        approval_batch_step(sent.pop(0))
+        engine.job_step(bulk_decisions.KIND, sent.pop(0))
     raise AssertionError("the batch never ended")
 
 
@@ -190,3 +191,16 @@ def test_another_persons_batch_is_not_shown(service, steps, logged_in_client, ot
     batch = ApprovalBatch.objects.get()
     logged_in_client.force_login(other_user)
     assert logged_in_client.get(reverse("agents:approval_batch", args=[batch.pk])).status_code == 404
+
+
+def test_a_batch_whose_every_step_message_is_lost_is_finished_by_the_watch(service, logged_in_client, monkeypatch):
+    assert start(logged_in_client, IDS[:6]).status_code == 200  # its first message stays in the outbox
+    batch = ApprovalBatch.objects.get()
+    # Every decision fails once (502): waits in between, and each next message is lost too.
+    assert finish_by_the_watch(monkeypatch, batch) >= 2
+    batch.refresh_from_db()
+    assert batch.status == ApprovalBatch.DONE
+    outcomes = set(batch.items.values_list("outcome", flat=True))
+    assert (
+        outcomes <= {ApprovalBatchItem.DECIDED, ApprovalBatchItem.ALREADY} and ApprovalBatchItem.TO_DO not in outcomes
+    )

@@ -15,6 +15,7 @@ from django.utils import timezone
 
 from dashboard.api import errors
 from dashboard.api.client import ServiceClient
+from dashboard.jobs import engine
 from dashboard.keys.testing import stored_api_key
 from tests.metrics.support import BEARER, RAW_ID, TOKEN, label_sets, named, samples, value
 
@@ -200,7 +201,7 @@ def test_object_job_rows_and_jobs_by_state(client, metrics_on, settings, user, m
 
     settings.SERVICE_BASE_URL = "https://service.test"
     settings.SERVICE_MAX_RETRIES = 0
-    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: None)
+    monkeypatch.setattr(engine, "send_step", lambda kind, job_id, countdown=None: None)
     key = stored_api_key(user=user, secret="svc_sk_test_key_0001")
     job = edit_job(user, key, ids=["rec-1", "rec-2", "rec-3"], object_key=OBJECT_KEY)
     before = samples(scrape(client))
@@ -209,7 +210,7 @@ def test_object_job_rows_and_jobs_by_state(client, metrics_on, settings, user, m
             path = f"/v1/objects/{OBJECT_KEY}/records/{record_id}"
             remote.get(path).mock(return_value=httpx.Response(200, json=record(record_id, "A")))
             remote.patch(path).mock(return_value=httpx.Response(200, json=record(record_id, "A")))
-        jobs.job_step(job_id=job.pk)
+        engine.job_step(jobs.KIND, job.pk)
     after = samples(scrape(client))
 
     job.refresh_from_db()

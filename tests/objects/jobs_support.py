@@ -1,6 +1,6 @@
 """Helpers of the bulk, import and kanban tests: a stand-in for the Celery
-worker (the job engine's `send_step` seam), and a logged-in browser or
-client against the sandbox."""
+worker (the job engine's `send_step` seam, dashboard/jobs/engine.py), and a
+logged-in browser or client against the sandbox."""
 
 from __future__ import annotations
 
@@ -13,34 +13,31 @@ from django.db import connection, transaction
 
 
 @contextmanager
-def worker_thread(monkeypatch, *, engine=None, step=None):
-    """A worker in a thread: the engine's `send_step` (objects.jobs by
-    default; agents.bulk_decisions for bulk decisions) queues the row's id
-    (after the commit, as the real one does) and the thread runs the real
-    task body `step`, a countdown being waited for first. Stands in for
-    Celery (tests/conftest.py's `poller` does the same for beat)."""
-    if engine is None:
-        from objects import jobs as engine
-        from objects.tasks import job_step as step
+def worker_thread(monkeypatch):
+    """A worker in a thread: the engine's `send_step` queues the kind and the
+    row's id (after the commit, as the real one does) and the thread runs the
+    real step, a countdown being waited for first. Stands in for Celery
+    (tests/conftest.py's `poller` does the same for beat)."""
+    from dashboard.jobs import engine
 
     pending: queue.Queue = queue.Queue()
     stop = threading.Event()
     errors: list[BaseException] = []
 
-    def send_step(job_id: int, countdown: float | None = None) -> None:
-        transaction.on_commit(lambda: pending.put((time.monotonic() + (countdown or 0), job_id)))
+    def send_step(kind: str, job_id: int, countdown: float | None = None) -> None:
+        transaction.on_commit(lambda: pending.put((time.monotonic() + (countdown or 0), kind, job_id)))
 
     def run() -> None:
         try:
             while not stop.is_set():
                 try:
-                    when, job_id = pending.get(timeout=0.05)
+                    when, kind, job_id = pending.get(timeout=0.05)
                 except queue.Empty:
                     continue
                 if stop.wait(max(0.0, when - time.monotonic())):
                     return
                 try:
-                    step(job_id)
+                    engine.job_step(kind, job_id)
                 except BaseException as exc:
                     errors.append(exc)
         finally:
@@ -59,10 +56,10 @@ def worker_thread(monkeypatch, *, engine=None, step=None):
 
 def run_jobs_inline(monkeypatch) -> list[int]:
     """`send_step` records the ids; `drain()` runs them in this thread, in order."""
-    from objects import jobs
+    from dashboard.jobs import engine
 
     sent: list[int] = []
-    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: sent.append(job_id))
+    monkeypatch.setattr(engine, "send_step", lambda kind, job_id, countdown=None: sent.append(job_id))
     return sent
 
 

@@ -13,9 +13,11 @@ import httpx
 import pytest
 from django.urls import reverse
 
+from dashboard.jobs import engine
 from objects import jobs
 from objects.models import JobItem, ObjectJob
 from tests.html import parse, select
+from tests.jobs.support import finish_by_the_watch
 from tests.keys.support import me_body
 from tests.objects import jobs_support
 from tests.objects.jobs_support import drain
@@ -32,7 +34,7 @@ RECORDS_PATH = f"/v1/objects/{OBJECT_KEY}/records"
 def sent(monkeypatch):
     """send_step records (job id, countdown) instead of reaching a broker."""
     calls: list[tuple[int, float | None]] = []
-    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: calls.append((job_id, countdown)))
+    monkeypatch.setattr(engine, "send_step", lambda kind, job_id, countdown=None: calls.append((job_id, countdown)))
     return calls
 
 
@@ -52,7 +54,7 @@ def test_a_refusal_stays_on_its_record_and_a_429_waits_for_retry_after(console, 
         return_value=httpx.Response(429, headers={"Retry-After": "7"}, json=error_body("rate_limited", "Slow down."))
     )
 
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
 
     job.refresh_from_db()
     states = dict(job.items.values_list("record_id", "state"))
@@ -67,12 +69,12 @@ def test_a_refusal_stays_on_its_record_and_a_429_waits_for_retry_after(console, 
 
     # Held until its step is due: a step arriving early (a duplicate) does nothing.
     assert job.lease_until is not None
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     assert len(limited.calls) == 1
 
     ObjectJob.objects.filter(pk=job.pk).update(lease_until=None)  # Retry-After has passed
     limited.mock(return_value=httpx.Response(200, json=record("rec-3", "C")))
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     assert (job.status, job.succeeded, job.failed) == ("done", 2, 1)
     assert limited.calls[-1].request.headers["Idempotency-Key"] == str(uuid.uuid5(job.uid, "edit:rec-3"))
@@ -85,11 +87,11 @@ def test_a_refusal_stays_on_its_record_and_a_429_waits_for_retry_after(console, 
 def test_a_retried_job_sends_the_same_keys(console, remote, user, api_key, sent):
     job = edit_job(user, api_key, ids=["rec-1"])
     route = remote.patch(f"{RECORDS_PATH}/rec-1").mock(return_value=httpx.Response(200, json=record("rec-1", "A")))
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     # The worker died before its result was kept: the chunk is done again.
     job.items.update(state=JobItem.PENDING)
     ObjectJob.objects.filter(pk=job.pk).update(status=ObjectJob.RUNNING)
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     keys = [call.request.headers["Idempotency-Key"] for call in route.calls]
     assert len(keys) == 2 and keys[0] == keys[1]
 
@@ -99,7 +101,7 @@ def test_a_refused_key_stops_the_job_until_resume(console, remote, user, api_key
     remote.patch(f"{RECORDS_PATH}/rec-1").mock(
         return_value=httpx.Response(401, json=error_body("authentication", "Key revoked.", request_id="req_401"))
     )
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     assert job.status == "stopped" and job.resume_status == "running"
     assert "req_401" in job.message and "Key revoked." in job.message
@@ -124,7 +126,7 @@ def test_a_refused_key_stops_the_job_until_resume(console, remote, user, api_key
 def test_cancel_ends_the_job_at_its_next_step(console, remote, user, api_key, sent):
     job = edit_job(user, api_key)
     console.post(f"/objects/jobs/{job.pk}/cancel/")
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     assert job.status == "cancelled" and job.processed == 0
     assert not remote.calls
@@ -269,7 +271,7 @@ def test_the_watch_sends_a_step_to_a_job_nothing_moved(user, api_key, sent):
     ObjectJob.objects.filter(pk=waiting.pk).update(
         updated_at=long_ago, lease_until=timezone.now() + timedelta(minutes=1)
     )
-    assert jobs.jobs_watch() == 1
+    assert engine.jobs_watch() == 1
     assert sent == [(stalled.pk, None)]
     assert fresh.pk not in [job_id for job_id, _ in sent]
 
@@ -277,4 +279,40 @@ def test_the_watch_sends_a_step_to_a_job_nothing_moved(user, api_key, sent):
 def test_the_watch_runs_every_minute_from_beat():
     from dashboard.schedule import beat_schedule
 
-    assert beat_schedule()["objects.jobs_watch"]["task"] == "objects.jobs_watch"
+    assert beat_schedule()["jobs.watch"]["task"] == "jobs.watch"
+
+
+def test_a_job_whose_every_step_message_is_lost_is_finished_by_the_watch(
+    console, remote, user, api_key, settings, monkeypatch
+):
+    settings.OBJECTS_JOB_CHUNK = 1
+    for record_id in IDS:
+        remote.patch(f"{RECORDS_PATH}/{record_id}").mock(return_value=httpx.Response(200, json=record(record_id, "A")))
+    job = edit_job(user, api_key)  # stored, and no step message ever reaches a worker
+    assert finish_by_the_watch(monkeypatch, job) == 3  # a record a step, each next message lost too
+    job.refresh_from_db()
+    assert (job.status, job.processed, job.succeeded) == (ObjectJob.DONE, 3, 3)
+
+
+def test_a_worker_killed_mid_chunk_lets_go_within_the_short_lease(console, remote, user, api_key, settings, sent):
+    from datetime import timedelta
+
+    from django.utils import timezone
+
+    from dashboard.live.leases import lease_take
+
+    for record_id in IDS:
+        remote.patch(f"{RECORDS_PATH}/{record_id}").mock(return_value=httpx.Response(200, json=record(record_id, "A")))
+    job = edit_job(user, api_key)
+    # The step that took this lease was killed mid-chunk: it never gave the lease back.
+    assert lease_take(ObjectJob.objects.filter(pk=job.pk), seconds=settings.JOBS_LEASE_SECONDS)
+    assert engine.jobs_watch() == 0  # while the lease runs, nobody else takes the job
+    soon = timezone.now() + timedelta(seconds=settings.JOBS_LEASE_SECONDS + 1)
+    # Well before "nothing moved for a while" (the lost-message rule): the dead holder is what counts.
+    assert soon < job.updated_at + timedelta(seconds=settings.JOBS_STALLED_SECONDS)
+    assert engine.jobs_watch(now=soon) == 1
+    assert sent == [(job.pk, None)]
+    ObjectJob.objects.filter(pk=job.pk).update(lease_until=timezone.now())  # by then its lease has run out
+    assert engine.job_step(jobs.KIND, job.pk) == ObjectJob.DONE
+    job.refresh_from_db()
+    assert (job.succeeded, job.lease_token, job.lease_until) == (3, "", None)

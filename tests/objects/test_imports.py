@@ -11,9 +11,11 @@ import httpx
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from dashboard.jobs import engine
 from objects.fields import field_defs
 from objects.import_files import FileFormat, ImportFileError, read_rows, scan, sniff_format
-from objects.imports import RowChecker, column_candidates, suggested_mapping
+from objects.import_mapping import column_candidates, suggested_mapping
+from objects.imports import RowChecker
 from objects.models import ObjectJob
 from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY
@@ -248,7 +250,7 @@ def test_a_merge_reads_one_row_at_a_time_waits_on_429_and_sends_only_what_differ
     from tests.objects.records_fixtures import error_body, page, record
 
     sent: list[tuple[int, float | None]] = []
-    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: sent.append((job_id, countdown)))
+    monkeypatch.setattr(engine, "send_step", lambda kind, job_id, countdown=None: sent.append((job_id, countdown)))
     remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
     same = record("rec-1", "Acme", email="a@x.test", seats=3)
     differs = record("rec-2", "Beta", email="b@x.test", seats=4, notes="kept")
@@ -292,14 +294,14 @@ def test_a_merge_reads_one_row_at_a_time_waits_on_429_and_sends_only_what_differ
     )
     job.save()
 
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     # The 429 ends the chunk where it stood: two rows checked, the third read again after Retry-After.
     assert (job.status, job.position_row, job.position_line) == ("checking", 2, 3)
     assert job.message.startswith("Waiting: ")
     assert sent == [(job.pk, 7.0)]
     ObjectJob.objects.filter(pk=job.pk).update(lease_until=None)
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     assert job.status == ObjectJob.CHECKED
     assert tally_of(job, "dry_run") == {"created": 1, "updated": 1, "unchanged": 1, "skipped": 0}
@@ -312,7 +314,7 @@ def test_a_merge_reads_one_row_at_a_time_waits_on_429_and_sends_only_what_differ
         return_value=httpx.Response(201, json=record("rec-3", "Cid"))
     )
     jobs.job_run(job=job, status=ObjectJob.RUNNING, reset=reset_for_writing)
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     assert (job.status, tally_of(job, "tally")) == ("done", {"created": 1, "updated": 1, "unchanged": 1, "skipped": 0})
     # Only the field that differs, with the row's own key from the job; the unchanged row sends nothing.
@@ -360,7 +362,7 @@ def test_a_small_object_is_read_whole_once_per_chunk_and_a_large_one_row_by_row(
     from tests.objects.records_fixtures import page, record
 
     settings.OBJECTS_JOB_CHUNK = 8
-    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: None)
+    monkeypatch.setattr(engine, "send_step", lambda kind, job_id, countdown=None: None)
     remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
     known = [record(f"rec-{n}", f"P{n}", email=f"p{n}@x.test", seats=n) for n in range(4)]
 
@@ -377,7 +379,7 @@ def test_a_small_object_is_read_whole_once_per_chunk_and_a_large_one_row_by_row(
     body = "Name,E-mail,Seats\n" + "".join(f"P{n},p{n}@x.test,{n}\n" for n in range(8))
     job = _merge_job(user, api_key, body.encode(), total=8)
 
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
     job.refresh_from_db()
     assert job.status == ObjectJob.CHECKED
     assert tally_of(job, "dry_run") == {"created": 4, "updated": 0, "unchanged": 4, "skipped": 0}

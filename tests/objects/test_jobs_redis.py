@@ -9,6 +9,7 @@ import uuid
 import httpx
 import pytest
 
+from dashboard.jobs import engine
 from objects import jobs
 from objects.models import ObjectJob
 from tests.objects.jobs_support import edit_job
@@ -18,6 +19,8 @@ from tests.workers import wait_for
 
 @pytest.mark.redis
 def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote, user, api_key, settings, solo_worker):
+    import dashboard.jobs.tasks  # noqa: F401 - the worker needs the engine's step task registered
+
     settings.OBJECTS_JOB_CHUNK = 2
     ids = [f"rec-{n}" for n in range(5)]
     patched = remote.patch(url__regex=rf"/v1/objects/{OBJECT_KEY}/records/rec-\d").mock(
@@ -25,7 +28,7 @@ def test_a_job_runs_chunk_after_chunk_on_a_real_worker(transactional_db, remote,
     )
     job = edit_job(user, api_key, ids=ids, object_key=OBJECT_KEY)
 
-    jobs.send_step(job.pk)
+    engine.send_step(jobs.KIND, job.pk)
     wait_for(lambda: ObjectJob.objects.filter(pk=job.pk, status=ObjectJob.DONE).exists())
 
     job.refresh_from_db()

@@ -15,8 +15,8 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from dashboard.api import ServiceClient
+from dashboard.jobs import engine
 from dashboard.keys.testing import store_sandbox_key
-from objects import tallies
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import SCREENSHOTS
 
@@ -39,9 +39,9 @@ def looks(live_server, sandbox, settings, transactional_db, django_user_model, p
         [{"name": "sessionid", "value": client.cookies["sessionid"].value, "url": live_server.url}]
     )
     monkeypatch.setattr(
-        tallies,
+        engine,
         "send_step",
-        lambda tally_id, countdown=None: transaction.on_commit(lambda: tallies.tally_step(tally_id=tally_id)),
+        lambda kind, tally_id, countdown=None: transaction.on_commit(lambda: engine.job_step(kind, tally_id)),
     )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return {"base": live_server.url, "key": obj["key"]}

@@ -17,6 +17,7 @@ import httpx
 import pytest
 
 from dashboard.api import ServiceClient
+from dashboard.jobs import engine
 from dashboard.keys.testing import store_sandbox_key
 from objects import tallies
 from objects.models import RecordTally, SavedView
@@ -72,12 +73,12 @@ def console(sandbox, settings, logged_in_client, user):
 def counts_inline(monkeypatch):
     """The tally's step task, run here: `drain()` runs every step sent, in order."""
     sent: list[int] = []
-    monkeypatch.setattr(tallies, "send_step", lambda tally_id, countdown=None: sent.append(tally_id))
+    monkeypatch.setattr(engine, "send_step", lambda kind, tally_id, countdown=None: sent.append(tally_id))
 
     def drain() -> int:
         steps = 0
         while sent:
-            tallies.tally_step(tally_id=sent.pop(0))
+            engine.job_step(tallies.KIND, sent.pop(0))
             steps += 1
         return steps
 

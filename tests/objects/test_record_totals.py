@@ -12,10 +12,10 @@ import httpx
 import pytest
 from django.utils import timezone
 
+from dashboard.jobs import engine
 from dashboard.outbox.models import OutboxMessage
 from objects import tallies
 from objects.models import RecordTally
-from objects.tasks import tally_step
 from sandbox.fixtures import sample_values
 from tests.html import one, parse, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, page, record
@@ -37,7 +37,7 @@ def many_deals(deals):
 def run_count(row: RecordTally) -> RecordTally:
     """The worker's part: the task's body until the count is final."""
     for _ in range(20):
-        tally_step(row.pk)
+        engine.job_step(tallies.KIND, row.pk)
         row.refresh_from_db()
         if row.is_final:
             return row
@@ -61,7 +61,7 @@ def test_a_longer_filter_is_counted_in_the_background_and_polled(many_deals, log
     first = logged_in_client.get(address, query)
     row = RecordTally.objects.get()
     assert total_text(first) == "counting the total…"
-    assert OutboxMessage.objects.filter(task_name="objects.tally_step", args=[row.pk]).exists()
+    assert OutboxMessage.objects.filter(task_name="jobs.step", args=[tallies.KIND, row.pk]).exists()
     poll = one(parse(first.content), "#records-total")["hx-get"]
     assert poll.startswith(f"/objects/{many_deals['key']}/records/count/{row.pk}/?v=")
 
@@ -76,7 +76,7 @@ def test_a_longer_filter_is_counted_in_the_background_and_polled(many_deals, log
     again = logged_in_client.get(address, {**query, "sort": "seats"})
     assert total_text(again) == "30 in all"
     assert RecordTally.objects.count() == 1
-    assert OutboxMessage.objects.filter(task_name="objects.tally_step").count() == 1
+    assert OutboxMessage.objects.filter(task_name="jobs.step").count() == 1
 
 
 def test_an_old_count_is_shown_as_about_n_while_counted_again(many_deals, logged_in_client, settings):
@@ -109,13 +109,13 @@ def test_a_failing_service_waits_then_a_refusal_ends_the_count_with_its_reason(c
     console.get(f"/objects/{OBJECT_KEY}/records/")
     row = RecordTally.objects.get()
     listed.mock(return_value=httpx.Response(503, json={"error": {"type": "server_error", "message": "down"}}))
-    tally_step(row.pk)
+    engine.job_step(tallies.KIND, row.pk)
     row.refresh_from_db()
     assert row.status == RecordTally.COUNTING  # a wait, sent again with a countdown
-    assert OutboxMessage.objects.filter(task_name="objects.tally_step", run_at__isnull=False).exists()
+    assert OutboxMessage.objects.filter(task_name="jobs.step", run_at__isnull=False).exists()
     listed.mock(return_value=httpx.Response(401, json={"error": {"type": "authentication", "message": "revoked"}}))
     RecordTally.objects.filter(pk=row.pk).update(lease_until=timezone.now())  # the wait is over
-    tally_step(row.pk)
+    engine.job_step(tallies.KIND, row.pk)
     row.refresh_from_db()
     assert row.status == RecordTally.STOPPED
     assert tallies.total_text(row).startswith("the total could not be counted: ")

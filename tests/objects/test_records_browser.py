@@ -14,9 +14,10 @@ from django.test import Client
 from playwright.sync_api import Page, expect
 
 from dashboard.api import ServiceClient
+from dashboard.jobs import engine
 from dashboard.keys.testing import store_sandbox_key
 from objects.models import RecordTally
-from objects.tasks import tally_step
+from objects.tallies import KIND as RECORD_TALLY
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import SCREENSHOTS, csp_violations
 
@@ -61,7 +62,7 @@ def test_filters_with_operators_keep_the_badge_and_summary_in_step(deals, page: 
     # The total: counted in the background (the worker's part run here), the page polls it in.
     total = page.locator("#records-total")
     expect(total).to_have_text("counting the total…")
-    tally_step(RecordTally.objects.get().pk)
+    engine.job_step(RECORD_TALLY, RecordTally.objects.get().pk)
     expect(total).to_have_text("30 in all")
     badge = page.locator("#records-filter-badge")
     summary = page.locator(".filter-summary")

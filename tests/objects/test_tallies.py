@@ -13,12 +13,14 @@ import httpx
 import pytest
 from django.utils import timezone
 
+from dashboard.jobs import engine
 from dashboard.keys.testing import stored_api_key
 from objects import tallies
 from objects.fields import field_defs
 from objects.filters import RecordFilter
 from objects.models import RecordTally
 from tests.html import parse, select, text_of
+from tests.jobs.support import finish_by_the_watch
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, error_body, page, record
 
 pytestmark = pytest.mark.django_db
@@ -46,7 +48,7 @@ def test_what_a_value_counts_in():
 @pytest.fixture
 def steps(monkeypatch):
     sent: list[tuple[int, float | None]] = []
-    monkeypatch.setattr(tallies, "send_step", lambda tally_id, countdown=None: sent.append((tally_id, countdown)))
+    monkeypatch.setattr(engine, "send_step", lambda kind, tally_id, countdown=None: sent.append((tally_id, countdown)))
     return sent
 
 
@@ -72,16 +74,16 @@ def test_a_429_mid_chunk_is_read_again_after_its_wait_and_counts_nothing_twice(a
     )
     tally = start(api_key)
     assert steps == [(tally.pk, None)]
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     tally.refresh_from_db()
     # The chunk's first page is not kept: the step waits Retry-After and reads it again.
     assert (tally.status, tally.pages_read, tally.groups, tally.transient_errors) == ("counting", 0, {}, 1)
     assert steps[-1] == (tally.pk, 7.0)
     # Until then the row stays leased: a step sent early (the watch) finds nothing to do.
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     assert len(listed.calls) == 2
     RecordTally.objects.filter(pk=tally.pk).update(lease_until=timezone.now())
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     tally.refresh_from_db()
     assert (tally.status, tally.pages_read, tally.records_read) == ("done", 2, 3)
     assert tally.groups == {"opt-won": [1, "10.5", 1], "opt-lead": [1, "2", 1], "": [1, "1", 1]}
@@ -99,7 +101,7 @@ def test_a_refused_key_stops_the_count_and_the_chart_says_why(api_key, console, 
     url = f"/objects/{OBJECT_KEY}/chart/?group=stage&measure=count"
     console.get(url)
     tally = RecordTally.objects.get()
-    tallies.tally_step(tally_id=tally.pk)
+    engine.job_step(tallies.KIND, tally.pk)
     html = parse(console.get(url).content)
     alert = text_of(select(html, "#chart-region [role=alert]")[0])
     assert alert.startswith("The count stopped:") and "This key may not read records." in alert
@@ -114,3 +116,18 @@ def test_another_workspace_never_sees_the_count(api_key, console, remote, steps)
     poll = console.get(f"/objects/{OBJECT_KEY}/chart/{tally.pk}/status/?group=stage", HTTP_HX_REQUEST="true")
     assert poll.status_code == 404
     assert json.dumps(RecordTally.objects.get().groups) == "{}"
+
+
+def test_a_count_whose_every_step_message_is_lost_is_finished_by_the_watch(api_key, remote, monkeypatch):
+    remote.get(f"/v1/objects/{OBJECT_KEY}").mock(return_value=httpx.Response(200, json=DEALS))
+    first = page([record("r1", "One", stage="opt-won", amount=10.5)], next_cursor="c2")
+    second = page([record("r2", "Two", stage="opt-lead", amount=2)])
+    down = httpx.Response(503, json=error_body("server_error", "down"))
+    remote.get(RECORDS_PATH).mock(side_effect=[httpx.Response(200, json=first), down, httpx.Response(200, json=second)])
+    monkeypatch.setattr(tallies, "PAGES_PER_STEP", 1)
+    tally = start(api_key)  # its first message stays in the outbox, never published
+    # One step a page, and one wait (503) between them: each next message lost too.
+    assert finish_by_the_watch(monkeypatch, tally) == 3
+    tally.refresh_from_db()
+    assert (tally.status, tally.pages_read, tally.records_read) == ("done", 2, 2)
+    assert tally.groups == {"opt-won": [1, "10.5", 1], "opt-lead": [1, "2", 1]}

@@ -12,6 +12,7 @@ from django.urls import reverse
 
 from dashboard.audit.models import AuditEntry
 from dashboard.inbox.services import _working_keys_of
+from dashboard.jobs import engine
 from dashboard.keys.models import ApiKey
 from dashboard.keys.testing import stored_api_key
 from dashboard.live.models import TrackedOperation
@@ -215,7 +216,7 @@ def test_an_object_job_of_a_deactivated_person_stops_at_its_next_step(bob, remot
     from objects.models import ObjectJob
 
     sent: list[int] = []
-    monkeypatch.setattr(jobs, "send_step", lambda job_id, countdown=None: sent.append(job_id))
+    monkeypatch.setattr(engine, "send_step", lambda kind, job_id, countdown=None: sent.append(job_id))
     key = stored_api_key(user=bob, secret="svc_sk_live_bobsecret0006", workspace_id="ws-1")
     job = ObjectJob.objects.create(
         uid=uuid.uuid4(),
@@ -230,7 +231,7 @@ def test_an_object_job_of_a_deactivated_person_stops_at_its_next_step(bob, remot
     )
     get_user_model().objects.filter(pk=bob.pk).update(is_active=False)
 
-    jobs.job_step(job_id=job.pk)
+    engine.job_step(jobs.KIND, job.pk)
 
     job.refresh_from_db()
     assert job.status == ObjectJob.STOPPED and job.resume_status == ObjectJob.RUNNING

@@ -230,3 +230,29 @@ def test_a_run_reaches_a_person_only_when_they_follow_it(dana, real_smtp):
     notifications_produce(WORKSPACE)
     (delivery,) = Delivery.objects.filter(user=dana)
     assert delivery.title == "Agent run needs you: Qualify Ada"
+
+
+def test_a_retry_whose_message_is_lost_or_whose_worker_died_is_sent_by_the_due_sweep(
+    dana, receiver, monkeypatch, settings
+):
+    from dashboard.live.leases import lease_take
+
+    wants_send_approvals(dana, by_email=False)
+    webhook_add(owner=dana, workspace_id="", kind="teams", label="Teams", url=receiver.url)
+    receiver.status = 500
+    pending_approval()
+    notifications_produce(WORKSPACE)
+    delivery = Delivery.objects.get()
+    monkeypatch.setattr(services, "outbox_send", lambda **task: None)  # the retry's message is lost
+    assert step(delivery.pk) == "retry"
+    receiver.status = 200
+    now = timezone.now()
+    Delivery.objects.filter(pk=delivery.pk).update(due_at=now)  # its time came
+    # A worker took it and was killed while sending: nobody sends it while its lease runs...
+    assert lease_take(Delivery.objects.filter(pk=delivery.pk), seconds=settings.JOBS_LEASE_SECONDS, now=now)
+    assert services.deliveries_due(now=now) == []
+    # ...and the sweep (reach.deliver_due, on beat) sends it once the short lease has run out.
+    soon = now + timedelta(seconds=settings.JOBS_LEASE_SECONDS + 1)
+    assert services.deliveries_due(now=soon) == [delivery.pk]
+    assert delivery_step(delivery_id=delivery.pk, now=soon) == "sent"
+    assert len(receiver.bodies) == 2

@@ -17,9 +17,11 @@ from django.test import TestCase
 from django.urls import reverse
 from django.utils import timezone
 
+from dashboard.jobs import engine
 from studio.models import ZipJob
-from studio.zip_jobs import STEP_IMAGES, zip_path, zip_step, zips_prune
+from studio.zip_jobs import KIND, STEP_IMAGES, zip_path, zips_prune
 from tests.html import one, text_of, texts
+from tests.jobs.support import finish_by_the_watch
 
 IMAGE_BYTES = 1024 * 1024  # 1 MB each: 100 MB for the selection
 MEMORY_BOUND = 2 * 1024 * 1024  # what the console may hold at once, whatever the selection's size
@@ -63,7 +65,7 @@ def run_steps(job: ZipJob) -> int:
         job.refresh_from_db()
         if job.is_final:
             return steps
-        zip_step(job_id=job.pk)
+        engine.job_step(KIND, job.pk)
         steps += 1
         assert steps < 50
 
@@ -135,7 +137,7 @@ def test_a_selection_is_packed_by_the_worker_polled_and_downloaded_naming_what_i
     assert logged_in_client.get(live).status_code == 204  # unchanged: nothing rendered
 
     with TestCase.captureOnCommitCallbacks(execute=True):
-        zip_step(job_id=job.pk)  # the worker; eager Celery runs any next step at once
+        engine.job_step(KIND, job.pk)  # the worker; eager Celery runs any next step at once
     job.refresh_from_db()
     assert job.status == "ready"
     final = logged_in_client.get(live)
@@ -159,7 +161,7 @@ def test_a_step_that_died_half_way_starts_the_archive_again(db, user, fake_servi
     images = [{"id": f"i{n}", "url": f"https://cdn.example/{n}.png", "prompt": f"P{n}"} for n in range(15)]
     host(monkeypatch, lambda request: httpx.Response(200, content=b"x" * 10))
     job = ZipJob.objects.create(workspace_id="ws", created_by=user, idempotency_key="k", images=images, total=15)
-    zip_step(job_id=job.pk)
+    engine.job_step(KIND, job.pk)
     job.refresh_from_db()
     assert job.done == STEP_IMAGES
     with zip_path(job).open("ab") as broken:  # a killed worker's half-written entry
@@ -175,7 +177,7 @@ def test_a_disk_that_cannot_be_written_ends_the_job_saying_so(db, user, settings
     blocked.write_text("not a folder")
     settings.STUDIO_ZIP_ROOT = str(blocked / "zips")
     job = ZipJob.objects.create(workspace_id="ws", created_by=user, idempotency_key="k", images=[], total=0)
-    zip_step(job_id=job.pk)
+    engine.job_step(KIND, job.pk)
     job.refresh_from_db()
     assert job.status == "failed" and job.message.startswith("The ZIP could not be written on the console's disk")
 
@@ -241,3 +243,14 @@ def test_a_viewer_downloads_a_zip_too_nothing_is_written_in_the_workspace(db, re
     job = ZipJob.objects.get()
     assert started.status_code == 302 and started["Location"] == reverse("studio:zip_job", args=[job.pk])
     assert all(call.request.method == "GET" for call in remote.calls)
+
+
+def test_a_zip_whose_every_step_message_is_lost_is_finished_by_the_watch(db, user, monkeypatch):
+    images = [{"id": f"i{n}", "url": f"https://cdn.example/{n}.png", "prompt": f"P{n}"} for n in range(25)]
+    host(monkeypatch, lambda request: httpx.Response(200, content=b"x" * 10))
+    job = ZipJob.objects.create(workspace_id="ws", created_by=user, idempotency_key="k", images=images, total=25)
+    assert finish_by_the_watch(monkeypatch, job) == 3  # STEP_IMAGES a step
+    job.refresh_from_db()
+    assert (job.status, job.done) == (ZipJob.READY, 25)
+    with zipfile.ZipFile(zip_path(job)) as archive:
+        assert archive.testzip() is None and len(archive.namelist()) == 25
