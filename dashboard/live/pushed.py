@@ -20,7 +20,7 @@ from django.utils import timezone
 from dashboard.live import registry
 from dashboard.live.leases import lease_renew, lease_take
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import REQUEST_ID_LIMIT, STATUS_LIMIT, poll_interval, run_on_final, stopped_fields
+from dashboard.live.outcomes import REQUEST_ID_LIMIT, STATUS_LIMIT, poll_interval, run_on_final, stopped_fields
 from dashboard.live.storable import storable, storable_text
 
 logger = logging.getLogger("dashboard.live")

@@ -20,8 +20,8 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from dashboard.live.claims import lease_duration, operations_due_count, poll_batch_size
 from dashboard.live.models import PollerSlot
-from dashboard.live.services import lease_duration, operations_due_count, poll_batch_size
 
 
 def batches_for(due: int) -> int:
