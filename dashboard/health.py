@@ -9,8 +9,9 @@ from DATABASE_URL, CELERY_BROKER_URL or CACHE_URL.
   what `make run`'s tests wait for; it is not an alias of `/readyz`, because a
   stopped beat must not make open pages say "connection lost".
 * `/readyz` (`readiness_report`): database, broker, cache, beat, a worker of
-  the poller's queue, and the oldest due tracked row, each against a threshold
-  in settings (READY_*). For a load balancer or a monitor: 503 names the part.
+  the poller's queue, the oldest due tracked row, each against a threshold
+  in settings (READY_*), and rows a poll holds but has not polled for two
+  intervals (`leases`: a batch stuck on its rows). For a load balancer or a monitor: 503 names the part.
 
 The infrastructure probes live in dashboard/probes.py (re-exported here) so the
 live heartbeat can use them without importing this module, which reads it.
@@ -27,7 +28,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from dashboard.live import heartbeat
-from dashboard.live.selectors import operation_oldest_due_at
+from dashboard.live.selectors import operation_oldest_due_at, operations_stale_on_lease
 from dashboard.probes import (
     OK,
     broker_queue_depths,
@@ -56,6 +57,7 @@ __all__ = [
 NEVER_SEEN = "error: HeartbeatMissing"  # no heartbeat at all (never started, or the cache forgot)
 STALE = "error: HeartbeatStale"  # older than its threshold
 BEHIND = "error: PollerBehind"  # a due row has waited longer than READY_DUE_MAX_AGE
+LEASE_STALE = "error: LeaseStale"  # rows held by a poll, not polled for two intervals
 
 
 @dataclass(frozen=True)
@@ -115,6 +117,19 @@ def oldest_due_age(*, now: datetime | None = None) -> tuple[str, float | None]:
     return (OK if age <= settings.READY_DUE_MAX_AGE else BEHIND), age
 
 
+def stale_lease_age(*, now: datetime | None = None) -> tuple[str, float | None, int | None]:
+    """(check, seconds the longest-frozen leased row has been due, rows frozen
+    on a lease): any such row fails the check, since nothing else would
+    notice it (it is neither due and free nor a dead worker's, to the other
+    checks)."""
+    now = now or timezone.now()
+    try:
+        stale = operations_stale_on_lease(now=now)
+    except Exception as exc:  # the database down: its own check names it too
+        return error_word(exc), None, None
+    return (OK if stale.count == 0 else LEASE_STALE), _age(stale.oldest_due_at, now) or 0.0, stale.count
+
+
 def health_beat_check(*, now: datetime | None = None) -> str:
     """Celery beat published a task within READY_BEAT_MAX_AGE."""
     return beat_heartbeat_age(now=now)[0]
@@ -136,6 +151,7 @@ class ReadinessReport:
 
     parts: dict[str, str]
     seconds: dict[str, float | None] = field(default_factory=dict)
+    counts: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def ready(self) -> bool:
@@ -151,6 +167,7 @@ class ReadinessReport:
             **self.parts,
             # Whole seconds: enough to act on, and the same for every reader.
             "seconds": {name: None if value is None else round(value) for name, value in self.seconds.items()},
+            "counts": dict(self.counts),
         }
 
 
@@ -159,6 +176,7 @@ def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0
     beat, beat_age = beat_heartbeat_age(now=now)
     worker, worker_age = worker_heartbeat_age(now=now)
     poller, due_age = oldest_due_age(now=now)
+    leases, stale_age, stale_count = stale_lease_age(now=now)
     return ReadinessReport(
         parts={
             "database": health_database_check(),
@@ -167,6 +185,8 @@ def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0
             "beat": beat,
             "worker": worker,
             "poller": poller,
+            "leases": leases,
         },
-        seconds={"beat": beat_age, "worker": worker_age, "oldest_due": due_age},
+        seconds={"beat": beat_age, "worker": worker_age, "oldest_due": due_age, "stale_lease": stale_age},
+        counts={"stale_leased": stale_count},
     )

@@ -376,8 +376,9 @@ LIVE_POLL_PER_KEY = env.int("LIVE_POLL_PER_KEY", default=4)
 LIVE_POLL_PER_SERVICE = env.int("LIVE_POLL_PER_SERVICE", default=16)
 LIVE_POLL_TASK_SECONDS = env.float("LIVE_POLL_TASK_SECONDS", default=10.0)
 LIVE_POLL_MAX_QUEUED = env.int("LIVE_POLL_MAX_QUEUED", default=4)
-# A claimed row's lease; a killed worker's rows are polled again once it runs out.
-LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=90.0)
+# A claimed batch's lease, renewed every third of it while the batch works: a killed
+# worker's rows are polled again once it runs out (seconds, not a batch's worst case).
+LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=6.0)
 # Failed checks in a row (polls or saves) after which a row stops, with a message.
 LIVE_MAX_FAILURES = env.int("LIVE_MAX_FAILURES", default=20)
 # A worker following a streamed call (a chat answer, a turn's progress) holds its row

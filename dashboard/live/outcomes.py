@@ -83,7 +83,7 @@ def rate_limited_until(exc: errors.RateLimitedError, op: TrackedOperation, polle
 def outcome_of(result: Fetched) -> dict[str, Any]:
     op, kind, now = result.op, result.kind, result.polled_at
     if now is None:
-        # Not polled (another row's 429, or the lease too short): released as it was.
+        # Not polled (another row's 429, the batch's window past, or its lease lost): released as it was.
         return {"next_poll_at": result.defer_until} if result.defer_until else {}
     exc = result.error
     if isinstance(exc, errors.RateLimitedError):

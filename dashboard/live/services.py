@@ -17,9 +17,11 @@ How polling is scheduled (docs/architecture.md, "A tracked operation"):
   most), so one Celery message carries many rows and more workers poll more.
 * The lease makes this safe: rows are claimed only when a task is about to
   poll them (nothing leased waits in the broker), every write is guarded by
-  the lease token, and a killed worker loses nothing: its lease runs out and
-  a later task claims the rows again. A fetch is not started once the lease
-  is too short to finish it; that row is left for the next claim.
+  the lease token, and a killed worker loses nothing: its lease is short
+  (`LIVE_LEASE_SECONDS`) and renewed only while the batch works, so it runs
+  out within seconds and a later task claims the rows again. A fetch is not
+  started past the batch's window or once the lease is lost; that row is
+  left for the next claim.
 * Polling never loops: what is stored is cleaned first (`storable.py`), a
   save that fails still releases the row and counts as a failed check, and
   `LIVE_MAX_FAILURES` failed checks in a row stop the row with a message.
@@ -30,9 +32,10 @@ from __future__ import annotations
 import contextvars
 import logging
 from collections import defaultdict
+from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
-from datetime import datetime, timedelta
+from datetime import datetime
 from itertools import zip_longest
 from threading import Lock
 from typing import Any
@@ -44,7 +47,14 @@ from django.utils import timezone
 from dashboard.api import errors
 from dashboard.api.client import ServiceClient
 from dashboard.live import gate, registry
-from dashboard.live.claims import claim_batch, claim_one, lease_duration, poll_batch_size
+from dashboard.live.claims import (
+    batch_fetch_window,
+    batch_lease_renewal,
+    claim_batch,
+    claim_one,
+    lease_duration,
+    poll_batch_size,
+)
 from dashboard.live.lag import poll_lag_record
 from dashboard.live.leases import lease_is_free
 from dashboard.live.models import TrackedOperation
@@ -204,20 +214,25 @@ class _RetryAfter:
             return list(self._until.items())
 
 
-def _fetch_deadline(ops: list[TrackedOperation]) -> datetime | None:
-    """The last moment a fetch may start and still end (timeouts included)
-    before the lease does; later rows are left for the next claim."""
-    leases = [op.lease_until for op in ops if op.lease_until is not None]
-    if not leases:
-        return None
-    call_seconds = float(settings.SERVICE_TIMEOUT) + float(settings.SERVICE_CONNECT_TIMEOUT)
-    # Never less than half the lease, whatever the settings: some rows always get polled.
-    margin = min(call_seconds, lease_duration().total_seconds() / 2)
-    return min(leases) - timedelta(seconds=margin)
-
-
 def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) -> PollReport:
-    """Poll every row of a claimed batch concurrently and store the results in bulk."""
+    """Poll every row of a claimed batch concurrently and store the results in
+    bulk, its short lease renewed meanwhile (claims.batch_lease_renewal).
+
+    A fetch starts only within the batch's window (claims.batch_fetch_window)
+    and while the lease is still the batch's; the rows left are given back as
+    they were, due, for the next claim."""
+    deadline = clock() + batch_fetch_window()
+    with batch_lease_renewal(lease_token, clock=clock) as lease:
+
+        def may_start(now: datetime) -> bool:
+            return now <= deadline and not lease.lost
+
+        return _poll_held(ops, lease_token, may_start=may_start, clock=clock)
+
+
+def _poll_held(
+    ops: list[TrackedOperation], lease_token: str, *, may_start: Callable[[datetime], bool], clock: Clock
+) -> PollReport:
     outcomes: dict[int, dict[str, Any]] = {}
     jobs: list[_Job] = []
     clients: dict[int, ServiceClient | Exception] = {}
@@ -245,7 +260,7 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
             outcomes[op.pk] = outcome_of(Fetched(op, kind, polled_at=clock(), error=client))
 
     retry_after = _RetryAfter()
-    fetched = _fetch_all(jobs, retry_after=retry_after, deadline=_fetch_deadline(ops), clock=clock)
+    fetched = _fetch_all(jobs, retry_after=retry_after, may_start=may_start, clock=clock)
     for result in fetched:
         outcomes[result.op.pk] = outcome_of(result)
         _observe(result, outcomes[result.op.pk])
@@ -273,12 +288,14 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
     )
 
 
-def _fetch_all(jobs: list[_Job], *, retry_after: _RetryAfter, deadline: datetime | None, clock: Clock) -> list[Fetched]:
+def _fetch_all(
+    jobs: list[_Job], *, retry_after: _RetryAfter, may_start: Callable[[datetime], bool], clock: Clock
+) -> list[Fetched]:
     """Every job's fetch, concurrently when there are several (a thread pool that
     makes remote calls only: every database read and write stays in the caller)."""
 
     def fetch(job: _Job) -> Fetched:
-        return _fetch(job, retry_after=retry_after, deadline=deadline, clock=clock)
+        return _fetch(job, retry_after=retry_after, may_start=may_start, clock=clock)
 
     threads = min(poll_threads(), len(jobs))
     if threads <= 1:
@@ -312,14 +329,14 @@ def _interleaved_by_key(jobs: list[_Job]) -> list[_Job]:
     return [job for row in zip_longest(*by_key.values()) for job in row if job is not None]
 
 
-def _fetch(job: _Job, *, retry_after: _RetryAfter, deadline: datetime | None, clock: Clock) -> Fetched:
+def _fetch(job: _Job, *, retry_after: _RetryAfter, may_start: Callable[[datetime], bool], clock: Clock) -> Fetched:
     op, kind = job.op, job.kind
     with gate.call_slot(service=job.client.base_url, key=str(op.owner_key_id)):
         now = clock()
         until = retry_after.until(op.owner_key_id, now)
         if until is not None:
             return Fetched(op, kind, defer_until=until)
-        if deadline is not None and now > deadline:
+        if not may_start(now):
             return Fetched(op, kind)
         try:
             snapshot = kind.fetch(job.client, op)

@@ -97,6 +97,8 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
     assert value(after, "console_api_keys_refused") == 0
     assert label_sets(after, "console_live_operations") <= {frozenset({"kind", "state"})}
     assert named(after, "console_live_oldest_due_seconds")
+    assert value(after, "console_live_stale_leased_operations") == 0
+    assert value(after, "console_live_stale_lease_seconds") == 0
     assert {s.labels["state"] for s in named(after, "console_live_poller_slots")} == {"idle", "queued", "running"}
     assert {s.labels["kind"] for s in named(after, "console_object_jobs")} == {
         "edit",
