@@ -596,6 +596,10 @@ if LOG_FORMAT not in ("json", "text"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 # Logs never carry an API key: a filter masks anything shaped like one, in the
 # message and in every field, and the formatter masks the finished line again.
+# Beat's own lines ("Sending due task ..." at INFO, every tick): WARNING keeps
+# only its problems; INFO to watch it schedule.
+CELERY_BEAT_LOG_LEVEL = env.str("CELERY_BEAT_LOG_LEVEL", default="WARNING").upper()
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -624,6 +628,9 @@ LOGGING = {
         # (twice a second for live.tick). Failures are still logged (ERROR).
         "celery.app.trace": {"level": "WARNING"},
         "celery.worker.strategy": {"level": "WARNING"},
+        # Beat logs "Sending due task" for every tick (twice a second: ~37 MB a day
+        # idle); its liveness is the heartbeat (console_beat_heartbeat_age_seconds).
+        "celery.beat": {"level": CELERY_BEAT_LOG_LEVEL},
         # axes logs every login at INFO; lockouts (WARNING) are what an operator needs.
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},

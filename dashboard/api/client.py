@@ -79,6 +79,7 @@ from dashboard.api.pagination import Page, items_from_body, next_cursor_from_bod
 from dashboard.api.sse import ServerSentEvent, iter_events
 from dashboard.idempotency import new_idempotency_key
 from dashboard.logging import redact
+from dashboard.metrics.endpoints import endpoint_template
 from dashboard.observability.context import current_request_id, new_request_id
 
 logger = logging.getLogger("dashboard.api")
@@ -258,6 +259,23 @@ def parse_retry_after(value: str | None) -> float | None:
     if not math.isfinite(seconds):
         return None
     return max(0.0, seconds)
+
+
+_quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("quiet_remote_calls", default=False)
+
+
+@contextmanager
+def quiet_calls() -> Iterator[None]:
+    """Calls made inside log their successful attempts at DEBUG, not INFO: a
+    poller's routine reads, one per row every few seconds, which the metrics
+    count (console_remote_requests_total) and no operator reads line by line.
+    Failures and retries keep their WARNING. Contextual: copied into the
+    threads a batch fetches in (dashboard/live/services.py)."""
+    token = _quiet.set(True)
+    try:
+        yield
+    finally:
+        _quiet.reset(token)
 
 
 def _loggable_path(path: str) -> str:
@@ -648,21 +666,28 @@ class ServiceClient:
     ) -> None:
         # `request_id` is what we sent, `service_request_id` what the answer named (the
         # same when the service adopts ours): either one finds the call in the other's logs.
+        elapsed = clock() - started
+        path = _loggable_path(call.path)
         message = "remote %s %s status=%s request_id=%s service_request_id=%s attempt=%d/%d elapsed=%.3fs"
-        args: list[Any] = [
-            call.method,
-            _loggable_path(call.path),
-            status,
-            call.request_id,
-            request_id or "-",
-            attempt,
-            attempts,
-        ]
-        args.append(clock() - started)
+        args: list[Any] = [call.method, path, status, call.request_id, request_id or "-", attempt, attempts, elapsed]
+        # The same as fields of their own (a JSON line's keys), for a log system to filter
+        # on: the endpoint as the contract names it (ids replaced), as the metrics label it.
+        fields: dict[str, Any] = {
+            "method": call.method,
+            "endpoint": endpoint_template(path),
+            "status": status,
+            "service_request_id": request_id,
+            "attempt": attempt,
+            "attempts": attempts,
+            "elapsed_ms": round(elapsed * 1000, 1),
+        }
         if retry_in is not None:
             message += " retry_in=%.2fs"
             args.append(retry_in)
-        logger.log(level, message, *args)
+            fields["retry_in_s"] = round(retry_in, 2)
+        if level == logging.INFO and _quiet.get():
+            level = logging.DEBUG
+        logger.log(level, message, *args, extra=fields)
         # Every attempt, where it is logged: what metrics count (dashboard/api/hooks.py).
         remote_attempt_done(RemoteAttempt(call.method, call.path, status, clock() - started, retry_in is not None))
 

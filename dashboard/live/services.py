@@ -45,7 +45,7 @@ from django.db import IntegrityError, connections, transaction
 from django.utils import timezone
 
 from dashboard.api import errors
-from dashboard.api.client import ServiceClient
+from dashboard.api.client import ServiceClient, quiet_calls
 from dashboard.live import gate, registry
 from dashboard.live.claims import (
     batch_fetch_window,
@@ -222,7 +222,8 @@ def _poll_batch(ops: list[TrackedOperation], lease_token: str, *, clock: Clock) 
     and while the lease is still the batch's; the rows left are given back as
     they were, due, for the next claim."""
     deadline = clock() + batch_fetch_window()
-    with batch_lease_renewal(lease_token, clock=clock) as lease:
+    # Its calls' routine lines at DEBUG: one per row every few seconds, counted by the metrics.
+    with batch_lease_renewal(lease_token, clock=clock) as lease, quiet_calls():
 
         def may_start(now: datetime) -> bool:
             return now <= deadline and not lease.lost
