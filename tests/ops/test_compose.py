@@ -65,3 +65,16 @@ def test_preflight_runs_after_migrate_and_before_anything_serves():
     # docker-compose 1.x prints "volume:target:rw", the compose v2 plugin a mapping.
     targets = [volume["target"] if isinstance(volume, dict) else volume.split(":")[1] for volume in migrate["volumes"]]
     assert "/app/var/imports" in targets
+
+
+def test_every_container_rotates_its_log():
+    yaml = pytest.importorskip("yaml")
+    result = compose("--profile", "sandbox", "config")
+    assert result.returncode == 0, result.stderr
+
+    services = yaml.safe_load(result.stdout)["services"]
+
+    for name, service in services.items():
+        logging = service.get("logging", {})
+        assert logging.get("driver") == "json-file", name
+        assert logging["options"] == {"max-size": "10m", "max-file": "5"}, name
