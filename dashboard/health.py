@@ -10,7 +10,8 @@ from DATABASE_URL, CELERY_BROKER_URL or CACHE_URL.
   stopped beat must not make open pages say "connection lost".
 * `/readyz` (`readiness_report`): database, broker, cache, beat, a worker of
   the poller's queue, the oldest due tracked row, each against a threshold
-  in settings (READY_*), and rows a poll holds but has not polled for two
+  in settings (READY_*), the stream followers' worker when they have a queue
+  of their own (`streams`: CELERY_STREAM_QUEUE), and rows a poll holds but has not polled for two
   intervals (`leases`: a batch stuck on its rows). For a load balancer or a monitor: 503 names the part.
 
 The infrastructure probes live in dashboard/probes.py (re-exported here) so the
@@ -117,6 +118,33 @@ def oldest_due_age(*, now: datetime | None = None) -> tuple[str, float | None]:
     return (OK if age <= settings.READY_DUE_MAX_AGE else BEHIND), age
 
 
+def stream_queues() -> list[str]:
+    """The queues of stream followers the settings name apart from the
+    poller's (chat answers and Studio progress ride them); none when the
+    poller's own worker follows streams too."""
+    default = heartbeat.default_queue()
+    queues: list[str] = []
+    for queue in (settings.CELERY_STREAM_QUEUE, getattr(settings, "AGENTS_STREAM_QUEUE", "")):
+        if queue and queue != default and queue not in queues:
+            queues.append(queue)
+    return queues
+
+
+def streams_heartbeat_age(*, now: datetime | None = None) -> tuple[str, float | None]:
+    """(check, age) of the stalest worker of the stream queues: each must
+    have been alive within READY_WORKER_MAX_AGE."""
+    worst: tuple[str, float | None] = (OK, None)
+    for queue in stream_queues():
+        check, age = _heartbeat_check(
+            lambda queue=queue: heartbeat.worker_last_seen(queue), settings.READY_WORKER_MAX_AGE, now
+        )
+        if check != OK:
+            return check, age
+        if age is not None and (worst[1] is None or age > worst[1]):
+            worst = (check, age)
+    return worst
+
+
 def stale_lease_age(*, now: datetime | None = None) -> tuple[str, float | None, int | None]:
     """(check, seconds the longest-frozen leased row has been due, rows frozen
     on a lease): any such row fails the check, since nothing else would
@@ -177,6 +205,11 @@ def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0
     worker, worker_age = worker_heartbeat_age(now=now)
     poller, due_age = oldest_due_age(now=now)
     leases, stale_age, stale_count = stale_lease_age(now=now)
+    # The stream followers' worker, when they have a queue of their own.
+    streams: dict[str, str] = {}
+    seconds: dict[str, float | None] = {}
+    if stream_queues():
+        streams["streams"], seconds["streams"] = streams_heartbeat_age(now=now)
     return ReadinessReport(
         parts={
             "database": health_database_check(),
@@ -184,9 +217,16 @@ def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0
             "cache": health_cache_check(),
             "beat": beat,
             "worker": worker,
+            **streams,
             "poller": poller,
             "leases": leases,
         },
-        seconds={"beat": beat_age, "worker": worker_age, "oldest_due": due_age, "stale_lease": stale_age},
+        seconds={
+            "beat": beat_age,
+            "worker": worker_age,
+            **seconds,
+            "oldest_due": due_age,
+            "stale_lease": stale_age,
+        },
         counts={"stale_leased": stale_count},
     )

@@ -54,6 +54,7 @@ PART_NAMES = {
     "cache": "Shared cache",
     "beat": "Celery beat (the scheduler)",
     "worker": "Worker of the poller's queue",
+    "streams": "Worker of the stream queue (chat answers, Studio progress)",
     "poller": "Live updates (oldest due operation)",
     "leases": "Live updates (operations held but not polled)",
 }
@@ -194,7 +195,7 @@ def queue_depths(queues: list[str]) -> dict[str, int | None]:
 
 
 def _readiness_table(report: ReadinessReport) -> StatusTable:
-    ages = {"beat": report.seconds.get("beat"), "worker": report.seconds.get("worker")}
+    ages = {name: report.seconds.get(name) for name in ("beat", "worker", "streams")}
     rows = []
     for name, check in report.parts.items():
         detail = check_words(check)

@@ -142,6 +142,23 @@ def test_readyz_names_the_poller_when_a_row_waits_past_the_threshold(client, ali
 
 
 @pytest.mark.django_db
+def test_readyz_names_the_stream_followers_worker_when_it_has_a_queue_of_its_own(client, alive, settings):
+    settings.CELERY_STREAM_QUEUE = "streams"
+    settings.READY_WORKER_MAX_AGE = 60
+    status, _, body = readyz(client)  # the poller's worker is alive; nothing consumes the streams
+    assert status == 503 and body["streams"] == "error: HeartbeatMissing"
+    assert [name for name in PARTS | {"streams"} if body[name] != "ok"] == ["streams"]
+
+    heartbeat.worker_heartbeat_record(queues=["streams"], now=timezone.now() - timedelta(seconds=61))
+    status, _, body = readyz(client)
+    assert status == 503 and body["streams"] == "error: HeartbeatStale" and body["seconds"]["streams"] >= 61
+
+    heartbeat.worker_heartbeat_record(queues=["streams"])
+    status, _, body = readyz(client)
+    assert status == 200 and body["streams"] == "ok"
+
+
+@pytest.mark.django_db
 def test_readyz_names_rows_held_by_a_poll_but_not_polled_for_two_intervals(client, alive, make_turn):
     now = timezone.now()
     # First polls come every 5 s: due 4 s ago and held, it is being polled.

@@ -235,6 +235,18 @@ def test_a_row_due_for_long_shows_how_long_it_waits(admin_client, alive, make_tu
 
 
 @pytest.mark.django_db
+def test_a_stopped_streams_worker_is_named_not_ready(admin_client, alive, settings, service_answers):
+    settings.CELERY_STREAM_QUEUE = "streams"
+
+    html = admin_client.get(reverse("system:status")).content
+
+    assert "Worker of the stream queue" in text_of(one(html, "#system-status .alert"))
+    _, readiness = table(html, "readiness")
+    state, detail = readiness["Worker of the stream queue (chat answers, Studio progress)"]
+    assert state == "Down" and detail.startswith("no heartbeat seen")
+
+
+@pytest.mark.django_db
 def test_rows_frozen_on_a_lease_are_counted_and_named_not_ready(admin_client, alive, make_turn, service_answers):
     for number in range(3):
         make_turn(
