@@ -94,8 +94,11 @@ INSTALLED_APPS = [
     "agents",
     "objects",
 ]
-if not PRODUCTION:
-    # `manage.py bootstrap`, `runsandbox`, `sandbox_keys`: developer machines only.
+# `manage.py bootstrap`, `runsandbox`, `sandbox_keys`: developer machines only, and
+# compose's sandbox container (CONSOLE_DEVTOOLS=true: the README mints a sandbox key
+# there with `manage.py sandbox_keys`); the commands serve nothing.
+CONSOLE_DEVTOOLS = env.bool("CONSOLE_DEVTOOLS", default=not PRODUCTION)
+if CONSOLE_DEVTOOLS:
     INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
