@@ -238,7 +238,19 @@ def login_gauges(now: datetime) -> Iterator[Gauge]:
     )
 
 
+def build_gauges(now: datetime) -> Iterator[Gauge]:
+    from dashboard.version import console_version
+
+    yield Gauge(
+        "console_build_info",
+        "The console's version (always 1): join on it, or alert when two versions serve at once.",
+        ("version",),
+        [((console_version(),), 1.0)],
+    )
+
+
 CORE_PARTS: dict[str, Callable[[datetime], Iterable[Gauge]]] = {
+    "build": build_gauges,
     "live": live_gauges,
     "heartbeat": heartbeat_gauges,
     "broker": broker_gauges,
