@@ -85,6 +85,7 @@ bench: install
 	$(PY) bench/import_parse.py
 	$(PY) bench/chart_count.py
 	$(PY) bench/zip_images.py
+	$(PY) bench/log_volume.py
 
 clean:
 	rm -rf $(VENV) var staticfiles

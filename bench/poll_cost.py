@@ -116,12 +116,12 @@ def run(args) -> dict:
     from django.test.utils import CaptureQueriesContext
     from django.utils import timezone
 
-    from dashboard.live import services
+    from dashboard.live import claims, services
 
     phases = Phases()
-    phases.wrap(services, "_claim_batch", "claim")
+    phases.wrap(services, "claim_batch", "claim")
     phases.wrap(services, "_fetch_all", "fetch")
-    phases.wrap(services, "_store", "store")
+    phases.wrap(services, "outcomes_store", "store")
     polls = batches = 0
     statements: list[int] = []
     cpu = wall = 0.0
@@ -142,7 +142,7 @@ def run(args) -> dict:
     return {
         "polls": polls,
         "batches": batches,
-        "batch_size": services.poll_batch_size(),
+        "batch_size": claims.poll_batch_size(),
         "cpu_ms_per_poll": round(cpu * 1000 / polls, 3),
         "polls_per_cpu_second": round(per_core),
         "polls_per_wall_second": round(polls / wall),

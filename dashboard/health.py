@@ -9,8 +9,10 @@ from DATABASE_URL, CELERY_BROKER_URL or CACHE_URL.
   what `make run`'s tests wait for; it is not an alias of `/readyz`, because a
   stopped beat must not make open pages say "connection lost".
 * `/readyz` (`readiness_report`): database, broker, cache, beat, a worker of
-  the poller's queue, and the oldest due tracked row, each against a threshold
-  in settings (READY_*). For a load balancer or a monitor: 503 names the part.
+  the poller's queue, the oldest due tracked row, each against a threshold
+  in settings (READY_*), the stream followers' worker when they have a queue
+  of their own (`streams`: CELERY_STREAM_QUEUE), and rows a poll holds but has not polled for two
+  intervals (`leases`: a batch stuck on its rows). For a load balancer or a monitor: 503 names the part.
 
 The infrastructure probes live in dashboard/probes.py (re-exported here) so the
 live heartbeat can use them without importing this module, which reads it.
@@ -27,7 +29,7 @@ from django.conf import settings
 from django.utils import timezone
 
 from dashboard.live import heartbeat
-from dashboard.live.selectors import operation_oldest_due_at
+from dashboard.live.selectors import operation_oldest_due_at, operations_stale_on_lease
 from dashboard.probes import (
     OK,
     broker_queue_depths,
@@ -56,6 +58,7 @@ __all__ = [
 NEVER_SEEN = "error: HeartbeatMissing"  # no heartbeat at all (never started, or the cache forgot)
 STALE = "error: HeartbeatStale"  # older than its threshold
 BEHIND = "error: PollerBehind"  # a due row has waited longer than READY_DUE_MAX_AGE
+LEASE_STALE = "error: LeaseStale"  # rows held by a poll, not polled for two intervals
 
 
 @dataclass(frozen=True)
@@ -115,6 +118,46 @@ def oldest_due_age(*, now: datetime | None = None) -> tuple[str, float | None]:
     return (OK if age <= settings.READY_DUE_MAX_AGE else BEHIND), age
 
 
+def stream_queues() -> list[str]:
+    """The queues of stream followers the settings name apart from the
+    poller's (chat answers and Studio progress ride them); none when the
+    poller's own worker follows streams too."""
+    default = heartbeat.default_queue()
+    queues: list[str] = []
+    for queue in (settings.CELERY_STREAM_QUEUE, getattr(settings, "AGENTS_STREAM_QUEUE", "")):
+        if queue and queue != default and queue not in queues:
+            queues.append(queue)
+    return queues
+
+
+def streams_heartbeat_age(*, now: datetime | None = None) -> tuple[str, float | None]:
+    """(check, age) of the stalest worker of the stream queues: each must
+    have been alive within READY_WORKER_MAX_AGE."""
+    worst: tuple[str, float | None] = (OK, None)
+    for queue in stream_queues():
+        check, age = _heartbeat_check(
+            lambda queue=queue: heartbeat.worker_last_seen(queue), settings.READY_WORKER_MAX_AGE, now
+        )
+        if check != OK:
+            return check, age
+        if age is not None and (worst[1] is None or age > worst[1]):
+            worst = (check, age)
+    return worst
+
+
+def stale_lease_age(*, now: datetime | None = None) -> tuple[str, float | None, int | None]:
+    """(check, seconds the longest-frozen leased row has been due, rows frozen
+    on a lease): any such row fails the check, since nothing else would
+    notice it (it is neither due and free nor a dead worker's, to the other
+    checks)."""
+    now = now or timezone.now()
+    try:
+        stale = operations_stale_on_lease(now=now)
+    except Exception as exc:  # the database down: its own check names it too
+        return error_word(exc), None, None
+    return (OK if stale.count == 0 else LEASE_STALE), _age(stale.oldest_due_at, now) or 0.0, stale.count
+
+
 def health_beat_check(*, now: datetime | None = None) -> str:
     """Celery beat published a task within READY_BEAT_MAX_AGE."""
     return beat_heartbeat_age(now=now)[0]
@@ -136,6 +179,7 @@ class ReadinessReport:
 
     parts: dict[str, str]
     seconds: dict[str, float | None] = field(default_factory=dict)
+    counts: dict[str, int | None] = field(default_factory=dict)
 
     @property
     def ready(self) -> bool:
@@ -151,6 +195,7 @@ class ReadinessReport:
             **self.parts,
             # Whole seconds: enough to act on, and the same for every reader.
             "seconds": {name: None if value is None else round(value) for name, value in self.seconds.items()},
+            "counts": dict(self.counts),
         }
 
 
@@ -159,6 +204,12 @@ def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0
     beat, beat_age = beat_heartbeat_age(now=now)
     worker, worker_age = worker_heartbeat_age(now=now)
     poller, due_age = oldest_due_age(now=now)
+    leases, stale_age, stale_count = stale_lease_age(now=now)
+    # The stream followers' worker, when they have a queue of their own.
+    streams: dict[str, str] = {}
+    seconds: dict[str, float | None] = {}
+    if stream_queues():
+        streams["streams"], seconds["streams"] = streams_heartbeat_age(now=now)
     return ReadinessReport(
         parts={
             "database": health_database_check(),
@@ -166,7 +217,16 @@ def readiness_report(*, now: datetime | None = None, broker_timeout: float = 2.0
             "cache": health_cache_check(),
             "beat": beat,
             "worker": worker,
+            **streams,
             "poller": poller,
+            "leases": leases,
         },
-        seconds={"beat": beat_age, "worker": worker_age, "oldest_due": due_age},
+        seconds={
+            "beat": beat_age,
+            "worker": worker_age,
+            **seconds,
+            "oldest_due": due_age,
+            "stale_lease": stale_age,
+        },
+        counts={"stale_leased": stale_count},
     )

@@ -95,8 +95,11 @@ INSTALLED_APPS = [
     "agents",
     "objects",
 ]
-if not PRODUCTION:
-    # `manage.py bootstrap`, `runsandbox`, `sandbox_keys`: developer machines only.
+# `manage.py bootstrap`, `runsandbox`, `sandbox_keys`: developer machines only, and
+# compose's sandbox container (CONSOLE_DEVTOOLS=true: the README mints a sandbox key
+# there with `manage.py sandbox_keys`); the commands serve nothing.
+CONSOLE_DEVTOOLS = env.bool("CONSOLE_DEVTOOLS", default=not PRODUCTION)
+if CONSOLE_DEVTOOLS:
     INSTALLED_APPS.append("devtools")
 
 MIDDLEWARE = [
@@ -437,8 +440,9 @@ LIVE_POLL_PER_KEY = env.int("LIVE_POLL_PER_KEY", default=4)
 LIVE_POLL_PER_SERVICE = env.int("LIVE_POLL_PER_SERVICE", default=16)
 LIVE_POLL_TASK_SECONDS = env.float("LIVE_POLL_TASK_SECONDS", default=10.0)
 LIVE_POLL_MAX_QUEUED = env.int("LIVE_POLL_MAX_QUEUED", default=4)
-# A claimed row's lease; a killed worker's rows are polled again once it runs out.
-LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=90.0)
+# A claimed batch's lease, renewed every third of it while the batch works: a killed
+# worker's rows are polled again once it runs out (seconds, not a batch's worst case).
+LIVE_LEASE_SECONDS = env.float("LIVE_LEASE_SECONDS", default=6.0)
 # Failed checks in a row (polls or saves) after which a row stops, with a message.
 LIVE_MAX_FAILURES = env.int("LIVE_MAX_FAILURES", default=20)
 # A worker following a streamed call (a chat answer, a turn's progress) holds its row
@@ -677,6 +681,10 @@ if LOG_FORMAT not in ("json", "text"):
     raise ImproperlyConfigured(f"LOG_FORMAT must be json or text, not {LOG_FORMAT!r}")
 # Logs never carry an API key: a filter masks anything shaped like one, in the
 # message and in every field, and the formatter masks the finished line again.
+# Beat's own lines ("Sending due task ..." at INFO, every tick): WARNING keeps
+# only its problems; INFO to watch it schedule.
+CELERY_BEAT_LOG_LEVEL = env.str("CELERY_BEAT_LOG_LEVEL", default="WARNING").upper()
+
 LOGGING = {
     "version": 1,
     "disable_existing_loggers": False,
@@ -705,6 +713,9 @@ LOGGING = {
         # (twice a second for live.tick). Failures are still logged (ERROR).
         "celery.app.trace": {"level": "WARNING"},
         "celery.worker.strategy": {"level": "WARNING"},
+        # Beat logs "Sending due task" for every tick (twice a second: ~37 MB a day
+        # idle); its liveness is the heartbeat (console_beat_heartbeat_age_seconds).
+        "celery.beat": {"level": CELERY_BEAT_LOG_LEVEL},
         # axes logs every login at INFO; lockouts (WARNING) are what an operator needs.
         "httpx": {"level": "WARNING"},
         "httpcore": {"level": "WARNING"},

@@ -29,6 +29,7 @@ from django.conf import settings
 from dashboard.api import errors
 from dashboard.api.hooks import RemoteAttempt, remote_attempt_done
 from dashboard.logging import redact
+from dashboard.metrics.endpoints import endpoint_template
 
 logger = logging.getLogger("dashboard.api")
 
@@ -280,6 +281,23 @@ def attempts(call: Call, *, http: httpx.Client, auth: httpx.Auth, max_retries: i
             budget.spent += delay
 
 
+_quiet: contextvars.ContextVar[bool] = contextvars.ContextVar("quiet_remote_calls", default=False)
+
+
+@contextmanager
+def quiet_calls() -> Iterator[None]:
+    """Calls made inside log their successful attempts at DEBUG, not INFO: a
+    poller's routine reads, one per row every few seconds, which the metrics
+    count (console_remote_requests_total) and no operator reads line by line.
+    Failures and retries keep their WARNING. Contextual: copied into the
+    threads a batch fetches in (dashboard/live/services.py)."""
+    token = _quiet.set(True)
+    try:
+        yield
+    finally:
+        _quiet.reset(token)
+
+
 def log_attempt(
     call: Call,
     attempt: int,
@@ -292,21 +310,28 @@ def log_attempt(
 ) -> None:
     # `request_id` is what we sent, `service_request_id` what the answer named (the
     # same when the service adopts ours): either one finds the call in the other's logs.
+    elapsed = clock() - started
+    path = loggable_path(call.path)
     message = "remote %s %s status=%s request_id=%s service_request_id=%s attempt=%d/%d elapsed=%.3fs"
-    args: list[Any] = [
-        call.method,
-        loggable_path(call.path),
-        status,
-        call.request_id,
-        request_id or "-",
-        attempt,
-        attempts,
-    ]
-    args.append(clock() - started)
+    args: list[Any] = [call.method, path, status, call.request_id, request_id or "-", attempt, attempts, elapsed]
+    # The same as fields of their own (a JSON line's keys), for a log system to filter
+    # on: the endpoint as the contract names it (ids replaced), as the metrics label it.
+    fields: dict[str, Any] = {
+        "method": call.method,
+        "endpoint": endpoint_template(path),
+        "status": status,
+        "service_request_id": request_id,
+        "attempt": attempt,
+        "attempts": attempts,
+        "elapsed_ms": round(elapsed * 1000, 1),
+    }
     if retry_in is not None:
         message += " retry_in=%.2fs"
         args.append(retry_in)
-    logger.log(level, message, *args)
+        fields["retry_in_s"] = round(retry_in, 2)
+    if level == logging.INFO and _quiet.get():
+        level = logging.DEBUG
+    logger.log(level, message, *args, extra=fields)
     # Every attempt, where it is logged: what metrics count (dashboard/api/hooks.py).
     remote_attempt_done(RemoteAttempt(call.method, call.path, status, clock() - started, retry_in is not None))
 

@@ -9,18 +9,16 @@ when the lease runs out, so a killed follower's row is polled again within
 from __future__ import annotations
 
 import logging
-import threading
 from datetime import datetime
 from typing import Any
 
 from django.conf import settings
-from django.db import connections
 from django.utils import timezone
 
 from dashboard.live import registry
-from dashboard.live.leases import lease_renew, lease_take
+from dashboard.live.leases import LeaseRenewal, lease_renew, lease_take
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import REQUEST_ID_LIMIT, STATUS_LIMIT, poll_interval, run_on_final, stopped_fields
+from dashboard.live.outcomes import REQUEST_ID_LIMIT, STATUS_LIMIT, poll_interval, run_on_final, stopped_fields
 from dashboard.live.storable import storable, storable_text
 
 logger = logging.getLogger("dashboard.live")
@@ -119,44 +117,19 @@ def operation_lease_renew(
     return lease_renew(rows, token=lease_token, seconds=seconds, now=now)
 
 
-class LeaseKeeper:
-    """Keeps a stream follower's short lease while the follower lives: a
-    daemon thread renews it every third of the lease (a chat stream is silent
-    between `started` and `result` for minutes, and the service sends no
-    keep-alive), and `renew()` renews it as events arrive. When the worker
-    dies the thread dies with it, the lease runs out, and the poller takes
-    the row back. `lost` turns true once a renewal finds the row taken."""
+class LeaseKeeper(LeaseRenewal):
+    """Keeps a stream follower's short lease while the follower lives
+    (`LeaseRenewal`: every third of the lease, a chat stream being silent
+    between `started` and `result` for minutes with no keep-alive from the
+    service; `renew()` renews it as events arrive). When the worker dies the
+    lease runs out and the poller takes the row back."""
 
     def __init__(self, *, operation_id: int, lease_token: str, seconds: float | None = None) -> None:
         self.operation_id = operation_id
         self.lease_token = lease_token
-        self.seconds = stream_lease_seconds() if seconds is None else seconds
-        self.lost = False
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._run, name=f"lease-{operation_id}", daemon=True)
-
-    def __enter__(self) -> LeaseKeeper:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc_info: object) -> None:
-        self._stop.set()
-        self._thread.join(timeout=self.seconds)
-
-    def renew(self) -> bool:
-        if not self.lost and not operation_lease_renew(
-            operation_id=self.operation_id, lease_token=self.lease_token, seconds=self.seconds
-        ):
-            self.lost = True
-        return not self.lost
-
-    def _run(self) -> None:
-        try:
-            while not self._stop.wait(self.seconds / 3) and not self.lost:
-                try:
-                    self.renew()
-                except Exception:
-                    # A database hiccup is not a lost lease: the next renewal tries again.
-                    logger.warning("live: renewing the lease of operation %s failed", self.operation_id, exc_info=True)
-        finally:
-            connections.close_all()  # this thread's own connections
+        super().__init__(
+            lambda: TrackedOperation.objects.filter(id=operation_id, is_final=False),
+            token=lease_token,
+            seconds=stream_lease_seconds() if seconds is None else seconds,
+            name=f"lease of operation {operation_id}",
+        )

@@ -9,7 +9,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from django.db import connection
-from django.db.models import Field, QuerySet
+from django.db.models import Count, Field, Min, Q, QuerySet
 from django.http import Http404
 from django.urls import reverse
 from django.utils import timezone
@@ -18,8 +18,10 @@ from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.keys.selectors import working_workspace_ids
 from dashboard.live import heartbeat, registry
+from dashboard.live.claims import POLL_LEASE_PREFIX
 from dashboard.live.leases import lease_is_free
 from dashboard.live.models import PollerSlot, TrackedOperation
+from dashboard.live.outcomes import FAST_POLLS, FIRST_POLL_INTERVAL, LATER_POLL_INTERVAL
 from dashboard.outbox.selectors import HELD_MESSAGE, outbox_holds
 
 # A row that is not final and hasn't been refreshed for this long has no
@@ -287,3 +289,30 @@ def operation_oldest_due_at(*, now: datetime | None = None) -> datetime | None:
         .values_list("next_poll_at", flat=True)
         .first()
     )
+
+
+@dataclass(frozen=True)
+class StaleLeases:
+    """Rows a poll holds (or held: a lease that ran out, never given back) but
+    has not polled for two of their intervals: frozen, as a person watching
+    them feels it, although nothing is due and free. A stream follower's
+    rows are not counted: its stream tells it when something changes."""
+
+    count: int
+    oldest_due_at: datetime | None  # when the longest-frozen one fell due
+
+
+def operations_stale_on_lease(*, now: datetime | None = None) -> StaleLeases:
+    """`StaleLeases` in one aggregate over the partial index `live_op_due`.
+    A row is polled each interval (5 s at first, then 10 s: outcomes.py), so
+    one interval past its due time it has gone two without a poll."""
+    now = now or timezone.now()
+    unpolled = Q(poll_count__lt=FAST_POLLS, next_poll_at__lte=now - FIRST_POLL_INTERVAL) | Q(
+        poll_count__gte=FAST_POLLS, next_poll_at__lte=now - LATER_POLL_INTERVAL
+    )
+    found = (
+        TrackedOperation.objects.filter(is_final=False, lease_token__startswith=POLL_LEASE_PREFIX)
+        .filter(unpolled)
+        .aggregate(count=Count("id"), oldest=Min("next_poll_at"))
+    )
+    return StaleLeases(count=int(found["count"] or 0), oldest_due_at=found["oldest"])

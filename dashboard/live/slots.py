@@ -20,8 +20,8 @@ from typing import Any
 from django.conf import settings
 from django.utils import timezone
 
+from dashboard.live.claims import batch_longest, operations_due_count, poll_batch_size
 from dashboard.live.models import PollerSlot
-from dashboard.live.services import lease_duration, operations_due_count, poll_batch_size
 
 
 def batches_for(due: int) -> int:
@@ -51,11 +51,18 @@ def _slot_lost(slot: PollerSlot, now: datetime) -> bool:
     (a broker that lost it, an embedded broker's consumer killed), or started
     and still not ended past its run budget and a batch's lease (a killed
     worker). Its slot is sent again; should the old message come after all,
-    its token no longer matches and it is dropped."""
-    lease = lease_duration()
+    its token no longer matches and it is dropped. Not the rows' short lease:
+    a message may wait that long behind busy workers, and a live task runs
+    for its budget and then its last batch (which the rows' lease does not
+    wait for: they are free within seconds of a kill)."""
     if slot.started_at is None:
-        return slot.sent_at is None or now - slot.sent_at > lease
-    return now - slot.started_at > lease + timedelta(seconds=poll_task_seconds())
+        return slot.sent_at is None or now - slot.sent_at > poll_task_longest()
+    return now - slot.started_at > poll_task_longest()
+
+
+def poll_task_longest() -> timedelta:
+    """The longest a live `live.poll_due` runs: its budget, then its last batch."""
+    return timedelta(seconds=poll_task_seconds()) + batch_longest()
 
 
 def _slots(now: datetime) -> list[PollerSlot]:

@@ -72,7 +72,7 @@ def _age(now: datetime, then: datetime | None) -> float | None:
 def live_gauges(now: datetime) -> Iterator[Gauge]:
     from dashboard.live import registry as kinds
     from dashboard.live.models import PollerSlot, TrackedOperation
-    from dashboard.live.selectors import operation_oldest_due_at
+    from dashboard.live.selectors import operation_oldest_due_at, operations_stale_on_lease
 
     counts: dict[tuple[str, str], float] = {}
     # Rows still followed only (not final: the partial index live_op_due's rows): what
@@ -97,6 +97,19 @@ def live_gauges(now: datetime) -> Iterator[Gauge]:
         "console_live_oldest_due_seconds",
         "How long the longest-waiting due tracked operation (no poll under way) has been due; 0: none.",
         samples=[((), _age(now, oldest) or 0.0)],
+    )
+    # What the oldest due row cannot see: rows a poll holds (or a dead worker held)
+    # but has not polled for two intervals. /readyz's `leases` part reads the same.
+    stale = operations_stale_on_lease(now=now)
+    yield Gauge(
+        "console_live_stale_leased_operations",
+        "Tracked operations a poll holds (or held) on a lease but has not polled for two intervals; 0: none.",
+        samples=[((), float(stale.count))],
+    )
+    yield Gauge(
+        "console_live_stale_lease_seconds",
+        "How long the longest-frozen leased tracked operation has been due; 0: none.",
+        samples=[((), _age(now, stale.oldest_due_at) or 0.0)],
     )
     slots = PollerSlot.objects.aggregate(
         idle=Count("id", filter=Q(token="")),
@@ -225,7 +238,19 @@ def login_gauges(now: datetime) -> Iterator[Gauge]:
     )
 
 
+def build_gauges(now: datetime) -> Iterator[Gauge]:
+    from dashboard.version import console_version
+
+    yield Gauge(
+        "console_build_info",
+        "The console's version (always 1): join on it, or alert when two versions serve at once.",
+        ("version",),
+        [((console_version(),), 1.0)],
+    )
+
+
 CORE_PARTS: dict[str, Callable[[datetime], Iterable[Gauge]]] = {
+    "build": build_gauges,
     "live": live_gauges,
     "heartbeat": heartbeat_gauges,
     "broker": broker_gauges,

@@ -41,6 +41,8 @@ from dashboard.observability.context import (
 task_logger = logging.getLogger("dashboard.task")
 
 HEADER = "request_id"
+# The person the sending request acted for, so the task's lines name them too.
+USER_HEADER = "user_id"
 QUIET_TASKS = frozenset({"live.tick", "outbox.sweep", "system.probe_service"})
 
 # Per task id: what to put back after the run and when it started. A worker
@@ -66,12 +68,31 @@ def header_request_id(request: Any) -> str | None:
     return valid_request_id(value)
 
 
+def header_user_id(request: Any) -> int | None:
+    """The user id a task's message carried (a positive int), else None."""
+    value = getattr(request, USER_HEADER, None)
+    if value is None:
+        headers = getattr(request, "headers", None)
+        if isinstance(headers, dict):
+            value = headers.get(USER_HEADER)
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, str) and value.isdigit():
+        value = int(value)
+    return value if isinstance(value, int) and value > 0 else None
+
+
 def on_before_task_publish(sender: Any = None, headers: dict[str, Any] | None = None, **kwargs: Any) -> None:
-    if headers is None or headers.get(HEADER):
+    if headers is None:
         return
-    request_id = current_request_id()
-    if request_id:
-        headers[HEADER] = request_id
+    if not headers.get(HEADER):
+        request_id = current_request_id()
+        if request_id:
+            headers[HEADER] = request_id
+    if headers.get(USER_HEADER) is None:
+        user_id = current_user_id()
+        if user_id is not None:
+            headers[USER_HEADER] = user_id
 
 
 def on_task_prerun(sender: Any = None, task_id: str | None = None, task: Any = None, **kwargs: Any) -> None:
@@ -79,8 +100,11 @@ def on_task_prerun(sender: Any = None, task_id: str | None = None, task: Any = N
         return
     current = current_request_id()
     request_id = header_request_id(task.request) or current or new_request_id()
-    # An eager run inside the request that sent it keeps that request's user on its lines.
-    user_id = current_user_id() if request_id == current else None
+    # The sender's person, carried in the message; an eager run inside the
+    # request that sent it keeps that request's user on its lines.
+    user_id = header_user_id(task.request)
+    if user_id is None and request_id == current:
+        user_id = current_user_id()
     _running[task_id] = (bind(request_id, user_id=user_id), time.perf_counter())
 
 

@@ -54,7 +54,9 @@ PART_NAMES = {
     "cache": "Shared cache",
     "beat": "Celery beat (the scheduler)",
     "worker": "Worker of the poller's queue",
+    "streams": "Worker of the stream queue (chat answers, Studio progress)",
     "poller": "Live updates (oldest due operation)",
+    "leases": "Live updates (operations held but not polled)",
 }
 
 
@@ -131,6 +133,7 @@ def check_words(check: str) -> str:
         "HeartbeatMissing": "no heartbeat seen: not started, or stopped long ago",
         "HeartbeatStale": "heartbeat too old: stopped or stuck",
         "PollerBehind": "operations wait longer than they should",
+        "LeaseStale": "operations held by a poll have gone two intervals without one",
         "CacheDidNotKeepValue": "answers but does not keep what is written",
     }.get(name, f"failing ({name})")
 
@@ -192,7 +195,7 @@ def queue_depths(queues: list[str]) -> dict[str, int | None]:
 
 
 def _readiness_table(report: ReadinessReport) -> StatusTable:
-    ages = {"beat": report.seconds.get("beat"), "worker": report.seconds.get("worker")}
+    ages = {name: report.seconds.get(name) for name in ("beat", "worker", "streams")}
     rows = []
     for name, check in report.parts.items():
         detail = check_words(check)
@@ -200,6 +203,8 @@ def _readiness_table(report: ReadinessReport) -> StatusTable:
             detail = f"{detail}; last heartbeat {age_words(ages[name])}"
         if name == "poller":
             detail = f"{detail}; longest wait {wait_words(report.seconds.get('oldest_due'))}"
+        if name == "leases":
+            detail = f"{detail}; {_held_words(report)}"
         rows.append(StatusRow(PART_NAMES.get(name, name), ("OK" if check == OK else "Down", detail), _state(check)))
     return StatusTable(
         slug="readiness",
@@ -208,6 +213,15 @@ def _readiness_table(report: ReadinessReport) -> StatusTable:
         columns=("Part", "State", "Detail"),
         rows=rows,
     )
+
+
+def _held_words(report: ReadinessReport) -> str:
+    count = report.counts.get("stale_leased")
+    if count is None:
+        return "unknown (the database is not answering)"
+    if count == 0:
+        return "none"
+    return f"{count:,}, the longest due for {wait_words(report.seconds.get('stale_lease'))}"
 
 
 def _console_table() -> StatusTable:
@@ -276,6 +290,11 @@ def _live_tables(report: ReadinessReport, now: datetime) -> list[StatusTable]:
                 "Oldest due operation waiting",
                 (wait_words(report.seconds.get("oldest_due")),),
                 _state(report.parts.get("poller", OK)),
+            ),
+            StatusRow(
+                "Operations held but not polled for two intervals",
+                (_held_words(report),),
+                _state(report.parts.get("leases", OK)),
             ),
         ],
     )

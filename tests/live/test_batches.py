@@ -18,7 +18,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dashboard.live import gate, services, tasks
+from dashboard.live import claims, gate, services, tasks
 from dashboard.live.models import TrackedOperation
 from tests.live.support import OTHER_SECRET, SECRET, store_key, turn_body
 
@@ -263,8 +263,8 @@ def test_a_429_puts_off_every_row_of_its_key_and_no_other(db, remote, make_turn,
         op.refresh_from_db()
         assert (op.poll_count, op.error_count, op.next_poll_at) == (1, 0, now + timedelta(seconds=5))
     # The key's rows come due again only after Retry-After.
-    claims = services.operations_claim_due(now=now + timedelta(seconds=30))
-    assert {claim.operation_id for claim in claims} == {op.pk for op in others}
+    claimed = claims.operations_claim_due(now=now + timedelta(seconds=30))
+    assert {claim.operation_id for claim in claimed} == {op.pk for op in others}
 
 
 def test_failed_polls_in_a_row_stop_the_row_with_a_message(db, remote, make_turn, settings, eager_celery):

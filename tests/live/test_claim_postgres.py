@@ -8,7 +8,7 @@ import threading
 import pytest
 from django.db import connection, transaction
 
-from dashboard.live import services
+from dashboard.live import claims
 from dashboard.live.models import TrackedOperation
 from tests.helpers import missing_service
 
@@ -35,11 +35,11 @@ def test_a_concurrent_tick_skips_rows_another_tick_is_claiming(transactional_db,
     thread.start()
     try:
         assert holding.wait(timeout=30)
-        claims = services.operations_claim_due()
+        claimed = claims.operations_claim_due()
     finally:
         release.set()
         thread.join(timeout=30)
 
-    assert [c.operation_id for c in claims] == [free.pk]
+    assert [c.operation_id for c in claimed] == [free.pk]
     # Once the other transaction ends, the row is claimable again.
-    assert [c.operation_id for c in services.operations_claim_due()] == [locked.pk]
+    assert [c.operation_id for c in claims.operations_claim_due()] == [locked.pk]

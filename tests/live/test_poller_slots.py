@@ -15,7 +15,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from dashboard.live import selectors, services, slots, tasks
+from dashboard.live import claims, selectors, slots, tasks
 from dashboard.live.models import PollerSlot, TrackedOperation
 from tests.live.support import turn_body
 
@@ -87,8 +87,11 @@ def test_a_message_lost_in_the_broker_is_sent_again_once_and_the_late_one_is_dro
     tasks.tick()
     assert broker == []  # still presumed queued: nothing new
 
-    # Sent longer ago than a lease, never started: presumed lost, sent again.
-    PollerSlot.objects.update(sent_at=timezone.now() - services.lease_duration() - timedelta(seconds=1))
+    # Sent longer ago than a poll task's longest run, never started: presumed lost, sent again.
+    PollerSlot.objects.update(sent_at=timezone.now() - slots.poll_task_longest() + timedelta(seconds=5))
+    tasks.tick()
+    assert broker == []  # a message may wait behind busy workers longer than the rows' short lease
+    PollerSlot.objects.update(sent_at=timezone.now() - slots.poll_task_longest() - timedelta(seconds=1))
     tasks.tick()
     assert len(broker) == 1 and broker[0]["args"] != lost["args"]
 
@@ -106,7 +109,9 @@ def test_a_message_whose_worker_died_mid_run_is_replaced_after_its_budget_and_le
     assert slots.poller_slot_start(slot=slot, token=token)  # ... and the worker is killed here
     tasks.tick()
     assert broker == []
-    run_limit = services.lease_duration() + timedelta(seconds=settings.LIVE_POLL_TASK_SECONDS)
+    # Its budget, then a last batch's longest hold (window, the call's timeouts, a lease).
+    run_limit = timedelta(seconds=settings.LIVE_POLL_TASK_SECONDS) + claims.batch_longest()
+    assert slots.poll_task_longest() == run_limit
     PollerSlot.objects.update(started_at=timezone.now() - run_limit - timedelta(seconds=1))
     tasks.tick()
     assert len(broker) == 1

@@ -8,7 +8,7 @@ import httpx
 import pytest
 from django.utils import timezone
 
-from dashboard.live import services, tasks
+from dashboard.live import claims, services, tasks
 from dashboard.live.models import TrackedOperation
 from tests.live.support import SECRET, TURN_ID, turn_body
 
@@ -89,16 +89,16 @@ def test_a_row_whose_lease_expired_is_claimed_again_and_a_live_lease_is_not(db, 
     # Another worker is polling this one right now.
     busy = make_turn(remote_id="turn-busy", lease_until=now + timedelta(seconds=60), lease_token="live-worker")
 
-    claims = services.operations_claim_due()
-    assert [c.operation_id for c in claims] == [abandoned.pk]
+    claimed = claims.operations_claim_due()
+    assert [c.operation_id for c in claimed] == [abandoned.pk]
     # Claimed once: a second tick meanwhile finds nothing to take.
-    assert services.operations_claim_due() == []
+    assert claims.operations_claim_due() == []
 
     # The killed worker's late poll (its old token) does nothing.
     services.operation_poll(operation_id=abandoned.pk, lease_token="dead-worker")
     assert route.call_count == 0
 
-    services.operation_poll(operation_id=abandoned.pk, lease_token=claims[0].lease_token)
+    services.operation_poll(operation_id=abandoned.pk, lease_token=claimed[0].lease_token)
     abandoned.refresh_from_db()
     busy.refresh_from_db()
     assert route.call_count == 1
@@ -142,8 +142,8 @@ def test_a_429_pushes_the_next_poll_past_retry_after(db, remote, make_turn):
     assert "slow down" in op.last_error and op.last_error_request_id == "req_slow_down"
     assert op.lease_token == ""
     # Not due before Retry-After has passed.
-    assert services.operations_claim_due(now=now + timedelta(seconds=30)) == []
-    assert len(services.operations_claim_due(now=now + timedelta(seconds=32))) == 1
+    assert claims.operations_claim_due(now=now + timedelta(seconds=30)) == []
+    assert len(claims.operations_claim_due(now=now + timedelta(seconds=32))) == 1
 
 
 @pytest.mark.parametrize(

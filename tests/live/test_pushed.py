@@ -13,10 +13,11 @@ import httpx
 import pytest
 from django.utils import timezone
 
+from dashboard.live.claims import operations_claim_due
 from dashboard.live.models import TrackedOperation
 from dashboard.live.pushed import LeaseKeeper, operation_lease, operation_lease_renew, operation_push, operation_release
 from dashboard.live.selectors import operation_view
-from dashboard.live.services import operations_claim_due, operations_poll_due
+from dashboard.live.services import operations_poll_due
 from tests.live.support import TURN_ID, turn_body
 
 

@@ -13,7 +13,7 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from dashboard.live import services, tasks
+from dashboard.live import outcomes, services, tasks
 from dashboard.live.models import TrackedOperation
 from tests.helpers import missing_service
 from tests.live.support import TURN_ID, turn_body
@@ -77,7 +77,7 @@ def test_saves_the_database_refuses_release_the_row_and_stop_it_after_the_limit(
     on_postgres, remote, make_turn, settings, monkeypatch
 ):
     # As before the cleaning existed: the snapshot goes to the database as sent.
-    monkeypatch.setattr(services, "storable", lambda value: value)
+    monkeypatch.setattr(outcomes, "storable", lambda value: value)
     settings.LIVE_MAX_FAILURES = 2
     route = remote.get(TURN_PATH).mock(
         return_value=httpx.Response(200, json=turn_body("building", events=[{"x": "\x00"}]))
@@ -88,8 +88,8 @@ def test_saves_the_database_refuses_release_the_row_and_stop_it_after_the_limit(
     op = services.operation_poll(operation_id=op.pk, now=now)
     # Released at once (no 90 s lease to wait out), a failed check, polled again after the backoff.
     assert (op.lease_token, op.lease_until, op.is_final, op.error_count) == ("", None, False, 1)
-    assert op.last_error == services.SAVE_FAILED
-    assert op.next_poll_at == now + services.error_backoff(error_count=1)
+    assert op.last_error == outcomes.SAVE_FAILED
+    assert op.next_poll_at == now + outcomes.error_backoff(error_count=1)
     assert op.snapshot == {"id": TURN_ID, "status": "building"}  # the last state it could store
 
     op = services.operation_poll(operation_id=op.pk, now=op.next_poll_at)

@@ -17,6 +17,7 @@ from dashboard.api import errors
 from dashboard.api.client import ServiceClient
 from dashboard.jobs import engine
 from dashboard.keys.testing import stored_api_key
+from dashboard.version import console_version
 from tests.metrics.support import BEARER, RAW_ID, TOKEN, label_sets, named, samples, value
 
 # Label values that are not ids even when they look like numbers: bucket bounds.
@@ -98,6 +99,10 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
     assert value(after, "console_api_keys_refused") == 0
     assert label_sets(after, "console_live_operations") <= {frozenset({"kind", "state"})}
     assert named(after, "console_live_oldest_due_seconds")
+    assert value(after, "console_live_stale_leased_operations") == 0
+    (build,) = named(after, "console_build_info")
+    assert build.value == 1 and build.labels == {"version": console_version()}
+    assert value(after, "console_live_stale_lease_seconds") == 0
     assert {s.labels["state"] for s in named(after, "console_live_poller_slots")} == {"idle", "queued", "running"}
     assert {s.labels["kind"] for s in named(after, "console_object_jobs")} == {
         "edit",
@@ -110,6 +115,7 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
     assert named(after, "console_login_locked_out")
     parts = {s.labels["part"]: s.value for s in named(after, "console_metrics_collect_ok")}
     assert parts == {
+        "build": 1,
         "live": 1,
         "heartbeat": 1,
         "broker": 1,

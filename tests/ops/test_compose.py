@@ -3,8 +3,10 @@ whole deployment; the sandbox only under its optional profile."""
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
+import sys
 
 import pytest
 
@@ -65,3 +67,40 @@ def test_preflight_runs_after_migrate_and_before_anything_serves():
     # docker-compose 1.x prints "volume:target:rw", the compose v2 plugin a mapping.
     targets = [volume["target"] if isinstance(volume, dict) else volume.split(":")[1] for volume in migrate["volumes"]]
     assert "/app/var/imports" in targets
+
+
+def test_every_container_rotates_its_log():
+    yaml = pytest.importorskip("yaml")
+    result = compose("--profile", "sandbox", "config")
+    assert result.returncode == 0, result.stderr
+
+    services = yaml.safe_load(result.stdout)["services"]
+
+    for name, service in services.items():
+        logging = service.get("logging", {})
+        assert logging.get("driver") == "json-file", name
+        assert logging["options"] == {"max-size": "10m", "max-file": "5"}, name
+
+
+def test_the_readmes_sandbox_key_step_works_in_the_sandbox_container(tmp_path):
+    # README: `docker-compose exec sandbox python manage.py sandbox_keys --db /app/var/sandbox.sqlite3`,
+    # run here with the sandbox container's environment (production mode, as compose sets it).
+    yaml = pytest.importorskip("yaml")
+    result = compose("--profile", "sandbox", "config")
+    assert result.returncode == 0, result.stderr
+    sandbox = yaml.safe_load(result.stdout)["services"]["sandbox"]
+    env = {name: os.environ[name] for name in ("PATH", "HOME") if name in os.environ}
+    env.update({name: str(value) for name, value in sandbox["environment"].items()})
+    assert env["CONSOLE_ENV"] == "production"
+
+    def sandbox_keys(environment: dict[str, str]) -> subprocess.CompletedProcess:
+        command = [sys.executable, "manage.py", "sandbox_keys", "--db", str(tmp_path / "sandbox.sqlite3")]
+        return subprocess.run(command, cwd=PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=120)
+
+    minted = sandbox_keys(env)
+    assert minted.returncode == 0, minted.stderr[-2000:]
+    assert minted.stdout.strip().startswith("svc_sk_")
+
+    # What the README's step met before: the web's production settings have no developer commands.
+    without = sandbox_keys({name: value for name, value in env.items() if name != "CONSOLE_DEVTOOLS"})
+    assert without.returncode != 0 and "Unknown command" in without.stderr

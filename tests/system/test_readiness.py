@@ -19,7 +19,7 @@ from dashboard.live import heartbeat
 from dashboard.live.models import TrackedOperation
 from tests.helpers import PROJECT_DIR
 
-PARTS = {"database", "broker", "cache", "beat", "worker", "poller"}
+PARTS = {"database", "broker", "cache", "beat", "worker", "poller", "leases"}
 
 
 def readyz(client):
@@ -139,6 +139,65 @@ def test_readyz_names_the_poller_when_a_row_waits_past_the_threshold(client, ali
     # A worker holds it now (a lease): it is being polled, not waiting.
     TrackedOperation.objects.filter(pk=op.pk).update(lease_until=timezone.now() + timedelta(seconds=30))
     assert readyz(client)[0] == 200
+
+
+@pytest.mark.django_db
+def test_readyz_names_the_stream_followers_worker_when_it_has_a_queue_of_its_own(client, alive, settings):
+    settings.CELERY_STREAM_QUEUE = "streams"
+    settings.READY_WORKER_MAX_AGE = 60
+    status, _, body = readyz(client)  # the poller's worker is alive; nothing consumes the streams
+    assert status == 503 and body["streams"] == "error: HeartbeatMissing"
+    assert [name for name in PARTS | {"streams"} if body[name] != "ok"] == ["streams"]
+
+    heartbeat.worker_heartbeat_record(queues=["streams"], now=timezone.now() - timedelta(seconds=61))
+    status, _, body = readyz(client)
+    assert status == 503 and body["streams"] == "error: HeartbeatStale" and body["seconds"]["streams"] >= 61
+
+    heartbeat.worker_heartbeat_record(queues=["streams"])
+    status, _, body = readyz(client)
+    assert status == 200 and body["streams"] == "ok"
+
+
+@pytest.mark.django_db
+def test_readyz_names_rows_held_by_a_poll_but_not_polled_for_two_intervals(client, alive, make_turn):
+    now = timezone.now()
+    # First polls come every 5 s: due 4 s ago and held, it is being polled.
+    fresh = make_turn(remote_id="turn-fresh", next_poll_at=now - timedelta(seconds=4))
+    frozen = make_turn(remote_id="turn-frozen", next_poll_at=now - timedelta(seconds=4))
+    streamed = make_turn(remote_id="turn-streamed", next_poll_at=now - timedelta(seconds=300))
+    TrackedOperation.objects.filter(pk__in=[fresh.pk, frozen.pk]).update(
+        lease_until=now + timedelta(seconds=6), lease_token="poll:batch"
+    )
+    # A stream follower's lease: its stream says when something changes, not a poll.
+    TrackedOperation.objects.filter(pk=streamed.pk).update(lease_until=now + timedelta(seconds=30), lease_token="s")
+    status, parts, body = readyz(client)
+    assert status == 200 and parts["leases"] == "ok" and body["counts"]["stale_leased"] == 0
+
+    # Two intervals without a poll (its lease renewed meanwhile: a batch stuck on it).
+    TrackedOperation.objects.filter(pk=frozen.pk).update(next_poll_at=now - timedelta(seconds=6))
+    status, parts, body = readyz(client)
+    assert status == 503
+    assert {name for name, check in parts.items() if check != "ok"} == {"leases"}
+    assert parts["leases"] == "error: LeaseStale"
+    assert body["counts"]["stale_leased"] == 1 and body["seconds"]["stale_lease"] >= 6
+
+    # Polled (the lease given back with the result): ready again.
+    TrackedOperation.objects.filter(pk=frozen.pk).update(
+        lease_until=None, lease_token="", next_poll_at=timezone.now() + timedelta(seconds=5)
+    )
+    status, parts, body = readyz(client)
+    assert status == 200 and body["counts"]["stale_leased"] == 0
+
+
+@pytest.mark.django_db
+def test_a_dead_workers_lease_counts_as_frozen_until_another_poll_takes_the_row(client, alive, make_turn):
+    # Later polls come every 10 s; the lease ran out and was never given back.
+    now = timezone.now()
+    op = make_turn(next_poll_at=now - timedelta(seconds=11), poll_count=6)
+    TrackedOperation.objects.filter(pk=op.pk).update(lease_until=now - timedelta(seconds=5), lease_token="poll:dead")
+    assert readyz(client)[1]["leases"] == "error: LeaseStale"
+    TrackedOperation.objects.filter(pk=op.pk).update(next_poll_at=now - timedelta(seconds=9))
+    assert readyz(client)[1]["leases"] == "ok"  # one interval late: not yet two without a poll
 
 
 @pytest.mark.django_db

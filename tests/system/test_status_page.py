@@ -95,6 +95,7 @@ def test_an_administrator_sees_every_part_of_the_system(admin_client, alive, api
     assert readiness["Celery beat (the scheduler)"][0] == "OK"
     assert readiness["Worker of the poller's queue"][0] == "OK"
     assert readiness["Live updates (oldest due operation)"][0] == "OK"
+    assert readiness["Live updates (operations held but not polled)"] == ["OK", "working; none"]
 
     _, console = table(html, "console")
     assert console["Version"] == [console_version()]
@@ -231,6 +232,41 @@ def test_a_row_due_for_long_shows_how_long_it_waits(admin_client, alive, make_tu
 
     assert polling["Oldest due operation waiting"] == ["7 min"]
     assert TrackedOperation.objects.count() == 1
+
+
+@pytest.mark.django_db
+def test_a_stopped_streams_worker_is_named_not_ready(admin_client, alive, settings, service_answers):
+    settings.CELERY_STREAM_QUEUE = "streams"
+
+    html = admin_client.get(reverse("system:status")).content
+
+    assert "Worker of the stream queue" in text_of(one(html, "#system-status .alert"))
+    _, readiness = table(html, "readiness")
+    state, detail = readiness["Worker of the stream queue (chat answers, Studio progress)"]
+    assert state == "Down" and detail.startswith("no heartbeat seen")
+
+
+@pytest.mark.django_db
+def test_rows_frozen_on_a_lease_are_counted_and_named_not_ready(admin_client, alive, make_turn, service_answers):
+    for number in range(3):
+        make_turn(
+            remote_id=f"turn-held-{number}",
+            next_poll_at=timezone.now() - timedelta(seconds=40),
+            lease_until=timezone.now() + timedelta(seconds=6),
+            lease_token="poll:stuck-batch",
+        )
+
+    html = admin_client.get(reverse("system:status")).content
+
+    assert "Live updates (operations held but not polled)" in text_of(one(html, "#system-status .alert"))
+    _, readiness = table(html, "readiness")
+    assert readiness["Live updates (operations held but not polled)"] == [
+        "Down",
+        "operations held by a poll have gone two intervals without one; 3, the longest due for less than a minute",
+    ]
+    _, polling = table(html, "polling")
+    assert polling["Operations held but not polled for two intervals"] == ["3, the longest due for less than a minute"]
+    assert polling["Oldest due operation waiting"] == ["none waiting"]  # held rows are not due and free
 
 
 @pytest.mark.django_db
