@@ -124,7 +124,7 @@ def stream_queues() -> list[str]:
     poller's own worker follows streams too."""
     default = heartbeat.default_queue()
     queues: list[str] = []
-    for queue in (settings.CELERY_STREAM_QUEUE, getattr(settings, "AGENTS_STREAM_QUEUE", "")):
+    for queue in (settings.CELERY_STREAM_QUEUE, settings.AGENTS_STREAM_QUEUE):
         if queue and queue != default and queue not in queues:
             queues.append(queue)
     return queues

@@ -12,7 +12,7 @@ import sys
 from http.cookies import SimpleCookie
 
 from tests.helpers import PROJECT_DIR
-from tests.ops.test_deploy_check import production_env
+from tests.ops.support import production_env
 
 # Migrate a throwaway SQLite database, then, over https as a browser would:
 # the login page (the CSRF cookie), the password posted with its token (the
