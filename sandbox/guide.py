@@ -189,7 +189,7 @@ MCP = """MCP server
   the stream cancels the wait, not the turn. agents_runs_create waits by default, and streams
   its events as progress the same way when a progress token is sent.
 - To point an MCP client at the sandbox: the URL {base_url}/v1/mcp with the header
-  Authorization: Bearer <a demo key> (sandbox/README.md, "MCP clients").
+  Authorization: Bearer <a demo key> (the MCP clients section of sandbox/README.md).
 
 Tools ({count}):
 {tools}
