@@ -15,9 +15,11 @@
   request id, status, duration_ms; then the id that was current before is put
   back, so a worker thread never carries one run's id into the next.
 
-`live.tick` (twice a second), `outbox.sweep` (every 5 s) and `system.probe_service` (every 15 s) mostly find
-nothing to do: their successful runs are logged at DEBUG, or they would be
-most of the log; a failure of theirs is logged like any other.
+`live.tick` (twice a second), `outbox.sweep` (every 5 s), `system.probe_service` (every 15 s) and the
+sweeps of beat every few seconds (`jobs.watch`, `keys.recheck_due`, `inbox.refresh_watched`,
+`reach.deliver_due`) mostly find nothing to do: their successful runs are logged at DEBUG, or they would be
+most of the log (what they do is counted by the metrics, and their remote calls log their own lines); a
+failure of theirs is logged like any other.
 
 Connected once in `dashboard/celery.py`, so web processes (which publish),
 workers and beat all have them.
@@ -43,7 +45,17 @@ task_logger = logging.getLogger("dashboard.task")
 HEADER = "request_id"
 # The person the sending request acted for, so the task's lines name them too.
 USER_HEADER = "user_id"
-QUIET_TASKS = frozenset({"live.tick", "outbox.sweep", "system.probe_service"})
+QUIET_TASKS = frozenset(
+    {
+        "live.tick",
+        "outbox.sweep",
+        "system.probe_service",
+        "jobs.watch",
+        "keys.recheck_due",
+        "inbox.refresh_watched",
+        "reach.deliver_due",
+    }
+)
 
 # Per task id: what to put back after the run and when it started. A worker
 # runs one task per thread at a time; eager tasks nest, each under its own id.

@@ -23,7 +23,7 @@ SECRET = "svc_sk_logs0123456789abcdefghijklmnopqrstuvwxyzABCD"
 
 def test_a_remote_line_carries_its_fields_and_a_polls_success_is_at_debug(settings, json_logs, monkeypatch):
     settings.SERVICE_BASE_URL = SERVICE
-    monkeypatch.setattr("dashboard.api.client.sleep_before_retry", lambda seconds: None)
+    monkeypatch.setattr("dashboard.api.attempts.sleep_before_retry", lambda seconds: None)
     client = ServiceClient(SECRET, max_retries=1)
     with mocked_service(SERVICE) as remote:
         remote.get("/v1/turns/turn-1").mock(side_effect=[httpx.Response(503, json={}), httpx.Response(200, json={})])
