@@ -107,9 +107,10 @@ def sandbox_key_revoked(handle, key_id: str, revoked: bool = True) -> None:
 
 def approval_decision_ready(remote, api_key, client):
     """An approver's inbox showing the pending approval (refreshed from the
-    mocked service), the approval answering "approved" once decided and the
-    service, read again, no longer listing it. Returns the decision form, its
-    hidden fields and the decision's route."""
+    mocked service), its card in the queue the inbox's line leads to, the
+    approval answering "approved" once decided and the service, read again,
+    no longer listing it. Returns the card's decision form, its hidden fields
+    and the decision's route."""
     import httpx
     from django.urls import reverse
     from django.utils import timezone
@@ -121,7 +122,14 @@ def approval_decision_ready(remote, api_key, client):
     make_approver(api_key.user)
     mock_workspace(remote, now=timezone.now())
     tasks.refresh_workspace(api_key.workspace_id)
-    form = one(parse(client.get(reverse("inbox:index")).content.decode()), "form.approval__actions")
+    # The inbox's line leads to the approval's card in the queue, which decides.
+    decide_link = one(
+        parse(client.get(reverse("inbox:index")).content.decode()),
+        f"#inbox-approval{APPROVAL_ID} a[data-inbox-primary]",
+    )
+    form = one(
+        parse(client.get(decide_link["href"]).content.decode()), f"li#approval-{APPROVAL_ID} form.approval__actions"
+    )
     fields = {field["name"]: field.get("value", "") for field in form.select("input[type=hidden]")}
     decide = remote.post(f"/v1/approvals/{APPROVAL_ID}").mock(
         return_value=httpx.Response(200, json={"approval": {**approval_body(status="approved")}})

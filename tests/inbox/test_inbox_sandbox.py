@@ -39,11 +39,14 @@ def test_the_refresh_reads_pending_approvals_and_the_inbox_shows_them(manager, c
     titles = [text_of(item) for item in items]
     assert any("Delete records in deals." in title for title in titles)
     assert any("Send the email" in title for title in titles)
-    # Each says who started it and how long it has waited, and an Approver gets the decision form.
+    # Each says who started it and how long it has waited, and an Approver is led to
+    # exactly that approval's card in the queue, where its exact input sits beside the buttons.
     destructive = next(item for item in items if "Delete records in deals." in text_of(item))
     assert "Started by the agent Stale deal cleaner" in text_of(destructive)
     assert select(destructive, "time")
-    assert [text_of(b) for b in select(destructive, "summary.btn")] == ["Approve…"]
+    decide = select(destructive, "a[data-inbox-primary]")
+    assert [text_of(link) for link in decide] == ["Decide"]
+    assert decide[0]["href"].startswith(reverse("agents:approvals")) and "approval=" in decide[0]["href"]
     # The header shows the count on every page.
     count = select(html, "#inbox-header")[0]
     assert int(count.get("data-inbox-count")) == len(items)

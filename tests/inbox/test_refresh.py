@@ -71,10 +71,9 @@ def test_the_inbox_shows_what_the_refresh_kept_and_covers_a_run_by_its_approval(
     assert "A run of Weekly pipeline report failed: The CRM did not answer." in failed
     assert "Started by a webhook" in failed
     assert one(items[1], "a[data-inbox-primary]").get("href") == reverse("agents:run", args=[FAILED_RUN_ID])
-    # The approval is decided with the approvals queue's own form, posted to its own view.
-    form = one(items[0], "form.approval__actions")
-    assert form.get("action") == reverse("agents:approval_decide", args=[APPROVAL_ID])
-    assert one(form, "input[name=next]").get("value") == reverse("inbox:index")
+    # The approval is decided on its card in the approvals queue: the line leads to exactly it.
+    decide = one(items[0], "a[data-inbox-primary]").get("href")
+    assert decide.startswith(reverse("agents:approvals")) and f"approval={APPROVAL_ID}" in decide
 
 
 def test_a_failed_read_keeps_the_last_rows_and_says_so(remote, api_key, logged_in_client):
