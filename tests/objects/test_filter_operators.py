@@ -96,8 +96,13 @@ def test_each_operator_finds_what_it_says(deals, logged_in_client, query, expect
 
 
 def test_within_the_last_n_days_counts_back_from_today(deals, logged_in_client):
+    from zoneinfo import ZoneInfo
+
     service, key = deals["service"], deals["key"]
-    today = dt.date.today()
+    # Days are the workspace's (the console counts them in its time zone), not this machine's:
+    # between 23:00 and midnight UTC a workspace in Europe is already on the next day.
+    zone = ZoneInfo(service.get("/v1/me")["workspace"]["timezone"] or "UTC")
+    today = dt.datetime.now(zone).date()
     for name, days_ago in (("Recent", 3), ("Old", 40)):
         day = today - dt.timedelta(days=days_ago)
         service.post(f"/v1/objects/{key}/records", json={"values": {"name": name, "close_date": day.isoformat()}})
