@@ -115,12 +115,12 @@ def test_an_approval_shows_its_time_left_then_overdue_and_who_is_on_it(client, d
     client.force_login(dana)
 
     page = client.get(reverse("inbox:index"))
-    assert text_of(one(page.content, f"#approval-{APPROVAL_ID} .deadline")) == "39 min left"
+    assert text_of(one(page.content, f"#inbox-approval{APPROVAL_ID} .deadline")) == "39 min left"
 
     client.post(reverse("reach:claim"), {"item_key": f"approval:{APPROVAL_ID}", "action": "claim", "next": "/inbox/"})
     client.force_login(ben)
     seen = client.get(reverse("inbox:index"))
-    assert text_of(one(seen.content, ".reach-claim .badge")) == "dana is on it"
+    assert text_of(one(seen.content, f"#inbox-approval{APPROVAL_ID} .inbox-claim")) == "dana is on it"
 
     client.post(
         reverse("reach:claim"),
@@ -132,7 +132,7 @@ def test_an_approval_shows_its_time_left_then_overdue_and_who_is_on_it(client, d
     Delivery.objects.all().delete()
     pending_approval(minutes_ago=90, approval_id="aaaaaaaa-0000-4000-8000-00000000000c")
     late = client.get(reverse("inbox:index"))
-    badge = one(late.content, "#approval-aaaaaaaa-0000-4000-8000-00000000000c .deadline")
+    badge = one(late.content, "#inbox-approvalaaaaaaaa-0000-4000-8000-00000000000c .deadline")
     assert "deadline--overdue" in badge["class"] and text_of(badge) == "Overdue by 30 min"
 
 
@@ -160,4 +160,4 @@ def test_an_administrator_sets_an_agents_own_deadline(client, admin_ada, setting
     assert response.status_code == 302
     assert ApprovalDeadline.objects.get().minutes == 10
     inbox = client.get(reverse("inbox:index"))
-    assert text_of(one(inbox.content, f"#approval-{APPROVAL_ID} .deadline")) == "Overdue by 10 min"
+    assert text_of(one(inbox.content, f"#inbox-approval{APPROVAL_ID} .deadline")) == "Overdue by 10 min"
