@@ -150,7 +150,8 @@ def test_bulk_approve_of_20_with_3_decided_elsewhere(console, seeded_sandbox, ba
     # What the watched workspace's quick refresh keeps (beat, every 10 s while the queue is open).
     inbox_services.workspace_refresh(workspace_id=workspace_of("mona"), watched=True)
     log_in(page, console.url + "/approvals/")
-    boxes = page.get_by_role("checkbox")
+    # The lines' boxes (the filter's "Assigned to me" is a checkbox too).
+    boxes = page.get_by_role("list", name="Approvals").get_by_role("checkbox")
     expect(boxes).to_have_count(20)  # the destructive one is decided alone
     pane = page.get_by_role("region", name="The selected approval")
     expect(pane.get_by_role("button", name="Approve", exact=True)).to_be_visible()  # the first one, pending
