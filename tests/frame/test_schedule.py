@@ -19,11 +19,13 @@ def test_the_schedule_holds_the_core_and_every_area(settings):
     assert schedule["outbox.sweep"]["options"] == {"expires": settings.OUTBOX_SWEEP_SECONDS * 2}
     # One of each area's (agents, objects, studio, the System page).
     assert schedule["agents.insights_refresh_due"]["schedule"] == settings.AGENTS_INSIGHTS_REFRESH_SECONDS
-    assert schedule["objects.jobs_watch"] == {
-        "task": "objects.jobs_watch",
-        "schedule": 60.0,
-        "options": {"expires": 55.0},
+    # Every kind of stepped job has one watch, the core's (dashboard/jobs).
+    assert schedule["jobs.watch"] == {
+        "task": "jobs.watch",
+        "schedule": settings.JOBS_WATCH_SECONDS,
+        "options": {"expires": settings.JOBS_WATCH_SECONDS},
     }
+    assert "objects.jobs_watch" not in schedule
     assert schedule["studio.zips_prune"]["schedule"] == 3600.0
     assert schedule["system.probe_service"]["task"] == "system.probe_service"
     # The core's sweep of stored keys (dashboard/keys/recheck.py).

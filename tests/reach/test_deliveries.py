@@ -135,7 +135,8 @@ def test_an_overdue_approval_escalates_once_to_the_escalation_group(dana, admin_
     hook_row = rows.get(channel__startswith="webhook:")
     assert delivery_step(delivery_id=hook_row.pk, now=later) == "sent"
     (body,) = receiver.bodies
-    link = f"https://console.example.com/approvals/?agent={AGENT_ID}"
+    # Exactly that approval, selected in the queue (where its input stands beside the buttons).
+    link = f"https://console.example.com/approvals/?agent={AGENT_ID}&approval={APPROVAL_ID}"
     assert body == {"text": f"• <{link}|Overdue: Send the welcome email to dana@example.com>"}  # Slack's link syntax
 
 
