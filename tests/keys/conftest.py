@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from tests.helpers import use_fake_service
+from tests.helpers import running_sandbox, use_fake_service
 from tests.keys.support import DEMO_SECRET, SERVICE, me_body
 
 
@@ -17,6 +17,14 @@ from tests.keys.support import DEMO_SECRET, SERVICE, me_body
 def key_settings(settings):
     # One attempt per call, so the tests can count remote calls exactly.
     return use_fake_service(settings, SERVICE, max_retries=0)
+
+
+@pytest.fixture(scope="module")
+def own_sandbox():
+    """A sandbox server of the module's own: the revoked-member tests revoke
+    keys and read the seeded approvals, which no other module may see."""
+    with running_sandbox() as handle:
+        yield handle
 
 
 @pytest.fixture

@@ -6,6 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 SERVICE = "https://service.example.test"
+# The revoked-member journeys (test_revoked_member.py, test_revoked_browser.py): a seeded
+# approval's words, and the re-check interval they set (KEY_RECHECK_SECONDS).
+APPROVAL_TEXT = "Delete records in deals."
+INTERVAL = 60.0
 
 DEMO_SECRET = "svc_sk_demo0123456789abcdefghijklmnopqrstuvwxyzWXYZ"
 OTHER_SECRET = "svc_sk_othr9876543210zyxwvutsrqponmlkjihgfedcbaQRST"

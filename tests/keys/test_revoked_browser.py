@@ -15,19 +15,11 @@ from playwright.sync_api import Browser, Page, expect
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.tasks import refresh_workspace
 from dashboard.keys.models import ApiKey
-from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form, running_sandbox
+from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 from tests.inbox.support import sandbox_member
+from tests.keys.support import APPROVAL_TEXT, INTERVAL
 
 pytestmark = pytest.mark.browser
-
-APPROVAL_TEXT = "Delete records in deals."
-INTERVAL = 60.0
-
-
-@pytest.fixture(scope="module")
-def own_sandbox():
-    with running_sandbox() as handle:
-        yield handle
 
 
 @pytest.fixture

@@ -27,22 +27,13 @@ from dashboard.live.services import operation_track
 from dashboard.palette.search import KEY_REFUSED_NOTE
 from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
-from tests.helpers import running_sandbox
 from tests.html import one, parse, select, text_of
 from tests.inbox.support import HTMX, sandbox_member
+from tests.keys.support import APPROVAL_TEXT, INTERVAL
 
-APPROVAL_TEXT = "Delete records in deals."
 TURN_TITLE = "Secret spring launch plan"
 AUDIT_PATH = "/v1/objects/deals/records/secret-audit-row"
 DOCUMENT_ID = "5b0e1f4a-0000-4000-8000-0000000000d1"
-INTERVAL = 60.0
-
-
-@pytest.fixture(scope="module")
-def own_sandbox():
-    # Its own server: the test revokes keys and reads the seeded approvals.
-    with running_sandbox() as handle:
-        yield handle
 
 
 @pytest.fixture
