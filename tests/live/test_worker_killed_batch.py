@@ -29,7 +29,7 @@ from dashboard.live.claims import POLL_LEASE_PREFIX
 from dashboard.live.models import TrackedOperation
 from dashboard.metrics.collect import live_gauges
 from tests.live.support import turn_body
-from tests.workers import TEST_REDIS_URL, celery_on_redis, worker_env, worker_process
+from tests.workers import TEST_REDIS_URL
 
 OPS = 30
 POLLED_AGAIN_WITHIN = timedelta(seconds=15)  # the (#31) promise
@@ -113,56 +113,57 @@ def stale_gauge() -> float:
 @pytest.mark.redis
 @pytest.mark.postgres
 def test_a_worker_killed_holding_a_batch_leaves_every_row_polled_again_within_seconds(
-    transactional_db, hanging_service, make_turn, monkeypatch, record_property
+    transactional_db, hanging_service, make_turn, monkeypatch, record_property, worker_processes
 ):
-    env = worker_env(
-        service_url=hanging_service.base_url,
-        SERVICE_TIMEOUT="120",  # the hung calls outlast the test's steps: only the kill ends them
-    )
-    env.pop("LIVE_LEASE_SECONDS", None)  # the default short lease, as deployed
+    env = {
+        "SERVICE_BASE_URL": hanging_service.base_url,
+        "SERVICE_TIMEOUT": "120",  # the hung calls outlast the test's steps: only the kill ends them
+        "KEY_ENCRYPTION_KEYS": ",".join(settings.KEY_ENCRYPTION_KEYS),
+    }
+    monkeypatch.delenv("LIVE_LEASE_SECONDS", raising=False)  # the default short lease, as deployed
     monkeypatch.setenv("CELERY_BROKER_URL", TEST_REDIS_URL)
-    with celery_on_redis() as workers:
-        ops = [make_turn(remote_id=f"turn-{number:02d}") for number in range(OPS)]
-        rows = TrackedOperation.objects.filter(pk__in=[op.pk for op in ops])
-        assert stale_gauge() == 0
+    workers = []  # worker_processes stops them at the end; the test kills the first itself
+    ops = [make_turn(remote_id=f"turn-{number:02d}") for number in range(OPS)]
+    rows = TrackedOperation.objects.filter(pk__in=[op.pk for op in ops])
+    assert stale_gauge() == 0
 
-        workers.append(worker_process(env, name="holder"))
-        # Its batch claims every row, and its calls hang in the service.
-        assert waiting_until(
-            lambda: rows.filter(lease_token__startswith=POLL_LEASE_PREFIX).count() == OPS, 60, ticking=True
-        )
-        assert waiting_until(lambda: hanging_service.asked > 0, 30)
-        held = dict(rows.values_list("id", "lease_token"))
-        assert len(set(held.values())) == 1  # one batch
-        # A second worker, as deployed (it polls nothing: every row is held).
-        workers.append(worker_process(env, name="other"))
-        assert waiting_until(lambda: answers_ping("other@"), 60)
+    workers.append(worker_processes("--pool", "solo", "-l", "warning", "-n", "holder@%h", env=env))
+    # Its batch claims every row, and its calls hang in the service.
+    assert waiting_until(
+        lambda: rows.filter(lease_token__startswith=POLL_LEASE_PREFIX).count() == OPS, 60, ticking=True
+    )
+    assert waiting_until(lambda: hanging_service.asked > 0, 30)
+    held = dict(rows.values_list("id", "lease_token"))
+    assert len(set(held.values())) == 1  # one batch
+    # A second worker, as deployed (it polls nothing: every row is held).
+    workers.append(worker_processes("--pool", "solo", "-l", "warning", "-n", "other@%h", env=env))
+    assert waiting_until(lambda: answers_ping("other@"), 60)
 
-        # Held, renewed, never polled: two intervals (5 s for first polls) on, they are frozen.
-        assert waiting_until(lambda: stale_gauge() == OPS, 30)
-        assert readiness_report().parts["leases"] == "error: LeaseStale"
-        now = timezone.now()
-        # Renewed while the worker lives, yet never more than one short lease ahead.
-        assert all(
-            now < until <= now + timedelta(seconds=settings.LIVE_LEASE_SECONDS + 1)
-            for until in rows.values_list("lease_until", flat=True)
-        )
-        assert dict(rows.values_list("id", "lease_token")) == held  # still that batch's
+    # Held, renewed, never polled: two intervals (5 s for first polls) on, they are frozen.
+    assert waiting_until(lambda: stale_gauge() == OPS, 30)
+    assert readiness_report().parts["leases"] == "error: LeaseStale"
+    now = timezone.now()
+    # Renewed while the worker lives, yet never more than one short lease ahead.
+    assert all(
+        now < until <= now + timedelta(seconds=settings.LIVE_LEASE_SECONDS + 1)
+        for until in rows.values_list("lease_until", flat=True)
+    )
+    assert dict(rows.values_list("id", "lease_token")) == held  # still that batch's
 
-        killed_at = timezone.now()
-        os.kill(workers[0].pid, signal.SIGKILL)
-        workers[0].wait(timeout=10)
-        hanging_service.release.set()  # the service answers again
+    killed_at = timezone.now()
+    os.kill(workers[0].pid, signal.SIGKILL)
+    workers[0].wait(timeout=10)
+    hanging_service.release.set()  # the service answers again
 
-        def all_polled_again() -> bool:
-            return rows.filter(last_polled_at__gt=killed_at).count() == OPS
+    def all_polled_again() -> bool:
+        return rows.filter(last_polled_at__gt=killed_at).count() == OPS
 
-        assert waiting_until(all_polled_again, 60, ticking=True)
-        last_first_poll = max(rows.values_list("last_polled_at", flat=True))
-        record_property("polled_again_seconds", (last_first_poll - killed_at).total_seconds())
-        assert last_first_poll - killed_at <= POLLED_AGAIN_WITHIN, last_first_poll - killed_at
-        assert not rows.filter(poll_count=0).exists() and not rows.filter(error_count__gt=0).exists()
-        assert not rows.filter(lease_token__in=set(held.values())).exists()  # taken over, the dead batch's gone
+    assert waiting_until(all_polled_again, 60, ticking=True)
+    last_first_poll = max(rows.values_list("last_polled_at", flat=True))
+    record_property("polled_again_seconds", (last_first_poll - killed_at).total_seconds())
+    assert last_first_poll - killed_at <= POLLED_AGAIN_WITHIN, last_first_poll - killed_at
+    assert not rows.filter(poll_count=0).exists() and not rows.filter(error_count__gt=0).exists()
+    assert not rows.filter(lease_token__in=set(held.values())).exists()  # taken over, the dead batch's gone
 
-        assert waiting_until(lambda: stale_gauge() == 0, 30, ticking=True)
-        assert readiness_report().parts["leases"] == "ok"
+    assert waiting_until(lambda: stale_gauge() == 0, 30, ticking=True)
+    assert readiness_report().parts["leases"] == "ok"
