@@ -32,21 +32,19 @@ from __future__ import annotations
 
 import copy
 import logging
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
-from django.db import connection
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service
 from dashboard.jobs.kinds import JobKind, Step, job_kind, job_kinds
-from dashboard.live.leases import lease_is_free, lease_renew, lease_take
+from dashboard.live.leases import LeaseRenewal, lease_is_free, lease_take
 from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
 
@@ -102,28 +100,13 @@ def job_cancel(kind: str, job_id: int) -> bool:
 @contextmanager
 def lease_kept(rows: QuerySet, *, token: str, seconds: float) -> Iterator[None]:
     """Renew the lease `token` holds on `rows` every third of its length
-    while the block runs (a chunk waiting on a slow service), on a
-    connection of its own. A worker killed meanwhile renews nothing: its
-    lease runs out within `seconds`."""
-    done = threading.Event()
-
-    def renew() -> None:
-        try:
-            while not done.wait(seconds / 3):
-                if not lease_renew(rows, token=token, seconds=seconds):
-                    return  # taken by another: the guarded write will write nothing
-        except Exception:
-            logger.warning("a job's lease could not be renewed", exc_info=True)
-        finally:
-            connection.close()
-
-    keeper = threading.Thread(target=renew, name="job-lease", daemon=True)
-    keeper.start()
-    try:
+    while the block runs (a chunk waiting on a slow service): the core's one
+    renewal (dashboard/live/leases.py LeaseRenewal, the poller's too), on a
+    thread and connection of its own. A worker killed meanwhile renews
+    nothing: its lease runs out within `seconds`; one taken by another after
+    it ran out is not renewed, and the guarded write then writes nothing."""
+    with LeaseRenewal(lambda: rows, token=token, seconds=seconds, name="job lease"):
         yield
-    finally:
-        done.set()
-        keeper.join()
 
 
 def _stop(kind: JobKind, job: Any, message: str) -> None:
