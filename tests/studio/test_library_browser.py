@@ -9,16 +9,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from studio.library import PAGE_SIZE
-from tests.helpers import PASSWORD, fill_login_form
-from tests.live.support import store_key
-
-
-@pytest.fixture
-def console(live_server, sandbox, settings, transactional_db, django_user_model):
-    settings.SERVICE_BASE_URL = sandbox.base_url
-    user = django_user_model.objects.create_user(username="dora", password=PASSWORD)
-    store_key(user, sandbox.demo_key)
-    return live_server
+from tests.helpers import fill_login_form
 
 
 @pytest.mark.browser
