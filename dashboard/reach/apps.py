@@ -11,7 +11,7 @@ class ReachConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.inbox.services import on_workspace_refreshed
-        from dashboard.reach.services import notifications_produce
+        from dashboard.reach.producing import notifications_produce
 
         # What the inbox refresh just learned (and the person's tracked work
         # the poller keeps) becomes deliveries; sending them is other tasks'.

@@ -1,10 +1,14 @@
-"""Reads of notifications: one's delivery log, the claims of items, whom to assign."""
+"""Reads of notifications: one's preferences, delivery log, the claims of items, whom to assign."""
 
 from __future__ import annotations
+
+from typing import Any
 
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
+from dashboard.keys.selectors import workspace_working_keys
+from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference
 
 LOG_SIZE = 100
@@ -50,3 +54,22 @@ def covering_for(user) -> str:
         .first()
     )
     return preference.delegate.get_username() if preference and preference.delegate else ""
+
+
+def preferences_of(user) -> NotificationPreference:
+    """The person's preferences, or the defaults (not saved): escalations by email at once."""
+    found = NotificationPreference.objects.filter(user=user).first()
+    return found or NotificationPreference(user=user, approval_risks=[], my_work_needs_me=False)
+
+
+def workspace_people(workspace_id: str) -> list:
+    """Everyone holding a working key of the workspace (access follows the key)."""
+    people: dict[int, Any] = {}
+    for key in workspace_working_keys(workspace_id=workspace_id):
+        people.setdefault(key.user_id, key.user)
+    return list(people.values())
+
+
+def people_to_assign(*, workspace_id: str) -> list:
+    """Approvers holding a working key of the workspace: whom an item can be assigned to."""
+    return [person for person in workspace_people(workspace_id) if person.has_perm(DECIDE_APPROVALS)]

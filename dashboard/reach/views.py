@@ -47,7 +47,7 @@ def _initial(preference) -> dict:
 
 
 def _page(request: ConsoleRequest, *, form=None, webhook_form=None, status: int = 200) -> HttpResponse:
-    preference = services.preferences_of(request.user)
+    preference = selectors.preferences_of(request.user)
     own, shared = selectors.webhooks_of(user=request.user, workspace_id=request.workspace.id)
     context = {
         "form": form or PreferencesForm(initial=_initial(preference), user=request.user),
@@ -147,7 +147,7 @@ def claim(request: ConsoleRequest) -> HttpResponseBase:
         services.claim_take(workspace_id=workspace_id, item_key=data["item_key"], user=request.user)
         messages.success(request, "Claimed: other approvers see you are on it.")
     else:
-        people = {person.pk: person for person in services.people_to_assign(workspace_id=workspace_id)}
+        people = {person.pk: person for person in selectors.people_to_assign(workspace_id=workspace_id)}
         assignee = people.get(data["assignee"] or 0)
         if assignee is None:
             messages.error(request, "Choose an approver who holds a working key of this workspace.")

@@ -15,9 +15,11 @@ import pytest
 from django.db import connection
 from django.utils import timezone
 
-from dashboard.reach import services
+from dashboard.reach import sending
 from dashboard.reach.models import Delivery, Escalation, NotificationPreference
-from dashboard.reach.services import delivery_step, notifications_produce, webhook_add
+from dashboard.reach.producing import notifications_produce
+from dashboard.reach.sending import delivery_step
+from dashboard.reach.services import webhook_add
 from tests.reach.conftest import AGENT_ID, APPROVAL_ID, WORKSPACE, pending_approval
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -157,7 +159,7 @@ def test_a_failing_webhook_is_retried_with_backoff_and_the_refresh_never_calls_i
     delivery = Delivery.objects.get()
     now = timezone.now()
     sent_tasks = []
-    monkeypatch.setattr(services, "outbox_send", lambda **task: sent_tasks.append(task))
+    monkeypatch.setattr(sending, "outbox_send", lambda **task: sent_tasks.append(task))
     assert delivery_step(delivery_id=delivery.pk, now=now) == "retry"
     delivery.refresh_from_db()
     assert (delivery.status, delivery.attempts, delivery.last_error) == ("pending", 1, "The webhook answered 500.")
@@ -244,16 +246,16 @@ def test_a_retry_whose_message_is_lost_or_whose_worker_died_is_sent_by_the_due_s
     pending_approval()
     notifications_produce(WORKSPACE)
     delivery = Delivery.objects.get()
-    monkeypatch.setattr(services, "outbox_send", lambda **task: None)  # the retry's message is lost
+    monkeypatch.setattr(sending, "outbox_send", lambda **task: None)  # the retry's message is lost
     assert step(delivery.pk) == "retry"
     receiver.status = 200
     now = timezone.now()
     Delivery.objects.filter(pk=delivery.pk).update(due_at=now)  # its time came
     # A worker took it and was killed while sending: nobody sends it while its lease runs...
     assert lease_take(Delivery.objects.filter(pk=delivery.pk), seconds=settings.JOBS_LEASE_SECONDS, now=now)
-    assert services.deliveries_due(now=now) == []
+    assert sending.deliveries_due(now=now) == []
     # ...and the sweep (reach.deliver_due, on beat) sends it once the short lease has run out.
     soon = now + timedelta(seconds=settings.JOBS_LEASE_SECONDS + 1)
-    assert services.deliveries_due(now=soon) == [delivery.pk]
+    assert sending.deliveries_due(now=soon) == [delivery.pk]
     assert delivery_step(delivery_id=delivery.pk, now=soon) == "sent"
     assert len(receiver.bodies) == 2

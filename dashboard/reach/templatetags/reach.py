@@ -10,7 +10,7 @@ import hashlib
 from django import template
 
 from dashboard.people.roles import DECIDE_APPROVALS
-from dashboard.reach import selectors, services
+from dashboard.reach import selectors
 
 register = template.Library()
 
@@ -27,7 +27,7 @@ def claim_control(context, item_key: str, back: str = "") -> dict:
     may_claim = bool(getattr(workspace, "can_write", False)) and user.has_perm(DECIDE_APPROVALS)
     people = context.render_context.get("reach_people")
     if people is None and may_claim:
-        people = [person for person in services.people_to_assign(workspace_id=workspace_id) if person.pk != user.pk]
+        people = [person for person in selectors.people_to_assign(workspace_id=workspace_id) if person.pk != user.pk]
         context.render_context["reach_people"] = people
     return {
         "claim": selectors.claim_of(workspace_id=workspace_id, item_key=item_key),

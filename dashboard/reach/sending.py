@@ -1,0 +1,128 @@
+"""Delivering notifications (the task `reach.deliver`): one worker leases a
+due row (and the person's other due rows of that channel: a digest is one
+message), sends it by email (Django's mail backend) or to a chat webhook,
+and marks it sent; a failure is retried later with backoff (the row's
+`due_at`, a task sent with a countdown), never by sleeping. The inbox
+refresh never waits on a delivery."""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime, timedelta
+from typing import Any
+
+import httpx
+from django.conf import settings
+from django.core.mail import send_mail
+from django.db import transaction
+from django.db.models import Q
+from django.utils import timezone
+
+from dashboard.jobs.engine import lease_kept
+from dashboard.live.leases import lease_is_free, lease_take
+from dashboard.outbox.services import outbox_send
+from dashboard.reach.messages import email_text, webhook_body
+from dashboard.reach.models import ChatWebhook, Delivery
+from dashboard.reach.producing import EMAIL
+
+logger = logging.getLogger("dashboard.reach")
+
+
+class DeliveryProblem(Exception):
+    """Why a delivery failed, in words (kept on the row)."""
+
+
+def _send_email(rows: list[Delivery]) -> None:
+    user = rows[0].user
+    if user is None or not user.email:
+        raise DeliveryProblem("The person has no email address.")
+    subject, body = email_text(rows)
+    send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
+
+
+def _send_webhook(rows: list[Delivery]) -> None:
+    hook_id = rows[0].channel.removeprefix("webhook:")
+    hook = ChatWebhook.objects.filter(pk=hook_id).first() if hook_id.isdigit() else None
+    if hook is None:
+        raise DeliveryProblem("The webhook was removed.")
+    try:
+        answer = httpx.post(hook.url, json=webhook_body(hook, rows), timeout=float(settings.REACH_WEBHOOK_TIMEOUT))
+    except httpx.HTTPError as exc:
+        raise DeliveryProblem(f"The webhook could not be reached ({type(exc).__name__}).") from exc
+    if answer.status_code >= 300:
+        raise DeliveryProblem(f"The webhook answered {answer.status_code}.")
+
+
+def _retry_seconds(attempts: int) -> float | None:
+    """Seconds before try number `attempts + 1`, or None: give up."""
+    steps = list(settings.REACH_RETRY_SECONDS)
+    return float(steps[attempts - 1]) if attempts - 1 < len(steps) else None
+
+
+def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
+    """Send one due delivery (with the person's other due rows of the same
+    channel: one digest message). One worker holds them (a lease); a second
+    worker racing finds them taken, or sent, and does nothing. Returns what
+    happened: "sent", "retry", "failed", or "nothing" (not due, or taken)."""
+    now = now or timezone.now()
+    first = Delivery.objects.filter(pk=delivery_id).first()
+    if first is None or first.status != Delivery.STATUS_PENDING or first.due_at > now:
+        return "nothing"
+    group = Delivery.objects.filter(
+        recipient=first.recipient, channel=first.channel, status=Delivery.STATUS_PENDING, due_at__lte=now
+    )
+    # The stepped jobs' short lease, renewed while the message is sent (dashboard/jobs):
+    # a worker killed while sending lets the rows go within JOBS_LEASE_SECONDS.
+    seconds = float(settings.JOBS_LEASE_SECONDS)
+    token = lease_take(group.filter(Q(pk=first.pk) | Q(digest=True)), seconds=seconds, now=now)
+    if token is None:
+        return "nothing"
+    rows = list(Delivery.objects.filter(lease_token=token, status=Delivery.STATUS_PENDING).select_related("user"))
+    if not rows:
+        return "nothing"
+    try:
+        with lease_kept(Delivery.objects.filter(lease_token=token), token=token, seconds=seconds):
+            if first.channel == EMAIL:
+                _send_email(rows)
+            else:
+                _send_webhook(rows)
+    except Exception as exc:
+        problem = str(exc) if isinstance(exc, DeliveryProblem) else f"Sending failed ({type(exc).__name__})."
+        logger.warning("reach: delivery %s failed: %s", delivery_id, problem)
+        return _failed(rows, token, problem, now)
+    Delivery.objects.filter(lease_token=token).update(
+        status=Delivery.STATUS_SENT, sent_at=now, lease_until=None, lease_token="", last_error=""
+    )
+    return "sent"
+
+
+def _failed(rows: list[Delivery], token: str, problem: str, now: datetime) -> str:
+    attempts = max(row.attempts for row in rows) + 1
+    wait = _retry_seconds(attempts)
+    fields: dict[str, Any] = {"attempts": attempts, "last_error": problem[:300], "lease_until": None, "lease_token": ""}
+    if wait is None:
+        Delivery.objects.filter(lease_token=token).update(status=Delivery.STATUS_FAILED, **fields)
+        return "failed"
+    Delivery.objects.filter(lease_token=token).update(due_at=now + timedelta(seconds=wait), **fields)
+    with transaction.atomic():
+        outbox_send(task="reach.deliver", args=[rows[0].pk], countdown=wait)
+    return "retry"
+
+
+def deliveries_due(*, now: datetime | None = None, limit: int = 200) -> list[int]:
+    """Pending rows whose time has come (one per recipient and channel: the
+    step takes the rest of a digest with it)."""
+    now = now or timezone.now()
+    seen: set[tuple[str, str]] = set()
+    due = []
+    rows = (
+        Delivery.objects.filter(status=Delivery.STATUS_PENDING, due_at__lte=now)
+        .filter(lease_is_free(now))
+        .order_by("due_at", "id")
+        .values_list("pk", "recipient", "channel")[: limit * 5]
+    )
+    for pk, recipient, channel in rows:
+        if (recipient, channel) not in seen:
+            seen.add((recipient, channel))
+            due.append(pk)
+    return due[:limit]
