@@ -91,6 +91,9 @@ INSTALLED_APPS = [
     "dashboard.inbox",
     "dashboard.reach",
     "dashboard.metrics",
+    "dashboard.tokens",
+    # The console's own API (dashboard/console_api): its docs page's template and static files.
+    "ninja",
     "studio",
     "agents",
     "objects",
@@ -132,6 +135,8 @@ MIDDLEWARE = [
     "dashboard.people.middleware.SignedOutNoticeMiddleware",
     "dashboard.accounts.middleware.PrivatePagesMiddleware",
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
+    # A request to the console's API acts as the person of its personal access token (no session).
+    "dashboard.tokens.middleware.AccessTokenMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "dashboard.frame.workspace.WorkspaceMiddleware",
     # Access follows the key: a refused or revoked key sees the refusal, not the workspace's data.
@@ -548,6 +553,9 @@ elif not PRODUCTION:
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Workspace Console <console@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Personal access tokens (dashboard/tokens): the longest life a person may give one, in days.
+TOKEN_MAX_DAYS = env.int("TOKEN_MAX_DAYS", default=90)
+
 # Links in emails are absolute: CONSOLE_BASE_URL (https://console.example.com)
 # when set, else the address of the request that sent the email.
 CONSOLE_BASE_URL = env.str("CONSOLE_BASE_URL", default="").rstrip("/")

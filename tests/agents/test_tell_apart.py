@@ -11,8 +11,7 @@ from agents.tell_apart import tell_apart
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.selectors import inbox_items
 from dashboard.inbox.sources import InboxViewer
-from tests.agents.support import AGENT_ID, approval
-from tests.agents.test_approval_queue import store
+from tests.agents.support import AGENT_ID, approval, store
 from tests.html import parse, select, text_of
 
 SAME = "Send the email to the sales list"
