@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from dashboard.envfile import ensure_env_file
+from dashboard.envfile import SecretFileEnv, ensure_env_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
-env = environ.Env()
+env = SecretFileEnv()
 
 CONSOLE_ENV = env.str("CONSOLE_ENV", default="development")
 PRODUCTION = CONSOLE_ENV == "production"
