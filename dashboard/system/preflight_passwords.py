@@ -72,7 +72,7 @@ def default_passwords_check() -> Check:
             name,
             FAIL,
             f"{', '.join(found)}: an example or well-known value (anyone would try it first)",
-            fix="Set a long random one, e.g. `python -c \"import secrets; print(secrets.token_urlsafe(32))\"`; "
+            fix='Set a long random one, e.g. `python -c "import secrets; print(secrets.token_urlsafe(32))"`; '
             "with docker-compose: POSTGRES_PASSWORD in .env before the first start (the postgres volume keeps "
             "the first one: change it later with ALTER USER console PASSWORD '...').",
         )

@@ -7,14 +7,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
+from urllib.parse import urlsplit
 
 import pytest
 
 from tests.helpers import PROJECT_DIR
-
+from tests.ops.support import production_env
 
 CADDYFILE = PROJECT_DIR / "deploy" / "caddy" / "Caddyfile"
 # What an operator's .env holds; docker-compose reads it for ${...} too.
@@ -99,8 +101,61 @@ def test_every_container_rotates_its_log():
         assert logging["options"] == {"max-size": "10m", "max-file": "5"}, name
 
 
-def test_the_readmes_sandbox_key_step_works_in_the_sandbox_container(tmp_path):
-    # README: `docker-compose exec sandbox python manage.py sandbox_keys --db /app/var/sandbox.sqlite3`,
+def sandbox_steps() -> tuple[dict[str, str], list[str]]:
+    """docs/operations.md "Trying it with the sandbox": the .env lines and the commands, as printed."""
+    text = (PROJECT_DIR / "docs" / "operations.md").read_text()
+    section = text.split("### Trying it with the sandbox", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", section, flags=re.DOTALL)
+    assert len(blocks) == 2, "the section's two blocks: .env lines, then commands"
+    settings = dict(line.split("=", 1) for line in blocks[0].splitlines())
+    return settings, blocks[1].splitlines()
+
+
+def test_the_sandbox_steps_fit_the_compose_file_word_for_word():
+    yaml = pytest.importorskip("yaml")
+    settings, commands = sandbox_steps()
+    result = compose("--profile", "sandbox", "config", env={**OPERATOR_ENV, **settings})
+    assert result.returncode == 0, result.stderr
+    services = yaml.safe_load(result.stdout)["services"]
+
+    assert commands == [
+        "docker-compose --profile sandbox up -d --build",
+        "docker-compose run --rm web python manage.py createsuperuser",
+        "docker-compose exec sandbox python manage.py sandbox_keys --db /app/var/sandbox.sqlite3",
+    ]
+    sandbox = services["sandbox"]
+    command = sandbox["command"]
+    service = urlsplit(settings["SERVICE_BASE_URL"])
+    # The console's containers reach the sandbox by its service name and port.
+    assert (service.hostname, service.port) == ("sandbox", int(command[command.index("--port") + 1]))
+    assert commands[2].rsplit(" ", 1)[1] == command[command.index("--db") + 1]
+    # The browser reaches the sandbox's web app on its published port, the console through the proxy's.
+    app, origin = urlsplit(settings["SERVICE_APP_URL"]), urlsplit(settings["CSRF_TRUSTED_ORIGINS"])
+    assert str(app.port) == str(
+        sandbox["ports"][0].split(":")[0] if isinstance(sandbox["ports"][0], str) else sandbox["ports"][0]["published"]
+    )
+    proxy_port = services["proxy"]["ports"][0]
+    assert str(origin.port) == str(proxy_port.split(":")[0] if isinstance(proxy_port, str) else proxy_port["published"])
+    assert origin.scheme == "http" and settings["SECURE_SSL_REDIRECT"] == "false"
+    assert settings["ALLOWED_HOSTS"].split(",")[0] == origin.hostname == app.hostname
+
+    # Those settings load in production mode as the web container would read them.
+    env = production_env(**settings)
+    show = "import django; django.setup(); from django.conf import settings as s; print(s.ALLOWED_HOSTS, s.SECURE_SSL_REDIRECT)"
+    loaded = subprocess.run(
+        [sys.executable, "-c", show],
+        cwd=PROJECT_DIR,
+        env={**env, "DJANGO_SETTINGS_MODULE": "dashboard.settings"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert loaded.returncode == 0, loaded.stderr[-2000:]
+    assert loaded.stdout.split() == ["['localhost']", "False"]
+
+
+def test_the_sandbox_key_step_works_in_the_sandbox_container(tmp_path):
+    # The docs' `docker-compose exec sandbox python manage.py sandbox_keys --db ...`,
     # run here with the sandbox container's environment (production mode, as compose sets it).
     yaml = pytest.importorskip("yaml")
     result = compose("--profile", "sandbox", "config")
@@ -109,16 +164,18 @@ def test_the_readmes_sandbox_key_step_works_in_the_sandbox_container(tmp_path):
     env = {name: os.environ[name] for name in ("PATH", "HOME") if name in os.environ}
     env.update({name: str(value) for name, value in sandbox["environment"].items()})
     assert env["CONSOLE_ENV"] == "production"
+    step = sandbox_steps()[1][2].split()
+    arguments = step[step.index("manage.py") + 1 : step.index("--db")]
 
     def sandbox_keys(environment: dict[str, str]) -> subprocess.CompletedProcess:
-        command = [sys.executable, "manage.py", "sandbox_keys", "--db", str(tmp_path / "sandbox.sqlite3")]
+        command = [sys.executable, "manage.py", *arguments, "--db", str(tmp_path / "sandbox.sqlite3")]
         return subprocess.run(command, cwd=PROJECT_DIR, env=environment, capture_output=True, text=True, timeout=120)
 
     minted = sandbox_keys(env)
     assert minted.returncode == 0, minted.stderr[-2000:]
     assert minted.stdout.strip().startswith("svc_sk_")
 
-    # What the README's step met before: the web's production settings have no developer commands.
+    # What the step met before: the web's production settings have no developer commands.
     without = sandbox_keys({name: value for name, value in env.items() if name != "CONSOLE_DEVTOOLS"})
     assert without.returncode != 0 and "Unknown command" in without.stderr
 
