@@ -29,6 +29,7 @@ class Web(http.server.ThreadingHTTPServer):
 
     def __init__(self, name: str) -> None:
         self.name = name
+        self.hosts: list[str] = []
         super().__init__(("127.0.0.1", 0), Answer)
         threading.Thread(target=self.serve_forever, daemon=True).start()
 
@@ -40,6 +41,7 @@ class Web(http.server.ThreadingHTTPServer):
 class Answer(http.server.BaseHTTPRequestHandler):
     def answer(self) -> None:
         self.rfile.read(int(self.headers.get("Content-Length") or 0))
+        self.server.hosts.append(self.headers["Host"])  # type: ignore[attr-defined]
         body = self.server.name.encode()  # type: ignore[attr-defined]
         self.send_response(200)
         self.send_header("Content-Length", str(len(body)))
@@ -92,7 +94,7 @@ def proxied(tmp_path):
 
 def test_requests_are_spread_over_the_webs_and_a_stopped_one_costs_none(proxied):
     url, (first, second) = proxied
-    with httpx.Client(base_url=url, timeout=20, headers={"Host": "console.example.com"}) as client:
+    with httpx.Client(base_url=url, timeout=20, headers={"Host": "localhost:8000"}) as client:
         answered = [client.get("/").text for _ in range(10)]
         assert set(answered) == {"first", "second"}
 
@@ -104,3 +106,6 @@ def test_requests_are_spread_over_the_webs_and_a_stopped_one_costs_none(proxied)
     assert [(response.status_code, response.text) for response in after] == [(200, "second")] * 10
     # A write whose connection was refused was never sent: tried on the other web, once.
     assert (written.status_code, written.text) == (200, "second")
+    assert len(second.hosts) == answered.count("second") + 10 + 1
+    # The Host as the browser sent it, port included (ALLOWED_HOSTS, the CSRF origin check).
+    assert set(first.hosts + second.hosts) == {"localhost:8000"}
