@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from dashboard.envfile import ensure_env_file
+from dashboard.envfile import SecretFileEnv, ensure_env_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
-env = environ.Env()
+env = SecretFileEnv()
 
 CONSOLE_ENV = env.str("CONSOLE_ENV", default="development")
 PRODUCTION = CONSOLE_ENV == "production"
@@ -432,6 +432,19 @@ CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=0.5)
 # consumed by a thread-pool worker of its own (Procfile), so open chats never
 # take the poller's worker processes.
 CELERY_STREAM_QUEUE = env.str("CELERY_STREAM_QUEUE", default="")
+# One beat at a time (dashboard/beat_guard.py): beat ticks only while it holds a
+# lock in Redis (BEAT_LOCK_URL, the broker's Redis by default) of BEAT_LOCK_SECONDS,
+# renewed as it ticks; a second beat stands by and takes over within that long of the
+# first dying (at once when it stops cleanly). No Redis (the SQLite broker): no guard.
+CELERY_BEAT_SCHEDULER = "dashboard.beat_guard:SingleBeatScheduler"
+BEAT_LOCK_URL = env.str(
+    "BEAT_LOCK_URL",
+    default=CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://")) else "",
+)
+BEAT_LOCK_SECONDS = env.float("BEAT_LOCK_SECONDS", default=15.0)
+# A file beat touches as its loop turns (holding the lock or standing by), for a
+# container healthcheck that needs no Django start (compose, Kubernetes); "" = none.
+BEAT_ALIVE_FILE = env.str("BEAT_ALIVE_FILE", default="")
 
 # The live poller (dashboard/live/services.py). A tick sends poll tasks for
 # the due rows (at most LIVE_POLL_MAX_QUEUED queued or running at once, in all:
