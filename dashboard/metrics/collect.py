@@ -8,6 +8,8 @@ multiprocess gauge (a dead process cannot leave a stale value behind). Each
 part is read on its own: one that fails (the broker down, a table missing
 mid-migration) is left out of this scrape, logged, and reported by
 `console_metrics_collect_ok{part}` = 0; the others are still served.
+They are the console's, not a process's: served once, at `/metrics/state`
+(scrape.py), never beside each process's counters.
 
 Areas add their own gauges through `register_gauges()` (called in their
 AppConfig.ready()), since the core names no area: objects/metrics.py adds the
@@ -17,6 +19,7 @@ object jobs by kind and state.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -125,36 +128,36 @@ def live_gauges(now: datetime) -> Iterator[Gauge]:
 
 
 def heartbeat_gauges(now: datetime) -> Iterator[Gauge]:
-    """The heartbeats dashboard/live/heartbeat.py keeps in the cache (each left
-    out while never seen: alert on the age, and on its absence)."""
+    """The heartbeats dashboard/live/heartbeat.py keeps in the cache. One never
+    seen (beat or a queue's worker not started yet, or the cache emptied) is
+    +Inf, not left out: the series is there from the first scrape (an
+    `absent()` rule would fire on a fresh stack), and an age rule fires for
+    it as for a stale one once its `for:` has passed."""
     from dashboard.live import heartbeat
 
-    tick = _age(now, heartbeat.heartbeat_last_seen())
-    if tick is not None:
-        # Beat sent it, the broker carried it, a worker ran it.
-        yield Gauge(
-            "console_live_tick_age_seconds",
-            "Seconds since a worker last ran beat's live.tick (sent every CELERY_BEAT_TICK_SECONDS).",
-            samples=[((), tick)],
-        )
-    beat = _age(now, heartbeat.beat_last_seen())
-    if beat is not None:
-        yield Gauge(
-            "console_beat_heartbeat_age_seconds",
-            "Seconds since the Celery beat process last sent a task (it records at most every few seconds).",
-            samples=[((), beat)],
-        )
-    workers = []
-    for queue in broker_queues():
-        age = _age(now, heartbeat.worker_last_seen(queue))
-        if age is not None:
-            workers.append(((queue,), age))
+    yield Gauge(
+        "console_live_tick_age_seconds",
+        "Seconds since a worker last ran beat's live.tick (sent every CELERY_BEAT_TICK_SECONDS); +Inf: never seen.",
+        samples=[((), _seen(now, heartbeat.heartbeat_last_seen()))],
+    )
+    yield Gauge(
+        "console_beat_heartbeat_age_seconds",
+        "Seconds since the Celery beat process last sent a task (it records at most every few seconds); "
+        "+Inf: never seen.",
+        samples=[((), _seen(now, heartbeat.beat_last_seen()))],
+    )
     yield Gauge(
         "console_worker_heartbeat_age_seconds",
-        "Seconds since a Celery worker consuming the queue last said it was alive (every few seconds).",
+        "Seconds since a Celery worker consuming the queue last said it was alive (every few seconds); "
+        "+Inf: never seen.",
         ("queue",),
-        workers,
+        [((queue,), _seen(now, heartbeat.worker_last_seen(queue))) for queue in broker_queues()],
     )
+
+
+def _seen(now: datetime, then: datetime | None) -> float:
+    age = _age(now, then)
+    return math.inf if age is None else age
 
 
 def broker_queues() -> list[str]:
@@ -238,25 +241,33 @@ def login_gauges(now: datetime) -> Iterator[Gauge]:
     )
 
 
-def build_gauges(now: datetime) -> Iterator[Gauge]:
-    from dashboard.version import console_version
+def workspace_gauges(now: datetime) -> Iterator[Gauge]:
+    """Each workspace the console holds a key of, with its name (the newest
+    key's: a workspace renamed on the service is renamed here when a key is
+    next added or checked). Join it on `workspace` to show names:
+    `console_inbox_refresh_age_seconds * on(workspace) group_left(name) console_workspace_info`."""
+    from dashboard.keys.models import ApiKey
 
+    names: dict[str, str] = {}
+    for workspace_id, name in ApiKey.objects.values_list("workspace_id", "workspace_name").order_by("pk"):
+        if workspace_id:
+            names[workspace_id] = name or workspace_id
     yield Gauge(
-        "console_build_info",
-        "The console's version (always 1): join on it, or alert when two versions serve at once.",
-        ("version",),
-        [((console_version(),), 1.0)],
+        "console_workspace_info",
+        "A workspace the console holds a key of, with its name (always 1): join on `workspace`.",
+        ("workspace", "name"),
+        [((workspace_id, names[workspace_id]), 1.0) for workspace_id in sorted(names)],
     )
 
 
 CORE_PARTS: dict[str, Callable[[datetime], Iterable[Gauge]]] = {
-    "build": build_gauges,
     "live": live_gauges,
     "heartbeat": heartbeat_gauges,
     "broker": broker_gauges,
     "inbox": inbox_gauges,
     "keys": key_gauges,
     "logins": login_gauges,
+    "workspaces": workspace_gauges,
 }
 
 

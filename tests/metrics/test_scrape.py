@@ -24,13 +24,17 @@ from tests.metrics.support import BEARER, RAW_ID, TOKEN, label_sets, named, samp
 NOT_IDS = {"le"}
 # The one label that is an id by design: a workspace's (bounded by the
 # workspaces the console serves; an operator needs to know which inbox is stale).
-BOUNDED_IDS = {("console_inbox_refresh_age_seconds", "workspace")}
+BOUNDED_IDS = {("console_inbox_refresh_age_seconds", "workspace"), ("console_workspace_info", "workspace")}
 
 
 def scrape(client):
-    response = client.get("/metrics", **BEARER)
-    assert response.status_code == 200
-    return response.content.decode()
+    """What Prometheus reads from one web: its processes (/metrics) and the state (/metrics/state)."""
+    texts = []
+    for url in ("/metrics", "/metrics/state"):
+        response = client.get(url, **BEARER)
+        assert response.status_code == 200
+        texts.append(response.content.decode())
+    return "".join(texts)
 
 
 @pytest.fixture
@@ -115,15 +119,17 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
     assert named(after, "console_login_locked_out")
     parts = {s.labels["part"]: s.value for s in named(after, "console_metrics_collect_ok")}
     assert parts == {
-        "build": 1,
         "live": 1,
         "heartbeat": 1,
         "broker": 1,
         "inbox": 1,
         "keys": 1,
         "logins": 1,
+        "workspaces": 1,
         "object_jobs": 1,
     }
+    (workspace,) = named(after, "console_workspace_info", workspace=demo_key.workspace_id)
+    assert workspace.labels["name"] == "Acme Marketing" and workspace.value == 1
 
     # No raw id in any label; no secret anywhere.
     for sample in after:
