@@ -32,11 +32,13 @@ from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from dashboard.metrics.registry import OTHER, state_label
+from dashboard.metrics.registry import OTHER, STATES, state_label
 
 logger = logging.getLogger("dashboard.metrics")
 
 BROKER_TIMEOUT_SECONDS = 1.0
+# A delivery's channel is "email" or "webhook:<id>": the label keeps the type.
+DELIVERY_CHANNELS = ("email", "webhook")
 
 
 @dataclass(frozen=True)
@@ -77,7 +79,13 @@ def live_gauges(now: datetime) -> Iterator[Gauge]:
     from dashboard.live.models import PollerSlot, TrackedOperation
     from dashboard.live.selectors import operation_oldest_due_at, operations_stale_on_lease
 
+    # Every registered kind in each state it can be followed in (the known
+    # states less its final ones) is there at zero: the series exist from the start.
     counts: dict[tuple[str, str], float] = {}
+    for name in kinds.kind_names():
+        registered = kinds.get_kind(name)
+        for state in sorted(STATES - set(registered.final_statuses) if registered else ()):
+            counts[(name, state)] = 0.0
     # Rows still followed only (not final: the partial index live_op_due's rows): what
     # ended is counted as it ends (console_live_operations_finished), not read for ever.
     rows = TrackedOperation.objects.filter(is_final=False).values("kind", "status").annotate(n=Count("id"))
@@ -241,6 +249,36 @@ def login_gauges(now: datetime) -> Iterator[Gauge]:
     )
 
 
+def delivery_gauges(now: datetime) -> Iterator[Gauge]:
+    """Notifications waiting to be sent and given up on, by channel type (a
+    webhook's id folded into `webhook`: the label never grows with the data).
+    Sent rows are not counted: they only pile up; `rate()` of the tasks
+    `reach.deliver` shows the sending."""
+    from dashboard.reach.models import Delivery
+
+    counts = {
+        (channel, state): 0.0
+        for channel in DELIVERY_CHANNELS
+        for state in (Delivery.STATUS_PENDING, Delivery.STATUS_FAILED)
+    }
+    rows = (
+        Delivery.objects.filter(status__in=[Delivery.STATUS_PENDING, Delivery.STATUS_FAILED])
+        .values("channel", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        channel = str(row["channel"]).split(":", 1)[0]
+        key = (channel if channel in DELIVERY_CHANNELS else OTHER, row["status"])
+        counts[key] = counts.get(key, 0.0) + row["n"]
+    yield Gauge(
+        "console_deliveries",
+        "Notifications waiting to be sent (pending) or given up on after their retries (failed), by channel type.",
+        ("channel", "state"),
+        sorted(counts.items()),
+    )
+
+
 def workspace_gauges(now: datetime) -> Iterator[Gauge]:
     """Each workspace the console holds a key of, with its name (the newest
     key's: a workspace renamed on the service is renamed here when a key is
@@ -268,6 +306,7 @@ CORE_PARTS: dict[str, Callable[[datetime], Iterable[Gauge]]] = {
     "keys": key_gauges,
     "logins": login_gauges,
     "workspaces": workspace_gauges,
+    "deliveries": delivery_gauges,
 }
 
 

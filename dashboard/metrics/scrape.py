@@ -20,7 +20,7 @@
 from __future__ import annotations
 
 import os
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client import multiprocess as prometheus_multiprocess
@@ -55,7 +55,7 @@ class _BuildInfo:
 class _ProcessMetrics:
     """The default registry's metrics (this process's counters), as one collector."""
 
-    def collect(self) -> Iterator[Metric]:
+    def collect(self) -> Iterable[Metric]:
         return REGISTRY.collect()
 
 

@@ -7,23 +7,16 @@ after the worker stopped."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.metrics.support import TOKEN, samples, value
+from tests.metrics.support import TOKEN, free_port, samples, value
 from tests.workers import wait_for
 
 TICKS = 12
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def worker_scrape(port: int, token: str | None = TOKEN) -> tuple[int, str]:

@@ -1,0 +1,141 @@
+"""The Prometheus files and the Grafana dashboard in the box (deploy/):
+promtool accepts them, every metric they name is one a real scrape serves,
+and the beat rule, evaluated by promtool over a scrape, fires while beat's
+heartbeat is stale and not while it is fresh."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+import yaml
+from django.utils import timezone
+
+from tests.metrics import promtool
+from tests.metrics.support import BEARER, samples
+
+# What #31 asks the rules to watch, by the alert that does.
+ALERTS = {
+    "ConsoleBeatStale",
+    "ConsoleWorkerStale",
+    "ConsoleRowsFrozenOnLease",
+    "ConsoleOldestDueTooOld",
+    "ConsoleRateLimited",
+    "ConsoleApiKeysRefused",
+    "ConsoleDeliveriesFailing",
+    "ConsoleHighErrorRate",
+}
+# What the dashboard shows, by a metric each needs.
+SHOWN = {
+    "console_http_requests_total",
+    "console_http_request_duration_seconds_bucket",
+    "console_remote_calls_total",
+    "console_remote_rate_limited_total",
+    "console_live_operations",
+    "console_live_oldest_due_seconds",
+    "console_live_stale_leased_operations",
+    "console_worker_heartbeat_age_seconds",
+    "console_beat_heartbeat_age_seconds",
+    "console_deliveries",
+    "console_api_keys_refused",
+    "console_object_jobs",
+    "console_tasks_total",
+}
+
+
+def scrape(client, urls: tuple[str, ...] = ("/metrics", "/metrics/state")) -> list:
+    found = []
+    for url in urls:
+        response = client.get(url, **BEARER)
+        assert response.status_code == 200
+        found.extend(samples(response.content))
+    return found
+
+
+def test_promtool_accepts_the_rules_the_config_and_every_dashboard_query(tmp_path):
+    checked = promtool.run("check", "rules", str(promtool.RULES))
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    config = promtool.run("check", "config", "--syntax-only", str(promtool.CONFIG))
+    assert config.returncode == 0, config.stdout + config.stderr
+    # Each panel's query as a recording rule: promtool parses it as Prometheus would.
+    queries = promtool.panel_expressions()
+    rules = {
+        "groups": [
+            {
+                "name": "dashboard",
+                "rules": [{"record": f"dashboard:panel_{n}", "expr": expr} for n, (_, expr) in enumerate(queries)],
+            }
+        ]
+    }
+    path = tmp_path / "dashboard-rules.yml"
+    path.write_text(yaml.safe_dump(rules))
+    parsed = promtool.run("check", "rules", str(path))
+    assert parsed.returncode == 0, parsed.stdout + parsed.stderr
+    # Debian's promtool is built without Kubernetes discovery: the Kubernetes
+    # example is read as YAML, with the same three jobs as the compose one.
+    jobs = {job["job_name"]: job for job in yaml.safe_load(promtool.KUBERNETES_CONFIG.read_text())["scrape_configs"]}
+    compose_jobs = {job["job_name"]: job for job in yaml.safe_load(promtool.CONFIG.read_text())["scrape_configs"]}
+    assert jobs.keys() == compose_jobs.keys() == {"console-state", "console-web", "console-worker"}
+    assert {name: job["metrics_path"] for name, job in jobs.items()} == {
+        name: job["metrics_path"] for name, job in compose_jobs.items()
+    }
+    assert len(compose_jobs["console-state"]["static_configs"][0]["targets"]) == 1
+
+
+def test_every_rule_and_panel_names_only_metrics_a_real_scrape_serves(client, metrics_on, user):
+    from dashboard.inbox.models import WorkspaceRefresh
+    from dashboard.keys.testing import stored_api_key
+
+    # A console serving one workspace: the series by workspace are there too.
+    key = stored_api_key(user=user, secret="svc_sk_test_key_0002", workspace_name="Acme Marketing")
+    WorkspaceRefresh.objects.create(workspace_id=key.workspace_id, refreshed_at=timezone.now())
+    served = {sample.name for sample in scrape(client)}
+    rules = promtool.rule_expressions()
+    panels = promtool.panel_expressions()
+
+    assert ALERTS <= rules.keys()
+    for alert, expr in rules.items():
+        # Prometheus' own `up` (is the state target scraped?) or the console's.
+        assert promtool.metric_names(expr) or "up{" in expr, alert
+        assert promtool.metric_names(expr) <= served, (alert, promtool.metric_names(expr) - served)
+    for title, expr in panels:
+        assert promtool.metric_names(expr) <= served, (title, promtool.metric_names(expr) - served)
+    assert SHOWN <= set().union(*(promtool.metric_names(expr) for _, expr in panels))
+
+
+def test_the_beat_rule_fires_on_a_scrape_with_beat_stale_and_not_with_beat_fresh(client, metrics_on, db, tmp_path):
+    from dashboard.live import heartbeat
+
+    heartbeat.beat_heartbeat_record(now=timezone.now() - timedelta(minutes=10))
+    # The state target's scrape: where the heartbeats are served (once).
+    stale = scrape(client, ("/metrics/state",))
+    heartbeat.beat_heartbeat_record(now=timezone.now())
+    fresh = scrape(client, ("/metrics/state",))
+    target = {"job": "console-state", "instance": "web:8000"}
+    firing = [{"exp_labels": {"severity": "critical"}, "exp_annotations": beat_annotations()}]
+
+    result = promtool.unit_test(
+        tmp_path,
+        [
+            {
+                "input_series": promtool.input_series(stale, **target),
+                "alert_rule_test": [
+                    # Stale since the first scrape: pending until its `for: 2m` has passed.
+                    {"eval_time": "1m", "alertname": "ConsoleBeatStale", "exp_alerts": []},
+                    {"eval_time": "5m", "alertname": "ConsoleBeatStale", "exp_alerts": firing},
+                ],
+            },
+            {
+                "input_series": promtool.input_series(fresh, **target),
+                "alert_rule_test": [{"eval_time": "5m", "alertname": "ConsoleBeatStale", "exp_alerts": []}],
+            },
+        ],
+        rule_files=[promtool.RULES],
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def beat_annotations() -> dict[str, str]:
+    groups = yaml.safe_load(promtool.RULES.read_text())["groups"]
+    (rule,) = [rule for group in groups for rule in group["rules"] if rule.get("alert") == "ConsoleBeatStale"]
+    return dict(rule["annotations"])
