@@ -1,10 +1,11 @@
 """The Prometheus files and the Grafana dashboard in the box (deploy/):
 promtool accepts them, every metric they name is one a real scrape serves,
-and the beat rule, evaluated by promtool over a scrape, fires while beat's
-heartbeat is stale and not while it is fresh."""
+and the beat and worker rules, evaluated by promtool over a scrape, fire
+while the heartbeats are stale and not while they are fresh."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import yaml
@@ -102,16 +103,33 @@ def test_every_rule_and_panel_names_only_metrics_a_real_scrape_serves(client, me
     assert SHOWN <= set().union(*(promtool.metric_names(expr) for _, expr in panels))
 
 
-def test_the_beat_rule_fires_on_a_scrape_with_beat_stale_and_not_with_beat_fresh(client, metrics_on, db, tmp_path):
+def test_the_beat_and_worker_rules_fire_on_a_scrape_with_them_stale_and_not_with_them_fresh(
+    client, metrics_on, db, tmp_path
+):
     from dashboard.live import heartbeat
+    from dashboard.metrics.collect import broker_queues
 
-    heartbeat.beat_heartbeat_record(now=timezone.now() - timedelta(minutes=10))
+    queues = broker_queues()
+    long_ago = timezone.now() - timedelta(minutes=10)
+    heartbeat.beat_heartbeat_record(now=long_ago)
+    heartbeat.worker_heartbeat_record(queues=queues, now=long_ago)
     # The state target's scrape: where the heartbeats are served (once).
     stale = scrape(client, ("/metrics/state",))
     heartbeat.beat_heartbeat_record(now=timezone.now())
+    heartbeat.worker_heartbeat_record(queues=queues, now=timezone.now())
     fresh = scrape(client, ("/metrics/state",))
     target = {"job": "console-state", "instance": "web:8000"}
-    firing = [{"exp_labels": {"severity": "critical"}, "exp_annotations": beat_annotations()}]
+    beat_firing = [{"exp_labels": {"severity": "critical"}, "exp_annotations": annotations("ConsoleBeatStale")}]
+    worker_firing = [
+        {
+            "exp_labels": {"severity": "critical", "queue": queue},
+            "exp_annotations": {
+                name: text.replace("{{ $labels.queue }}", queue)
+                for name, text in annotations("ConsoleWorkerStale").items()
+            },
+        }
+        for queue in queues
+    ]
 
     result = promtool.unit_test(
         tmp_path,
@@ -121,12 +139,16 @@ def test_the_beat_rule_fires_on_a_scrape_with_beat_stale_and_not_with_beat_fresh
                 "alert_rule_test": [
                     # Stale since the first scrape: pending until its `for: 2m` has passed.
                     {"eval_time": "1m", "alertname": "ConsoleBeatStale", "exp_alerts": []},
-                    {"eval_time": "5m", "alertname": "ConsoleBeatStale", "exp_alerts": firing},
+                    {"eval_time": "5m", "alertname": "ConsoleBeatStale", "exp_alerts": beat_firing},
+                    {"eval_time": "5m", "alertname": "ConsoleWorkerStale", "exp_alerts": worker_firing},
                 ],
             },
             {
                 "input_series": promtool.input_series(fresh, **target),
-                "alert_rule_test": [{"eval_time": "5m", "alertname": "ConsoleBeatStale", "exp_alerts": []}],
+                "alert_rule_test": [
+                    {"eval_time": "5m", "alertname": "ConsoleBeatStale", "exp_alerts": []},
+                    {"eval_time": "5m", "alertname": "ConsoleWorkerStale", "exp_alerts": []},
+                ],
             },
         ],
         rule_files=[promtool.RULES],
@@ -135,7 +157,26 @@ def test_the_beat_rule_fires_on_a_scrape_with_beat_stale_and_not_with_beat_fresh
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def beat_annotations() -> dict[str, str]:
+def test_the_dashboard_is_one_grafana_can_import():
+    dashboard = json.loads(promtool.DASHBOARD.read_text())
+    panels = dashboard["panels"]
+    ids = [panel["id"] for panel in panels]
+
+    assert dashboard["uid"] == "workspace-console"
+    assert len(ids) == len(set(ids))
+    # It asks for the Prometheus data source on import, and every query uses it.
+    assert [item["name"] for item in dashboard["__inputs"]] == ["DS_PROMETHEUS"]
+    for panel in panels:
+        if panel["type"] == "row":
+            continue
+        assert panel["targets"], panel["title"]
+        assert panel["datasource"]["uid"] == "${DS_PROMETHEUS}", panel["title"]
+        assert {target["refId"] for target in panel["targets"]} == {
+            chr(65 + n) for n in range(len(panel["targets"]))
+        }
+
+
+def annotations(alert: str) -> dict[str, str]:
     groups = yaml.safe_load(promtool.RULES.read_text())["groups"]
-    (rule,) = [rule for group in groups for rule in group["rules"] if rule.get("alert") == "ConsoleBeatStale"]
+    (rule,) = [rule for group in groups for rule in group["rules"] if rule.get("alert") == alert]
     return dict(rule["annotations"])
