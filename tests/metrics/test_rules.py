@@ -171,9 +171,7 @@ def test_the_dashboard_is_one_grafana_can_import():
             continue
         assert panel["targets"], panel["title"]
         assert panel["datasource"]["uid"] == "${DS_PROMETHEUS}", panel["title"]
-        assert {target["refId"] for target in panel["targets"]} == {
-            chr(65 + n) for n in range(len(panel["targets"]))
-        }
+        assert {target["refId"] for target in panel["targets"]} == {chr(65 + n) for n in range(len(panel["targets"]))}
 
 
 def annotations(alert: str) -> dict[str, str]:
