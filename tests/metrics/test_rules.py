@@ -1,7 +1,8 @@
 """The Prometheus files and the Grafana dashboard in the box (deploy/):
 promtool accepts them, every metric they name is one a real scrape serves,
 and the beat and worker rules, evaluated by promtool over a scrape, fire
-while the heartbeats are stale and not while they are fresh."""
+while the heartbeats are stale and not while they are fresh (the frozen-lease
+rule: for a row a dead poll holds, not once the lease is gone)."""
 
 from __future__ import annotations
 
@@ -178,3 +179,47 @@ def annotations(alert: str) -> dict[str, str]:
     groups = yaml.safe_load(promtool.RULES.read_text())["groups"]
     (rule,) = [rule for group in groups for rule in group["rules"] if rule.get("alert") == alert]
     return dict(rule["annotations"])
+
+
+def test_the_frozen_lease_rule_fires_for_a_row_a_dead_poll_holds(client, metrics_on, user, tmp_path):
+    from dashboard.keys.testing import stored_api_key
+    from dashboard.live.claims import POLL_LEASE_PREFIX
+    from dashboard.live.models import TrackedOperation
+    from dashboard.live.services import operation_track
+
+    key = stored_api_key(user=user, secret="svc_sk_test_key_0004")
+    op = operation_track(owner_key=key, kind="agents.run", remote_id="run-frozen", title="A run", snapshot={})
+    # A poll took it a minute ago and never came back (its worker was killed).
+    TrackedOperation.objects.filter(pk=op.pk).update(
+        next_poll_at=timezone.now() - timedelta(minutes=1),
+        lease_token=f"{POLL_LEASE_PREFIX}dead-worker",
+        lease_until=timezone.now() + timedelta(seconds=30),
+    )
+    frozen = scrape(client, ("/metrics/state",))
+    TrackedOperation.objects.filter(pk=op.pk).update(lease_token="", lease_until=None)
+    free = scrape(client, ("/metrics/state",))
+    target = {"job": "console-state", "instance": "web:8000"}
+    summary = annotations("ConsoleRowsFrozenOnLease")
+    firing = [
+        {
+            "exp_labels": {"severity": "warning"},
+            "exp_annotations": {name: text.replace("{{ $value }}", "1") for name, text in summary.items()},
+        }
+    ]
+
+    result = promtool.unit_test(
+        tmp_path,
+        [
+            {
+                "input_series": promtool.input_series(frozen, **target),
+                "alert_rule_test": [{"eval_time": "3m", "alertname": "ConsoleRowsFrozenOnLease", "exp_alerts": firing}],
+            },
+            {
+                "input_series": promtool.input_series(free, **target),
+                "alert_rule_test": [{"eval_time": "3m", "alertname": "ConsoleRowsFrozenOnLease", "exp_alerts": []}],
+            },
+        ],
+        rule_files=[promtool.RULES],
+    )
+
+    assert result.returncode == 0, result.stdout + result.stderr
