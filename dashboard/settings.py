@@ -609,7 +609,7 @@ if PRODUCTION:
     # Probes come over plain http from inside (compose, a load balancer's checks).
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$"]
     # So does Prometheus' scrape (web:8000 in the compose network; docs/operations.md "Metrics").
-    SECURE_REDIRECT_EXEMPT.append(r"^metrics$")
+    SECURE_REDIRECT_EXEMPT.append(r"^metrics(/state)?$")
 
 # Where images may come from: the console, data: URLs (inline icons, QR codes),
 # the origins of the service and of its web app (the files they store), and

@@ -22,6 +22,8 @@ urlpatterns = [
     path("system/", include("dashboard.system.urls")),
     # Prometheus' scrape (dashboard/metrics): 404 unless configured, then a token or an allowed address.
     path("metrics", metrics_views.metrics, name="metrics"),
+    # The state read from the database, the same from every web: scraped once (dashboard/metrics/scrape.py).
+    path("metrics/state", metrics_views.metrics_state, name="metrics_state"),
     path("accounts/", include("dashboard.accounts.urls")),
     # The sign-in policy and a person's second-factor reset: People pages served by dashboard.accounts.
     path("people/", include("dashboard.accounts.urls_policy")),
