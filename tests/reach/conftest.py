@@ -30,7 +30,9 @@ def key_encryption(settings):
     settings.CONSOLE_BASE_URL = "https://console.example.com"
 
 
-def pending_approval(*, risk: str = "send", minutes_ago: float = 5, approval_id: str = APPROVAL_ID) -> WaitingItem:
+def pending_approval(
+    *, risk: str = "send", minutes_ago: float = 5, approval_id: str = APPROVAL_ID, input: dict | None = None
+) -> WaitingItem:
     """A pending approval as the inbox refresh stores it (agents' source)."""
     requested = timezone.now() - timedelta(minutes=minutes_ago)
     return WaitingItem.objects.create(
@@ -47,6 +49,7 @@ def pending_approval(*, risk: str = "send", minutes_ago: float = 5, approval_id:
                 "risk": risk,
                 "status": "pending",
                 "created_at": requested.isoformat(),
+                **({"input": input} if input is not None else {}),
             },
             "agent_name": "Lead qualifier",
         },
