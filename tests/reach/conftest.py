@@ -83,13 +83,17 @@ class Receiver:
 
     def __init__(self):
         self.bodies: list[dict] = []
+        # (headers, the body's exact bytes) of each call: what a receiver verifies a signature over.
+        self.calls: list[tuple[dict[str, str], bytes]] = []
         self.status = 200
         received = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                received.bodies.append(json.loads(self.rfile.read(length) or b"{}"))
+                raw = self.rfile.read(length)
+                received.calls.append(({name.lower(): value for name, value in self.headers.items()}, raw))
+                received.bodies.append(json.loads(raw or b"{}"))
                 self.send_response(received.status)
                 self.end_headers()
 

@@ -67,7 +67,10 @@ def test_an_approval_reaches_an_approver_once_by_email_through_a_real_smtp_serve
     (envelope,) = real_smtp.received
     assert envelope.rcpt_tos == ["dana@example.com"]
     message = message_from_bytes(envelope.content)
-    assert " ".join(message["Subject"].split()) == "Approval waiting (send) from Lead qualifier: Send the welcome email to dana@example.com"
+    assert (
+        " ".join(message["Subject"].split())
+        == "Approval waiting (send) from Lead qualifier: Send the welcome email to dana@example.com"
+    )
     body = message.get_payload()
     assert "https://console.example.com/approvals/?agent=" in body
     assert "nothing is decided from this email" in body
