@@ -56,9 +56,10 @@ def _send_webhook(rows: list[Delivery], hook: ChatWebhook | None, now: datetime)
         raise DeliveryProblem("The webhook was removed.")
     # One id per message, the same on every try (a receiver refuses a replay by it).
     delivery_id = f"msg_reach_{min(row.pk for row in rows)}"
-    body = json.dumps({**webhook_body(hook, rows), "delivery_id": delivery_id}).encode()
-    if hook.kind != ChatWebhook.KIND_JSON:
-        body = json.dumps(webhook_body(hook, rows)).encode()  # the chat apps' own shapes, nothing added
+    payload = webhook_body(hook, rows)
+    if hook.kind == ChatWebhook.KIND_JSON:
+        payload["delivery_id"] = delivery_id  # the chat apps' shapes take nothing more
+    body = json.dumps(payload).encode()
     headers = webhook_headers(hook=hook, delivery_id=delivery_id, body=body, now=now)
     try:
         answer = httpx.post(hook.url, content=body, headers=headers, timeout=float(settings.REACH_WEBHOOK_TIMEOUT))
@@ -86,8 +87,8 @@ def _retry_seconds(attempts: int) -> float | None:
 
 
 def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
-    """Send one due delivery (with the person's other due rows of the same
-    channel: one digest message). One worker holds them (a lease); a second
+    """Send one due delivery with the person's other due rows of the same
+    channel: one message (a digest, or a burst), less what was decided meanwhile. One worker holds them (a lease); a second
     worker racing finds them taken, or sent, and does nothing. Returns what
     happened: "sent", "retry", "failed", "skipped" (no longer news, or the
     webhook is paused) or "nothing" (not due, or taken)."""
@@ -111,14 +112,16 @@ def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
         .select_related("user")
         .order_by("due_at", "id")
     )
+    if not rows:
+        return "nothing"
     rows, settled = still_news(rows)
     if settled:
         _skip(settled, NOT_SENT_DECIDED)
-    hook = None if first.channel == EMAIL else _hook_of(rows or settled)
-    if rows and hook is not None and hook.paused_at is not None:
-        _skip(rows, NOT_SENT_PAUSED)
-        return "skipped"
     if not rows:
+        return "skipped"
+    hook = None if first.channel == EMAIL else _hook_of(rows)
+    if hook is not None and hook.paused_at is not None:
+        _skip(rows, NOT_SENT_PAUSED)  # a paused webhook is not called
         return "skipped"
     try:
         with lease_kept(Delivery.objects.filter(lease_token=token), token=token, seconds=seconds):
