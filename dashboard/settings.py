@@ -792,3 +792,8 @@ REACH_WEBHOOK_ALLOW_HTTP = env.bool("REACH_WEBHOOK_ALLOW_HTTP", default=DEBUG)
 REACH_WEBHOOK_TIMEOUT = env.float("REACH_WEBHOOK_TIMEOUT", default=5.0)
 REACH_DAILY_DIGEST_HOUR = env.int("REACH_DAILY_DIGEST_HOUR", default=8)
 REACH_SWEEP_SECONDS = env.float("REACH_SWEEP_SECONDS", default=60.0)
+# What is due for a person on a channel goes as one message of at most
+# REACH_BATCH_LIMIT lines; a webhook failing for REACH_WEBHOOK_PAUSE_AFTER_SECONDS
+# on end is paused (not called) and its owner told, until resumed.
+REACH_BATCH_LIMIT = env.int("REACH_BATCH_LIMIT", default=50)
+REACH_WEBHOOK_PAUSE_AFTER_SECONDS = env.float("REACH_WEBHOOK_PAUSE_AFTER_SECONDS", default=3600.0)

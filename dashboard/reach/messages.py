@@ -18,7 +18,9 @@ def console_link(path: str) -> str:
 
 def item_lines(rows: list[Delivery]) -> list[str]:
     return [
-        f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}\n  {console_link(row.path)}"
+        f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}"
+        + (f"\n  {row.detail}" if row.detail else "")
+        + f"\n  {console_link(row.path)}"
         for row in rows
     ]
 
@@ -44,6 +46,7 @@ def webhook_body(hook: ChatWebhook, rows: list[Delivery]) -> dict[str, Any]:
                 {
                     "kind": row.kind,
                     "title": row.title,
+                    "detail": row.detail or None,
                     "url": console_link(row.path),
                     "workspace_id": row.workspace_id,
                     "item": row.item_key,
@@ -52,7 +55,11 @@ def webhook_body(hook: ChatWebhook, rows: list[Delivery]) -> dict[str, Any]:
                 for row in rows
             ]
         }
-    lines = [f"{row.title} — {console_link(row.path)}" for row in rows]
+    lines = [f"{row.title}{f' ({row.detail})' if row.detail else ''} — {console_link(row.path)}" for row in rows]
     if hook.kind == ChatWebhook.KIND_SLACK:
-        return {"text": "\n".join(f"• <{console_link(row.path)}|{row.title}>" for row in rows)}
+        return {
+            "text": "\n".join(
+                f"• <{console_link(row.path)}|{row.title}>" + (f" {row.detail}" if row.detail else "") for row in rows
+            )
+        }
     return {"text": "\n\n".join(lines)}  # Microsoft Teams' incoming webhook takes a text
