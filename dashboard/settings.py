@@ -121,6 +121,9 @@ MIDDLEWARE = [
     # Fair use: a session's or an address's requests past their allowance are
     # answered here, before sessions and authentication (no query).
     "dashboard.fair_use.FairUseMiddleware",
+    # Maintenance mode (manage.py maintenance, backup, restore): writes refused in
+    # words before sessions, so a refusal costs no query (dashboard/maintenance.py).
+    "dashboard.maintenance.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",

@@ -96,7 +96,7 @@ def _feed_position(cursor: str) -> tuple[datetime, int]:
         raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
         when, _, pk = raw.partition("|")
         at = datetime.fromisoformat(when)
-        if at.tzinfo is None or not pk.isdigit():
+        if at.tzinfo is None or not (pk.isascii() and pk.isdigit() and len(pk) <= 18):
             raise ValueError(raw)
         return at, int(pk)
     except (ValueError, UnicodeDecodeError) as exc:
