@@ -9,13 +9,16 @@ from __future__ import annotations
 import io
 from pathlib import Path
 
+import pytest
 from django.core.management import call_command
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
+from playwright.sync_api import Page, expect
 
 from dashboard.maintenance import maintenance_state
 from dashboard.system import backup
+from tests.helpers import PASSWORD, fill_login_form
 from tests.html import one, parse, text_of
 
 
@@ -92,3 +95,25 @@ def test_backup_turns_maintenance_on_while_it_runs_and_off_after(db, monkeypatch
     call_command("backup", output=str(tmp_path / "out"), stdout=io.StringIO())
     assert seen[0] is not None and seen[0].why == "backup" and not seen[0].closed
     assert maintenance_state() is None
+
+
+@pytest.mark.browser
+def test_a_form_sent_during_maintenance_keeps_what_was_typed(
+    live_server, transactional_db, django_user_model, page: Page
+):
+    django_user_model.objects.create_user(username="carol", password=PASSWORD)
+    page.goto(live_server.url + reverse("keys:add"))
+    fill_login_form(page, "carol")
+    expect(page.get_by_role("heading", name="Add an API key")).to_be_visible()
+    page.get_by_label("Label").fill("Typed before maintenance")
+    page.get_by_label("API key").fill("svc_sk_typed_during_maintenance")
+
+    maintenance("on")
+    page.get_by_role("button", name="Check and save key").click()
+
+    expect(page.locator("#messages")).to_contain_text(
+        "The console is under maintenance: the console is being upgraded."
+    )
+    expect(page.get_by_label("Label")).to_have_value("Typed before maintenance")
+    expect(page.get_by_label("API key")).to_have_value("svc_sk_typed_during_maintenance")
+    maintenance("off")
