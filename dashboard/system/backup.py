@@ -44,6 +44,7 @@ from django.db.migrations.recorder import MigrationRecorder
 from django.utils import timezone
 
 from dashboard.keys.models import ApiKey
+from dashboard.live import heartbeat
 from dashboard.system.backup_crypto import BadPassphrase, decrypt_stream, encrypt_stream, is_encrypted
 from dashboard.version import console_version
 
@@ -323,3 +324,21 @@ def passphrase_from(*, file: str = "", env: str = "") -> str:
             raise BackupRefused(f"the environment variable {env} is not set or empty.")
         return value
     return ""
+
+
+# A heartbeat younger than this says the process still runs (workers beat every
+# WORKER_HEARTBEAT_SECONDS, beat records every BEAT_RECORD_SECONDS).
+ALIVE_SECONDS = 2.5 * heartbeat.WORKER_HEARTBEAT_SECONDS
+
+
+def background_running() -> list[str]:
+    """Beat and the workers whose heartbeats say they run now: a restore
+    under them would have tasks writing into the database being replaced."""
+    now = timezone.now()
+    seen = {"beat": heartbeat.beat_last_seen()}
+    queues = [heartbeat.default_queue(), settings.CELERY_STREAM_QUEUE, settings.AGENTS_STREAM_QUEUE]
+    for queue in dict.fromkeys(queue for queue in queues if queue):
+        seen[f"a worker of the {queue} queue"] = heartbeat.worker_last_seen(queue)
+    return [
+        name for name, moment in seen.items() if moment is not None and (now - moment).total_seconds() < ALIVE_SECONDS
+    ]

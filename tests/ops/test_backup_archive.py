@@ -15,7 +15,10 @@ from types import SimpleNamespace
 
 import pytest
 from cryptography.fernet import Fernet
+from django.core.management import call_command
+from django.core.management.base import CommandError
 
+from dashboard.live import heartbeat
 from dashboard.system import backup
 from dashboard.system.backup import key_fingerprint
 from dashboard.system.backup_crypto import CHUNK, MAGIC, BadPassphrase, decrypt_stream, encrypt_stream
@@ -85,3 +88,15 @@ def test_a_sqlite_database_is_copied_consistently_and_put_back(tmp_path, monkeyp
         assert database.execute("SELECT summary FROM entry").fetchall() == [("Before the backup",)]
         tables = database.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
         assert tables == [("entry",)]
+
+
+def test_a_restore_under_running_workers_is_refused_in_words(tmp_path):
+    heartbeat.worker_heartbeat_record(queues=[heartbeat.default_queue()])
+    with pytest.raises(CommandError) as refused:
+        call_command("restore", str(tmp_path / "any.backup"), stdout=io.StringIO())
+    assert str(refused.value).startswith(
+        f"restore refused: a worker of the {heartbeat.default_queue()} queue still run"
+    )
+    assert "Stop worker, streams and beat" in str(refused.value)
+    with pytest.raises(CommandError, match="there is no archive at"):  # told they stopped: on to the archive
+        call_command("restore", str(tmp_path / "any.backup"), "--background-stopped", stdout=io.StringIO())

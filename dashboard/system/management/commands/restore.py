@@ -12,7 +12,14 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand, CommandError, CommandParser
 
 from dashboard.maintenance import maintenance_begin, maintenance_end
-from dashboard.system.backup import BackupRefused, backup_opened, backup_restore, passphrase_from
+from dashboard.system.backup import (
+    ALIVE_SECONDS,
+    BackupRefused,
+    background_running,
+    backup_opened,
+    backup_restore,
+    passphrase_from,
+)
 
 
 class Command(BaseCommand):
@@ -26,11 +33,23 @@ class Command(BaseCommand):
         parser.add_argument("--passphrase-file", default="", help="The passphrase of an encrypted archive, in a file.")
         parser.add_argument("--passphrase-env", default="", help="The passphrase, in this environment variable.")
         parser.add_argument(
+            "--background-stopped",
+            action="store_true",
+            help="Restore even though beat or a worker beat its heart in the last seconds (you stopped them just now).",
+        )
+        parser.add_argument(
             "--service-timeout", type=float, default=3.0, help="Preflight's wait for the service (default 3 s)."
         )
 
     def handle(self, *args, **options) -> None:
         started = False
+        running = [] if options["background_stopped"] else background_running()
+        if running:
+            raise CommandError(
+                f"restore refused: {' and '.join(running)} still run(s) (a heartbeat within {ALIVE_SECONDS:.0f} s), and "
+                "their tasks would write into the database being replaced. Stop worker, streams and beat "
+                "(docker-compose stop worker streams beat), then restore again. Nothing was restored."
+            )
         try:
             passphrase = passphrase_from(file=options["passphrase_file"], env=options["passphrase_env"])
             with backup_opened(Path(options["archive"]), passphrase=passphrase) as (parts, manifest):
