@@ -11,6 +11,12 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 
 WORKDIR /app
 
+# pg_dump and pg_restore for `manage.py backup` / `restore` (docs/operations.md,
+# "Backup"): they must be at least as new as the PostgreSQL server.
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends postgresql-client \
+ && rm -rf /var/lib/apt/lists/*
+
 # Dependencies first (from pyproject.toml), so code changes reuse this layer.
 # Only [project] dependencies: the extras (`run`: the embedded brokers and
 # SQLAlchemy; `test`) are for developer machines and CI, never the image

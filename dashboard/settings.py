@@ -124,6 +124,9 @@ MIDDLEWARE = [
     # Fair use: a session's or an address's requests past their allowance are
     # answered here, before sessions and authentication (no query).
     "dashboard.fair_use.FairUseMiddleware",
+    # Maintenance mode (manage.py maintenance, backup, restore): writes refused in
+    # words before sessions, so a refusal costs no query (dashboard/maintenance.py).
+    "dashboard.maintenance.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
@@ -537,6 +540,10 @@ INBOX_WATCHED_SECONDS = env.float("INBOX_WATCHED_SECONDS", default=30.0)
 
 # The audit trail keeps entries this many days (0: for ever); pruned daily.
 AUDIT_RETENTION_DAYS = env.int("AUDIT_RETENTION_DAYS", default=365)
+# The audit feed (/audit/feed) hands out entries at least this many seconds old:
+# an entry is stamped before its transaction commits, and one committing late
+# must not land behind a cursor already handed out (dashboard/audit/selectors.py).
+AUDIT_FEED_SETTLE_SECONDS = env.float("AUDIT_FEED_SETTLE_SECONDS", default=5.0)
 
 # A form sent, then sent again with other values (Back, edit, send): the
 # console says what the first send made and links to it, remembering that
@@ -729,6 +736,9 @@ LOGGING = {
         # The console's own lines follow LOG_LEVEL in Celery processes too, whose
         # --loglevel sets only the root's level (Celery's own lines).
         "dashboard": {"level": LOG_LEVEL},
+        # One JSON line per audit entry (dashboard/audit/feed.py), for a log shipper:
+        # kept at INFO whatever LOG_LEVEL says.
+        "console.audit": {"level": "INFO"},
         # The console writes one line per task run (dashboard.task): Celery's
         # "Received task" and "Task ... succeeded" lines would only repeat it
         # (twice a second for live.tick). Failures are still logged (ERROR).

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import base64
 from dataclasses import dataclass
-from datetime import date, datetime, time
+from datetime import date, datetime, time, timedelta
 
+from django.conf import settings
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
@@ -77,3 +79,45 @@ def always_allow_grants(*, workspace_id: str, limit: int = 50) -> list[AuditEntr
             workspace_id=workspace_id, kind=AuditEntry.KIND_DECISION, details__always=True, status__lt=300
         ).order_by("-id")[:limit]
     )
+
+
+class BadFeedCursor(ValueError):
+    """A cursor this console did not hand out (or one cut short)."""
+
+
+def feed_cursor(entry: AuditEntry) -> str:
+    """Opaque to the reader: the (created, id) of the last entry it was given."""
+    raw = f"{entry.created_at.isoformat()}|{entry.pk}".encode()
+    return base64.urlsafe_b64encode(raw).decode().rstrip("=")
+
+
+def _feed_position(cursor: str) -> tuple[datetime, int]:
+    try:
+        raw = base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)).decode()
+        when, _, pk = raw.partition("|")
+        at = datetime.fromisoformat(when)
+        if at.tzinfo is None or not (pk.isascii() and pk.isdigit() and len(pk) <= 18):
+            raise ValueError(raw)
+        return at, int(pk)
+    except (ValueError, UnicodeDecodeError) as exc:
+        raise BadFeedCursor(cursor) from exc
+
+
+def audit_entries_after(*, workspace_id: str, cursor: str, limit: int) -> tuple[list[AuditEntry], str]:
+    """The workspace's trail oldest first, after `cursor` ("" from the start),
+    at most `limit` entries, and the cursor to ask with next (the same one
+    when nothing new was there: ask again later).
+
+    Ordered by (created, id), one index range per page whatever its depth.
+    Entries younger than AUDIT_FEED_SETTLE_SECONDS wait: a write's entry is
+    stamped before its transaction commits, so one committing late could
+    otherwise land behind a cursor already handed out and be lost.
+    Raises BadFeedCursor for a cursor this console did not make."""
+    entries = AuditEntry.objects.filter(_in_trail(workspace_id))
+    settled = timezone.now() - timedelta(seconds=settings.AUDIT_FEED_SETTLE_SECONDS)
+    entries = entries.filter(created_at__lte=settled)
+    if cursor:
+        at, pk = _feed_position(cursor)
+        entries = entries.filter(Q(created_at__gt=at) | Q(created_at=at, id__gt=pk))
+    rows = list(entries.order_by("created_at", "id")[:limit])
+    return rows, (feed_cursor(rows[-1]) if rows else cursor)

@@ -6,4 +6,5 @@ app_name = "audit"
 urlpatterns = [
     path("", views.index, name="index"),
     path("export.csv", views.export, name="export"),
+    path("feed", views.feed, name="feed"),
 ]

@@ -1,11 +1,18 @@
 from __future__ import annotations
 
-from django.http import HttpRequest, HttpResponse, StreamingHttpResponse
+from django.http import HttpRequest, HttpResponse, JsonResponse, StreamingHttpResponse
 from django.utils import timezone
 from django.views.decorators.http import require_GET
 
+from dashboard.audit.feed import audit_record
 from dashboard.audit.forms import AuditFilterForm
-from dashboard.audit.selectors import audit_choices, audit_entry_list, audit_entry_page
+from dashboard.audit.selectors import (
+    BadFeedCursor,
+    audit_choices,
+    audit_entries_after,
+    audit_entry_list,
+    audit_entry_page,
+)
 from dashboard.audit.wording import entries_in_words
 from dashboard.fair_use import costly_request
 from dashboard.frame.permissions import requires_permission
@@ -13,8 +20,11 @@ from dashboard.people.roles import VIEW_AUDIT_TRAIL
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.htmx import render_region
 from dashboard.web.pager import CursorPager
+from dashboard.web.params import bounded_int
 
 PAGE_SIZE = 50
+FEED_LIMIT_DEFAULT = 500
+FEED_LIMIT_MOST = 1000
 # The console roles that read the trail: Auditor and Administrator (an
 # Approver decides approvals but does not read the trail: issue #18's table).
 WHO_MAY = (
@@ -78,3 +88,23 @@ def export(request: HttpRequest) -> StreamingHttpResponse:
         for entry in entries
     )
     return csv_response(f"audit-{timezone.now().date().isoformat()}.csv", csv_lines(header, rows))
+
+
+@require_GET
+@requires_permission(VIEW_AUDIT_TRAIL, WHO_MAY)
+def feed(request: HttpRequest) -> JsonResponse:
+    """The trail oldest first as JSON, `after` an opaque cursor: keep the
+    `next` of each answer and ask with it again; nothing is lost or repeated
+    while new entries arrive (docs/operations.md, "The audit feed")."""
+    workspace_id = request.workspace.id  # type: ignore[attr-defined]
+    limit = bounded_int(request.GET.get("limit"), default=FEED_LIMIT_DEFAULT, lowest=1, highest=FEED_LIMIT_MOST)
+    after = request.GET.get("after", "")
+    try:
+        entries, cursor = audit_entries_after(workspace_id=workspace_id, cursor=after, limit=limit)
+    except BadFeedCursor:
+        message = "This cursor was not made by this console: start again without `after`, or with a `next` it answered."
+        return JsonResponse({"ok": False, "message": message}, status=400)
+    entries_in_words(entries, workspace_id=workspace_id)
+    return JsonResponse(
+        {"entries": [audit_record(entry) for entry in entries], "next": cursor, "more": len(entries) == limit}
+    )

@@ -13,6 +13,7 @@ from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.health import OK, readiness_report
+from dashboard.maintenance import maintenance_state
 from dashboard.people.roles import VIEW_SYSTEM_STATUS
 from dashboard.system.selectors import system_status
 from dashboard.system.service_probe import probe_wanted_mark, service_probe_fresh, service_probe_last
@@ -38,6 +39,13 @@ def livez(request: HttpRequest) -> HttpResponse:
 def readyz(request: HttpRequest) -> HttpResponse:
     """Database, broker, cache, beat, a worker and the poller's backlog as
     JSON: 200 when every part works, 503 naming those that don't."""
+    maintenance = maintenance_state()
+    if maintenance is not None:
+        # Not ready on purpose, and nothing else asked: the database may be mid-restore.
+        why = {"why": maintenance.why, "words": maintenance.words, "since": maintenance.since}
+        response = JsonResponse({"status": "maintenance", "maintenance": why}, status=503)
+        response["Cache-Control"] = "no-store"
+        return response
     report = readiness_report()
     response = JsonResponse(report.as_dict(), status=200 if report.ready else 503)
     response["Cache-Control"] = "no-store"

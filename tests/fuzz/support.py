@@ -309,6 +309,7 @@ FUZZ_TABLE: dict[str, Target] = {
     ),
     "audit:index": Target(query=("person", "area", "kind", "since", "until", *PAGER)),
     "audit:export": Target(query=("person", "area", "kind", "since", "until")),
+    "audit:feed": Target(query=("after", "limit")),
     "objects:index": Target(query=("kind", *PAGER)),
     "objects:new": Target(),
     "objects:create": Target(methods=("POST",), form=OBJECT_FORM + FIELD_ROWS),

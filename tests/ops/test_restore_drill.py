@@ -1,9 +1,11 @@
-"""The restore drill of docs/operations.md, on PostgreSQL: data made through
-the console's models, `pg_dump` of the database, `pg_restore` into a fresh
-one, `manage.py preflight` against the copy in a process of its own (every
-stored key decrypts with the same KEY_ENCRYPTION_KEYS), and pages served
-from the copy. The same dump with other encryption keys is refused, naming
-the rows: a dump without its keys restores no stored API key.
+"""The restore drill of docs/operations.md, on PostgreSQL, with the
+commands: `manage.py backup` of a console's data (database, an import's
+upload, a Studio ZIP) into one encrypted archive, `manage.py restore` of it
+into a fresh database in a process of its own (configured only by its
+environment, as a container is), which migrates and runs preflight (every
+stored key decrypts); then pages served from the copy. An archive changed
+after it was made, one whose keys this console does not hold and one opened
+with the wrong passphrase are refused in words, before anything changes.
 
 pg_dump and pg_restore are PostgreSQL's client tools (Debian:
 postgresql-client; .ci/run installs them when missing). They must be at
@@ -12,23 +14,26 @@ least as new as the server, as pg_dump itself requires.
 
 from __future__ import annotations
 
-import json
+import io
 import os
 import shutil
 import subprocess
 import sys
+import tarfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 
 import pytest
 from cryptography.fernet import Fernet
+from django.core.management import call_command
+from django.core.management.base import CommandError
 from django.db import connection, connections
 from django.urls import reverse
 
 from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
 from dashboard.keys.testing import stored_api_key
-from dashboard.system.preflight import FAIL, PASS, preflight_report
+from dashboard.system.backup import MANIFEST
 from objects.models import SavedView
 from tests.helpers import PROJECT_DIR, missing_service
 from tests.html import one, select, text_of
@@ -89,11 +94,44 @@ def restored_name(transactional_db) -> Iterator[str]:
         cursor.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')
 
 
-def test_a_dump_restored_into_a_fresh_database_passes_preflight_and_serves(
+def restore_process(
+    archive, *, database: str, keys: list[str], tmp_path, passphrase_file
+) -> subprocess.CompletedProcess:
+    """`manage.py restore` in a process of its own, configured only by its
+    environment, as `docker-compose run --rm web python manage.py restore`."""
+    environment = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
+    environment.update(
+        DATABASE_URL=database_url(database),
+        KEY_ENCRYPTION_KEYS=",".join(keys),
+        CELERY_BROKER_URL=f"sqlite:///{tmp_path / 'broker.sqlite3'}",
+        CACHE_URL="locmem://",
+        OBJECTS_IMPORT_ROOT=str(tmp_path / "restored" / "imports"),
+        STUDIO_ZIP_ROOT=str(tmp_path / "restored" / "zips"),
+        # Nothing listens there: the service is only ever a warning.
+        SERVICE_BASE_URL=f"http://127.0.0.1:{closed_port()}",
+    )
+    return subprocess.run(
+        [sys.executable, "manage.py", "restore", str(archive), "--passphrase-file", str(passphrase_file)]
+        + ["--service-timeout", "1"],
+        cwd=PROJECT_DIR,
+        env=environment,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
+
+
+def test_a_backup_restored_into_a_fresh_database_serves_and_its_keys_decrypt(
     restored_name, settings, django_user_model, tmp_path, client
 ):
     key_encryption_keys = [Fernet.generate_key().decode()]
     settings.KEY_ENCRYPTION_KEYS = key_encryption_keys
+    settings.OBJECTS_IMPORT_ROOT = str(tmp_path / "imports")
+    settings.STUDIO_ZIP_ROOT = str(tmp_path / "zips")
+    (tmp_path / "imports" / "job-7").mkdir(parents=True)
+    (tmp_path / "imports" / "job-7" / "upload.csv").write_text("name\nAda\n")
+    (tmp_path / "zips").mkdir()
+    (tmp_path / "zips" / "selection-3.zip").write_bytes(b"PK\x05\x06" + b"\0" * 18)
     # What the console's database holds and the service does not.
     owner = django_user_model.objects.create_superuser(username="operator", password="a long drill passphrase")
     key = stored_api_key(user=owner, secret=SECRET, label="Drill key", workspace_id=WORKSPACE, workspace_name="Drill")
@@ -110,52 +148,29 @@ def test_a_dump_restored_into_a_fresh_database_passes_preflight_and_serves(
         summary="Created a person before the backup",
     )
     SavedView.objects.create(owner=owner, workspace_id=WORKSPACE, object_key="people", name="Before the backup")
+    passphrase = tmp_path / "passphrase"
+    passphrase.write_text("correct horse battery staple\n")
 
-    dump = tmp_path / "console.dump"
-    client_tool("pg_dump", "--format=custom", "--no-owner", "--file", str(dump), connection.settings_dict["NAME"])
-    client_tool("pg_restore", "--no-owner", "--exit-on-error", "--dbname", restored_name, str(dump))
-
-    # Preflight in a process of its own, configured only by its environment,
-    # as `docker-compose run --rm web python manage.py preflight` after a restore.
-    environment = {name: os.environ[name] for name in ("PATH", "HOME", "LANG") if name in os.environ}
-    environment.update(
-        DATABASE_URL=database_url(restored_name),
-        KEY_ENCRYPTION_KEYS=",".join(key_encryption_keys),
-        CELERY_BROKER_URL=f"sqlite:///{tmp_path / 'broker.sqlite3'}",
-        CACHE_URL="locmem://",
-        OBJECTS_IMPORT_ROOT=str(tmp_path / "imports"),
-        # Nothing listens there: the service is only ever a warning.
-        SERVICE_BASE_URL=f"http://127.0.0.1:{closed_port()}",
-    )
-    result = subprocess.run(
-        [sys.executable, "manage.py", "preflight", "--json", "--service-timeout", "1"],
-        cwd=PROJECT_DIR,
-        env=environment,
-        capture_output=True,
-        text=True,
-        timeout=120,
+    archive = tmp_path / "backups" / "console.backup"
+    call_command("backup", output=str(archive), passphrase_file=str(passphrase), stdout=io.StringIO())
+    result = restore_process(
+        archive, database=restored_name, keys=key_encryption_keys, tmp_path=tmp_path, passphrase_file=passphrase
     )
 
     assert result.returncode == 0, result.stdout + result.stderr
-    checks = {check["name"]: check for check in json.loads(result.stdout)["checks"]}
-    assert checks["migrations"]["status"] == PASS
-    assert (checks["stored keys"]["status"], checks["stored keys"]["summary"]) == (
-        PASS,
-        "all 1 decrypt, in 1 workspace(s)",
-    )
-    assert SECRET not in result.stdout + result.stderr
+    assert "Archive checked" in result.stdout and "Restore done: maintenance is off" in result.stdout
+    stored_keys = next(line for line in result.stdout.splitlines() if "stored keys" in line)
+    assert stored_keys.split()[0] == "ok" and stored_keys.endswith("all 1 decrypt, in 1 workspace(s)")
+    assert SECRET not in result.stdout + result.stderr and SECRET.encode() not in archive.read_bytes()
+    assert (tmp_path / "restored" / "imports" / "job-7" / "upload.csv").read_text() == "name\nAda\n"
+    assert (tmp_path / "restored" / "zips" / "selection-3.zip").is_file()
 
     with serving_from(restored_name):
         assert ApiKey.objects.get().secret() == SECRET
         assert SavedView.objects.get(owner__username="operator").name == "Before the backup"
-
         client.force_login(django_user_model.objects.get(username="operator"))
         keys_page = client.get(reverse("keys:list"))
         audit_page = client.get(reverse("audit:index"))
-
-        # Without the encryption keys the dump holds no usable API key.
-        settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
-        keys = preflight_report(service_timeout=0.5).check("stored keys")
 
     assert keys_page.status_code == 200
     row = one(keys_page.content, f"#key-row-{key.pk}")
@@ -165,5 +180,52 @@ def test_a_dump_restored_into_a_fresh_database_passes_preflight_and_serves(
     cells = [text_of(cell) for cell in select(audit_page.content, "td")]
     assert any("Created a person before the backup" in cell for cell in cells)
     assert any(cell.startswith("req_drill_1") for cell in cells)
-    assert keys.status == FAIL
-    assert keys.summary == f"1 of 1 stored API key(s) do not decrypt: #{key.pk} (operator, Drill)"
+
+
+def refusal(archive, **options) -> str:
+    with pytest.raises(CommandError) as refused:
+        call_command("restore", str(archive), stdout=io.StringIO(), **options)
+    return str(refused.value)
+
+
+def test_a_changed_archive_other_keys_and_a_wrong_passphrase_are_refused_before_anything_changes(
+    transactional_db, settings, django_user_model, tmp_path
+):
+    if connection.vendor != "postgresql" or shutil.which("pg_dump") is None:
+        missing_service("needs PostgreSQL and pg_dump")
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    settings.OBJECTS_IMPORT_ROOT = str(tmp_path / "imports")
+    settings.STUDIO_ZIP_ROOT = str(tmp_path / "zips")
+    owner = django_user_model.objects.create_user(username="operator", password="a long drill passphrase")
+    stored_api_key(user=owner, secret=SECRET, label="Drill key", workspace_id=WORKSPACE, workspace_name="Drill")
+    plain = tmp_path / "plain.backup"
+    call_command("backup", output=str(plain), stdout=io.StringIO())
+    secret = tmp_path / "passphrase"
+    secret.write_text("the right passphrase")
+    encrypted = tmp_path / "encrypted.backup"
+    call_command("backup", output=str(encrypted), passphrase_file=str(secret), stdout=io.StringIO())
+
+    # The database part changed after the manifest was written: one byte.
+    changed = tmp_path / "changed.backup"
+    with tarfile.open(plain) as source, tarfile.open(changed, "w") as target:
+        for member in source.getmembers():
+            data = source.extractfile(member).read()
+            if member.name == "database.dump":
+                data = data[:-1] + bytes([data[-1] ^ 1])
+            target.addfile(member, io.BytesIO(data))
+    assert "database.dump does not match the archive's manifest" in refusal(changed)
+
+    wrong = tmp_path / "wrong"
+    wrong.write_text("not the passphrase")
+    assert "could not be decrypted" in refusal(encrypted, passphrase_file=str(wrong))
+    assert "this archive is encrypted: give its passphrase" in refusal(encrypted)
+
+    held = settings.KEY_ENCRYPTION_KEYS[0]
+    settings.KEY_ENCRYPTION_KEYS = [Fernet.generate_key().decode()]
+    words = refusal(plain)
+    assert "encrypted under key(s) this console does not hold" in words and held not in words
+
+    with tarfile.open(plain) as archive:
+        assert MANIFEST in archive.getnames()
+    # Nothing changed: the console's own rows are all still there.
+    assert ApiKey.objects.filter(user__username="operator").count() == 1
