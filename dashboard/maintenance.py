@@ -21,10 +21,11 @@ from dataclasses import asdict, dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.template.loader import render_to_string
 from django.utils import timezone
 
+from dashboard.web.api_answers import api_error
 from dashboard.web.htmx import is_htmx, is_partial, send_to
 
 logger = logging.getLogger("dashboard.maintenance")
@@ -81,13 +82,17 @@ def maintenance_end() -> None:
     logger.warning("maintenance off")
 
 
-def _refusal(request: HttpRequest, state: Maintenance) -> HttpResponse:
+def _refusal(request: HttpRequest, state: Maintenance) -> HttpResponseBase:
     title = "The console is under maintenance"
     writes = request.method not in SAFE_METHODS
     message = f"The console is under maintenance: {state.words}. " + (
         "Nothing was changed: send it again in a few minutes." if writes else "Try again in a few minutes."
     )
-    if is_partial(request):
+    response: HttpResponseBase
+    if request.path.startswith("/api/"):
+        # The console's API (scripts, assistants): its one JSON error body, not a page.
+        response = api_error(503, "maintenance", message)
+    elif is_partial(request):
         box = {"kind": "maintenance", "title": title, "message": message, "retry": "request", "retry_helps": True}
         response = HttpResponse(render_to_string(BOX, {"remote_error": box}))
         send_to(response, MESSAGES_REGION, "innerHTML show:top")
@@ -116,11 +121,11 @@ class MaintenanceMiddleware:
     (the database may be mid-restore). `request.maintenance` is the state for
     the page's notice (templates/base.html)."""
 
-    def __init__(self, get_response: Callable[[HttpRequest], HttpResponse]) -> None:
+    def __init__(self, get_response: Callable[[HttpRequest], HttpResponseBase]) -> None:
         self.get_response = get_response
         self.static_url = settings.STATIC_URL or "/static/"
 
-    def __call__(self, request: HttpRequest) -> HttpResponse:
+    def __call__(self, request: HttpRequest) -> HttpResponseBase:
         path = request.path
         if path.startswith(HELD_NEVER) or path.startswith(self.static_url):
             return self.get_response(request)
