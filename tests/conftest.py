@@ -69,6 +69,19 @@ def fast_password_hashes():
 
 
 @pytest.fixture(scope="session", autouse=True)
+def emptied_by_delete():
+    """After a transactional test the tables are emptied with DELETE rather
+    than TRUNCATE: the same empty tables in a tenth of the time (tests/database.py)."""
+    from django.db.backends.postgresql.operations import DatabaseOperations
+
+    from tests.database import delete_statements
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(DatabaseOperations, "sql_flush", delete_statements(DatabaseOperations.sql_flush))
+        yield
+
+
+@pytest.fixture(scope="session", autouse=True)
 def fair_use_off():
     """A test client asks for pages far faster than a person (a volume test,
     hypothesis' examples, every URL of the console): the fair-use allowances
