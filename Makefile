@@ -42,9 +42,13 @@ run: install
 demo-password: install
 	$(PY) manage.py bootstrap --reset-demo-password
 
-# The habits CI enforces, then the whole suite in one process: it takes
-# minutes, well inside CI's budget, and pytest-xdist would start a sandbox and
-# a browser per worker on a 2-core runner.
+# The habits CI enforces, then the whole suite in one process (about 66 min
+# on CI's 2 cores before the fast hasher and the DELETE flush of
+# docs/development.md "Tests"). pytest-xdist works
+# (PYTEST_ARGS="-n 3 --dist loadfile": devtools/pytest_parallel.py gives each
+# worker its Redis db) but is not the default: each worker starts its own
+# sandbox, browser and migrated database, and on a loaded 2-core machine
+# 3 workers were no faster than one.
 test: lint
 	CACHE_URL=locmem:// $(PY) -m pytest $(PYTEST_ARGS)
 

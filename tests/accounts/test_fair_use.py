@@ -223,8 +223,7 @@ def test_probes_answer_past_every_limit(client, fair_use_on):
 
 
 @pytest.fixture
-def fast_hashes(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+def many_costly_requests(settings):
     settings.COSTLY_REQUESTS_PER_SESSION = 100
 
 
@@ -251,7 +250,7 @@ def slot_taken(settings):
 
 
 def test_a_login_past_the_queue_is_asked_to_try_again_and_nothing_counts_against_it(
-    client, fast_hashes, user, slot_taken, settings
+    client, many_costly_requests, user, slot_taken, settings
 ):
     from axes.models import AccessAttempt
 
@@ -271,7 +270,7 @@ def test_a_login_past_the_queue_is_asked_to_try_again_and_nothing_counts_against
     assert "_auth_user_id" not in client.session
 
 
-def test_a_login_waits_in_the_queue_for_a_slot_and_gets_in(client, fast_hashes, user, slot_taken, settings):
+def test_a_login_waits_in_the_queue_for_a_slot_and_gets_in(client, many_costly_requests, user, slot_taken, settings):
     from tests.helpers import PASSWORD
 
     settings.LOGIN_HASH_QUEUE = 1

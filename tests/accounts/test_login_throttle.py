@@ -19,8 +19,6 @@ LIMIT = 5
 
 @pytest.fixture(autouse=True)
 def throttle_settings(settings):
-    # Dozens of password checks: a fast hasher (autouse fixtures run before `user` is made).
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.AXES_FAILURE_LIMIT = LIMIT
     settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
 

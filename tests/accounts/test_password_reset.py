@@ -23,7 +23,6 @@ LINK = re.compile(r"https?://\S+/accounts/password-reset/\S+/\S+/")
 
 @pytest.fixture(autouse=True)
 def reset_settings(settings, eager_celery):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.EMAIL_BACKEND = "django.core.mail.backends.locmem.EmailBackend"
     settings.PASSWORD_RESETS_PER_EMAIL = 3
     settings.PASSWORD_RESETS_PER_ADDRESS = 10

@@ -27,7 +27,6 @@ LIMIT = 5
 
 @pytest.fixture(autouse=True)
 def sign_in_settings(settings):
-    settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
     settings.AXES_FAILURE_LIMIT = LIMIT
     settings.AXES_COOLOFF_TIME = timedelta(minutes=15)
     settings.SIGN_IN_SECOND_STEP_MINUTES = 10
