@@ -14,7 +14,7 @@ from typing import Any
 import requests
 from django.conf import settings
 from django.utils import timezone
-from pywebpush import WebPushException, webpush
+from pywebpush import WebPushException, webpush  # type: ignore[import-untyped]  # no stubs or py.typed
 
 from dashboard.reach.messages import console_link
 from dashboard.reach.models import Delivery, PushSubscription

@@ -26,8 +26,15 @@ from dashboard.reach.push import push_configured
 THEME_COLOUR = "#3346c9"
 BACKGROUND_COLOUR = "#f6f7f9"
 BROWSERS = (("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
-SYSTEMS = (("Android", "Android"), ("iPhone", "iPhone"), ("iPad", "iPad"), ("Windows", "Windows"))
-SYSTEMS += (("Mac OS", "macOS"), ("CrOS", "ChromeOS"), ("Linux", "Linux"))
+SYSTEMS: tuple[tuple[str, str], ...] = (
+    ("Android", "Android"),
+    ("iPhone", "iPhone"),
+    ("iPad", "iPad"),
+    ("Windows", "Windows"),
+    ("Mac OS", "macOS"),
+    ("CrOS", "ChromeOS"),
+    ("Linux", "Linux"),
+)
 
 
 def device_name(user_agent: str) -> str:
