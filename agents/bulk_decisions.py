@@ -38,6 +38,8 @@ from dashboard.live.storable import storable_text
 logger = logging.getLogger("agents.bulk_decisions")
 
 MAX_BATCH = 50
+# "All matching this filter": every pending approval the console keeps that matches, up to this many.
+MAX_MATCHING = 1000
 CHUNK = 5  # decisions per step: an approve may run an action (the server allows minutes)
 KIND = "agents.approval_batch"  # the engine's name of this kind (dashboard/jobs)
 PENDING_PAGES = 5  # pending approvals read at the start: 5 pages of 100
@@ -55,10 +57,11 @@ def decision_key(batch: ApprovalBatch, approval_id: str) -> str:
 # --- starting (the view) ----------------------------------------------------------------
 
 
-def _pending_by_id(client) -> dict[str, dict[str, Any]]:
+def _pending_by_id(client, *, wanted: int) -> dict[str, dict[str, Any]]:
+    """The service's pending approvals by id: enough pages of 100 for the selection (and one more)."""
     found: dict[str, dict[str, Any]] = {}
     cursor = None
-    for _ in range(PENDING_PAGES):
+    for _ in range(max(PENDING_PAGES, min(wanted, MAX_MATCHING) // 100 + 2)):
         page = selectors.approval_list(client=client, status="pending", cursor=cursor, limit=100)
         for item in page.items:
             approval = read_approval(item)
@@ -79,28 +82,43 @@ def batch_start(
     decision: str,
     approval_ids: list[str],
     agent_names: dict[str, str],
+    matching: bool = False,
 ) -> ApprovalBatch:
     """Make the batch and send its first step. The same `uid` again (a double
     submit) is the same batch. Raises BatchRefused, with nothing started, for
     a selection that is empty, too big, or holds an approval that needs its
     confirmation; approvals the service no longer lists as pending are
-    reported as such and left out."""
+    reported as such and left out. `matching`: the ids are every approval
+    matching the queue's filter (agents/queue.py's `matching_pending`, read
+    when the form came in), allowed up to MAX_MATCHING."""
     existing = ApprovalBatch.objects.filter(uid=uid, started_by_id=user.pk).first()
     if existing is not None:
         return existing
     wanted = list(dict.fromkeys(approval_id for approval_id in approval_ids if approval_id))
     if not wanted:
-        raise BatchRefused("Select at least one approval first.")
-    if len(wanted) > MAX_BATCH:
-        raise BatchRefused(f"At most {MAX_BATCH} approvals are decided together; {len(wanted)} were selected.")
+        raise BatchRefused(
+            "Nothing waiting matches this filter any more." if matching else "Select at least one approval first."
+        )
+    limit = MAX_MATCHING if matching else MAX_BATCH
+    if len(wanted) > limit:
+        raise BatchRefused(
+            f"At most {limit} approvals are decided together; {len(wanted)} "
+            + ("match this filter: narrow it (an agent, a risk, an age)." if matching else "were selected.")
+        )
     if decision not in (ApprovalBatch.APPROVE, ApprovalBatch.REJECT):
         raise BatchRefused("Choose Approve selected or Reject selected.")
-    pending = _pending_by_id(client)
+    pending = _pending_by_id(client, wanted=len(wanted))
     # One decided since the page was drawn is still named as the console kept it (its 409 says by whom).
     kept = dict(pending_stored(workspace_id=key.workspace_id))
     known = {approval["id"]: approval for approval in kept.values()} | pending
     confirm = [pending[a]["summary"] for a in wanted if a in pending and pending[a]["risk"] in CONFIRM_RISKS]
     if confirm and decision == ApprovalBatch.APPROVE:
+        if matching:
+            raise BatchRefused(
+                f"{len(confirm)} of the {len(wanted)} approvals matching this filter are destructive or spend "
+                "actions, approved one at a time after checking the exact input: filter by another risk to "
+                "approve the rest together."
+            )
         raise BatchRefused(
             "Destructive and spend actions are approved one at a time, after checking the exact input: "
             + "; ".join(confirm[:3])

@@ -9,6 +9,7 @@ from uuid import UUID
 
 from django import forms
 
+from agents.queue import AGE_CHOICES, RISK_CHOICES
 from agents.reading import CONFIRM_RISKS
 from dashboard.frame.forms import QuestionsForm
 from dashboard.idempotency import IdempotencyKeyField
@@ -248,9 +249,18 @@ class ApprovalBatchForm(forms.Form):
 
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
     idempotency_key = IdempotencyKeyField()
+    # "All N matching this filter": the queue's filter as it was shown; the approvals are read again from it.
+    matching = forms.BooleanField(required=False)
+    agent = forms.CharField(required=False, max_length=64)
+    risk = forms.CharField(required=False, max_length=32)
+    age = forms.CharField(required=False, max_length=8)
 
     def clean(self) -> dict[str, Any]:
         super().clean()
+        self.cleaned_data["agent"] = uuid_or_empty(self.cleaned_data.get("agent") or "")
+        for name, choices in (("risk", RISK_CHOICES), ("age", AGE_CHOICES)):
+            if (self.cleaned_data.get(name) or "") not in dict(choices):
+                self.add_error(name, "This filter could not be read.")
         # The selected ids (checkboxes named "approval"): well-formed ones only; the service's list decides the rest.
         picked = self.data.getlist("approval")[:200] if hasattr(self.data, "getlist") else []
         self.cleaned_data["approvals"] = [uuid_or_empty(value) for value in picked if uuid_or_empty(value)]

@@ -96,6 +96,17 @@ def pending_stored(*, workspace_id: str) -> list[tuple[int, dict[str, Any]]]:
     return kept
 
 
+def matching_pending(*, workspace_id: str, agent: str, risk: str, age: str) -> list[dict[str, Any]]:
+    """The workspace's pending approvals, as the console keeps them, that
+    match the queue's filters: what "all matching this filter" decides,
+    read again when the batch starts (never the page's list). Oldest first."""
+    return [
+        approval
+        for _, approval in pending_stored(workspace_id=workspace_id)
+        if (not agent or approval["agent_id"] == agent) and matches(approval, risk=risk, age=age)
+    ]
+
+
 def risk_counts(approvals: list[dict[str, Any]]) -> list[tuple[str, int]]:
     """(risk, how many) of the pending ones, in the contract's order, then any other word."""
     counts = Counter(approval["risk"] or "other" for approval in approvals)

@@ -11,11 +11,14 @@
 
 from __future__ import annotations
 
+import base64
 import secrets
 from pathlib import Path
 
 import environ
 from cryptography.fernet import Fernet
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import ec
 from django.core.exceptions import ImproperlyConfigured
 from environ.fileaware_mapping import FileAwareMapping
 
@@ -32,7 +35,7 @@ def ensure_env_file(path: Path) -> None:
     path.write_text(
         "# Generated on first run. Keep it private; it is in .gitignore.\n"
         f"SECRET_KEY={secrets.token_urlsafe(50)}\n"
-        f"KEY_ENCRYPTION_KEYS={Fernet.generate_key().decode()}\n"
+        f"KEY_ENCRYPTION_KEYS={Fernet.generate_key().decode()}\n" + vapid_lines()
     )
     path.chmod(0o600)
 
@@ -62,3 +65,31 @@ class SecretFileEnv(environ.Env):
     """`environ.Env` whose every NAME may come from the file NAME_FILE names."""
 
     ENVIRON = _SecretFiles()
+
+
+def _b64url(raw: bytes) -> str:
+    return base64.urlsafe_b64encode(raw).rstrip(b"=").decode()
+
+
+def vapid_keypair() -> tuple[str, str]:
+    """A Web Push (VAPID) key pair: the private key as base64url of its raw
+    32 bytes (what pywebpush reads), the public key as base64url of the
+    uncompressed P-256 point (the browser's `applicationServerKey`)."""
+    key = ec.generate_private_key(ec.SECP256R1())
+    private = key.private_numbers().private_value.to_bytes(32, "big")
+    public = key.public_key().public_bytes(serialization.Encoding.X962, serialization.PublicFormat.UncompressedPoint)
+    return _b64url(private), _b64url(public)
+
+
+def vapid_lines() -> str:
+    private, public = vapid_keypair()
+    return f"VAPID_PRIVATE_KEY={private}\nVAPID_PUBLIC_KEY={public}\n"
+
+
+def ensure_vapid_keys(path: Path) -> None:
+    """A `.env` made before Web Push gets its VAPID pair appended (nothing in
+    it is rewritten: the other secrets stay as they are)."""
+    if not path.exists() or "VAPID_PRIVATE_KEY=" in path.read_text():
+        return
+    with path.open("a") as handle:
+        handle.write("# Web Push (VAPID), added when the console learned push.\n" + vapid_lines())

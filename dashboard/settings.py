@@ -10,13 +10,14 @@ every mode unless DJANGO_DEBUG says otherwise.
 from __future__ import annotations
 
 from datetime import timedelta
+from email.utils import parseaddr
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from dashboard.envfile import SecretFileEnv, ensure_env_file
+from dashboard.envfile import SecretFileEnv, ensure_env_file, ensure_vapid_keys
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
@@ -28,6 +29,7 @@ PRODUCTION = CONSOLE_ENV == "production"
 
 if not PRODUCTION:
     ensure_env_file(BASE_DIR / ".env")
+    ensure_vapid_keys(BASE_DIR / ".env")
     VAR_DIR.mkdir(exist_ok=True)
 # Real environment variables win over the file.
 environ.Env.read_env(BASE_DIR / ".env", overwrite=False)
@@ -807,3 +809,14 @@ REACH_SWEEP_SECONDS = env.float("REACH_SWEEP_SECONDS", default=60.0)
 # on end is paused (not called) and its owner told, until resumed.
 REACH_BATCH_LIMIT = env.int("REACH_BATCH_LIMIT", default=50)
 REACH_WEBHOOK_PAUSE_AFTER_SECONDS = env.float("REACH_WEBHOOK_PAUSE_AFTER_SECONDS", default=3600.0)
+# Web Push (dashboard/reach/push.py): the VAPID key pair (generated into
+# `.env` on a developer machine like SECRET_KEY; production sets both, made
+# with `python -c "from dashboard.envfile import vapid_lines; print(vapid_lines())"`),
+# and the contact the push services see (a mailto: or https: address).
+# Without a private key push is off, and the Notifications page says so.
+VAPID_PRIVATE_KEY = env.str("VAPID_PRIVATE_KEY", default="")
+VAPID_PUBLIC_KEY = env.str("VAPID_PUBLIC_KEY", default="")
+VAPID_SUBJECT = (
+    env.str("VAPID_SUBJECT", default="") or f"mailto:{parseaddr(DEFAULT_FROM_EMAIL)[1] or 'console@localhost'}"
+)
+REACH_PUSH_TIMEOUT = env.float("REACH_PUSH_TIMEOUT", default=5.0)

@@ -8,6 +8,7 @@ from dashboard.frame.key_gate import keyless_urls
 from dashboard.home import views as home_views
 from dashboard.metrics import views as metrics_views
 from dashboard.palette import views as palette_views
+from dashboard.reach import views_push
 from dashboard.system import views as system_views
 
 urlpatterns = [
@@ -20,6 +21,9 @@ urlpatterns = [
     path("livez", system_views.livez, name="livez"),
     path("readyz", system_views.readyz, name="readyz"),
     path("system/", include("dashboard.system.urls")),
+    # Web Push's service worker (root scope) and the web app manifest, fetched by the browser (no login).
+    path("sw.js", views_push.service_worker, name="service_worker"),
+    path("manifest.webmanifest", views_push.manifest, name="manifest"),
     # Prometheus' scrape (dashboard/metrics): 404 unless configured, then a token or an allowed address.
     path("metrics", metrics_views.metrics, name="metrics"),
     # The state read from the database, the same from every web: scraped once (dashboard/metrics/scrape.py).

@@ -39,7 +39,9 @@ def _batch_uid(key: str) -> uuid.UUID:
 @requires_write(READ_ONLY)
 @requires_permission(DECIDE_PERMISSION, NOT_AN_APPROVER)
 def approval_batch_start(request: ConsoleRequest) -> HttpResponseBase:
-    """Approve or reject the selected approvals as one job. Refused in place,
+    """Approve or reject the selected approvals as one job, or every pending
+    approval matching the queue's filter ("All N matching this filter", read
+    again here from the approvals the console keeps). Refused in place,
     nothing started, when the selection is empty, over the limit, or holds
     a destructive or spend action (the service's risk, read here)."""
     form = ApprovalBatchForm(request.POST)
@@ -47,6 +49,13 @@ def approval_batch_start(request: ConsoleRequest) -> HttpResponseBase:
     if not form.is_valid():
         return _refused(request, "This selection could not be read; reload the page and select again.", back)
     data = form.cleaned_data
+    picked = data["approvals"]
+    if data["matching"]:
+        # Every approval matching the filter now, as the console keeps them: never the page's list.
+        matching = queue.matching_pending(
+            workspace_id=request.workspace.id, agent=data["agent"], risk=data["risk"], age=data["age"]
+        )
+        picked = [approval["id"] for approval in matching]
     try:
         batch = bulk_decisions.batch_start(
             client=request.workspace.client,
@@ -54,8 +63,9 @@ def approval_batch_start(request: ConsoleRequest) -> HttpResponseBase:
             user=request.user,
             uid=_batch_uid(data["idempotency_key"]),
             decision=data["decision"],
-            approval_ids=data["approvals"],
+            approval_ids=picked,
             agent_names=queue.stored_agent_names(workspace_id=request.workspace.id),
+            matching=data["matching"],
         )
     except bulk_decisions.BatchRefused as exc:
         return _refused(request, str(exc), back)

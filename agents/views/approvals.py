@@ -16,7 +16,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import decisions, queue, selectors
-from agents.bulk_decisions import MAX_BATCH
+from agents.bulk_decisions import MAX_BATCH, MAX_MATCHING
 from agents.forms import APPROVAL_STATUSES, ApprovalBatchForm, ApprovalDecisionForm, uuid_or_empty
 from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal, decision_ids
 from agents.reading import read_agent_summary, read_approval
@@ -52,13 +52,22 @@ def _queue_filters(query) -> dict[str, str]:
     }
 
 
-def _pending_counts(workspace_id: str, shown: list[dict[str, Any]]) -> list[tuple[str, int]]:
+def _pending_counts(
+    workspace_id: str, shown: list[dict[str, Any]], filters: dict[str, str]
+) -> tuple[list[tuple[str, int]], int]:
     """Counts per risk of what waits: the console's kept pending approvals
     (every page of them) with the pending ones this page read (newer than
-    the last refresh, perhaps)."""
+    the last refresh, perhaps); and how many of them match the filters
+    ("All N matching this filter"). One read of the kept rows."""
     pending = {approval["id"]: approval for _, approval in queue.pending_stored(workspace_id=workspace_id)}
     pending.update((approval["id"], approval) for approval in shown if approval["status"] == "pending")
-    return queue.risk_counts(list(pending.values()))
+    matching = sum(
+        1
+        for approval in pending.values()
+        if (not filters["agent"] or approval["agent_id"] == filters["agent"])
+        and queue.matches(approval, risk=filters["risk"], age=filters["age"])
+    )
+    return queue.risk_counts(list(pending.values())), matching
 
 
 def _poll_query(filters: dict[str, str], *, version: str, shown: list[str]) -> str:
@@ -106,6 +115,7 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
     wanted = uuid_or_empty(request.GET.get("approval"))
     selected = next((row for row in rows if row["approval"]["id"] == wanted), rows[0] if rows else None)
     kept = {"status": status, "agent": agent_id, "risk": filters["risk"], "age": filters["age"]}
+    counts, matching = _pending_counts(request.workspace.id, approvals_read, filters)
     if mine:
         kept["mine"] = "1"
     context = {
@@ -122,7 +132,7 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
         "selected": selected,
         "selected_id": selected["approval"]["id"] if selected else "",
         "claim_back": _selected_address(request, selected["approval"]["id"]) if selected else "",
-        "counts": _pending_counts(request.workspace.id, approvals_read),
+        "counts": counts,
         "paging": pager.links(kept, page.next_cursor),
         "workspace_zone": request.workspace.zone,
         "next": request.get_full_path(),
@@ -131,6 +141,9 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
         "bulk_possible": any(row["bulk"] for row in rows),
         "bulk_form": ApprovalBatchForm(),
         "bulk_max": MAX_BATCH,
+        # "All N matching this filter" (the pending queue, not "assigned to me": claims are not a kept filter).
+        "matching_count": matching if status == "pending" and not mine and not refusal else 0,
+        "matching_max": MAX_MATCHING,
     }
     if status == "pending" and not pager.remote_cursor and not mine:
         # The first page of the pending queue takes in what the console learns (the database only);

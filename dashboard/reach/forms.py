@@ -1,4 +1,4 @@
-"""Forms of notifications: one's own preferences, a chat webhook, a claim."""
+"""Forms of notifications: one's own preferences, a chat webhook, a claim, a push subscription."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django import forms
 from django.contrib.auth import get_user_model
 
 from dashboard.reach.models import APPROVAL_RISKS, Cadence, ChatWebhook
-from dashboard.reach.services import WebhookAddressError, webhook_address_check
+from dashboard.reach.services import WebhookAddressError, push_endpoint_check, webhook_address_check
 
 
 class PreferencesForm(forms.Form):
@@ -83,3 +83,17 @@ class ClaimForm(forms.Form):
     action = forms.ChoiceField(choices=[("claim", "claim"), ("release", "release"), ("assign", "assign")])
     assignee = forms.IntegerField(required=False)
     next = forms.CharField(required=False, widget=forms.HiddenInput)
+
+
+class PushSubscribeForm(forms.Form):
+    """A browser's PushSubscription, as the Notifications page's script fills it in."""
+
+    endpoint = forms.URLField(max_length=1000, assume_scheme="https")
+    p256dh = forms.CharField(max_length=200)
+    auth = forms.CharField(max_length=100)
+
+    def clean_endpoint(self) -> str:
+        try:
+            return push_endpoint_check(self.cleaned_data["endpoint"])
+        except WebhookAddressError as exc:
+            raise forms.ValidationError(str(exc)) from exc

@@ -114,7 +114,7 @@ class Delivery(models.Model):
     recipient = models.CharField(max_length=100)
     workspace_id = models.CharField(max_length=64)
     item_key = models.CharField(max_length=250)
-    channel = models.CharField(max_length=32, help_text='"email" or "webhook:<id>".')
+    channel = models.CharField(max_length=32, help_text='"email", "webhook:<id>" or "push:<id>".')
     kind = models.CharField(max_length=32)
     title = models.CharField(max_length=300)
     path = models.CharField(max_length=500, help_text="Where the item opens in the console (a signed-in page).")
@@ -182,3 +182,35 @@ class Claim(models.Model):
 
     def __str__(self) -> str:
         return f"{self.item_key} claimed by {self.user_id}"
+
+
+class PushSubscription(models.Model):
+    """One person's browser on one device, subscribed to Web Push from the
+    Notifications page: where the push service takes messages for it
+    (`endpoint`) and the keys that encrypt them for that browser only. A
+    browser subscribing again replaces its row (one per endpoint, whoever
+    signed in last there). The push service saying the subscription is gone
+    (404/410) drops it: kept with `dropped_at` so the page can say so."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    endpoint = models.URLField(max_length=1000, unique=True)
+    p256dh = models.CharField(max_length=200)
+    auth = models.CharField(max_length=100)
+    device = models.CharField(max_length=120, help_text="The browser and system it was made on, for people.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    dropped_at = models.DateTimeField(null=True, blank=True)
+    dropped_because = models.CharField(max_length=200, blank=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+
+    def __str__(self) -> str:
+        return f"push subscription {self.pk} of {self.user_id} ({self.device})"
+
+    @property
+    def channel(self) -> str:
+        return f"push:{self.pk}"
+
+    def as_info(self) -> dict:
+        """What pywebpush takes (the browser's PushSubscription.toJSON())."""
+        return {"endpoint": self.endpoint, "keys": {"p256dh": self.p256dh, "auth": self.auth}}

@@ -26,11 +26,20 @@ from dashboard.live.models import TrackedOperation
 from dashboard.outbox.services import outbox_send
 from dashboard.people.backends import role_of
 from dashboard.people.roles import DECIDE_APPROVALS
-from dashboard.reach.models import Cadence, ChatWebhook, Claim, Delivery, Escalation, NotificationPreference
+from dashboard.reach.models import (
+    Cadence,
+    ChatWebhook,
+    Claim,
+    Delivery,
+    Escalation,
+    NotificationPreference,
+    PushSubscription,
+)
 from dashboard.reach.selectors import preferences_of, workspace_people
 from dashboard.reach.timing import when_to_send
 
 EMAIL = "email"
+PUSH_PREFIX = "push:"
 KIND_APPROVAL_NEWS = "approval"
 KIND_ESCALATION = "escalation"
 KIND_MY_WORK = "my_work"
@@ -45,6 +54,13 @@ def _channels(user, preference: NotificationPreference, *, workspace_id: str, it
     channels = [EMAIL] if preference.by_email and bool(getattr(user, "email", "")) else []
     hooks = ChatWebhook.objects.filter(owner=user, workspace_id="").order_by("pk")
     channels += [hook.channel for hook in hooks if _hook_wants(hook, workspace_id, item_key)]
+    # Each of the person's devices subscribed to Web Push (a dropped one no longer).
+    channels += [
+        f"{PUSH_PREFIX}{pk}"
+        for pk in PushSubscription.objects.filter(user=user, dropped_at=None)
+        .order_by("pk")
+        .values_list("pk", flat=True)
+    ]
     return channels
 
 

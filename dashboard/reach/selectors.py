@@ -1,4 +1,4 @@
-"""Reads of notifications: one's preferences, delivery log, the claims of items, whom to assign."""
+"""Reads of notifications: one's preferences, delivery log, push devices, the claims of items, whom to assign."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from django.utils import timezone
 
 from dashboard.keys.selectors import workspace_working_keys
 from dashboard.people.roles import DECIDE_APPROVALS
-from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference
+from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference, PushSubscription
 
 LOG_SIZE = 100
 
@@ -21,6 +21,11 @@ def delivery_log(*, user, workspace_id: str, may_see_workspace_hooks: bool) -> Q
     if may_see_workspace_hooks:
         mine |= Q(recipient=f"workspace:{workspace_id}")
     return Delivery.objects.filter(mine, workspace_id=workspace_id).order_by("-created_at", "-id")[:LOG_SIZE]
+
+
+def push_devices_of(*, user) -> list[PushSubscription]:
+    """The person's devices subscribed to Web Push, dropped ones included (the page says why)."""
+    return list(PushSubscription.objects.filter(user=user))
 
 
 def webhooks_of(*, user, workspace_id: str) -> tuple[list[ChatWebhook], list[ChatWebhook]]:

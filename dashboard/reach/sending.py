@@ -1,11 +1,12 @@
 """Delivering notifications (the task `reach.deliver`): one worker leases a
 due row (and the person's other due rows of that channel: a digest is one
-message), sends it by email (Django's mail backend) or to a chat webhook,
-and marks it sent; a failure is retried later with backoff (the row's
-`due_at`, a task sent with a countdown), never by sleeping. Everything due
-for a person on a channel is one message; what was decided meanwhile is
-left out (dashboard/reach/rechecking.py); a generic JSON webhook's call is
-signed, and a webhook failing long enough is paused (dashboard/reach/webhooks.py). The inbox
+message), sends it by email (Django's mail backend), to a chat webhook or
+by Web Push (dashboard/reach/push.py), and marks it sent; a failure is
+retried later with backoff (the row's `due_at`, a task sent with a
+countdown), never by sleeping. Everything due for a person on a channel is
+one message; what was decided meanwhile is left out
+(dashboard/reach/rechecking.py); a generic JSON webhook's call is signed,
+and a webhook failing long enough is paused (dashboard/reach/webhooks.py). The inbox
 refresh never waits on a delivery."""
 
 from __future__ import annotations
@@ -27,7 +28,8 @@ from dashboard.live.leases import lease_is_free, lease_take
 from dashboard.outbox.services import outbox_send
 from dashboard.reach.messages import email_text, webhook_body
 from dashboard.reach.models import ChatWebhook, Delivery
-from dashboard.reach.producing import EMAIL
+from dashboard.reach.producing import EMAIL, PUSH_PREFIX
+from dashboard.reach.push import PushGone, PushProblem, deliver_push
 from dashboard.reach.rechecking import NOT_SENT_DECIDED, NOT_SENT_PAUSED, still_news
 from dashboard.reach.webhooks import webhook_failed, webhook_headers, webhook_succeeded
 
@@ -119,7 +121,7 @@ def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
         _skip(settled, NOT_SENT_DECIDED)
     if not rows:
         return "skipped"
-    hook = None if first.channel == EMAIL else _hook_of(rows)
+    hook = _hook_of(rows) if first.channel.startswith("webhook:") else None
     if hook is not None and hook.paused_at is not None:
         _skip(rows, NOT_SENT_PAUSED)  # a paused webhook is not called
         return "skipped"
@@ -127,21 +129,24 @@ def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
         with lease_kept(Delivery.objects.filter(lease_token=token), token=token, seconds=seconds):
             if first.channel == EMAIL:
                 _send_email(rows)
+            elif first.channel.startswith(PUSH_PREFIX):
+                deliver_push(rows)
             else:
                 _send_webhook(rows, hook, now)
     except Exception as exc:
-        problem = str(exc) if isinstance(exc, DeliveryProblem) else f"Sending failed ({type(exc).__name__})."
+        words = isinstance(exc, DeliveryProblem | PushProblem)
+        problem = str(exc) if words else f"Sending failed ({type(exc).__name__})."
         logger.warning("reach: delivery %s failed: %s", delivery_id, problem)
-        return _failed(rows, token, problem, now)
+        return _failed(rows, token, problem, now, again=not isinstance(exc, PushGone))
     Delivery.objects.filter(lease_token=token).update(
         status=Delivery.STATUS_SENT, sent_at=now, lease_until=None, lease_token="", last_error=""
     )
     return "sent"
 
 
-def _failed(rows: list[Delivery], token: str, problem: str, now: datetime) -> str:
+def _failed(rows: list[Delivery], token: str, problem: str, now: datetime, *, again: bool = True) -> str:
     attempts = max(row.attempts for row in rows) + 1
-    wait = _retry_seconds(attempts)
+    wait = _retry_seconds(attempts) if again else None
     fields: dict[str, Any] = {"attempts": attempts, "last_error": problem[:300], "lease_until": None, "lease_token": ""}
     if wait is None:
         Delivery.objects.filter(lease_token=token).update(status=Delivery.STATUS_FAILED, **fields)

@@ -1,5 +1,6 @@
 """The writes people make on the notification pages: their preferences, chat
-webhooks, claims and assignments, "Try again" on a failed delivery.
+webhooks, push subscriptions, claims and assignments, "Try again" on a
+failed delivery.
 Producing notifications is dashboard/reach/producing.py; sending them,
 dashboard/reach/sending.py; what they say, dashboard/reach/messages.py."""
 
@@ -15,7 +16,7 @@ from django.utils import timezone
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.outbox.services import outbox_send
 from dashboard.reach import webhooks
-from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference
+from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference, PushSubscription
 from dashboard.reach.webhooks import webhook_known_items, webhook_secret_new
 
 
@@ -67,6 +68,39 @@ def webhook_remove(*, webhook: ChatWebhook) -> None:
 def webhook_resume(*, webhook: ChatWebhook) -> None:
     """ "Resume" on a paused webhook: it is called again from the next delivery on."""
     webhooks.webhook_resume(webhook=webhook)
+
+
+def push_endpoint_check(url: str) -> str:
+    """A push service's address (browsers give https ones; http only where
+    webhooks may be http: development and tests)."""
+    parts = urlsplit(url.strip())
+    allowed = ("https", "http") if settings.REACH_WEBHOOK_ALLOW_HTTP else ("https",)
+    if parts.scheme not in allowed or not parts.hostname:
+        raise WebhookAddressError("This browser gave a push address the console does not accept.")
+    return url.strip()
+
+
+def push_subscribe(*, user, endpoint: str, p256dh: str, auth: str, device: str) -> PushSubscription:
+    """This browser's subscription for the person: one row per endpoint (the
+    browser subscribing again, or someone else signing in on it, replaces it)."""
+    subscription, _ = PushSubscription.objects.update_or_create(
+        endpoint=endpoint,
+        defaults={
+            "user": user,
+            "p256dh": p256dh,
+            "auth": auth,
+            "device": device[:120],
+            "dropped_at": None,
+            "dropped_because": "",
+        },
+    )
+    return subscription
+
+
+def push_unsubscribe(*, subscription: PushSubscription) -> None:
+    """The device hears nothing more (its waiting deliveries go with it: the
+    sender finds no subscription and gives up on them)."""
+    subscription.delete()
 
 
 def delivery_retry(*, delivery: Delivery) -> None:

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.reach import views
+from dashboard.reach import views, views_push
 from dashboard.web import converters  # noqa: F401  (the pk path converter)
 
 app_name = "reach"
@@ -13,4 +13,6 @@ urlpatterns = [
     path("log/", views.delivery_log, name="log"),
     path("log/<pk:pk>/retry", views.delivery_retry, name="retry"),
     path("claim", views.claim, name="claim"),
+    path("push/subscribe", views_push.push_subscribe, name="push_subscribe"),
+    path("push/<pk:pk>/unsubscribe", views_push.push_unsubscribe, name="push_unsubscribe"),
 ]

@@ -3,6 +3,7 @@ delivery log (with "Try again"), and claiming or assigning an item."""
 
 from __future__ import annotations
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.contrib.auth.models import PermissionsMixin
@@ -18,6 +19,7 @@ from dashboard.reach import selectors, services
 from dashboard.reach.assigning import assignment_notify
 from dashboard.reach.forms import ClaimForm, PreferencesForm, WebhookForm
 from dashboard.reach.models import ChatWebhook, Delivery
+from dashboard.reach.push import push_configured
 from dashboard.web.htmx import next_url
 
 READ_ONLY = "Claiming and assigning approvals is for members who may write: ask a workspace admin for such a role."
@@ -58,6 +60,9 @@ def _page(request: ConsoleRequest, *, form=None, webhook_form=None, new_secret=N
         "may_manage": _may(request, MANAGE_PEOPLE),
         "has_email": bool(getattr(request.user, "email", "")),
         "new_secret": new_secret,
+        "push_devices": selectors.push_devices_of(user=request.user),
+        "push_configured": push_configured(),
+        "vapid_public_key": settings.VAPID_PUBLIC_KEY,
     }
     return render(request, "reach/preferences.html", context, status=status)
 

@@ -2,7 +2,10 @@
  * - j / k select the next or previous approval (its detail opens in the pane);
  * - a approves the selected one (a destructive or spend action opens its
  *   "Approve…" confirmation instead: the confirmation is kept), r rejects it;
- * - on a narrow screen an approval opens as its own page rather than in the pane.
+ * - on a narrow screen an approval opens as its own page rather than in the pane;
+ * - the bulk form's "Select all on this page", and "All N matching this filter"
+ *   (Gmail's: every line ticked and locked, the count said, a Clear; the
+ *   server reads the matching approvals again when the form is sent).
  * Never while typing. Without JavaScript every approval is a link to its page. */
 (function () {
   "use strict";
@@ -108,4 +111,54 @@
       if (reject) { reject.click(); event.preventDefault(); }
     }
   });
+
+  /* Bulk selection. The list is swapped by htmx: events are delegated, the page control shown on each settle. */
+  function pageBoxes() {
+    return Array.prototype.slice.call(document.querySelectorAll('input[name="approval"][form="bulk-decide-form"]'));
+  }
+
+  function showBulkState() {
+    var matching = document.querySelector("[data-bulk-matching]");
+    var page = document.querySelector("[data-bulk-page]");
+    if (page) { page.closest("label").hidden = false; }
+    var state = document.querySelector("[data-bulk-state]");
+    var on = Boolean(matching && matching.checked);
+    pageBoxes().forEach(function (box) {
+      if (on) { box.checked = true; }
+      box.disabled = on;
+    });
+    if (page) {
+      var boxes = pageBoxes();
+      page.checked = on || (boxes.length > 0 && boxes.every(function (box) { return box.checked; }));
+      page.disabled = on;
+    }
+    if (state) {
+      state.hidden = !on;
+      var words = state.querySelector("[data-bulk-state-words]");
+      if (words && on) {
+        var count = matching.getAttribute("data-count");
+        words.textContent = "All " + count + " approvals matching this filter are selected.";
+      }
+    }
+  }
+
+  document.addEventListener("change", function (event) {
+    var target = event.target;
+    if (target.matches && target.matches("[data-bulk-page]")) {
+      pageBoxes().forEach(function (box) { box.checked = target.checked; });
+    }
+    if (target.matches && target.matches('[data-bulk-matching], [data-bulk-page], input[name="approval"]')) { showBulkState(); }
+  });
+
+  document.addEventListener("click", function (event) {
+    if (!event.target.closest || !event.target.closest("[data-bulk-clear]")) { return; }
+    var matching = document.querySelector("[data-bulk-matching]");
+    if (matching) { matching.checked = false; }
+    pageBoxes().forEach(function (box) { box.checked = false; });
+    showBulkState();
+    if (matching) { matching.focus(); }
+  });
+
+  document.addEventListener("htmx:afterSettle", showBulkState);
+  document.addEventListener("DOMContentLoaded", showBulkState);
 })();

@@ -4,8 +4,9 @@ here): an approval made in the service appears on the open queue and in
 the header within 5 s of the refresh that sees it; j / k / a / r decide
 with the destructive confirmation kept; a bulk approve of 20 while 3 are
 decided elsewhere (17 approved, 3 reported by whom, 20 audit lines, each
-approval decided once at the service); the queue at 375 px. axe runs on
-every page and swap (tests/axe.py)."""
+approval decided once at the service); the queue at 375 px; "All N
+matching this filter" ticked, said, cleared, and rejecting every matching
+one. axe runs on every page and swap (tests/axe.py)."""
 
 from __future__ import annotations
 
@@ -207,3 +208,38 @@ def test_the_queue_at_375_px_opens_an_approval_as_its_own_page(console, seeded_s
     expect(page.get_by_role("button", name="Reject")).to_be_visible()
     overflow = page.evaluate("document.documentElement.scrollWidth - document.documentElement.clientWidth")
     assert overflow <= 0
+
+
+# "All N matching this filter": ticking it ticks and locks every line, says the count, Clear undoes it all;
+# rejecting with it decides every send approval the console keeps (the batch run by a worker thread).
+def test_all_matching_is_ticked_said_cleared_and_rejects_every_matching_approval(
+    console, seeded_sandbox, batch_worker, page: Page
+):
+    for n in range(3):
+        new_approval(seeded_sandbox, f"Lead for the filter {n}")
+    sends = [a for a in pending(seeded_sandbox) if a["risk"] == "send"]
+    inbox_services.workspace_refresh(workspace_id=workspace_of("mona"), watched=True)
+    log_in(page, console.url + "/approvals/?risk=send")
+
+    everything = page.get_by_label(f"All {len(sends)} waiting approvals matching this filter")
+    lines = page.get_by_role("list", name="Approvals").get_by_role("checkbox")
+    expect(lines).to_have_count(len(sends))
+    everything.check()
+    for n in range(len(sends)):
+        expect(lines.nth(n)).to_be_checked()
+        expect(lines.nth(n)).to_be_disabled()
+    state = page.get_by_role("status").filter(has_text="matching this filter are selected")
+    expect(state).to_have_text(f"All {len(sends)} approvals matching this filter are selected. Clear selection")
+    page.get_by_role("button", name="Clear selection").click()
+    expect(everything).not_to_be_checked()
+    expect(lines.first).not_to_be_checked()
+    expect(lines.first).to_be_enabled()
+    expect(state).to_be_hidden()
+
+    page.get_by_label("Select all on this page").check()
+    expect(lines.last).to_be_checked()
+    page.get_by_label("Select all on this page").uncheck()
+    everything.check()
+    page.get_by_role("button", name="Reject selected").click()
+    expect(page.locator(".approval-batch")).to_contain_text(f"done: {len(sends)} rejected", timeout=30_000)
+    assert not [a for a in pending(seeded_sandbox) if a["risk"] == "send"]

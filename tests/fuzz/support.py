@@ -159,6 +159,9 @@ FUZZ_TABLE: dict[str, Target] = {
     # The command palette's results (dashboard/palette): any text, a run's id shape, hostile bytes.
     "palette": Target(query=("q",)),
     "healthz": Target(examples=3),
+    # The service worker and the web app manifest, fetched by the browser without login.
+    "service_worker": Target(examples=3),
+    "manifest": Target(examples=3),
     "metrics": Target(examples=3),
     "metrics_state": Target(examples=3),
     "livez": Target(examples=3),
@@ -218,6 +221,9 @@ FUZZ_TABLE: dict[str, Target] = {
     "reach:log": Target(examples=3),
     "reach:retry": Target(methods=("POST",), examples=3),
     "reach:claim": Target(methods=("POST",), form=("item_key", "action", "assignee", "next")),
+    # Web Push (dashboard/reach/views_push.py): a browser's subscription posted, a device turned off.
+    "reach:push_subscribe": Target(methods=("POST",), form=("endpoint", "p256dh", "auth")),
+    "reach:push_unsubscribe": Target(methods=("POST",), examples=3),
     "studio:index": Target(query=("studio", "artifact_id", "from_turn")),
     "studio:start": Target(methods=("POST",), form=("studio", "message", "artifact_id", "auto", "idempotency_key")),
     "studio:turn": Target(),
@@ -294,7 +300,10 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:approvals": Target(query=("status", "agent", "risk", "age", "approval", *PAGER)),
     "agents:approvals_news": Target(query=("v", "shown", "status", "agent", "risk", "age")),
     "agents:approval": Target(),
-    "agents:approval_batch_start": Target(methods=("POST",), form=("decision", "approval", "idempotency_key", "next")),
+    "agents:approval_batch_start": Target(
+        methods=("POST",),
+        form=("decision", "approval", "idempotency_key", "next", "matching", "agent", "risk", "age"),
+    ),
     "agents:approval_batch": Target(),
     "agents:approval_batch_status": Target(query=("v",)),
     "agents:approval_reinstruct": Target(

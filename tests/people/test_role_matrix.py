@@ -75,6 +75,8 @@ UNGUARDED = {
     "reach:webhook_remove": "one's own webhook (a workspace's only for an Administrator, checked by the view)",
     "studio:library_zip": "a download of images the person may read, built for them alone: nothing written in the workspace",
     "reach:retry": "sends one's own failed notification again: no workspace write",
+    "reach:push_subscribe": "one's own browser receives only their own notifications by push: personal",
+    "reach:push_unsubscribe": "turns off push on one of one's own devices (the view finds only theirs): personal",
     "agents:run_follow": "following a run is what reaches the person (their toasts and inbox): personal, nothing is sent",
     "tokens:new": "one's own access token: at each use never more than the person's role allows (dashboard/tokens/scopes.py)",
     "tokens:revoke": "revoking a token only takes power away (someone else's only for an Administrator, checked by the view)",
