@@ -304,3 +304,19 @@ def test_the_rules_page_refuses_an_approve_at_the_deadline_for_destructive_actio
         "Set the rule of destructive approvals of every agent: 2 approvals (Administrators, or Sam); "
         "not by who started the run; rejected at the deadline"
     )
+
+
+@pytest.mark.django_db
+def test_a_cards_rule_words_cost_a_fixed_number_of_queries(people, django_assert_num_queries):
+    dana, dana_key = people["Dana"]
+    workspace_id = dana_key.workspace_id
+    pending = {"id": "a-1", "agent_id": "agent-1", "risk": "send", "status": "pending", "run_id": "run-1"}
+    with django_assert_num_queries(2):  # no tally, no rule: the tally's read and the rule's
+        assert quorum.card_words(workspace_id=workspace_id, approval=pending) == ""
+    rule(workspace_id, approvals_needed=2, starter_may_approve=True)
+    tally = ApprovalTally.objects.create(workspace_id=workspace_id, approval_id="a-1", needed=2)
+    ApprovalVote.objects.create(tally=tally, user=dana, username="Dana", decision="approve")
+    with django_assert_num_queries(2):  # the tally and its votes
+        assert quorum.card_words(workspace_id=workspace_id, approval=pending) == (
+            "1 of 2 approved: Dana; waiting for one more"
+        )
