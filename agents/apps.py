@@ -2,7 +2,16 @@ from django.apps import AppConfig
 
 # The approvals queue's pages, a section of its own in the navigation.
 APPROVAL_VIEWS = frozenset(
-    {"approvals", "approval_decide", "approval_reinstruct", "policy_center", "grant_revoke", "deadlines"}
+    {
+        "approvals",
+        "approval_decide",
+        "approval_reinstruct",
+        "policy_center",
+        "grant_revoke",
+        "deadlines",
+        "rules",
+        "rule_remove",
+    }
 )
 # Runs across agents (and any run's page), the section people follow work in.
 RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun", "run_step", "run_follow"})
@@ -43,6 +52,12 @@ class AgentsConfig(AppConfig):
                         "agents.insights_refresh_due",
                         every=settings.AGENTS_INSIGHTS_REFRESH_SECONDS,
                         expires=settings.AGENTS_INSIGHTS_REFRESH_SECONDS,
+                    ),
+                    # When nobody answers: the deadline outcomes of the approval rules (agents/deadline_outcomes.py).
+                    Periodic(
+                        "agents.deadline_outcomes_due",
+                        every=settings.APPROVAL_OUTCOMES_SWEEP_SECONDS,
+                        expires=settings.APPROVAL_OUTCOMES_SWEEP_SECONDS,
                     ),
                 ),
             )

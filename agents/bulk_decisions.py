@@ -196,7 +196,9 @@ def decide_item(batch: ApprovalBatch, item: ApprovalBatchItem, client) -> None:
         elif decided.outcome == decisions.ALREADY:
             item.outcome = ApprovalBatchItem.ALREADY
             item.message = storable_text(decided.words, limit=400)
-        else:  # a destructive or spend approval (never let into a batch), or gone: nothing was sent
+        else:
+            # A destructive or spend approval (never let into a batch), gone, refused by the
+            # workspace's rule, or a vote counted that waits for more approvals: nothing was sent.
             item.outcome = ApprovalBatchItem.FAILED
             item.message = storable_text(decided.words, limit=400)
     item.save(update_fields=["outcome", "message"])

@@ -17,6 +17,15 @@ The flow, once:
 5. the decided run's row polled soon, so a page following it moves;
 6. the audit line, in words that are the same whatever path decided.
 
+Before the call, the workspace's rules, whatever the path (a bulk item, a
+message's confirmation page and a deadline included): an approve of a
+destructive or spend action needs a fresh second factor (agents/step_up.py:
+the asked decision carries the session and, once asked, the code); under an
+Administrator's `ApprovalRule` (agents/quorum.py) the person must be allowed
+to approve, must not have started the run, and their vote is counted: the
+service is called once, by the vote that meets the quorum (or a reject,
+which vetoes), with that vote's Idempotency-Key.
+
 Errors other than a 409 are the caller's to word (a view shows the remote
 error in place; a bulk step waits or stops by its rule).
 """
@@ -24,13 +33,14 @@ error in place; a bulk step waits or stops by its rule).
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import queue, selectors, services
+from agents import queue, quorum, selectors, services, step_up
 from agents.reading import CONFIRM_RISKS, read_approval
 from dashboard.api import ServiceClient, errors
-from dashboard.audit.services import audit_decision_note
+from dashboard.audit.services import audit_console_write, audit_decision_note
 from dashboard.keys.models import ApiKey
 from dashboard.web.reading import as_dict, as_list, text
 
@@ -39,12 +49,21 @@ DECIDED = "decided"
 ALREADY = "already"  # the service refused it: decided before (409)
 GONE = "gone"  # the service lists the approval nowhere: nothing was sent
 NEEDS_CONFIRMATION = "needs-confirmation"  # a destructive or spend approve without its confirmation: nothing sent
+NEEDS_STEP_UP = "needs-step-up"  # a destructive or spend approve without a fresh second factor: nothing sent
+NO_SECOND_FACTOR = "no-second-factor"  # the same, from a person who has none: they cannot approve it
+REFUSED = "refused"  # the workspace's rule does not let this person approve it: nothing sent
+WAITING = "waiting"  # the vote is counted; the rule needs more approvals: nothing sent
 
 # Which path decided (kept in the audit entry's details; the line names it after the fact).
 VIA_ONE = ""
 VIA_BULK = "bulk"
 VIA_REINSTRUCT = "re-instruct"
-VIA_WORDS = {VIA_BULK: "in a bulk decision", VIA_REINSTRUCT: "to send a corrected instruction"}
+VIA_DEADLINE = "deadline"
+VIA_WORDS = {
+    VIA_BULK: "in a bulk decision",
+    VIA_REINSTRUCT: "to send a corrected instruction",
+    VIA_DEADLINE: "by the console, not a person",
+}
 
 
 def via_words(via: str) -> str:
@@ -75,6 +94,9 @@ class DecisionAsked:
     summary: str = ""  # what the caller showed, for the audit line when nothing is read again
     via: str = VIA_ONE
     batch_uid: str = ""  # a bulk decision's (its audit entries are found by it)
+    # Where a fresh second factor is remembered (a Django session; None: a path without one, e.g. a worker).
+    session: Any = field(default=None, compare=False, repr=False)
+    step_up_code: str = field(default="", repr=False)  # the code the step-up asked for, when given
 
 
 @dataclass
@@ -84,6 +106,7 @@ class DecisionOutcome:
     run: Any = None  # the resumed run, read again (or the answer's outcome)
     words: str = ""  # ALREADY: "Already decided by Dana (approved)"; a refusal's reason; DECIDED: the audit line
     risk: str = ""  # the service's word for the approval's risk, when read
+    tally: str = ""  # under a rule: "1 of 2 approved: Dana; waiting for one more", "Approved by Dana and Sam, 2 of 2"
     conflict: errors.ConflictError | None = field(default=None, repr=False)
 
     @property
@@ -197,6 +220,97 @@ def _refused(
     return DecisionOutcome(ALREADY, approval=current, words=already, risk=risk, conflict=exc)
 
 
+def _step_up(key: ApiKey, asked: DecisionAsked, risk: str) -> DecisionOutcome | None:
+    """An approve of a destructive or spend action without a fresh second
+    factor: asked for (or refused), nothing sent; None when it may go."""
+    user = key.user
+    needed = step_up.step_up_needed(user=user, approval=risk, session=asked.session)
+    if needed == step_up.SET_UP:
+        return DecisionOutcome(NO_SECOND_FACTOR, words=step_up.set_up_words(), risk=risk)
+    if needed == step_up.CODE:
+        if not asked.step_up_code.strip():
+            return DecisionOutcome(NEEDS_STEP_UP, words=step_up.FIELD_WORDS.format(risk=risk), risk=risk)
+        refused = step_up.step_up_verify(user=user, code=asked.step_up_code, session=asked.session)
+        if refused:
+            return DecisionOutcome(NEEDS_STEP_UP, words=refused, risk=risk)
+    return None
+
+
+def _vote_audit(key: ApiKey, asked: DecisionAsked, *, summary: str, words: str, risk: str, agent_id: str) -> None:
+    """A vote that sent nothing (the rule waits for more), in the trail."""
+    audit_console_write(
+        actor=key.user,
+        workspace_id=key.workspace_id,
+        key=key,
+        area="approvals",
+        action="approval.vote",
+        path=f"/approvals/{asked.approval_id}/decide",
+        summary=f"Voted to {asked.decision}: {summary or 'an action'} ({words})",
+        details={
+            "decision": asked.decision,
+            "approval_id": asked.approval_id,
+            "agent_id": agent_id,
+            "risk": risk,
+            "via": asked.via,
+        },
+    )
+
+
+def _count_vote(
+    key: ApiKey, client: ServiceClient, asked: DecisionAsked, *, current: dict[str, Any] | None, risk: str
+) -> tuple[DecisionAsked, quorum.Vote | None, DecisionOutcome | None]:
+    """Under a rule: the person's vote counted (the tally row locked). Gives
+    the decision to send (with the key of the vote that met the quorum), the
+    vote, or the outcome when nothing is to be sent (refused, waiting, closed)."""
+    agent_id = asked.agent_id or (current["agent_id"] if current else "")
+    workspace_id = key.workspace_id
+    if asked.via == VIA_DEADLINE:
+        needed = 1  # claimed by the deadline (agents/deadline_outcomes.py): its vote resends the claimed key
+    elif asked.decision == "approve":
+        rule = quorum.rule_for(workspace_id=workspace_id, agent_id=agent_id, risk=risk)
+        if rule is None:
+            return asked, None, None
+        if current is None:
+            # Its risk was read by the caller (a bulk step): its run, for who started it, is read now.
+            found = selectors.approval_to_decide(
+                client=client, approval_id=asked.approval_id, agent_id=agent_id or None
+            )
+            if found is None:
+                return asked, None, DecisionOutcome(GONE, words=GONE_WORDS)
+            current = read_approval(found)
+        refusal = quorum.approve_refusal(
+            rule=rule, user=key.user, workspace_id=workspace_id, run_id=current["run_id"] if current else ""
+        )
+        if refusal:
+            return asked, None, DecisionOutcome(REFUSED, approval=current, words=refusal, risk=risk)
+        needed = rule.approvals_needed
+    elif quorum.tally_exists(workspace_id=workspace_id, approval_id=asked.approval_id):
+        needed = 1  # the tally is there: its own count stands
+    else:
+        return asked, None, None  # a reject with no votes counted: refusing is always safe to send
+    vote = quorum.tally_vote(
+        needed=needed,
+        workspace_id=workspace_id,
+        approval_id=asked.approval_id,
+        agent_id=agent_id,
+        risk=risk,
+        user=key.user,
+        decision=asked.decision,
+        idempotency_key=asked.idempotency_key,
+        via=asked.via,
+    )
+    summary = (current["summary"] if current else "") or asked.summary
+    if vote.result == quorum.WAITING:
+        if not vote.again:
+            _vote_audit(key, asked, summary=summary, words=vote.words, risk=risk, agent_id=agent_id)
+        words = vote.words + (" (you approved already)" if vote.again else "")
+        return asked, vote, DecisionOutcome(WAITING, approval=current, words=words, risk=risk, tally=vote.words)
+    if vote.result == quorum.CLOSED:
+        words = f"Already decided: {vote.words[0].lower()}{vote.words[1:]}"
+        return asked, vote, DecisionOutcome(ALREADY, approval=current, words=words, risk=risk, tally=vote.words)
+    return dataclasses.replace(asked, idempotency_key=vote.key), vote, None
+
+
 def approval_decision(
     *, key: ApiKey, client: ServiceClient, asked: DecisionAsked, risk_read: str | None = None, read_again: bool = True
 ) -> DecisionOutcome:
@@ -207,20 +321,29 @@ def approval_decision(
 
     Raises the service's error for anything but a 409."""
     risk = risk_read or ""
+    current: dict[str, Any] | None = None
     if asked.decision == "approve" and risk_read is None:
         # A reject needs no read first: refusing an action is always safe to send.
-        current = selectors.approval_to_decide(
+        found = selectors.approval_to_decide(
             client=client, approval_id=asked.approval_id, agent_id=asked.agent_id or None
         )
-        if current is None:
+        if found is None:
             return DecisionOutcome(GONE, words=GONE_WORDS)
-        risk = read_approval(current)["risk"]
+        current = read_approval(found)
+        risk = current["risk"]
     if asked.decision == "approve" and risk in CONFIRM_RISKS and not asked.confirmed:
         return DecisionOutcome(
             NEEDS_CONFIRMATION,
             words=f"This {risk} action needs a confirmation: use “Approve…” and check the exact input first.",
             risk=risk,
         )
+    if asked.decision == "approve" and risk in step_up.step_up_risks():
+        stepped = _step_up(key, asked, risk)
+        if stepped is not None:
+            return stepped
+    asked, vote, counted = _count_vote(key, client, asked, current=current, risk=risk)
+    if counted is not None:
+        return counted
     try:
         answer = services.approval_decide(
             client=client,
@@ -230,7 +353,13 @@ def approval_decision(
             idempotency_key=asked.idempotency_key,
         )
     except errors.ConflictError as exc:
+        if vote is not None:
+            quorum.tally_decided(vote.tally)
         return _refused(client, key, asked, exc, risk=risk)
+    tally = ""
+    if vote is not None:
+        quorum.tally_decided(vote.tally)
+        tally = vote.words
     if read_again:
         approval, run = _read_again(client, asked, as_dict(answer))
     else:
@@ -247,12 +376,14 @@ def approval_decision(
         run = as_dict(answer).get("outcome")
     services.run_poll_soon(key=key, run_id=approval["run_id"])
     words = decision_words(decision=asked.decision, always=asked.always, summary=approval["summary"] or asked.summary)
+    if asked.via == VIA_DEADLINE:
+        words = f"{quorum.deadline_words(asked.decision)}: {approval['summary'] or asked.summary}"
     _audit(
         asked,
-        summary=words[:300],
+        summary=(f"{words} ({tally})" if tally and vote is not None and vote.tally.needed > 1 else words)[:300],
         # The service's word for it: read before an approve, re-read after a reject.
         risk=risk or approval["risk"],
         agent_id=asked.agent_id or approval["agent_id"],
-        extra={},
+        extra={"tally": tally} if tally else {},
     )
-    return DecisionOutcome(DECIDED, approval=approval, run=run, words=words, risk=risk or approval["risk"])
+    return DecisionOutcome(DECIDED, approval=approval, run=run, words=words, risk=risk or approval["risk"], tally=tally)

@@ -177,12 +177,15 @@ class ApprovalDecisionForm(forms.Form):
     key_approve = IdempotencyKeyField()
     key_reject = IdempotencyKeyField()
     key_always = IdempotencyKeyField()
+    # Shown only when a destructive or spend approve asks for a fresh second factor (agents/step_up.py).
+    step_up_code = forms.CharField(required=False, max_length=40, label="Code from your authenticator app")
 
     def clean(self) -> dict[str, Any]:
         super().clean()
         cleaned = self.cleaned_data
         if cleaned.get("decision") not in self.BUTTONS or self.errors:
             return cleaned  # a stale or changed page: the view refuses it, nothing is sent
+        cleaned["button"] = cleaned["decision"]
         decision, always, confirmed = self.BUTTONS[cleaned["decision"]]
         cleaned["decision"], cleaned["always"], cleaned["confirmed"] = decision, always, confirmed
         cleaned["idempotency_key"] = cleaned["key_always" if always else f"key_{decision}"]
@@ -313,3 +316,57 @@ class DeadlineForm(forms.Form):
         agent = self.fields["agent_id"]
         assert isinstance(agent, forms.ChoiceField)
         agent.choices = agents
+
+
+NEVER_AUTO_APPROVED = "A destructive or spend action is never approved at its deadline: choose Reject or Escalate only."
+
+
+class ApprovalRuleForm(forms.Form):
+    """An Administrator's rule for one agent's (or every agent's) approvals
+    of one risk (agents/quorum.py): M of N, who may approve, separation of
+    duties, the outcome at the deadline."""
+
+    agent_id = forms.ChoiceField(label="Agent", required=False)
+    risk = forms.ChoiceField(
+        label="Risk", choices=[("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive")]
+    )
+    approvals_needed = forms.IntegerField(
+        min_value=1,
+        max_value=5,
+        initial=1,
+        label="Approvals needed",
+        help_text="How many different people must approve; a single rejection vetoes.",
+        error_messages={"min_value": "At least 1 approval.", "max_value": "At most 5 approvals."},
+    )
+    approver_roles = forms.MultipleChoiceField(
+        required=False,
+        label="Roles that may approve",
+        choices=[("approver", "Approvers"), ("administrator", "Administrators")],
+        widget=forms.CheckboxSelectMultiple,
+        help_text="None ticked and nobody named: anyone who decides approvals.",
+    )
+    approver_ids = forms.MultipleChoiceField(
+        required=False, label="People who may approve", widget=forms.CheckboxSelectMultiple
+    )
+    starter_may_approve = forms.BooleanField(required=False, label="The person who started the run may approve it")
+    at_deadline = forms.ChoiceField(
+        label="When nobody answers by the deadline",
+        choices=[("escalate", "Escalate only"), ("reject", "Reject"), ("approve", "Approve")],
+        initial="escalate",
+    )
+
+    def __init__(self, *args: Any, agents: list[tuple[str, str]], people: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        agent = self.fields["agent_id"]
+        assert isinstance(agent, forms.ChoiceField)
+        agent.choices = [("", "Every agent"), *agents]
+        named = self.fields["approver_ids"]
+        assert isinstance(named, forms.MultipleChoiceField)
+        named.choices = people
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        if cleaned.get("at_deadline") == "approve" and cleaned.get("risk") in CONFIRM_RISKS:
+            self.add_error("at_deadline", NEVER_AUTO_APPROVED)
+        return cleaned

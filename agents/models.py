@@ -173,3 +173,86 @@ class ApprovalDeadline(models.Model):
 
     def __str__(self) -> str:
         return f"{self.risk} approvals of {self.agent_id}: {self.minutes} min"
+
+
+class ApprovalRule(models.Model):
+    """An Administrator's rule for one agent's approvals of one risk (an empty
+    `agent_id`: every agent's, unless one of its own says otherwise): how many
+    approvals it takes, who may give one, whether the person who started the
+    run may, and what happens at the deadline (agents/quorum.py)."""
+
+    ESCALATE = "escalate"
+    REJECT = "reject"
+    APPROVE = "approve"
+    AT_DEADLINE = [(ESCALATE, "Escalate only"), (REJECT, "Reject"), (APPROVE, "Approve")]
+
+    workspace_id = models.CharField(max_length=64)
+    agent_id = models.CharField(max_length=64, blank=True, help_text="Empty: every agent.")
+    agent_name = models.CharField(max_length=200, blank=True, help_text="As it was when the rule was set.")
+    risk = models.CharField(max_length=32)
+    approvals_needed = models.PositiveSmallIntegerField(default=1)
+    approver_roles = models.JSONField(default=list, blank=True, help_text="Console roles that may approve; [] any.")
+    approver_ids = models.JSONField(default=list, blank=True, help_text="People (user ids) who may approve too.")
+    starter_may_approve = models.BooleanField(default=False)
+    at_deadline = models.CharField(max_length=16, choices=AT_DEADLINE, default=ESCALATE)
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["agent_name", "risk"]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "agent_id", "risk"], name="agents_one_rule_per_risk")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.risk} approvals of {self.agent_id or 'every agent'}: {self.approvals_needed} needed"
+
+
+class ApprovalTally(models.Model):
+    """The console's votes on one approval under a rule: the row every vote
+    and the deadline lock, so the service gets one decision, sent once."""
+
+    OPEN = "open"
+    SENDING = "sending"  # the quorum is met (or a veto, or the deadline): the one decision claimed
+    DECIDED = "decided"
+    STATES = [(OPEN, "Open"), (SENDING, "Sending"), (DECIDED, "Decided")]
+    BY_VOTES = "votes"
+    BY_DEADLINE = "deadline"
+
+    workspace_id = models.CharField(max_length=64)
+    approval_id = models.CharField(max_length=200)
+    agent_id = models.CharField(max_length=64, blank=True)
+    risk = models.CharField(max_length=32, blank=True)
+    needed = models.PositiveSmallIntegerField(default=1)
+    state = models.CharField(max_length=16, choices=STATES, default=OPEN)
+    decision = models.CharField(max_length=8, blank=True, help_text="approve or reject, once claimed.")
+    decided_by = models.CharField(max_length=16, blank=True, help_text="votes or deadline.")
+    decision_key = models.CharField(max_length=128, blank=True, help_text="The one decision's Idempotency-Key.")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "approval_id"], name="agents_one_tally_per_approval")
+        ]
+
+    def __str__(self) -> str:
+        return f"tally of {self.approval_id} ({self.state})"
+
+
+class ApprovalVote(models.Model):
+    """One person's approve or reject on a tally."""
+
+    tally = models.ForeignKey(ApprovalTally, on_delete=models.CASCADE, related_name="votes")
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    username = models.CharField(max_length=150)
+    decision = models.CharField(max_length=8)
+    via = models.CharField(max_length=32, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["created_at", "id"]
+        constraints = [models.UniqueConstraint(fields=["tally", "user"], name="agents_one_vote_per_person")]
+
+    def __str__(self) -> str:
+        return f"{self.username} {self.decision}s {self.tally.approval_id}"

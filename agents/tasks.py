@@ -3,7 +3,7 @@ secret), re-read the row, never sleep, and are safe to run twice."""
 
 from __future__ import annotations
 
-from agents import bulk_decisions, services
+from agents import bulk_decisions, deadline_outcomes, services
 from dashboard.celery import app
 from dashboard.jobs import engine
 
@@ -31,6 +31,14 @@ def insights_refresh_due() -> int:
     for workspace_id in workspaces:
         insights_refresh.apply_async(args=[workspace_id], expires=services.insights_refresh_seconds())
     return len(workspaces)
+
+
+@app.task(name="agents.deadline_outcomes_due")
+def deadline_outcomes_due() -> int:
+    """On the interval (beat): pending approvals past their deadline whose
+    rule decides then (reject, or approve for write and send), decided once
+    (a conditional claim per approval: two workers at once send one decision)."""
+    return deadline_outcomes.deadline_outcomes_due()
 
 
 # Bulk decisions are stepped by the engine's `jobs.step` (dashboard/jobs/tasks.py).

@@ -281,6 +281,10 @@ OTP_ADMIN_HIDE_SENSITIVE_DATA = True
 # Between the right password and the code (or setting up a second factor) the
 # session holds only who is signing in, for this long; nobody is logged in yet.
 SIGN_IN_SECOND_STEP_MINUTES = env.float("SIGN_IN_SECOND_STEP_MINUTES", default=10)
+# Approving a destructive or spend action asks for a fresh second factor unless
+# one was given in this session within this many seconds (agents/step_up.py).
+STEP_UP_SECONDS = env.int("STEP_UP_SECONDS", default=300)
+STEP_UP_RISKS = env.list("STEP_UP_RISKS", default=["destructive", "spend"])
 # Password reset: a link works this long (Django's default is 3 days); asking
 # for one is limited per address asking and per email asked for, per window.
 PASSWORD_RESET_TIMEOUT = int(env.float("PASSWORD_RESET_HOURS", default=2) * 3600)
@@ -792,6 +796,8 @@ STUDIO_TURN_PROGRESS = env.bool("STUDIO_TURN_PROGRESS", default=True)
 APPROVAL_DEADLINE_MINUTES = env.json(
     "APPROVAL_DEADLINE_MINUTES", default={"destructive": 60, "spend": 60, "send": 240, "write": 480}
 )
+# How often a worker applies the approval rules' outcomes at the deadline (reject, approve), once each.
+APPROVAL_OUTCOMES_SWEEP_SECONDS = env.float("APPROVAL_OUTCOMES_SWEEP_SECONDS", default=60.0)
 REACH_ESCALATION_ROLE = env.str("REACH_ESCALATION_ROLE", default="administrator")
 REACH_ESCALATION_PEOPLE = env.list("REACH_ESCALATION_PEOPLE", default=[])
 # Notifications outside the tab (dashboard/reach): retries of a failed

@@ -91,6 +91,15 @@ def fair_use_off():
         yield
 
 
+@pytest.fixture(scope="session", autouse=True)
+def step_up_off():
+    """The suite's decision tests approve destructive and spend actions as
+    people without a second factor: the step-up (agents/step_up.py) is off,
+    except where tests/agents/test_step_up.py and test_quorum.py turn it on."""
+    with override_settings(STEP_UP_RISKS=[]):
+        yield
+
+
 @pytest.fixture(scope="session")
 def browser_type_launch_args(browser_type_launch_args):
     if not os.path.exists(CHROMIUM_PATH):

@@ -16,6 +16,7 @@ from agents.views.chat import chat, chat_send, threads
 from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
 from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
+from agents.views.rules import approval_rule_remove, approval_rules
 from agents.views.runs import run_detail, run_follow, run_rerun, run_row, run_step, runs
 
 __all__ = [
@@ -34,6 +35,8 @@ __all__ = [
     "approval_decide",
     "approval_detail",
     "approval_reinstruct",
+    "approval_rule_remove",
+    "approval_rules",
     "approvals",
     "approvals_news",
     "chat",

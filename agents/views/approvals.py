@@ -285,6 +285,8 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         note=data["note"],
         agent_id=str(data["agent_id"] or ""),
         agent_name=request.POST.get("agent_name", "")[:200],
+        session=request.session,
+        step_up_code=data["step_up_code"],
     )
     try:
         decided = decisions.approval_decision(
@@ -294,14 +296,66 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         if not is_partial(request):
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
+    if decided.outcome in (decisions.NEEDS_STEP_UP, decisions.NO_SECOND_FACTOR):
+        return _step_up_asked(request, asked, decided, form)
     return _render_decision(request, asked, decided)
+
+
+def _step_up_asked(
+    request: ConsoleRequest, asked: decisions.DecisionAsked, decided: decisions.DecisionOutcome, form
+) -> HttpResponseBase:
+    """A destructive or spend approve that needs a fresh second factor: the
+    code field in the card's own form (htmx: that slot only, the note and
+    the rest as typed), or the set-up link for a person who has none."""
+    step_up = {
+        "approval_id": asked.approval_id,
+        "words": decided.words,
+        "set_up": decided.outcome == decisions.NO_SECOND_FACTOR,
+        "button": form.cleaned_data["button"],
+    }
+    if is_partial(request):
+        response = render(request, "agents/approvals.html#step_up_field", step_up)
+        return send_to(response, f"#approval-{asked.approval_id}-step-up")
+    # Without JavaScript: the card again on a page of its own, the form bound (note and keys as posted).
+    try:
+        current = selectors.approval_to_decide(
+            client=request.workspace.client, approval_id=asked.approval_id, agent_id=asked.agent_id or None
+        )
+    except errors.ApiError:
+        current = None
+    if current is None:
+        messages.error(request, decided.words)
+        return redirect(next_url(request, reverse("agents:approvals")))
+    row = approval_row(read_approval(current), agent_names=_posted_name(request), may_decide=True, form=form)
+    row["step_up"] = step_up
+    return render(
+        request,
+        "agents/approval_decide.html",
+        {"row": row, "workspace_zone": request.workspace.zone, "next": next_url(request, reverse("agents:approvals"))},
+    )
 
 
 def _render_decision(
     request: ConsoleRequest, asked: decisions.DecisionAsked, decided: decisions.DecisionOutcome
 ) -> HttpResponseBase:
-    if decided.outcome in (decisions.GONE, decisions.NEEDS_CONFIRMATION):
+    if decided.outcome in (decisions.GONE, decisions.NEEDS_CONFIRMATION, decisions.REFUSED):
         return _row_problem(request, asked.approval_id, decided.words)
+    if decided.outcome == decisions.WAITING:
+        # Counted, nothing sent: the card again, saying where the quorum stands.
+        if not is_partial(request) or decided.approval is None:
+            return _row_problem(request, asked.approval_id, decided.words, level="info")
+        row = approval_row(decided.approval, agent_names=_posted_name(request), may_decide=True, notice=decided.words)
+        return render(
+            request,
+            "agents/approvals.html#approval_row",
+            {
+                "row": row,
+                "workspace_zone": request.workspace.zone,
+                "next": next_url(request, reverse("agents:approvals")),
+            },
+        )
+    if decided.outcome == decisions.ALREADY and decided.approval is None and decided.conflict is None:
+        return _row_problem(request, asked.approval_id, f"{decided.words}: your decision was not sent.", level="info")
     if decided.outcome == decisions.ALREADY:
         notice = f"{decided.words}: your decision was not sent."
         if not is_partial(request):
@@ -323,16 +377,18 @@ def _render_decision(
         may_decide=True,
         outcome=decided.run,
         decided_by=request.user.get_username(),
+        notice=decided.tally,  # under a rule: "Approved by Dana and Sam, 2 of 2"
     )
     return _render_row(request, row)
 
 
-def _row_problem(request: ConsoleRequest, approval_id: str, problem: str) -> HttpResponseBase:
-    """A decision that was not sent: the reason in the row's message region."""
+def _row_problem(request: ConsoleRequest, approval_id: str, problem: str, level: str = "error") -> HttpResponseBase:
+    """A decision that was not sent: the reason in the row's message region
+    (`level` "info": counted, or decided by others, rather than refused)."""
     if is_partial(request):
-        response = render(request, "agents/approvals.html#decision_problem", {"problem": problem})
+        response = render(request, "agents/approvals.html#decision_problem", {"problem": problem, "level": level})
         return send_to(response, f"#approval-{approval_id}-messages")
-    messages.error(request, problem)
+    (messages.info if level == "info" else messages.error)(request, problem)
     return redirect(next_url(request, reverse("agents:approvals")))
 
 

@@ -13,7 +13,7 @@ from django.urls import reverse
 from agents import urls
 from agents.models import BuilderAnswer
 from agents.pages import NOT_AN_APPROVER, READ_ONLY
-from agents.views.deadlines import NOT_AN_ADMINISTRATOR
+from agents.views import deadlines, rules
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.live.models import TrackedOperation
@@ -35,8 +35,12 @@ FORGED = {
     "agent_id": AGENT_ID,
     "thread_id": THREAD_ID,
 }
-# Approval deadlines are the console's own setting (agents/views/deadlines.py).
-CONSOLE_SETTINGS = {"agents:deadlines"}
+# Approval deadlines and rules are the console's own settings (agents/views/deadlines.py, rules.py).
+CONSOLE_SETTINGS = {
+    "agents:deadlines": deadlines.NOT_AN_ADMINISTRATOR,
+    "agents:rules": rules.NOT_AN_ADMINISTRATOR,
+    "agents:rule_remove": rules.NOT_AN_ADMINISTRATOR,
+}
 # Writes the enumeration must find (proof that it finds any at all).
 KNOWN_WRITES = {
     "agents:create",
@@ -77,7 +81,7 @@ def test_every_address_that_takes_a_post_refuses_a_viewer_before_any_remote_call
     settings_pages = [address for address in addresses if address[0] in CONSOLE_SETTINGS]
     for name, url in settings_pages:
         response = viewer.post(url, FORGED)
-        assert response.status_code == 403 and NOT_AN_ADMINISTRATOR in refusal_of(parse(response.content)), name
+        assert response.status_code == 403 and CONSOLE_SETTINGS[name] in refusal_of(parse(response.content)), name
     writes = refused_writes(viewer, [a for a in addresses if a not in settings_pages], FORGED, REFUSAL)
 
     assert writes >= KNOWN_WRITES
