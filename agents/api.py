@@ -52,6 +52,9 @@ class DecisionIn(Schema):
     # A destructive or spend action: the caller says it checked the exact input (as the queue's "Approve…").
     confirmed: bool = False
     always: bool = False
+    # A destructive or spend approve asks for a fresh second factor (agents/step_up.py): the person's
+    # current authenticator code, sent with this decision (a token has no session to remember one in).
+    step_up_code: str = ""
 
 
 @router.post("/approvals/{approval_id}/decision", summary="Approve or reject, through the console's decision flow")
@@ -79,6 +82,7 @@ def approval_decide(request: HttpRequest, approval_id: str, body: DecisionIn) ->
         confirmed=body.confirmed,
         note=body.note,
         via=via_token(request),
+        step_up_code=body.step_up_code,
     )
     decided = decisions.approval_decision(key=workspace.require_key(), client=workspace.client, asked=asked)
     if decided.outcome == decisions.GONE:
@@ -87,8 +91,14 @@ def approval_decide(request: HttpRequest, approval_id: str, body: DecisionIn) ->
         raise ApiRefusal(409, "needs_confirmation", decided.words.replace("use “Approve…”", "send confirmed: true"))
     if decided.outcome == decisions.ALREADY:
         raise ApiRefusal(409, "already_decided", f"{decided.words}: your decision was not sent.")
-    return {
-        "outcome": "decided",
-        "words": decided.words,
-        "approval": _approval(decided.approval or {}) if decided.approval else None,
-    }
+    if decided.outcome == decisions.NEEDS_STEP_UP:
+        raise ApiRefusal(403, "step_up_required", f"{decided.words} Send it as step_up_code with the decision.")
+    if decided.outcome == decisions.NO_SECOND_FACTOR:
+        raise ApiRefusal(403, "no_second_factor", decided.words)
+    if decided.outcome == decisions.REFUSED:
+        raise ApiRefusal(403, "rule_refused", decided.words)
+    approval = _approval(decided.approval) if decided.approval else None
+    if decided.outcome == decisions.WAITING:
+        # The vote is counted; the workspace's rule waits for more approvals: nothing was sent yet.
+        return {"outcome": "waiting", "words": decided.tally or decided.words, "approval": approval}
+    return {"outcome": "decided", "words": decided.words, "tally": decided.tally or None, "approval": approval}

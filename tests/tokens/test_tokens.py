@@ -15,6 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from agents.audit_words import audit_words
+from agents.models import ApprovalRule
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.inbox.services import workspace_refresh
@@ -174,3 +175,24 @@ def test_the_openapi_document_is_served_openly_and_lists_the_decision():
     document = json.loads(__import__("django.test", fromlist=["Client"]).Client().get("/api/v1/openapi.json").content)
     assert document["openapi"].startswith("3.1")
     assert "/api/v1/approvals/{approval_id}/decision" in document["paths"]
+
+
+def test_under_a_two_approvals_rule_a_tokens_vote_is_counted_and_nothing_is_sent_yet(sandbox_key, user, client):
+    make_approver(user)
+    token = made(user, sandbox_key, name="Assistant")
+    workspace_refresh(workspace_id=sandbox_key.workspace_id)
+    waiting = client.get("/api/v1/approvals", **bearer(token)).json()["data"]
+    chosen = waiting[0]  # the module's sandbox: whichever is still waiting
+    ApprovalRule.objects.create(workspace_id=sandbox_key.workspace_id, risk=chosen["risk"], approvals_needed=2)
+
+    vote = client.post(
+        f"/api/v1/approvals/{chosen['id']}/decision",
+        {"decision": "approve", "confirmed": True},
+        content_type="application/json",
+        **bearer(token),
+        HTTP_IDEMPOTENCY_KEY="assistant-vote-1",
+    )
+
+    assert vote.status_code == 200 and vote.json()["outcome"] == "waiting"
+    assert "1 of 2 approved" in vote.json()["words"]
+    assert not AuditEntry.objects.filter(kind="write", idempotency_key="assistant-vote-1").exists()
