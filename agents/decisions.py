@@ -44,7 +44,15 @@ NEEDS_CONFIRMATION = "needs-confirmation"  # a destructive or spend approve with
 VIA_ONE = ""
 VIA_BULK = "bulk"
 VIA_REINSTRUCT = "re-instruct"
-VIA_WORDS = {VIA_BULK: "in a bulk decision", VIA_REINSTRUCT: "to send a corrected instruction"}
+# A message's Approve / Reject (agents/message_decisions.py), after its confirmation page or Slack button.
+VIA_EMAIL, VIA_SLACK, VIA_TEAMS = "email", "slack", "teams"
+VIA_WORDS = {
+    VIA_BULK: "in a bulk decision",
+    VIA_REINSTRUCT: "to send a corrected instruction",
+    VIA_EMAIL: "from email",
+    VIA_SLACK: "from Slack",
+    VIA_TEAMS: "from Teams",
+}
 
 GONE_WORDS = (
     "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "

@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.reach import views
+from dashboard.reach import confirm_views, slack, views
 from dashboard.web import converters  # noqa: F401  (the pk path converter)
 
 app_name = "reach"
@@ -12,4 +12,7 @@ urlpatterns = [
     path("log/", views.delivery_log, name="log"),
     path("log/<pk:pk>/retry", views.delivery_retry, name="retry"),
     path("claim", views.claim, name="claim"),
+    # Decisions from a message: the confirmation page (GET shows, POST decides) and Slack's button clicks.
+    path("decide/<str:token>", confirm_views.decide, name="decide"),
+    path("slack/interactivity", slack.interactivity, name="slack_interactivity"),
 ]
