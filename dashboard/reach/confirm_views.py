@@ -38,8 +38,9 @@ TEMPLATE = "reach/decide.html"
 
 def _answer(request: HttpRequest, context: dict, status: int = 200) -> HttpResponse:
     response = render(request, TEMPLATE, context, status=status)
-    # The address holds the token: never sent on to another site, never kept by a cache.
-    response.headers["Referrer-Policy"] = "no-referrer"
+    # The address holds the token: never sent on to another site (same-origin, not no-referrer:
+    # with that, browsers post the form with `Origin: null` and Django's CSRF check refuses it).
+    response.headers["Referrer-Policy"] = "same-origin"
     return response
 
 
