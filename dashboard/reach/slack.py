@@ -183,8 +183,8 @@ def _clicked(payload: dict[str, Any], *, response_url: str) -> None:
     decision = str(action.get("action_id") or "").split(":", 1)[0]
     if decision not in ("approve", "reject"):
         return  # a button that opens the confirmation page: Slack tells us of the click, nothing to do
-    user = payload.get("user") if isinstance(payload.get("user"), dict) else {}
-    slack_user = str(user.get("id") or "")
+    user = payload.get("user")
+    slack_user = str(user.get("id") or "") if isinstance(user, dict) else ""
     token = token_find(str(action.get("value") or ""))
     if token is None or token.via != VIA_SLACK:
         _tell(response_url, UNKNOWN)
