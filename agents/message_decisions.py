@@ -74,7 +74,10 @@ class AgentsApprovalDecider:
         if decided.outcome == decisions.DECIDED:
             return Decided(True, decided.decided, decided.words)
         status = decided.approval["status"] if decided.approval else ""
-        return Decided(False, status if status in ("approved", "rejected") else "", decided.words)
+        # Decided before, or gone: the token is spent. Anything else the flow refused before sending
+        # (a confirmation, or whatever the flow asks first) leaves it usable for another try.
+        final = decided.outcome in (decisions.ALREADY, decisions.GONE)
+        return Decided(False, status if status in ("approved", "rejected") else "", decided.words, final=final)
 
 
 DECIDER = AgentsApprovalDecider()

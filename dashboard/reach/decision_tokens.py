@@ -75,6 +75,9 @@ class Decided:
     decided: bool  # the service accepted this decision
     status: str  # "approved" / "rejected" / "" (unknown)
     words: str  # what to tell the person: the audit line, or why not
+    # Nothing more can come of this token (decided, decided before, gone). Not final: the flow
+    # refused before sending (e.g. a fresh second factor first), and the token stays usable.
+    final: bool = True
 
 
 class ApprovalDecider(Protocol):
@@ -214,7 +217,10 @@ def token_redeem(*, token: DecisionToken, decision: str, now: datetime | None = 
     except Exception:
         DecisionToken.objects.filter(pk=token.pk).update(used_at=None, decision="")
         raise
-    DecisionToken.objects.filter(pk=token.pk).update(outcome=decided.words[:300])
+    if decided.decided or decided.final:
+        DecisionToken.objects.filter(pk=token.pk).update(outcome=decided.words[:300])
+    else:
+        DecisionToken.objects.filter(pk=token.pk).update(used_at=None, decision="")
     return Redeemed(decided.decided, decided.words, decided.status)
 
 
