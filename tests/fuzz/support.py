@@ -217,6 +217,9 @@ FUZZ_TABLE: dict[str, Target] = {
     "reach:log": Target(examples=3),
     "reach:retry": Target(methods=("POST",), examples=3),
     "reach:claim": Target(methods=("POST",), form=("item_key", "action", "assignee", "next")),
+    # Decisions from a message: the confirmation page (its token fuzzed as a path value), Slack's clicks.
+    "reach:decide": Target(methods=("GET", "POST"), query=("d",), form=("decision",)),
+    "reach:slack_interactivity": Target(methods=("POST",), form=("payload",)),
     "studio:index": Target(query=("studio", "artifact_id", "from_turn")),
     "studio:start": Target(methods=("POST",), form=("studio", "message", "artifact_id", "auto", "idempotency_key")),
     "studio:turn": Target(),

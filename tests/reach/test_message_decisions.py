@@ -8,10 +8,12 @@ decision calls it receives."""
 
 from __future__ import annotations
 
+import threading
 from datetime import timedelta
 from email import message_from_bytes
 from urllib.parse import urlsplit
 
+from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
@@ -180,3 +182,30 @@ def test_an_approval_decided_elsewhere_is_refused_naming_who_decided(
     # Ben's reject, and Dana's approve that the service refused (409): never a second decision.
     assert decisions_counted == [f"/v1/approvals/{approval['id']}"] * 2
     assert approval_status(on_sandbox, approval["id"]) == "rejected"
+
+
+def test_the_same_token_posted_from_two_browsers_at_once_decides_once(
+    transactional_db, on_sandbox, decisions_counted, django_user_model
+):
+    dana = sandbox_approver(django_user_model, on_sandbox, "dana")
+    approval = fresh_approval(on_sandbox)
+    secret = token_for(dana, approval)
+    barrier, answers = threading.Barrier(2), []
+
+    def press():
+        try:
+            token = token_find(secret)
+            barrier.wait(timeout=10)
+            answers.append(token_redeem(token=token, decision="approve"))
+        finally:
+            connection.close()
+
+    threads = [threading.Thread(target=press) for _ in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+
+    assert sorted(answer.decided for answer in answers) == [False, True]
+    assert decisions_counted == [f"/v1/approvals/{approval['id']}"]
+    assert approval_status(on_sandbox, approval["id"]) == "approved"
