@@ -25,6 +25,7 @@ class PreferencesForm(forms.Form):
     by_email = forms.BooleanField(required=False, label="By email (to the address of your account)")
     slack_user_id = forms.RegexField(
         regex=r"^[UW][A-Z0-9]{2,30}$",
+        strip=True,
         required=False,
         max_length=32,
         label="Your Slack member id",

@@ -85,6 +85,11 @@ def request_refusal(*, timestamp: str, signature: str, body: bytes, now: float |
     return ""
 
 
+def escaped(text: str) -> str:
+    """Text as Slack's mrkdwn shows it literally (its three control characters)."""
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+
+
 def _button(text: str, *, action_id: str, style: str, value: str = "", url: str = "") -> dict[str, Any]:
     button: dict[str, Any] = {"type": "button", "text": {"type": "plain_text", "text": text}, "action_id": action_id}
     if style:
@@ -105,7 +110,7 @@ def decision_blocks(
     if preview.input_text:
         shown = preview.input_text[:INPUT_SHOWN]
         more = "" if len(preview.input_text) <= INPUT_SHOWN else "\n… (the whole input is on the confirmation page)"
-        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": f"```{shown}```{more}"}})
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": f"```{escaped(shown)}```{more}"}})
     if interactive and not preview.needs_confirmation and len(preview.input_text) <= INPUT_SHOWN:
         buttons = [
             _button("Approve", action_id=f"approve:{index}", style="primary", value=secret),
@@ -149,7 +154,7 @@ def slack_message(rows: list[Delivery], *, link, decisions: dict[int, tuple[Appr
         if row.pk in decisions:
             preview, secret = decisions[row.pk]
             blocks += decision_blocks(index=index, preview=preview, secret=secret, interactive=interactive, link=link)
-    text = "\n".join(f"• <{link(row.path)}|{row.title}>" for row in rows)
+    text = "\n".join(f"• <{link(row.path)}|{escaped(row.title)}>" for row in rows)
     return {"text": text, "blocks": blocks[:50]}  # Slack takes 50 blocks in a message
 
 

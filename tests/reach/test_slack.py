@@ -79,7 +79,8 @@ def test_a_signed_click_decides_once_and_updates_the_message_in_place(
     NotificationPreference.objects.create(user=dana, slack_user_id=SLACK_USER)
     approval = fresh_approval(on_sandbox)
     body = click(slack_token(dana, approval), response_url=receiver.url)
-    headers = signed(body)
+    now = int(time.time())
+    headers = signed(body, timestamp=now - 10)
 
     answer = post(client, body, headers)
 
@@ -92,7 +93,7 @@ def test_a_signed_click_decides_once_and_updates_the_message_in_place(
     replayed = post(client, body, headers)  # the same signed request again
     assert (replayed.status_code, replayed.content.decode()) == (401, "The request was seen before.")
     # Pressed again later (a new, valid request): the token is spent; only the presser is told.
-    again = post(client, body, signed(body, timestamp=int(time.time()) - 1))
+    again = post(client, body, signed(body, timestamp=now - 20))
     assert again.status_code == 200 and decisions_counted == [f"/v1/approvals/{approval['id']}"]
     assert receiver.bodies[-1]["response_type"] == "ephemeral"
     assert receiver.bodies[-1]["text"].startswith("This link was used already")
