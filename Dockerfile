@@ -35,7 +35,7 @@ RUN CELERY_BROKER_URL=redis://build-only \
     python manage.py collectstatic --noinput --verbosity 0
 
 RUN useradd --create-home --uid 10001 console \
- && mkdir -p /app/var/imports \
+ && mkdir -p /app/var/imports /app/var/zips \
  && chown -R console:console /app/var
 USER console
 

@@ -14,6 +14,7 @@ class AgentsConfig(AppConfig):
     def ready(self) -> None:
         from django.conf import settings
 
+        from agents.api import router as approvals_api
         from agents.audit_words import audit_words
         from agents.bulk_decisions import APPROVAL_BATCH
         from agents.home import runs_failed_or_waiting
@@ -61,5 +62,6 @@ class AgentsConfig(AppConfig):
                 remote_resources=("approvals",),
                 audit_words=audit_words,
                 job_kinds=(APPROVAL_BATCH,),
+                api_routers=(("/", approvals_api),),
             )
         )

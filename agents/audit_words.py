@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents.decisions import VIA_WORDS
+from agents.decisions import via_words
 from agents.inbox import agent_names_known
 from agents.live import INVOCATION_KIND
 from agents.models import InsightsRefresh
@@ -50,7 +50,7 @@ def _decision(entry: Any, name: str) -> str:
     of_agent = f" of {agent}" if agent else ""
     if entry.kind == "approval_decision" and entry.summary:
         # The decision flow's words (agents/decisions.py), the same from every path; the path after them.
-        via = VIA_WORDS.get(str(details.get("via") or ("bulk" if details.get("bulk") else "")), "")
+        via = via_words(str(details.get("via") or ("bulk" if details.get("bulk") else "")))
         about = "; ".join(part for part in (f"an approval{of_agent}" if agent else "", via) if part)
         return f"{entry.summary} ({about})" if about else entry.summary
     if entry.status == 409:

@@ -54,6 +54,14 @@ VIA_WORDS = {
     VIA_TEAMS: "from Teams",
 }
 
+
+def via_words(via: str) -> str:
+    """The path of a decision, in words, for its audit line ("" for the card)."""
+    if via.startswith("token "):
+        return f"via {via}"  # a personal access token, by its name (the console API)
+    return VIA_WORDS.get(via, "")
+
+
 GONE_WORDS = (
     "The service no longer lists this approval (decided elsewhere, or removed): nothing was sent. "
     "Reload the page to see it as it is now."

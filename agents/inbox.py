@@ -16,6 +16,7 @@ costs no query of its own: a page of 1,000 waiting costs what one of 50 does.
 from __future__ import annotations
 
 import functools
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -32,6 +33,7 @@ from agents.queue import NAMES_KIND, SOURCE, stored_agent_names
 from agents.reading import read_agent_summary, read_approval
 from agents.run_reading import read_run
 from agents.selectors import agent_list, approval_list, run_list
+from agents.tell_apart import tell_apart
 from dashboard.api.paths import api_path
 from dashboard.inbox.selectors import failures_since, stored_items
 from dashboard.inbox.sources import (
@@ -244,7 +246,18 @@ def _stored(rows) -> list[InboxItem]:
                         since=row.since,
                     )
                 )
-    return items
+    return _told_apart(items)
+
+
+def _told_apart(items: list[InboxItem]) -> list[InboxItem]:
+    """Approvals with the same summary, each with what tells it from the others."""
+    phrases = tell_apart(item.data["approval"] for item in items if item.kind == KIND_APPROVAL)
+    return [
+        replace(item, detail=phrases[item.data["approval"]["id"]])
+        if item.kind == KIND_APPROVAL and item.data["approval"]["id"] in phrases
+        else item
+        for item in items
+    ]
 
 
 def _builder_questions(viewer: InboxViewer, names: dict[str, str]) -> list[InboxItem]:

@@ -69,7 +69,7 @@ _NOUNS = {PAGE: "pages", COSTLY: "searches and exports", POLL: "updates"}
 
 # Answered whatever the traffic: probes and the metrics scrape come from
 # inside (a load balancer, Prometheus) and must never be refused for load.
-EXEMPT_VIEWS = frozenset({"healthz", "livez", "readyz", "metrics"})
+EXEMPT_VIEWS = frozenset({"healthz", "livez", "readyz", "metrics", "metrics_state"})
 
 PAGE_TEMPLATE = "errors/slow_down.html"
 BOX = "errors/remote_error.html#remote_error"

@@ -16,12 +16,12 @@ from urllib.parse import urlsplit
 import environ
 from django.core.exceptions import ImproperlyConfigured
 
-from dashboard.envfile import ensure_env_file
+from dashboard.envfile import SecretFileEnv, ensure_env_file
 
 BASE_DIR = Path(__file__).resolve().parent.parent
 VAR_DIR = BASE_DIR / "var"
 
-env = environ.Env()
+env = SecretFileEnv()
 
 CONSOLE_ENV = env.str("CONSOLE_ENV", default="development")
 PRODUCTION = CONSOLE_ENV == "production"
@@ -91,6 +91,9 @@ INSTALLED_APPS = [
     "dashboard.inbox",
     "dashboard.reach",
     "dashboard.metrics",
+    "dashboard.tokens",
+    # The console's own API (dashboard/console_api): its docs page's template and static files.
+    "ninja",
     "studio",
     "agents",
     "objects",
@@ -132,6 +135,8 @@ MIDDLEWARE = [
     "dashboard.people.middleware.SignedOutNoticeMiddleware",
     "dashboard.accounts.middleware.PrivatePagesMiddleware",
     "dashboard.middleware.HtmxLoginRedirectMiddleware",
+    # A request to the console's API acts as the person of its personal access token (no session).
+    "dashboard.tokens.middleware.AccessTokenMiddleware",
     "django.contrib.auth.middleware.LoginRequiredMiddleware",
     "dashboard.frame.workspace.WorkspaceMiddleware",
     # Access follows the key: a refused or revoked key sees the refusal, not the workspace's data.
@@ -427,6 +432,19 @@ CELERY_BEAT_TICK_SECONDS = env.float("CELERY_BEAT_TICK_SECONDS", default=0.5)
 # consumed by a thread-pool worker of its own (Procfile), so open chats never
 # take the poller's worker processes.
 CELERY_STREAM_QUEUE = env.str("CELERY_STREAM_QUEUE", default="")
+# One beat at a time (dashboard/beat_guard.py): beat ticks only while it holds a
+# lock in Redis (BEAT_LOCK_URL, the broker's Redis by default) of BEAT_LOCK_SECONDS,
+# renewed as it ticks; a second beat stands by and takes over within that long of the
+# first dying (at once when it stops cleanly). No Redis (the SQLite broker): no guard.
+CELERY_BEAT_SCHEDULER = "dashboard.beat_guard:SingleBeatScheduler"
+BEAT_LOCK_URL = env.str(
+    "BEAT_LOCK_URL",
+    default=CELERY_BROKER_URL if CELERY_BROKER_URL.startswith(("redis://", "rediss://", "redis+socket://")) else "",
+)
+BEAT_LOCK_SECONDS = env.float("BEAT_LOCK_SECONDS", default=15.0)
+# A file beat touches as its loop turns (holding the lock or standing by), for a
+# container healthcheck that needs no Django start (compose, Kubernetes); "" = none.
+BEAT_ALIVE_FILE = env.str("BEAT_ALIVE_FILE", default="")
 
 # The live poller (dashboard/live/services.py). A tick sends poll tasks for
 # the due rows (at most LIVE_POLL_MAX_QUEUED queued or running at once, in all:
@@ -548,6 +566,9 @@ elif not PRODUCTION:
 EMAIL_TIMEOUT = env.int("EMAIL_TIMEOUT", default=10)
 DEFAULT_FROM_EMAIL = env.str("DEFAULT_FROM_EMAIL", default="Workspace Console <console@localhost>")
 SERVER_EMAIL = DEFAULT_FROM_EMAIL
+# Personal access tokens (dashboard/tokens): the longest life a person may give one, in days.
+TOKEN_MAX_DAYS = env.int("TOKEN_MAX_DAYS", default=90)
+
 # Links in emails are absolute: CONSOLE_BASE_URL (https://console.example.com)
 # when set, else the address of the request that sent the email.
 CONSOLE_BASE_URL = env.str("CONSOLE_BASE_URL", default="").rstrip("/")
@@ -588,7 +609,7 @@ if PRODUCTION:
     # Probes come over plain http from inside (compose, a load balancer's checks).
     SECURE_REDIRECT_EXEMPT = [r"^healthz$", r"^livez$", r"^readyz$"]
     # So does Prometheus' scrape (web:8000 in the compose network; docs/operations.md "Metrics").
-    SECURE_REDIRECT_EXEMPT.append(r"^metrics$")
+    SECURE_REDIRECT_EXEMPT.append(r"^metrics(/state)?$")
 
 # Where images may come from: the console, data: URLs (inline icons, QR codes),
 # the origins of the service and of its web app (the files they store), and
@@ -778,3 +799,8 @@ REACH_SWEEP_SECONDS = env.float("REACH_SWEEP_SECONDS", default=60.0)
 # Secret"; without it Slack messages carry links to the confirmation page only).
 REACH_DECISION_TOKEN_SECONDS = env.int("REACH_DECISION_TOKEN_SECONDS", default=86400)
 SLACK_SIGNING_SECRET = env.str("SLACK_SIGNING_SECRET", default="")
+# What is due for a person on a channel goes as one message of at most
+# REACH_BATCH_LIMIT lines; a webhook failing for REACH_WEBHOOK_PAUSE_AFTER_SECONDS
+# on end is paused (not called) and its owner told, until resumed.
+REACH_BATCH_LIMIT = env.int("REACH_BATCH_LIMIT", default=50)
+REACH_WEBHOOK_PAUSE_AFTER_SECONDS = env.float("REACH_WEBHOOK_PAUSE_AFTER_SECONDS", default=3600.0)

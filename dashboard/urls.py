@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from dashboard import views
+from dashboard.console_api.api import console_api_urls
 from dashboard.frame.key_gate import keyless_urls
 from dashboard.home import views as home_views
 from dashboard.metrics import views as metrics_views
@@ -21,6 +22,8 @@ urlpatterns = [
     path("system/", include("dashboard.system.urls")),
     # Prometheus' scrape (dashboard/metrics): 404 unless configured, then a token or an allowed address.
     path("metrics", metrics_views.metrics, name="metrics"),
+    # The state read from the database, the same from every web: scraped once (dashboard/metrics/scrape.py).
+    path("metrics/state", metrics_views.metrics_state, name="metrics_state"),
     path("accounts/", include("dashboard.accounts.urls")),
     # The sign-in policy and a person's second-factor reset: People pages served by dashboard.accounts.
     path("people/", include("dashboard.accounts.urls_policy")),
@@ -33,6 +36,9 @@ urlpatterns = [
     path("studio/", include("studio.urls")),
     path("", include("agents.urls")),
     path("objects/", include("objects.urls")),
+    # The console's own API for scripts and assistants (personal access tokens; dashboard/console_api).
+    path("api/v1/", console_api_urls()),
+    path("account/tokens/", include("dashboard.tokens.urls")),
     # The console's own accounts and keys, for its staff whatever their key.
     path("admin/", keyless_urls(admin.site.urls)),
 ]

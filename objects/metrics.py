@@ -10,7 +10,9 @@ from collections.abc import Iterator
 
 from django.db.models import Count
 
+from dashboard.metrics import registry
 from dashboard.metrics.collect import Gauge
+from dashboard.metrics.initial import Series
 from objects.models import ObjectJob
 
 
@@ -27,3 +29,10 @@ def job_gauges() -> Iterator[Gauge]:
         ("kind", "state"),
         list(counts.items()),
     )
+
+
+def job_row_series() -> Iterator[Series]:
+    """Rows handled by kind and phase (a job's active states), at zero from the first scrape."""
+    for kind, _ in ObjectJob.KINDS:
+        for phase in sorted(ObjectJob.ACTIVE):
+            yield registry.object_job_rows, (kind, phase)

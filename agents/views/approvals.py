@@ -20,6 +20,7 @@ from agents.bulk_decisions import MAX_BATCH
 from agents.forms import APPROVAL_STATUSES, ApprovalBatchForm, ApprovalDecisionForm, uuid_or_empty
 from agents.pages import DECIDE_PERMISSION, NOT_AN_APPROVER, READ_ONLY, approval_row, decide_refusal, decision_ids
 from agents.reading import read_agent_summary, read_approval
+from agents.tell_apart import tell_apart
 from dashboard.accounts.middleware import background_request
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.selectors import always_allow_grants
@@ -91,12 +92,14 @@ def approvals(request: ConsoleRequest) -> HttpResponse:
             if (claim := claims.get(f"approval:{a['id']}")) and claim.user_id == request.user.pk
         ]
     decided = queue.deciders(workspace_id=request.workspace.id, approval_ids=[a["id"] for a in approvals_read])
+    apart = tell_apart(approvals_read)
     rows = [
         {
             **approval_row(
                 approval, agent_names=agent_names, may_decide=not refusal, decided_by=decided.get(approval["id"], "")
             ),
             "claim": claims.get(f"approval:{approval['id']}"),
+            "tell_apart": apart.get(approval["id"], ""),
         }
         for approval in approvals_read
     ]
@@ -172,7 +175,11 @@ def approvals_news(request: ConsoleRequest) -> HttpResponse:
         and (not filters["agent"] or approval["agent_id"] == filters["agent"])
         and queue.matches(approval, risk=filters["risk"], age=filters["age"])
     ]
-    rows = [approval_row(approval, agent_names={}, may_decide=not refusal) for approval in new]
+    apart = tell_apart([*stored])
+    rows = [
+        {**approval_row(approval, agent_names={}, may_decide=not refusal), "tell_apart": apart.get(approval["id"], "")}
+        for approval in new
+    ]
     context = {
         "rows": rows,
         "counts": queue.risk_counts(stored),

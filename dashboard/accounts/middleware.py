@@ -25,6 +25,8 @@ from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import patch_cache_control
 
+from dashboard.web.api_answers import is_api_request
+
 LOGIN_AT = "console_login_at"
 SEEN_AT = "console_seen_at"
 # Activity is written to the session at most this often: saving it on every
@@ -65,8 +67,8 @@ class SessionLimitsMiddleware:
         return self.get_response(request)
 
     def process_view(self, request: HttpRequest, view_func, view_args, view_kwargs) -> None:
-        if not request.user.is_authenticated:
-            return None
+        if not request.user.is_authenticated or is_api_request(request):
+            return None  # a token's request has no session: its limits are the token's
         session = request.session
         now = time.time()
         # A session from before these limits starts its clocks now.

@@ -66,7 +66,7 @@ from dashboard.api.hooks import KeyRefusal, RemoteWrite, key_refused, remote_wri
 from dashboard.api.pagination import Page, items_from_body, next_cursor_from_body
 from dashboard.api.sse import ServerSentEvent, iter_events
 from dashboard.idempotency import new_idempotency_key
-from dashboard.observability.context import current_request_id, new_request_id
+from dashboard.observability.context import current_request_id, current_via, new_request_id
 
 USER_AGENT = "workspace-console/0.1"
 KEYED_METHODS = frozenset({"POST", "PATCH", "PUT", "DELETE"})
@@ -378,6 +378,7 @@ class ServiceClient:
                 status=status,
                 request_id=request_id,
                 error=error,
+                via=current_via(),
             )
         )
 

@@ -28,6 +28,7 @@ class RemoteWrite:
     status: int | None  # None: no answer (unreachable, timed out)
     request_id: str | None
     error: str = ""  # the typed error's class name when it failed
+    via: str = ""  # not the person's browser: "token <name>" (the console API)
 
     @property
     def succeeded(self) -> bool:

@@ -73,8 +73,8 @@ def audit_write_record(write: RemoteWrite) -> AuditEntry | None:
             idempotency_key=write.idempotency_key[:128],
             status=write.status,
             request_id=(write.request_id or "")[:128],
-            summary=summary_of(write.method, write.path),
-            details={"error": write.error} if write.error else {},
+            summary=(summary_of(write.method, write.path) + (f" (via {write.via})" if write.via else ""))[:300],
+            details={**({"error": write.error} if write.error else {}), **({"via": write.via} if write.via else {})},
         )
 
 

@@ -153,6 +153,8 @@ class Area:
     # Its kinds of stepped jobs (dashboard/jobs/kinds.py): the area keeps the
     # chunk, the core's engine leases, retries, writes and sends the next step.
     job_kinds: tuple[JobKind, ...] = ()
+    # Its part of the console's own API (dashboard/console_api): (prefix, a django-ninja Router).
+    api_routers: tuple[tuple[str, Any], ...] = ()
 
 
 _areas: dict[str, Area] = {}

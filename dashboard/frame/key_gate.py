@@ -48,6 +48,7 @@ from dashboard.frame.workspace import Workspace
 from dashboard.keys.errors import KeyRefusedError
 from dashboard.keys.recheck import api_key_recheck
 from dashboard.keys.services import api_key_refused
+from dashboard.web.api_answers import api_error, is_api_request
 
 # The attribute `works_without_key` sets on the view it marks.
 KEYLESS_ATTRIBUTE = "console_works_without_key"
@@ -130,6 +131,16 @@ def refused_in_this_request(workspace: Workspace) -> bool:
 
 def key_refused_response(request: HttpRequest, workspace: Workspace) -> HttpResponseBase:
     key = workspace.key
+    if is_api_request(request):
+        answer = api_error(
+            403,
+            "key_refused",
+            "The service refuses your key of this workspace: the token acts through it, so it is refused too. "
+            "Add a working key on the Keys page.",
+            request_id=key.refused_request_id if key else "",
+        )
+        answer.key_refused = True  # type: ignore[attr-defined]  # as the refusal page is marked
+        return answer
     return render_key_refused(request, KeyRefusedError(request_id=key.refused_request_id if key else ""))
 
 

@@ -47,8 +47,10 @@ READ_ONLY_ROLES = frozenset({"viewer", "readonly", "read_only", "read-only", "re
 class Workspace:
     """The active key of one user and the workspace it belongs to."""
 
-    def __init__(self, user: AbstractBaseUser | AnonymousUser) -> None:
+    def __init__(self, user: AbstractBaseUser | AnonymousUser, *, workspace_id: str = "") -> None:
         self.user = user
+        # A personal access token acts in its own workspace, whichever key the person has active.
+        self.pinned_id = workspace_id
 
     def __repr__(self) -> str:
         return f"<Workspace {self.id or 'none'}>"
@@ -61,6 +63,10 @@ class Workspace:
         """The stored key every page acts as (one query), or None."""
         if not self.user.is_authenticated:
             return None
+        if self.pinned_id:
+            return (
+                ApiKey.objects.filter(user_id=self.user.pk, workspace_id=self.pinned_id).order_by("-is_active").first()
+            )
         return ApiKey.objects.filter(user_id=self.user.pk, is_active=True).first()
 
     @property
@@ -161,7 +167,8 @@ class WorkspaceMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
-        request.workspace = Workspace(request.user)  # type: ignore[attr-defined]
+        token = getattr(request, "access_token", None)
+        request.workspace = Workspace(request.user, workspace_id=token.workspace_id if token else "")  # type: ignore[attr-defined]
         return self.get_response(request)
 
 

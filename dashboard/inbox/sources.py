@@ -107,6 +107,9 @@ class InboxItem:
     # When a person should have acted by (an area's deadline): past it, the
     # item is overdue and escalated once (dashboard/reach).
     due_at: datetime | None = None
+    # What tells it from a similar item on the same list ("to: bob@example.com"
+    # for one of six "Send the email" approvals), shown under its title.
+    detail: str = ""
 
     @property
     def kind_label(self) -> str:

@@ -133,6 +133,11 @@ def get_kind(name: str) -> OperationKind | None:
     return _registry.get(name)
 
 
+def kind_names() -> list[str]:
+    """Every registered kind's name (the metrics make their series at zero from it)."""
+    return list(_registry.names())
+
+
 def unregister(name: str) -> None:
     """For tests that register a throwaway kind."""
     _registry.kinds.pop(name, None)

@@ -8,6 +8,8 @@ multiprocess gauge (a dead process cannot leave a stale value behind). Each
 part is read on its own: one that fails (the broker down, a table missing
 mid-migration) is left out of this scrape, logged, and reported by
 `console_metrics_collect_ok{part}` = 0; the others are still served.
+They are the console's, not a process's: served once, at `/metrics/state`
+(scrape.py), never beside each process's counters.
 
 Areas add their own gauges through `register_gauges()` (called in their
 AppConfig.ready()), since the core names no area: objects/metrics.py adds the
@@ -17,6 +19,7 @@ object jobs by kind and state.
 from __future__ import annotations
 
 import logging
+import math
 import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
@@ -29,11 +32,13 @@ from django.utils import timezone
 from prometheus_client.core import GaugeMetricFamily, Metric
 from prometheus_client.registry import Collector
 
-from dashboard.metrics.registry import OTHER, state_label
+from dashboard.metrics.registry import OTHER, STATES, state_label
 
 logger = logging.getLogger("dashboard.metrics")
 
 BROKER_TIMEOUT_SECONDS = 1.0
+# A delivery's channel is "email" or "webhook:<id>": the label keeps the type.
+DELIVERY_CHANNELS = ("email", "webhook")
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,13 @@ def live_gauges(now: datetime) -> Iterator[Gauge]:
     from dashboard.live.models import PollerSlot, TrackedOperation
     from dashboard.live.selectors import operation_oldest_due_at, operations_stale_on_lease
 
+    # Every registered kind in each state it can be followed in (the known
+    # states less its final ones) is there at zero: the series exist from the start.
     counts: dict[tuple[str, str], float] = {}
+    for name in kinds.kind_names():
+        registered = kinds.get_kind(name)
+        for state in sorted(STATES - set(registered.final_statuses) if registered else ()):
+            counts[(name, state)] = 0.0
     # Rows still followed only (not final: the partial index live_op_due's rows): what
     # ended is counted as it ends (console_live_operations_finished), not read for ever.
     rows = TrackedOperation.objects.filter(is_final=False).values("kind", "status").annotate(n=Count("id"))
@@ -125,36 +136,36 @@ def live_gauges(now: datetime) -> Iterator[Gauge]:
 
 
 def heartbeat_gauges(now: datetime) -> Iterator[Gauge]:
-    """The heartbeats dashboard/live/heartbeat.py keeps in the cache (each left
-    out while never seen: alert on the age, and on its absence)."""
+    """The heartbeats dashboard/live/heartbeat.py keeps in the cache. One never
+    seen (beat or a queue's worker not started yet, or the cache emptied) is
+    +Inf, not left out: the series is there from the first scrape (an
+    `absent()` rule would fire on a fresh stack), and an age rule fires for
+    it as for a stale one once its `for:` has passed."""
     from dashboard.live import heartbeat
 
-    tick = _age(now, heartbeat.heartbeat_last_seen())
-    if tick is not None:
-        # Beat sent it, the broker carried it, a worker ran it.
-        yield Gauge(
-            "console_live_tick_age_seconds",
-            "Seconds since a worker last ran beat's live.tick (sent every CELERY_BEAT_TICK_SECONDS).",
-            samples=[((), tick)],
-        )
-    beat = _age(now, heartbeat.beat_last_seen())
-    if beat is not None:
-        yield Gauge(
-            "console_beat_heartbeat_age_seconds",
-            "Seconds since the Celery beat process last sent a task (it records at most every few seconds).",
-            samples=[((), beat)],
-        )
-    workers = []
-    for queue in broker_queues():
-        age = _age(now, heartbeat.worker_last_seen(queue))
-        if age is not None:
-            workers.append(((queue,), age))
+    yield Gauge(
+        "console_live_tick_age_seconds",
+        "Seconds since a worker last ran beat's live.tick (sent every CELERY_BEAT_TICK_SECONDS); +Inf: never seen.",
+        samples=[((), _seen(now, heartbeat.heartbeat_last_seen()))],
+    )
+    yield Gauge(
+        "console_beat_heartbeat_age_seconds",
+        "Seconds since the Celery beat process last sent a task (it records at most every few seconds); "
+        "+Inf: never seen.",
+        samples=[((), _seen(now, heartbeat.beat_last_seen()))],
+    )
     yield Gauge(
         "console_worker_heartbeat_age_seconds",
-        "Seconds since a Celery worker consuming the queue last said it was alive (every few seconds).",
+        "Seconds since a Celery worker consuming the queue last said it was alive (every few seconds); "
+        "+Inf: never seen.",
         ("queue",),
-        workers,
+        [((queue,), _seen(now, heartbeat.worker_last_seen(queue))) for queue in broker_queues()],
     )
+
+
+def _seen(now: datetime, then: datetime | None) -> float:
+    age = _age(now, then)
+    return math.inf if age is None else age
 
 
 def broker_queues() -> list[str]:
@@ -238,25 +249,64 @@ def login_gauges(now: datetime) -> Iterator[Gauge]:
     )
 
 
-def build_gauges(now: datetime) -> Iterator[Gauge]:
-    from dashboard.version import console_version
+def delivery_gauges(now: datetime) -> Iterator[Gauge]:
+    """Notifications waiting to be sent and given up on, by channel type (a
+    webhook's id folded into `webhook`: the label never grows with the data).
+    Sent rows are not counted: they only pile up; `rate()` of the tasks
+    `reach.deliver` shows the sending."""
+    from dashboard.reach.models import Delivery
 
+    counts = {
+        (channel, state): 0.0
+        for channel in DELIVERY_CHANNELS
+        for state in (Delivery.STATUS_PENDING, Delivery.STATUS_FAILED)
+    }
+    rows = (
+        Delivery.objects.filter(status__in=[Delivery.STATUS_PENDING, Delivery.STATUS_FAILED])
+        .values("channel", "status")
+        .annotate(n=Count("id"))
+        .order_by()
+    )
+    for row in rows:
+        channel = str(row["channel"]).split(":", 1)[0]
+        key = (channel if channel in DELIVERY_CHANNELS else OTHER, row["status"])
+        counts[key] = counts.get(key, 0.0) + row["n"]
     yield Gauge(
-        "console_build_info",
-        "The console's version (always 1): join on it, or alert when two versions serve at once.",
-        ("version",),
-        [((console_version(),), 1.0)],
+        "console_deliveries",
+        "Notifications waiting to be sent (pending) or given up on after their retries (failed), by channel type.",
+        ("channel", "state"),
+        sorted(counts.items()),
+    )
+
+
+def workspace_gauges(now: datetime) -> Iterator[Gauge]:
+    """Each workspace the console holds a key of, with its name (the newest
+    key's: a workspace renamed on the service is renamed here when a key is
+    next added or checked). Join it on `workspace` to show names:
+    `console_inbox_refresh_age_seconds * on(workspace) group_left(name) console_workspace_info`."""
+    from dashboard.keys.models import ApiKey
+
+    names: dict[str, str] = {}
+    for workspace_id, name in ApiKey.objects.values_list("workspace_id", "workspace_name").order_by("pk"):
+        if workspace_id:
+            names[workspace_id] = name or workspace_id
+    yield Gauge(
+        "console_workspace_info",
+        "A workspace the console holds a key of, with its name (always 1): join on `workspace`.",
+        ("workspace", "name"),
+        [((workspace_id, names[workspace_id]), 1.0) for workspace_id in sorted(names)],
     )
 
 
 CORE_PARTS: dict[str, Callable[[datetime], Iterable[Gauge]]] = {
-    "build": build_gauges,
     "live": live_gauges,
     "heartbeat": heartbeat_gauges,
     "broker": broker_gauges,
     "inbox": inbox_gauges,
     "keys": key_gauges,
     "logins": login_gauges,
+    "workspaces": workspace_gauges,
+    "deliveries": delivery_gauges,
 }
 
 

@@ -7,6 +7,15 @@ mmap write each in multiprocess mode); no query, no lock held across the
 view. The view label is the URL pattern's name as `reverse()` knows it
 (`objects:records`), never the path: ids stay out of the labels, and a path
 nothing matched is `unmatched`.
+
+It also answers the scrapes themselves (`/metrics`, `/metrics/state`) when
+the token is set, before Django checks the Host header: Prometheus scrapes
+each replica by its address (`dns_sd_configs`, a pod's IP), which no
+ALLOWED_HOSTS lists, and the answer names no host. Only with the token: what
+ALLOWED_HOSTS guards against here is a page whose DNS points a browser
+inside an allowed network at the console (an allow-list alone would let it
+read), and such a page cannot know the token. Scrapes are not counted
+(one every 15 s per scraper is not traffic).
 """
 
 from __future__ import annotations
@@ -14,6 +23,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable
 
+from django.conf import settings
 from django.http import HttpRequest, HttpResponseBase
 
 from dashboard.metrics.registry import UNMATCHED_VIEW, request_observed
@@ -32,6 +42,9 @@ class MetricsMiddleware:
         self.get_response = get_response
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
+        scrape = _scrape_view(request.path_info)
+        if scrape is not None and settings.METRICS_TOKEN:
+            return scrape(request)
         started = time.perf_counter()
         response = self.get_response(request)
         # A streamed answer (CSV export) is measured to its first byte: the
@@ -43,3 +56,11 @@ class MetricsMiddleware:
             seconds=time.perf_counter() - started,
         )
         return response
+
+
+def _scrape_view(path: str) -> Callable[[HttpRequest], HttpResponseBase] | None:
+    if path not in ("/metrics", "/metrics/state"):
+        return None
+    from dashboard.metrics import views
+
+    return views.metrics if path == "/metrics" else views.metrics_state

@@ -1,5 +1,9 @@
-"""GET /metrics: Prometheus' text format, for a scraper holding the token or
-calling from an allowed address (dashboard/metrics/access.py).
+"""GET /metrics and GET /metrics/state: Prometheus' text format, for a scraper
+holding the token or calling from an allowed address (dashboard/metrics/access.py).
+
+/metrics is this web's processes (scrape every web); /metrics/state is the
+console's state read from the database (scrape it once, through one target:
+scrape.py says why).
 
 It takes a plain HttpRequest: the metrics sit below the frame (they import
 nothing of it) and read neither the workspace nor the session.
@@ -7,13 +11,15 @@ nothing of it) and read neither the workspace nor the session.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse
 from django.views.decorators.http import require_GET
 
 from dashboard.accounts.lockout import client_address
 from dashboard.metrics.access import decide
-from dashboard.metrics.scrape import CONTENT_TYPE, scrape
+from dashboard.metrics.scrape import CONTENT_TYPE, scrape_processes, scrape_state
 
 REFUSALS = {401: "A bearer token is needed to read the metrics.", 403: "Not allowed to read the metrics."}
 
@@ -21,6 +27,16 @@ REFUSALS = {401: "A bearer token is needed to read the metrics.", 403: "Not allo
 @login_not_required
 @require_GET
 def metrics(request: HttpRequest) -> HttpResponse:
+    return _answer(request, scrape_processes)
+
+
+@login_not_required
+@require_GET
+def metrics_state(request: HttpRequest) -> HttpResponse:
+    return _answer(request, scrape_state)
+
+
+def _answer(request: HttpRequest, read: Callable[[], bytes]) -> HttpResponse:
     decision = decide(authorization=request.headers.get("Authorization", ""), address=client_address(request))
     if decision.status == 404:
         # Off: as if there were no such address (the console's own 404 page).
@@ -31,6 +47,6 @@ def metrics(request: HttpRequest) -> HttpResponse:
         if decision.status == 401:
             response["WWW-Authenticate"] = 'Bearer realm="metrics"'
     else:
-        response = HttpResponse(scrape(), content_type=CONTENT_TYPE)
+        response = HttpResponse(read(), content_type=CONTENT_TYPE)
     response["Cache-Control"] = "no-store"
     return response

@@ -8,7 +8,9 @@ worker's main process (which never runs tasks in prefork) starts this small
 server in a thread once the worker is ready, reading the same directory its
 pool processes write. Same rules as /metrics (token and/or allow-list, the
 address being the connection's: nothing sits in front of this port), and
-no database gauges: the web's endpoint reports those once.
+no database gauges: the web's `/metrics/state` reports those once. Each
+replica is its own target: discover them by DNS (compose) or per pod
+(Kubernetes), as docs/operations.md "Metrics" and deploy/prometheus/ show.
 
 The thread logs nothing and takes no lock the pool's processes use (reading
 the files needs none), so a pool process forked while a scrape is served
@@ -25,7 +27,7 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 from django.conf import settings
 
 from dashboard.metrics.access import configured, decide
-from dashboard.metrics.scrape import CONTENT_TYPE, scrape
+from dashboard.metrics.scrape import CONTENT_TYPE, scrape_processes
 
 logger = logging.getLogger("dashboard.metrics")
 
@@ -49,7 +51,7 @@ def metrics_app(environ, start_response):
             headers.append(("WWW-Authenticate", 'Bearer realm="metrics"'))
         start_response(status, headers)
         return [b"Not allowed to read the metrics."]
-    body = scrape(database=False)
+    body = scrape_processes()
     start_response("200 OK", [("Content-Type", CONTENT_TYPE), ("Cache-Control", "no-store")])
     return [body]
 

@@ -21,6 +21,8 @@ from contextvars import ContextVar, Token
 
 _request_id: ContextVar[str | None] = ContextVar("console_request_id", default=None)
 _user_id: ContextVar[int | None] = ContextVar("console_user_id", default=None)
+# The path a request acts through when it is not the person's browser ("token Release script").
+_acting_via: ContextVar[str] = ContextVar("console_acting_via", default="")
 
 # What an id taken from outside (a proxy's header, a task header) may look
 # like: short, and only characters that are safe in a log line, a header and a
@@ -47,6 +49,19 @@ def current_request_id() -> str | None:
 
 def current_user_id() -> int | None:
     return _user_id.get()
+
+
+def current_via() -> str:
+    return _acting_via.get()
+
+
+def acting_via(via: str) -> Token[str]:
+    """Make `via` current (the console API's token); reset with the returned token."""
+    return _acting_via.set(via)
+
+
+def acting_via_reset(token: Token[str]) -> None:
+    _acting_via.reset(token)
 
 
 def set_user_id(user_id: int | None) -> None:

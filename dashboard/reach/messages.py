@@ -22,7 +22,11 @@ def console_link(path: str) -> str:
 def item_lines(rows: list[Delivery], decisions: dict | None = None) -> list[str]:
     lines = []
     for row in rows:
-        line = f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}\n  {console_link(row.path)}"
+        line = (
+            f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}"
+            + (f"\n  {row.detail}" if row.detail else "")
+            + f"\n  {console_link(row.path)}"
+        )
         if decisions and row.pk in decisions:
             secret = decisions[row.pk][1]
             line += (
@@ -65,6 +69,7 @@ def webhook_body(hook: ChatWebhook, rows: list[Delivery]) -> dict[str, Any]:
                 {
                     "kind": row.kind,
                     "title": row.title,
+                    "detail": row.detail or None,
                     "url": console_link(row.path),
                     "workspace_id": row.workspace_id,
                     "item": row.item_key,

@@ -62,6 +62,17 @@ class ChatWebhook(models.Model):
     url_encrypted = models.TextField()
     url_hint = models.CharField(max_length=120, help_text="The host and the end of the address, for people.")
     created_at = models.DateTimeField(auto_now_add=True)
+    # Generic JSON webhooks sign each body (Standard Webhooks): the secret,
+    # shown once at creation, stored encrypted like the address.
+    secret_encrypted = models.TextField(blank=True)
+    # "<workspace id>|<item key>" of what was open when it was added: old
+    # news, never sent to it (adding a webhook does not replay the past).
+    known_items = models.JSONField(default=list, blank=True)
+    # Consecutive failures: since when, and the last reason; past
+    # REACH_WEBHOOK_PAUSE_AFTER_SECONDS it is paused (not called) until resumed.
+    failing_since = models.DateTimeField(null=True, blank=True)
+    last_failure = models.CharField(max_length=300, blank=True)
+    paused_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         ordering = ["label", "id"]
@@ -77,6 +88,10 @@ class ChatWebhook(models.Model):
     def channel(self) -> str:
         return f"webhook:{self.pk}"
 
+    @property
+    def secret(self) -> str:
+        return decrypt_secret(self.secret_encrypted) if self.secret_encrypted else ""
+
 
 class Delivery(models.Model):
     """One notification of one item to one recipient on one channel: the row
@@ -88,7 +103,14 @@ class Delivery(models.Model):
     STATUS_PENDING = "pending"
     STATUS_SENT = "sent"
     STATUS_FAILED = "failed"
-    STATUSES = [(STATUS_PENDING, "Waiting to be sent"), (STATUS_SENT, "Sent"), (STATUS_FAILED, "Gave up")]
+    # Re-checked before sending and no longer news (decided or withdrawn): the reason is `last_error`.
+    STATUS_SKIPPED = "skipped"
+    STATUSES = [
+        (STATUS_PENDING, "Waiting to be sent"),
+        (STATUS_SENT, "Sent"),
+        (STATUS_FAILED, "Gave up"),
+        (STATUS_SKIPPED, "Not sent"),
+    ]
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.CASCADE, related_name="+")
     # "user:<id>" or "workspace:<id>": part of the unique key (never null).
@@ -99,6 +121,7 @@ class Delivery(models.Model):
     kind = models.CharField(max_length=32)
     title = models.CharField(max_length=300)
     path = models.CharField(max_length=500, help_text="Where the item opens in the console (a signed-in page).")
+    detail = models.CharField(max_length=500, blank=True, help_text="What an approval will do: its input, in short.")
     on_behalf_of = models.CharField(max_length=150, blank=True, help_text="The away person a delegate covers.")
     digest = models.BooleanField(default=False)
     due_at = models.DateTimeField()

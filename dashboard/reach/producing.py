@@ -9,6 +9,7 @@ transaction). Links open the item in the console for a signed-in person."""
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable
 from datetime import datetime
 
@@ -35,10 +36,39 @@ KIND_ESCALATION = "escalation"
 KIND_MY_WORK = "my_work"
 
 
-def _channels(user, preference: NotificationPreference) -> list[str]:
+def _hook_wants(hook: ChatWebhook, workspace_id: str, item_key: str) -> bool:
+    """Not while paused; never what was open when it was added (no replay of the past)."""
+    return hook.paused_at is None and f"{workspace_id}|{item_key}" not in hook.known_items
+
+
+def _channels(user, preference: NotificationPreference, *, workspace_id: str, item_key: str) -> list[str]:
     channels = [EMAIL] if preference.by_email and bool(getattr(user, "email", "")) else []
-    channels += [hook.channel for hook in ChatWebhook.objects.filter(owner=user, workspace_id="").order_by("pk")]
+    hooks = ChatWebhook.objects.filter(owner=user, workspace_id="").order_by("pk")
+    channels += [hook.channel for hook in hooks if _hook_wants(hook, workspace_id, item_key)]
     return channels
+
+
+def input_summary(item: InboxItem) -> str:
+    """What an approval will do, in short (its input as the queue reads it, or
+    its JSON): two approvals of the same summary never read alike."""
+    approval = item.data.get("approval") if isinstance(item.data, dict) else None
+    if not isinstance(approval, dict):
+        return ""
+    read = approval.get("input_read")
+    if isinstance(read, dict) and read.get("rows"):
+        text = "; ".join(f"{label}: {value}" for label, value in read["rows"])
+    elif approval.get("input") not in (None, "", {}, []):
+        text = json.dumps(approval.get("input"), sort_keys=True, ensure_ascii=False)
+    else:
+        return ""
+    text = " ".join(text.split())
+    return text if len(text) <= 240 else text[:239] + "…"
+
+
+def approval_title(item: InboxItem) -> str:
+    """An approval's line: its risk, its agent and what it will do."""
+    agent = f" from {item.agent_name}" if item.agent_name else ""
+    return f"Approval waiting ({item.risk}){agent}: {item.title}"
 
 
 def _recipient_for(user, preference: NotificationPreference, now: datetime):
@@ -50,7 +80,7 @@ def _recipient_for(user, preference: NotificationPreference, now: datetime):
     return user, preference, ""
 
 
-def _notify(
+def notify(
     *,
     user,
     preference: NotificationPreference,
@@ -61,10 +91,16 @@ def _notify(
     path: str,
     now: datetime,
     digest: bool,
+    detail: str = "",
+    follow_away: bool = True,
 ) -> int:
     """Delivery rows for one item to one person on each of their channels
-    (none made twice: ON CONFLICT DO NOTHING on the unique key)."""
-    recipient, preference, on_behalf_of = _recipient_for(user, preference, now)
+    (none made twice: ON CONFLICT DO NOTHING on the unique key); to their
+    delegate while they are away, unless `follow_away` is off (the caller chose already)."""
+    if follow_away:
+        recipient, preference, on_behalf_of = _recipient_for(user, preference, now)
+    else:
+        recipient, on_behalf_of = user, ""
     due, deferred_by = when_to_send(preference, now=now, digest=digest)
     rows = [
         Delivery(
@@ -76,12 +112,13 @@ def _notify(
             kind=kind,
             title=title[:300],
             path=path[:500],
+            detail=detail[:500],
             on_behalf_of=on_behalf_of,
             digest=digest and preference.cadence != Cadence.NOW,
             due_at=due,
             deferred_by=deferred_by,
         )
-        for channel in _channels(recipient, preference)
+        for channel in _channels(recipient, preference, workspace_id=workspace_id, item_key=item_key)
     ]
     Delivery.objects.bulk_create(rows, ignore_conflicts=True)
     return len(rows)
@@ -101,6 +138,7 @@ def _notify_workspace_hooks(*, workspace_id: str, item_key: str, kind: str, titl
             due_at=now,
         )
         for hook in ChatWebhook.objects.filter(workspace_id=workspace_id)
+        if _hook_wants(hook, workspace_id, item_key[:250])
     ]
     Delivery.objects.bulk_create(rows, ignore_conflicts=True)
 
@@ -111,8 +149,9 @@ def _escalation_group(people: Iterable) -> list:
     return [person for person in people if person.get_username() in chosen or (role and role_of(person) == role)]
 
 
-def _own_work_news(user, workspace_id: str, now: datetime) -> list[tuple[str, str, str, str]]:
+def own_work_news(user, workspace_id: str, now: datetime | None) -> list[tuple[str, str, str, str]]:
     """(item key, state, title, path) of the person's tracked work that needs them, failed or finished lately."""
+    now = now or timezone.now()
     news = []
     ops = TrackedOperation.objects.filter(
         started_by=user, owner_key__workspace_id=workspace_id, updated_at__gte=now - NOTICE_WINDOW
@@ -148,7 +187,7 @@ def escalate_overdue(*, workspace_id: str, items: Iterable[InboxItem], people: l
             continue  # escalated already, by this worker before or by another
         title = f"Overdue: {item.title}"
         for person in group:
-            _notify(
+            notify(
                 user=person,
                 preference=preferences_of(person),
                 workspace_id=workspace_id,
@@ -190,21 +229,22 @@ def notifications_produce(workspace_id: str, now: datetime | None = None) -> int
         if risks and person.has_perm(DECIDE_APPROVALS):
             for item in items:
                 if item.kind == KIND_APPROVAL and item.risk in risks:
-                    made += _notify(
+                    made += notify(
                         user=person,
                         preference=preference,
                         workspace_id=workspace_id,
                         item_key=item.key,
                         kind=KIND_APPROVAL_NEWS,
-                        title=f"Approval waiting ({item.risk}): {item.title}",
+                        title=approval_title(item),
                         path=item.url,
                         now=now,
                         digest=True,
+                        detail=input_summary(item),
                     )
-        for key, state, title, path in _own_work_news(person, workspace_id, now):
+        for key, state, title, path in own_work_news(person, workspace_id, now):
             wanted = preference.my_work_finished if state == Notice.STATE_FINISHED else preference.my_work_needs_me
             if wanted:
-                made += _notify(
+                made += notify(
                     user=person,
                     preference=preference,
                     workspace_id=workspace_id,

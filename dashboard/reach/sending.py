@@ -2,11 +2,15 @@
 due row (and the person's other due rows of that channel: a digest is one
 message), sends it by email (Django's mail backend) or to a chat webhook,
 and marks it sent; a failure is retried later with backoff (the row's
-`due_at`, a task sent with a countdown), never by sleeping. The inbox
+`due_at`, a task sent with a countdown), never by sleeping. Everything due
+for a person on a channel is one message; what was decided meanwhile is
+left out (dashboard/reach/rechecking.py); a generic JSON webhook's call is
+signed, and a webhook failing long enough is paused (dashboard/reach/webhooks.py). The inbox
 refresh never waits on a delivery."""
 
 from __future__ import annotations
 
+import json
 import logging
 from datetime import datetime, timedelta
 from typing import Any
@@ -24,6 +28,8 @@ from dashboard.outbox.services import outbox_send
 from dashboard.reach.messages import email_text, webhook_body
 from dashboard.reach.models import ChatWebhook, Delivery
 from dashboard.reach.producing import EMAIL
+from dashboard.reach.rechecking import NOT_SENT_DECIDED, NOT_SENT_PAUSED, still_news
+from dashboard.reach.webhooks import webhook_failed, webhook_headers, webhook_succeeded
 
 logger = logging.getLogger("dashboard.reach")
 
@@ -40,17 +46,38 @@ def _send_email(rows: list[Delivery]) -> None:
     send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
 
 
-def _send_webhook(rows: list[Delivery]) -> None:
+def _hook_of(rows: list[Delivery]) -> ChatWebhook | None:
     hook_id = rows[0].channel.removeprefix("webhook:")
-    hook = ChatWebhook.objects.filter(pk=hook_id).first() if hook_id.isdigit() else None
+    return ChatWebhook.objects.filter(pk=hook_id).select_related("owner").first() if hook_id.isdigit() else None
+
+
+def _send_webhook(rows: list[Delivery], hook: ChatWebhook | None, now: datetime) -> None:
     if hook is None:
         raise DeliveryProblem("The webhook was removed.")
+    # One id per message, the same on every try (a receiver refuses a replay by it).
+    delivery_id = f"msg_reach_{min(row.pk for row in rows)}"
+    payload = webhook_body(hook, rows)
+    if hook.kind == ChatWebhook.KIND_JSON:
+        payload["delivery_id"] = delivery_id  # the chat apps' shapes take nothing more
+    body = json.dumps(payload).encode()
+    headers = webhook_headers(hook=hook, delivery_id=delivery_id, body=body, now=now)
     try:
-        answer = httpx.post(hook.url, json=webhook_body(hook, rows), timeout=float(settings.REACH_WEBHOOK_TIMEOUT))
+        answer = httpx.post(hook.url, content=body, headers=headers, timeout=float(settings.REACH_WEBHOOK_TIMEOUT))
     except httpx.HTTPError as exc:
-        raise DeliveryProblem(f"The webhook could not be reached ({type(exc).__name__}).") from exc
+        problem = f"The webhook could not be reached ({type(exc).__name__})."
+        webhook_failed(hook=hook, problem=problem, workspace_id=rows[0].workspace_id, now=now)
+        raise DeliveryProblem(problem) from exc
     if answer.status_code >= 300:
-        raise DeliveryProblem(f"The webhook answered {answer.status_code}.")
+        problem = f"The webhook answered {answer.status_code}."
+        webhook_failed(hook=hook, problem=problem, workspace_id=rows[0].workspace_id, now=now)
+        raise DeliveryProblem(problem)
+    webhook_succeeded(hook)
+
+
+def _skip(rows: list[Delivery], reason: str) -> None:
+    Delivery.objects.filter(pk__in=[row.pk for row in rows]).update(
+        status=Delivery.STATUS_SKIPPED, last_error=reason[:300], lease_until=None, lease_token=""
+    )
 
 
 def _retry_seconds(attempts: int) -> float | None:
@@ -60,32 +87,48 @@ def _retry_seconds(attempts: int) -> float | None:
 
 
 def delivery_step(*, delivery_id: int, now: datetime | None = None) -> str:
-    """Send one due delivery (with the person's other due rows of the same
-    channel: one digest message). One worker holds them (a lease); a second
+    """Send one due delivery with the person's other due rows of the same
+    channel: one message (a digest, or a burst), less what was decided meanwhile. One worker holds them (a lease); a second
     worker racing finds them taken, or sent, and does nothing. Returns what
-    happened: "sent", "retry", "failed", or "nothing" (not due, or taken)."""
+    happened: "sent", "retry", "failed", "skipped" (no longer news, or the
+    webhook is paused) or "nothing" (not due, or taken)."""
     now = now or timezone.now()
     first = Delivery.objects.filter(pk=delivery_id).first()
     if first is None or first.status != Delivery.STATUS_PENDING or first.due_at > now:
         return "nothing"
+    # Everything of this person and channel that is due goes in one message
+    # (a burst of approvals is one message listing them, not one per sweep).
     group = Delivery.objects.filter(
         recipient=first.recipient, channel=first.channel, status=Delivery.STATUS_PENDING, due_at__lte=now
-    )
+    ).order_by("due_at", "id")[: int(settings.REACH_BATCH_LIMIT)]
     # The stepped jobs' short lease, renewed while the message is sent (dashboard/jobs):
     # a worker killed while sending lets the rows go within JOBS_LEASE_SECONDS.
     seconds = float(settings.JOBS_LEASE_SECONDS)
-    token = lease_take(group.filter(Q(pk=first.pk) | Q(digest=True)), seconds=seconds, now=now)
+    token = lease_take(Delivery.objects.filter(Q(pk=first.pk) | Q(pk__in=group.values("pk"))), seconds=seconds, now=now)
     if token is None:
         return "nothing"
-    rows = list(Delivery.objects.filter(lease_token=token, status=Delivery.STATUS_PENDING).select_related("user"))
+    rows = list(
+        Delivery.objects.filter(lease_token=token, status=Delivery.STATUS_PENDING)
+        .select_related("user")
+        .order_by("due_at", "id")
+    )
     if not rows:
         return "nothing"
+    rows, settled = still_news(rows)
+    if settled:
+        _skip(settled, NOT_SENT_DECIDED)
+    if not rows:
+        return "skipped"
+    hook = None if first.channel == EMAIL else _hook_of(rows)
+    if hook is not None and hook.paused_at is not None:
+        _skip(rows, NOT_SENT_PAUSED)  # a paused webhook is not called
+        return "skipped"
     try:
         with lease_kept(Delivery.objects.filter(lease_token=token), token=token, seconds=seconds):
             if first.channel == EMAIL:
                 _send_email(rows)
             else:
-                _send_webhook(rows)
+                _send_webhook(rows, hook, now)
     except Exception as exc:
         problem = str(exc) if isinstance(exc, DeliveryProblem) else f"Sending failed ({type(exc).__name__})."
         logger.warning("reach: delivery %s failed: %s", delivery_id, problem)

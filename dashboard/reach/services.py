@@ -14,7 +14,9 @@ from django.utils import timezone
 
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.outbox.services import outbox_send
+from dashboard.reach import webhooks
 from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference
+from dashboard.reach.webhooks import webhook_known_items, webhook_secret_new
 
 
 def preferences_save(*, user, values: dict[str, Any]) -> NotificationPreference:
@@ -42,6 +44,9 @@ def _hint(url: str) -> str:
 
 
 def webhook_add(*, owner, workspace_id: str, kind: str, label: str, url: str) -> ChatWebhook:
+    """A new webhook: hears only of news from now on (what is open now is
+    remembered as old news); a generic JSON one gets its signing secret,
+    which the page shows once (`webhook.secret`)."""
     url = webhook_address_check(url)
     return ChatWebhook.objects.create(
         owner=owner,
@@ -50,11 +55,18 @@ def webhook_add(*, owner, workspace_id: str, kind: str, label: str, url: str) ->
         label=label.strip()[:100],
         url_encrypted=encrypt_secret(url),
         url_hint=_hint(url),
+        secret_encrypted=encrypt_secret(webhook_secret_new()) if kind == ChatWebhook.KIND_JSON else "",
+        known_items=webhook_known_items(owner=owner, workspace_id=workspace_id),
     )
 
 
 def webhook_remove(*, webhook: ChatWebhook) -> None:
     webhook.delete()
+
+
+def webhook_resume(*, webhook: ChatWebhook) -> None:
+    """ "Resume" on a paused webhook: it is called again from the next delivery on."""
+    webhooks.webhook_resume(webhook=webhook)
 
 
 def delivery_retry(*, delivery: Delivery) -> None:

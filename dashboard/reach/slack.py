@@ -148,13 +148,15 @@ def slack_message(rows: list[Delivery], *, link, decisions: dict[int, tuple[Appr
     interactive = interactive_for(rows[0].user) if decisions else False
     for index, row in enumerate(rows):
         away = f" (for {row.on_behalf_of}, who is away)" if row.on_behalf_of else ""
-        blocks.append(
-            {"type": "section", "text": {"type": "mrkdwn", "text": f"*<{link(row.path)}|{row.title}>*{away}"}}
-        )
+        detail = f"\n{escaped(row.detail)}" if row.detail else ""
+        line = f"*<{link(row.path)}|{escaped(row.title)}>*{away}{detail}"
+        blocks.append({"type": "section", "text": {"type": "mrkdwn", "text": line}})
         if row.pk in decisions:
             preview, secret = decisions[row.pk]
             blocks += decision_blocks(index=index, preview=preview, secret=secret, interactive=interactive, link=link)
-    text = "\n".join(f"• <{link(row.path)}|{escaped(row.title)}>" for row in rows)
+    text = "\n".join(
+        f"• <{link(row.path)}|{escaped(row.title)}>" + (f" {escaped(row.detail)}" if row.detail else "") for row in rows
+    )
     return {"text": text, "blocks": blocks[:50]}  # Slack takes 50 blocks in a message
 
 

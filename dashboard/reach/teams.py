@@ -55,6 +55,8 @@ def teams_card(rows: list[Delivery], *, link, decisions: dict[int, tuple[Approva
         container: list[dict[str, Any]] = [
             {"type": "TextBlock", "text": f"[{row.title}]({link(row.path)}){away}", "wrap": True}
         ]
+        if row.detail and row.pk not in decisions:  # an approval's whole input is shown below instead
+            container.append({"type": "TextBlock", "text": row.detail, "wrap": True, "isSubtle": True})
         if row.pk in decisions:
             preview, secret = decisions[row.pk]
             container += _approval_parts(preview, secret, link=link)

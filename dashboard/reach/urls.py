@@ -9,6 +9,7 @@ urlpatterns = [
     path("webhooks/add", views.webhook_add, name="webhook_add"),
     path("webhooks/workspace/add", views.workspace_webhook_add, name="workspace_webhook_add"),
     path("webhooks/<pk:pk>/remove", views.webhook_remove, name="webhook_remove"),
+    path("webhooks/<pk:pk>/resume", views.webhook_resume, name="webhook_resume"),
     path("log/", views.delivery_log, name="log"),
     path("log/<pk:pk>/retry", views.delivery_retry, name="retry"),
     path("claim", views.claim, name="claim"),

@@ -15,6 +15,7 @@ from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import DECIDE_APPROVALS, MANAGE_PEOPLE
 from dashboard.reach import selectors, services
+from dashboard.reach.assigning import assignment_notify
 from dashboard.reach.forms import ClaimForm, PreferencesForm, WebhookForm
 from dashboard.reach.models import ChatWebhook, Delivery
 from dashboard.web.htmx import next_url
@@ -47,7 +48,7 @@ def _initial(preference) -> dict:
     }
 
 
-def _page(request: ConsoleRequest, *, form=None, webhook_form=None, status: int = 200) -> HttpResponse:
+def _page(request: ConsoleRequest, *, form=None, webhook_form=None, new_secret=None, status: int = 200) -> HttpResponse:
     preference = selectors.preferences_of(request.user)
     own, shared = selectors.webhooks_of(user=request.user, workspace_id=request.workspace.id)
     context = {
@@ -57,6 +58,7 @@ def _page(request: ConsoleRequest, *, form=None, webhook_form=None, status: int 
         "workspace_webhooks": shared,
         "may_manage": _may(request, MANAGE_PEOPLE),
         "has_email": bool(getattr(request.user, "email", "")),
+        "new_secret": new_secret,
     }
     return render(request, "reach/preferences.html", context, status=status)
 
@@ -78,8 +80,11 @@ def _webhook_add(request: ConsoleRequest, *, workspace_id: str) -> HttpResponseB
     form = WebhookForm(request.POST)
     if not form.is_valid():
         return _page(request, webhook_form=form, status=400)
-    services.webhook_add(owner=request.user, workspace_id=workspace_id, **form.cleaned_data)
-    messages.success(request, f"The webhook “{form.cleaned_data['label']}” is added.")
+    hook = services.webhook_add(owner=request.user, workspace_id=workspace_id, **form.cleaned_data)
+    messages.success(request, f"The webhook “{form.cleaned_data['label']}” is added: it hears of news from now on.")
+    if hook.secret:
+        # Shown this once, in this answer only (never in a redirect's cookie or session).
+        return _page(request, new_secret={"label": hook.label, "secret": hook.secret})
     return redirect("reach:preferences")
 
 
@@ -107,6 +112,20 @@ def webhook_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         return redirect("reach:preferences")
     services.webhook_remove(webhook=hook)
     messages.success(request, f"The webhook “{hook.label}” is removed.")
+    return redirect("reach:preferences")
+
+
+@require_POST
+def webhook_resume(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """Call a paused webhook again: one's own, or (Administrators) the workspace's."""
+    hook = get_object_or_404(ChatWebhook, pk=pk)
+    mine = hook.owner_id == request.user.pk and not hook.workspace_id
+    workspace_hook = hook.workspace_id == request.workspace.id and _may(request, MANAGE_PEOPLE)
+    if not (mine or workspace_hook):
+        messages.error(request, "This webhook is not yours to resume.")
+        return redirect("reach:preferences")
+    services.webhook_resume(webhook=hook)
+    messages.success(request, f"The webhook “{hook.label}” is resumed: the next notification is sent to it.")
     return redirect("reach:preferences")
 
 
@@ -158,6 +177,9 @@ def claim(request: ConsoleRequest) -> HttpResponseBase:
             assignee = get_user_model().objects.get(username=covering)
         services.claim_take(
             workspace_id=workspace_id, item_key=data["item_key"], user=assignee, assigned_by=request.user
+        )
+        assignment_notify(
+            workspace_id=workspace_id, item_key=data["item_key"], assignee=assignee, assigned_by=request.user
         )
         messages.success(request, f"Assigned to {assignee.get_username()}.")
     return redirect(back)

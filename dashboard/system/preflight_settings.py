@@ -1,7 +1,8 @@
 """Preflight checks of the settings (dashboard/system/preflight.py): the
 key-encryption list in every mode; in production also DEBUG, SECRET_KEY,
 ALLOWED_HOSTS and the service's address; Django's system checks (with the
-deployment checks in production). Keys are named by their place in a
+deployment checks in production), no example or well-known password
+(dashboard/system/preflight_passwords.py). Keys are named by their place in a
 list, never by value."""
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from cryptography.fernet import Fernet
 from django.conf import settings
 from django.core import checks as system_checks
 
+from dashboard.system.preflight_passwords import default_passwords_check
 from dashboard.system.report import FAIL, PASS, WARN, Check, origin
 
 # Django's own rule for a strong SECRET_KEY (security.W009): long and varied.
@@ -31,7 +33,7 @@ def settings_checks(*, production: bool) -> list[Check]:
             )
         )
         return found
-    found += [_debug(), _secret_key(), _allowed_hosts(), _service_address(), _email()]
+    found += [_debug(), _secret_key(), default_passwords_check(), _allowed_hosts(), _service_address(), _email()]
     return found
 
 

@@ -8,7 +8,9 @@ import re
 
 import httpx
 from django.urls import reverse
+from django.utils import timezone
 
+from dashboard.inbox.models import WaitingItem
 from dashboard.keys.testing import stored_api_key
 from tests.html import one, select, text_of
 
@@ -152,3 +154,17 @@ def decision_fields(html, approval_id: str, decision: str) -> dict:
     fields["note"] = form.select_one("textarea[name=note]").get_text()
     assert form.select_one(f"button[name=decision][value={decision}]"), f"no {decision} button"
     return {**fields, "decision": decision}
+
+
+def store(workspace_id: str, body: dict, name: str = "Lead qualifier") -> WaitingItem:
+    """A pending approval as the inbox's refresh keeps it."""
+    return WaitingItem.objects.create(
+        workspace_id=workspace_id,
+        source="agents",
+        remote_id=f"approval:{body['id']}",
+        kind="approval",
+        data={"approval": body, "agent_name": name},
+        since=timezone.now(),
+        settle_path=f"/v1/approvals/{body['id']}",
+        refreshed_at=timezone.now(),
+    )

@@ -15,26 +15,11 @@ from django.utils import timezone
 from agents import queue as agents_queue
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
-from dashboard.inbox.models import WaitingItem
 from dashboard.keys.testing import stored_api_key
-from tests.agents.support import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval
+from tests.agents.support import AGENT_ID, DELETE_ID, HTMX, SEND_ID, approval, store
 from tests.html import one, parse, root_ids, select, text_of, texts
 
 NEW_ID = "aaaaaaaa-0000-4000-8000-000000000003"
-
-
-def store(workspace_id: str, body: dict, name: str = "Lead qualifier") -> WaitingItem:
-    """A pending approval as the inbox's refresh keeps it."""
-    return WaitingItem.objects.create(
-        workspace_id=workspace_id,
-        source="agents",
-        remote_id=f"approval:{body['id']}",
-        kind="approval",
-        data={"approval": body, "agent_name": name},
-        since=timezone.now(),
-        settle_path=f"/v1/approvals/{body['id']}",
-        refreshed_at=timezone.now(),
-    )
 
 
 @pytest.fixture(autouse=True)

@@ -2,15 +2,17 @@
 real sandbox (this module's own): a manager finds an agent's grant, is told
 what taking it back costs, confirms, and sees it gone, verified at the
 service; then chooses what reaches them outside the tab, at phone width,
-without sideways scroll. axe checks every page (tests/axe.py)."""
+without sideways scroll; adds a signed webhook (its secret shown once) and
+resumes it once paused. axe checks every page (tests/axe.py)."""
 
 from __future__ import annotations
 
 import httpx
 import pytest
+from django.utils import timezone
 from playwright.sync_api import Page, expect
 
-from dashboard.reach.models import NotificationPreference
+from dashboard.reach.models import ChatWebhook, NotificationPreference
 from tests.agents.support import log_in
 
 NO_SIDEWAYS_SCROLL = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
@@ -62,3 +64,22 @@ def test_a_manager_takes_a_grant_back_and_chooses_their_notifications(console, s
     page.get_by_role("link", name="Delivery log").click()
     expect(page.get_by_text("Nothing sent yet.")).to_be_visible()
     assert page.evaluate(NO_SIDEWAYS_SCROLL)
+
+    # A generic JSON webhook: its signing secret shown once, at phone width; paused, then resumed.
+    page.goto(console.url + "/notifications/")
+    page.get_by_label("Chat app").select_option(label="Generic JSON")
+    page.get_by_label("Name").fill("My receiver")
+    page.get_by_label("Webhook address").fill("https://hooks.example.com/console/abcd")
+    page.get_by_role("button", name="Add as mine").click()
+    secret = page.locator("#webhook-secret .reach-secret")
+    expect(secret).to_have_text(ChatWebhook.objects.get(label="My receiver").secret)
+    assert page.evaluate(NO_SIDEWAYS_SCROLL)
+    ChatWebhook.objects.filter(label="My receiver").update(
+        paused_at=timezone.now(), failing_since=timezone.now(), last_failure="answered 500"
+    )
+    page.goto(console.url + "/notifications/")
+    expect(page.locator("#webhook-secret")).to_have_count(0)
+    expect(page.locator(".reach-paused")).to_contain_text("Paused: answered 500 since")
+    page.get_by_role("button", name="Resume My receiver").click()
+    expect(page.get_by_text("The webhook “My receiver” is resumed")).to_be_visible()
+    assert ChatWebhook.objects.get(label="My receiver").paused_at is None

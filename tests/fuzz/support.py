@@ -160,6 +160,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "palette": Target(query=("q",)),
     "healthz": Target(examples=3),
     "metrics": Target(examples=3),
+    "metrics_state": Target(examples=3),
     "livez": Target(examples=3),
     "readyz": Target(examples=3),
     "system:status": Target(),

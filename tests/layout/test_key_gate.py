@@ -21,6 +21,7 @@ from dashboard.accounts.middleware import is_background
 from dashboard.frame.key_gate import works_without_a_key, works_without_key
 from dashboard.keys.models import ApiKey
 from dashboard.keys.testing import stored_api_key
+from dashboard.tokens.services import token_create
 from tests.helpers import PROJECT_DIR
 from tests.write_guard import Address, console_addresses
 
@@ -67,6 +68,11 @@ def test_the_mark_holds_whatever_the_order_of_decorators():
     assert works_without_a_key(works_without_key(require_GET(lambda request: None)))
 
 
+def api_token(address: Address, token: str) -> dict[str, str]:
+    """The bearer header for an address of the console's API ({} for a page)."""
+    return {"HTTP_AUTHORIZATION": f"Bearer {token}"} if address.url.startswith("/api/") else {}
+
+
 def unmarked_answers(answers: Iterable[tuple[Address, object]]) -> list[str]:
     """The addresses whose answer to a person with a refused key is not the
     refusal although their view is not marked as working without a key. A
@@ -110,12 +116,19 @@ def test_every_view_a_refused_key_reaches_is_marked(user, remote, fake_service_s
     # answers before the view, whatever the method).
     unmarked = [address for address in addresses if not works_without_a_key(address.view)]
     assert [address.name or address.route for address in unmarked if not address.url] == []
-    answers = [(address, browser.get(address.url)) for address in unmarked]
+    # The console's API is opened as the same person with a token of the refused key's workspace.
+    ApiKey.objects.filter(pk=key.pk).update(refused_at=None)
+    token = token_create(
+        user=user, workspace_id=key.workspace_id, name="Gate", scopes=["read"], days=1, allowed_from=[]
+    ).token
+    ApiKey.objects.filter(pk=key.pk).update(refused_at=timezone.now(), refused_request_id="req_gate")
+    answers = [(address, browser.get(address.url, **api_token(address, token))) for address in unmarked]
 
     assert unmarked_answers(answers) == []
     # Proof the walk opened the console: pages of every area were refused...
     refused = {address.name for address, response in answers if getattr(response, "key_refused", False)}
     assert {"home", "inbox:index", "studio:index", "agents:approvals", "objects:index", "audit:index"} <= refused
+    assert {"console_api:me", "console_api:inbox", "console_api:approvals_waiting"} <= refused
     # ... and the marks are where they are meant to be.
     marked = {address.name for address in addresses if works_without_a_key(address.view)}
     assert {"keys:list", "palette", "people:index", "system:status", "logout", "studio:shared", "login"} <= marked

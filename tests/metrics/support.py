@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import socket
 from dataclasses import dataclass
 
 from prometheus_client.parser import text_string_to_metric_families
@@ -50,3 +51,10 @@ def value(found: list[Sample], name: str, **labels: str) -> float:
 
 def label_sets(found: list[Sample], name: str) -> set[frozenset[str]]:
     return {frozenset(s.labels) for s in found if s.name == name}
+
+
+def free_port() -> int:
+    """A port nothing listens on, for a process a test starts (a worker's endpoint, a web)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]

@@ -155,3 +155,18 @@ def test_in_production_a_token_turns_metrics_on_over_http_and_warns_without_a_di
     )
     assert any(re.search(pattern, "metrics") for pattern in found["exempt"])
     assert found["checks"] == ["metrics.W003"]
+
+
+def test_a_replica_scraped_by_its_address_is_answered_with_the_token_only(client, metrics_on, settings):
+    # dns_sd or a pod IP: the Host is an address no ALLOWED_HOSTS lists.
+    by_address = {"HTTP_HOST": "172.18.0.5:8000"}
+
+    assert client.get("/metrics", **BEARER, **by_address).status_code == 200
+    assert client.get("/metrics/state", **BEARER, **by_address).status_code == 200
+    assert client.get("/metrics/state", **by_address).status_code == 401
+    # An allow-list alone keeps Django's Host check: a page that points a browser
+    # inside the allowed network at the console reads nothing.
+    settings.METRICS_TOKEN = ""
+    settings.METRICS_ALLOW_FROM = ["127.0.0.1/32"]
+    assert client.get("/metrics", **by_address).status_code == 400
+    assert client.get("/metrics").status_code == 200

@@ -7,23 +7,16 @@ after the worker stopped."""
 from __future__ import annotations
 
 import signal
-import socket
 import subprocess
 import urllib.error
 import urllib.request
 
 import pytest
 
-from tests.metrics.support import TOKEN, samples, value
+from tests.metrics.support import TOKEN, free_port, samples, value
 from tests.workers import wait_for
 
 TICKS = 12
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def worker_scrape(port: int, token: str | None = TOKEN) -> tuple[int, str]:
@@ -49,7 +42,7 @@ def test_a_prefork_workers_processes_are_counted_and_served_by_the_worker(
 ):
     # The console's app publishes to the worker's Redis (redis_celery), not to the settings' broker.
     app = redis_celery
-    from dashboard.metrics.scrape import scrape
+    from dashboard.metrics.scrape import scrape_processes
 
     port = free_port()
     env = {
@@ -93,6 +86,6 @@ def test_a_prefork_workers_processes_are_counted_and_served_by_the_worker(
 
     # The worker is gone; what its processes counted stays (summed from their files).
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
-    after = samples(scrape(database=False))
+    after = samples(scrape_processes())
     assert value(after, "console_tasks_total", task="live.tick", outcome="success") == TICKS
     assert value(after, "console_task_duration_seconds_count", task="live.tick") == TICKS

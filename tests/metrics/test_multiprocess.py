@@ -32,13 +32,13 @@ def write_in_a_process(directory, times: int) -> None:
 
 
 def test_two_processes_write_and_one_scrape_sees_both(tmp_path, monkeypatch):
-    from dashboard.metrics.scrape import scrape
+    from dashboard.metrics.scrape import scrape_processes
 
     write_in_a_process(tmp_path, 2)
     write_in_a_process(tmp_path, 3)
     monkeypatch.setenv("PROMETHEUS_MULTIPROC_DIR", str(tmp_path))
 
-    found = samples(scrape(database=False))
+    found = samples(scrape_processes())
 
     # Two processes, two files of each type, summed by the scrape.
     assert len(list(tmp_path.glob("counter_*.db"))) == 2
@@ -59,7 +59,7 @@ def test_two_processes_write_and_one_scrape_sees_both(tmp_path, monkeypatch):
 def test_a_dead_process_is_marked_and_its_counters_stay(tmp_path, monkeypatch):
     from prometheus_client import multiprocess
 
-    from dashboard.metrics.scrape import scrape
+    from dashboard.metrics.scrape import scrape_processes
 
     write_in_a_process(tmp_path, 4)
     pid = int(next(tmp_path.glob("counter_*.db")).stem.split("_")[-1])
@@ -67,7 +67,7 @@ def test_a_dead_process_is_marked_and_its_counters_stay(tmp_path, monkeypatch):
 
     multiprocess.mark_process_dead(pid, str(tmp_path))  # what gunicorn's child_exit does
 
-    assert value(samples(scrape(database=False)), "console_http_requests_total", view="objects:records") == 4
+    assert value(samples(scrape_processes()), "console_http_requests_total", view="objects:records") == 4
 
 
 def test_a_workers_own_endpoint_serves_its_processes_under_the_same_rules(tmp_path, monkeypatch, settings):

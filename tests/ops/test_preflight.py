@@ -248,3 +248,39 @@ def test_a_cache_that_keeps_nothing_fails(neighbours, settings):
     cache = preflight_report().check("cache")
 
     assert (cache.status, cache.summary) == (FAIL, "keeps nothing (a value written was not read back)")
+
+
+@pytest.mark.django_db
+def test_production_refuses_the_example_and_well_known_passwords(neighbours, settings, monkeypatch):
+    settings.PRODUCTION = True
+    # compose's old default for an empty POSTGRES_PASSWORD, and the docs' placeholders.
+    monkeypatch.setitem(connection.settings_dict, "PASSWORD", "console")
+    settings.CELERY_BROKER_URL = "redis://:changeme@redis:6379/0"
+    settings.CACHES = {"default": {**settings.CACHES["default"], "LOCATION": "redis://:Password@redis:6379/1"}}
+    settings.EMAIL_HOST_PASSWORD = "a-real-one-" + Fernet.generate_key().decode()
+    settings.SECRET_KEY = "please-change-me-" + Fernet.generate_key().decode() + Fernet.generate_key().decode()
+
+    output, code = run()
+
+    assert code == 1
+    check = preflight_report().check("default passwords")
+    assert check.status == FAIL
+    assert check.summary.startswith("CACHE_URL, CELERY_BROKER_URL, DATABASE_URL, SECRET_KEY: ")
+    assert "EMAIL_URL" not in check.summary
+    assert "default passwords" in line_of(output, "default") and "FAIL" in line_of(output, "default").upper()
+    # Named by setting, never by value.
+    for value in ("console", "changeme", "Password", "please-change-me"):
+        assert value not in check.summary
+
+
+@pytest.mark.django_db
+def test_real_passwords_pass_and_development_is_not_checked(neighbours, settings, monkeypatch):
+    monkeypatch.setitem(connection.settings_dict, "PASSWORD", "console")
+    assert "default passwords" not in [check.name for check in preflight_report().checks]
+
+    settings.PRODUCTION = True
+    monkeypatch.setitem(connection.settings_dict, "PASSWORD", "x7-" + Fernet.generate_key().decode())
+
+    check = preflight_report().check("default passwords")
+
+    assert (check.status, check.summary) == (PASS, "none of the example or well-known ones")

@@ -262,3 +262,23 @@ def test_make_run_keeps_the_console_up_while_each_process_is_killed_and_restarte
     # one start each, plus the one kill, and every process still up.
     assert {name: len(run.pids(name)) for name in PROCESSES} == dict.fromkeys(PROCESSES, 2)
     assert all(alive(run.pids(name)[-1]) for name in PROCESSES), run.output()[-3000:]
+
+
+def test_make_run_points_links_at_the_port_the_console_runs_on(tmp_path):
+    from devtools.supervise import with_console_base_url
+
+    assert with_console_base_url({"WEB_PORT": "8042"})["CONSOLE_BASE_URL"] == "http://localhost:8042"
+    assert with_console_base_url({})["CONSOLE_BASE_URL"] == "http://localhost:8000"
+    mine = {"WEB_PORT": "8042", "CONSOLE_BASE_URL": "https://console.example.com"}
+    assert with_console_base_url(mine)["CONSOLE_BASE_URL"] == "https://console.example.com"
+    # The processes `make run` starts see it: a Procfile process prints its environment's.
+    procfile = tmp_path / "Procfile"
+    procfile.write_text(
+        f"web: {sys.executable} -c \"import os, time; print(os.environ['CONSOLE_BASE_URL'], flush=True); time.sleep(600)\"\n"
+    )
+    env = {name: value for name, value in os.environ.items() if name != "CONSOLE_BASE_URL"} | {"WEB_PORT": "8042"}
+    run = SupervisorRun(["--procfile", str(procfile), "--env-file", str(tmp_path / "none.env")], env=env, cwd=tmp_path)
+    try:
+        run.wait_for(lambda: "http://localhost:8042" in run.output(), what="the web process's address", timeout=20)
+    finally:
+        run.stop()

@@ -76,9 +76,15 @@ UNGUARDED = {
     "studio:library_zip": "a download of images the person may read, built for them alone: nothing written in the workspace",
     "reach:retry": "sends one's own failed notification again: no workspace write",
     "agents:run_follow": "following a run is what reaches the person (their toasts and inbox): personal, nothing is sent",
+    "tokens:new": "one's own access token: at each use never more than the person's role allows (dashboard/tokens/scopes.py)",
+    "tokens:revoke": "revoking a token only takes power away (someone else's only for an Administrator, checked by the view)",
 }
 # Whole namespaces, and views of a module, with rules of their own.
-UNGUARDED_NAMESPACES = {"admin": "Django's admin: staff only, under Django's own permissions"}
+UNGUARDED_NAMESPACES = {
+    "admin": "Django's admin: staff only, under Django's own permissions",
+    # One view per address, every method: each operation refuses itself (tests/tokens).
+    "console_api": "the console's API: each operation asks the token's scope and the role now (require_scope, require_write)",
+}
 UNGUARDED_MODULES = {"mozilla_django_oidc.views": "single sign-on (when configured): nobody is signed in yet"}
 
 # What a forged form carries: enough for most writes to go ahead (the guard

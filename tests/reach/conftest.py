@@ -30,7 +30,9 @@ def key_encryption(settings):
     settings.CONSOLE_BASE_URL = "https://console.example.com"
 
 
-def pending_approval(*, risk: str = "send", minutes_ago: float = 5, approval_id: str = APPROVAL_ID) -> WaitingItem:
+def pending_approval(
+    *, risk: str = "send", minutes_ago: float = 5, approval_id: str = APPROVAL_ID, input: dict | None = None
+) -> WaitingItem:
     """A pending approval as the inbox refresh stores it (agents' source)."""
     requested = timezone.now() - timedelta(minutes=minutes_ago)
     return WaitingItem.objects.create(
@@ -47,6 +49,7 @@ def pending_approval(*, risk: str = "send", minutes_ago: float = 5, approval_id:
                 "risk": risk,
                 "status": "pending",
                 "created_at": requested.isoformat(),
+                **({"input": input} if input is not None else {}),
             },
             "agent_name": "Lead qualifier",
         },
@@ -80,13 +83,17 @@ class Receiver:
 
     def __init__(self):
         self.bodies: list[dict] = []
+        # (headers, the body's exact bytes) of each call: what a receiver verifies a signature over.
+        self.calls: list[tuple[dict[str, str], bytes]] = []
         self.status = 200
         received = self
 
         class Handler(BaseHTTPRequestHandler):
             def do_POST(self):
                 length = int(self.headers.get("Content-Length") or 0)
-                received.bodies.append(json.loads(self.rfile.read(length) or b"{}"))
+                raw = self.rfile.read(length)
+                received.calls.append(({name.lower(): value for name, value in self.headers.items()}, raw))
+                received.bodies.append(json.loads(raw or b"{}"))
                 self.send_response(received.status)
                 self.end_headers()
 

@@ -67,7 +67,10 @@ def test_an_approval_reaches_an_approver_once_by_email_through_a_real_smtp_serve
     (envelope,) = real_smtp.received
     assert envelope.rcpt_tos == ["dana@example.com"]
     message = message_from_bytes(envelope.content)
-    assert " ".join(message["Subject"].split()) == "Approval waiting (send): Send the welcome email to dana@example.com"
+    assert (
+        " ".join(message["Subject"].split())
+        == "Approval waiting (send) from Lead qualifier: Send the welcome email to dana@example.com"
+    )
     body = message.get_payload()
     assert "https://console.example.com/approvals/?agent=" in body
     assert "Each link opens the item in the console after you sign in." in body
@@ -183,7 +186,7 @@ def test_a_failing_webhook_is_retried_with_backoff_and_the_refresh_never_calls_i
     assert delivery_step(delivery_id=delivery.pk, now=now + timedelta(seconds=31)) == "sent"
     assert len(receiver.bodies) == 2
     card = receiver.bodies[-1]["attachments"][0]["content"]
-    assert card["body"][0]["text"].startswith("Approval waiting (send): Send the welcome email")
+    assert card["body"][0]["text"].startswith("Approval waiting (send) from Lead qualifier: Send the welcome email")
 
 
 def test_a_delegate_receives_the_notifications_of_someone_away(dana, django_user_model, real_smtp):

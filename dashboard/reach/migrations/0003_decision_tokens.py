@@ -7,7 +7,7 @@ from django.db import migrations, models
 
 class Migration(migrations.Migration):
     dependencies = [
-        ("reach", "0001_initial"),
+        ("reach", "0002_notify_batched_signed_paused"),
         migrations.swappable_dependency(settings.AUTH_USER_MODEL),
     ]
 

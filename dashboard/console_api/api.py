@@ -1,0 +1,163 @@
+"""The console's own API (`/api/v1/`, OpenAPI 3.1 at /api/v1/openapi.json,
+rendered at /api/v1/docs): what the console adds over the service (the inbox,
+approvals through the console's decision flow, ...), for scripts and
+assistants, authenticated by personal access tokens (dashboard/tokens).
+
+django-ninja does the serialisation and the schema. The core defines the API
+and its plumbing (scopes, errors in the one body of dashboard/web/api_answers.py);
+areas add their routers through `Area(api_routers=...)`, as they add pages.
+Every guard of a page applies: the token's person and role at this moment,
+the workspace's working key (the key gate), the service's own refusals."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django.http import HttpRequest
+from django.urls import URLPattern
+from ninja import NinjaAPI, Router
+
+from dashboard.api import errors
+from dashboard.frame.areas import areas
+from dashboard.frame.permissions import write_refusal
+from dashboard.inbox.selectors import inbox_items
+from dashboard.inbox.sources import InboxViewer
+from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
+from dashboard.tokens.scopes import READ, scope_refusal, scopes_in_force
+from dashboard.web.api_answers import api_error
+
+
+class ApiRefusal(Exception):
+    """A refusal of the console's own (a scope, a role, bad input), in words."""
+
+    def __init__(self, status: int, code: str, message: str) -> None:
+        super().__init__(message)
+        self.status, self.code, self.message = status, code, message
+
+
+def require_scope(request: HttpRequest, scope: str) -> None:
+    """Refuse (403, in words) unless the token holds `scope` and the person's role allows it now."""
+    token = request.access_token  # type: ignore[attr-defined]
+    refusal = scope_refusal(user=request.user, granted=list(token.scopes), needed=scope)
+    if refusal:
+        raise ApiRefusal(403, "scope_refused", refusal)
+
+
+def require_write(request: HttpRequest, explanation: str) -> None:
+    """The pages' write guard (a read-only role or member key refused, in the same words)."""
+    message = write_refusal(request.workspace, explanation)  # type: ignore[attr-defined]
+    if message:
+        raise ApiRefusal(403, "write_refused", message)
+
+
+def token_of(request: HttpRequest) -> Any:
+    return request.access_token  # type: ignore[attr-defined]
+
+
+def via_token(request: HttpRequest) -> str:
+    """How the audit trail names this path: "token <name>"."""
+    return f"token {token_of(request).name}"
+
+
+api = NinjaAPI(
+    title="Workspace Console API",
+    version="1",
+    description=(
+        "The console's own API: what the console adds over the Workspace service, under the console's roles, "
+        "audit trail and approvals. Authenticate with a personal access token: `Authorization: Bearer wsc_…`."
+    ),
+    urls_namespace="console_api",
+    docs_url="/docs",
+)
+
+
+@api.exception_handler(ApiRefusal)
+def _refusal(request: HttpRequest, exc: ApiRefusal):
+    return api_error(exc.status, exc.code, exc.message)
+
+
+@api.exception_handler(KeyRefusedError)
+def _key_refused(request: HttpRequest, exc: KeyRefusedError):
+    return api_error(403, "key_refused", "The service refuses your key of this workspace.", request_id=exc.request_id)
+
+
+@api.exception_handler(NoActiveKeyError)
+def _no_key(request: HttpRequest, exc: NoActiveKeyError):
+    return api_error(403, "no_key", "You hold no key of this token's workspace any more: add it on the Keys page.")
+
+
+@api.exception_handler(KeyDecryptionError)
+def _unreadable(request: HttpRequest, exc: KeyDecryptionError):
+    return api_error(503, "key_unreadable", "The console cannot read your stored key (its encryption keys changed).")
+
+
+@api.exception_handler(errors.ApiError)
+def _service(request: HttpRequest, exc: errors.ApiError):
+    # The service's own refusal keeps its status (404, 409, 422, 429); its outages are a 502 of ours.
+    status = exc.status if isinstance(exc.status, int) and 400 <= exc.status < 500 and exc.status != 401 else 502
+    return api_error(status, "service_error", f"The service said: {exc.message}", request_id=exc.request_id or "")
+
+
+core = Router(tags=["console"])
+
+
+@core.get("/me", summary="Who the token acts as, where, and what it may do now")
+def me(request: HttpRequest) -> dict[str, Any]:
+    token = token_of(request)
+    workspace = request.workspace  # type: ignore[attr-defined]
+    key = workspace.require_key()
+    return {
+        "person": request.user.get_username(),
+        "workspace": {"id": key.workspace_id, "name": key.workspace_name},
+        "token": {
+            "name": token.name,
+            "prefix": token.shown_prefix,
+            "expires_at": token.expires_at.isoformat(),
+            "scopes_granted": list(token.scopes),
+            "scopes_in_force": sorted(scopes_in_force(user=request.user, granted=list(token.scopes))),
+        },
+    }
+
+
+@core.get("/inbox", summary="Everything waiting for the token's person in its workspace (the console's database)")
+def inbox(request: HttpRequest) -> dict[str, Any]:
+    require_scope(request, READ)
+    viewer = InboxViewer(user=request.user, workspace_id=request.workspace.id)  # type: ignore[attr-defined]
+    return {
+        "data": [
+            {
+                "key": item.key,
+                "kind": item.kind,
+                "title": item.title,
+                "detail": item.detail,
+                "started_by": item.started_by,
+                "since": item.since.isoformat() if item.since else None,
+                "due_at": item.due_at.isoformat() if item.due_at else None,
+                "risk": item.risk or None,
+                "agent_id": item.agent_id or None,
+                "url": request.build_absolute_uri(item.url),
+            }
+            for item in inbox_items(viewer=viewer)
+        ]
+    }
+
+
+api.add_router("/", core)
+_built = False
+
+
+def console_api_urls() -> Any:
+    """The API's addresses with every area's routers (once: urls.py calls it).
+    Its document and the page rendering it are open to anyone (they say
+    nothing of a workspace); every other address needs a token."""
+    global _built
+    if not _built:
+        for area in areas():
+            for prefix, router in area.api_routers:
+                api.add_router(prefix, router)
+        _built = True
+    urls = api.urls
+    for pattern in urls[0]:
+        if isinstance(pattern, URLPattern) and pattern.name in ("openapi-json", "openapi-view"):
+            pattern.callback.login_required = False  # type: ignore[attr-defined]  # as login_not_required sets
+    return urls

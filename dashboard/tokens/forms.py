@@ -1,0 +1,60 @@
+"""The form that makes a personal access token: what the person's role and
+keys allow now, nothing more."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from django import forms
+from django.conf import settings
+
+from dashboard.keys.models import ApiKey
+from dashboard.tokens.scopes import SCOPES, scopes_allowed
+from dashboard.tokens.services import networks_read
+
+LIFETIMES = (7, 30, 90, 180, 365)
+
+
+class TokenForm(forms.Form):
+    name = forms.CharField(
+        max_length=100, help_text="What uses it: “Release script”, “My IDE assistant”. Shown in the audit trail."
+    )
+    workspace_id = forms.ChoiceField(
+        label="Workspace", help_text="A token acts in one workspace, through your key of it."
+    )
+    scopes = forms.MultipleChoiceField(
+        widget=forms.CheckboxSelectMultiple,
+        help_text="Never more than your role allows when it is used.",
+        error_messages={
+            "required": "Choose at least one scope.",
+            "invalid_choice": "Your role does not allow the scope “%(value)s”.",
+        },
+    )
+    days = forms.TypedChoiceField(label="Expires after", coerce=int)
+    allowed_from = forms.CharField(
+        label="Allowed addresses (optional)",
+        required=False,
+        widget=forms.Textarea(attrs={"rows": 2, "spellcheck": "false"}),
+        help_text="Addresses or networks, one per line (203.0.113.7, 10.0.0.0/8). Empty: from anywhere.",
+    )
+
+    def __init__(self, *args, user, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        keys = [key for key in ApiKey.objects.filter(user=user).order_by("-is_active", "label") if key.is_working]
+        workspaces = {key.workspace_id: key for key in keys}.values()
+        workspace_field: Any = self.fields["workspace_id"]
+        workspace_field.choices = [(key.workspace_id, key.workspace_name or key.workspace_id) for key in workspaces]
+        scope_field: Any = self.fields["scopes"]
+        scope_field.choices = [(scope, f"{scope}: {SCOPES[scope]}") for scope in scopes_allowed(user)]
+        longest = int(settings.TOKEN_MAX_DAYS)
+        days = [d for d in LIFETIMES if d <= longest] or [longest]
+        days_field: Any = self.fields["days"]
+        days_field.choices = [(d, f"{d} days") for d in days]
+        self.fields["days"].help_text = f"At most {longest} days (set by your administrators)."
+        self.fields["days"].initial = 30 if 30 in days else days[-1]
+
+    def clean_allowed_from(self) -> list[str]:
+        try:
+            return networks_read(self.cleaned_data.get("allowed_from") or "")
+        except ValueError as exc:
+            raise forms.ValidationError(str(exc)) from exc

@@ -1,0 +1,54 @@
+"""What a token may do: the scopes a person grants it, narrowed at every use
+by what the person's role allows at that moment (a demotion narrows every
+token at once; a deactivated person's tokens do nothing)."""
+
+from __future__ import annotations
+
+from dashboard.people.roles import DECIDE_APPROVALS, VIEW_AUDIT_TRAIL, WRITE
+
+READ = "read"
+WRITE_STUDIO = "write:studio"
+WRITE_AGENTS = "write:agents"
+WRITE_OBJECTS = "write:objects"
+DECIDE = "decide"
+AUDIT = "audit"
+
+SCOPES: dict[str, str] = {
+    READ: "Read every area (what the person can read)",
+    WRITE_STUDIO: "Write in Studio (turns, Content Apps)",
+    WRITE_AGENTS: "Write in Agents (chats, runs, activation)",
+    WRITE_OBJECTS: "Write in Objects (records, imports)",
+    DECIDE: "Decide approvals",
+    AUDIT: "Read the audit trail",
+}
+
+# The permission a role must hold for each scope to count ("" : holding a working key is enough).
+NEEDS: dict[str, str] = {
+    READ: "",
+    WRITE_STUDIO: WRITE,
+    WRITE_AGENTS: WRITE,
+    WRITE_OBJECTS: WRITE,
+    DECIDE: DECIDE_APPROVALS,
+    AUDIT: VIEW_AUDIT_TRAIL,
+}
+
+
+def scopes_allowed(user) -> list[str]:
+    """The scopes the person's role allows now (what the form offers)."""
+    if not user.is_active:
+        return []
+    return [scope for scope, permission in NEEDS.items() if not permission or user.has_perm(permission)]
+
+
+def scopes_in_force(*, user, granted: list[str]) -> frozenset[str]:
+    """The token's scopes that count at this use: granted and allowed now."""
+    return frozenset(granted) & frozenset(scopes_allowed(user))
+
+
+def scope_refusal(*, user, granted: list[str], needed: str) -> str:
+    """Why a use needing `needed` is refused, in words ("" when it may go on)."""
+    if needed in scopes_in_force(user=user, granted=granted):
+        return ""
+    if needed not in granted:
+        return f"This token was not given the scope “{needed}” ({SCOPES.get(needed, needed)})."
+    return f"Your role no longer allows “{needed}” ({SCOPES.get(needed, needed)}): the token is narrowed with it."

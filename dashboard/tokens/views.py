@@ -1,0 +1,77 @@
+"""A person's personal access tokens (their account's page): make one (shown
+once), see when and from where each was last used, revoke. Administrators
+see everyone's and revoke any."""
+
+from __future__ import annotations
+
+from django.contrib import messages
+from django.contrib.auth.models import PermissionsMixin
+from django.http import Http404, HttpResponse
+from django.shortcuts import redirect, render
+from django.views.decorators.cache import never_cache
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.frame.key_gate import works_without_key
+from dashboard.frame.workspace import ConsoleRequest
+from dashboard.people.roles import MANAGE_PEOPLE
+from dashboard.tokens import selectors, services
+from dashboard.tokens.forms import TokenForm
+from dashboard.tokens.models import AccessToken
+
+
+def _may_manage(request: ConsoleRequest) -> bool:
+    return isinstance(request.user, PermissionsMixin) and request.user.has_perm(MANAGE_PEOPLE)
+
+
+def _page(request: ConsoleRequest, form: TokenForm, made: services.MadeToken | None = None, status: int = 200):
+    may_manage = _may_manage(request)
+    context = {
+        "form": form,
+        "made": made,
+        "tokens": selectors.tokens_of(user=request.user),
+        "everyone": selectors.tokens_in_force().exclude(user_id=request.user.pk) if may_manage else None,
+    }
+    return render(request, "tokens/tokens.html", context, status=status)
+
+
+# The person's own tokens, whatever their active key: a token of another workspace is theirs too.
+@works_without_key
+@never_cache
+@require_GET
+def tokens(request: ConsoleRequest) -> HttpResponse:
+    return _page(request, TokenForm(user=request.user))
+
+
+@works_without_key
+@never_cache
+@require_POST
+def token_new(request: ConsoleRequest) -> HttpResponse:
+    form = TokenForm(request.POST, user=request.user)
+    if not form.is_valid():
+        return _page(request, form, status=422)
+    data = form.cleaned_data
+    try:
+        made = services.token_create(
+            user=request.user,
+            workspace_id=data["workspace_id"],
+            name=data["name"],
+            scopes=list(data["scopes"]),
+            days=data["days"],
+            allowed_from=data["allowed_from"],
+        )
+    except services.TokenRefused as refused:
+        form.add_error(None, str(refused))
+        return _page(request, form, status=422)
+    # Rendered, not redirected: the token is on this one answer (no-store), never in an address.
+    return _page(request, TokenForm(user=request.user), made=made)
+
+
+@works_without_key
+@require_POST
+def token_revoke(request: ConsoleRequest, token_id: int) -> HttpResponse:
+    token = AccessToken.objects.filter(pk=token_id).select_related("user").first()
+    if token is None or (token.user_id != request.user.pk and not _may_manage(request)):
+        raise Http404("No such token.")
+    services.token_revoke(token=token, by=request.user)
+    messages.success(request, f"Revoked “{token.name}”: it is refused from now on.")
+    return redirect("tokens:list")
