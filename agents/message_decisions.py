@@ -22,19 +22,21 @@ VIA = {"email": decisions.VIA_EMAIL, "slack": decisions.VIA_SLACK, "teams": deci
 
 
 class AgentsApprovalDecider:
-    def preview(self, *, workspace_id: str, approval_id: str) -> ApprovalPreview | None:
-        for _, approval in queue.pending_stored(workspace_id=workspace_id):
-            if approval["id"] == approval_id:
-                return ApprovalPreview(
-                    approval_id=approval_id,
-                    agent_id=approval["agent_id"],
-                    summary=approval["summary"],
-                    risk=approval["risk"],
-                    needs_confirmation=approval["needs_confirmation"],
-                    agent_name=approval["agent_name"],
-                    input_text=pretty_json(approval["input"]) if approval["input"] is not None else "",
-                )
-        return None
+    def previews(self, *, workspace_id: str, approval_ids: list[str]) -> dict[str, ApprovalPreview]:
+        wanted = set(approval_ids)
+        return {
+            approval["id"]: ApprovalPreview(
+                approval_id=approval["id"],
+                agent_id=approval["agent_id"],
+                summary=approval["summary"],
+                risk=approval["risk"],
+                needs_confirmation=approval["needs_confirmation"],
+                agent_name=approval["agent_name"],
+                input_text=pretty_json(approval["input"]) if approval["input"] is not None else "",
+            )
+            for _, approval in queue.pending_stored(workspace_id=workspace_id)
+            if approval["id"] in wanted
+        }
 
     def shown(self, *, key: ApiKey, token: DecisionToken) -> ApprovalShown | None:
         """The approval as the service has it now, as the queue's card (no form: the page has its own)."""

@@ -81,7 +81,7 @@ class Decided:
 
 
 class ApprovalDecider(Protocol):
-    def preview(self, *, workspace_id: str, approval_id: str) -> ApprovalPreview | None: ...
+    def previews(self, *, workspace_id: str, approval_ids: list[str]) -> dict[str, ApprovalPreview]: ...
 
     def shown(self, *, key: ApiKey, token: DecisionToken) -> ApprovalShown | None: ...
 
@@ -228,26 +228,46 @@ def message_decisions(rows: list, *, via: str) -> dict[int, tuple[ApprovalPrevie
     """Tokens for the approvals among these delivery rows, made now for their
     recipient (row id -> the approval as the console keeps it, and the
     token's secret): only a person's delivery (a workspace's channel has no
-    one person to decide), of an approval still waiting, to an Approver."""
+    one person to decide), of an approval still waiting, to an Approver.
+    Queries flat in the rows: one read of the kept approvals per workspace,
+    one permission read per person, one insert."""
     decider = approval_decider()
+    if decider is None:
+        return {}
+    wanted = [(row, approval_of(row.item_key)) for row in rows if row.user is not None and approval_of(row.item_key)]
+    may: dict[int, bool] = {}
+    previews: dict[str, dict[str, ApprovalPreview]] = {}
+    now = timezone.now()
     made: dict[int, tuple[ApprovalPreview, str]] = {}
-    for row in rows:
-        approval_id = approval_of(row.item_key)
+    tokens = []
+    for row, approval_id in wanted:
         person = row.user
-        if decider is None or not approval_id or person is None or not person.is_active:
+        if person.pk not in may:
+            may[person.pk] = bool(
+                person.is_active and isinstance(person, PermissionsMixin) and person.has_perm(DECIDE_APPROVALS)
+            )
+        if not may[person.pk]:
             continue
-        if not (isinstance(person, PermissionsMixin) and person.has_perm(DECIDE_APPROVALS)):
-            continue
-        preview = decider.preview(workspace_id=row.workspace_id, approval_id=approval_id)
+        if row.workspace_id not in previews:
+            ids = [approval for other, approval in wanted if other.workspace_id == row.workspace_id]
+            previews[row.workspace_id] = decider.previews(workspace_id=row.workspace_id, approval_ids=ids)
+        preview = previews[row.workspace_id].get(approval_id)
         if preview is None:
             continue
-        secret = token_mint(
-            user=person,
-            workspace_id=row.workspace_id,
-            approval_id=approval_id,
-            agent_id=preview.agent_id,
-            channel=row.channel,
-            via=via,
+        secret = PREFIX + secrets.token_urlsafe(32)
+        tokens.append(
+            DecisionToken(
+                user=person,
+                workspace_id=row.workspace_id,
+                approval_id=approval_id,
+                agent_id=preview.agent_id,
+                channel=row.channel[:32],
+                via=via,
+                token_hash=_hash(secret),
+                idempotency_key=str(uuid.uuid4()),
+                expires_at=now + timedelta(seconds=int(settings.REACH_DECISION_TOKEN_SECONDS)),
+            )
         )
         made[row.pk] = (preview, secret)
+    DecisionToken.objects.bulk_create(tokens)
     return made

@@ -195,3 +195,10 @@ def fresh_approval(handle, *, agent: str = "Lead qualifier", note: str = "A new 
 def approval_status(handle, approval_id: str) -> str:
     listed = service(handle, "GET", "/v1/approvals", params={"limit": 100, "status": "all"}).json()["data"]
     return next(a["status"] for a in listed if a["id"] == approval_id)
+
+
+def approve_link_of(body: str, approval_id: str) -> str:
+    """The Approve link of one approval in an email (a message lists every approval due for its person)."""
+    lines = body.splitlines()
+    at = next(n for n, line in enumerate(lines) if f"approval={approval_id}" in line)
+    return next(line.split(": ", 1)[1] for line in lines[at:] if line.strip().startswith("Approve:"))

@@ -17,7 +17,7 @@ from dashboard.reach.models import Delivery, NotificationPreference
 from dashboard.reach.sending import delivery_step
 from tests.axe import check_now, watch_with_axe
 from tests.helpers import fill_login_form
-from tests.reach.conftest import approval_status, fresh_approval, sandbox_approver
+from tests.reach.conftest import approval_status, approve_link_of, fresh_approval, sandbox_approver
 
 pytestmark = pytest.mark.browser
 
@@ -41,7 +41,7 @@ def test_an_emailed_link_decides_for_its_person_only_in_a_browser(
     workspace_refresh(workspace_id=ApiKey.objects.get(user=dana).workspace_id)
     assert delivery_step(delivery_id=Delivery.objects.get(item_key=f"approval:{approval['id']}").pk) == "sent"
     body = message_from_bytes(real_smtp.received[0].content).get_payload()
-    link = next(line.split(": ", 1)[1] for line in body.splitlines() if line.strip().startswith("Approve:"))
+    link = approve_link_of(body, approval["id"])
 
     # Ben, signed in, opens the link Dana forwarded him.
     page.goto(f"{live_server.url}/accounts/login/")

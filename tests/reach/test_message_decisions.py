@@ -27,7 +27,7 @@ from dashboard.reach.decision_tokens import token_find, token_mint, token_redeem
 from dashboard.reach.models import DecisionToken, Delivery, NotificationPreference
 from dashboard.reach.sending import delivery_step
 from tests.html import one, select, text_of
-from tests.reach.conftest import approval_status, fresh_approval, sandbox_approver
+from tests.reach.conftest import approval_status, approve_link_of, fresh_approval, sandbox_approver
 
 
 def token_for(person, approval: dict, *, via: str = "email") -> str:
@@ -58,7 +58,7 @@ def test_an_emailed_approve_link_decides_once_for_its_person_however_often_it_is
 
     (envelope,) = real_smtp.received
     body = message_from_bytes(envelope.content).get_payload()
-    approve = next(line.split(": ", 1)[1] for line in body.splitlines() if line.strip().startswith("Approve:"))
+    approve = approve_link_of(body, approval["id"])
     link = urlsplit(approve)
     secret = link.path.rsplit("/", 1)[1]
     # Only its hash is kept: the table holds nothing that decides.

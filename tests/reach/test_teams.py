@@ -67,7 +67,10 @@ def test_a_teams_webhook_receives_adaptive_cards_that_open_the_confirmation_page
 
     (card,) = cards_of(receiver.bodies[0], card_schema)
     assert card["version"] == "1.4"
-    assert card["body"][0]["text"] == "Approval waiting (send): Send the welcome email to dana@example.com"
+    assert (
+        card["body"][0]["text"]
+        == "Approval waiting (send) from Lead qualifier: Send the welcome email to dana@example.com"
+    )
     approve, reject, console = actions_in(card)
     assert [action["title"] for action in (approve, reject, console)] == ["Approve…", "Reject…", "Open the console"]
     assert {action["type"] for action in (approve, reject, console)} == {"Action.OpenUrl"}
