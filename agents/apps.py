@@ -29,8 +29,13 @@ class AgentsConfig(AppConfig):
         from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
+        from agents.message_decisions import DECIDER
         from agents.palette import PALETTE_SOURCES
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, register_area
+        from dashboard.reach.decision_tokens import register_approval_decider
+
+        # Approve / Reject from a message (email, Slack, Teams) decide through this area's one flow.
+        register_approval_decider(DECIDER)
 
         register_area(
             Area(

@@ -59,10 +59,16 @@ VIA_ONE = ""
 VIA_BULK = "bulk"
 VIA_REINSTRUCT = "re-instruct"
 VIA_DEADLINE = "deadline"
+# A message's Approve / Reject (agents/message_decisions.py), after its confirmation page or Slack button.
+VIA_EMAIL, VIA_SLACK, VIA_TEAMS, VIA_PUSH = "email", "slack", "teams", "push"
 VIA_WORDS = {
     VIA_BULK: "in a bulk decision",
     VIA_REINSTRUCT: "to send a corrected instruction",
     VIA_DEADLINE: "by the console, not a person",
+    VIA_EMAIL: "from email",
+    VIA_SLACK: "from Slack",
+    VIA_TEAMS: "from Teams",
+    VIA_PUSH: "from a phone's notification",
 }
 
 

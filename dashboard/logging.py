@@ -25,8 +25,16 @@ from typing import Any
 
 from dashboard.observability.context import current_request_id, current_user_id
 
-API_KEY_PATTERN = re.compile(r"svc_sk_[A-Za-z0-9_\-]+")
+# API keys, and the decision tokens of messages (dashboard/reach/decision_tokens.py: a token
+# decides an approval, so the request line of its confirmation page must not keep it).
+API_KEY_PATTERN = re.compile(r"(svc_sk_|wcdt_)[A-Za-z0-9_\-]+")
 KEY_MARK = "svc_sk_"
+TOKEN_MARK = "wcdt_"
+
+
+def holds_secret(text: str) -> bool:
+    return KEY_MARK in text or TOKEN_MARK in text
+
 
 # What every LogRecord has: anything else on a record came as `extra=` and is
 # written as a field of its own in JSON.
@@ -36,19 +44,19 @@ _FIRST_FIELDS = ("time", "level", "logger", "message", "request_id", "user_id")
 
 
 def redact(text: str) -> str:
-    return API_KEY_PATTERN.sub("svc_sk_[redacted]", text)
+    return API_KEY_PATTERN.sub(r"\1[redacted]", text)
 
 
 class RedactApiKeys(logging.Filter):
     def filter(self, record: logging.LogRecord) -> bool:
         message = record.getMessage()
-        if KEY_MARK in message:
+        if holds_secret(message):
             record.msg = redact(message)
             record.args = None
         fields = record.__dict__
         for name in fields.keys() - _RECORD_ATTRIBUTES:  # the extras only (a set difference: cheap)
             value = fields[name]
-            if isinstance(value, str) and KEY_MARK in value:
+            if isinstance(value, str) and holds_secret(value):
                 fields[name] = redact(value)
         return True
 
@@ -65,7 +73,7 @@ class RequestContext(logging.Filter):
 
 
 def _masked(line: str) -> str:
-    return redact(line) if KEY_MARK in line else line
+    return redact(line) if holds_secret(line) else line
 
 
 class JsonFormatter(logging.Formatter):

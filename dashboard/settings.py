@@ -810,6 +810,13 @@ REACH_WEBHOOK_ALLOW_HTTP = env.bool("REACH_WEBHOOK_ALLOW_HTTP", default=DEBUG)
 REACH_WEBHOOK_TIMEOUT = env.float("REACH_WEBHOOK_TIMEOUT", default=5.0)
 REACH_DAILY_DIGEST_HOUR = env.int("REACH_DAILY_DIGEST_HOUR", default=8)
 REACH_SWEEP_SECONDS = env.float("REACH_SWEEP_SECONDS", default=60.0)
+# Decisions from a message (dashboard/reach/decision_tokens.py): a message's
+# Approve / Reject decides once, for its recipient, within
+# REACH_DECISION_TOKEN_SECONDS of being sent. Slack's interactive buttons are
+# accepted only signed with SLACK_SIGNING_SECRET (the Slack app's "Signing
+# Secret"; without it Slack messages carry links to the confirmation page only).
+REACH_DECISION_TOKEN_SECONDS = env.int("REACH_DECISION_TOKEN_SECONDS", default=86400)
+SLACK_SIGNING_SECRET = env.str("SLACK_SIGNING_SECRET", default="")
 # What is due for a person on a channel goes as one message of at most
 # REACH_BATCH_LIMIT lines; a webhook failing for REACH_WEBHOOK_PAUSE_AFTER_SECONDS
 # on end is paused (not called) and its owner told, until resumed.

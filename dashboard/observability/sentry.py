@@ -26,7 +26,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from dashboard.logging import KEY_MARK, redact
+from dashboard.logging import holds_secret, redact
 from dashboard.observability.context import current_request_id
 
 if TYPE_CHECKING:
@@ -42,7 +42,7 @@ def _scrub(value: Any, depth: int = 0) -> Any:
     if depth > MAX_DEPTH:
         return HIDDEN
     if isinstance(value, str):
-        return redact(value) if KEY_MARK in value else value
+        return redact(value) if holds_secret(value) else value
     if isinstance(value, Mapping):
         cleaned: dict[Any, Any] = {}
         for key, item in value.items():

@@ -23,6 +23,18 @@ class PreferencesForm(forms.Form):
     my_work_finished = forms.BooleanField(required=False, label="My runs and turns that finished")
     cadence = forms.ChoiceField(choices=Cadence.choices, label="When", widget=forms.RadioSelect)
     by_email = forms.BooleanField(required=False, label="By email (to the address of your account)")
+    slack_user_id = forms.RegexField(
+        regex=r"^[UW][A-Z0-9]{2,30}$",
+        strip=True,
+        required=False,
+        max_length=32,
+        label="Your Slack member id",
+        help_text=(
+            "In Slack: your profile, ⋮, Copy member ID (U…). With it, Approve and Reject in your Slack "
+            "messages decide in Slack when you press them, and only when you do."
+        ),
+        error_messages={"invalid": "A Slack member id looks like U024BE7LH: copy it from your Slack profile."},
+    )
     time_zone = forms.CharField(
         max_length=64,
         label="Your time zone",

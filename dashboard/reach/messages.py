@@ -8,7 +8,10 @@ from typing import Any
 
 from django.conf import settings
 
+from dashboard.reach.decision_tokens import VIA_EMAIL, VIA_SLACK, VIA_TEAMS, decision_path, message_decisions
 from dashboard.reach.models import ChatWebhook, Delivery
+from dashboard.reach.slack import slack_message
+from dashboard.reach.teams import teams_message
 
 
 def console_link(path: str) -> str:
@@ -16,21 +19,39 @@ def console_link(path: str) -> str:
     return f"{base}{path}"
 
 
-def item_lines(rows: list[Delivery]) -> list[str]:
-    return [
-        f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}"
-        + (f"\n  {row.detail}" if row.detail else "")
-        + f"\n  {console_link(row.path)}"
-        for row in rows
-    ]
+def item_lines(rows: list[Delivery], decisions: dict | None = None) -> list[str]:
+    lines = []
+    for row in rows:
+        line = (
+            f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}"
+            + (f"\n  {row.detail}" if row.detail else "")
+            + f"\n  {console_link(row.path)}"
+        )
+        if decisions and row.pk in decisions:
+            secret = decisions[row.pk][1]
+            line += (
+                f"\n  Approve: {console_link(decision_path(secret, 'approve'))}"
+                f"\n  Reject: {console_link(decision_path(secret, 'reject'))}"
+            )
+        lines.append(line)
+    return lines
 
 
 def email_text(rows: list[Delivery]) -> tuple[str, str]:
-    """(subject, body) of one email for these rows (a digest when more than one)."""
+    """(subject, body) of one email for these rows (a digest when more than
+    one); an approval with its Approve / Reject links, made for this email's person."""
     subject = rows[0].title if len(rows) == 1 else f"{len(rows)} things in Workspace Console"
+    decisions = message_decisions(rows, via=VIA_EMAIL)
+    said = (
+        "Approve and Reject open a page showing exactly what will run: you decide there, signed in as yourself, "
+        "once; the link works for you only.\n"
+        if decisions
+        else ""
+    )
     body = (
-        "\n".join(item_lines(rows))
-        + "\n\nEach link opens the item in the console after you sign in; nothing is decided from this email.\n"
+        "\n".join(item_lines(rows, decisions))
+        + "\n\nEach link opens the item in the console after you sign in.\n"
+        + said
         + "Change what you receive: "
         + console_link("/notifications/")
         + "\n"
@@ -39,7 +60,9 @@ def email_text(rows: list[Delivery]) -> tuple[str, str]:
 
 
 def webhook_body(hook: ChatWebhook, rows: list[Delivery]) -> dict[str, Any]:
-    """What each kind of chat webhook is sent: Slack and Teams a text, generic JSON the items."""
+    """What each kind of chat webhook is sent: Slack Block Kit (dashboard/reach/slack.py), Teams an
+    Adaptive Card (dashboard/reach/teams.py), each approval with its Approve / Reject made for the
+    webhook's person; generic JSON the items."""
     if hook.kind == ChatWebhook.KIND_JSON:
         return {
             "notifications": [
@@ -55,11 +78,7 @@ def webhook_body(hook: ChatWebhook, rows: list[Delivery]) -> dict[str, Any]:
                 for row in rows
             ]
         }
-    lines = [f"{row.title}{f' ({row.detail})' if row.detail else ''} — {console_link(row.path)}" for row in rows]
     if hook.kind == ChatWebhook.KIND_SLACK:
-        return {
-            "text": "\n".join(
-                f"• <{console_link(row.path)}|{row.title}>" + (f" {row.detail}" if row.detail else "") for row in rows
-            )
-        }
-    return {"text": "\n\n".join(lines)}  # Microsoft Teams' incoming webhook takes a text
+        return slack_message(rows, link=console_link, decisions=message_decisions(rows, via=VIA_SLACK))
+    # Microsoft Teams' Workflows webhooks take Adaptive Cards in `attachments` (dashboard/reach/teams.py).
+    return teams_message(rows, link=console_link, decisions=message_decisions(rows, via=VIA_TEAMS))

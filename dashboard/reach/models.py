@@ -34,6 +34,9 @@ class NotificationPreference(models.Model):
     delegate = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
+    # The person's Slack member id (U…): only a click by this Slack user decides from a Slack button
+    # bound to this person (dashboard/reach/slack.py); without it the buttons open the confirmation page.
+    slack_user_id = models.CharField(max_length=32, blank=True, help_text="Your Slack member id (U…).")
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -214,3 +217,33 @@ class PushSubscription(models.Model):
     def as_info(self) -> dict:
         """What pywebpush takes (the browser's PushSubscription.toJSON())."""
         return {"endpoint": self.endpoint, "keys": {"p256dh": self.p256dh, "auth": self.auth}}
+
+
+class DecisionToken(models.Model):
+    """One person's Approve / Reject from one message about one approval:
+    made when the message to that person is built, single use, short lived
+    (REACH_DECISION_TOKEN_SECONDS), stored only as the sha256 of its secret
+    (dashboard/reach/decision_tokens.py). The decision it makes carries
+    `idempotency_key`, the same on every retry of it."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    workspace_id = models.CharField(max_length=64)
+    approval_id = models.CharField(max_length=64)
+    agent_id = models.CharField(max_length=64, blank=True)
+    channel = models.CharField(max_length=32, help_text='Where it was sent: "email" or "webhook:<id>".')
+    via = models.CharField(max_length=16, help_text='"email", "slack" or "teams": the audit line names it.')
+    token_hash = models.CharField(max_length=64, unique=True)
+    idempotency_key = models.CharField(max_length=64)
+    created_at = models.DateTimeField(auto_now_add=True)
+    expires_at = models.DateTimeField()
+    # Set by the one request that decides with it (a conditional UPDATE), cleared again when the
+    # service could not be reached (the retry sends the same Idempotency-Key).
+    used_at = models.DateTimeField(null=True, blank=True)
+    decision = models.CharField(max_length=8, blank=True)
+    outcome = models.CharField(max_length=300, blank=True, help_text="What came of it, in words.")
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace_id", "approval_id"], name="reach_token_approval")]
+
+    def __str__(self) -> str:
+        return f"decision token for {self.approval_id} to {self.user_id}"

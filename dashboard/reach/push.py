@@ -16,6 +16,7 @@ from django.conf import settings
 from django.utils import timezone
 from pywebpush import WebPushException, webpush  # type: ignore[import-untyped]  # no stubs or py.typed
 
+from dashboard.reach.decision_tokens import VIA_PUSH, decision_path, message_decisions
 from dashboard.reach.messages import console_link
 from dashboard.reach.models import Delivery, PushSubscription
 
@@ -37,10 +38,16 @@ def push_configured() -> bool:
 
 
 def decision_links(row: Delivery) -> dict[str, str]:
-    """Where an approval's Approve and Reject actions lead. For now both open
-    the approval in the console (a signed-in page decides); the one place to
-    point at per-recipient decision links."""
-    return {"approve": console_link(row.path), "reject": console_link(row.path)}
+    """Where an approval's Approve and Reject actions lead: the confirmation
+    page of a decision token made now for this device's person
+    (dashboard/reach/decision_tokens.py: GET shows, POST decides, once, only
+    for them); the approval in the console where no token can be made (not
+    an Approver any more, the approval no longer waiting)."""
+    made = message_decisions([row], via=VIA_PUSH).get(row.pk)
+    if made is None:
+        return {"approve": console_link(row.path), "reject": console_link(row.path)}
+    _, secret = made
+    return {decision: console_link(decision_path(secret, decision)) for decision in ("approve", "reject")}
 
 
 def push_payload(rows: list[Delivery]) -> dict[str, Any]:

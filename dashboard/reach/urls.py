@@ -1,6 +1,6 @@
 from django.urls import path
 
-from dashboard.reach import views, views_push
+from dashboard.reach import confirm_views, slack, views, views_push
 from dashboard.web import converters  # noqa: F401  (the pk path converter)
 
 app_name = "reach"
@@ -15,4 +15,7 @@ urlpatterns = [
     path("claim", views.claim, name="claim"),
     path("push/subscribe", views_push.push_subscribe, name="push_subscribe"),
     path("push/<pk:pk>/unsubscribe", views_push.push_unsubscribe, name="push_unsubscribe"),
+    # Decisions from a message: the confirmation page (GET shows, POST decides) and Slack's button clicks.
+    path("decide/<str:token>", confirm_views.decide, name="decide"),
+    path("slack/interactivity", slack.interactivity, name="slack_interactivity"),
 ]

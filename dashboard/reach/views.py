@@ -41,6 +41,7 @@ def _initial(preference) -> dict:
         "my_work_finished": preference.my_work_finished,
         "cadence": preference.cadence,
         "by_email": preference.by_email,
+        "slack_user_id": preference.slack_user_id,
         "time_zone": preference.time_zone,
         "quiet_from": preference.quiet_from,
         "quiet_until": preference.quiet_until,

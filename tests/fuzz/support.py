@@ -184,6 +184,19 @@ FUZZ_TABLE: dict[str, Target] = {
     "sign_in_policy": Target(methods=("GET", "POST"), form=("roles",)),
     "two_factor_reset": Target(methods=("GET", "POST"), query=("next",), form=("next",)),
     # People (dashboard/people): the page, invitations, one person, accepting, development mail.
+    # Personal access tokens (dashboard/tokens): the page, a token made, one revoked.
+    "tokens:list": Target(),
+    "tokens:new": Target(methods=("POST",), form=("name", "workspace_id", "scopes", "days", "allowed_from")),
+    "tokens:revoke": Target(methods=("POST",), examples=3),
+    # The console's API (a session is not a token: refused in its JSON body, never a 500).
+    "console_api:api-root": Target(),
+    "console_api:openapi-json": Target(),
+    "console_api:openapi-view": Target(),
+    "console_api:me": Target(),
+    "console_api:inbox": Target(),
+    "console_api:approvals_waiting": Target(),
+    "console_api:approval_decide": Target(methods=("POST",), form=("decision", "note"), examples=5),
+    "reach:webhook_resume": Target(methods=("POST",), examples=3),
     "people:index": Target(query=("q", *PAGER)),
     "people:invite": Target(methods=("POST",), form=("email", "role")),
     "people:invitation_resend": Target(methods=("POST",), examples=3),
@@ -224,6 +237,9 @@ FUZZ_TABLE: dict[str, Target] = {
     # Web Push (dashboard/reach/views_push.py): a browser's subscription posted, a device turned off.
     "reach:push_subscribe": Target(methods=("POST",), form=("endpoint", "p256dh", "auth")),
     "reach:push_unsubscribe": Target(methods=("POST",), examples=3),
+    # Decisions from a message: the confirmation page (its token fuzzed as a path value), Slack's clicks.
+    "reach:decide": Target(methods=("GET", "POST"), query=("d",), form=("decision",)),
+    "reach:slack_interactivity": Target(methods=("POST",), form=("payload",)),
     "studio:index": Target(query=("studio", "artifact_id", "from_turn")),
     "studio:start": Target(methods=("POST",), form=("studio", "message", "artifact_id", "auto", "idempotency_key")),
     "studio:turn": Target(),

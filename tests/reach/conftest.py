@@ -127,3 +127,78 @@ def real_smtp(settings, smtp_server):
     settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
     settings.DEFAULT_FROM_EMAIL = "Console <console@example.com>"
     return handler
+
+
+# --- decisions from a message, against a real sandbox over HTTP -------------------------
+
+
+@pytest.fixture(scope="module")
+def decide_sandbox():
+    """A real sandbox of the module's own (its approvals are decided there)."""
+    from tests.helpers import running_sandbox
+
+    with running_sandbox() as handle:
+        yield handle
+
+
+@pytest.fixture
+def on_sandbox(decide_sandbox, settings):
+    settings.SERVICE_BASE_URL = decide_sandbox.base_url
+    return decide_sandbox
+
+
+def sandbox_approver(django_user_model, handle, username: str):
+    """An Approver with email, holding a fresh demo-workspace key of `handle`."""
+    from tests.helpers import PASSWORD
+
+    person = django_user_model.objects.create_user(
+        username=username, password=PASSWORD, email=f"{username}@example.com"
+    )
+    make_approver(person)
+    stored_api_key(user=person, secret=handle.mint_key("demo"), workspace_name="Acme Marketing")
+    return person
+
+
+@pytest.fixture
+def decisions_counted(decide_sandbox, monkeypatch) -> list[str]:
+    """Every decision call the sandbox receives (POST /v1/approvals/<id>), as its path."""
+    calls: list[str] = []
+    dispatch = decide_sandbox.app.dispatch
+
+    def counting(req):
+        if req.method == "POST" and req.path.startswith("/v1/approvals/"):
+            calls.append(req.path)
+        return dispatch(req)
+
+    monkeypatch.setattr(decide_sandbox.app, "dispatch", counting)
+    return calls
+
+
+def service(handle, method: str, path: str, **kwargs):
+    import httpx
+
+    headers = {"Authorization": f"Bearer {handle.demo_key}"}
+    return httpx.request(method, f"{handle.base_url}{path}", headers=headers, timeout=60, **kwargs)
+
+
+def fresh_approval(handle, *, agent: str = "Lead qualifier", note: str = "A new lead: Ada at Acme") -> dict:
+    """A run of an ask-first agent of the demo seed, waiting for a new approval: that approval."""
+    before = {a["id"] for a in service(handle, "GET", "/v1/approvals", params={"limit": 100}).json()["data"]}
+    agents = service(handle, "GET", "/v1/agents").json()["data"]
+    agent_id = next(item["id"] for item in agents if item["name"] == agent)
+    assert service(handle, "POST", f"/v1/agents/{agent_id}/runs", json={"message": note}).json()["status"] == "waiting"
+    after = service(handle, "GET", "/v1/approvals", params={"limit": 100}).json()["data"]
+    (new,) = [a for a in after if a["id"] not in before]
+    return new
+
+
+def approval_status(handle, approval_id: str) -> str:
+    listed = service(handle, "GET", "/v1/approvals", params={"limit": 100, "status": "all"}).json()["data"]
+    return next(a["status"] for a in listed if a["id"] == approval_id)
+
+
+def approve_link_of(body: str, approval_id: str) -> str:
+    """The Approve link of one approval in an email (a message lists every approval due for its person)."""
+    lines = body.splitlines()
+    at = next(n for n, line in enumerate(lines) if f"approval={approval_id}" in line)
+    return next(line.split(": ", 1)[1] for line in lines[at:] if line.strip().startswith("Approve:"))

@@ -73,7 +73,12 @@ def test_an_approval_reaches_an_approver_once_by_email_through_a_real_smtp_serve
     )
     body = message.get_payload()
     assert "https://console.example.com/approvals/?agent=" in body
-    assert "nothing is decided from this email" in body
+    assert "Each link opens the item in the console after you sign in." in body
+    # Dana's own Approve / Reject: the confirmation page of a token made for this email.
+    approve = next(line.split(": ", 1)[1] for line in body.splitlines() if line.strip().startswith("Approve:"))
+    assert approve.startswith("https://console.example.com/notifications/decide/wcdt_") and approve.endswith(
+        "?d=approve"
+    )
     delivery.refresh_from_db()
     assert delivery.status == Delivery.STATUS_SENT and delivery.sent_at is not None
 
@@ -142,7 +147,14 @@ def test_an_overdue_approval_escalates_once_to_the_escalation_group(dana, admin_
     (body,) = receiver.bodies
     # Exactly that approval, selected in the queue (where its input stands beside the buttons).
     link = f"https://console.example.com/approvals/?agent={AGENT_ID}&approval={APPROVAL_ID}"
-    assert body == {"text": f"• <{link}|Overdue: Send the welcome email to dana@example.com>"}  # Slack's link syntax
+    assert body["text"] == f"• <{link}|Overdue: Send the welcome email to dana@example.com>"  # Slack's link syntax
+    # A workspace's channel has no one person to decide: no buttons, the link only.
+    assert body["blocks"] == [
+        {
+            "type": "section",
+            "text": {"type": "mrkdwn", "text": f"*<{link}|Overdue: Send the welcome email to dana@example.com>*"},
+        }
+    ]
 
 
 def test_a_failing_webhook_is_retried_with_backoff_and_the_refresh_never_calls_it(dana, receiver, monkeypatch):
@@ -173,7 +185,8 @@ def test_a_failing_webhook_is_retried_with_backoff_and_the_refresh_never_calls_i
     receiver.status = 200
     assert delivery_step(delivery_id=delivery.pk, now=now + timedelta(seconds=31)) == "sent"
     assert len(receiver.bodies) == 2
-    assert receiver.bodies[-1]["text"].startswith("Approval waiting (send) from Lead qualifier: Send the welcome email")
+    card = receiver.bodies[-1]["attachments"][0]["content"]
+    assert card["body"][0]["text"].startswith("Approval waiting (send) from Lead qualifier: Send the welcome email")
 
 
 def test_a_delegate_receives_the_notifications_of_someone_away(dana, django_user_model, real_smtp):

@@ -46,6 +46,20 @@ def test_preferences_are_saved_and_bad_input_is_said_in_place_keeping_what_was_t
     assert (saved.approval_risks, saved.cadence, saved.time_zone) == (["send", "destructive"], "daily", "Europe/Berlin")
 
 
+def test_a_slack_member_id_is_checked_and_kept_for_slacks_buttons(client, dana):
+    client.force_login(dana)
+    refused = client.post(reverse("reach:preferences"), {**PREFERENCES, "slack_user_id": "@dana"})
+
+    assert refused.status_code == 400
+    form = one(refused.content, "form.reach-preferences")
+    assert texts(form, ".field-error") == ["A Slack member id looks like U024BE7LH: copy it from your Slack profile."]
+    assert one(form, "input[name=slack_user_id]")["value"] == "@dana"
+    assert client.post(reverse("reach:preferences"), {**PREFERENCES, "slack_user_id": " U024BE7LH "}).status_code == 302
+    assert NotificationPreference.objects.get(user=dana).slack_user_id == "U024BE7LH"
+    shown = client.get(reverse("reach:preferences"))
+    assert one(shown.content, "input[name=slack_user_id]")["value"] == "U024BE7LH"
+
+
 def test_a_webhook_address_is_checked_stored_encrypted_and_never_shown_again(client, dana, settings):
     settings.REACH_WEBHOOK_ALLOW_HTTP = False
     client.force_login(dana)

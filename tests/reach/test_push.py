@@ -14,6 +14,7 @@ import json
 import os
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from urllib.parse import urlsplit
 
 import http_ece
 import pytest
@@ -23,8 +24,9 @@ from django.urls import reverse
 from py_vapid import Vapid, Vapid02
 
 from dashboard.envfile import ensure_env_file, ensure_vapid_keys, vapid_keypair
+from dashboard.reach.decision_tokens import token_find
 from dashboard.reach.messages import console_link
-from dashboard.reach.models import Delivery, NotificationPreference, PushSubscription
+from dashboard.reach.models import DecisionToken, Delivery, NotificationPreference, PushSubscription
 from dashboard.reach.producing import notifications_produce
 from dashboard.reach.sending import delivery_step
 from dashboard.reach.services import push_subscribe
@@ -148,10 +150,16 @@ def test_an_approval_reaches_a_subscribed_phone_signed_encrypted_and_with_approv
     link = console_link(delivery.path)
     assert APPROVAL_ID in link
     assert message["title"] == delivery.title and message["url"] == link
-    assert [(action["action"], action["title"], action["url"]) for action in message["actions"]] == [
-        ("approve", "Approve", link),
-        ("reject", "Reject", link),
+    # Each action opens the confirmation page of a decision token made for Dana on this device (GET never decides).
+    token = DecisionToken.objects.get(user=dana, approval_id=APPROVAL_ID)
+    assert token.via == "push" and token.used_at is None
+    actions = [(action["action"], action["title"], urlsplit(action["url"])) for action in message["actions"]]
+    assert [(name, title, url.query) for name, title, url in actions] == [
+        ("approve", "Approve", "d=approve"),
+        ("reject", "Reject", "d=reject"),
     ]
+    secret = actions[0][2].path.rsplit("/", 1)[-1]
+    assert token_find(secret) == token and actions[1][2].path == actions[0][2].path
     assert Delivery.objects.get(pk=delivery.pk).status == Delivery.STATUS_SENT
 
 
