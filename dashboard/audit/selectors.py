@@ -81,6 +81,11 @@ def always_allow_grants(*, workspace_id: str, limit: int = 50) -> list[AuditEntr
     )
 
 
+# A feed page's size: asked with `limit`, at most FEED_LIMIT_MOST (the page and the console's API).
+FEED_LIMIT_DEFAULT = 500
+FEED_LIMIT_MOST = 1000
+
+
 class BadFeedCursor(ValueError):
     """A cursor this console did not hand out (or one cut short)."""
 

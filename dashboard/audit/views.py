@@ -7,6 +7,8 @@ from django.views.decorators.http import require_GET
 from dashboard.audit.feed import audit_record
 from dashboard.audit.forms import AuditFilterForm
 from dashboard.audit.selectors import (
+    FEED_LIMIT_DEFAULT,
+    FEED_LIMIT_MOST,
     BadFeedCursor,
     audit_choices,
     audit_entries_after,
@@ -23,8 +25,6 @@ from dashboard.web.pager import CursorPager
 from dashboard.web.params import bounded_int
 
 PAGE_SIZE = 50
-FEED_LIMIT_DEFAULT = 500
-FEED_LIMIT_MOST = 1000
 # The console roles that read the trail: Auditor and Administrator (an
 # Approver decides approvals but does not read the trail: issue #18's table).
 WHO_MAY = (

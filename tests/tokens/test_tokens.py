@@ -17,7 +17,7 @@ from django.utils import timezone
 from agents.audit_words import audit_words
 from agents.models import ApprovalRule
 from dashboard.audit.models import AuditEntry
-from dashboard.audit.testing import make_approver
+from dashboard.audit.testing import make_approver, make_auditor
 from dashboard.inbox.services import workspace_refresh
 from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
@@ -196,3 +196,45 @@ def test_under_a_two_approvals_rule_a_tokens_vote_is_counted_and_nothing_is_sent
     assert vote.status_code == 200 and vote.json()["outcome"] == "waiting"
     assert "1 of 2 approved" in vote.json()["words"]
     assert not AuditEntry.objects.filter(kind="write", idempotency_key="assistant-vote-1").exists()
+
+
+def test_an_auditors_token_pages_the_trail_with_a_cursor_none_lost_or_repeated_while_entries_arrive(
+    sandbox_key, user, client, settings
+):
+    settings.AUDIT_FEED_SETTLE_SECONDS = 0
+    make_auditor(user)
+    token = made(user, sandbox_key, scopes=("read", "audit"), name="SIEM")
+
+    def arrive(count: int, label: str) -> None:
+        AuditEntry.objects.bulk_create(
+            AuditEntry(
+                workspace_id=sandbox_key.workspace_id,
+                method="POST",
+                path="/v1/agents",
+                status=201,
+                summary=f"{label} {n}",
+            )
+            for n in range(count)
+        )
+
+    arrive(250, "before")
+    seen, cursor = [], ""
+    for page in range(10):
+        answer = client.get("/api/v1/audit", {"after": cursor, "limit": 100}, **bearer(token))
+        assert answer.status_code == 200, answer.content
+        body = answer.json()
+        seen += [entry["id"] for entry in body["entries"]]
+        cursor = body["next"]
+        if page < 3:
+            arrive(20, f"during {page}")
+        if not body["more"] and page >= 3:  # the end, once nothing arrives any more
+            break
+    assert not body["more"] and len(set(seen)) == len(seen)  # to the end, none repeated
+    arrived = set(AuditEntry.objects.filter(workspace_id=sandbox_key.workspace_id).values_list("id", flat=True))
+    assert len(arrived) == 310 and arrived <= set(seen)  # none lost, those that came meanwhile included
+    in_order = AuditEntry.objects.filter(id__in=seen).order_by("created_at", "id").values_list("id", flat=True)
+    assert seen == list(in_order)
+    # A reader without the scope is refused in words; a made-up cursor too.
+    reader = made(user, sandbox_key, scopes=("read",), name="Reader")
+    assert error_of(client.get("/api/v1/audit", **bearer(reader)))["code"] == "scope_refused"
+    assert error_of(client.get("/api/v1/audit", {"after": "nonsense"}, **bearer(token)))["code"] == "bad_cursor"
