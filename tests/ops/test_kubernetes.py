@@ -64,8 +64,8 @@ def test_every_rendered_manifest_passes_the_kubernetes_schemas(directory):
     kinds = sorted({doc["kind"] for doc in docs})
     assert {"ConfigMap", "Deployment", "Job", "PodDisruptionBudget", "HorizontalPodAutoscaler"} <= set(kinds)
     for doc in docs:
-        if doc["kind"] == "ServiceMonitor":
-            continue  # a CRD: no schema bundled; checked field by field below
+        if doc["kind"] in ("ServiceMonitor", "ScrapeConfig"):
+            continue  # the Prometheus Operator's CRDs: no schema bundled; checked field by field below
         validate(doc)
     # Secrets are referenced, never inlined (the operator creates console-secrets).
     assert "Secret" not in kinds
@@ -216,3 +216,19 @@ def test_the_host_is_written_once_and_everything_that_names_it_follows(tmp_path)
         web[kind]["httpGet"]["httpHeaders"][0]["value"] for kind in ("startupProbe", "livenessProbe", "readinessProbe")
     }
     assert hosts == {"console.acme.test"}
+
+
+def test_the_state_gauges_are_scraped_once_through_the_web_service(production):
+    """/metrics/state is the database's view: one target (the web Service), not one per pod."""
+    scrape = by_kind(production, "ScrapeConfig")["workspace-console-state"]
+    assert scrape["apiVersion"] == "monitoring.coreos.com/v1alpha1"
+    assert scrape["metadata"]["labels"]["release"] == "prometheus"
+    assert scrape["spec"]["metricsPath"] == "/metrics/state"
+    assert scrape["spec"]["authorization"]["credentials"] == {"name": "console-secrets", "key": "METRICS_TOKEN"}
+    (target,) = [target for config in scrape["spec"]["staticConfigs"] for target in config["targets"]]
+    service = by_kind(production, "Service")["console-web"]
+    name, namespace, _, port = target.replace(":", ".").split(".")
+    assert (name, namespace) == (service["metadata"]["name"], service["metadata"]["namespace"])
+    assert int(port) in {entry["port"] for entry in service["spec"]["ports"]}
+    monitor = by_kind(production, "ServiceMonitor")["workspace-console"]
+    assert "/metrics/state" not in {endpoint["path"] for endpoint in monitor["spec"]["endpoints"]}
