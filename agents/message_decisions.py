@@ -9,7 +9,9 @@ its path named in the audit line ("from email")."""
 
 from __future__ import annotations
 
-from agents import decisions, queue, selectors
+from typing import Any
+
+from agents import decisions, queue, selectors, step_up
 from agents.pages import approval_row
 from agents.reading import read_approval
 from dashboard.keys.models import ApiKey
@@ -43,7 +45,7 @@ class AgentsApprovalDecider:
             if approval["id"] in wanted
         }
 
-    def shown(self, *, key: ApiKey, token: DecisionToken) -> ApprovalShown | None:
+    def shown(self, *, key: ApiKey, token: DecisionToken, session: Any = None) -> ApprovalShown | None:
         """The approval as the service has it now, as the queue's card (no form: the page has its own)."""
         found = selectors.approval_to_decide(
             client=key.client(), approval_id=token.approval_id, agent_id=token.agent_id or None
@@ -64,9 +66,14 @@ class AgentsApprovalDecider:
             template=CARD,
             context={"row": row, "workspace_zone": key.zone},
             words=words,
+            step_up=step_up.step_up_needed(user=key.user, approval=approval, session=session)
+            if approval["status"] == "pending"
+            else "",
         )
 
-    def decide(self, *, key: ApiKey, token: DecisionToken, decision: str) -> Decided:
+    def decide(
+        self, *, key: ApiKey, token: DecisionToken, decision: str, session: Any = None, code: str = ""
+    ) -> Decided:
         asked = decisions.DecisionAsked(
             approval_id=token.approval_id,
             decision=decision,
@@ -76,10 +83,18 @@ class AgentsApprovalDecider:
             agent_id=token.agent_id,
             agent_name=queue.stored_agent_names(workspace_id=key.workspace_id).get(token.agent_id, ""),
             via=VIA.get(token.via, decisions.VIA_EMAIL),
+            # Step-up (agents/step_up.py): the page's session remembers a fresh code; the code typed beside the buttons.
+            session=session,
+            step_up_code=code,
         )
         decided = decisions.approval_decision(key=key, client=key.client(), asked=asked)
         if decided.outcome == decisions.DECIDED:
             return Decided(True, decided.decided, decided.words)
+        if decided.outcome == decisions.WAITING:
+            # The person's vote is counted under the workspace's rule: this link has done its part.
+            return Decided(False, "", decided.tally or decided.words, final=True, counted=True)
+        if decided.outcome == decisions.NEEDS_STEP_UP:
+            return Decided(False, "", decided.words, final=False, needs_code=True)
         status = decided.approval["status"] if decided.approval else ""
         # Decided before, or gone: the token is spent. Anything else the flow refused before sending
         # (a confirmation, or whatever the flow asks first) leaves it usable for another try.

@@ -69,17 +69,26 @@ def decide(request: HttpRequest, token: str) -> HttpResponse:
     if not_yours is not None:
         return not_yours
     base = {"person": token_person(found), "console_url": reverse("inbox:index")}
+    asked_code = ""
     if request.method == "POST":
         decision = request.POST.get("decision", "")
-        redeemed = token_redeem(token=found, decision=decision if decision in DECISIONS else "")
-        state = "decided" if redeemed.decided else "refused"
-        return _answer(request, {**base, "state": state, "words": redeemed.words, "status": redeemed.status})
+        redeemed = token_redeem(
+            token=found,
+            decision=decision if decision in DECISIONS else "",
+            session=request.session,
+            code=request.POST.get("step_up_code", "")[:64],
+        )
+        if not redeemed.needs_code:
+            state = "decided" if redeemed.decided else "counted" if redeemed.counted else "refused"
+            return _answer(request, {**base, "state": state, "words": redeemed.words, "status": redeemed.status})
+        # A fresh second factor first (or a wrong code): the approval again, the code asked for beside the buttons.
+        asked_code = redeemed.words
     refusal = token_refusal(found)
     decider = approval_decider()
     key = recipient_key(found)
     if refusal or decider is None or key is None:
         return _answer(request, {**base, "state": "refused", "words": refusal or "Approvals cannot be decided here."})
-    shown = decider.shown(key=key, token=found)
+    shown = decider.shown(key=key, token=found, session=request.session)
     if shown is None:
         words = "The service no longer lists this approval (decided elsewhere, or removed): nothing can be decided."
         return _answer(request, {**base, "state": "refused", "words": words})
@@ -90,6 +99,7 @@ def decide(request: HttpRequest, token: str) -> HttpResponse:
         "words": shown.words,
         "shown": shown,
         "wanted": wanted if wanted in DECISIONS else "",
+        "step_up_words": asked_code,
         **shown.context,
     }
-    return _answer(request, context)
+    return _answer(request, context, status=422 if asked_code else 200)

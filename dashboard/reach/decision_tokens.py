@@ -68,6 +68,9 @@ class ApprovalShown:
     template: str
     context: dict[str, Any] = field(default_factory=dict)
     words: str = ""  # decided already: "Already decided by Dana (approved)"
+    # What approving needs first (agents/step_up.py): "" nothing, "code" a fresh second factor
+    # (the page asks for it beside the buttons), "set-up" one the person does not have.
+    step_up: str = ""
 
 
 @dataclass(frozen=True)
@@ -78,14 +81,18 @@ class Decided:
     # Nothing more can come of this token (decided, decided before, gone). Not final: the flow
     # refused before sending (e.g. a fresh second factor first), and the token stays usable.
     final: bool = True
+    needs_code: bool = False  # refused for want of a fresh second factor: the page asks for the code
+    counted: bool = False  # a vote counted under the workspace's rule: nothing sent yet, more are needed
 
 
 class ApprovalDecider(Protocol):
     def previews(self, *, workspace_id: str, approval_ids: list[str]) -> dict[str, ApprovalPreview]: ...
 
-    def shown(self, *, key: ApiKey, token: DecisionToken) -> ApprovalShown | None: ...
+    def shown(self, *, key: ApiKey, token: DecisionToken, session: Any = None) -> ApprovalShown | None: ...
 
-    def decide(self, *, key: ApiKey, token: DecisionToken, decision: str) -> Decided: ...
+    def decide(
+        self, *, key: ApiKey, token: DecisionToken, decision: str, session: Any = None, code: str = ""
+    ) -> Decided: ...
 
 
 _deciders: list[ApprovalDecider] = []
@@ -190,9 +197,13 @@ class Redeemed:
     decided: bool
     words: str
     status: str = ""
+    needs_code: bool = False
+    counted: bool = False
 
 
-def token_redeem(*, token: DecisionToken, decision: str, now: datetime | None = None) -> Redeemed:
+def token_redeem(
+    *, token: DecisionToken, decision: str, session: Any = None, code: str = "", now: datetime | None = None
+) -> Redeemed:
     """Decide with this token, once: refused in words when it may not; else
     claimed by one conditional UPDATE (ten clicks, one decision), decided by
     the registered area through its decision flow with the token's
@@ -213,7 +224,7 @@ def token_redeem(*, token: DecisionToken, decision: str, now: datetime | None = 
         token.refresh_from_db()
         return Redeemed(False, token_refusal(token, now=now) or "This link was used already: a link decides once.")
     try:
-        decided = decider.decide(key=key, token=token, decision=decision)
+        decided = decider.decide(key=key, token=token, decision=decision, session=session, code=code)
     except Exception:
         DecisionToken.objects.filter(pk=token.pk).update(used_at=None, decision="")
         raise
@@ -221,7 +232,7 @@ def token_redeem(*, token: DecisionToken, decision: str, now: datetime | None = 
         DecisionToken.objects.filter(pk=token.pk).update(outcome=decided.words[:300])
     else:
         DecisionToken.objects.filter(pk=token.pk).update(used_at=None, decision="")
-    return Redeemed(decided.decided, decided.words, decided.status)
+    return Redeemed(decided.decided, decided.words, decided.status, decided.needs_code, decided.counted)
 
 
 def message_decisions(rows: list, *, via: str) -> dict[int, tuple[ApprovalPreview, str]]:

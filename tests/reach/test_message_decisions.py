@@ -17,7 +17,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
+from agents import step_up
 from agents.audit_words import audit_words
+from agents.models import ApprovalRule
 from dashboard.audit.models import AuditEntry
 from dashboard.inbox.services import workspace_refresh
 from dashboard.keys.models import ApiKey
@@ -26,6 +28,7 @@ from dashboard.people.roles import Role
 from dashboard.reach.decision_tokens import token_find, token_mint, token_redeem
 from dashboard.reach.models import DecisionToken, Delivery, NotificationPreference
 from dashboard.reach.sending import delivery_step
+from tests.agents.decide_support import app_for, code_for
 from tests.html import one, select, text_of
 from tests.reach.conftest import approval_status, approve_link_of, fresh_approval, sandbox_approver
 
@@ -209,3 +212,45 @@ def test_the_same_token_posted_from_two_browsers_at_once_decides_once(
     assert sorted(answer.decided for answer in answers) == [False, True]
     assert decisions_counted == [f"/v1/approvals/{approval['id']}"]
     assert approval_status(on_sandbox, approval["id"]) == "approved"
+
+
+def test_a_risky_approve_from_a_message_asks_for_a_fresh_code_on_its_page_and_decides_once_it_is_right(
+    on_sandbox, decisions_counted, django_user_model, client, settings
+):
+    settings.STEP_UP_RISKS = ["send"]  # the seed's fresh approvals are sends: step-up asked of them here
+    dana = sandbox_approver(django_user_model, on_sandbox, "dana")
+    device = app_for(dana)
+    approval = fresh_approval(on_sandbox)
+    secret = token_for(dana, approval)
+    client.force_login(dana)
+
+    shown = client.get(page_of(secret))
+    assert one(shown.content, "form.decide-form input[name=step_up_code]")["autocomplete"] == "one-time-code"
+
+    missing = client.post(page_of(secret), {"decision": "approve"})
+    assert missing.status_code == 422 and decisions_counted == []
+    assert text_of(one(missing.content, "#step-up-error")) == step_up.FIELD_WORDS.format(risk="send")
+    wrong = client.post(page_of(secret), {"decision": "approve", "step_up_code": "000000"})
+    assert "That code is not right" in text_of(one(wrong.content, "#step-up-error")) and decisions_counted == []
+
+    right = client.post(page_of(secret), {"decision": "approve", "step_up_code": code_for(device, steps_ahead=1)})
+    assert right.status_code == 200 and "Approved" in text_of(one(right.content, "#decide-outcome"))
+    assert len(decisions_counted) == 1 and approval_status(on_sandbox, approval["id"]) == "approved"
+
+
+def test_under_a_two_approvals_rule_a_message_counts_the_vote_and_sends_nothing_yet(
+    on_sandbox, decisions_counted, django_user_model, client
+):
+    dana = sandbox_approver(django_user_model, on_sandbox, "dana")
+    approval = fresh_approval(on_sandbox)
+    workspace_id = ApiKey.objects.get(user=dana).workspace_id
+    ApprovalRule.objects.create(workspace_id=workspace_id, risk=approval["risk"], approvals_needed=2)
+    secret = token_for(dana, approval)
+    client.force_login(dana)
+
+    counted = client.post(page_of(secret), {"decision": "approve"})
+
+    assert text_of(one(counted.content, "#decide-outcome")).startswith("Your approval is counted: 1 of 2 approved")
+    assert decisions_counted == [] and approval_status(on_sandbox, approval["id"]) == "pending"
+    again = client.post(page_of(secret), {"decision": "approve"})
+    assert "used already" in text_of(one(again.content, "#decide-outcome")) and decisions_counted == []
