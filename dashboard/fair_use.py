@@ -56,6 +56,7 @@ from django.urls import Resolver404, resolve
 
 from dashboard.accounts.lockout import client_address
 from dashboard.accounts.throttle import count_one, throttle_hit
+from dashboard.web.api_answers import api_error
 from dashboard.web.htmx import is_htmx, is_partial, send_to
 
 View = TypeVar("View", bound=Callable)
@@ -146,12 +147,31 @@ def session_ident(request: HttpRequest) -> str:
     return hashlib.sha256(cookie.encode()).hexdigest()[:32] if cookie else ""
 
 
+def token_ident(request: HttpRequest) -> str:
+    """A console API request's personal access token, as a bucket's name: the
+    hash of the whole token presented (no query; a made-up token counts in a
+    bucket of its own, never in the real one's)."""
+    if not request.path.startswith("/api/"):
+        return ""
+    scheme, _, presented = str(request.headers.get("Authorization") or "").partition(" ")
+    presented = presented.strip()
+    if scheme.lower() != "bearer" or not presented.startswith("wsc_"):
+        return ""
+    return hashlib.sha256(presented.encode()).hexdigest()[:32]
+
+
 def fair_use_check(request: HttpRequest, bucket: str) -> Refusal | None:
     """Count this request; a Refusal when its session's or its address's
     allowance for the window is spent (the session's is counted first: one
     person's burst does not spend the address's allowance of the others)."""
     window = settings.FAIR_USE_WINDOW_SECONDS
     limits = allowance(bucket)
+    token = token_ident(request)
+    if token:
+        # A script's token has a browser session's allowance: one runaway loop is refused, not everyone.
+        wait = throttle_hit(scope=f"fair:{bucket}:token", ident=token, limit=limits.per_session, window_seconds=window)
+        if wait is not None:
+            return Refusal(bucket=bucket, by="token", limit=limits.per_session, retry_after=wait)
     session = session_ident(request)
     if session:
         wait = throttle_hit(
@@ -179,22 +199,25 @@ def refusal_words(refusal: Refusal) -> tuple[str, str]:
     if refusal.by == "at once":
         asked = f"this browser session has more than {refusal.limit} {noun} loading at once"
     else:
-        who = (
-            "this browser session asked for"
-            if refusal.by == "session"
-            else "the people and programs at your network address asked for"
-        )
+        who = {
+            "session": "this browser session asked for",
+            "token": "this access token asked for",
+        }.get(refusal.by, "the people and programs at your network address asked for")
         asked = f"{who} more than {refusal.limit} {noun} within {window}"
     message = f"The console shares its time fairly, and {asked}. Nothing is lost: try again in {_seconds(refusal.retry_after)}."
     return title, message
 
 
-def refusal_response(request: HttpRequest, refusal: Refusal) -> HttpResponse:
+def refusal_response(request: HttpRequest, refusal: Refusal) -> HttpResponseBase:
     """A poll: 204 (nothing swapped, it keeps polling, slower). An htmx region:
     the message box in #messages (200, htmx swaps no 4xx) counting down to its
     one retry by itself. Else the page in words, status 429 (200 to a boosted
     htmx navigation, which would not swap a 429)."""
-    if refusal.bucket == POLL:
+    response: HttpResponseBase
+    if request.path.startswith("/api/"):
+        # The console's API: its one JSON body (a script reads the code and Retry-After).
+        response = api_error(429, "rate_limited", refusal_words(refusal)[1])
+    elif refusal.bucket == POLL:
         response = HttpResponse(status=204)
     else:
         title, message = refusal_words(refusal)

@@ -238,3 +238,21 @@ def test_an_auditors_token_pages_the_trail_with_a_cursor_none_lost_or_repeated_w
     reader = made(user, sandbox_key, scopes=("read",), name="Reader")
     assert error_of(client.get("/api/v1/audit", **bearer(reader)))["code"] == "scope_refused"
     assert error_of(client.get("/api/v1/audit", {"after": "nonsense"}, **bearer(token)))["code"] == "bad_cursor"
+
+
+def test_a_runaway_script_is_refused_per_token_in_the_apis_body_and_another_token_goes_on(
+    sandbox_key, user, client, settings
+):
+    settings.FAIR_USE_ENABLED = True
+    settings.FAIR_USE_WINDOW_SECONDS = 60
+    settings.PAGE_VIEWS_PER_SESSION = 3
+    settings.PAGE_VIEWS_PER_ADDRESS = 100
+    runaway, calm = made(user, sandbox_key, scopes=("read",), name="Loop"), made(user, sandbox_key, scopes=("read",))
+    answers = [client.get("/api/v1/me", **bearer(runaway)).status_code for _ in range(4)]
+    assert answers == [200, 200, 200, 429]
+    refused = client.get("/api/v1/me", **bearer(runaway))
+    assert error_of(refused)["code"] == "rate_limited" and int(refused["Retry-After"]) > 0
+    assert "this access token asked for more than 3" in error_of(refused)["message"]
+    assert client.get("/api/v1/me", **bearer(calm)).status_code == 200
+    # A made-up token never spends the real one's allowance (its bucket is the whole token's hash).
+    assert client.get("/api/v1/me", **bearer(calm[:-2] + "zz")).status_code == 401
