@@ -202,7 +202,8 @@ def _readiness_table(report: ReadinessReport) -> StatusTable:
         if name in ages:
             detail = f"{detail}; last heartbeat {age_words(ages[name])}"
         if name == "poller":
-            detail = f"{detail}; longest wait {wait_words(report.seconds.get('oldest_due'))}"
+            oldest = report.seconds.get("oldest_due")
+            detail = f"{detail}; longest wait {wait_words(oldest)}" if oldest else f"{detail}; nothing waiting"
         if name == "leases":
             detail = f"{detail}; {_held_words(report)}"
         rows.append(StatusRow(PART_NAMES.get(name, name), ("OK" if check == OK else "Down", detail), _state(check)))
