@@ -6,6 +6,7 @@ inside the group ("to: bob@example.com"), else the approval's own id. Pure
 
 from __future__ import annotations
 
+import os
 from collections import defaultdict
 from collections.abc import Iterable
 from typing import Any
@@ -13,6 +14,8 @@ from typing import Any
 # Parts of an input a person tells actions apart by, tried first.
 LIKELY = ("to", "recipient", "recipients", "email", "subject", "name", "title", "record", "record_id", "amount")
 MAX_WORDS = 60
+# Shared first characters worth leaving out (shorter: the whole value reads better).
+MIN_SHARED = 12
 
 
 def _parts(value: Any, prefix: str = "") -> dict[str, str]:
@@ -51,6 +54,14 @@ def _differing(parts: list[dict[str, str]]) -> str:
     return ""
 
 
+def _shared_start(values: list[str]) -> int:
+    """Where the values stop sharing their first words (0 when they share few):
+    "Qualify the lead number 3" and "… number 7" differ at "3"."""
+    common = os.path.commonprefix([value for value in values if value])
+    cut = common.rfind(" ") + 1
+    return cut if cut >= MIN_SHARED else 0
+
+
 def tell_apart(approvals: Iterable[dict[str, Any]]) -> dict[str, str]:
     """Approval id -> a short phrase telling it from the others with the same
     summary (only those that share one have an entry)."""
@@ -64,7 +75,10 @@ def tell_apart(approvals: Iterable[dict[str, Any]]) -> dict[str, str]:
             continue
         parts = [_parts(approval.get("input")) for approval in group]
         name = _differing(parts)
+        shared = _shared_start([found.get(name, "") for found in parts]) if name else 0
         for approval, found in zip(group, parts, strict=True):
             value = found.get(name, "") if name else ""
+            if value and shared:
+                value = "…" + value[shared:]  # where the twins differ, not the words they share
             phrases[str(approval["id"])] = f"{name}: {value}" if value else f"approval {approval['id']}"
     return phrases

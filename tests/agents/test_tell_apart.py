@@ -70,3 +70,11 @@ def test_the_queues_lines_and_the_inbox_lines_tell_them_apart(remote, api_key, u
         "to: sales@example.com",
         "to: team@example.com",
     ]
+
+
+def test_values_that_share_their_first_words_show_where_they_differ():
+    leads = [
+        approval(FIRST, summary=SAME, input={"body": "Qualify the lead number 3 from Contoso"}),
+        approval(SECOND, summary=SAME, input={"body": "Qualify the lead number 17 from Contoso"}),
+    ]
+    assert tell_apart(leads) == {FIRST: "body: …3 from Contoso", SECOND: "body: …17 from Contoso"}

@@ -30,7 +30,9 @@ def test_the_schedule_holds_the_core_and_every_area(settings):
     assert schedule["system.probe_service"]["task"] == "system.probe_service"
     # The core's sweep of stored keys (dashboard/keys/recheck.py).
     assert schedule["keys.recheck_due"]["schedule"] == settings.KEY_SWEEP_RUN_SECONDS
-    assert len(schedule) == 13
+    # Approval rules' outcomes at the deadline (agents/deadline_outcomes.py).
+    assert schedule["agents.deadline_outcomes_due"]["schedule"] == settings.APPROVAL_OUTCOMES_SWEEP_SECONDS
+    assert len(schedule) == 14
 
 
 def test_the_celery_app_runs_the_composed_schedule():

@@ -271,8 +271,11 @@ def test_the_inbox_is_a_dense_list_at_desktop_and_375_px_with_claims_and_assigne
     count = lines.count()
     assert count >= 20
     height = page.evaluate("document.documentElement.scrollHeight")
-    per_line = page.evaluate("document.querySelector('[data-inbox-item]').getBoundingClientRect().height")
-    print(f"inbox desktop: {count} approvals, {height} px tall, a line {per_line} px")
+    # The tallest line (one that tells itself apart from its twins by a part of its input included).
+    per_line = page.evaluate(
+        "Math.max(...[...document.querySelectorAll('[data-inbox-item]')].map(li => li.getBoundingClientRect().height))"
+    )
+    print(f"inbox desktop: {count} approvals, {height} px tall, the tallest line {per_line} px")
     assert per_line < 90  # a line, not a card with the input and a form
     page.screenshot(path=str(SCREENSHOTS / "inbox-dense.png"), full_page=True)
 

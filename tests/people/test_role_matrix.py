@@ -78,6 +78,9 @@ UNGUARDED = {
     "reach:push_subscribe": "one's own browser receives only their own notifications by push: personal",
     "reach:push_unsubscribe": "turns off push on one of one's own devices (the view finds only theirs): personal",
     "agents:run_follow": "following a run is what reaches the person (their toasts and inbox): personal, nothing is sent",
+    "reach:webhook_resume": "one's own webhook called again (a workspace's only for an Administrator, checked by the view)",
+    "reach:decide": "a message's decision: the token is for one Approver and the decision flow checks the role and key",
+    "reach:slack_interactivity": "Slack's button clicks: signed by Slack, bound to the token's person and their role",
     "tokens:new": "one's own access token: at each use never more than the person's role allows (dashboard/tokens/scopes.py)",
     "tokens:revoke": "revoking a token only takes power away (someone else's only for an Administrator, checked by the view)",
 }
