@@ -51,13 +51,11 @@ from typing import TypeVar, overload
 from django.conf import settings
 from django.core.cache import cache
 from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.template.loader import render_to_string
 from django.urls import Resolver404, resolve
 
 from dashboard.accounts.lockout import client_address
 from dashboard.accounts.throttle import count_one, throttle_hit
-from dashboard.web.api_answers import api_error
-from dashboard.web.htmx import is_htmx, is_partial, send_to
+from dashboard.web.early_refusals import early_refusal
 
 View = TypeVar("View", bound=Callable)
 
@@ -73,8 +71,6 @@ _NOUNS = {PAGE: "pages", COSTLY: "searches and exports", POLL: "updates"}
 EXEMPT_VIEWS = frozenset({"healthz", "livez", "readyz", "metrics", "metrics_state"})
 
 PAGE_TEMPLATE = "errors/slow_down.html"
-BOX = "errors/remote_error.html#remote_error"
-MESSAGES_REGION = "#messages"
 
 
 @overload
@@ -214,39 +210,27 @@ def refusal_response(request: HttpRequest, refusal: Refusal) -> HttpResponseBase
     one retry by itself. Else the page in words, status 429 (200 to a boosted
     htmx navigation, which would not swap a 429)."""
     response: HttpResponseBase
-    if request.path.startswith("/api/"):
-        # The console's API: its one JSON body (a script reads the code and Retry-After).
-        response = api_error(429, "rate_limited", refusal_words(refusal)[1])
-    elif refusal.bucket == POLL:
+    if refusal.bucket == POLL and not request.path.startswith("/api/"):
         response = HttpResponse(status=204)
+        response["Retry-After"] = str(refusal.retry_after)
+        response["Cache-Control"] = "no-store"
     else:
         title, message = refusal_words(refusal)
-        if is_partial(request):
-            box = {
-                "kind": "rate_limited",
-                "title": title,
-                "message": message,
-                "retry": "request",
-                "retry_helps": True,
-                "retry_after": refusal.retry_after,
-            }
-            response = HttpResponse(render_to_string(BOX, {"remote_error": box}))
-            send_to(response, MESSAGES_REGION, "innerHTML show:top")
-        else:
-            context = {
-                "title": title,
-                "message": message,
+        response = early_refusal(
+            request,
+            status=429,
+            code="rate_limited",
+            kind="rate_limited",
+            title=title,
+            message=message,
+            page_template=PAGE_TEMPLATE,
+            page_context={
                 "retry_url": request.get_full_path() if request.method == "GET" else "",
                 "posted": request.method not in ("GET", "HEAD"),
                 "retry_after": refusal.retry_after,
-            }
-            status = 200 if is_htmx(request) else 429
-            response = HttpResponse(render_to_string(PAGE_TEMPLATE, context), status=status)
-            # Answered before the middleware that frames pages: the page keeps the same rules.
-            response["X-Frame-Options"] = "DENY"
-            response["Content-Security-Policy"] = "default-src 'none'; style-src 'self'; img-src 'self' data:"
-    response["Retry-After"] = str(refusal.retry_after)
-    response["Cache-Control"] = "no-store"
+            },
+            retry_after=refusal.retry_after,
+        )
     response.fair_use_refused = refusal  # type: ignore[attr-defined]
     return response
 

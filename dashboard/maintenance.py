@@ -21,19 +21,15 @@ from dataclasses import asdict, dataclass
 
 from django.conf import settings
 from django.core.cache import cache
-from django.http import HttpRequest, HttpResponse, HttpResponseBase
-from django.template.loader import render_to_string
+from django.http import HttpRequest, HttpResponseBase
 from django.utils import timezone
 
-from dashboard.web.api_answers import api_error
-from dashboard.web.htmx import is_htmx, is_partial, send_to
+from dashboard.web.early_refusals import early_refusal
 
 logger = logging.getLogger("dashboard.maintenance")
 
 CACHE_KEY = "console:maintenance"
 PAGE_TEMPLATE = "errors/maintenance.html"
-BOX = "errors/remote_error.html#remote_error"
-MESSAGES_REGION = "#messages"
 # Always answered: the probes say why themselves (/readyz) or must stay up (/livez).
 HELD_NEVER = ("/livez", "/readyz", "/healthz")
 SAFE_METHODS = ("GET", "HEAD", "OPTIONS")
@@ -88,29 +84,17 @@ def _refusal(request: HttpRequest, state: Maintenance) -> HttpResponseBase:
     message = f"The console is under maintenance: {state.words}. " + (
         "Nothing was changed: send it again in a few minutes." if writes else "Try again in a few minutes."
     )
-    response: HttpResponseBase
-    if request.path.startswith("/api/"):
-        # The console's API (scripts, assistants): its one JSON error body, not a page.
-        response = api_error(503, "maintenance", message)
-    elif is_partial(request):
-        box = {"kind": "maintenance", "title": title, "message": message, "retry": "request", "retry_helps": True}
-        response = HttpResponse(render_to_string(BOX, {"remote_error": box}))
-        send_to(response, MESSAGES_REGION, "innerHTML show:top")
-    else:
-        context = {
-            "title": title,
-            "message": message,
-            "posted": writes,
-            "retry_url": request.get_full_path() if not writes else "",
-        }
-        # A boosted htmx navigation would not swap a 503.
-        status = 200 if is_htmx(request) else 503
-        response = HttpResponse(render_to_string(PAGE_TEMPLATE, context), status=status)
-        # Answered before the middleware that frames pages: the page keeps the same rules.
-        response["X-Frame-Options"] = "DENY"
-        response["Content-Security-Policy"] = "default-src 'none'; style-src 'self'; img-src 'self' data:"
-    response["Retry-After"] = "60"
-    response["Cache-Control"] = "no-store"
+    response = early_refusal(
+        request,
+        status=503,
+        code="maintenance",
+        kind="maintenance",
+        title=title,
+        message=message,
+        page_template=PAGE_TEMPLATE,
+        page_context={"posted": writes, "retry_url": request.get_full_path() if not writes else ""},
+        retry_after=60,
+    )
     # On purpose, not an error: the request's own line (dashboard.request) is enough, no ERROR per refusal.
     response._has_been_logged = True  # type: ignore[attr-defined]
     return response
