@@ -31,6 +31,7 @@ from dashboard.reach.decision_tokens import (
     token_redeem,
     token_refusal,
 )
+from dashboard.reach.forms import StepUpCodeForm
 from dashboard.reach.models import DecisionToken
 
 TEMPLATE = "reach/decide.html"
@@ -99,7 +100,7 @@ def decide(request: HttpRequest, token: str) -> HttpResponse:
         "words": shown.words,
         "shown": shown,
         "wanted": wanted if wanted in DECISIONS else "",
-        "step_up_words": asked_code,
+        "step_up_form": StepUpCodeForm(request.POST or None, refused=asked_code),
         **shown.context,
     }
     return _answer(request, context, status=422 if asked_code else 200)

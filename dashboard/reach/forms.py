@@ -109,3 +109,21 @@ class PushSubscribeForm(forms.Form):
             return push_endpoint_check(self.cleaned_data["endpoint"])
         except WebhookAddressError as exc:
             raise forms.ValidationError(str(exc)) from exc
+
+
+class StepUpCodeForm(forms.Form):
+    """The fresh second factor a message's confirmation page asks for beside its
+    buttons (agents/step_up.py decides whether it is needed and checks it)."""
+
+    step_up_code = forms.CharField(
+        label="Code from your authenticator app (or a recovery code), to approve",
+        required=False,
+        max_length=64,
+        widget=forms.TextInput(attrs={"inputmode": "numeric", "autocomplete": "one-time-code", "spellcheck": "false"}),
+    )
+
+    def __init__(self, *args: Any, refused: str = "", **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        if refused:
+            self.is_valid()
+            self.add_error("step_up_code", refused)

@@ -195,6 +195,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "console_api:me": Target(),
     "console_api:inbox": Target(),
     "console_api:approvals_waiting": Target(),
+    "console_api:audit": Target(query=("after", "limit")),
     "console_api:approval_decide": Target(methods=("POST",), form=("decision", "note"), examples=5),
     "reach:webhook_resume": Target(methods=("POST",), examples=3),
     "people:index": Target(query=("q", *PAGER)),

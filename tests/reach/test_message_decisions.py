@@ -225,13 +225,16 @@ def test_a_risky_approve_from_a_message_asks_for_a_fresh_code_on_its_page_and_de
     client.force_login(dana)
 
     shown = client.get(page_of(secret))
-    assert one(shown.content, "form.decide-form input[name=step_up_code]")["autocomplete"] == "one-time-code"
+    code_field = one(shown.content, "form.decide-form input[name=step_up_code]")
+    assert code_field["autocomplete"] == "one-time-code"
 
     missing = client.post(page_of(secret), {"decision": "approve"})
     assert missing.status_code == 422 and decisions_counted == []
-    assert text_of(one(missing.content, "#step-up-error")) == step_up.FIELD_WORDS.format(risk="send")
+    error = f"#{code_field['id']}_error"
+    assert text_of(one(missing.content, error)) == step_up.FIELD_WORDS.format(risk="send")
     wrong = client.post(page_of(secret), {"decision": "approve", "step_up_code": "000000"})
-    assert "That code is not right" in text_of(one(wrong.content, "#step-up-error")) and decisions_counted == []
+    assert "That code is not right" in text_of(one(wrong.content, error)) and decisions_counted == []
+    assert one(wrong.content, "input[name=step_up_code]")["aria-invalid"] == "true"
 
     right = client.post(page_of(secret), {"decision": "approve", "step_up_code": code_for(device, steps_ahead=1)})
     assert right.status_code == 200 and "Approved" in text_of(one(right.content, "#decide-outcome"))
