@@ -106,13 +106,17 @@ def workspace_webhook_add(request: ConsoleRequest) -> HttpResponseBase:
     return _webhook_add(request, workspace_id=request.workspace.id)
 
 
+def _hook_is_theirs(request: ConsoleRequest, hook: ChatWebhook) -> bool:
+    """One's own webhook, or (Administrators) one of the workspace's."""
+    mine = hook.owner_id == request.user.pk and not hook.workspace_id
+    return mine or (hook.workspace_id == request.workspace.id and _may(request, MANAGE_PEOPLE))
+
+
 @require_POST
 def webhook_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """One's own webhook, or (Administrators) one of the workspace's."""
     hook = get_object_or_404(ChatWebhook, pk=pk)
-    mine = hook.owner_id == request.user.pk and not hook.workspace_id
-    workspace_hook = hook.workspace_id == request.workspace.id and _may(request, MANAGE_PEOPLE)
-    if not (mine or workspace_hook):
+    if not _hook_is_theirs(request, hook):
         messages.error(request, "This webhook is not yours to remove.")
         return redirect("reach:preferences")
     services.webhook_remove(webhook=hook)
@@ -124,9 +128,7 @@ def webhook_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
 def webhook_resume(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """Call a paused webhook again: one's own, or (Administrators) the workspace's."""
     hook = get_object_or_404(ChatWebhook, pk=pk)
-    mine = hook.owner_id == request.user.pk and not hook.workspace_id
-    workspace_hook = hook.workspace_id == request.workspace.id and _may(request, MANAGE_PEOPLE)
-    if not (mine or workspace_hook):
+    if not _hook_is_theirs(request, hook):
         messages.error(request, "This webhook is not yours to resume.")
         return redirect("reach:preferences")
     services.webhook_resume(webhook=hook)
