@@ -154,6 +154,9 @@ def batch_start(
 # --- one step (the task) ----------------------------------------------------------------
 
 
+# The outcomes after which the approval is no longer pending at the service.
+SETTLED = (ApprovalBatchItem.DECIDED, ApprovalBatchItem.ALREADY)
+
 # What a step waits on (a countdown) or stops on, rather than an item's outcome.
 _NOT_AN_OUTCOME = (
     errors.RateLimitedError,
@@ -196,10 +199,15 @@ def decide_item(batch: ApprovalBatch, item: ApprovalBatchItem, client) -> None:
         elif decided.outcome == decisions.ALREADY:
             item.outcome = ApprovalBatchItem.ALREADY
             item.message = storable_text(decided.words, limit=400)
+        elif decided.outcome == decisions.WAITING:
+            # The workspace's rule counted this vote and waits for more approvers: nothing
+            # failed, and nothing was sent yet.
+            item.outcome = ApprovalBatchItem.COUNTED
+            item.message = storable_text(decided.words, limit=400)
         else:
-            # A destructive or spend approval (never let into a batch), gone, refused by the
-            # workspace's rule, or a vote counted that waits for more approvals: nothing was sent.
-            item.outcome = ApprovalBatchItem.FAILED
+            # A destructive or spend approval (never let into a batch), gone, or refused by the
+            # workspace's rule: nothing was sent, and retrying would not change it.
+            item.outcome = ApprovalBatchItem.NOT_SENT
             item.message = storable_text(decided.words, limit=400)
     item.save(update_fields=["outcome", "message"])
 
@@ -257,6 +265,8 @@ def batch_progress(batch: ApprovalBatch) -> dict[str, Any]:
         "done": len(done),
         "decided": sum(1 for item in done if item.outcome == ApprovalBatchItem.DECIDED),
         "already": sum(1 for item in done if item.outcome == ApprovalBatchItem.ALREADY),
+        "counted": sum(1 for item in done if item.outcome == ApprovalBatchItem.COUNTED),
+        "not_sent": sum(1 for item in done if item.outcome == ApprovalBatchItem.NOT_SENT),
         "failed": sum(1 for item in done if item.outcome == ApprovalBatchItem.FAILED),
         "version": batch_version(batch),
     }

@@ -131,6 +131,10 @@ class ApprovalBatchItem(models.Model):
     TO_DO = ""
     DECIDED = "decided"
     ALREADY = "already_decided"
+    # A vote the workspace's rule counted: the approval waits for more approvers (nothing sent).
+    COUNTED = "vote_counted"
+    # Not the batch's to decide (refused by a rule, gone, needs a confirmation): nothing sent.
+    NOT_SENT = "not_sent"
     FAILED = "failed"
 
     batch = models.ForeignKey(ApprovalBatch, on_delete=models.CASCADE, related_name="items")

@@ -116,7 +116,8 @@ def approval_batch_status(request: ConsoleRequest, pk: int) -> HttpResponse:
     if unchanged is not None:
         return unchanged
     context = {**bulk_decisions.batch_progress(batch), "poll_seconds": PROGRESS_POLL_SECONDS}
-    settled = [item.approval_id for item in context["items"] if item.outcome]
+    # Decided here or before: a counted vote, a refusal or a failure leaves the approval pending.
+    settled = [item.approval_id for item in context["items"] if item.outcome in bulk_decisions.SETTLED]
     if batch.is_final and urlsplit(request.headers.get("HX-Current-URL", "")).path == reverse("agents:approvals"):
         # On the queue, the approvals this batch settled leave the pending list, and its counts follow.
         context["settled"], context["on_queue"] = settled, True

@@ -320,3 +320,41 @@ def test_a_cards_rule_words_cost_a_fixed_number_of_queries(people, django_assert
         assert quorum.card_words(workspace_id=workspace_id, approval=pending) == (
             "1 of 2 approved: Dana; waiting for one more"
         )
+
+
+@pytest.mark.django_db
+def test_a_bulk_approve_under_a_quorum_says_the_vote_was_counted_not_failed(
+    seeded_sandbox, people, decide_calls, client, monkeypatch
+):
+    from agents import bulk_decisions
+    from agents.models import ApprovalBatch, ApprovalBatchItem
+    from dashboard.jobs import engine
+
+    (dana, dana_key), sam_key = people["Dana"], people["Sam"][1]
+    rule(dana_key.workspace_id, approvals_needed=2)
+    approval = new_approval(seeded_sandbox)
+    sent: list[int] = []
+    monkeypatch.setattr(engine, "send_step", lambda kind, batch_id, countdown=None: sent.append(batch_id))
+
+    batch = bulk_decisions.batch_start(
+        client=dana_key.client(),
+        key=dana_key,
+        user=dana,
+        uid=uuid.uuid4(),
+        decision=ApprovalBatch.APPROVE,
+        approval_ids=[approval["id"]],
+        agent_names={},
+    )
+    engine.job_step(bulk_decisions.KIND, sent.pop(0))
+
+    item = ApprovalBatchItem.objects.get(batch=batch)
+    assert item.outcome == ApprovalBatchItem.COUNTED
+    assert item.message == "1 of 2 approved: Dana; waiting for one more"
+    assert decide_calls == []  # a counted vote sends nothing
+    client.force_login(dana)
+    page = client.get(reverse("agents:approval_batch", args=[batch.pk]))
+    summary = text_of(one(page.content, ".approval-batch__head"))
+    assert "1 counted as a vote (waiting for more approvers)" in summary and "failed" not in summary
+    # Sam's approval meets the quorum: one decision reaches the service.
+    assert approve(sam_key, approval).outcome == decisions.DECIDED
+    assert decide_calls == [approval["id"]]
