@@ -183,6 +183,21 @@ def shot_page_url(op) -> str:
     return reverse("studio:app_run", args=[run_id]) if isinstance(run_id, int) else reverse("live:detail", args=[op.pk])
 
 
+def shots_final(op_ids: list[int]) -> None:
+    """After shots are stored final: keep what each was charged on its run
+    (the cost line of the app's form, studio/costs.py). One query to read,
+    one update per run that said a charge."""
+    from dashboard.live.models import TrackedOperation
+    from studio.costs import charged_of
+    from studio.models import AppRun
+
+    snapshots = dict(TrackedOperation.objects.filter(pk__in=op_ids).values_list("pk", "snapshot"))
+    for run_id, op_id in AppRun.objects.filter(operation_id__in=op_ids).values_list("pk", "operation_id"):
+        charged = charged_of(snapshots.get(op_id))
+        if charged is not None:
+            AppRun.objects.filter(pk=run_id).update(credits_charged=charged)
+
+
 APP_SHOT = OperationKind(
     name=SHOT_KIND,
     title="Video shot",
@@ -192,4 +207,5 @@ APP_SHOT = OperationKind(
     template="studio/shot_snapshot.html",
     context=shot_context,
     page_url=shot_page_url,
+    on_final=shots_final,
 )

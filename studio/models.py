@@ -33,6 +33,9 @@ class AppRun(models.Model):
     http_status = models.PositiveSmallIntegerField(null=True, blank=True)
     status = models.CharField(max_length=40, blank=True)
     result = models.JSONField(default=dict, blank=True)
+    # What the service said it charged (its answer's `credits_charged`, when it says; a video
+    # shot's when it is done): the cost line of the app's form sums it (studio/costs.py).
+    credits_charged = models.PositiveIntegerField(null=True, blank=True)
     request_id = models.CharField(max_length=128, blank=True)
     operation = models.ForeignKey(
         "live.TrackedOperation", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"

@@ -18,6 +18,7 @@ from dashboard.live.services import operation_track
 from dashboard.live.storable import storable
 from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text
+from studio.costs import charged_of
 from studio.live import FINAL_SHOT_STATUSES, SHOT_KIND, TURN_KIND, read_turn, shot_status
 from studio.models import AppRun
 
@@ -296,6 +297,7 @@ def app_run_start(
                 http_status=response.status_code,
                 status=storable_text(status)[:40],
                 result=storable(answer),
+                credits_charged=charged_of(answer),
                 request_id=storable_text(response.request_id or "")[:128],
             )
     except IntegrityError:

@@ -22,6 +22,7 @@ from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict, as_list, text
 from studio import services
 from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped, picker_kind
+from studio.costs import app_costs
 from studio.forms import READ_ONLY, TryAgainForm
 from studio.library import board_images, boards_all, videos_all
 from studio.live import failure_kind
@@ -149,6 +150,13 @@ def _page(
             "images": images,
             "clips": clips,
             "runs": list(runs.filter(studio=app.studio, app=app.id)[:RECENT_RUNS]),
+            "costs": app_costs(
+                workspace_id=request.workspace.id,
+                user_id=request.user.pk,
+                studio=app.studio,
+                app=app.id,
+                zone=request.workspace.zone,
+            ),
             "remote_error": remote_error,
         },
     )

@@ -330,3 +330,59 @@ def test_a_box_the_schema_turns_on_by_default_starts_ticked_and_can_be_switched_
     ticked = logged_in_client.post(url, {"keep_shadow": "on", "idempotency_key": key_of(rerun.content)})
     assert ticked.status_code == 302
     assert json.loads(route.calls.last.request.content) == {"keep_shadow": True}
+
+
+def test_the_form_says_what_the_last_runs_of_the_app_charged_and_this_months_use(db, sandbox, settings, user, client):
+    """Cost before the click, against the sandbox's own charges: two image
+    runs (1 then 2 images) through the console, then the form's cost line."""
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    store_key(user, sandbox.demo_key)
+    client.force_login(user)
+    url = reverse("studio:app", args=["image", "generate"])
+    first = one(client.get(url).content, "#app-cost")
+    assert "No run of this app through the console has said its charge yet" in text_of(first)
+    before = credits(sandbox)
+    for count in (1, 2):
+        page = client.get(url).content
+        client.post(url, {"prompt": f"Bikes in the rain {count}", "count": count, "idempotency_key": key_of(page)})
+    charged = before - credits(sandbox)
+
+    assert sorted(AppRun.objects.values_list("credits_charged", flat=True)) == [1, 2] and charged == 3
+    line = text_of(one(client.get(url).content, "#app-cost"))
+    assert "The last 2 runs of this app charged about 2 credits (2, 1, newest first)" in line
+    assert "3 credits by you, 3 by the workspace" in line
+
+
+@pytest.mark.django_db
+def test_the_cost_line_costs_two_queries_whatever_the_runs_and_counts_only_this_workspace(
+    user, other_user, django_assert_num_queries
+):
+    from datetime import UTC, timedelta
+
+    from django.utils import timezone
+
+    from studio.costs import app_costs
+
+    mine, colleague, elsewhere = store_key(user, "k1"), store_key(other_user, "k2"), store_key(user, "k3", "Globex")
+    now = timezone.now()
+    rows = [
+        AppRun(owner_key=key, started_by_id=key.user_id, studio="image", app=app, idempotency_key=f"{n}", **extra)
+        for n, (key, app, extra) in enumerate(
+            [(mine, "generate", {"credits_charged": 2})] * 500
+            + [(colleague, "generate", {"credits_charged": 4})] * 500
+            + [(colleague, "upscale", {"credits_charged": 1})]
+            + [(mine, "generate", {"credits_charged": None})]  # said no charge: not counted
+            + [(elsewhere, "generate", {"credits_charged": 1000})]  # another workspace
+        )
+    ]
+    AppRun.objects.bulk_create(rows)
+    # Last month's runs count in the app's recent charges, not in this month's use.
+    old = AppRun.objects.filter(owner_key=mine, credits_charged=2).order_by("pk")[:100].values_list("pk", flat=True)
+    AppRun.objects.filter(pk__in=list(old)).update(created_at=now - timedelta(days=40))
+
+    with django_assert_num_queries(2):
+        costs = app_costs(workspace_id=mine.workspace_id, user_id=user.pk, studio="image", app="generate", zone=UTC)
+
+    assert len(costs.last) == 5 and set(costs.last) <= {2, 4}
+    assert costs.month_mine == 400 * 2
+    assert costs.month_workspace == 400 * 2 + 500 * 4 + 1
