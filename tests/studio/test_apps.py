@@ -386,3 +386,28 @@ def test_the_cost_line_costs_two_queries_whatever_the_runs_and_counts_only_this_
     assert len(costs.last) == 5 and set(costs.last) <= {2, 4}
     assert costs.month_mine == 400 * 2
     assert costs.month_workspace == 400 * 2 + 500 * 4 + 1
+
+
+@pytest.mark.django_db
+def test_a_video_shots_charge_is_kept_on_its_run_when_it_is_final(user):
+    from dashboard.live.services import operation_track
+    from studio.live import SHOT_KIND, shots_final
+
+    key = store_key(user, "k1")
+    ops = [
+        operation_track(owner_key=key, kind=SHOT_KIND, remote_id=f"job-{n}", snapshot=snapshot)
+        for n, snapshot in enumerate(
+            [{"status": "complete", "credits_charged": 10}, {"status": "complete", "credits_charged": "ten"}]
+        )
+    ]
+    runs = [
+        AppRun.objects.create(
+            owner_key=key, started_by=user, studio="video", app="generate", idempotency_key=f"k{n}", operation=op
+        )
+        for n, op in enumerate(ops)
+    ]
+
+    shots_final([op.pk for op in ops])
+    shots_final([op.pk for op in ops])  # called again for the same rows (a retried batch): the same
+
+    assert [AppRun.objects.get(pk=run.pk).credits_charged for run in runs] == [10, None]  # "ten" is no charge
