@@ -252,6 +252,24 @@ def test_two_versions_compared_in_the_browser(
     expect(comparison.locator("ins").first).to_contain_text("Added:")
     expect(comparison.locator("del").first).to_contain_text("Removed:")
 
+    # On a phone, the list and a version fit the screen: long button labels wrap inside the button.
+    page.set_viewport_size({"width": 375, "height": 812})
+    for url in (
+        reverse("studio:document_versions", args=[document_id]),
+        reverse("studio:document_version", args=[first_version_pk(document_id)]),
+    ):
+        page.goto(live_server.url + url)
+        expect(page.locator("main h1").first).to_be_visible()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 375, url
+
+
+def first_version_pk(document_id: str) -> int:
+    from studio.models import DocumentVersion
+
+    return (
+        DocumentVersion.objects.filter(document_id=document_id).order_by("created_at").values_list("pk", flat=True)[0]
+    )
+
 
 # --- the read is a task with retries -------------------------------------------------
 
