@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import logging
 import uuid
+from collections import Counter
 from dataclasses import replace
 from typing import Any
 
@@ -258,15 +259,16 @@ def batch_version(batch: ApprovalBatch) -> str:
 def batch_progress(batch: ApprovalBatch) -> dict[str, Any]:
     items = list(batch.items.all())
     done = [item for item in items if item.outcome != ApprovalBatchItem.TO_DO]
+    outcomes = Counter(item.outcome for item in done)
     return {
         "batch": batch,
         "items": items,
         "total": len(items),
         "done": len(done),
-        "decided": sum(1 for item in done if item.outcome == ApprovalBatchItem.DECIDED),
-        "already": sum(1 for item in done if item.outcome == ApprovalBatchItem.ALREADY),
-        "counted": sum(1 for item in done if item.outcome == ApprovalBatchItem.COUNTED),
-        "not_sent": sum(1 for item in done if item.outcome == ApprovalBatchItem.NOT_SENT),
-        "failed": sum(1 for item in done if item.outcome == ApprovalBatchItem.FAILED),
+        "decided": outcomes[ApprovalBatchItem.DECIDED],
+        "already": outcomes[ApprovalBatchItem.ALREADY],
+        "counted": outcomes[ApprovalBatchItem.COUNTED],
+        "not_sent": outcomes[ApprovalBatchItem.NOT_SENT],
+        "failed": outcomes[ApprovalBatchItem.FAILED],
         "version": batch_version(batch),
     }

@@ -150,13 +150,16 @@ def _page(
             "images": images,
             "clips": clips,
             "runs": list(runs.filter(studio=app.studio, app=app.id)[:RECENT_RUNS]),
+            # The cost line sits in the form: a member who only reads is not asked to pay.
             "costs": app_costs(
                 workspace_id=request.workspace.id,
                 user_id=request.user.pk,
                 studio=app.studio,
                 app=app.id,
                 zone=request.workspace.zone,
-            ),
+            )
+            if app.runnable and request.workspace.can_write
+            else None,
             "remote_error": remote_error,
         },
     )
