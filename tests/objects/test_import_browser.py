@@ -23,6 +23,10 @@ from tests.objects.jobs_support import worker_thread
 ROWS = 10_000
 CHECK_BAD = {5: ("Seats", "many"), 17: ("Stage", "Someday")}  # refused by the dry run (field rules)
 SERVICE_BAD = 4000  # a phone the service refuses (422): the dry run cannot know its rule
+# How long the page may wait for 10,000 writes: a bound, not a speed check (bench/ measures speed).
+# The console, its worker and the sandbox share one process here, so each write costs a few ms of
+# one core: about 100 s alone, and it took more than 240 s on a CI machine that was also busy.
+DONE_WITHIN_MS = 900_000
 
 
 def import_csv(path) -> None:
@@ -104,7 +108,7 @@ def test_ten_thousand_rows_with_bad_ones_and_a_rerun_that_writes_nothing_twice(
         page.get_by_role("button", name="Import 9,998 rows").click()
         expect(page.locator(".job")).to_have_attribute("data-status", "running", timeout=10_000)
         page.screenshot(path=str(SCREENSHOTS / "import-running-1366.png"), full_page=True)
-        expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=240_000)
+        expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=DONE_WITHIN_MS)
         expect(page.locator(".job")).to_contain_text("9,997 imported, 3 rows with problems")
         row_4000 = page.locator(".job__failures tbody tr", has_text="4001")  # its line: the header is line 1
         expect(row_4000).to_contain_text("must be a phone number")
@@ -136,7 +140,7 @@ def test_ten_thousand_rows_with_bad_ones_and_a_rerun_that_writes_nothing_twice(
         # Run again: the same keys, so the service replays every row: nothing is written twice.
         page.get_by_role("button", name="Run again").click()
         expect(page.locator(".job")).to_have_attribute("data-status", "running", timeout=10_000)
-        expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=240_000)
+        expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=DONE_WITHIN_MS)
         page.set_viewport_size({"width": 375, "height": 800})
         page.screenshot(path=str(SCREENSHOTS / "import-done-375.png"), full_page=True)
     assert record_count(sandbox, obj) == ROWS - 3
