@@ -33,9 +33,13 @@ from studio.reading import safe_link
 from studio.words import status_words
 
 # The two widths a maker checks: a phone (375 px, the narrowest the console
-# supports) and the pane's full width. `?width=` picks one; desktop is the default.
+# supports) and a desktop. `?width=` picks one; desktop is the default.
 WIDTHS = {"desktop": "Desktop", "phone": "Phone"}
 DEFAULT_WIDTH = "desktop"
+# A desktop is drawn at a laptop's viewport and scaled down to the pane
+# (static/js/studio_preview.js): at the pane's own width (about 400 px beside
+# the chat) a site would show its phone layout under the name "Desktop".
+DESKTOP_VIEWPORT = (1280, 800)
 
 # Typical durations from the contract (api-spec.md "Typical durations"), the
 # upper end of each range, in seconds: the bar measures against the time a
@@ -143,6 +147,7 @@ def preview(*, pane: dict[str, Any], width: str) -> dict[str, Any] | None:
         "screenshot": shot,
         "width": chosen_width(width),
         "widths": WIDTHS,
+        "desktop_viewport": DESKTOP_VIEWPORT,
     }
 
 

@@ -189,6 +189,7 @@ def test_a_published_website_is_previewed_at_both_widths(
     store_key(user, sandbox.demo_key)
     site = next(s for s in sandbox.store.list("website") if s["name"] == "Acme Spring Launch")
     violations = csp_violations(page)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
 
     page.goto(live_server.url + reverse("studio:library_item", args=["websites", site["id"]]))
     fill_login_form(page, "dora")
@@ -201,10 +202,23 @@ def test_a_published_website_is_previewed_at_both_widths(
     expect(site_page.get_by_role("navigation", name="Site").get_by_role("link", name="Collection")).to_be_visible()
     widths = page.get_by_role("group", name="Preview width")
     expect(widths.get_by_role("link", name="Desktop")).to_have_attribute("aria-current", "true")
+    # Desktop is the site at a laptop's width, scaled to the pane: its own window is 1,280 px wide
+    # (the site lays itself out for a desktop), and the frame on the page is no wider than the pane.
+    expect(page.get_by_text("As a 1280 px wide screen shows it, scaled to fit.")).to_be_visible()
+    assert (
+        page.frame_locator("iframe[title='Preview of Acme Spring Launch']")
+        .locator(":root")
+        .evaluate("() => window.innerWidth")
+        == 1280
+    )
+    pane_box = page.locator("#artifact-pane").bounding_box()
+    frame_box = frame.bounding_box()
+    assert frame_box["width"] <= pane_box["width"] and frame_box["x"] >= pane_box["x"]
+    assert 0 < frame_box["height"] < 800  # scaled down as a whole, not cut off
+    page.screenshot(path=str(SCREENSHOTS / "studio-website-preview-desktop.png"), full_page=True)
 
     widths.get_by_role("link", name="Phone").click()
     expect(widths.get_by_role("link", name="Phone")).to_have_attribute("aria-current", "true")
     assert frame.bounding_box()["width"] <= 375
-    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "studio-website-preview-phone.png"), full_page=True)
     assert violations == []
