@@ -80,7 +80,8 @@ def test_a_webhook_failing_for_an_hour_is_paused_its_owner_told_and_resumed(
     notifications_produce(WORKSPACE)
     row = Delivery.objects.get()
     monkeypatch.setattr(sending, "outbox_send", lambda **task: None)  # the retries' tasks: stepped by hand
-    start = timezone.now().replace(hour=14, minute=2, second=0, microsecond=0)
+    # Tomorrow at 14:02 (the page shows the hour): never before the row is due, whenever the suite runs.
+    start = (timezone.now() + timedelta(days=1)).replace(hour=14, minute=2, second=0, microsecond=0)
 
     assert delivery_step(delivery_id=row.pk, now=start) == "retry"
     hook.refresh_from_db()
