@@ -262,3 +262,52 @@ class ZipJob(SteppedJob):
     @property
     def is_final(self) -> bool:
         return self.status in self.FINAL
+
+
+class Brief(models.Model):
+    """A saved brief of the team (issue #36, item 5): a message to start a
+    studio's turn from, with `{{variables}}` filled in a small form before it
+    is sent. Kept in the console (the service has no such thing), per
+    workspace: private to the person who made it, or shared with everyone
+    holding a working key of that workspace. Its words are its newest
+    version; each edit adds a BriefVersion (who, when, what). studio/briefs.py."""
+
+    workspace_id = models.CharField(max_length=128)
+    # One of studio.forms.STUDIOS, or "" for a brief any studio may take.
+    studio = models.CharField(max_length=16, blank=True, default="")
+    name = models.CharField(max_length=100)
+    text = models.TextField()
+    shared = models.BooleanField(default=False)
+    version = models.PositiveIntegerField(default=1)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "id"]
+        indexes = [models.Index(fields=["workspace_id", "shared", "created_by"], name="studio_brief_ws")]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class BriefVersion(models.Model):
+    """One version of a brief's words, as someone saved it."""
+
+    brief = models.ForeignKey(Brief, on_delete=models.CASCADE, related_name="versions")
+    number = models.PositiveIntegerField()
+    name = models.CharField(max_length=100)
+    text = models.TextField()
+    made_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    made_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-number"]
+        constraints = [models.UniqueConstraint(fields=["brief", "number"], name="studio_brief_version_once")]
+
+    def __str__(self) -> str:
+        return f"{self.name} (version {self.number})"

@@ -6,7 +6,8 @@
   (`limit`/`cursor` only), so the newest page of each of the six lists is
   read once a minute per workspace (cached) and matched here. An item older
   than a list's first page is found on the Library's own pages;
-- "New conversation" and Content Apps for people who may write.
+- saved briefs (studio/briefs.py) by name or words: the console's database;
+- "New conversation", Briefs and Content Apps for people who may write.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from django.core.cache import cache
 from django.urls import NoReverseMatch, reverse
 
 from dashboard.palette.sources import PaletteAction, PaletteResult, PaletteSource, actions_source, ranked
+from studio.briefs import briefs_visible, studio_words
 from studio.library import KINDS, PAGE_SIZE, read_item
 from studio.selectors import conversations_recent
 
@@ -26,6 +28,8 @@ if TYPE_CHECKING:
 
 KIND_CONVERSATIONS = "Conversations"
 KIND_LIBRARY = "Library"
+KIND_BRIEFS = "Briefs"
+BRIEFS = 50  # the newest changed of the briefs the person sees, matched here
 # How many of the latest conversations are matched (the Studio's own list shows as many).
 CONVERSATIONS = 50
 LIBRARY_CACHE_SECONDS = 60
@@ -80,12 +84,24 @@ def library_found(request: ConsoleRequest, query: str, limit: int) -> list[Palet
     return ranked(query, candidates, limit=limit)
 
 
+def briefs_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
+    seen = briefs_visible(workspace_id=request.workspace.id, user_id=request.user.pk)
+    candidates = []
+    for brief in seen.order_by("-updated_at", "-id")[:BRIEFS]:
+        subtitle = f"Brief for {studio_words(brief.studio).lower()}, {'shared' if brief.shared else 'only you'}"
+        url = reverse("studio:brief", args=[brief.pk])
+        candidates.append((PaletteResult(brief.name, subtitle, url, KIND_BRIEFS), brief.text[:300]))
+    return ranked(query, candidates, limit=limit)
+
+
 PALETTE_SOURCES = (
     actions_source(
         "Studio actions",
         PaletteAction("New conversation", "studio:index", "studio website document app image video turn", writes=True),
         PaletteAction("Content Apps", "studio:apps", "image video generate run app"),
+        PaletteAction("Briefs", "studio:briefs", "brief prompt template saved message"),
     ),
+    PaletteSource(label="Briefs", search=briefs_found),
     PaletteSource(label="Conversations", search=conversations_found),
     PaletteSource(label="Library items", search=library_found, remote=True),
 )

@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from studio.views import apps, collections, library, share, turns, versions, zips
+from studio.views import apps, briefs, collections, library, share, turns, versions, zips
 
 
 def _words(pattern: str, name: str) -> None:
@@ -36,6 +36,13 @@ urlpatterns = [
     path("turns/<pk:pk>/artifact", turns.artifact_pane, name="artifact_pane"),
     path("turns/<pk:pk>/reply", turns.reply, name="reply"),
     path("turns/<pk:pk>/try-again", turns.try_again, name="try_again"),
+    # The team's saved briefs, kept in the console (studio/briefs.py).
+    path("briefs/", briefs.briefs_page, name="briefs"),
+    path("briefs/new", briefs.brief_new, name="brief_new"),
+    path("briefs/<pk:pk>/", briefs.brief_page, name="brief"),
+    path("briefs/<pk:pk>/use", briefs.brief_use, name="brief_use"),
+    path("briefs/<pk:pk>/edit", briefs.brief_edit, name="brief_edit"),
+    path("briefs/<pk:pk>/delete", briefs.brief_delete, name="brief_delete"),
     path("apps/", apps.catalogue, name="apps"),
     path("apps/runs/<pk:pk>/", apps.run_detail, name="app_run"),
     path("apps/runs/<pk:pk>/try-again", apps.run_try_again, name="app_run_try_again"),

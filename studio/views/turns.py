@@ -45,7 +45,14 @@ def box_for(request: ConsoleRequest, exc: errors.ApiError) -> RemoteErrorView:
 # --- Studio home ---------------------------------------------------------------
 
 
-def _home(request: ConsoleRequest, form: TurnForm, remote_error=None, picked_error=None) -> HttpResponse:
+def home_page(request: ConsoleRequest, form: TurnForm, **extra: Any) -> HttpResponse:
+    """The Studio's home with this form (a brief's words filled in: studio/views/briefs.py)."""
+    return _home(request, form, extra=extra)
+
+
+def _home(
+    request: ConsoleRequest, form: TurnForm, remote_error=None, picked_error=None, extra: dict | None = None
+) -> HttpResponse:
     studio = form["studio"].value() or "website"
     artifact_id = str(form["artifact_id"].value() or "")
     picked, problem = pages.picked_item(
@@ -67,7 +74,7 @@ def _home(request: ConsoleRequest, form: TurnForm, remote_error=None, picked_err
     return render(
         request,
         "studio/index.html",
-        {**context, "form": form, "picked_error": picked_error, "remote_error": remote_error},
+        {**context, "form": form, "picked_error": picked_error, "remote_error": remote_error, **(extra or {})},
     )
 
 

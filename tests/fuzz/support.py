@@ -273,6 +273,12 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:library_favourites": Target(),
     "studio:library_favourite": Target(methods=("POST",), form=("name", "picture", "next")),
     "studio:library_item": Target(),
+    "studio:briefs": Target(query=("q",)),
+    "studio:brief_new": Target(methods=("POST",), form=("name", "studio", "text", "shared")),
+    "studio:brief": Target(),
+    "studio:brief_use": Target(query=("v0", "v1")),
+    "studio:brief_edit": Target(methods=("POST",), form=("name", "studio", "text", "shared")),
+    "studio:brief_delete": Target(methods=("POST",)),
     "studio:collections": Target(),
     "studio:collection_new": Target(methods=("POST",), form=("name",)),
     "studio:collection_add": Target(

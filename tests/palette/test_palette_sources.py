@@ -239,3 +239,23 @@ def test_without_a_key_the_pages_and_adding_a_key_are_found(logged_in_client):
     assert "API keys" in groups["Pages"]
     assert "Add an API key" in groups["Actions"]
     assert calls.count == 0
+
+
+def test_saved_briefs_are_found_by_their_words_from_the_database(console, service, api_key, user):
+    from studio.briefs import brief_create
+
+    service.get("/v1/objects/deals/records").mock(return_value=httpx.Response(200, json={"records": []}))
+    brief = brief_create(
+        workspace_id=api_key.workspace_id,
+        user_id=user.pk,
+        name="Quarterly report",
+        text="A report on {{quarter}} revenue",
+        studio="document",
+        shared=False,
+    )
+    with RemoteCallCounter() as calls:
+        html = parse(console.get(reverse("palette"), {"q": "revenue"}, **HTMX).content)
+    assert groups_of(html)["Briefs"] == ["Quarterly report"]
+    option = next(o for o in select(html, "[role=option]") if "Quarterly report" in text_of(o))
+    assert option["href"] == reverse("studio:brief", args=[brief.pk])
+    assert not any("brief" in path for path in calls.paths)
