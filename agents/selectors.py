@@ -246,8 +246,7 @@ def run_search(*, workspace_id: str, words: list[str], limit: int = SEARCH_RESUL
         )
         for row in rows[:limit]
     ]
-    matched = len(found) if len(found) < limit else matching.count()
-    return RunSearch(searched=span["count"], since=span["since"], matched=matched, found=found)
+    return RunSearch(searched=span["count"], since=span["since"], matched=matching.count(), found=found)
 
 
 def run_previous(*, workspace_id: str, agent_id: str, started_at: datetime, run_id: str) -> str | None:
