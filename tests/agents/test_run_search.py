@@ -95,11 +95,11 @@ def test_a_word_of_one_answer_finds_its_run_among_1000_with_the_range_said(sandb
     assert text_of(one(html, "#run-search-range")).startswith(
         f"Searched the 1,000 runs the console has read since {local_since.day} {local_since:%b}: 1 match."
     )
-    rows = select(html, ".run-search-table tbody tr")
+    rows = select(html, "#run-search-results > li")
     assert len(rows) == 1
-    cells = [text_of(cell) for cell in rows[0].select("td")]
-    assert cells[2:4] == ["Weekly pipeline report", "Completed"]
-    assert "Zanzibar refunds were sent" in cells[4]
+    said = [text_of(rows[0].select_one(part)) for part in (".run-found__agent", ".run-found__outcome")]
+    assert said == ["Weekly pipeline report", "Completed"]
+    assert "Zanzibar refunds were sent" in text_of(rows[0].select_one(".run-search-excerpt"))
     found = RunFact.objects.get(workspace_id=WORKSPACE, search_text__contains="Zanzibar")
     assert rows[0].select_one("a")["href"] == reverse("agents:run", args=[found.run_id])
 
@@ -112,7 +112,7 @@ def test_a_word_of_one_answer_finds_its_run_among_1000_with_the_range_said(sandb
         f"Searched the 1,000 runs the console has read since {local_since.day} {local_since:%b}: "
         f"{len(routine):,} matches, the newest 50 shown."
     )
-    shown = [row.select_one("input[type=checkbox]")["value"] for row in select(html, ".run-search-table tbody tr")]
+    shown = [row.select_one("input[type=checkbox]")["value"] for row in select(html, "#run-search-results > li")]
     assert shown == routine[:50]
 
 
