@@ -268,9 +268,11 @@ def _search_context(request: ConsoleRequest) -> dict[str, Any]:
     no remote call. Agents are named as that worker last read them."""
     asked = request.GET.get("q", "")[:200]
     words = query_words(asked)
-    state = services.insights_request(workspace_id=request.workspace.id)
+    # Only with a working key of the workspace (no key, or a refused one, is said by the frame).
+    workspace_id = request.workspace.require_key().workspace_id
+    state = services.insights_request(workspace_id=workspace_id)
     names = state.agent_names if isinstance(state.agent_names, dict) else {}
-    found = selectors.run_search(workspace_id=request.workspace.id, words=words) if words else None
+    found = selectors.run_search(workspace_id=workspace_id, words=words) if words else None
     return {
         "searching": True,
         "q": asked,

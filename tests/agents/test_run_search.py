@@ -8,6 +8,7 @@ the runs list and a run's page lead to it."""
 from __future__ import annotations
 
 import copy
+from zoneinfo import ZoneInfo
 
 import httpx
 import pytest
@@ -18,7 +19,9 @@ from django.utils import timezone
 
 from agents import tasks
 from agents.models import RunFact
+from agents.services import run_search_index
 from dashboard.api.testing import RemoteCallCounter
+from dashboard.keys.models import ApiKey
 from tests.html import one, parse, select, text_of
 
 pytestmark = pytest.mark.django_db
@@ -117,8 +120,6 @@ def test_a_word_of_one_answer_finds_its_run_among_1000_with_the_range_said(sandb
 
 
 def sandbox_client_zone():
-    from zoneinfo import ZoneInfo
-
     return ZoneInfo("Europe/Berlin")  # store_demo_key's workspace time zone
 
 
@@ -281,3 +282,54 @@ def test_runs_of_another_implementation_lacking_optional_members_compare_in_word
         "Tool only in the second run",
         "7 only in the second run",
     ]
+
+
+def test_a_search_reads_only_the_keys_workspace_and_needs_a_working_key(sandbox_client, user):
+    now = timezone.now()
+    RunFact.objects.create(
+        workspace_id="ws-other",
+        run_id="theirs",
+        agent_id="agent-x",
+        started_at=now,
+        status="completed",
+        final=True,
+        read_at=now,
+        search_text="Quarterly secretword figures",
+        words_read=True,
+    )
+    response, calls, _ = _search(sandbox_client, "secretword")
+    assert calls == 0
+    html = response.content.decode()
+    assert select(html, "#run-search-results > li") == []
+    assert "theirs" not in [box["value"] for box in select(html, "input[name=run]")]
+
+    ApiKey.objects.filter(user=user).update(refused_at=now)
+    with RemoteCallCounter() as refused_calls:
+        refused = sandbox_client.get(reverse("agents:runs"), {"q": "secretword"})
+    assert refused_calls.count == 0 and refused.status_code != 500
+    assert select(refused.content.decode(), "#run-search") == []
+
+
+def test_on_postgresql_the_words_have_their_gin_index_and_their_vector(db):
+    if connection.vendor != "postgresql":
+        pytest.skip("the GIN index and the tsvector are PostgreSQL's; SQLite searches the text")
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'agents_fact_search'")
+        (definition,) = cursor.fetchone()
+    assert "USING gin (search_vector)" in definition
+    now = timezone.now()
+    RunFact.objects.create(
+        workspace_id=WORKSPACE,
+        run_id="r1",
+        agent_id="a",
+        started_at=now,
+        status="completed",
+        read_at=now,
+        search_text="The invoices were archived",
+        words_read=True,
+    )
+    run_search_index(workspace_id=WORKSPACE, run_ids=["r1"])
+    with connection.cursor() as cursor:
+        cursor.execute("SELECT search_vector::text FROM agents_runfact WHERE run_id = 'r1'")
+        (vector,) = cursor.fetchone()
+    assert vector == "'archiv':4 'invoic':2"  # English stems: "archive", "invoice" find it too
