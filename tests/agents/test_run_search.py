@@ -284,19 +284,16 @@ def test_runs_of_another_implementation_lacking_optional_members_compare_in_word
     ]
 
 
+def _read_fact(workspace_id: str, run_id: str, words: str) -> RunFact:
+    """A run's fact as the worker keeps it, with its words read."""
+    now = timezone.now()
+    fact = dict(agent_id="agent-x", started_at=now, status="completed", final=True, read_at=now)
+    return RunFact.objects.create(workspace_id=workspace_id, run_id=run_id, search_text=words, words_read=True, **fact)
+
+
 def test_a_search_reads_only_the_keys_workspace_and_needs_a_working_key(sandbox_client, user):
     now = timezone.now()
-    RunFact.objects.create(
-        workspace_id="ws-other",
-        run_id="theirs",
-        agent_id="agent-x",
-        started_at=now,
-        status="completed",
-        final=True,
-        read_at=now,
-        search_text="Quarterly secretword figures",
-        words_read=True,
-    )
+    _read_fact("ws-other", "theirs", "Quarterly secretword figures")
     response, calls, _ = _search(sandbox_client, "secretword")
     assert calls == 0
     html = response.content.decode()
@@ -317,17 +314,7 @@ def test_on_postgresql_the_words_have_their_gin_index_and_their_vector(db):
         cursor.execute("SELECT indexdef FROM pg_indexes WHERE indexname = 'agents_fact_search'")
         (definition,) = cursor.fetchone()
     assert "USING gin (search_vector)" in definition
-    now = timezone.now()
-    RunFact.objects.create(
-        workspace_id=WORKSPACE,
-        run_id="r1",
-        agent_id="a",
-        started_at=now,
-        status="completed",
-        read_at=now,
-        search_text="The invoices were archived",
-        words_read=True,
-    )
+    _read_fact(WORKSPACE, "r1", "The invoices were archived")
     run_search_index(workspace_id=WORKSPACE, run_ids=["r1"])
     with connection.cursor() as cursor:
         cursor.execute("SELECT search_vector::text FROM agents_runfact WHERE run_id = 'r1'")
