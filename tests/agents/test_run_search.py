@@ -22,7 +22,10 @@ from agents.models import RunFact
 from agents.services import run_search_index
 from dashboard.api.testing import RemoteCallCounter
 from dashboard.keys.models import ApiKey
-from tests.html import one, parse, select, text_of
+from dashboard.live.models import TrackedOperation
+from dashboard.live.services import operation_poll
+from tests.agents.support import AGENT_ID, RUN_ID, agents_page
+from tests.html import one, parse, root_ids, select, text_of
 
 pytestmark = pytest.mark.django_db
 
@@ -127,7 +130,7 @@ def test_a_search_is_its_own_region_for_htmx_and_nothing_to_look_for_is_said(san
     response, calls, _ = _search(sandbox_client, "!!!", **HTMX)
     assert calls == 0
     html = response.content.decode()
-    assert [tag["id"] for tag in select(html, "body > div, div#run-results")][:1] == ["run-results"]
+    assert root_ids(html) == ["div#run-results"]  # the region alone, swapped in place
     assert text_of(one(html, "#run-search [role=status]")) == "Type a word to search for: “!!!” has none."
 
 
@@ -320,3 +323,21 @@ def test_on_postgresql_the_words_have_their_gin_index_and_their_vector(db):
         cursor.execute("SELECT search_vector::text FROM agents_runfact WHERE run_id = 'r1'")
         (vector,) = cursor.fetchone()
     assert vector == "'archiv':4 'invoic':2"  # English stems: "archive", "invoice" find it too
+
+
+def test_a_live_row_of_the_runs_list_keeps_its_compare_checkbox(agent_routes, remote, logged_in_client):
+    remote.get("/v1/agents").mock(return_value=agents_page())
+    page = parse(logged_in_client.get(reverse("agents:runs"), {"agent": AGENT_ID}).content)
+    row = one(page, "#run-list tbody tr")
+    box = one(row, "input[type=checkbox]")
+    assert (box["name"], box["value"], box["form"]) == ("run", RUN_ID, "run-compare")
+
+    op = TrackedOperation.objects.get(kind="agents.run")
+    remote.get(f"/v1/runs/{op.remote_id}").mock(
+        return_value=httpx.Response(200, json={"id": RUN_ID, "agent_id": AGENT_ID, "status": "completed"})
+    )
+    operation_poll(operation_id=op.pk)
+    swapped = parse(logged_in_client.get(row["hx-get"], **HTMX).content)
+    assert [(box["value"], box["form"]) for box in select(swapped, "tr input[type=checkbox]")] == [
+        (RUN_ID, "run-compare")
+    ]
