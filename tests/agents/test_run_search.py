@@ -341,3 +341,18 @@ def test_a_live_row_of_the_runs_list_keeps_its_compare_checkbox(agent_routes, re
     assert [(box["value"], box["form"]) for box in select(swapped, "tr input[type=checkbox]")] == [
         (RUN_ID, "run-compare")
     ]
+
+
+def test_a_run_the_service_no_longer_has_is_said_not_a_server_error(remote, api_key, client, user):
+    remote.get("/v1/runs/run-a").mock(return_value=httpx.Response(200, json={"id": "run-a"}))
+    remote.get("/v1/runs/run-b").mock(
+        return_value=httpx.Response(404, json={"error": {"type": "not_found", "message": "No such run."}})
+    )
+    client.force_login(user)
+
+    response, calls = _compare(client, "run-a", "run-b")
+
+    assert response.status_code == 404 and calls.count == 2
+    html = response.content.decode()
+    assert select(html, "#compare-sides") == []
+    assert "The service said: No such run." in text_of(one(html, "main"))
