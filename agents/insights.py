@@ -28,6 +28,7 @@ from typing import Any
 
 from agents.reading import read_approval
 from agents.run_reading import RUN_FINAL_STATUSES, duration_words, seconds_between
+from agents.run_search import run_words
 from dashboard.web import charts
 from dashboard.web.reading import as_dict, as_list, number, text, when
 
@@ -65,6 +66,8 @@ class Fact:
     approvals: int
     approvals_waiting: int
     approval_wait_seconds: float | None
+    # What the run said (agents/run_search.py), kept for the runs search.
+    words: str | None = None
 
     @property
     def final(self) -> bool:
@@ -112,6 +115,7 @@ def run_fact(body: Any, *, agent_id: str = "") -> Fact | None:
         approvals=max(len(approvals), pending),
         approvals_waiting=pending,
         approval_wait_seconds=sum(known_waits) if known_waits else None,
+        words=run_words(run),
     )
 
 

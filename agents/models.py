@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 from django.conf import settings
+from django.contrib.postgres.search import SearchVectorField
 from django.db import models
 
 from dashboard.jobs.models import SteppedJob
@@ -60,6 +61,14 @@ class RunFact(models.Model):
         null=True, blank=True, help_text="How long its decided approvals waited, summed."
     )
     read_at = models.DateTimeField()
+    # What the run said, for the runs search (agents/run_search.py).
+    # `words_read` false: a fact read before the search was kept; the next
+    # refresh reads it again.
+    search_text = models.TextField(blank=True, default="")
+    words_read = models.BooleanField(default=False)
+    # The same words as a tsvector, written on PostgreSQL only (a GIN index of
+    # its own, made by migration 0007 on PostgreSQL); SQLite searches the text.
+    search_vector = SearchVectorField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -4,12 +4,18 @@ the approval)."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from datetime import datetime
 from typing import TYPE_CHECKING
+
+from django.contrib.postgres.search import SearchQuery
+from django.db import connection
+from django.db.models import Count, Min
 
 from agents.insights import Fact
 from agents.live import INVOCATION_KIND, RUN_KIND
 from agents.models import BuilderAnswer, RunFact
+from agents.run_search import SEARCH_CONFIG, excerpt
 from dashboard.api.paths import api_path
 from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import OperationView, operation_view
@@ -189,3 +195,67 @@ def insights_facts(*, workspace_id: str, since: datetime, agent_id: str | None =
             "approval_wait_seconds",
         )
     ]
+
+
+# --- the runs search: the console's kept words, never the service (agents/run_search.py) ---
+
+SEARCH_RESULTS = 50
+
+
+@dataclass(frozen=True)
+class FoundRun:
+    run_id: str
+    agent_id: str
+    started_at: datetime
+    status: str
+    excerpt: str
+
+
+@dataclass(frozen=True)
+class RunSearch:
+    """A search's answer and the range it covered: the runs the console has
+    read (their count and the oldest one's start), the matches, newest first."""
+
+    searched: int
+    since: datetime | None
+    matched: int
+    found: list[FoundRun]
+
+
+def run_search(*, workspace_id: str, words: list[str], limit: int = SEARCH_RESULTS) -> RunSearch:
+    """Runs of the workspace whose kept words hold every one of `words`:
+    PostgreSQL's full-text search over the stored tsvector (its GIN index),
+    elsewhere a case-insensitive search of the text. Three queries whatever
+    the number of runs: the range, the count of matches, the newest matches."""
+    read = RunFact.objects.filter(workspace_id=workspace_id, words_read=True)
+    span = read.aggregate(count=Count("id"), since=Min("started_at"))
+    matching = read
+    if connection.vendor == "postgresql":
+        matching = matching.filter(search_vector=SearchQuery(" ".join(words), config=SEARCH_CONFIG))
+    else:
+        for word in words:
+            matching = matching.filter(search_text__icontains=word)
+    rows = matching.order_by("-started_at", "-id").values("run_id", "agent_id", "started_at", "status", "search_text")
+    found = [
+        FoundRun(
+            run_id=row["run_id"],
+            agent_id=row["agent_id"],
+            started_at=row["started_at"],
+            status=row["status"],
+            excerpt=excerpt(row["search_text"], words),
+        )
+        for row in rows[:limit]
+    ]
+    return RunSearch(searched=span["count"], since=span["since"], matched=matching.count(), found=found)
+
+
+def run_previous(*, workspace_id: str, agent_id: str, started_at: datetime, run_id: str) -> str | None:
+    """The run of the same agent that started just before this one, among
+    the runs the console has read (one query; None when it knows of none)."""
+    return (
+        RunFact.objects.filter(workspace_id=workspace_id, agent_id=agent_id, started_at__lt=started_at)
+        .exclude(run_id=run_id)
+        .order_by("-started_at", "-id")
+        .values_list("run_id", flat=True)
+        .first()
+    )

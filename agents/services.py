@@ -9,7 +9,8 @@ from datetime import datetime, timedelta
 from typing import TYPE_CHECKING, Any
 
 from django.conf import settings
-from django.db import transaction
+from django.contrib.postgres.search import SearchVector
+from django.db import connection, transaction
 from django.utils import timezone
 
 from agents import selectors
@@ -17,6 +18,7 @@ from agents.insights import Fact, run_fact
 from agents.live import INVOCATION_KIND, RUN_KIND
 from agents.models import BuilderAnswer, InsightsRefresh, RunFact
 from agents.run_reading import read_run
+from agents.run_search import SEARCH_CONFIG
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of
 from dashboard.api.paths import api_path
@@ -446,11 +448,24 @@ def _new_runs_of(client: ServiceClient, agent_id: str, *, known_final: set[str],
     return facts
 
 
+def run_search_index(*, workspace_id: str, run_ids: list[str]) -> None:
+    """The runs' words as a tsvector beside their text, on PostgreSQL (the
+    GIN index searches that column); SQLite searches the text itself."""
+    if connection.vendor != "postgresql" or not run_ids:
+        return
+    for start in range(0, len(run_ids), 500):
+        RunFact.objects.filter(workspace_id=workspace_id, run_id__in=run_ids[start : start + 500]).update(
+            search_vector=SearchVector("search_text", config=SEARCH_CONFIG)
+        )
+
+
 def _insights_refresh_as(client: ServiceClient, workspace_id: str, now: datetime) -> int:
     """One refresh with one key; AuthenticationError when the service refuses it."""
     horizon = now - timedelta(days=INSIGHTS_KEEP_DAYS)
     kept = RunFact.objects.filter(workspace_id=workspace_id, started_at__gte=horizon)
-    known_final = set(kept.filter(final=True).values_list("run_id", flat=True))
+    # A run over whose words are not kept yet (read before the runs search)
+    # is read once more, so the search covers what the insights cover.
+    known_final = set(kept.filter(final=True, words_read=True).values_list("run_id", flat=True))
     facts: dict[str, Fact] = {}
     problems: list[str] = []
     agents = _every_agent(client)
@@ -494,6 +509,8 @@ def _insights_refresh_as(client: ServiceClient, workspace_id: str, now: datetime
             approvals_waiting=fact.approvals_waiting,
             approval_wait_seconds=fact.approval_wait_seconds,
             read_at=now,
+            search_text=fact.words or "",
+            words_read=True,
         )
         for fact in facts.values()
     ]
@@ -514,8 +531,11 @@ def _insights_refresh_as(client: ServiceClient, workspace_id: str, now: datetime
                 "approvals_waiting",
                 "approval_wait_seconds",
                 "read_at",
+                "search_text",
+                "words_read",
             ],
         )
+        run_search_index(workspace_id=workspace_id, run_ids=[row.run_id for row in rows])
         RunFact.objects.filter(workspace_id=workspace_id, run_id__in=gone).delete()
         # Older than any window: nothing reads them any more.
         RunFact.objects.filter(workspace_id=workspace_id, started_at__lt=horizon - timedelta(days=1)).delete()

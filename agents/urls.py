@@ -26,6 +26,7 @@ urlpatterns = [
     path("agents/<remote_id:agent_id>/threads/", views.threads, name="threads"),
     path("agents/<remote_id:agent_id>/insights/", views.agent_insights, name="agent_insights"),
     path("runs/", views.runs, name="runs"),
+    path("runs/compare/", views.runs_compare, name="runs_compare"),
     path("runs/rows/<pk:pk>", views.run_row, name="run_row"),
     path("runs/<remote_id:run_id>/", views.run_detail, name="run"),
     path("runs/<remote_id:run_id>/steps/<int:number>/", views.run_step, name="run_step"),

@@ -17,7 +17,7 @@ from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
 from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
 from agents.views.rules import approval_rule_remove, approval_rules
-from agents.views.runs import run_detail, run_follow, run_rerun, run_row, run_step, runs
+from agents.views.runs import run_detail, run_follow, run_rerun, run_row, run_step, runs, runs_compare
 
 __all__ = [
     "agent_activate",
@@ -51,5 +51,6 @@ __all__ = [
     "run_row",
     "run_step",
     "runs",
+    "runs_compare",
     "threads",
 ]

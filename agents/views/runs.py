@@ -5,6 +5,7 @@ and a live row of a list (one agent's runs are a region of the agent page,
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django.contrib import messages
@@ -21,7 +22,9 @@ from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
 from agents.plan import plan_graph, run_path
 from agents.reading import read_agent, read_agent_summary
+from agents.run_compare import compare_runs
 from agents.run_reading import read_run, run_timeline
+from agents.run_search import query_words
 from agents.runs_across import MAX_AGENTS, runs_across
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
@@ -29,11 +32,14 @@ from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.live.selectors import operation_for_viewer, operation_status_version, operation_view
+from dashboard.web.converters import RemoteIdConverter
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, render_region, stop_polling
 from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.params import bounded_int
 
 MAX_STEPS = 10_000
+# A run id as the page takes it from the query (the remote_id converter's rule).
+RUN_ID = re.compile(RemoteIdConverter.regex)
 
 
 def selected_step(run: dict[str, Any], asked: Any) -> dict[str, Any] | None:
@@ -129,9 +135,19 @@ def _run_page(request: ConsoleRequest, run_id: str, number: Any, *, asked: bool)
             "approval_rows": approval_rows_of_run(run, may_decide=not refusal, workspace_id=request.workspace.id),
             "decide_refusal": refusal,
             "rerun_form": RerunForm(),
+            "previous_run_id": _previous_of(request, run),
             "next": request.get_full_path(),
             "workspace_zone": request.workspace.zone,
         },
+    )
+
+
+def _previous_of(request: ConsoleRequest, run: dict[str, Any]) -> str | None:
+    """The agent's run before this one, as the console has read them (no remote call)."""
+    if not run["agent_id"] or run["created_at"] is None:
+        return None
+    return selectors.run_previous(
+        workspace_id=request.workspace.id, agent_id=run["agent_id"], started_at=run["created_at"], run_id=run["id"]
     )
 
 
@@ -197,7 +213,10 @@ def run_follow(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
 
 @require_GET
 def runs(request: ConsoleRequest) -> HttpResponse:
-    """Every agent's runs, newest first (or one agent's, when filtered)."""
+    """Every agent's runs, newest first (or one agent's, when filtered); with
+    `q`, the runs whose words hold it, from the console's database alone."""
+    if request.GET.get("q", "").strip():
+        return render_region(request, "agents/runs.html", "run_results", _search_context(request))
     client = request.workspace.client
     status = choice(request.GET.get("status"), RUN_STATUSES, "")
     agent_id = uuid_or_empty(request.GET.get("agent"))
@@ -239,7 +258,72 @@ def runs(request: ConsoleRequest) -> HttpResponse:
         "max_agents": MAX_AGENTS,
         "workspace_zone": request.workspace.zone,
     }
-    return render_region(request, "agents/runs.html", "run_list", context)
+    region = "run_results" if request.GET.get("region") == "results" else "run_list"
+    return render_region(request, "agents/runs.html", region, context)
+
+
+def _search_context(request: ConsoleRequest) -> dict[str, Any]:
+    """The runs search: what the console has read of the workspace's runs
+    (the insights worker keeps their words), asked to read anew when old;
+    no remote call. Agents are named as that worker last read them."""
+    asked = request.GET.get("q", "")[:200]
+    words = query_words(asked)
+    # Only with a working key of the workspace (no key, or a refused one, is said by the frame).
+    workspace_id = request.workspace.require_key().workspace_id
+    state = services.insights_request(workspace_id=workspace_id)
+    names = state.agent_names if isinstance(state.agent_names, dict) else {}
+    found = selectors.run_search(workspace_id=workspace_id, words=words) if words else None
+    return {
+        "searching": True,
+        "q": asked,
+        "words": words,
+        "search": found,
+        "found": [
+            {"run": run, "agent_name": names.get(run.agent_id) or f"Agent {run.agent_id[:8]}"}
+            for run in (found.found if found else [])
+        ],
+        "refreshed_at": state.refreshed_at,
+        "refresh_error": state.error,
+        "workspace_zone": request.workspace.zone,
+    }
+
+
+# --- two runs compared ------------------------------------------------------------------------
+
+
+@require_GET
+def runs_compare(request: ConsoleRequest) -> HttpResponse:
+    """Two runs side by side (`?run=A&run=B`, the runs list's form without
+    JavaScript, or a run's "compare with the previous run"): two remote
+    reads, each run with its steps; the earlier run is the first."""
+    asked = list(dict.fromkeys(run_id.strip() for run_id in request.GET.getlist("run") if run_id.strip()))
+    if len(asked) != 2 or not all(RUN_ID.fullmatch(run_id) for run_id in asked):
+        context = {"pick_error": _pick_words(len(asked)), "workspace_zone": request.workspace.zone}
+        return render(request, "agents/runs_compare.html", context, status=400)
+    client = request.workspace.client
+    pair = []
+    for run_id in asked:
+        run = read_run(selectors.run_get(client=client, run_id=run_id))
+        run["id"] = run["id"] or run_id
+        pair.append(run)
+    if all(run["created_at"] for run in pair):
+        pair.sort(key=lambda run: run["created_at"])
+    first, second = pair
+    context = {
+        "first": first,
+        "second": second,
+        "comparison": compare_runs(first, second),
+        "workspace_zone": request.workspace.zone,
+    }
+    return render(request, "agents/runs_compare.html", context)
+
+
+def _pick_words(count: int) -> str:
+    if count < 2:
+        return "Pick two runs to compare: tick two rows of the runs list, then Compare." + (
+            " One run was picked." if count == 1 else ""
+        )
+    return f"Pick two runs to compare, not {count}: untick all but two rows of the runs list."
 
 
 @background_request
@@ -261,6 +345,8 @@ def run_row(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     context = {
         "row": {"run": run, "live": live},
         "with_agent": request.GET.get("agent") == "1",
+        # The list's compare form, as the list named it (its checkbox survives the swap).
+        "compare_form": "run-compare" if request.GET.get("compare") == "run-compare" else "",
         "workspace_zone": op.owner_key.zone,
     }
     return stop_polling(render(request, "agents/_run_row.html", context), final=op.is_final)

@@ -405,6 +405,7 @@ def _stored(run_id: str, *, final: bool, started: datetime, status: str | None =
         status=status or ("completed" if final else "waiting"),
         final=final,
         read_at=started,
+        words_read=True,  # read since the runs search keeps words (else read again once)
     )
 
 

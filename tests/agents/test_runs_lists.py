@@ -69,14 +69,24 @@ def test_every_agents_runs_are_merged_newest_first_and_paged(two_agents, logged_
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr("agents.runs_across.PAGE_SIZE", 3)
         page = parse(logged_in_client.get(url).content)
-        assert texts(page, "#run-list tbody tr td:nth-of-type(3) .muted") == [
+        assert texts(page, "#run-list tbody tr td:nth-of-type(4) .muted") == [
             "“message 1”",
             "“message 5”",
             "“message 2”",
         ]
         headers = texts(page, "#run-list thead th")
-        assert headers[:8] == ["Started", "Agent", "Woken by", "Status", "Duration", "Steps", "Cost", "Waiting for"]
-        cells = texts(select(page, "#run-list tbody tr")[0], "td")
+        assert headers[:9] == [
+            "Compare",
+            "Started",
+            "Agent",
+            "Woken by",
+            "Status",
+            "Duration",
+            "Steps",
+            "Cost",
+            "Waiting for",
+        ]
+        cells = texts(select(page, "#run-list tbody tr")[0], "td")[1:]  # the first is the compare checkbox
         assert cells[1] == "Welcome emails" and cells[4] == "30 s" and cells[5] == "2" and cells[6] == "$0.0100"
 
         following = one(page, "a[rel=next]")["href"]
@@ -84,7 +94,7 @@ def test_every_agents_runs_are_merged_newest_first_and_paged(two_agents, logged_
         positions = decode_positions(cursor.replace("%3D", "="), agents=2)
         assert positions is not None
         older = parse(logged_in_client.get(url + following).content)
-        assert texts(older, "#run-list tbody tr td:nth-of-type(3) .muted") == [
+        assert texts(older, "#run-list tbody tr td:nth-of-type(4) .muted") == [
             "“message 6”",
             "“message 3”",
             "“message 4”",
