@@ -53,6 +53,24 @@ def require_write(request: HttpRequest, explanation: str) -> None:
         raise ApiRefusal(403, "write_refused", message)
 
 
+# The longest Idempotency-Key a write takes (the service's own limit).
+MAX_IDEMPOTENCY_KEY = 128
+
+
+def require_idempotency_key(request: HttpRequest, *, one_per: str = "write") -> str:
+    """The write's Idempotency-Key header: one per logical action, the same on every retry of it
+    (the service then makes it once); refused in words (400) when missing or too long."""
+    key = str(request.headers.get("Idempotency-Key") or "").strip()
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise ApiRefusal(
+            400,
+            "idempotency_key_required",
+            f"Send an Idempotency-Key header (at most {MAX_IDEMPOTENCY_KEY} characters), one per {one_per}, "
+            "the same on every retry of it.",
+        )
+    return key
+
+
 def token_of(request: HttpRequest) -> Any:
     return request.access_token  # type: ignore[attr-defined]
 
