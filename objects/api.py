@@ -25,7 +25,7 @@ from typing import Any
 
 from django.core.serializers.json import DjangoJSONEncoder
 from django.http import HttpRequest, JsonResponse
-from ninja import Router, Schema
+from ninja import Router, Schema, Status
 
 from dashboard.api import errors
 from dashboard.console_api.api import (
@@ -209,7 +209,7 @@ def record_create(request: HttpRequest, object_key: str, body: RecordIn) -> Any:
         workspace_id=workspace.id,
         fields=fields,
     )
-    return 201, created
+    return Status(201, created)
 
 
 def _conflict_answer(conflicts: list[Any]) -> JsonResponse:
@@ -296,7 +296,7 @@ def trash_restore(request: HttpRequest, object_key: str, trash_id: int) -> Any:
     workspace, uid = _workspace(request), _job_uid(request, key)
     started = ObjectJob.objects.filter(uid=uid, started_by_id=request.user.pk).first()
     if started is not None:
-        return 202, _job(started)  # a retry: the job this key started
+        return Status(202, _job(started))  # a retry: the job this key started
     row = trash.trash_list(workspace_id=workspace.id, object_key=object_key).filter(pk=trash_id).first()
     if row is None:
         raise ApiRefusal(404, "not_in_trash", "This record is no longer in the trash (restored, or removed for good).")
@@ -308,7 +308,7 @@ def trash_restore(request: HttpRequest, object_key: str, trash_id: int) -> Any:
         rows=[row],
         uid=str(uid),
     )
-    return 202, _job(job)
+    return Status(202, _job(job))
 
 
 @router.post(
@@ -327,4 +327,4 @@ def job_undo_begin(request: HttpRequest, job_id: int) -> Any:
     undo = existing or job_undo.job_undo_start(
         user=request.user, workspace=_workspace(request), job=job, uid=str(_job_uid(request, key))
     )
-    return 202, _job(undo)
+    return Status(202, _job(undo))
