@@ -6,7 +6,7 @@ of the workspace is written (no write guard, no service call)."""
 
 from __future__ import annotations
 
-from datetime import datetime, time
+from datetime import UTC, datetime, time
 from typing import Any
 
 from django.contrib.auth import get_user_model
@@ -34,7 +34,7 @@ def _preferences(preference: Any) -> dict[str, Any]:
         "time_zone": preference.time_zone,
         "quiet_from": preference.quiet_from.strftime("%H:%M") if preference.quiet_from else None,
         "quiet_until": preference.quiet_until.strftime("%H:%M") if preference.quiet_until else None,
-        "away_until": preference.away_until.isoformat() if preference.away_until else None,
+        "away_until": preference.away_until.astimezone(UTC).isoformat() if preference.away_until else None,
         "delegate": delegate.get_username() if delegate is not None else None,
     }
 
