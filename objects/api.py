@@ -12,8 +12,8 @@ console's safe edits, as the records pages write them:
   restore and an undo of a job (objects/job_undo.py) are jobs of the one
   job engine, followed at `GET /objects/jobs/{id}`.
 
-Reads need the scope `read`; writes `write:objects` and the pages' write
-guard, in the pages' words, before any remote call. Every write needs an
+Reads need the scope `read`; writes the pages' write guard (in the pages'
+words) and `write:objects`, before any remote call. Every write needs an
 Idempotency-Key, reused on retry: the service's key for a record write, the
 job's uid (derived per person) for a restore or an undo."""
 
@@ -54,9 +54,11 @@ def _workspace(request: HttpRequest) -> Any:
 
 
 def _writing(request: HttpRequest, *, one_per: str = "write") -> str:
-    """Scope, role and key may write (the pages' words), then the write's key: all before any remote call."""
-    require_scope(request, WRITE_OBJECTS)
+    """The pages' write guard first (a console role or a workspace key that only reads is told what the
+    records pages tell it, in their words), then the token's scope, then the write's key: all before
+    any remote call."""
     require_write(request, READ_ONLY)
+    require_scope(request, WRITE_OBJECTS)
     return require_idempotency_key(request, one_per=one_per)
 
 

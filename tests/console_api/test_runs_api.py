@@ -6,6 +6,8 @@ insights as their pages count them, from the console's database alone."""
 from __future__ import annotations
 
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from agents import services
@@ -109,3 +111,32 @@ def test_the_insights_are_the_insights_pages_numbers_from_the_database_alone(rea
     assert calls.count == 0
     assert own["agent"] == {"id": one_agent["id"], "name": one_agent["name"]}
     assert own["summary"] == one_agent["summary"]
+
+
+def _runs_of(api_sandbox, agent_id: str, count: int) -> None:
+    """`count` more runs of this agent, copies of one of its own (straight into the sandbox's store)."""
+    model = next(run for run in api_sandbox.store.list("run") if run["agent_id"] == agent_id)
+    copies = [{k: v for k, v in model.items() if k not in ("id", "_seq", "idempotency_key")} for _ in range(count)]
+    api_sandbox.store.insert_many("run", copies, workspace_id=model["workspace_id"])
+
+
+def test_the_runs_list_is_flat_in_remote_calls_and_queries_from_50_to_1000_runs(reader, api_sandbox, client):
+    token = reader["token"]
+    agent_id = send(client, "GET", "/api/v1/runs", token).json()["data"][0]["agent_id"]
+    seen = {}
+    for added, total in ((50, 50), (950, 1000)):
+        _runs_of(api_sandbox, agent_id, added)
+        for query in ("", f"?agent={agent_id}"):
+            send(client, "GET", "/api/v1/me", token)  # its "last used" just written: not in the count below
+            with RemoteCallCounter() as calls, CaptureQueriesContext(connection) as queries:
+                answer = send(client, "GET", f"/api/v1/runs{query}", token)
+            assert answer.status_code == 200 and answer.json()["more"] is True
+            with RemoteCallCounter() as next_calls:
+                following = send(
+                    client, "GET", f"/api/v1/runs{query}{'&' if query else '?'}cursor={answer.json()['next']}", token
+                )
+            assert following.status_code == 200
+            assert not {run["id"] for run in answer.json()["data"]} & {run["id"] for run in following.json()["data"]}
+            seen[(total, query)] = (calls.paths, len(queries), next_calls.count)
+    assert seen[(50, "")] == seen[(1000, "")], seen
+    assert seen[(50, f"?agent={agent_id}")] == seen[(1000, f"?agent={agent_id}")], seen

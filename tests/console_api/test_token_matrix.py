@@ -4,7 +4,9 @@ scope, for a person of each console role. A refusal says what refuses (the
 scope not given, or the role that no longer allows it) and costs no remote
 call; what is allowed goes on (a read answers, a write reaches its
 Idempotency-Key check, still before any remote call). A workspace key that
-only reads is refused by the pages' write guard, in the pages' words."""
+only reads is refused by the pages' write guard, in the pages' words, as is a console
+role that only reads at a records write (the pages' refusal, not the
+token's)."""
 
 from __future__ import annotations
 
@@ -127,13 +129,19 @@ def world(api_sandbox, settings, user):
     return {"key": key, "ids": ids}
 
 
-def test_every_route_with_each_scope_and_each_role_refuses_in_words_with_no_remote_call(world, user, client):
+def test_every_route_with_each_scope_and_each_role_refuses_in_words_with_no_remote_call(
+    world, user, client, logged_in_client
+):
     assert {(method, path) for method, path, _, _ in ROUTES} == _documented_routes()
     workspace_id, ids = world["key"].workspace_id, world["ids"]
     tokens = {scope: token_for(user, workspace_id, (scope,), name=f"Only {scope}") for scope in SCOPES}
     checked = refused = 0
     for role in Role:
         person_role_set(user=user, role=role)
+        # What the records pages tell this role at a write address ("" when it may write).
+        page = logged_in_client.post(reverse("objects:record_new", args=[ids["object_key"]]), {})
+        page_words = refusal_of(page.content) if page.status_code == 403 else ""
+        assert bool(page_words) == (WRITE_OBJECTS not in ALLOWS[role]), role
         for scope, token in tokens.items():
             for method, template, needed, allowed_status in ROUTES:
                 path = template.format(**ids)
@@ -150,6 +158,11 @@ def test_every_route_with_each_scope_and_each_role_refuses_in_words_with_no_remo
                 refused += 1
                 assert answer.status_code == 403, (where, answer.content)
                 error = error_of(answer)
+                assert calls.count == 0, (where, calls.paths)
+                if needed == WRITE_OBJECTS and page_words:
+                    # A role that only reads: the records pages' own refusal, word for word, whatever the scope.
+                    assert (error["code"], error["message"]) == ("write_refused", page_words), where
+                    continue
                 assert error["code"] == "scope_refused", where
                 if scope != needed:
                     assert error["message"] == f"This token was not given the scope “{needed}” ({SCOPES[needed]}).", (
