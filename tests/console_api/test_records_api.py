@@ -158,7 +158,12 @@ def test_a_create_retried_with_its_key_is_made_once(world, api_sandbox, client):
     named = [r for r in api_sandbox.store.list("record") if r["values"].get("name") == "Gamma"]
     assert len(named) == 1
     assert RecordChange.objects.filter(record_id=first.json()["id"], action="create").count() == 1
-    assert AuditEntry.objects.filter(idempotency_key="create-gamma").count() == 1
+    audited = AuditEntry.objects.get(idempotency_key="create-gamma")
+    assert audited.details["via"] == "token Sync script" and audited.user == world["key"].user
+    # The service's own refusal of the values keeps its status and its request id, in the one body.
+    refused = send(client, "POST", records, token, {"values": {"seats": 3}}, HTTP_IDEMPOTENCY_KEY="no-name")
+    assert refused.status_code == 422 and error_of(refused)["code"] == "service_error"
+    assert error_of(refused)["message"].startswith("The service said:")
     missing = send(client, "POST", records, token, body)
     assert missing.status_code == 400 and error_of(missing)["code"] == "idempotency_key_required"
 
@@ -220,7 +225,10 @@ def test_a_delete_goes_to_the_trash_and_a_restore_brings_it_back_once(world, api
     )
 
     deleted = send(client, "DELETE", f"{records}/{record['id']}", token, HTTP_IDEMPOTENCY_KEY="delete-delta")
+    retried_delete = send(client, "DELETE", f"{records}/{record['id']}", token, HTTP_IDEMPOTENCY_KEY="delete-delta")
     assert deleted.status_code == 200, deleted.content
+    assert retried_delete.status_code == 200 and retried_delete.json() == deleted.json()  # the same trash row
+    assert AuditEntry.objects.filter(idempotency_key="delete-delta", method="DELETE").count() == 1
     assert api_sandbox.store.get("record", record["id"]) is None
     trash = send(client, "GET", f"/api/v1/objects/{world['object']['key']}/trash", token).json()
     assert [(row["record_id"], row["title"], row["values"]) for row in trash["data"]] == [
