@@ -55,7 +55,9 @@ class DecisionIn(Schema):
     step_up_code: str = ""
 
 
-@router.post("/approvals/{approval_id}/decision", summary="Approve or reject, through the console's decision flow")
+@router.post(
+    "/approvals/{remote_id:approval_id}/decision", summary="Approve or reject, through the console's decision flow"
+)
 def approval_decide(request: HttpRequest, approval_id: str, body: DecisionIn) -> dict[str, Any]:
     require_scope(request, DECIDE)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)  # type: ignore[attr-defined,arg-type]

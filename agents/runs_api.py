@@ -49,7 +49,9 @@ def runs_list(request: HttpRequest, status: str = "", agent: str = "", thread: s
     return {"data": [_run(run) for run in read.runs], "next": read.next_cursor, "more": read.next_cursor is not None}
 
 
-@router.get("/runs/{run_id}", summary="One run with its steps, tasks and approvals (as the run page reads it)")
+@router.get(
+    "/runs/{remote_id:run_id}", summary="One run with its steps, tasks and approvals (as the run page reads it)"
+)
 def run_one(request: HttpRequest, run_id: str) -> Any:
     require_scope(request, READ)
     run = read_run(selectors.run_get(client=request.workspace.client, run_id=run_id))  # type: ignore[attr-defined]
@@ -115,7 +117,7 @@ def insights(request: HttpRequest, days: str = "7") -> Any:
     return _insights(request, days, None)
 
 
-@router.get("/agents/{agent_id}/insights", summary="One agent's insights, as its insights page counts them")
+@router.get("/agents/{remote_id:agent_id}/insights", summary="One agent's insights, as its insights page counts them")
 def agent_insights(request: HttpRequest, agent_id: str, days: str = "7") -> Any:
     require_scope(request, READ)
     found = uuid_or_empty(agent_id)

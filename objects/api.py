@@ -112,7 +112,7 @@ def _own_job(request: HttpRequest, job_id: int) -> ObjectJob:
 
 
 @router.get(
-    "/objects/{object_key}/records",
+    "/objects/{remote_id:object_key}/records",
     summary="One page of an object's records, with the records table's search (q), filters, sort, limit and cursor",
 )
 def records_list(request: HttpRequest, object_key: str) -> Any:
@@ -131,7 +131,7 @@ def records_list(request: HttpRequest, object_key: str) -> Any:
     }
 
 
-@router.get("/objects/{object_key}/records/{record_id}", summary="One record with all its values")
+@router.get("/objects/{remote_id:object_key}/records/{remote_id:record_id}", summary="One record with all its values")
 def record_one(request: HttpRequest, object_key: str, record_id: str) -> Any:
     require_scope(request, READ)
     workspace = _workspace(request)
@@ -146,7 +146,8 @@ def record_one(request: HttpRequest, object_key: str, record_id: str) -> Any:
 
 
 @router.get(
-    "/objects/{object_key}/trash", summary="What is in an object's trash (deleted through the console), newest first"
+    "/objects/{remote_id:object_key}/trash",
+    summary="What is in an object's trash (deleted through the console), newest first",
 )
 def trash_rows(request: HttpRequest, object_key: str) -> Any:
     require_scope(request, READ)
@@ -169,7 +170,8 @@ def trash_rows(request: HttpRequest, object_key: str) -> Any:
 
 
 @router.get(
-    "/objects/jobs/{job_id}", summary="One of your object jobs (a restore, an undo, a bulk edit...) and how far it is"
+    "/objects/jobs/{pk:job_id}",
+    summary="One of your object jobs (a restore, an undo, a bulk edit...) and how far it is",
 )
 def job_one(request: HttpRequest, job_id: int) -> Any:
     require_scope(request, READ)
@@ -192,7 +194,7 @@ class RecordChangeIn(Schema):
 
 
 @router.post(
-    "/objects/{object_key}/records",
+    "/objects/{remote_id:object_key}/records",
     response={201: dict[str, Any]},
     summary="Create a record (in its history); a retry with the same key makes it once",
 )
@@ -233,7 +235,7 @@ def _conflict_answer(conflicts: list[Any]) -> JsonResponse:
 
 
 @router.patch(
-    "/objects/{object_key}/records/{record_id}",
+    "/objects/{remote_id:object_key}/records/{remote_id:record_id}",
     summary="Change a record: only the fields you changed, against what you read (409 with both values on a conflict)",
 )
 def record_change(request: HttpRequest, object_key: str, record_id: str, body: RecordChangeIn) -> Any:
@@ -270,7 +272,7 @@ def record_change(request: HttpRequest, object_key: str, record_id: str, body: R
 
 
 @router.delete(
-    "/objects/{object_key}/records/{record_id}",
+    "/objects/{remote_id:object_key}/records/{remote_id:record_id}",
     summary="Delete a record to the trash (its values and links kept, so it can be restored)",
 )
 def record_delete(request: HttpRequest, object_key: str, record_id: str) -> Any:
@@ -289,7 +291,7 @@ def record_delete(request: HttpRequest, object_key: str, record_id: str) -> Any:
 
 
 @router.post(
-    "/objects/{object_key}/trash/{trash_id}/restore",
+    "/objects/{remote_id:object_key}/trash/{pk:trash_id}/restore",
     response={202: dict[str, Any]},
     summary="Restore a record from the trash: a job (its links too), followed at /objects/jobs/{id}",
 )
@@ -314,7 +316,7 @@ def trash_restore(request: HttpRequest, object_key: str, trash_id: int) -> Any:
 
 
 @router.post(
-    "/objects/jobs/{job_id}/undo",
+    "/objects/jobs/{pk:job_id}/undo",
     response={202: dict[str, Any]},
     summary="Undo one of your finished bulk edits or imports: a job, followed at /objects/jobs/{id}",
 )

@@ -16,6 +16,7 @@ from typing import Any
 from django.http import HttpRequest
 from django.urls import URLPattern
 from ninja import NinjaAPI, Router
+from ninja.errors import ValidationError
 
 from dashboard.api import errors
 from dashboard.audit.feed import audit_record
@@ -95,6 +96,16 @@ api = NinjaAPI(
 @api.exception_handler(ApiRefusal)
 def _refusal(request: HttpRequest, exc: ApiRefusal):
     return api_error(exc.status, exc.code, exc.message)
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError):
+    # A body or a parameter of the wrong shape: the one error body too, naming each place and why.
+    said = "; ".join(
+        f"{'.'.join(str(part) for part in error.get('loc', ()))}: {error.get('msg', 'not valid')}"
+        for error in exc.errors[:10]
+    )
+    return api_error(422, "invalid_request", f"Nothing was done: {said}.")
 
 
 @api.exception_handler(KeyRefusedError)

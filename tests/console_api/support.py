@@ -8,6 +8,7 @@ from typing import Any
 
 from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
+from dashboard.tokens.scopes import AUDIT, DECIDE, NOTIFICATIONS, READ, WRITE_OBJECTS
 from dashboard.tokens.services import token_create
 
 
@@ -38,3 +39,29 @@ def send(client, method: str, path: str, token: str, body: Any = None, **headers
     return call(
         path, json.dumps(body if body is not None else {}), content_type="application/json", **bearer(token), **headers
     )
+
+
+# (method, address in the document, the scope it needs (None: any token), what an allowed call answers).
+# A write's allowed answer is its Idempotency-Key refusal: it got past every guard without a remote call.
+ROUTES = [
+    ("GET", "/api/v1/me", None, 200),
+    ("GET", "/api/v1/inbox", READ, 200),
+    ("GET", "/api/v1/audit", AUDIT, 200),
+    ("GET", "/api/v1/approvals", READ, 200),
+    ("POST", "/api/v1/approvals/{approval_id}/decision", DECIDE, 400),
+    ("GET", "/api/v1/runs", READ, 200),
+    ("GET", "/api/v1/runs/{run_id}", READ, 200),
+    ("GET", "/api/v1/insights", READ, 200),
+    ("GET", "/api/v1/agents/{agent_id}/insights", READ, 200),
+    ("GET", "/api/v1/objects/{object_key}/records", READ, 200),
+    ("POST", "/api/v1/objects/{object_key}/records", WRITE_OBJECTS, 400),
+    ("GET", "/api/v1/objects/{object_key}/records/{record_id}", READ, 200),
+    ("PATCH", "/api/v1/objects/{object_key}/records/{record_id}", WRITE_OBJECTS, 400),
+    ("DELETE", "/api/v1/objects/{object_key}/records/{record_id}", WRITE_OBJECTS, 400),
+    ("GET", "/api/v1/objects/{object_key}/trash", READ, 200),
+    ("POST", "/api/v1/objects/{object_key}/trash/{trash_id}/restore", WRITE_OBJECTS, 400),
+    ("GET", "/api/v1/objects/jobs/{job_id}", READ, 200),
+    ("POST", "/api/v1/objects/jobs/{job_id}/undo", WRITE_OBJECTS, 400),
+    ("GET", "/api/v1/notifications/preferences", NOTIFICATIONS, 200),
+    ("PUT", "/api/v1/notifications/preferences", NOTIFICATIONS, 200),
+]

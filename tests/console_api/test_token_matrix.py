@@ -34,7 +34,7 @@ from dashboard.tokens.scopes import (
 )
 from objects.models import ObjectJob, TrashedRecord
 from tests.agents.support import store_demo_key
-from tests.console_api.support import error_of, send, token_for
+from tests.console_api.support import ROUTES, error_of, send, token_for
 from tests.write_guard import refusal_of
 
 pytestmark = pytest.mark.django_db
@@ -48,30 +48,6 @@ ALLOWS = {
     Role.ADMINISTRATOR: set(SCOPES),
 }
 
-# (method, address in the document, the scope it needs (None: any token), what an allowed call answers).
-# A write's allowed answer is its Idempotency-Key refusal: it got past every guard without a remote call.
-ROUTES = [
-    ("GET", "/api/v1/me", None, 200),
-    ("GET", "/api/v1/inbox", READ, 200),
-    ("GET", "/api/v1/audit", AUDIT, 200),
-    ("GET", "/api/v1/approvals", READ, 200),
-    ("POST", "/api/v1/approvals/{approval_id}/decision", DECIDE, 400),
-    ("GET", "/api/v1/runs", READ, 200),
-    ("GET", "/api/v1/runs/{run_id}", READ, 200),
-    ("GET", "/api/v1/insights", READ, 200),
-    ("GET", "/api/v1/agents/{agent_id}/insights", READ, 200),
-    ("GET", "/api/v1/objects/{object_key}/records", READ, 200),
-    ("POST", "/api/v1/objects/{object_key}/records", WRITE_OBJECTS, 400),
-    ("GET", "/api/v1/objects/{object_key}/records/{record_id}", READ, 200),
-    ("PATCH", "/api/v1/objects/{object_key}/records/{record_id}", WRITE_OBJECTS, 400),
-    ("DELETE", "/api/v1/objects/{object_key}/records/{record_id}", WRITE_OBJECTS, 400),
-    ("GET", "/api/v1/objects/{object_key}/trash", READ, 200),
-    ("POST", "/api/v1/objects/{object_key}/trash/{trash_id}/restore", WRITE_OBJECTS, 400),
-    ("GET", "/api/v1/objects/jobs/{job_id}", READ, 200),
-    ("POST", "/api/v1/objects/jobs/{job_id}/undo", WRITE_OBJECTS, 400),
-    ("GET", "/api/v1/notifications/preferences", NOTIFICATIONS, 200),
-    ("PUT", "/api/v1/notifications/preferences", NOTIFICATIONS, 200),
-]
 BODIES = {
     "/api/v1/approvals/{approval_id}/decision": {"decision": "reject"},
     "/api/v1/objects/{object_key}/records": {"values": {"name": "From the matrix"}},
