@@ -24,6 +24,7 @@ from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from objects.models import JobItem, ObjectJob, RecordChange, TrashedRecord
 from tests.agents.support import store_demo_key
 from tests.console_api.support import error_of, send, token_for
+from tests.html import select, text_of
 from tests.objects.jobs_support import drain, run_jobs_inline
 
 pytestmark = pytest.mark.django_db
@@ -285,3 +286,17 @@ def test_an_undo_of_a_bulk_edit_is_a_job_that_puts_the_values_back(world, api_sa
     assert (done["status"], done["succeeded"]) == ("done", 1)
     # Another person's job, or none, is not found.
     assert send(client, "GET", "/api/v1/objects/jobs/999999", token).status_code == 404
+
+
+def test_the_list_answers_the_records_pages_rows_for_the_same_search_filter_and_sort(
+    world, api_sandbox, client, logged_in_client
+):
+    obj = _object_of(world["service"], api_sandbox, 120)
+    query = "q=Deal&f.seats=20&op.seats=between&to.seats=80&sort=-seats&limit=25"
+    page = logged_in_client.get(f"/objects/{obj['key']}/records/?{query}")
+    listed = send(client, "GET", f"/api/v1/objects/{obj['key']}/records?{query}", world["token"]).json()
+
+    page_titles = [text_of(cell) for cell in select(page.content, 'th[scope="row"].record-title')]
+    assert page_titles == [record["values"]["name"] for record in listed["data"]]
+    assert [record["values"]["seats"] for record in listed["data"]] == list(range(80, 55, -1))
+    assert listed["more"] is True and listed["filter_problems"] == []
