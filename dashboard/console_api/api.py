@@ -13,8 +13,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern
+from django.views.defaults import page_not_found
 from ninja import NinjaAPI, Router
 from ninja.errors import ValidationError
 
@@ -106,6 +107,19 @@ def _invalid(request: HttpRequest, exc: ValidationError):
         for error in exc.errors[:10]
     )
     return api_error(422, "invalid_request", f"Nothing was done: {said}.")
+
+
+@api.exception_handler(Http404)
+def _gone(request: HttpRequest, exc: Http404):
+    return api_error(404, "not_found", str(exc) or "No such address in the console's API: see /api/v1/docs.")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """The console's 404 (urls.py handler404): an address under /api/ that is no route (an empty or
+    malformed id: the pages' converters) answers the API's one error body; every page, Django's page."""
+    if request.path.startswith("/api/"):
+        return api_error(404, "not_found", "No such address in the console's API: see /api/v1/docs.")
+    return page_not_found(request, exception or Http404())
 
 
 @api.exception_handler(KeyRefusedError)
