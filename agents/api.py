@@ -12,13 +12,11 @@ from ninja import Router, Schema
 
 from agents import decisions, queue
 from agents.pages import decide_refusal
-from dashboard.console_api.api import ApiRefusal, require_scope, via_token
+from dashboard.console_api.api import ApiRefusal, require_idempotency_key, require_scope, via_token
 from dashboard.reach.selectors import claims_of
 from dashboard.tokens.scopes import DECIDE, READ
 
 router = Router(tags=["approvals"])
-
-MAX_IDEMPOTENCY_KEY = 128
 
 
 def _approval(approval: dict[str, Any], claim: Any = None) -> dict[str, Any]:
@@ -57,20 +55,15 @@ class DecisionIn(Schema):
     step_up_code: str = ""
 
 
-@router.post("/approvals/{approval_id}/decision", summary="Approve or reject, through the console's decision flow")
+@router.post(
+    "/approvals/{remote_id:approval_id}/decision", summary="Approve or reject, through the console's decision flow"
+)
 def approval_decide(request: HttpRequest, approval_id: str, body: DecisionIn) -> dict[str, Any]:
     require_scope(request, DECIDE)
     refusal = decide_refusal(workspace=request.workspace, user=request.user)  # type: ignore[attr-defined,arg-type]
     if refusal:
         raise ApiRefusal(403, "decide_refused", refusal)
-    key_header = str(request.headers.get("Idempotency-Key") or "").strip()
-    if not key_header or len(key_header) > MAX_IDEMPOTENCY_KEY:
-        raise ApiRefusal(
-            400,
-            "idempotency_key_required",
-            f"Send an Idempotency-Key header (at most {MAX_IDEMPOTENCY_KEY} characters), one per decision, "
-            "the same on every retry of it.",
-        )
+    key_header = require_idempotency_key(request, one_per="decision")
     if len(body.note) > 2000:
         raise ApiRefusal(422, "note_too_long", "A note is at most 2,000 characters: nothing was sent.")
     workspace = request.workspace  # type: ignore[attr-defined]

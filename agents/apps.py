@@ -31,6 +31,7 @@ class AgentsConfig(AppConfig):
         from agents.live import AGENT_INVOCATION, AGENT_RUN
         from agents.message_decisions import DECIDER
         from agents.palette import PALETTE_SOURCES
+        from agents.runs_api import router as runs_api
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, register_area
         from dashboard.reach.decision_tokens import register_approval_decider
 
@@ -50,6 +51,7 @@ class AgentsConfig(AppConfig):
                 remote_resources=("agents", "runs"),
                 audit_words=audit_words,
                 palette_sources=PALETTE_SOURCES,
+                api_routers=(("/", runs_api),),
                 # Agent insights: the runs of workspaces someone looked at lately
                 # are read again on this interval (agents/services.py, insights_refresh).
                 periodic=(

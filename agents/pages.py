@@ -8,6 +8,7 @@ this, selectors or services, and render; no view imports another."""
 from __future__ import annotations
 
 from collections import defaultdict
+from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
 from typing import TYPE_CHECKING, Any
 
@@ -29,7 +30,9 @@ from agents.insights import (
 )
 from agents.models import InsightsRefresh
 from agents.queue import decided_by_service, deciders, waited_words
+from agents.reading import read_agent_summary
 from agents.run_reading import read_run
+from agents.runs_across import runs_across
 from dashboard.live.selectors import operation_view
 from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.web.pager import CursorPager, Tab, choice, tabs
@@ -164,6 +167,42 @@ def live_rows(*, workspace: Workspace, runs: list[dict[str, Any]]) -> list[dict[
                 live = operation_view(op=op)
         rows.append({"run": run, "live": live})
     return rows
+
+
+@dataclass(frozen=True)
+class RunsRead:
+    """One page of the runs list: the runs (read, each with its agent's name),
+    the next page's cursor, and the agents the filter offers."""
+
+    runs: list[dict[str, Any]]
+    next_cursor: str | None
+    agents: list[dict[str, Any]]
+    names: dict[str, str]
+
+
+def runs_read(*, workspace: Workspace, status: str, agent_id: str, thread_id: str, cursor: str | None) -> RunsRead:
+    """Every agent's runs newest first, or one agent's (and one thread's):
+    what the runs page lists and the API answers. One read of the agents,
+    then one page of one agent's runs, or one merged page across agents."""
+    client = workspace.client
+    agents = [
+        read_agent_summary(item)
+        for item in selectors.agent_list(client=client, status=None, cursor=None, limit=100).items
+    ]
+    names = {agent["id"]: agent["name"] for agent in agents}
+    if agent_id:
+        page = selectors.run_list(
+            client=client, agent_id=agent_id, status=status or None, thread_id=thread_id or None, cursor=cursor
+        )
+        found = read_runs(page.items)
+        for run in found:
+            run["agent_id"] = run["agent_id"] or agent_id
+        next_cursor = page.next_cursor
+    else:
+        found, next_cursor = runs_across(client=client, agents=agents, status=status or None, cursor=cursor)
+    for run in found:
+        run["agent_name"] = run.get("agent_name") or names.get(run["agent_id"], "")
+    return RunsRead(runs=found, next_cursor=next_cursor, agents=agents, names=names)
 
 
 def agent_runs_context(*, workspace: Workspace, query: QueryDict, agent_id: str) -> dict[str, Any]:

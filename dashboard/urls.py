@@ -49,6 +49,8 @@ urlpatterns = [
 
 # The server error page names the request id (dashboard/observability/views.py).
 handler500 = "dashboard.observability.views.server_error"
+# An address under /api/ that is no route answers the API's one error body (dashboard/console_api).
+handler404 = "dashboard.console_api.api.not_found"
 
 if settings.OIDC_ENABLED:
     # Single sign-on; the library is imported only when it is configured.

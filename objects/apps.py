@@ -7,6 +7,7 @@ class ObjectsConfig(AppConfig):
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, StatusPart, register_area
         from objects import bulk, imports, job_undo, trash
+        from objects.api import router as records_api
         from objects.home import records_you_edited
         from objects.jobs import OBJECT_JOB, phases_register
         from objects.models import ObjectJob
@@ -40,6 +41,7 @@ class ObjectsConfig(AppConfig):
                 remote_resources=("objects",),
                 palette_sources=PALETTE_SOURCES,
                 home_sections=(records_you_edited,),
+                api_routers=(("/", records_api),),
                 job_kinds=(OBJECT_JOB, RECORD_TALLY),
                 status_parts=(
                     StatusPart(

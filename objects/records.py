@@ -14,6 +14,7 @@ renders; nothing here reads the request. Remote and local reads are
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -27,7 +28,7 @@ from dashboard.web.reading import as_dict
 from objects import looks, selectors
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
-from objects.filters import RecordFilter
+from objects.filters import FilterPlan, RecordFilter
 from objects.gallery import picture_fields
 from objects.history import history_rows, undoable_change
 from objects.links import Link, link_from, links_by_relation
@@ -88,11 +89,22 @@ def link_columns_shown(
     return list(preference.link_columns) if preference else []
 
 
-def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
-    """The records table for a query: one page of records (one remote call
-    when the service answers the whole filter, else up to the page budget:
-    `selectors.record_page`; the definition besides, cached), the open saved
-    view, the columns shown."""
+@dataclass(frozen=True)
+class RecordsRead:
+    """One page of an object's records for a query (the table's search,
+    filters, sort, page size and cursor), with what it was read by."""
+
+    definition: dict
+    fields: list[FieldDef]
+    state: TableState
+    plan: FilterPlan
+    page: selectors.RecordsPage
+
+
+def records_read(*, workspace: Workspace, object_key: str, query: QueryDict) -> RecordsRead:
+    """The records of a query as the records table reads them (the table and
+    the API): the definition (cached), then one page (one remote call when the
+    service answers the whole filter, else up to the page budget)."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     state = TableState.from_query(query, fields)
@@ -105,6 +117,16 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         cursor=state.pager.remote_cursor,
         limit=state.limit,
     )
+    return RecordsRead(definition=definition, fields=fields, state=state, plan=plan, page=page)
+
+
+def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
+    """The records table for a query: one page of records (one remote call
+    when the service answers the whole filter, else up to the page budget:
+    `selectors.record_page`; the definition besides, cached), the open saved
+    view, the columns shown."""
+    read = records_read(workspace=workspace, object_key=object_key, query=query)
+    definition, fields, state, plan, page = read.definition, read.fields, read.state, read.plan, read.page
     view = saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query)
     # Read once: it holds both this person's hidden columns and their default view.
     preference = selectors.column_preference(user=user, workspace_id=workspace.id, object_key=object_key)

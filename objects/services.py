@@ -70,12 +70,23 @@ def record_create(
     created = client.post(
         api_path("/v1/objects/{}/records", object_key), json={"values": values}, idempotency_key=idempotency_key
     )
-    if user is not None and workspace_id:
+    record_id = str(as_dict(created).get("id") or "")
+    # A retry with the same key is the service's replay of the first record: its creation is in the history once.
+    if (
+        user is not None
+        and workspace_id
+        and not RecordChange.objects.filter(
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=record_id,
+            action__in=[RecordChange.Action.CREATE, RecordChange.Action.DUPLICATE],
+        ).exists()
+    ):
         record_change_log(
             user=user,
             workspace_id=workspace_id,
             object_key=object_key,
-            record_id=str(as_dict(created).get("id") or ""),
+            record_id=record_id,
             action=RecordChange.Action.DUPLICATE if source_record_id else RecordChange.Action.CREATE,
             before={},
             after=values,

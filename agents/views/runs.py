@@ -19,13 +19,13 @@ from django.views.decorators.http import require_GET, require_POST
 from agents import selectors, services
 from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
 from agents.live import RUN_KIND, is_followed
-from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, read_runs
+from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, runs_read
 from agents.plan import plan_graph, run_path
-from agents.reading import read_agent, read_agent_summary
+from agents.reading import read_agent
 from agents.run_compare import compare_runs
 from agents.run_reading import read_run, run_timeline
 from agents.run_search import query_words
-from agents.runs_across import MAX_AGENTS, runs_across
+from agents.runs_across import MAX_AGENTS
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
 from dashboard.frame.forms import failed_write
@@ -217,34 +217,14 @@ def runs(request: ConsoleRequest) -> HttpResponse:
     `q`, the runs whose words hold it, from the console's database alone."""
     if request.GET.get("q", "").strip():
         return render_region(request, "agents/runs.html", "run_results", _search_context(request))
-    client = request.workspace.client
     status = choice(request.GET.get("status"), RUN_STATUSES, "")
     agent_id = uuid_or_empty(request.GET.get("agent"))
     thread_id = uuid_or_empty(request.GET.get("thread")) if agent_id else ""
     pager = CursorPager.from_query(request.GET)
-    agents = [
-        read_agent_summary(item)
-        for item in selectors.agent_list(client=client, status=None, cursor=None, limit=100).items
-    ]
-    names = {agent["id"]: agent["name"] for agent in agents}
-    if agent_id:
-        page = selectors.run_list(
-            client=client,
-            agent_id=agent_id,
-            status=status or None,
-            thread_id=thread_id or None,
-            cursor=pager.remote_cursor,
-        )
-        found = read_runs(page.items)
-        for run in found:
-            run["agent_id"] = run["agent_id"] or agent_id
-        next_cursor = page.next_cursor
-    else:
-        found, next_cursor = runs_across(
-            client=client, agents=agents, status=status or None, cursor=pager.remote_cursor
-        )
-    for run in found:
-        run["agent_name"] = run.get("agent_name") or names.get(run["agent_id"], "")
+    read = runs_read(
+        workspace=request.workspace, status=status, agent_id=agent_id, thread_id=thread_id, cursor=pager.remote_cursor
+    )
+    agents, names, found, next_cursor = read.agents, read.names, read.runs, read.next_cursor
     kept = {"status": status, "agent": agent_id, "thread": thread_id}
     context = {
         "status": status,

@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from django.http import HttpRequest
+from django.http import Http404, HttpRequest, HttpResponse
 from django.urls import URLPattern
+from django.views.defaults import page_not_found
 from ninja import NinjaAPI, Router
+from ninja.errors import ValidationError
 
 from dashboard.api import errors
 from dashboard.audit.feed import audit_record
@@ -53,6 +55,24 @@ def require_write(request: HttpRequest, explanation: str) -> None:
         raise ApiRefusal(403, "write_refused", message)
 
 
+# The longest Idempotency-Key a write takes (the service's own limit).
+MAX_IDEMPOTENCY_KEY = 128
+
+
+def require_idempotency_key(request: HttpRequest, *, one_per: str = "write") -> str:
+    """The write's Idempotency-Key header: one per logical action, the same on every retry of it
+    (the service then makes it once); refused in words (400) when missing or too long."""
+    key = str(request.headers.get("Idempotency-Key") or "").strip()
+    if not key or len(key) > MAX_IDEMPOTENCY_KEY:
+        raise ApiRefusal(
+            400,
+            "idempotency_key_required",
+            f"Send an Idempotency-Key header (at most {MAX_IDEMPOTENCY_KEY} characters), one per {one_per}, "
+            "the same on every retry of it.",
+        )
+    return key
+
+
 def token_of(request: HttpRequest) -> Any:
     return request.access_token  # type: ignore[attr-defined]
 
@@ -77,6 +97,29 @@ api = NinjaAPI(
 @api.exception_handler(ApiRefusal)
 def _refusal(request: HttpRequest, exc: ApiRefusal):
     return api_error(exc.status, exc.code, exc.message)
+
+
+@api.exception_handler(ValidationError)
+def _invalid(request: HttpRequest, exc: ValidationError):
+    # A body or a parameter of the wrong shape: the one error body too, naming each place and why.
+    said = "; ".join(
+        f"{'.'.join(str(part) for part in error.get('loc', ()))}: {error.get('msg', 'not valid')}"
+        for error in exc.errors[:10]
+    )
+    return api_error(422, "invalid_request", f"Nothing was done: {said}.")
+
+
+@api.exception_handler(Http404)
+def _gone(request: HttpRequest, exc: Http404):
+    return api_error(404, "not_found", str(exc) or "No such address in the console's API: see /api/v1/docs.")
+
+
+def not_found(request: HttpRequest, exception: Exception | None = None) -> HttpResponse:
+    """The console's 404 (urls.py handler404): an address under /api/ that is no route (an empty or
+    malformed id: the pages' converters) answers the API's one error body; every page, Django's page."""
+    if request.path.startswith("/api/"):
+        return api_error(404, "not_found", "No such address in the console's API: see /api/v1/docs.")
+    return page_not_found(request, exception or Http404())
 
 
 @api.exception_handler(KeyRefusedError)

@@ -12,6 +12,8 @@ WRITE_AGENTS = "write:agents"
 WRITE_OBJECTS = "write:objects"
 DECIDE = "decide"
 AUDIT = "audit"
+# One's own notification preferences (personal: every role keeps theirs).
+NOTIFICATIONS = "notifications"
 
 SCOPES: dict[str, str] = {
     READ: "Read every area (what the person can read)",
@@ -20,6 +22,7 @@ SCOPES: dict[str, str] = {
     WRITE_OBJECTS: "Write in Objects (records, imports)",
     DECIDE: "Decide approvals",
     AUDIT: "Read the audit trail",
+    NOTIFICATIONS: "Read and change your own notification preferences",
 }
 
 # The permission a role must hold for each scope to count ("" : holding a working key is enough).
@@ -30,6 +33,7 @@ NEEDS: dict[str, str] = {
     WRITE_OBJECTS: WRITE,
     DECIDE: DECIDE_APPROVALS,
     AUDIT: VIEW_AUDIT_TRAIL,
+    NOTIFICATIONS: "",
 }
 
 

@@ -60,7 +60,7 @@ def test_a_token_is_made_on_the_page_shown_once_and_kept_only_as_its_hash(sandbo
     page = logged_in_client.get(reverse("tokens:list"))
     offered = [box["value"] for box in select(page.content, "input[name=scopes]")]
     # A Member: no "decide", no "audit" on offer.
-    assert offered == ["read", "write:studio", "write:agents", "write:objects"]
+    assert offered == ["read", "write:studio", "write:agents", "write:objects", "notifications"]
 
     answer = logged_in_client.post(
         reverse("tokens:new"),
