@@ -7,6 +7,7 @@ class ObjectsConfig(AppConfig):
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, StatusPart, register_area
         from objects import bulk, imports, job_undo, trash
+        from objects.assistant_tools import RECORD_TOOLS
         from objects.home import records_you_edited
         from objects.jobs import OBJECT_JOB, phases_register
         from objects.models import ObjectJob
@@ -41,6 +42,7 @@ class ObjectsConfig(AppConfig):
                 palette_sources=PALETTE_SOURCES,
                 home_sections=(records_you_edited,),
                 job_kinds=(OBJECT_JOB, RECORD_TALLY),
+                mcp_tools=RECORD_TOOLS,
                 status_parts=(
                     StatusPart(
                         "Object jobs",
