@@ -7,6 +7,8 @@ from django.db.models import QuerySet
 from dashboard.assistants.models import AssistantRequest
 
 DECIDED_SHOWN = 50
+# The oldest waiting ones first; past this many the page says how many more wait (it stays one page).
+WAITING_SHOWN = 100
 
 
 def requests_waiting(*, workspace_id: str) -> QuerySet[AssistantRequest]:
@@ -15,6 +17,12 @@ def requests_waiting(*, workspace_id: str) -> QuerySet[AssistantRequest]:
         .select_related("user")
         .order_by("created_at", "id")
     )
+
+
+def requests_waiting_shown(*, workspace_id: str) -> tuple[list[AssistantRequest], int]:
+    """The oldest waiting requests the page shows, and how many wait in all (two queries)."""
+    waiting = requests_waiting(workspace_id=workspace_id)
+    return list(waiting[:WAITING_SHOWN]), waiting.count()
 
 
 def requests_decided(*, workspace_id: str, limit: int = DECIDED_SHOWN) -> QuerySet[AssistantRequest]:

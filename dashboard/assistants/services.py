@@ -58,13 +58,20 @@ def _key_words(exc: Exception) -> str:
     return "You hold no key of this token's workspace any more: add it on the Keys page."
 
 
-def _run(tool: AssistantTool, call: ToolCall) -> ToolOutcome:
+def _run(tool: AssistantTool, call: ToolCall, *, service_errors_said: bool = True) -> ToolOutcome:
+    """The tool's answer, or its refusal in words. A remote error is said in the
+    catalogue's words (with the service's request id), unless the caller (the
+    carry-out) tells a transient one from a final one itself."""
     try:
         return ToolOutcome(data=tool.run(call))
     except ToolRefusal as refusal:
         return ToolOutcome(refused=str(refusal))
     except (KeyRefusedError, KeyDecryptionError, NoActiveKeyError) as exc:
         return ToolOutcome(refused=_key_words(exc))
+    except errors.ApiError as exc:
+        if not service_errors_said:
+            raise
+        return ToolOutcome(refused=service_words(exc))
 
 
 def tool_call(*, tool: AssistantTool, token: Any, workspace: Workspace, arguments: dict[str, Any]) -> ToolOutcome:
@@ -226,6 +233,7 @@ def assistant_request_carry_out(*, request_id: int) -> None:
                 idempotency_key=row.idempotency_key,
                 via=f"token {row.token_name}",
             ),
+            service_errors_said=False,
         )
     except (errors.ServerError, errors.ApiConnectionError, errors.RateLimitedError) as exc:
         _carry_again_later(row, service_words(exc))

@@ -32,8 +32,10 @@ def mcp(request: HttpRequest) -> HttpResponse:
 @requires_permission(DECIDE_APPROVALS, WHO_DECIDES)
 def requests_page(request: ConsoleRequest) -> HttpResponse:
     workspace_id = request.workspace.id
+    waiting, waiting_count = selectors.requests_waiting_shown(workspace_id=workspace_id)
     context = {
-        "waiting": selectors.requests_waiting(workspace_id=workspace_id),
+        "waiting": waiting,
+        "waiting_count": waiting_count,
         "decided": selectors.requests_decided(workspace_id=workspace_id),
         "form": DecisionForm(),
     }

@@ -19,6 +19,7 @@ from django.urls import reverse
 from mcp import Client
 from mcp.client.streamable_http import streamable_http_client
 
+from dashboard.api.testing import RemoteCallCounter
 from dashboard.assistants.models import AssistantRequest
 from dashboard.assistants.services import assistant_request_carry_out
 from dashboard.audit.models import AuditEntry
@@ -146,6 +147,14 @@ def test_a_tool_the_token_may_not_use_is_refused_in_words_and_reaches_nothing(wo
     assert "This token was not given the scope “write:objects”" in answer.content[0].text
     bad = call(world, token_of(world, ["read"]), "record_get", {"object": world["object"]})
     assert bad.is_error is True and bad.content[0].text == "“record_id” is needed."
+    missing = call(
+        world,
+        token_of(world, ["read"]),
+        "record_get",
+        {"object": world["object"], "record_id": "00000000-0000-4000-8000-000000000000"},
+    )
+    assert missing.is_error is True
+    assert missing.content[0].text.startswith("Not found") and "(request id req_" in missing.content[0].text
     assert writes_seen.calls == [] and AssistantRequest.objects.count() == 0
 
 
@@ -164,10 +173,18 @@ def test_without_a_token_the_server_answers_401_in_words(world):
 
 def test_reads_cost_the_pages_calls_and_a_write_is_made_at_once_audited_via_the_token(world, writes_seen):
     token = token_of(world, ["read", "write:objects"], name="Release bot")
-    listed = call(world, token, "records_list", {"object": world["object"], "limit": 5})
+    with RemoteCallCounter() as calls:
+        listed = call(world, token, "records_list", {"object": world["object"], "limit": 5})
+        assert calls.paths == [f"/v1/objects/{world['object']}/records"]  # the records page's one call
+        calls.reset()
+        inbox = call(world, token, "inbox_list", {})
+        approvals = call(world, token, "approvals_list", {})
+        conversations = call(world, token, "studio_conversations_list", {})
+        assert calls.count == 0  # the console's own rows
     assert sorted(r["id"] for r in listed.structured_content["records"]) == sorted(world["records"])
-    inbox = call(world, token, "inbox_list", {})
     assert inbox.structured_content == {"items": []}
+    assert approvals.structured_content == {"approvals": []}
+    assert conversations.structured_content == {"conversations": []}
 
     made = call(
         world,

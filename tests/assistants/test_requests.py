@@ -1,0 +1,133 @@
+"""Assistant requests without the protocol: the Approvers' page stays flat as
+requests pile up, its own person cannot approve one, and a carry-out refuses
+in words what is no longer allowed, tries a transient failure again later
+with the same Idempotency-Key (through the outbox), and gives up in words."""
+
+from __future__ import annotations
+
+import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
+from django.urls import reverse
+
+from dashboard.api import errors
+from dashboard.assistants import services
+from dashboard.assistants.models import AssistantRequest
+from dashboard.assistants.tools import AssistantTool, ToolCall
+from dashboard.audit.testing import make_approver
+from dashboard.frame.areas import Area, register_area, unregister_area
+from dashboard.keys.testing import stored_api_key
+from dashboard.outbox.models import OutboxMessage
+from dashboard.tokens.scopes import WRITE_OBJECTS
+from dashboard.tokens.services import token_create, token_revoke
+from tests.html import select, text_of
+
+pytestmark = pytest.mark.django_db
+
+SECRET = "svc_sk_asst0123456789abcdefghijklmnopqrstuvwxyzABCD"
+SEEN: list[ToolCall] = []
+
+
+def flaky(call: ToolCall) -> dict:
+    SEEN.append(call)
+    raise errors.ServerError("The service is down", status=503, request_id="req_down")
+
+
+@pytest.fixture
+def flaky_tool():
+    """A throwaway area's write tool that always meets a service outage."""
+    tool = AssistantTool(
+        name="garden_water", title="Water", description="", scope=WRITE_OBJECTS, run=flaky, writes=True
+    )
+    register_area(Area(name="garden", order=99, mcp_tools=(tool,)))
+    SEEN.clear()
+    yield tool
+    unregister_area("garden")
+
+
+@pytest.fixture
+def token(user):
+    key = stored_api_key(user=user, secret=SECRET)
+    return token_create(
+        user=user, workspace_id=key.workspace_id, name="Bot", scopes=["read", "write:objects"], days=7, allowed_from=[]
+    ).row
+
+
+def asked(token, tool, n: int = 0) -> AssistantRequest:
+    return services.assistant_request_make(
+        tool=tool, token=token, workspace_id=token.workspace_id, arguments={"n": n}, reason="Ask first."
+    )
+
+
+def approved(row: AssistantRequest, by) -> AssistantRequest:
+    return services.assistant_request_decide(row=row, user=by, approve=True)
+
+
+def held_many(token, start: int, stop: int) -> None:
+    AssistantRequest.objects.bulk_create(
+        AssistantRequest(
+            user=token.user,
+            token=token,
+            token_name="Bot",
+            workspace_id=token.workspace_id,
+            tool="garden_water",
+            arguments={"n": n},
+            summary=f"Water {n}",
+            reason="Ask first.",
+            idempotency_key=f"k{n}",
+        )
+        for n in range(start, stop)
+    )
+
+
+def test_the_requests_page_costs_the_same_queries_at_50_and_1000(token, flaky_tool, other_user, client):
+    make_approver(other_user)
+    stored_api_key(user=other_user, secret=SECRET)
+    client.force_login(other_user)
+    client.get(reverse("assistants:requests"))
+    costs = {}
+    for count, more in ((50, (0, 50)), (1000, (50, 1000))):
+        held_many(token, *more)
+        with CaptureQueriesContext(connection) as queries:
+            page = client.get(reverse("assistants:requests"))
+        costs[count] = len(queries)
+        assert len(select(page.content, ".assistant-request")) == min(count, 100)
+        assert text_of(select(page.content, "#waiting-heading")[0]) == f"Waiting ({count})"
+    assert costs[50] == costs[1000]
+    assert text_of(select(page.content, "#waiting-more")[0]).startswith("The oldest 100 are shown; 1000 wait in all.")
+
+
+def test_its_own_person_may_not_approve_it(token, flaky_tool, user):
+    make_approver(user)
+    row = asked(token, flaky_tool)
+    with pytest.raises(services.DecisionRefused, match="another Approver decides it"):
+        approved(row, user)
+    assert AssistantRequest.objects.get().status == AssistantRequest.Status.WAITING
+    assert not OutboxMessage.objects.exists()
+
+
+def test_a_revoked_token_is_not_carried_out_and_says_so(token, flaky_tool, other_user):
+    row = approved(asked(token, flaky_tool), make_approver(other_user))
+    token_revoke(token=token, by=token.user)
+    services.assistant_request_carry_out(request_id=row.pk)
+    row.refresh_from_db()
+    assert SEEN == []
+    assert row.status == AssistantRequest.Status.FAILED
+    assert row.error == "The token “Bot” was revoked or expired before it was carried out."
+
+
+def test_an_outage_is_tried_again_later_with_the_same_key_then_fails_in_words(token, flaky_tool, other_user):
+    row = approved(asked(token, flaky_tool), make_approver(other_user))
+    for attempt in range(1, services.CARRY_ATTEMPTS + 1):
+        services.assistant_request_carry_out(request_id=row.pk)
+        row.refresh_from_db()
+        assert row.attempts == attempt
+    assert {call.idempotency_key for call in SEEN} == {row.idempotency_key} and len(SEEN) == services.CARRY_ATTEMPTS
+    assert [call.via for call in SEEN] == ["token Bot"] * services.CARRY_ATTEMPTS
+    # The approval's message, then one retry per transient failure but the last, each later (countdown).
+    messages = list(OutboxMessage.objects.filter(task_name="assistants.carry_out").order_by("id"))
+    assert [m.args for m in messages] == [[row.pk]] * services.CARRY_ATTEMPTS
+    assert all(m.run_at is not None for m in messages[1:])
+    assert row.status == AssistantRequest.Status.FAILED
+    assert row.error.startswith("The service could not be reached: ")
+    assert "(request id req_down)" in row.error
