@@ -24,6 +24,7 @@ from dashboard.assistants.models import AssistantRequest
 from dashboard.assistants.services import assistant_request_carry_out
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
+from dashboard.live.models import TrackedOperation
 from dashboard.outbox.models import OutboxMessage
 from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
@@ -304,3 +305,23 @@ def test_an_ask_first_token_holds_every_write_and_reads_go_on(world, writes_seen
         call(world, token, "record_get", {"object": world["object"], "record_id": world["records"][0]}).is_error
         is False
     )
+
+
+def test_a_studio_turn_spends_credits_so_it_waits_then_starts_once(world, client, writes_seen):
+    token = token_of(world, ["read", "write:studio"], name="Desk assistant")
+    assert "studio_turn_start" in session(world["url"], token, tool_names)
+    arguments = {"studio": "website", "message": "A page for the spring sale", "idempotency_key": "turn-1"}
+    answer = call(world, token, "studio_turn_start", arguments).structured_content
+    assert answer["status"] == "waiting" and "spends credits" in answer["words"]
+    assert writes_seen.calls == [] and not TrackedOperation.objects.exists()
+
+    client.force_login(world["bob"])
+    client.post(reverse("assistants:decide", args=[answer["request_id"]]), {"decision": "approve"})
+    assistant_request_carry_out(request_id=answer["request_id"])  # as the outbox's task would
+
+    row = AssistantRequest.objects.get()
+    turn = TrackedOperation.objects.get()
+    assert row.status == AssistantRequest.Status.DONE and row.result["turn_id"] == turn.remote_id
+    assert turn.started_by == world["alice"]
+    posts = [c for c in writes_seen.calls if c[1] == "/v1/studio/website/turns"]
+    assert len(posts) == 1 and posts[0][2] == row.idempotency_key
