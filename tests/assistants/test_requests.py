@@ -16,10 +16,14 @@ from dashboard.assistants.models import AssistantRequest
 from dashboard.assistants.tools import AssistantTool, ToolCall
 from dashboard.audit.testing import make_approver
 from dashboard.frame.areas import Area, register_area, unregister_area
+from dashboard.frame.workspace import Workspace
 from dashboard.keys.testing import stored_api_key
 from dashboard.outbox.models import OutboxMessage
+from dashboard.tokens.models import AccessToken
 from dashboard.tokens.scopes import WRITE_OBJECTS
 from dashboard.tokens.services import token_create, token_revoke
+from objects.assistant_tools import RECORD_TOOLS
+from objects.records import READ_ONLY
 from tests.html import select, text_of
 
 pytestmark = pytest.mark.django_db
@@ -131,3 +135,35 @@ def test_an_outage_is_tried_again_later_with_the_same_key_then_fails_in_words(to
     assert row.status == AssistantRequest.Status.FAILED
     assert row.error.startswith("The service could not be reached: ")
     assert "(request id req_down)" in row.error
+
+
+def test_a_read_only_member_key_is_refused_in_the_pages_words_and_nothing_is_held(user, flaky_tool):
+    key = stored_api_key(user=user, secret=SECRET, member_role="viewer")
+    token = token_create(
+        user=user, workspace_id=key.workspace_id, name="Bot", scopes=["write:objects"], days=7, allowed_from=[]
+    ).row
+
+    delete = next(tool for tool in RECORD_TOOLS if tool.name == "record_delete")
+    outcome = services.tool_call(
+        tool=delete, token=token, workspace=Workspace(user, workspace_id=key.workspace_id), arguments={"object": "x"}
+    )
+    assert outcome.refused == f"Your role in this workspace (viewer) can only read. {READ_ONLY}"
+    assert not AssistantRequest.objects.exists()
+
+
+def test_ask_first_is_chosen_on_the_tokens_page(user, logged_in_client):
+    key = stored_api_key(user=user, secret=SECRET)
+    logged_in_client.post(
+        reverse("tokens:new"),
+        {
+            "name": "IDE",
+            "workspace_id": key.workspace_id,
+            "scopes": ["read", "write:objects"],
+            "days": "30",
+            "ask_first": "on",
+        },
+    )
+    page = logged_in_client.get(reverse("tokens:list"))
+
+    assert AccessToken.objects.get().ask_first is True
+    assert "ask first: every write waits for an Approver" in text_of(select(page.content, "tr[id^=token-]")[0])
