@@ -10,6 +10,7 @@ class AssistantsConfig(AppConfig):
     verbose_name = "Assistants"
 
     def ready(self) -> None:
+        from dashboard.assistants.inbox import ASSISTANTS_INBOX
         from dashboard.frame.areas import Area, NavEntry, register_area
         from dashboard.people.roles import DECIDE_APPROVALS
 
@@ -18,5 +19,6 @@ class AssistantsConfig(AppConfig):
                 name="assistants",
                 order=45,
                 nav=(NavEntry("Assistant requests", "assistants:requests", permission=DECIDE_APPROVALS),),
+                inbox_sources=(ASSISTANTS_INBOX,),
             )
         )

@@ -23,6 +23,7 @@ from django.utils import timezone
 
 from dashboard.api import errors
 from dashboard.assistants.answers import ToolOutcome, request_outcome, request_words, service_words
+from dashboard.assistants.inbox import waiting_changed
 from dashboard.assistants.models import AssistantRequest
 from dashboard.assistants.policy import approval_reason
 from dashboard.assistants.registry import tool_named
@@ -135,6 +136,7 @@ def assistant_request_make(
             summary=f"Asked for approval: {row.summary} (via token {token.name})",
             details={"via": via_of(token), "tool": tool.name, "arguments": arguments, "reason": reason},
         )
+        transaction.on_commit(lambda: waiting_changed(workspace_id=workspace_id))
     return row
 
 
@@ -169,6 +171,7 @@ def assistant_request_decide(*, row: AssistantRequest, user: Any, approve: bool,
         )
         if approve:
             outbox_send(task=CARRY_OUT_TASK, args=[row.pk], about=row)
+        transaction.on_commit(lambda: waiting_changed(workspace_id=row.workspace_id))
     return row
 
 

@@ -17,6 +17,8 @@ from dashboard.assistants.tools import AssistantTool, ToolCall
 from dashboard.audit.testing import make_approver
 from dashboard.frame.areas import Area, register_area, unregister_area
 from dashboard.frame.workspace import Workspace
+from dashboard.inbox.selectors import header_version, inbox_items
+from dashboard.inbox.sources import InboxViewer
 from dashboard.keys.testing import stored_api_key
 from dashboard.outbox.models import OutboxMessage
 from dashboard.tokens.models import AccessToken
@@ -167,3 +169,25 @@ def test_ask_first_is_chosen_on_the_tokens_page(user, logged_in_client):
 
     assert AccessToken.objects.get().ask_first is True
     assert "ask first: every write waits for an Approver" in text_of(select(page.content, "tr[id^=token-]")[0])
+
+
+def test_an_approver_finds_a_waiting_request_in_the_inbox_and_its_person_does_not(
+    token, flaky_tool, user, other_user, client, django_capture_on_commit_callbacks
+):
+    make_approver(user)
+    make_approver(other_user)
+    stored_api_key(user=other_user, secret=SECRET)
+    before = header_version(user=other_user)
+    with django_capture_on_commit_callbacks(execute=True):
+        row = asked(token, flaky_tool)
+    assert header_version(user=other_user) != before  # the header's count is read again
+    bob = inbox_items(viewer=InboxViewer(user=other_user, workspace_id=token.workspace_id))
+    assert [(item.key, item.started_by) for item in bob] == [(f"assistant:{row.pk}", "alice via token “Bot”")]
+    assert inbox_items(viewer=InboxViewer(user=user, workspace_id=token.workspace_id)) == []
+    client.force_login(other_user)
+    page = client.get(reverse("inbox:index"))
+    link = select(page.content, f"a[href$='#assistant-request-{row.pk}']")
+    assert link and text_of(link[0]) == row.summary
+
+    approved(row, other_user)
+    assert inbox_items(viewer=InboxViewer(user=other_user, workspace_id=token.workspace_id)) == []
