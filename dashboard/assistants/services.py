@@ -93,14 +93,19 @@ def tool_call(*, tool: AssistantTool, token: Any, workspace: Workspace, argument
         return ToolOutcome(refused=refusal)
     reason = approval_reason(tool=tool, token=token)
     if reason:
-        return request_outcome(
-            assistant_request_make(
-                tool=tool, token=token, workspace_id=workspace.id, arguments=arguments, reason=reason, key=key
-            )
+        row = assistant_request_make(
+            tool=tool, token=token, workspace_id=workspace.id, arguments=arguments, reason=reason, key=key
         )
+        if (row.tool, row.arguments) != (tool.name, arguments):
+            return ToolOutcome(
+                refused=f"This idempotency_key was sent with other arguments for request {row.pk}: nothing was "
+                "asked. Use a new key for another change."
+            )
+        return request_outcome(row)
+    # The assistant's key is scoped to its token: two assistants' "1" are two changes.
+    idempotency_key = f"mcp-{token.pk}-{key}" if key else f"mcp-{uuid.uuid4().hex}"
     return _run(
-        tool,
-        ToolCall(workspace=workspace, arguments=arguments, idempotency_key=key or uuid.uuid4().hex, via=via_of(token)),
+        tool, ToolCall(workspace=workspace, arguments=arguments, idempotency_key=idempotency_key, via=via_of(token))
     )
 
 

@@ -222,6 +222,10 @@ def test_a_record_delete_waits_for_an_approver_then_is_made_exactly_once(world, 
 
     request_id = held(call(world, token, "record_delete", arguments))
     assert held(call(world, token, "record_delete", arguments)) == request_id  # the assistant's retry: the same one
+    other = call(world, token, "record_delete", {**arguments, "record_id": world["records"][1]})
+    assert other.is_error is True and other.content[0].text.startswith(
+        f"This idempotency_key was sent with other arguments for request {request_id}: nothing was asked."
+    )
     assert AssistantRequest.objects.count() == 1
     assert writes_seen.calls == [] and record_exists(world, target)
 
