@@ -139,6 +139,12 @@ def test_a_token_lists_exactly_the_tools_its_scopes_allow_now(world, mode):
     # A demotion narrows the token at its next use: a Viewer's token writes nothing.
     person_role_set(user=world["alice"], role=Role.VIEWER)
     assert session(world["url"], writer, tool_names, mode) == READ_TOOLS
+    refused = call(world, writer, "record_create", {"object": world["object"], "values": {"name": "X"}})
+    assert refused.is_error is True
+    assert refused.content[0].text == (
+        "“record_create” is not one of this token's tools. Your role no longer allows “write:objects” "
+        "(Write in Objects (records, imports)): the token is narrowed with it."
+    )
 
 
 def test_a_tool_the_token_may_not_use_is_refused_in_words_and_reaches_nothing(world, writes_seen):

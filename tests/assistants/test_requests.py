@@ -191,3 +191,15 @@ def test_an_approver_finds_a_waiting_request_in_the_inbox_and_its_person_does_no
 
     approved(row, other_user)
     assert inbox_items(viewer=InboxViewer(user=other_user, workspace_id=token.workspace_id)) == []
+
+
+def test_two_workers_one_carry_out_the_other_looks_again_once_the_claim_lapses(token, flaky_tool, other_user):
+    row = approved(asked(token, flaky_tool), make_approver(other_user))
+    assert services._claim(row.pk) is True  # the first worker holds it
+    before = OutboxMessage.objects.count()
+    services.assistant_request_carry_out(request_id=row.pk)  # the second: nothing sent to the service
+    assert SEEN == []
+    latest = OutboxMessage.objects.order_by("-id").first()
+    assert OutboxMessage.objects.count() == before + 1
+    assert (latest.task_name, latest.args) == ("assistants.carry_out", [row.pk])
+    assert latest.run_at is not None  # once the first one's claim lapses
