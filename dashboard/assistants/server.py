@@ -218,6 +218,11 @@ def mcp_exchange(request: HttpRequest) -> HttpResponse:
     refusal = origin_refusal(request)
     if refusal:
         return api_error(403, "origin_refused", refusal)
+    if request.method != "POST":
+        # Stateless: no stream to open (GET) and no session to end (DELETE). The protocol's answer is 405.
+        return api_error(
+            405, "method_not_allowed", "This MCP server is stateless: send each message as a POST.", Allow="POST"
+        )
     body = request.body
     answer = async_to_sync(_exchange)(build_server(request), asgi_scope(request, body), body)
     response = HttpResponse(bytes(answer.body), status=answer.status)

@@ -175,6 +175,11 @@ def test_without_a_token_the_server_answers_401_in_words(world):
         headers={"Authorization": f"Bearer {token_of(world, ['read'])}", "Origin": "https://evil.example"},
     )
     assert wrong_origin.status_code == 403
+    # No stream to open on a stateless server: a GET is answered 405 (the protocol's word for it).
+    stream = httpx.get(
+        world["url"], headers={"Authorization": f"Bearer {token_of(world, ['read'])}", "Accept": "text/event-stream"}
+    )
+    assert stream.status_code == 405
     assert "Origin https://evil.example may not use" in wrong_origin.json()["error"]["message"]
 
 
