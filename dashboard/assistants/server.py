@@ -35,7 +35,7 @@ from django.http import HttpRequest, HttpResponse
 
 from dashboard.assistants.answers import ToolOutcome
 from dashboard.assistants.registry import tool_named, tools_allowed
-from dashboard.assistants.services import tool_call
+from dashboard.assistants.services import MAX_IDEMPOTENCY_KEY, tool_call
 from dashboard.assistants.tools import AssistantTool
 from dashboard.tokens.scopes import scope_refusal
 from dashboard.version import console_version
@@ -76,7 +76,7 @@ def _with_idempotency_key(tool: AssistantTool) -> dict[str, Any]:
     if tool.writes:
         found.setdefault("properties", {})["idempotency_key"] = {
             "type": "string",
-            "maxLength": 128,
+            "maxLength": MAX_IDEMPOTENCY_KEY,
             "description": "One per logical change, the same on every retry of it: the change is made (or asked "
             "for) once. Without one, each call is a change of its own.",
         }

@@ -17,7 +17,7 @@ import uuid
 from datetime import timedelta
 from typing import Any
 
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import F, Q
 from django.utils import timezone
 
@@ -44,7 +44,8 @@ CARRY_LEASE = timedelta(seconds=120)
 # Transient failures (the service down, a timeout) are tried again this often, then the request fails in words.
 CARRY_ATTEMPTS = 5
 CARRY_RETRY_SECONDS = 30
-MAX_IDEMPOTENCY_KEY = 128
+# An assistant's key, scoped to its token on the way ("assistant-<token>-<key>" fits the row's 128 characters).
+MAX_IDEMPOTENCY_KEY = 96
 
 
 def via_of(token: Any) -> str:
@@ -119,6 +120,31 @@ def assistant_request_make(
     if existing is not None:
         return existing
     summary = tool.describe(arguments) if tool.describe else f"{tool.title} {arguments}"
+    try:
+        return _request_kept(
+            tool=tool,
+            token=token,
+            workspace_id=workspace_id,
+            arguments=arguments,
+            reason=reason,
+            idempotency_key=idempotency_key,
+            summary=summary,
+        )
+    except IntegrityError:
+        # The same retry arrived twice at once: the other one made it.
+        return AssistantRequest.objects.get(idempotency_key=idempotency_key)
+
+
+def _request_kept(
+    *,
+    tool: AssistantTool,
+    token: Any,
+    workspace_id: str,
+    arguments: dict[str, Any],
+    reason: str,
+    idempotency_key: str,
+    summary: str,
+) -> AssistantRequest:
     with transaction.atomic():
         row = AssistantRequest.objects.create(
             user=token.user,
