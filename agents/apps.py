@@ -24,6 +24,7 @@ class AgentsConfig(AppConfig):
         from django.conf import settings
 
         from agents.api import router as approvals_api
+        from agents.assistant_tools import AGENT_TOOLS, APPROVAL_TOOLS
         from agents.audit_words import audit_words
         from agents.bulk_decisions import APPROVAL_BATCH
         from agents.home import runs_failed_or_waiting
@@ -52,6 +53,7 @@ class AgentsConfig(AppConfig):
                 audit_words=audit_words,
                 palette_sources=PALETTE_SOURCES,
                 api_routers=(("/", runs_api),),
+                mcp_tools=AGENT_TOOLS,
                 # Agent insights: the runs of workspaces someone looked at lately
                 # are read again on this interval (agents/services.py, insights_refresh).
                 periodic=(
@@ -80,5 +82,6 @@ class AgentsConfig(AppConfig):
                 audit_words=audit_words,
                 job_kinds=(APPROVAL_BATCH,),
                 api_routers=(("/", approvals_api),),
+                mcp_tools=APPROVAL_TOOLS,
             )
         )

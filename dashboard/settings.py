@@ -94,6 +94,7 @@ INSTALLED_APPS = [
     "dashboard.reach",
     "dashboard.metrics",
     "dashboard.tokens",
+    "dashboard.assistants",
     # The console's own API (dashboard/console_api): its docs page's template and static files.
     "ninja",
     "studio",

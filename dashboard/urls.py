@@ -3,6 +3,7 @@ from django.contrib import admin
 from django.urls import include, path
 
 from dashboard import views
+from dashboard.assistants import views as assistant_views
 from dashboard.console_api.api import console_api_urls
 from dashboard.frame.key_gate import keyless_urls
 from dashboard.home import views as home_views
@@ -42,6 +43,9 @@ urlpatterns = [
     path("objects/", include("objects.urls")),
     # The console's own API for scripts and assistants (personal access tokens; dashboard/console_api).
     path("api/v1/", console_api_urls()),
+    # The console's MCP server for assistants (a personal access token; dashboard/assistants, docs/assistants.md).
+    path("api/mcp", assistant_views.mcp, name="mcp"),
+    path("assistants/", include("dashboard.assistants.urls")),
     path("account/tokens/", include("dashboard.tokens.urls")),
     # The console's own accounts and keys, for its staff whatever their key.
     path("admin/", keyless_urls(admin.site.urls)),

@@ -8,6 +8,7 @@ class ObjectsConfig(AppConfig):
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, StatusPart, register_area
         from objects import bulk, imports, job_undo, trash
         from objects.api import router as records_api
+        from objects.assistant_tools import RECORD_TOOLS
         from objects.home import records_you_edited
         from objects.jobs import OBJECT_JOB, phases_register
         from objects.models import ObjectJob
@@ -43,6 +44,7 @@ class ObjectsConfig(AppConfig):
                 home_sections=(records_you_edited,),
                 api_routers=(("/", records_api),),
                 job_kinds=(OBJECT_JOB, RECORD_TALLY),
+                mcp_tools=RECORD_TOOLS,
                 status_parts=(
                     StatusPart(
                         "Object jobs",

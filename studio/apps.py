@@ -6,6 +6,7 @@ class StudioConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, register_area
+        from studio.assistant_tools import STUDIO_TOOLS
         from studio.home import recent_conversations
         from studio.inbox import STUDIO_INBOX
         from studio.live import APP_SHOT, STUDIO_TURN
@@ -31,5 +32,6 @@ class StudioConfig(AppConfig):
                 # A selection's ZIP files are not kept for ever (studio/zip_jobs.py).
                 periodic=(Periodic("studio.zips_prune", every=3600.0, expires=3000.0),),
                 job_kinds=(ZIP_JOB,),
+                mcp_tools=STUDIO_TOOLS,
             )
         )

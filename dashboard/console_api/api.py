@@ -25,7 +25,7 @@ from dashboard.audit.selectors import FEED_LIMIT_DEFAULT, FEED_LIMIT_MOST, BadFe
 from dashboard.audit.wording import entries_in_words
 from dashboard.frame.areas import areas
 from dashboard.frame.permissions import write_refusal
-from dashboard.inbox.selectors import inbox_items
+from dashboard.inbox.selectors import inbox_item_record, inbox_items
 from dashboard.inbox.sources import InboxViewer
 from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
 from dashboard.tokens.scopes import AUDIT, READ, scope_refusal, scopes_in_force
@@ -171,18 +171,7 @@ def inbox(request: HttpRequest) -> dict[str, Any]:
     viewer = InboxViewer(user=request.user, workspace_id=request.workspace.id)  # type: ignore[attr-defined]
     return {
         "data": [
-            {
-                "key": item.key,
-                "kind": item.kind,
-                "title": item.title,
-                "detail": item.detail,
-                "started_by": item.started_by,
-                "since": item.since.isoformat() if item.since else None,
-                "due_at": item.due_at.isoformat() if item.due_at else None,
-                "risk": item.risk or None,
-                "agent_id": item.agent_id or None,
-                "url": request.build_absolute_uri(item.url),
-            }
+            {**inbox_item_record(item), "url": request.build_absolute_uri(item.url)}
             for item in inbox_items(viewer=viewer)
         ]
     }

@@ -19,6 +19,7 @@ AppConfig.ready()::
         home_sections=(recent_conversations,),  # (HomeViewer) -> HomeSection | None: the home page's overview
         periodic=(Periodic("studio.zips_prune", every=3600.0),),  # its beat entries (dashboard/schedule.py)
         job_kinds=(ZIP_JOB,),                # stepped jobs (dashboard/jobs): its chunk, the engine the rest
+        mcp_tools=STUDIO_TOOLS,              # its tools of the MCP server (dashboard/assistants/tools.py)
     ))
 
 The base layout's navigation, the home page's cards and the error pages'
@@ -37,6 +38,7 @@ from dashboard.jobs.kinds import register_job_kind
 from dashboard.live.registry import register as register_kind
 
 if TYPE_CHECKING:
+    from dashboard.assistants.tools import AssistantTool
     from dashboard.frame.home import HomeSection, HomeViewer
     from dashboard.inbox.sources import InboxSource
     from dashboard.jobs.kinds import JobKind
@@ -155,6 +157,8 @@ class Area:
     job_kinds: tuple[JobKind, ...] = ()
     # Its part of the console's own API (dashboard/console_api): (prefix, a django-ninja Router).
     api_routers: tuple[tuple[str, Any], ...] = ()
+    # Its tools of the console's MCP server (dashboard/assistants/tools.py): what an assistant may do there.
+    mcp_tools: tuple[AssistantTool, ...] = ()
 
 
 _areas: dict[str, Area] = {}
@@ -190,6 +194,11 @@ def status_parts() -> list[StatusPart]:
 def home_sections() -> list[Callable[[HomeViewer], HomeSection | None]]:
     """Every area's home page sections, in the areas' order."""
     return [section for area in areas() for section in area.home_sections]
+
+
+def assistant_tools() -> list[AssistantTool]:
+    """Every area's MCP tools, in the areas' order."""
+    return [tool for area in areas() for tool in area.mcp_tools]
 
 
 def area_of_resource(resource: str) -> str | None:

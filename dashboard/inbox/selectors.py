@@ -35,6 +35,22 @@ def _oldest_first(item: InboxItem) -> tuple:
     return (item.since is None, item.since or datetime.max, item.key)
 
 
+def inbox_item_record(item: InboxItem) -> dict:
+    """One item as the console's API and its MCP server give it (JSON; `url` a path of this console)."""
+    return {
+        "key": item.key,
+        "kind": item.kind,
+        "title": item.title,
+        "detail": item.detail,
+        "started_by": item.started_by,
+        "since": item.since.isoformat() if item.since else None,
+        "due_at": item.due_at.isoformat() if item.due_at else None,
+        "risk": item.risk or None,
+        "agent_id": item.agent_id or None,
+        "url": item.url,
+    }
+
+
 def inbox_items(*, viewer: InboxViewer) -> list[InboxItem]:
     """Everything waiting for a person in the viewer's workspace, the longest
     waiting first. An item another one covers (a run waiting for an approval

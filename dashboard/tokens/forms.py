@@ -31,6 +31,12 @@ class TokenForm(forms.Form):
         },
     )
     days = forms.TypedChoiceField(label="Expires after", coerce=int)
+    ask_first = forms.BooleanField(
+        label="Ask first",
+        required=False,
+        help_text="Every write made with this token waits for an Approver's decision (an assistant you let act, "
+        "but not alone).",
+    )
     allowed_from = forms.CharField(
         label="Allowed addresses (optional)",
         required=False,

@@ -21,6 +21,8 @@ class AccessToken(models.Model):
     secret_hash = models.CharField(max_length=64)
     scopes = models.JSONField(default=list)
     allowed_from = models.JSONField(default=list, blank=True, help_text="Addresses or networks; empty: anywhere.")
+    # "Ask first": every write made with it waits for an Approver (dashboard/assistants/policy.py).
+    ask_first = models.BooleanField(default=False, help_text="Every write made with it waits for an Approver.")
     created_at = models.DateTimeField(auto_now_add=True)
     expires_at = models.DateTimeField()
     last_used_at = models.DateTimeField(null=True, blank=True)

@@ -53,7 +53,14 @@ class MadeToken:
 
 
 def token_create(
-    *, user, workspace_id: str, name: str, scopes: list[str], days: int, allowed_from: list[str]
+    *,
+    user,
+    workspace_id: str,
+    name: str,
+    scopes: list[str],
+    days: int,
+    allowed_from: list[str],
+    ask_first: bool = False,
 ) -> MadeToken:
     """A new token for one workspace the person holds a working key of, with
     no scope their role does not allow and no longer than TOKEN_MAX_DAYS."""
@@ -75,6 +82,7 @@ def token_create(
         secret_hash=_hash(token),
         scopes=sorted(set(scopes)),
         allowed_from=allowed_from,
+        ask_first=ask_first,
         expires_at=timezone.now() + timedelta(days=days),
     )
     audit_account_event(

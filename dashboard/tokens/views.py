@@ -58,6 +58,7 @@ def token_new(request: ConsoleRequest) -> HttpResponse:
             scopes=list(data["scopes"]),
             days=data["days"],
             allowed_from=data["allowed_from"],
+            ask_first=bool(data.get("ask_first")),
         )
     except services.TokenRefused as refused:
         form.add_error(None, str(refused))

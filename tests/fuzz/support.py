@@ -186,7 +186,9 @@ FUZZ_TABLE: dict[str, Target] = {
     # People (dashboard/people): the page, invitations, one person, accepting, development mail.
     # Personal access tokens (dashboard/tokens): the page, a token made, one revoked.
     "tokens:list": Target(),
-    "tokens:new": Target(methods=("POST",), form=("name", "workspace_id", "scopes", "days", "allowed_from")),
+    "tokens:new": Target(
+        methods=("POST",), form=("name", "workspace_id", "scopes", "days", "allowed_from", "ask_first")
+    ),
     "tokens:revoke": Target(methods=("POST",), examples=3),
     # The console's API (a session is not a token: refused in its JSON body, never a 500).
     "console_api:api-root": Target(),
@@ -212,6 +214,10 @@ FUZZ_TABLE: dict[str, Target] = {
     "console_api:record_delete": Target(examples=3),
     "console_api:preferences_get": Target(examples=3),
     "console_api:preferences_put": Target(examples=3),
+    # The MCP server (a session is not a token: refused in the API's body) and the Assistant requests page.
+    "mcp": Target(methods=("GET", "POST")),
+    "assistants:requests": Target(),
+    "assistants:decide": Target(methods=("POST",), form=("decision", "note"), examples=5),
     "reach:webhook_resume": Target(methods=("POST",), examples=3),
     "people:index": Target(query=("q", *PAGER)),
     "people:invite": Target(methods=("POST",), form=("email", "role")),
