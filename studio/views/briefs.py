@@ -21,7 +21,7 @@ from dashboard.people.roles import MANAGE_PEOPLE
 from dashboard.web.counted import CountedCharField, CountedTextarea, CountedTextInput
 from studio import briefs
 from studio.forms import LONGEST_MESSAGE, READ_ONLY, STUDIOS, TurnForm
-from studio.views.turns import home_page
+from studio.home_form import home_page
 
 
 class BriefForm(forms.Form):
@@ -135,14 +135,14 @@ def brief_page(request: ConsoleRequest, pk: int) -> HttpResponse:
     return _brief_page(request, _brief(request, pk))
 
 
-@require_GET
+@require_POST
 @requires_write(READ_ONLY)
 def brief_use(request: ConsoleRequest, pk: int) -> HttpResponse:
-    """The variables as typed (a GET: nothing is written, and the address can
-    be kept); when each has a value, the Studio's form with the words filled
-    in; else the brief's page with what is missing said in place."""
+    """The variables as typed (a POST only because values may be long: nothing
+    is written); when each has a value, the Studio's form with the words
+    filled in; else the brief's page with what is missing said in place."""
     brief = _brief(request, pk)
-    form = UseForm(request.GET, variables=briefs.variables_of(brief.text))
+    form = UseForm(request.POST, variables=briefs.variables_of(brief.text))
     if not form.is_valid():
         return _brief_page(request, brief, use=form)
     filled = briefs.brief_filled(brief.text, form.values())

@@ -22,60 +22,16 @@ from dashboard.web.params import database_id
 from studio import pages, selectors, services
 from studio.forms import (
     CONFLICT_MESSAGE,
-    MESSAGE_MAX_LENGTH,
     READ_ONLY,
     MessageForm,
     TryAgainForm,
     TurnForm,
-    message_noun,
 )
+from studio.home_form import home_page, read_failure_box
 from studio.live import turn_failure
 from studio.pages import PICKED_GONE, turn_read
 
-
-def box_for(request: ConsoleRequest, exc: errors.ApiError) -> RemoteErrorView:
-    """A message box for a read that failed inside a page (a pane, a picker):
-    the rest of the page stands; Retry reloads the page."""
-    box = describe_remote_error(request, exc)
-    box.retry = "link"
-    box.retry_url = request.get_full_path()
-    return box
-
-
-# --- Studio home ---------------------------------------------------------------
-
-
-def home_page(request: ConsoleRequest, form: TurnForm, **extra: Any) -> HttpResponse:
-    """The Studio's home with this form (a brief's words filled in: studio/views/briefs.py)."""
-    return _home(request, form, extra=extra)
-
-
-def _home(
-    request: ConsoleRequest, form: TurnForm, remote_error=None, picked_error=None, extra: dict | None = None
-) -> HttpResponse:
-    studio = form["studio"].value() or "website"
-    artifact_id = str(form["artifact_id"].value() or "")
-    picked, problem = pages.picked_item(
-        workspace=request.workspace,
-        studio=studio if studio in MESSAGE_MAX_LENGTH else "website",
-        artifact_id=artifact_id,
-    )
-    if isinstance(problem, str):
-        picked_error = picked_error or problem
-    elif problem is not None:
-        remote_error = remote_error or box_for(request, problem)
-    if picked is not None:
-        # No studio select: the message box carries the picked studio's limit itself
-        # (as data for the counter, never a maxlength that would cut a paste).
-        limit = str(MESSAGE_MAX_LENGTH[picked["studio"]])
-        noun = message_noun(picked["studio"])
-        form.fields["message"].widget.attrs.update({"data-max-length": limit, "data-limit-noun": noun})
-    context = pages.home_context(workspace=request.workspace, studio=studio, picked=picked)
-    return render(
-        request,
-        "studio/index.html",
-        {**context, "form": form, "picked_error": picked_error, "remote_error": remote_error, **(extra or {})},
-    )
+# --- Studio home (studio/home_form.py) ------------------------------------------
 
 
 @require_GET
@@ -83,7 +39,7 @@ def index(request: ConsoleRequest) -> HttpResponse:
     # "Edit with the director" links from the library prefill the studio and the item;
     # "Start a new conversation from this message" (`?from_turn=`) the studio and message.
     forked = pages.forked_initial(workspace=request.workspace, turn_id=database_id(request.GET.get("from_turn")))
-    return _home(request, TurnForm(initial={**TurnForm.initial_from(request.GET), **forked}))
+    return home_page(request, TurnForm(initial={**TurnForm.initial_from(request.GET), **forked}))
 
 
 @require_POST
@@ -91,7 +47,7 @@ def index(request: ConsoleRequest) -> HttpResponse:
 def start_turn(request: ConsoleRequest) -> HttpResponseBase:
     form = TurnForm(request.POST)
     if not form.is_valid():
-        return _home(request, form)
+        return home_page(request, form)
     data = form.cleaned_data
     try:
         turn = services.turn_start(
@@ -104,11 +60,13 @@ def start_turn(request: ConsoleRequest) -> HttpResponseBase:
         )
     except errors.NotFoundError as exc:
         if not data["artifact_id"]:
-            return _home(request, form, remote_error=failed_write(request, form, exc))
+            return home_page(request, form, remote_error=failed_write(request, form, exc))
         form.add_error(None, PICKED_GONE)
-        return _home(request, form, picked_error=PICKED_GONE)
+        return home_page(request, form, picked_error=PICKED_GONE)
     except errors.ApiError as exc:
-        return _home(request, form, remote_error=failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE))
+        return home_page(
+            request, form, remote_error=failed_write(request, form, exc, conflict_message=CONFLICT_MESSAGE)
+        )
     return client_redirect(request, reverse("studio:turn", args=[turn.pk]))
 
 
@@ -139,7 +97,7 @@ def _pane(request: ConsoleRequest, thread: dict[str, Any]) -> dict[str, Any]:
     # ?width= picks the preview's width (phone or desktop): links that work without JavaScript.
     pane = pages.pane_context(workspace=request.workspace, thread=thread, width=request.GET.get("width", ""))
     if pane["error"] is not None:
-        pane["error"] = box_for(request, pane["error"])
+        pane["error"] = read_failure_box(request, pane["error"])
     return pane
 
 

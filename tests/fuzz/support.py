@@ -297,7 +297,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:briefs": Target(query=("q",)),
     "studio:brief_new": Target(methods=("POST",), form=("name", "studio", "text", "shared")),
     "studio:brief": Target(),
-    "studio:brief_use": Target(query=("v0", "v1")),
+    "studio:brief_use": Target(methods=("POST",), form=("v0", "v1")),
     "studio:brief_edit": Target(methods=("POST",), form=("name", "studio", "text", "shared")),
     "studio:brief_delete": Target(methods=("POST",)),
     "studio:collections": Target(),

@@ -76,8 +76,8 @@ def test_a_brief_is_saved_used_with_its_variables_and_lands_in_the_studio_form(d
         listed = logged_in_client.get(reverse("studio:briefs")).content
         page = logged_in_client.get(reverse("studio:brief", args=[brief.pk])).content
         # One variable left empty: said in place, the other's value kept.
-        missing = logged_in_client.get(reverse("studio:brief_use", args=[brief.pk]), {"v0": "Trail Bike 2", "v1": ""})
-        used = logged_in_client.get(
+        missing = logged_in_client.post(reverse("studio:brief_use", args=[brief.pk]), {"v0": "Trail Bike 2", "v1": ""})
+        used = logged_in_client.post(
             reverse("studio:brief_use", args=[brief.pk]), {"v0": "Trail Bike 2", "v1": "weekend riders"}
         )
     assert calls.count == 0  # the console's database only
@@ -156,8 +156,8 @@ def test_private_briefs_stay_with_their_maker_and_no_brief_crosses_workspaces(
     store_key(other_user, "svc_sk_other_0123456789abcdefgh", "Globex Research")
     client.force_login(other_user)
     assert not select(client.get(reverse("studio:briefs")).content, ".studio-briefs h3")
-    for name in ("studio:brief", "studio:brief_use"):
-        assert client.get(reverse(name, args=[shared.pk])).status_code == 404
+    assert client.get(reverse("studio:brief", args=[shared.pk])).status_code == 404
+    assert client.post(reverse("studio:brief_use", args=[shared.pk])).status_code == 404
     assert client.post(reverse("studio:brief_delete", args=[shared.pk])).status_code == 404
     assert Brief.objects.count() == 2
 
@@ -171,7 +171,7 @@ def test_a_viewer_reads_briefs_but_cannot_save_or_use_one(db, api_key, user, log
     assert not select(logged_in_client.get(reverse("studio:briefs")).content, "main form[method=post]")
     assert not select(logged_in_client.get(reverse("studio:brief", args=[brief.pk])).content, "main form")
     assert logged_in_client.post(reverse("studio:brief_new"), {"name": "x", "text": "y"}).status_code == 403
-    assert logged_in_client.get(reverse("studio:brief_use", args=[brief.pk])).status_code == 403
+    assert logged_in_client.post(reverse("studio:brief_use", args=[brief.pk])).status_code == 403
     assert Brief.objects.count() == 1
 
 
