@@ -148,6 +148,8 @@ def brief_use(request: ConsoleRequest, pk: int) -> HttpResponse:
     filled = briefs.brief_filled(brief.text, form.values())
     initial = {"message": filled, **({"studio": brief.studio} if brief.studio else {})}
     turn = TurnForm(initial=initial)
+    # The form is far down the home page on a phone: the cursor (and the view) go to the filled words.
+    turn.fields["message"].widget.attrs["autofocus"] = True
     return home_page(request, turn, from_brief=brief)
 
 
