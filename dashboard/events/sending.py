@@ -78,7 +78,7 @@ def delivery_send(*, delivery_id: int, now: datetime | None = None) -> str:
         Attempt.objects.create(delivery=delivery, number=number, at=now, status=status, error=problem[:300])
         common: dict[str, Any] = {"attempts": number, "last_status": status, "lease_until": None, "lease_token": ""}
         if not problem:
-            held.update(status=Delivery.STATUS_SENT, sent_at=now, next_try_at=None, last_error="", **common)
+            held.update(status=Delivery.STATUS_SENT, sent_at=now, next_try_at=None, failures=0, last_error="", **common)
             return "delivered"
         failures = delivery.failures + 1
         wait = retry_seconds(failures)
