@@ -108,7 +108,9 @@ def endpoint_address_check(url: str) -> str:
 
 def _hint(url: str) -> str:
     parts = urlsplit(url)
-    return f"{parts.scheme}://{parts.hostname}/…{url[-4:]}"[:160]
+    # Never the user part of an address (a password may be there), nor its path beyond the last 4 characters.
+    where = parts.netloc.rsplit("@", 1)[-1]
+    return f"{parts.scheme}://{where}/…{url[-4:]}"[:160]
 
 
 def endpoint_create(*, workspace_id: str, by, label: str, url: str, event_types: list[str]) -> tuple[Endpoint, str]:
