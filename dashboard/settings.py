@@ -845,3 +845,5 @@ EVENTS_SWEEP_SECONDS = env.float("EVENTS_SWEEP_SECONDS", default=10.0)
 EVENTS_TIMEOUT = env.float("EVENTS_TIMEOUT", default=5.0)
 EVENTS_ALLOW_HTTP = env.bool("EVENTS_ALLOW_HTTP", default=not PRODUCTION)
 EVENTS_ALLOW_PRIVATE_ADDRESSES = env.bool("EVENTS_ALLOW_PRIVATE_ADDRESSES", default=not PRODUCTION)
+# Events (with their deliveries and attempts) are kept this long for the delivery log.
+EVENTS_RETENTION_DAYS = env.int("EVENTS_RETENTION_DAYS", default=30)

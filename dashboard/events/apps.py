@@ -30,6 +30,9 @@ class EventsConfig(AppConfig):
                     ),
                 ),
                 # Deliveries whose next try came (the row is the schedule: dashboard/events/sending.py).
-                periodic=(Periodic("events.deliver_due", every=sweep, expires=sweep),),
+                periodic=(
+                    Periodic("events.deliver_due", every=sweep, expires=sweep),
+                    Periodic("events.prune", every=24 * 3600.0),
+                ),
             )
         )

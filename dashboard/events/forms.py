@@ -17,7 +17,8 @@ class EndpointForm(forms.Form):
         max_length=2000,
         label="Address",
         help_text="Where each event is POSTed (https). Stored encrypted, shown again only as its host and end.",
-        widget=forms.TextInput(attrs={"autocomplete": "off", "spellcheck": "false"}),
+        # An address may hold a token of the receiving tool: typed like a password, never shown again.
+        widget=forms.PasswordInput(render_value=True, attrs={"autocomplete": "off"}),
     )
     event_types = forms.MultipleChoiceField(
         choices=EventType.choices, widget=forms.CheckboxSelectMultiple, label="Events it receives"

@@ -5,8 +5,9 @@ deliveries' tasks through the outbox), the endpoints Administrators keep,
 
 from __future__ import annotations
 
+import json
 import uuid
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -17,6 +18,7 @@ from django.utils import timezone
 from dashboard.events.models import Delivery, Endpoint, Event, EventType
 from dashboard.keys.crypto import encrypt_secret
 from dashboard.live.storable import storable
+from dashboard.logging import holds_secret, redact
 from dashboard.outbox.services import outbox_send
 from dashboard.signed_calls import address_check, signing_secret_new
 
@@ -29,13 +31,18 @@ def event_id_new() -> str:
 
 
 def _payload(*, event_id: str, type: str, workspace_id: str, data: dict[str, Any], now: datetime) -> dict[str, Any]:
-    # What a receiver gets, whole: never a key or a secret (callers pass what happened, in ids and words).
+    # What a receiver gets, whole: callers pass what happened, in ids and words, never a key; a key
+    # pasted into something a person typed (a decision's note) is masked as the log lines mask it.
+    kept = storable(data)
+    text = json.dumps(kept)
+    if holds_secret(text):
+        kept = json.loads(redact(text))
     return {
         "id": event_id,
         "type": type,
         "workspace_id": workspace_id,
         "occurred_at": now.isoformat().replace("+00:00", "Z"),
-        "data": storable(data),
+        "data": kept,
     }
 
 
@@ -192,3 +199,16 @@ def delivery_send_again(*, delivery: Delivery) -> bool:
         )
         outbox_send(task=DELIVER_TASK, args=[delivery.pk], about=delivery)
     return True
+
+
+def events_prune(*, now: datetime | None = None, batch: int = 1000) -> int:
+    """Events older than EVENTS_RETENTION_DAYS go with their deliveries and attempts, once none
+    of their deliveries waits. Returns how many went (a batch a run: the next run takes the rest)."""
+    cutoff = (now or timezone.now()) - timedelta(days=float(settings.EVENTS_RETENTION_DAYS))
+    old = list(
+        Event.objects.filter(created_at__lt=cutoff)
+        .exclude(deliveries__status=Delivery.STATUS_PENDING)
+        .values_list("pk", flat=True)[:batch]
+    )
+    Event.objects.filter(pk__in=old).delete()
+    return len(old)

@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 from dashboard.celery import app
-from dashboard.events import sending
+from dashboard.events import sending, services
 
 
 @app.task(name="events.deliver")
@@ -21,3 +21,9 @@ def deliver_due() -> int:
     for delivery_id in due:
         deliver.apply_async(args=[delivery_id])
     return len(due)
+
+
+@app.task(name="events.prune")
+def prune() -> int:
+    """Once a day (beat): events past EVENTS_RETENTION_DAYS, with their deliveries."""
+    return services.events_prune()

@@ -15,7 +15,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 
 from dashboard.events.models import Attempt, Delivery, Event, EventType
 from dashboard.events.sending import deliveries_due, delivery_send
-from dashboard.events.services import event_emit
+from dashboard.events.services import event_emit, events_prune
 from tests.events.conftest import NO_ANSWER, WORKSPACE, endpoint_add, key_secret
 from tests.html import one, select, text_of, texts
 
@@ -197,3 +197,31 @@ def test_the_delivery_log_shows_each_attempt(signed_in, receiver):
     attempts = texts(row, ".events-attempts li")
     assert [line.split(": ", 1)[1] for line in attempts] == ["answered 500", "No answer within 0.5 s.", "answered 200"]
     assert [item["data-status"] for item in select(row, ".events-attempts li")] == ["500", "", "200"]
+
+
+def test_a_key_typed_into_a_note_is_masked_in_the_body(signed_in, receiver):
+    endpoint, secret = endpoint_add(signed_in, url=receiver.url, types=["approval.decided"])
+    pasted = key_secret("ada")
+    event_emit(
+        workspace_id=WORKSPACE,
+        type=EventType.APPROVAL_DECIDED,
+        key="approval.decided:pasted",
+        data={**DECIDED, "note": f"used {pasted} to check"},
+    )
+    delivery_send(delivery_id=Delivery.objects.get().pk)
+    body = Webhook(secret).verify(receiver.calls[0].body, receiver.calls[0].headers)
+    assert body["data"]["note"] == "used svc_sk_[redacted] to check"
+    assert pasted.encode() not in receiver.calls[0].body
+
+
+def test_old_events_go_with_their_deliveries_unless_one_still_waits(signed_in, receiver, settings):
+    settings.EVENTS_RETENTION_DAYS = 30
+    endpoint_add(signed_in, url=receiver.url, types=["approval.decided"])
+    emit_decided("approval.decided:sent")
+    emit_decided("approval.decided:waiting")
+    delivery_send(delivery_id=Delivery.objects.get(event__key="approval.decided:sent").pk)
+    later = timezone.now() + timedelta(days=31)
+    assert events_prune(now=timezone.now()) == 0  # nothing old yet
+    assert events_prune(now=later) == 1
+    assert list(Event.objects.values_list("key", flat=True)) == ["approval.decided:waiting"]
+    assert list(Attempt.objects.all()) == []  # the sent one's attempt went with it
