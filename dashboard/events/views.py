@@ -16,7 +16,7 @@ from dashboard.events.models import Delivery, Endpoint
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import MANAGE_PEOPLE
-from dashboard.web.pager import CursorPager, choice
+from dashboard.web.pager import CursorPager, choice, tabs
 from dashboard.web.params import database_id
 
 ADMINISTRATORS_ONLY = (
@@ -129,7 +129,9 @@ def delivery_log(request: ConsoleRequest) -> HttpResponse:
         status=status,
     )
     base = {"status": status, "endpoint": str(endpoint.pk) if endpoint else ""}
+    statuses = [("", "All"), *Delivery.STATUSES]
     context = {
+        "status_tabs": tabs(statuses, status, {"endpoint": base["endpoint"]}),
         "page": page,
         "links": pager.links(base, page.next_cursor),
         "endpoint": endpoint,

@@ -137,3 +137,13 @@ def test_editing_keeps_the_address_unless_a_new_one_is_given(signed_in, endpoint
     assert answer.status_code == 302
     endpoint.refresh_from_db()
     assert (endpoint.label, endpoint.event_types, endpoint.url) == ("Renamed", ["record.changed"], receiver.url)
+
+
+def test_the_log_filters_by_status_and_endpoint(signed_in, endpoint):
+    _deliveries(endpoint, 3)
+    Delivery.objects.filter(pk=Delivery.objects.order_by("pk").first().pk).update(status="failed", last_error="Gave up")
+    page = signed_in.get(reverse("events:log"), {"status": "failed", "endpoint": endpoint.pk})
+    rows = select(page.content, "#deliveries tbody tr")
+    assert [row["data-status"] for row in rows] == ["failed"]
+    current = one(page.content, "nav[aria-label='Deliveries by status'] a[aria-current=page]")
+    assert text_of(current) == "Gave up"
