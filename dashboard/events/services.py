@@ -120,7 +120,9 @@ def _hint(url: str) -> str:
     return f"{parts.scheme}://{where}/…{url[-4:]}"[:160]
 
 
-def endpoint_create(*, workspace_id: str, by, label: str, url: str, event_types: list[str]) -> tuple[Endpoint, str]:
+def endpoint_create(
+    *, workspace_id: str, by, label: str, url: str, event_types: list[str], enabled: bool = True
+) -> tuple[Endpoint, str]:
     """A new endpoint and its signing secret (returned this once: the page shows it, nothing keeps it in clear)."""
     url = endpoint_address_check(url)
     secret = signing_secret_new()
@@ -131,6 +133,7 @@ def endpoint_create(*, workspace_id: str, by, label: str, url: str, event_types:
         url_hint=_hint(url),
         secret_encrypted=encrypt_secret(secret),
         event_types=sorted(set(event_types)),
+        enabled=enabled,
         created_by=by,
     )
     return endpoint, secret

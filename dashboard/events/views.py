@@ -56,9 +56,8 @@ def endpoints(request: ConsoleRequest) -> HttpResponseBase:
         label=data["label"],
         url=data["url"],
         event_types=data["event_types"],
+        enabled=data["enabled"],
     )
-    if not data["enabled"]:
-        services.endpoint_enable(endpoint=endpoint, enabled=False)
     return _list(request, made={"endpoint": endpoint, "secret": secret})
 
 

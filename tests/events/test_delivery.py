@@ -16,6 +16,7 @@ from standardwebhooks import Webhook, WebhookVerificationError
 from dashboard.events.models import Attempt, Delivery, Event, EventType
 from dashboard.events.sending import deliveries_due, delivery_send
 from dashboard.events.services import event_emit, events_prune
+from dashboard.live.leases import lease_take
 from tests.events.conftest import NO_ANSWER, WORKSPACE, endpoint_add, key_secret
 from tests.html import one, select, text_of, texts
 
@@ -225,3 +226,14 @@ def test_old_events_go_with_their_deliveries_unless_one_still_waits(signed_in, r
     assert events_prune(now=later) == 1
     assert list(Event.objects.values_list("key", flat=True)) == ["approval.decided:waiting"]
     assert list(Attempt.objects.all()) == []  # the sent one's attempt went with it
+
+
+def test_a_delivery_another_worker_holds_is_not_called_twice(signed_in, receiver):
+    endpoint_add(signed_in, url=receiver.url, types=["approval.decided"])
+    emit_decided()
+    delivery = Delivery.objects.get()
+    held = lease_take(Delivery.objects.filter(pk=delivery.pk), seconds=60)  # a worker calling it now
+    assert held is not None
+    assert delivery_send(delivery_id=delivery.pk) == "nothing"
+    assert deliveries_due() == []  # the sweep leaves it alone too
+    assert receiver.calls == []

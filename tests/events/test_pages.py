@@ -147,3 +147,12 @@ def test_the_log_filters_by_status_and_endpoint(signed_in, endpoint):
     assert [row["data-status"] for row in rows] == ["failed"]
     current = one(page.content, "nav[aria-label='Deliveries by status'] a[aria-current=page]")
     assert text_of(current) == "Gave up"
+
+
+def test_an_endpoint_added_disabled_receives_nothing_from_the_start(signed_in, receiver):
+    from dashboard.events.services import event_emit
+
+    row, _ = endpoint_add(signed_in, url=receiver.url, types=["run.failed"], label="Later", enabled=False)
+    assert not row.enabled
+    assert event_emit(workspace_id=WORKSPACE, type="run.failed", key="run.failed:r1", data={}) is None
+    assert not Delivery.objects.exists()
