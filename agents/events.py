@@ -12,7 +12,7 @@ from typing import Any
 from django.urls import reverse
 
 from agents.reading import read_approval
-from agents.run_reading import read_run
+from agents.run_reading import read_invocation, read_run
 from dashboard.events.models import EventType
 from dashboard.events.services import console_link, event_emit, event_wanted
 from dashboard.inbox.models import WaitingItem
@@ -75,21 +75,39 @@ def approval_decided(
     )
 
 
+def _run_failed(op: TrackedOperation, *, run_id: str, agent_id: str, error: str) -> None:
+    key_id = run_id or f"message:{op.remote_id}"  # a message that failed before its run was known
+    event_emit(
+        workspace_id=op.owner_key.workspace_id,
+        type=EventType.RUN_FAILED,
+        key=f"run.failed:{key_id}",
+        data={
+            "run_id": run_id,
+            "agent_id": agent_id,
+            "error": error,
+            "title": op.title,
+            "url": console_link(reverse("agents:run", args=[run_id])) if run_id else "",
+        },
+    )
+
+
+def _failed_rows(op_ids: list[int]):
+    return TrackedOperation.objects.filter(pk__in=op_ids, status="failed").select_related("owner_key")
+
+
 def runs_failed(op_ids: list[int]) -> None:
     """The `on_final` hook of tracked runs: each run the poller found failed (idempotent: its key)."""
-    rows = TrackedOperation.objects.filter(pk__in=op_ids, status="failed").select_related("owner_key")
-    for op in rows:
+    for op in _failed_rows(op_ids):
         run = read_run(op.snapshot if isinstance(op.snapshot, dict) else {})
-        run_id = run["id"] or op.remote_id
-        event_emit(
-            workspace_id=op.owner_key.workspace_id,
-            type=EventType.RUN_FAILED,
-            key=f"run.failed:{run_id}",
-            data={
-                "run_id": run_id,
-                "agent_id": run["agent_id"] or str((op.context or {}).get("agent_id") or ""),
-                "error": run["error_message"],
-                "title": op.title,
-                "url": console_link(reverse("agents:run", args=[run_id])),
-            },
-        )
+        agent_id = run["agent_id"] or str((op.context or {}).get("agent_id") or "")
+        _run_failed(op, run_id=run["id"] or op.remote_id, agent_id=agent_id, error=run["error_message"])
+
+
+def messages_failed(op_ids: list[int]) -> None:
+    """The `on_final` hook of chat messages: the run of a message found failed (the same
+    event as its run's own row, by the run's id)."""
+    for op in _failed_rows(op_ids):
+        context = op.context if isinstance(op.context, dict) else {}
+        answer = read_invocation(op.snapshot if isinstance(op.snapshot, dict) else {})
+        run_id = answer["run_id"] or str(context.get("run_id") or "")
+        _run_failed(op, run_id=run_id, agent_id=str(context.get("agent_id") or ""), error=answer["error_message"])

@@ -134,6 +134,29 @@ def test_a_run_the_poller_finds_failed_is_one_event(on_sandbox, user, receiver):
     }
 
 
+def test_a_chat_message_s_failed_run_is_the_same_event_as_the_run_s(on_sandbox, user, receiver):
+    _, key = on_sandbox
+    _, secret = endpoint_for(key, receiver, ["run.failed"])
+    message = TrackedOperation.objects.create(
+        owner_key=key, started_by=user, kind="agents.invocation", remote_id="idem-1", title="Hello",
+        status="failed", is_final=True, context={"agent_id": "ag_2"},
+        snapshot={"status": "failed", "run_id": "run_chat_1", "error": {"message": "Model refused"}},
+    )  # fmt: skip
+    run = TrackedOperation.objects.create(
+        owner_key=key, started_by=user, kind="agents.run", remote_id="run_chat_1", title="Hello",
+        status="failed", is_final=True, snapshot={"id": "run_chat_1", "status": "failed"},
+    )  # fmt: skip
+    run_on_final(registry.get_kind("agents.invocation"), [message.pk])
+    run_on_final(registry.get_kind("agents.run"), [run.pk])  # followed too: the same run
+
+    (body,) = delivered(receiver, secret)
+    assert {k: body["data"][k] for k in ("run_id", "agent_id", "error")} == {
+        "run_id": "run_chat_1",
+        "agent_id": "ag_2",
+        "error": "Model refused",
+    }
+
+
 @pytest.fixture
 def quick_kind(monkeypatch):
     monkeypatch.setattr(engine, "send_step", lambda name, job_id, countdown=None: None)
