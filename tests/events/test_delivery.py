@@ -17,8 +17,9 @@ from dashboard.events.models import Attempt, Delivery, Event, EventType
 from dashboard.events.sending import deliveries_due, delivery_send
 from dashboard.events.services import event_emit, events_prune
 from dashboard.live.leases import lease_take
-from tests.events.conftest import NO_ANSWER, WORKSPACE, endpoint_add, key_secret
+from tests.events.conftest import WORKSPACE, endpoint_add, key_secret
 from tests.html import one, select, text_of, texts
+from tests.http_receiver import NO_ANSWER
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
