@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from agents import queue, quorum, selectors, services, step_up
+from agents.events import approval_decided
 from agents.reading import CONFIRM_RISKS, read_approval
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.services import audit_console_write, audit_decision_note
@@ -391,5 +392,14 @@ def approval_decision(
         risk=risk or approval["risk"],
         agent_id=asked.agent_id or approval["agent_id"],
         extra={"tally": tally} if tally else {},
+    )
+    approval_decided(
+        workspace_id=key.workspace_id,
+        approval={**approval, "id": approval["id"] or asked.approval_id},
+        decision=asked.decision,
+        decided_by=key.user.get_username(),
+        via=via_words(asked.via) or "in the console",
+        note=asked.note.strip(),
+        agent_name=asked.agent_name,
     )
     return DecisionOutcome(DECIDED, approval=approval, run=run, words=words, risk=risk or approval["risk"], tally=tally)

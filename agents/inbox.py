@@ -26,6 +26,7 @@ from django.urls import reverse
 
 from agents.deadlines import approval_due_at, deadline_overrides
 from agents.deadlines import time_left as left_until
+from agents.events import approvals_requested
 from agents.live import INVOCATION_KIND, RUN_KIND, is_followed, waits_for_a_person
 from agents.models import BuilderAnswer
 from agents.pages import decide_refusal
@@ -115,7 +116,9 @@ def approvals_refresh(client, workspace_id: str) -> list[StoredItem]:
     """The quick read of a workspace someone is looking at: its pending
     approvals only (usually one call), named with the agents' names the
     last full refresh kept."""
-    return _pending_approvals(client, stored_agent_names(workspace_id=workspace_id))
+    approvals = _pending_approvals(client, stored_agent_names(workspace_id=workspace_id))
+    approvals_requested(workspace_id=workspace_id, source=SOURCE, stored=approvals)
+    return approvals
 
 
 def refresh(client, workspace_id: str) -> list[StoredItem]:
@@ -125,7 +128,10 @@ def refresh(client, workspace_id: str) -> list[StoredItem]:
     names = {agent["id"]: agent["name"] for agent in agents if agent["id"]}
     # The agents' names, for the items the console knows of itself (builder questions, own runs).
     stored: list[StoredItem] = [StoredItem(remote_id=NAMES_ID, kind=NAMES_KIND, data={"names": names})]
-    stored += _pending_approvals(client, names)
+    approvals = _pending_approvals(client, names)
+    # Before the refresh keeps them: what the inbox did not hold yet is news (outbound events).
+    approvals_requested(workspace_id=workspace_id, source=SOURCE, stored=approvals)
+    stored += approvals
     cutoff = failures_since()
     for agent_id, name in names.items():
         for status in ("waiting", "failed"):

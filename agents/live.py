@@ -21,6 +21,7 @@ from urllib.parse import urlencode
 from django.urls import reverse
 from django.utils import timezone
 
+from agents.events import messages_failed, runs_failed
 from agents.run_reading import INVOCATION_FINAL_STATUSES, RUN_FINAL_STATUSES, read_invocation, read_run, run_timeline
 from dashboard.api import errors
 from dashboard.api.paths import api_path
@@ -129,6 +130,8 @@ AGENT_RUN = OperationKind(
     page_url=run_page_url,
     person_needed=waits_for_a_person,
     announced=is_followed,
+    # A run the poller finds failed is an outbound event of its workspace (agents/events.py).
+    on_final=runs_failed,
 )
 
 AGENT_INVOCATION = OperationKind(
@@ -144,4 +147,5 @@ AGENT_INVOCATION = OperationKind(
     # looks every second, so it shows within a second and a half of the
     # service finishing (bench/answer_latency.py).
     watch_seconds=1.0,
+    on_final=messages_failed,
 )

@@ -92,6 +92,7 @@ INSTALLED_APPS = [
     "dashboard.audit",
     "dashboard.inbox",
     "dashboard.reach",
+    "dashboard.events",
     "dashboard.metrics",
     "dashboard.tokens",
     "dashboard.assistants",
@@ -834,3 +835,16 @@ VAPID_SUBJECT = (
     env.str("VAPID_SUBJECT", default="") or f"mailto:{parseaddr(DEFAULT_FROM_EMAIL)[1] or 'console@localhost'}"
 )
 REACH_PUSH_TIMEOUT = env.float("REACH_PUSH_TIMEOUT", default=5.0)
+
+# Outbound events (dashboard/events, docs/events.md): a failed delivery is
+# tried again after EVENTS_RETRY_SECONDS[n] (then given up), found by a sweep
+# every EVENTS_SWEEP_SECONDS; a call waits EVENTS_TIMEOUT seconds at most.
+# Endpoints must be https and public (not loopback, private or link-local)
+# unless EVENTS_ALLOW_HTTP / EVENTS_ALLOW_PRIVATE_ADDRESSES (development, tests).
+EVENTS_RETRY_SECONDS = env.list("EVENTS_RETRY_SECONDS", cast=float, default=[10, 60, 300, 1800, 7200, 21600])
+EVENTS_SWEEP_SECONDS = env.float("EVENTS_SWEEP_SECONDS", default=10.0)
+EVENTS_TIMEOUT = env.float("EVENTS_TIMEOUT", default=5.0)
+EVENTS_ALLOW_HTTP = env.bool("EVENTS_ALLOW_HTTP", default=not PRODUCTION)
+EVENTS_ALLOW_PRIVATE_ADDRESSES = env.bool("EVENTS_ALLOW_PRIVATE_ADDRESSES", default=not PRODUCTION)
+# Events (with their deliveries and attempts) are kept this long for the delivery log.
+EVENTS_RETENTION_DAYS = env.int("EVENTS_RETENTION_DAYS", default=30)

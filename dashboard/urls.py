@@ -37,6 +37,7 @@ urlpatterns = [
     path("live/", include("dashboard.live.urls")),
     path("inbox/", include("dashboard.inbox.urls")),
     path("notifications/", include("dashboard.reach.urls")),
+    path("events/", include("dashboard.events.urls")),
     path("audit/", include("dashboard.audit.urls")),
     path("studio/", include("studio.urls")),
     path("", include("agents.urls")),

@@ -10,8 +10,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from django.core.cache import cache
+from django.db import transaction
+from django.urls import reverse
 
 from dashboard.api.paths import api_path
+from dashboard.events.models import EventType
+from dashboard.events.services import console_link, event_emit
 from dashboard.web.reading import as_dict
 from objects.edits import EditPlan
 from objects.fields import FieldDef
@@ -200,19 +204,36 @@ def record_change_log(
 ) -> RecordChange:
     """One entry of a record's history: each field written, before and after."""
     labels = {f.key: f.label for f in fields}
-    return RecordChange.objects.create(
-        workspace_id=workspace_id,
-        object_key=object_key,
-        record_id=record_id,
-        user=user if getattr(user, "is_authenticated", False) else None,
-        actor=getattr(user, "get_username", lambda: "")() or "",
-        action=action,
-        changes=[
-            {"field": key, "label": labels.get(key, key), "before": before.get(key), "after": value}
-            for key, value in after.items()
-        ],
-        source_record_id=source_record_id,
-    )
+    with transaction.atomic():
+        change = RecordChange.objects.create(
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=record_id,
+            user=user if getattr(user, "is_authenticated", False) else None,
+            actor=getattr(user, "get_username", lambda: "")() or "",
+            action=action,
+            changes=[
+                {"field": key, "label": labels.get(key, key), "before": before.get(key), "after": value}
+                for key, value in after.items()
+            ],
+            source_record_id=source_record_id,
+        )
+        # The workspace's outbound event, stored with the history entry (the fields' names: the
+        # receiver reads the values through the API, under its own key and role).
+        event_emit(
+            workspace_id=workspace_id,
+            type=EventType.RECORD_CHANGED,
+            key=f"record.changed:{change.pk}",
+            data={
+                "object_key": object_key,
+                "record_id": record_id,
+                "action": action,
+                "fields": [{"field": key, "label": labels.get(key, key)} for key in after],
+                "changed_by": change.actor,
+                "url": console_link(reverse("objects:record", args=[object_key, record_id])) if record_id else "",
+            },
+        )
+    return change
 
 
 def relationship_log(

@@ -315,6 +315,7 @@ RECORD_TALLY = JobKind(
     stopped=RecordTally.STOPPED,
     unexpected="The count stopped on an unexpected error; count again.",
     select_related=("owner_key__user",),
+    finished_event=False,  # a table's count is not a job a receiver waits for
 )
 
 

@@ -38,11 +38,14 @@ from datetime import timedelta
 from typing import Any
 
 from django.conf import settings
+from django.db import transaction
 from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service
+from dashboard.events.models import EventType
+from dashboard.events.services import event_emit
 from dashboard.jobs.kinds import JobKind, Step, job_kind, job_kinds
 from dashboard.live.leases import LeaseRenewal, lease_is_free, lease_take
 from dashboard.live.storable import storable_text
@@ -179,7 +182,14 @@ def job_step(kind_name: str, job_id: int) -> str:
     unwritten = {"id", "cancel_requested", *kind.unwritten}
     fields = {f.attname: getattr(job, f.attname) for f in model._meta.concrete_fields if f.name not in unwritten}
     fields.pop(model._meta.pk.attname, None)
-    updated = model._default_manager.filter(pk=job_id, lease_token=token).update(**fields)
+    guarded = model._default_manager.filter(pk=job_id, lease_token=token)
+    if active:
+        updated = guarded.update(**fields)
+    else:
+        with transaction.atomic():  # the job's end and its outbound event commit together
+            updated = guarded.update(**fields)
+            if updated and kind.finished_event:
+                _finished_event(kind, job)
     if not updated:
         return "skipped"  # the lease was taken by another step meanwhile: its write counts
     if kind.written is not None:
@@ -187,6 +197,25 @@ def job_step(kind_name: str, job_id: int) -> str:
     if countdown is not None:
         send_step(kind_name, job_id, countdown=countdown or None)
     return job.status
+
+
+def _finished_event(kind: JobKind, job: Any) -> None:
+    """ "job.finished" for the workspace the row belongs to (a kind whose rows name none tells nobody)."""
+    workspace_id = str(getattr(job, "workspace_id", "") or "")
+    if not workspace_id:
+        return
+    event_emit(
+        workspace_id=workspace_id,
+        type=EventType.JOB_FINISHED,
+        key=f"job.finished:{kind.name}:{job.pk}",
+        data={
+            "kind": kind.name,
+            "job_id": job.pk,
+            "status": job.status,
+            "message": job.message,
+            "finished_at": job.finished_at.isoformat() if job.finished_at else None,
+        },
+    )
 
 
 # --- the watch (beat) -------------------------------------------------------------------

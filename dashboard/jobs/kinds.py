@@ -62,6 +62,9 @@ class JobKind:
     written: Callable[[Any, Any], None] | None = None
     # Before a stop is written (Objects: remember what Resume goes back to).
     stopping: Callable[[Any], None] | None = None
+    # Its end is a workspace's outbound event "job.finished" (dashboard/events); False for
+    # work nobody asked for as a job (a table's count).
+    finished_event: bool = True
 
 
 _kinds: dict[str, JobKind] = {}

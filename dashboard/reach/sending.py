@@ -16,7 +16,6 @@ import logging
 from datetime import datetime, timedelta
 from typing import Any
 
-import httpx
 from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
@@ -32,6 +31,7 @@ from dashboard.reach.producing import EMAIL, PUSH_PREFIX
 from dashboard.reach.push import PushGone, PushProblem, deliver_push
 from dashboard.reach.rechecking import NOT_SENT_DECIDED, NOT_SENT_PAUSED, still_news
 from dashboard.reach.webhooks import webhook_failed, webhook_headers, webhook_succeeded
+from dashboard.signed_calls import CallProblem, post_signed
 
 logger = logging.getLogger("dashboard.reach")
 
@@ -64,13 +64,13 @@ def _send_webhook(rows: list[Delivery], hook: ChatWebhook | None, now: datetime)
     body = json.dumps(payload).encode()
     headers = webhook_headers(hook=hook, delivery_id=delivery_id, body=body, now=now)
     try:
-        answer = httpx.post(hook.url, content=body, headers=headers, timeout=float(settings.REACH_WEBHOOK_TIMEOUT))
-    except httpx.HTTPError as exc:
-        problem = f"The webhook could not be reached ({type(exc).__name__})."
+        answer = post_signed(hook.url, body=body, headers=headers, timeout=float(settings.REACH_WEBHOOK_TIMEOUT))
+    except CallProblem as exc:
+        problem = f"The webhook could not be reached ({exc.cause})."
         webhook_failed(hook=hook, problem=problem, workspace_id=rows[0].workspace_id, now=now)
         raise DeliveryProblem(problem) from exc
-    if answer.status_code >= 300:
-        problem = f"The webhook answered {answer.status_code}."
+    if answer.status >= 300:
+        problem = f"The webhook answered {answer.status}."
         webhook_failed(hook=hook, problem=problem, workspace_id=rows[0].workspace_id, now=now)
         raise DeliveryProblem(problem)
     webhook_succeeded(hook)

@@ -17,7 +17,8 @@ from dashboard.keys.crypto import encrypt_secret
 from dashboard.outbox.services import outbox_send
 from dashboard.reach import webhooks
 from dashboard.reach.models import ChatWebhook, Claim, Delivery, NotificationPreference, PushSubscription
-from dashboard.reach.webhooks import webhook_known_items, webhook_secret_new
+from dashboard.reach.webhooks import webhook_known_items
+from dashboard.signed_calls import AddressRefused, address_check, signing_secret_new
 
 
 def preferences_save(*, user, values: dict[str, Any]) -> NotificationPreference:
@@ -31,12 +32,10 @@ class WebhookAddressError(ValueError):
 
 def webhook_address_check(url: str) -> str:
     """A chat webhook's address as it will be called, or why not (said in the form)."""
-    url = url.strip()
-    parts = urlsplit(url)
-    allowed = ("https", "http") if settings.REACH_WEBHOOK_ALLOW_HTTP else ("https",)
-    if parts.scheme not in allowed or not parts.hostname:
-        raise WebhookAddressError("Give the webhook's full https:// address, as the chat app shows it.")
-    return url
+    try:
+        return address_check(url, allow_http=settings.REACH_WEBHOOK_ALLOW_HTTP, allow_private=True)
+    except AddressRefused as exc:
+        raise WebhookAddressError("Give the webhook's full https:// address, as the chat app shows it.") from exc
 
 
 def _hint(url: str) -> str:
@@ -56,7 +55,7 @@ def webhook_add(*, owner, workspace_id: str, kind: str, label: str, url: str) ->
         label=label.strip()[:100],
         url_encrypted=encrypt_secret(url),
         url_hint=_hint(url),
-        secret_encrypted=encrypt_secret(webhook_secret_new()) if kind == ChatWebhook.KIND_JSON else "",
+        secret_encrypted=encrypt_secret(signing_secret_new()) if kind == ChatWebhook.KIND_JSON else "",
         known_items=webhook_known_items(owner=owner, workspace_id=workspace_id),
     )
 

@@ -1,16 +1,12 @@
 """What a chat webhook carries beside its messages: the signature of a generic
-JSON webhook (the Standard Webhooks scheme, standardwebhooks.com: HMAC-SHA256
-over `id.timestamp.body` with a per-webhook secret, `v1,<base64>`), what was
+JSON webhook (the Standard Webhooks scheme, signed by dashboard/signed_calls.py,
+which workspace events share), what was
 already open when it was added (never replayed to it), and its run of
 failures: past `REACH_WEBHOOK_PAUSE_AFTER_SECONDS` of consecutive failures it
 is paused (not called) and its owner told, until they resume it."""
 
 from __future__ import annotations
 
-import base64
-import hashlib
-import hmac
-import secrets
 from datetime import datetime
 
 from django.conf import settings
@@ -22,36 +18,17 @@ from dashboard.inbox.sources import InboxViewer
 from dashboard.keys.selectors import working_workspace_ids
 from dashboard.outbox.services import outbox_send
 from dashboard.reach.models import ChatWebhook, Delivery
+from dashboard.signed_calls import signed_headers
 
-SECRET_PREFIX = "whsec_"
 KIND_WEBHOOK_PAUSED = "webhook_paused"
-
-
-def webhook_secret_new() -> str:
-    """A new signing secret, in the Standard Webhooks form (`whsec_` + base64 of 24 random bytes)."""
-    return SECRET_PREFIX + base64.b64encode(secrets.token_bytes(24)).decode()
-
-
-def webhook_signature(*, secret: str, delivery_id: str, timestamp: int, body: bytes) -> str:
-    key = base64.b64decode(secret.removeprefix(SECRET_PREFIX))
-    signed = f"{delivery_id}.{timestamp}.".encode() + body
-    return "v1," + base64.b64encode(hmac.new(key, signed, hashlib.sha256).digest()).decode()
 
 
 def webhook_headers(*, hook: ChatWebhook, delivery_id: str, body: bytes, now: datetime) -> dict[str, str]:
     """The headers of one call: a generic JSON webhook's are signed; the chat apps' take none."""
-    headers = {"Content-Type": "application/json"}
     secret = hook.secret if hook.kind == ChatWebhook.KIND_JSON else ""
     if secret:
-        timestamp = int(now.timestamp())
-        headers |= {
-            "Webhook-Id": delivery_id,
-            "Webhook-Timestamp": str(timestamp),
-            "Webhook-Signature": webhook_signature(
-                secret=secret, delivery_id=delivery_id, timestamp=timestamp, body=body
-            ),
-        }
-    return headers
+        return signed_headers(secret=secret, message_id=delivery_id, body=body, now=now)
+    return {"Content-Type": "application/json"}
 
 
 def webhook_known_items(*, owner, workspace_id: str) -> list[str]:

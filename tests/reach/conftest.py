@@ -5,10 +5,7 @@ standing in for a chat webhook."""
 
 from __future__ import annotations
 
-import json
-import threading
 from datetime import timedelta
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 from cryptography.fernet import Fernet
@@ -17,6 +14,7 @@ from django.utils import timezone
 from dashboard.audit.testing import make_administrator, make_approver
 from dashboard.inbox.models import WaitingItem
 from dashboard.keys.testing import stored_api_key
+from tests.http_receiver import HttpReceiver
 
 WORKSPACE = "ws-reach"
 APPROVAL_ID = "aaaaaaaa-0000-4000-8000-00000000000a"
@@ -78,41 +76,10 @@ def admin_ada(db, django_user_model):
     return member(django_user_model, "ada", admin=True)
 
 
-class Receiver:
-    """A local chat webhook: keeps every JSON body posted to it; answers `status`."""
-
-    def __init__(self):
-        self.bodies: list[dict] = []
-        # (headers, the body's exact bytes) of each call: what a receiver verifies a signature over.
-        self.calls: list[tuple[dict[str, str], bytes]] = []
-        self.status = 200
-        received = self
-
-        class Handler(BaseHTTPRequestHandler):
-            def do_POST(self):
-                length = int(self.headers.get("Content-Length") or 0)
-                raw = self.rfile.read(length)
-                received.calls.append(({name.lower(): value for name, value in self.headers.items()}, raw))
-                received.bodies.append(json.loads(raw or b"{}"))
-                self.send_response(received.status)
-                self.end_headers()
-
-            def log_message(self, *args):
-                pass
-
-        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hooks/T000/B000/secret"
-        self.thread = threading.Thread(target=self.server.serve_forever, daemon=True)
-        self.thread.start()
-
-    def stop(self):
-        self.server.shutdown()
-        self.server.server_close()
-
-
 @pytest.fixture
 def receiver():
-    handle = Receiver()
+    # A local chat webhook (tests/http_receiver.py): keeps every JSON body posted to it; answers `status`.
+    handle = HttpReceiver(path="/hooks/T000/B000/secret")
     try:
         yield handle
     finally:
