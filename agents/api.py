@@ -50,7 +50,7 @@ class DecisionIn(Schema):
     # A destructive or spend action: the caller says it checked the exact input (as the queue's "Approve…").
     confirmed: bool = False
     always: bool = False
-    # A destructive or spend approve asks for a fresh second factor (agents/step_up.py): the person's
+    # A destructive or spend approve asks for a fresh second factor (dashboard/accounts/step_up.py): the person's
     # current authenticator code, sent with this decision (a token has no session to remember one in).
     step_up_code: str = ""
 

@@ -19,7 +19,7 @@ The flow, once:
 
 Before the call, the workspace's rules, whatever the path (a bulk item, a
 message's confirmation page and a deadline included): an approve of a
-destructive or spend action needs a fresh second factor (agents/step_up.py:
+destructive or spend action needs a fresh second factor (dashboard/accounts/step_up.py:
 the asked decision carries the session and, once asked, the code); under an
 Administrator's `ApprovalRule` (agents/quorum.py) the person must be allowed
 to approve, must not have started the run, and their vote is counted: the
@@ -37,9 +37,10 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
-from agents import queue, quorum, selectors, services, step_up
+from agents import queue, quorum, selectors, services
 from agents.events import approval_decided
 from agents.reading import CONFIRM_RISKS, read_approval
+from dashboard.accounts import step_up
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.services import audit_console_write, audit_decision_note
 from dashboard.keys.models import ApiKey

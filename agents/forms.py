@@ -177,7 +177,7 @@ class ApprovalDecisionForm(forms.Form):
     key_approve = IdempotencyKeyField()
     key_reject = IdempotencyKeyField()
     key_always = IdempotencyKeyField()
-    # Shown only when a destructive or spend approve asks for a fresh second factor (agents/step_up.py).
+    # Shown only when a destructive or spend approve asks for a fresh second factor (dashboard/accounts/step_up.py).
     step_up_code = forms.CharField(required=False, max_length=40, label="Code from your authenticator app")
 
     def clean(self) -> dict[str, Any]:

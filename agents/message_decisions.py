@@ -11,9 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from agents import decisions, queue, selectors, step_up
+from agents import decisions, queue, selectors
 from agents.pages import approval_row
 from agents.reading import read_approval
+from dashboard.accounts import step_up
 from dashboard.keys.models import ApiKey
 from dashboard.reach.decision_tokens import ApprovalPreview, ApprovalShown, Decided
 from dashboard.reach.models import DecisionToken
@@ -83,7 +84,7 @@ class AgentsApprovalDecider:
             agent_id=token.agent_id,
             agent_name=queue.stored_agent_names(workspace_id=key.workspace_id).get(token.agent_id, ""),
             via=VIA.get(token.via, decisions.VIA_EMAIL),
-            # Step-up (agents/step_up.py): the page's session remembers a fresh code; the code typed beside the buttons.
+            # Step-up (dashboard/accounts/step_up.py): the page's session remembers a fresh code; the code typed beside the buttons.
             session=session,
             step_up_code=code,
         )

@@ -284,7 +284,7 @@ OTP_ADMIN_HIDE_SENSITIVE_DATA = True
 # session holds only who is signing in, for this long; nobody is logged in yet.
 SIGN_IN_SECOND_STEP_MINUTES = env.float("SIGN_IN_SECOND_STEP_MINUTES", default=10)
 # Approving a destructive or spend action asks for a fresh second factor unless
-# one was given in this session within this many seconds (agents/step_up.py).
+# one was given in this session within this many seconds (dashboard/accounts/step_up.py).
 STEP_UP_SECONDS = env.int("STEP_UP_SECONDS", default=300)
 STEP_UP_RISKS = env.list("STEP_UP_RISKS", default=["destructive", "spend"])
 # Password reset: a link works this long (Django's default is 3 days); asking

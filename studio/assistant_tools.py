@@ -106,6 +106,7 @@ STUDIO_TOOLS = (
         writes=True,
         write_explanation=READ_ONLY,
         needs_person="A Studio turn spends credits: it always waits for an Approver (the workspace's policy).",
+        spends=True,
         describe=lambda arguments: (
             f"Start a {STUDIO_LABELS.get(str(arguments.get('studio')), 'Studio')} turn: "
             f"“{str(arguments.get('message', ''))[:200]}”"

@@ -94,7 +94,7 @@ def fair_use_off():
 @pytest.fixture(scope="session", autouse=True)
 def step_up_off():
     """The suite's decision tests approve destructive and spend actions as
-    people without a second factor: the step-up (agents/step_up.py) is off,
+    people without a second factor: the step-up (dashboard/accounts/step_up.py) is off,
     except where tests/agents/test_step_up.py and test_quorum.py turn it on."""
     with override_settings(STEP_UP_RISKS=[]):
         yield

@@ -10,3 +10,5 @@ from dashboard.web.counted import CountedCharField
 class DecisionForm(forms.Form):
     decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
     note = CountedCharField(limit=2000, noun="A note", required=False)
+    # Approving a destructive or spend request: a fresh second factor (dashboard/accounts/step_up.py).
+    step_up_code = forms.CharField(required=False, max_length=64, strip=True)

@@ -80,8 +80,18 @@ class AssistantTool:
     # "It deletes a record." or "It spends credits." (dashboard/assistants/policy.py adds "ask first").
     needs_person: str = ""
     destructive: bool = False
+    # It spends credits (a Studio turn): approving it, like a destructive one, needs a fresh second factor.
+    spends: bool = False
     # Describes the exact change for the approval's card ("Delete record rec_1 of Companies").
     describe: Callable[[dict[str, Any]], str] | None = None
+
+
+def tool_risk(tool: AssistantTool | None) -> str:
+    """The approvals' risk word of a tool's write ("destructive", "spend" or ""):
+    what the step-up (dashboard/accounts/step_up.py, STEP_UP_RISKS) asks of the Approver."""
+    if tool is None:
+        return ""
+    return "destructive" if tool.destructive else "spend" if tool.spends else ""
 
 
 def schema(properties: dict[str, dict[str, Any]], required: tuple[str, ...] = ()) -> dict[str, Any]:

@@ -11,9 +11,12 @@ from django.shortcuts import redirect, render
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from dashboard.accounts import step_up
 from dashboard.assistants import selectors, services
 from dashboard.assistants.forms import DecisionForm
+from dashboard.assistants.registry import tool_named
 from dashboard.assistants.server import mcp_exchange
+from dashboard.assistants.tools import tool_risk
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import DECIDE_APPROVALS
@@ -28,18 +31,46 @@ def mcp(request: HttpRequest) -> HttpResponse:
     return mcp_exchange(request)
 
 
-@require_GET
-@requires_permission(DECIDE_APPROVALS, WHO_DECIDES)
-def requests_page(request: ConsoleRequest) -> HttpResponse:
+def _page(request: ConsoleRequest, *, refused: int | None = None, words: str = "", note: str = "") -> HttpResponse:
+    """The page; a refused decision (`refused`, a row's id) is said on its
+    row, with the note as typed."""
     workspace_id = request.workspace.id
     waiting, waiting_count = selectors.requests_waiting_shown(workspace_id=workspace_id)
+    for row in waiting:
+        # What approving it asks of this Approver first: a fresh code, or a second factor to set up.
+        row.risk = tool_risk(tool_named(row.tool))  # type: ignore[attr-defined]
+        row.step_up = step_up.step_up_needed(user=request.user, approval=row.risk, session=request.session)  # type: ignore[attr-defined]
     context = {
         "waiting": waiting,
         "waiting_count": waiting_count,
         "decided": selectors.requests_decided(workspace_id=workspace_id),
         "form": DecisionForm(),
+        "refused": refused,
+        "refused_words": words,
+        "refused_note": note,
     }
-    return render(request, "assistants/requests.html", context)
+    return render(request, "assistants/requests.html", context, status=400 if refused else 200)
+
+
+@require_GET
+@requires_permission(DECIDE_APPROVALS, WHO_DECIDES)
+def requests_page(request: ConsoleRequest) -> HttpResponse:
+    return _page(request)
+
+
+def _step_up_refusal(request: ConsoleRequest, row, code: str) -> str:
+    """Why this Approver may not approve `row` yet ("" when they may): a
+    destructive or spend write asks for a fresh second factor, as an agent's
+    approval of that risk does."""
+    risk = tool_risk(tool_named(row.tool))
+    needed = step_up.step_up_needed(user=request.user, approval=risk, session=request.session)
+    if needed == step_up.SET_UP:
+        return step_up.set_up_words()
+    if needed == step_up.CODE:
+        if not code:
+            return step_up.FIELD_WORDS.format(risk=risk)
+        return step_up.step_up_verify(user=request.user, code=code, session=request.session)
+    return ""
 
 
 @require_POST
@@ -49,10 +80,13 @@ def request_decide(request: ConsoleRequest, request_id: int) -> HttpResponseBase
     if row is None:
         raise Http404("No such assistant request in this workspace.")
     form = DecisionForm(request.POST)
+    typed = (request.POST.get("note") or "")[:2000]
     if not form.is_valid():
-        messages.error(request, " ".join(str(e) for errors in form.errors.values() for e in errors))
-        return redirect("assistants:requests")
+        words = " ".join(str(e) for errors in form.errors.values() for e in errors)
+        return _page(request, refused=row.pk, words=words, note=typed)
     approve = form.cleaned_data["decision"] == "approve"
+    if approve and (refusal := _step_up_refusal(request, row, form.cleaned_data["step_up_code"])):
+        return _page(request, refused=row.pk, words=refusal, note=typed)
     try:
         services.assistant_request_decide(row=row, user=request.user, approve=approve, note=form.cleaned_data["note"])
     except services.DecisionRefused as refused:

@@ -68,7 +68,7 @@ class ApprovalShown:
     template: str
     context: dict[str, Any] = field(default_factory=dict)
     words: str = ""  # decided already: "Already decided by Dana (approved)"
-    # What approving needs first (agents/step_up.py): "" nothing, "code" a fresh second factor
+    # What approving needs first (dashboard/accounts/step_up.py): "" nothing, "code" a fresh second factor
     # (the page asks for it beside the buttons), "set-up" one the person does not have.
     step_up: str = ""
 

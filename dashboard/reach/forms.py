@@ -113,7 +113,7 @@ class PushSubscribeForm(forms.Form):
 
 class StepUpCodeForm(forms.Form):
     """The fresh second factor a message's confirmation page asks for beside its
-    buttons (agents/step_up.py decides whether it is needed and checks it)."""
+    buttons (dashboard/accounts/step_up.py decides whether it is needed and checks it)."""
 
     step_up_code = forms.CharField(
         label="Code from your authenticator app (or a recovery code), to approve",

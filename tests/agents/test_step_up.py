@@ -1,4 +1,4 @@
-"""Step-up for risky decisions (agents/step_up.py): approving a destructive
+"""Step-up for risky decisions (dashboard/accounts/step_up.py): approving a destructive
 action asks for a fresh second factor in the card itself, against a real
 sandbox of this module's own (its seeded "Delete records in deals."); a
 person without one is told to set one up; a rejection never asks."""
@@ -11,7 +11,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
-from agents import step_up
+from dashboard.accounts import step_up
 from dashboard.audit.models import AuditEntry
 from tests.agents.decide_support import app_for, code_for, status_at_service
 from tests.agents.support import DELETE_ID, HTMX, approval, decision_fields

@@ -203,3 +203,77 @@ def test_two_workers_one_carry_out_the_other_looks_again_once_the_claim_lapses(t
     assert OutboxMessage.objects.count() == before + 1
     assert (latest.task_name, latest.args) == ("assistants.carry_out", [row.pk])
     assert latest.run_at is not None  # once the first one's claim lapses
+
+
+@pytest.fixture
+def destructive_tool():
+    """A throwaway area's destructive write (as record_delete is), meeting an outage if carried out."""
+    tool = AssistantTool(
+        name="garden_uproot",
+        title="Uproot",
+        description="",
+        scope=WRITE_OBJECTS,
+        run=flaky,
+        writes=True,
+        destructive=True,
+        needs_person="Uprooting always waits for an Approver.",
+    )
+    register_area(Area(name="garden", order=99, mcp_tools=(tool,)))
+    SEEN.clear()
+    yield tool
+    unregister_area("garden")
+
+
+def test_approving_a_destructive_request_asks_the_approver_for_a_fresh_code_and_keeps_the_note(
+    token, destructive_tool, other_user, client, settings
+):
+    from tests.agents.decide_support import app_for, code_for
+
+    settings.STEP_UP_RISKS = ["destructive", "spend"]  # off for the rest of the suite (tests/conftest.py)
+    settings.STEP_UP_SECONDS = 300
+    make_approver(other_user)
+    stored_api_key(user=other_user, secret=SECRET)
+    client.force_login(other_user)
+    row = asked(token, destructive_tool)
+    decide = reverse("assistants:decide", args=[row.pk])
+
+    # No second factor yet: said on the card; approving is refused in words, rejecting stays possible.
+    page = client.get(reverse("assistants:requests")).content
+    assert "needs a second factor" in text_of(select(page, f"#assistant-request-{row.pk} .field-error")[0])
+    refused = client.post(decide, {"decision": "approve", "note": "Checked the garden"})
+    assert refused.status_code == 400
+    assert "set up two-factor sign-in first" in text_of(select(refused.content, f"#refused-{row.pk}")[0])
+
+    # With an app: the code field on the card; approving without it, or with a wrong one, is refused in
+    # place with the note as typed, and nothing is decided or carried out.
+    device = app_for(other_user)
+    page = client.get(reverse("assistants:requests")).content
+    field = select(page, f"#step-up-{row.pk}")[0]
+    assert field["name"] == "step_up_code" and field["autocomplete"] == "one-time-code"
+    for code, said in (("", "Enter the code from your authenticator app"), ("000000", "That code is not right")):
+        answer = client.post(decide, {"decision": "approve", "note": "Checked the garden", "step_up_code": code})
+        assert answer.status_code == 400
+        assert said in text_of(select(answer.content, f"#refused-{row.pk}")[0])
+        assert select(answer.content, f"#note-{row.pk}")[0]["value"] == "Checked the garden"
+        row.refresh_from_db()
+        assert row.status == AssistantRequest.Status.WAITING
+    assert not OutboxMessage.objects.exists() and SEEN == []
+
+    done = client.post(
+        decide, {"decision": "approve", "note": "Checked", "step_up_code": code_for(device, steps_ahead=1)}
+    )
+    assert done.status_code == 302
+    row.refresh_from_db()
+    assert row.status == AssistantRequest.Status.APPROVED and row.decided_by == other_user
+    # Fresh for STEP_UP_SECONDS in this session: the next one asks no code.
+    second = asked(token, destructive_tool, n=1)
+    assert not select(client.get(reverse("assistants:requests")).content, f"#step-up-{second.pk}")
+
+
+def test_a_studio_turn_is_a_spend_and_a_record_delete_destructive():
+    from dashboard.assistants.registry import tool_named
+    from dashboard.assistants.tools import tool_risk
+
+    assert tool_risk(tool_named("studio_turn_start")) == "spend"
+    assert tool_risk(tool_named("record_delete")) == "destructive"
+    assert tool_risk(tool_named("record_create")) == ""

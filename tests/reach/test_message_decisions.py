@@ -17,9 +17,9 @@ from django.db import connection
 from django.urls import reverse
 from django.utils import timezone
 
-from agents import step_up
 from agents.audit_words import audit_words
 from agents.models import ApprovalRule
+from dashboard.accounts import step_up
 from dashboard.audit.models import AuditEntry
 from dashboard.inbox.services import workspace_refresh
 from dashboard.keys.models import ApiKey
