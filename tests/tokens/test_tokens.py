@@ -17,6 +17,7 @@ from django.utils import timezone
 from agents.audit_words import audit_words
 from agents.models import ApprovalRule
 from dashboard.audit.models import AuditEntry
+from dashboard.audit.selectors import FEED_LIMIT_MOST
 from dashboard.audit.testing import make_approver, make_auditor
 from dashboard.inbox.services import workspace_refresh
 from dashboard.people.backends import person_role_set
@@ -198,7 +199,7 @@ def test_under_a_two_approvals_rule_a_tokens_vote_is_counted_and_nothing_is_sent
     assert not AuditEntry.objects.filter(kind="write", idempotency_key="assistant-vote-1").exists()
 
 
-def test_an_auditors_token_pages_the_trail_with_a_cursor_none_lost_or_repeated_while_entries_arrive(
+def test_an_auditors_token_pages_a_trail_of_10000_with_a_cursor_none_lost_or_repeated_while_entries_arrive(
     sandbox_key, user, client, settings
 ):
     settings.AUDIT_FEED_SETTLE_SECONDS = 0
@@ -217,10 +218,10 @@ def test_an_auditors_token_pages_the_trail_with_a_cursor_none_lost_or_repeated_w
             for n in range(count)
         )
 
-    arrive(250, "before")
+    arrive(10_000, "before")  # a team's trail
     seen, cursor = [], ""
-    for page in range(10):
-        answer = client.get("/api/v1/audit", {"after": cursor, "limit": 100}, **bearer(token))
+    for page in range(40):
+        answer = client.get("/api/v1/audit", {"after": cursor, "limit": FEED_LIMIT_MOST}, **bearer(token))
         assert answer.status_code == 200, answer.content
         body = answer.json()
         seen += [entry["id"] for entry in body["entries"]]
@@ -231,7 +232,7 @@ def test_an_auditors_token_pages_the_trail_with_a_cursor_none_lost_or_repeated_w
             break
     assert not body["more"] and len(set(seen)) == len(seen)  # to the end, none repeated
     arrived = set(AuditEntry.objects.filter(workspace_id=sandbox_key.workspace_id).values_list("id", flat=True))
-    assert len(arrived) == 310 and arrived <= set(seen)  # none lost, those that came meanwhile included
+    assert len(arrived) == 10_060 and arrived <= set(seen)  # none lost, those that came meanwhile included
     in_order = AuditEntry.objects.filter(id__in=seen).order_by("created_at", "id").values_list("id", flat=True)
     assert seen == list(in_order)
     # A reader without the scope is refused in words; a made-up cursor too.
