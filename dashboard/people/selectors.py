@@ -32,6 +32,7 @@ class PersonRow:
     status: str  # "active" or "deactivated"
     keys: int  # how many API keys they stored (never the keys)
     second_factor: bool  # signs in with a code (dashboard/accounts/two_factor.py)
+    tokens: int = 0  # personal access tokens not revoked (dashboard/tokens), Administrators revoke them there
 
     @property
     def role_label(self) -> str:
@@ -53,14 +54,18 @@ def _search(query: str) -> Q:
 
 def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow], str | None]:
     """One page of accounts, by username (keyset: `after` is the last username
-    of the page before), with their role, status, stored keys and second
+    of the page before), with their role, status, stored keys, tokens and second
     factor: a fixed number of queries whatever the page's length. Returns the
     rows and the cursor of the next page (None at the end)."""
     users = (
         get_user_model()
         .objects.filter(_search(query))
         .select_related("person")
-        .annotate(key_count=Count("api_keys"))
+        # Two counts over two relations: distinct, or each multiplies the other.
+        .annotate(
+            key_count=Count("api_keys", distinct=True),
+            token_count=Count("access_tokens", filter=Q(access_tokens__revoked_at__isnull=True), distinct=True),
+        )
         .order_by("username")
     )
     if after:
@@ -83,6 +88,7 @@ def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow],
                 status="active" if user.is_active else "deactivated",
                 keys=user.key_count,
                 second_factor=user.pk in factors,
+                tokens=user.token_count,
             )
         )
     return rows, (found[-1].username if more and found else None)

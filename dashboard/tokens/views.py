@@ -5,6 +5,7 @@ see everyone's and revoke any."""
 from __future__ import annotations
 
 from django.contrib import messages
+from django.contrib.auth import get_user_model
 from django.contrib.auth.models import PermissionsMixin
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
@@ -17,6 +18,7 @@ from dashboard.people.roles import MANAGE_PEOPLE
 from dashboard.tokens import selectors, services
 from dashboard.tokens.forms import TokenForm
 from dashboard.tokens.models import AccessToken
+from dashboard.web.params import database_id
 
 
 def _may_manage(request: ConsoleRequest) -> bool:
@@ -25,11 +27,20 @@ def _may_manage(request: ConsoleRequest) -> bool:
 
 def _page(request: ConsoleRequest, form: TokenForm, made: services.MadeToken | None = None, status: int = 200):
     may_manage = _may_manage(request)
+    everyone = None
+    person = None
+    if may_manage:
+        everyone = selectors.tokens_in_force().exclude(user_id=request.user.pk)
+        # One person's tokens (the People page's Tokens column links here with ?person=).
+        if (person_id := database_id(request.GET.get("person"))) is not None:
+            person = get_user_model().objects.filter(pk=person_id).first()
+            everyone = everyone.filter(user_id=person_id)
     context = {
         "form": form,
         "made": made,
         "tokens": selectors.tokens_of(user=request.user),
-        "everyone": selectors.tokens_in_force().exclude(user_id=request.user.pk) if may_manage else None,
+        "everyone": everyone,
+        "person": person,
     }
     return render(request, "tokens/tokens.html", context, status=status)
 

@@ -49,8 +49,8 @@ def test_rows_say_role_status_sign_in_second_factor_and_how_many_keys(admin_clie
     rows = {
         text_of(one(row, "th")).split()[0]: texts(row, "td") for row in select(response.content, "#people tbody tr")
     }
-    assert rows["ada"] == ["Administrator", "active", "now", "off", "0"]  # force_login signed her in
-    assert rows["zed"] == ["Auditor", "deactivated", "never", "off", "2"]
+    assert rows["ada"] == ["Administrator", "active", "now", "off", "0", "0"]  # force_login signed her in
+    assert rows["zed"] == ["Auditor", "deactivated", "never", "off", "2", "0"]
     # Keys are counted, never shown.
     assert "svc_sk_live" not in response.content.decode()
 
@@ -103,3 +103,30 @@ def test_the_page_costs_the_same_queries_for_3_or_30_people(admin_client, django
         response = admin_client.get(reverse("people:index"))
     assert len(select(response.content, "#people tbody tr")) == 31
     assert len(many.captured_queries) == len(few.captured_queries)
+
+
+def test_a_persons_tokens_are_counted_and_their_link_lists_them_for_an_administrator_to_revoke(
+    admin_client, admin, django_user_model
+):
+    from dashboard.tokens.models import AccessToken
+    from dashboard.tokens.services import token_create, token_revoke
+
+    dana = django_user_model.objects.create_user(username="dana")
+    Person.objects.create(user=dana, role=Role.MEMBER)
+    key = stored_api_key(user=dana, secret="svc_sk_live_danakey12345678")
+    stored_api_key(user=dana, secret="svc_sk_live_danakey87654321", key_id="k2")  # two keys, two tokens: no multiplying
+    kept = [
+        token_create(user=dana, workspace_id=key.workspace_id, name=name, scopes=["read"], days=7, allowed_from=[]).row
+        for name in ("Script", "IDE", "Old")
+    ]
+    token_revoke(token=kept[2], by=dana)
+
+    page = admin_client.get(reverse("people:index")).content
+    row = next(r for r in select(page, "#people tbody tr") if text_of(one(r, "th")).startswith("dana"))
+    assert texts(row, "td")[-2:] == ["2", "2"]  # stored keys, tokens not revoked
+    link = one(row, "td[data-label=Tokens] a")
+    listed = admin_client.get(link["href"].split("#")[0]).content
+    assert text_of(one(listed, "#everyone-heading")) == "Tokens of dana"
+    assert len(select(listed, "#everyone-heading ~ * tbody tr")) == 2
+    admin_client.post(reverse("tokens:revoke", args=[kept[0].pk]))
+    assert AccessToken.objects.get(pk=kept[0].pk).revoked_at is not None
