@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.conf import settings
 
 from dashboard.keys.models import ApiKey
+from dashboard.tokens.policy import token_days_ceiling, token_days_most
 from dashboard.tokens.scopes import SCOPES, scopes_allowed
 from dashboard.tokens.services import networks_read
 
@@ -52,8 +52,9 @@ class TokenForm(forms.Form):
         workspace_field.choices = [(key.workspace_id, key.workspace_name or key.workspace_id) for key in workspaces]
         scope_field: Any = self.fields["scopes"]
         scope_field.choices = [(scope, f"{scope}: {SCOPES[scope]}") for scope in scopes_allowed(user)]
-        longest = int(settings.TOKEN_MAX_DAYS)
-        days = [d for d in LIFETIMES if d <= longest] or [longest]
+        longest = token_days_most()
+        # The usual lifetimes below the maximum, and the maximum itself (14 days is offered when it is the most).
+        days = [d for d in LIFETIMES if d < longest] + [longest]
         days_field: Any = self.fields["days"]
         days_field.choices = [(d, f"{d} days") for d in days]
         self.fields["days"].help_text = f"At most {longest} days (set by your administrators)."
@@ -64,3 +65,32 @@ class TokenForm(forms.Form):
             return networks_read(self.cleaned_data.get("allowed_from") or "")
         except ValueError as exc:
             raise forms.ValidationError(str(exc)) from exc
+
+
+class TokenPolicyForm(forms.Form):
+    """The Administrators' longest token life, within the operator's ceiling."""
+
+    max_days = forms.IntegerField(
+        label="Longest life of a token (days)",
+        min_value=1,
+        required=False,
+        help_text="Empty: the operator's ceiling. Lowering it shortens the tokens that would outlive it.",
+    )
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        ceiling = token_days_ceiling()
+        field: Any = self.fields["max_days"]
+        field.widget.attrs.update({"min": 1, "max": ceiling, "inputmode": "numeric"})
+        field.help_text = (
+            f"At most {ceiling} days (TOKEN_MAX_DAYS, set by whoever runs the console). "
+            "Empty: that. Lowering it shortens the tokens in force that would outlive it."
+        )
+        self.initial.setdefault("max_days", token_days_most())
+
+    def clean_max_days(self) -> int | None:
+        days = self.cleaned_data.get("max_days")
+        ceiling = token_days_ceiling()
+        if days is not None and days > ceiling:
+            raise forms.ValidationError(f"At most {ceiling} days: the operator's ceiling (TOKEN_MAX_DAYS).")
+        return days

@@ -50,3 +50,18 @@ class AccessToken(models.Model):
         if self.expires_at <= timezone.now():
             return "expired"
         return "active"
+
+
+class TokenPolicy(models.Model):
+    """What Administrators set for every personal access token (one row, made
+    on first use): the longest life a token may be given, within the
+    operator's ceiling TOKEN_MAX_DAYS. dashboard/tokens/policy.py."""
+
+    max_days = models.PositiveIntegerField(null=True, blank=True, help_text="Empty: the operator's TOKEN_MAX_DAYS.")
+    changed_at = models.DateTimeField(auto_now=True)
+    changed_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    def __str__(self) -> str:
+        return f"Tokens live at most {self.max_days or 'the operator’s'} days"

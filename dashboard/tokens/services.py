@@ -9,13 +9,13 @@ import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from django.conf import settings
 from django.db.models import Q
 from django.utils import timezone
 
 from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.tokens.models import AccessToken
+from dashboard.tokens.policy import token_days_most
 from dashboard.tokens.scopes import SCOPES, scopes_allowed
 
 PREFIX = "wsc_"
@@ -63,7 +63,8 @@ def token_create(
     ask_first: bool = False,
 ) -> MadeToken:
     """A new token for one workspace the person holds a working key of, with
-    no scope their role does not allow and no longer than TOKEN_MAX_DAYS."""
+    no scope their role does not allow and no longer than the token policy allows
+    (dashboard/tokens/policy.py: the Administrators' maximum within TOKEN_MAX_DAYS)."""
     key = ApiKey.objects.filter(user=user, workspace_id=workspace_id).first()
     if key is None or not key.is_working:
         raise TokenRefused("A token acts through one of your working keys: add or fix the key of that workspace first.")
@@ -71,7 +72,7 @@ def token_create(
     unknown = [scope for scope in scopes if scope not in SCOPES or scope not in allowed]
     if unknown or not scopes:
         raise TokenRefused("Choose at least one scope your role allows.")
-    days = max(1, min(int(days), int(settings.TOKEN_MAX_DAYS)))
+    days = max(1, min(int(days), token_days_most()))
     token_id = secrets.token_hex(6)
     token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
     row = AccessToken.objects.create(

@@ -16,8 +16,9 @@ from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import MANAGE_PEOPLE
 from dashboard.tokens import selectors, services
-from dashboard.tokens.forms import TokenForm
+from dashboard.tokens.forms import TokenForm, TokenPolicyForm
 from dashboard.tokens.models import AccessToken
+from dashboard.tokens.policy import token_days_most, token_policy_set
 from dashboard.web.params import database_id
 
 
@@ -25,7 +26,13 @@ def _may_manage(request: ConsoleRequest) -> bool:
     return isinstance(request.user, PermissionsMixin) and request.user.has_perm(MANAGE_PEOPLE)
 
 
-def _page(request: ConsoleRequest, form: TokenForm, made: services.MadeToken | None = None, status: int = 200):
+def _page(
+    request: ConsoleRequest,
+    form: TokenForm,
+    made: services.MadeToken | None = None,
+    status: int = 200,
+    policy_form: TokenPolicyForm | None = None,
+):
     may_manage = _may_manage(request)
     everyone = None
     person = None
@@ -41,6 +48,7 @@ def _page(request: ConsoleRequest, form: TokenForm, made: services.MadeToken | N
         "tokens": selectors.tokens_of(user=request.user),
         "everyone": everyone,
         "person": person,
+        "policy_form": (policy_form or TokenPolicyForm()) if may_manage else None,
     }
     return render(request, "tokens/tokens.html", context, status=status)
 
@@ -86,4 +94,21 @@ def token_revoke(request: ConsoleRequest, token_id: int) -> HttpResponse:
         raise Http404("No such token.")
     services.token_revoke(token=token, by=request.user)
     messages.success(request, f"Revoked “{token.name}”: it is refused from now on.")
+    return redirect("tokens:list")
+
+
+@works_without_key
+@require_POST
+def token_policy(request: ConsoleRequest) -> HttpResponse:
+    """An Administrator sets the longest life of a token (dashboard/tokens/policy.py)."""
+    if not _may_manage(request):
+        raise Http404("Only Administrators set the token policy.")
+    form = TokenPolicyForm(request.POST)
+    if not form.is_valid():
+        return _page(request, TokenForm(user=request.user), policy_form=form, status=400)
+    shortened = token_policy_set(max_days=form.cleaned_data["max_days"], by=request.user)
+    words = f"Tokens now live at most {token_days_most()} days."
+    if shortened:
+        words += f" {shortened} token{'s' if shortened != 1 else ''} in force now expire sooner."
+    messages.success(request, words)
     return redirect("tokens:list")

@@ -257,3 +257,48 @@ def test_a_runaway_script_is_refused_per_token_in_the_apis_body_and_another_toke
     assert client.get("/api/v1/me", **bearer(calm)).status_code == 200
     # A made-up token never spends the real one's allowance (its bucket is the whole token's hash).
     assert client.get("/api/v1/me", **bearer(calm[:-2] + "zz")).status_code == 401
+
+
+def test_administrators_set_the_longest_token_life_and_lowering_it_shortens_tokens_in_force(
+    sandbox_key, user, client, django_user_model, settings
+):
+    from dashboard.audit.models import AuditEntry as Entry
+    from dashboard.people.models import Person
+    from dashboard.tokens.policy import token_days_most
+
+    settings.TOKEN_MAX_DAYS = 90
+    made(user, sandbox_key, scopes=("read",), name="Long")
+    long_one = AccessToken.objects.get(name="Long")
+    AccessToken.objects.filter(pk=long_one.pk).update(expires_at=long_one.created_at + timedelta(days=90))
+    gone = AccessToken.objects.get(pk=long_one.pk)
+    gone.pk = None
+    gone.token_id, gone.name, gone.revoked_at = "abcdef123456", "Revoked", timezone.now()
+    gone.save()
+
+    admin = django_user_model.objects.create_user(username="ada", password="x")
+    Person.objects.create(user=admin, role=Role.ADMINISTRATOR)
+    client.force_login(admin)
+    # Over the operator's ceiling: refused in place, what was typed kept.
+    refused = client.post(reverse("tokens:policy"), {"max_days": "400"})
+    assert refused.status_code == 400
+    assert "At most 90 days" in text_of(one(refused.content, "#id_max_days_error"))
+    assert one(refused.content, "input[name=max_days]")["value"] == "400"
+
+    done = client.post(reverse("tokens:policy"), {"max_days": "14"})
+    assert done.status_code == 302 and token_days_most() == 14
+    long_one.refresh_from_db()
+    assert long_one.expires_at == long_one.created_at + timedelta(days=14)  # shortened to fit
+    assert AccessToken.objects.get(name="Revoked").expires_at == long_one.created_at + timedelta(days=90)
+    entry = Entry.objects.get(action="token_policy_set")
+    assert "14 days; 1 token shortened to fit" in entry.summary
+    # The form offers no longer life now, and a token asked for longer is made for 14 days.
+    client.force_login(user)
+    page = client.get(reverse("tokens:list")).content
+    assert [option["value"] for option in select(page, "select[name=days] option")] == ["7", "14"]
+    assert not select(page, "form[action='/account/tokens/policy']")  # a Member does not set it
+    assert client.post(reverse("tokens:policy"), {"max_days": "365"}).status_code == 404
+    token_create(
+        user=user, workspace_id=sandbox_key.workspace_id, name="Asked long", scopes=["read"], days=90, allowed_from=[]
+    )
+    asked = AccessToken.objects.get(name="Asked long")
+    assert abs((asked.expires_at - asked.created_at) - timedelta(days=14)) < timedelta(seconds=5)
