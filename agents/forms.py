@@ -370,3 +370,34 @@ class ApprovalRuleForm(forms.Form):
         if cleaned.get("at_deadline") == "approve" and cleaned.get("risk") in CONFIRM_RISKS:
             self.add_error("at_deadline", NEVER_AUTO_APPROVED)
         return cleaned
+
+
+class RunViewForm(forms.Form):
+    """Save the runs list as it is under a name (agents/run_views.py).
+
+    A private view is a person's own preference: anyone who reads may save
+    one. Sharing it publishes it to the workspace, a write like any other:
+    `share_refusal` ("" when this person may write) refuses the box on the
+    field, keeping the rest as typed (as Objects' SavedViewForm does)."""
+
+    name = forms.CharField(max_length=80, label="View name")
+    shared = forms.BooleanField(required=False, label="Share with the workspace")
+    make_default = forms.BooleanField(required=False, label="Open Runs with this view")
+    # The runs page's query as it was when the form was shown (static/js/run_views.js keeps it current).
+    query = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)
+
+    def __init__(self, *args, share_refusal: str = "", **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.share_refusal = share_refusal
+
+    def clean_shared(self) -> bool:
+        shared = bool(self.cleaned_data.get("shared"))
+        if shared and self.share_refusal:
+            raise forms.ValidationError(self.share_refusal)
+        return shared
+
+    def clean_name(self) -> str:
+        name = " ".join(self.cleaned_data["name"].split())
+        if not name:
+            raise forms.ValidationError("Give the view a name.")
+        return name

@@ -269,3 +269,42 @@ class ApprovalVote(models.Model):
 
     def __str__(self) -> str:
         return f"{self.username} {self.decision}s {self.tally.approval_id}"
+
+
+class RunView(models.Model):
+    """A named runs list (issue #35, item 4): its status tab, agent, thread
+    and search (the runs page's query string, re-checked whenever it is
+    opened: agents/run_views.py). Private to its owner, or shared with
+    everyone holding a working key of the workspace, like Objects' views."""
+
+    owner = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="run_views")
+    workspace_id = models.CharField(max_length=64)
+    name = models.CharField(max_length=80)
+    query = models.CharField(max_length=1000, blank=True)
+    shared = models.BooleanField(default=False)
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["name", "pk"]
+        indexes = [models.Index(fields=["workspace_id", "shared"], name="agents_run_view_ws")]
+        constraints = [
+            models.UniqueConstraint(fields=["owner", "workspace_id", "name"], name="agents_one_run_view_name")
+        ]
+
+    def __str__(self) -> str:
+        return self.name
+
+
+class RunViewDefault(models.Model):
+    """The runs view a person's Runs page opens with, per workspace (theirs or a shared one)."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    workspace_id = models.CharField(max_length=64)
+    view = models.ForeignKey(RunView, on_delete=models.CASCADE, related_name="+")
+
+    class Meta:
+        constraints = [models.UniqueConstraint(fields=["user", "workspace_id"], name="agents_one_run_view_default")]
+
+    def __str__(self) -> str:
+        return f"{self.user_id}: {self.view_id}"

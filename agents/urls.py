@@ -27,6 +27,10 @@ urlpatterns = [
     path("agents/<remote_id:agent_id>/insights/", views.agent_insights, name="agent_insights"),
     path("runs/", views.runs, name="runs"),
     path("runs/compare/", views.runs_compare, name="runs_compare"),
+    # Saved views of the runs list (agents/run_views.py).
+    path("runs/views/new", views.run_view_new, name="run_view_new"),
+    path("runs/views/<pk:view_id>/default", views.run_view_default, name="run_view_default"),
+    path("runs/views/<pk:view_id>/delete", views.run_view_remove, name="run_view_remove"),
     path("runs/rows/<pk:pk>", views.run_row, name="run_row"),
     path("runs/<remote_id:run_id>/", views.run_detail, name="run"),
     path("runs/<remote_id:run_id>/steps/<int:number>/", views.run_step, name="run_step"),

@@ -17,6 +17,7 @@ from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
 from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
 from agents.views.rules import approval_rule_remove, approval_rules
+from agents.views.run_views import run_view_default, run_view_new, run_view_remove
 from agents.views.runs import run_detail, run_follow, run_rerun, run_row, run_step, runs, runs_compare
 
 __all__ = [
@@ -50,6 +51,9 @@ __all__ = [
     "run_rerun",
     "run_row",
     "run_step",
+    "run_view_default",
+    "run_view_new",
+    "run_view_remove",
     "runs",
     "runs_compare",
     "threads",

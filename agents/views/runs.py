@@ -17,7 +17,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
-from agents.forms import RUN_STATUSES, RerunForm, uuid_or_empty
+from agents.forms import RUN_STATUSES, RerunForm, RunViewForm, uuid_or_empty
 from agents.live import RUN_KIND, is_followed
 from agents.pages import READ_ONLY, approval_rows_of_run, decide_refusal, live_rows, runs_read
 from agents.plan import plan_graph, run_path
@@ -25,6 +25,7 @@ from agents.reading import read_agent
 from agents.run_compare import compare_runs
 from agents.run_reading import read_run, run_timeline
 from agents.run_search import query_words
+from agents.run_views import run_view_address, run_view_default, run_view_get, run_views_visible
 from agents.runs_across import MAX_AGENTS
 from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
@@ -35,7 +36,7 @@ from dashboard.live.selectors import operation_for_viewer, operation_status_vers
 from dashboard.web.converters import RemoteIdConverter
 from dashboard.web.htmx import client_redirect, is_partial, poll_unchanged, render_region, stop_polling
 from dashboard.web.pager import CursorPager, choice, tabs
-from dashboard.web.params import bounded_int
+from dashboard.web.params import bounded_int, database_id
 
 MAX_STEPS = 10_000
 # A run id as the page takes it from the query (the remote_id converter's rule).
@@ -215,8 +216,14 @@ def run_follow(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
 def runs(request: ConsoleRequest) -> HttpResponse:
     """Every agent's runs, newest first (or one agent's, when filtered); with
     `q`, the runs whose words hold it, from the console's database alone."""
+    if not request.GET and not is_partial(request):
+        # The person's default view, when they chose one (agents/run_views.py): its own address.
+        default = run_view_default(user_id=request.user.pk, workspace_id=request.workspace.id)
+        if default is not None:
+            return redirect(run_view_address(default))
     if request.GET.get("q", "").strip():
-        return render_region(request, "agents/runs.html", "run_results", _search_context(request))
+        context = {**_search_context(request), **_views_bar(request)}
+        return render_region(request, "agents/runs.html", "run_results", context)
     status = choice(request.GET.get("status"), RUN_STATUSES, "")
     agent_id = uuid_or_empty(request.GET.get("agent"))
     thread_id = uuid_or_empty(request.GET.get("thread")) if agent_id else ""
@@ -237,9 +244,25 @@ def runs(request: ConsoleRequest) -> HttpResponse:
         "agents_beyond": max(len(agents) - MAX_AGENTS, 0) if not agent_id else 0,
         "max_agents": MAX_AGENTS,
         "workspace_zone": request.workspace.zone,
+        **_views_bar(request),
     }
     region = "run_results" if request.GET.get("region") == "results" else "run_list"
     return render_region(request, "agents/runs.html", region, context)
+
+
+def _views_bar(request: ConsoleRequest) -> dict[str, Any]:
+    """The saved views above the list (agents/run_views.py): this person's and
+    the shared ones, the one open (`?view=`), their default; one query each."""
+    if is_partial(request):
+        return {}  # the bar is outside the swapped regions
+    workspace_id, user_id = request.workspace.id, request.user.pk
+    default = run_view_default(user_id=user_id, workspace_id=workspace_id)
+    return {
+        "run_views": list(run_views_visible(user_id=user_id, workspace_id=workspace_id)),
+        "open_view": run_view_get(user_id=user_id, workspace_id=workspace_id, pk=database_id(request.GET.get("view"))),
+        "default_view_id": default.pk if default else None,
+        "view_form": RunViewForm(initial={"query": request.GET.urlencode()}),
+    }
 
 
 def _search_context(request: ConsoleRequest) -> dict[str, Any]:

@@ -190,6 +190,7 @@ FUZZ_TABLE: dict[str, Target] = {
         methods=("POST",), form=("name", "workspace_id", "scopes", "days", "allowed_from", "ask_first")
     ),
     "tokens:revoke": Target(methods=("POST",), examples=3),
+    "tokens:policy": Target(methods=("POST",), form=("max_days",)),
     # The console's API (a session is not a token: refused in its JSON body, never a 500).
     "console_api:api-root": Target(),
     "console_api:openapi-json": Target(),
@@ -341,6 +342,17 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:run_follow": Target(methods=("POST",), form=("following",)),
     "agents:runs": Target(query=("status", "agent", "thread", "q", "region", *PAGER)),
     "agents:runs_compare": Target(query=("run",)),
+    "agents:run_view_new": Target(methods=("POST",), form=("name", "shared", "make_default", "query")),
+    "agents:run_view_default": Target(methods=("POST",)),
+    "agents:run_view_remove": Target(methods=("POST",)),
+    # Outbound events (dashboard/events): Administrators' endpoints and the delivery log.
+    "events:endpoints": Target(methods=("GET", "POST"), form=("label", "url", "event_types", "enabled")),
+    "events:endpoint": Target(methods=("GET", "POST"), form=("label", "url", "event_types", "enabled")),
+    "events:enable": Target(methods=("POST",), form=("enabled",)),
+    "events:test": Target(methods=("POST",)),
+    "events:secret": Target(methods=("POST",)),
+    "events:log": Target(query=("status", "endpoint", "cursor")),
+    "events:again": Target(methods=("POST",)),
     "agents:run_row": Target(query=("v", "agent", "name", "compare")),
     "agents:approvals": Target(query=("status", "agent", "risk", "age", "approval", *PAGER)),
     "agents:approvals_news": Target(query=("v", "shown", "status", "agent", "risk", "age")),
