@@ -85,6 +85,8 @@ def run_view_get(*, user_id: int | None, workspace_id: str, pk: int | None) -> R
 
 def run_view_default(*, user_id: int | None, workspace_id: str) -> RunView | None:
     """The view this person's Runs page opens with here, if they may still see it."""
+    if user_id is None:
+        return None
     chosen = RunViewDefault.objects.filter(user_id=user_id, workspace_id=workspace_id).select_related("view").first()
     if chosen is None:
         return None

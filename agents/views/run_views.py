@@ -6,7 +6,7 @@ Objects' views); sharing one needs a role that writes, said on the field."""
 from __future__ import annotations
 
 from django.contrib import messages
-from django.http import Http404, HttpResponse, HttpResponseBase, QueryDict
+from django.http import Http404, HttpResponseBase, QueryDict
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_POST
 
@@ -57,7 +57,7 @@ def run_view_new(request: ConsoleRequest) -> HttpResponseBase:
 
 
 @require_POST
-def run_view_default(request: ConsoleRequest, view_id: int) -> HttpResponse:
+def run_view_default(request: ConsoleRequest, view_id: int) -> HttpResponseBase:
     view = _visible(request, view_id)
     now_default = run_view_default_toggle(user=request.user, workspace_id=request.workspace.id, view=view)
     messages.success(
