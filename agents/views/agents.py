@@ -14,8 +14,17 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
+from agents.agent_list import (
+    AGENT_LIST_MAX_PAGES,
+    AGENT_LIST_PAGE,
+    SORTS,
+    agents_listing,
+    agents_read,
+    agents_read_forget,
+)
 from agents.forms import (
     AGENT_STATUSES,
+    NAME_MAX_LENGTH,
     AgentActionForm,
     AgentChangeForm,
     AgentCreateForm,
@@ -23,7 +32,7 @@ from agents.forms import (
 )
 from agents.pages import READ_ONLY, agent_runs_context, insights_context
 from agents.plan import node_in, plan_graph
-from agents.reading import read_agent, read_agent_summary, read_build, read_issues, webhook_endpoints
+from agents.reading import read_agent, read_build, read_issues, webhook_endpoints
 from dashboard.api import errors
 from dashboard.frame.forms import RETRY_SAME_WRITE, failed_write
 from dashboard.frame.permissions import requires_write
@@ -31,7 +40,8 @@ from dashboard.frame.remote_errors import RemoteErrorView, describe_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import new_idempotency_key
 from dashboard.web.htmx import client_redirect, is_partial, render_region
-from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.pager import PageLinks, choice, tabs
+from dashboard.web.params import bounded_int
 
 # --- agents list and new agent ---------------------------------------------------------
 
@@ -43,14 +53,24 @@ def _agents_index(
     builder: dict[str, Any] | None = None,
 ) -> HttpResponse:
     status = choice(request.GET.get("status"), AGENT_STATUSES, "")
-    client = request.workspace.client
-    pager = CursorPager.from_query(request.GET)
-    page = selectors.agent_list(client=client, status=status or None, cursor=pager.remote_cursor)
+    sort = choice(request.GET.get("sort"), SORTS, "newest")
+    query = " ".join(str(request.GET.get("q") or "").split())[:NAME_MAX_LENGTH]
+    page = bounded_int(request.GET.get("page"), default=1, lowest=1, highest=10_000)
+    read = agents_read(
+        client=request.workspace.client, workspace_id=request.workspace.id, archived=status == "archived"
+    )
+    listing = agents_listing(read, status=status, query=query, sort=sort, page=page)
+    kept = {"status": status, "q": query, "sort": "" if sort == "newest" else sort}
     context = {
         "status": status,
-        "tabs": tabs(AGENT_STATUSES, status, {}),
-        "agents": [read_agent_summary(item) for item in page.items],
-        "paging": pager.links({"status": status}, page.next_cursor),
+        "sort": sort,
+        "sorts": SORTS,
+        "query": query,
+        "tabs": tabs(AGENT_STATUSES, status, {"q": query, "sort": kept["sort"]}),
+        "listing": listing,
+        "read_limit": AGENT_LIST_PAGE * AGENT_LIST_MAX_PAGES,
+        "agents": listing.rows,
+        "paging": _listing_links(kept, listing.page, listing.pages),
         "form": form,
         "remote_error": remote_error,
         "builder": builder,
@@ -59,6 +79,20 @@ def _agents_index(
     if request.method == "POST":  # a refused create: the whole page, with the form as typed
         return render(request, "agents/index.html", context)
     return render_region(request, "agents/index.html", "agent_list", context)
+
+
+def _listing_links(kept: dict[str, str], page: int, pages: int) -> PageLinks:
+    """The pager's links to the pages before and after, keeping the tab,
+    the search and the sort in the address."""
+    base = [(name, value) for name, value in kept.items() if value]
+
+    def url(number: int) -> str:
+        pairs = base + ([("page", str(number))] if number > 1 else [])
+        return "?" + urlencode(pairs)
+
+    previous = url(page - 1) if page > 1 else None
+    following = url(page + 1) if page < pages else None
+    return PageLinks(previous=previous, next=following, hx_previous=previous, hx_next=following, page_number=page)
 
 
 @require_GET
@@ -96,6 +130,7 @@ def agent_create(request: ConsoleRequest) -> HttpResponseBase:
 
 
 def _builder_answered_in_place(request: ConsoleRequest, form: AgentCreateForm, read: dict) -> HttpResponseBase:
+    agents_read_forget(workspace_id=request.workspace.id)  # the draft exists either way
     if read["status"] == "needs_input" and read["questions"]:
         fresh = AgentCreateForm(
             questions=read["questions"],
@@ -159,6 +194,8 @@ def agent_detail(request: ConsoleRequest, agent_id: str) -> HttpResponse:
 
 
 def _after_write(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
+    # Created, renamed, activated or paused: the list shows it now, not in a minute.
+    agents_read_forget(workspace_id=request.workspace.id)
     return client_redirect(request, reverse("agents:detail", args=[agent_id]))
 
 
