@@ -29,9 +29,10 @@ from agents.forms import (
     AgentChangeForm,
     AgentCreateForm,
     AgentRenameForm,
+    question_options,
 )
 from agents.pages import READ_ONLY, agent_runs_context, insights_context
-from agents.plan import node_in, plan_graph
+from agents.plan import issues_named, node_in, plan_graph
 from agents.reading import read_agent, read_build, read_issues, webhook_endpoints
 from dashboard.api import errors
 from dashboard.frame.forms import RETRY_SAME_WRITE, failed_write
@@ -149,6 +150,10 @@ def _agent_page(request: ConsoleRequest, agent_id: str, *, region: str | None = 
     message given in `overrides` in place of the fresh one."""
     client = request.workspace.client
     agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id), asked_id=agent_id)
+    # What to fix, naming the plan's steps in words rather than their ids.
+    agent["issues"] = issues_named(agent["issues"], agent["plan_raw"])
+    if overrides.get("activation_issues"):
+        overrides["activation_issues"] = issues_named(overrides["activation_issues"], agent["plan_raw"])
     build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=agent_id)
     needs_input = (build is not None and build.needs_input) or agent["builder_needs_input"]
     questions = (build.questions if build is not None else []) if needs_input else []
@@ -168,7 +173,10 @@ def _agent_page(request: ConsoleRequest, agent_id: str, *, region: str | None = 
         "workspace_zone": request.workspace.zone,
         "agent_approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
     }
+    kept_option = overrides.pop("kept_option", None)
     context.update(overrides)
+    if context["needs_input"]:
+        context["question_options"] = question_options(context["change_form"].questions, kept=kept_option)
     if region is None or not is_partial(request):
         context.update(agent_runs_context(workspace=request.workspace, query=request.GET, agent_id=agent_id))
         # The insights section: the database only (a worker keeps the numbers).
@@ -284,15 +292,27 @@ def agent_change(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     if not form.is_valid():
         return _agent_page(request, str(agent_id), region="change", change_form=form)
     client = request.workspace.client
+    picked = form.picked_option()
+    key = form.cleaned_data["idempotency_key"]
     try:
         answer = services.agent_change(
             client=client,
             agent_id=str(agent_id),
             message=form.reply_text(),
             auto=form.cleaned_data["auto"],
-            idempotency_key=form.cleaned_data["idempotency_key"],
+            idempotency_key=key,
         )
     except errors.ApiError as exc:
+        if picked is not None:
+            # A one-click answer failed: said above the options, which stay;
+            # after a failure worth retrying the option keeps its key.
+            return _agent_page(
+                request,
+                str(agent_id),
+                region="change",
+                change_error=describe_remote_error(request, exc),
+                kept_option=(*picked, key) if isinstance(exc, RETRY_SAME_WRITE) else None,
+            )
         error = failed_write(request, form, exc)
         return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=error)
     read = read_build(answer)

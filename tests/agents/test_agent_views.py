@@ -101,7 +101,7 @@ def test_creating_an_agent_sends_the_brief_with_the_forms_key_and_lands_on_its_p
     assert json.loads(sent.content) == {"name": "Welcome emails", "message": "Welcome people", "auto": False}
     page = logged_in_client.get(response.url).content.decode()
     assert "The builder needs your answers" in page and "Who should get the email?" in page
-    assert "The new contact" in [field.get("value") for field in select(page, "input")]
+    assert "The new contact" in [button.get("value") for button in select(page, "[data-builder-options] button")]
 
 
 def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote, api_key, logged_in_client):
