@@ -201,3 +201,14 @@ def test_a_new_agent_is_on_the_first_page_at_once(remote, api_key, logged_in_cli
     html = parse(logged_in_client.get(reverse("agents:index")).content)
     assert _names(html)[0] == "Fresh"
     assert text_of(one(html, "[data-agent-count]")).startswith("101 agents")
+
+
+def test_the_archived_tab_reads_the_archived_agents_apart(remote, api_key, logged_in_client):
+    archived = {"id": "55555555-5555-4555-8555-555555555555", "name": "Old helper", "status": "archived"}
+    listing = remote.get("/v1/agents").mock(
+        return_value=httpx.Response(200, json={"data": [archived], "next_cursor": None})
+    )
+    html = parse(logged_in_client.get(reverse("agents:index"), {"status": "archived"}).content)
+    assert dict(listing.calls.last.request.url.params) == {"status": "archived", "limit": "100"}
+    assert _names(html) == ["Old helper"]
+    assert text_of(one(html, "[data-agent-count]")) == "1 archived agent · showing 1–1."
