@@ -11,6 +11,8 @@ from urllib.parse import parse_qsl, urlsplit
 
 import httpx
 import pytest
+from django.db import connection
+from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
 from agents.agent_list import AGENT_LIST_MAX_PAGES, LIST_PAGE_SIZE, STATUS_ORDER
@@ -18,6 +20,9 @@ from dashboard.api.testing import RemoteCallCounter
 from tests.agents.support import HTMX, store_demo_key
 from tests.helpers import running_sandbox
 from tests.html import one, parse, root_ids, select, text_of
+
+# Queries of a list view read from the cache, at 50 agents as at 1,000.
+WARM_QUERIES = 10
 
 
 @pytest.fixture(scope="module", params=[50, 1000], ids=["50-agents", "1000-agents"])
@@ -83,9 +88,11 @@ def test_the_list_counts_every_agent_and_shows_the_newest_first_in_bounded_calls
     assert _names(html)[0] == f"Bulk agent {many_agents.added - 1:04d}"
 
     calls.reset()
-    with calls:
+    with calls, CaptureQueriesContext(connection) as queries:
         second = parse(console.get(reverse("agents:index"), {"page": "2", "sort": "name"}).content)
     assert calls.paths == []  # within the minute: no call at all
+    # The console's own queries (session, key, person) do not grow with the agents.
+    assert len(queries) == WARM_QUERIES, [query["sql"] for query in queries]
     by_name = sorted((agent["name"] for agent in reversed(every)), key=str.casefold)
     assert _names(second) == by_name[LIST_PAGE_SIZE : 2 * LIST_PAGE_SIZE]
 
