@@ -12,7 +12,7 @@ from django import forms
 from agents.queue import AGE_CHOICES, RISK_CHOICES
 from agents.reading import CONFIRM_RISKS
 from dashboard.frame.forms import QuestionsForm
-from dashboard.idempotency import IdempotencyKeyField
+from dashboard.idempotency import IdempotencyKeyField, new_idempotency_key
 from dashboard.web.counted import CountedCharField, CountedTextarea, CountedTextInput, over_limit_words
 from dashboard.web.json_input import JsonInputError, parse_json_object
 from dashboard.web.reading import read_questions
@@ -134,6 +134,38 @@ class AgentChangeForm(QuestionsForm):
         elif len(text) > MESSAGE_MAX_LENGTH:
             self.add_error("message", over_limit_words("The message with the answers", MESSAGE_MAX_LENGTH, len(text)))
         return cleaned
+
+    def picked_option(self) -> tuple[int, str] | None:
+        """(question index, option) when the form sent one option and nothing
+        typed: a one-click answer (each option its own form and key)."""
+        cleaned = self.cleaned_data
+        picked = [
+            (index, cleaned[f"answer_{index}"])
+            for index in range(len(self.questions))
+            if cleaned.get(f"answer_{index}")
+        ]
+        if len(picked) == 1 and not (cleaned.get("message") or "").strip():
+            return picked[0]
+        return None
+
+
+def question_options(
+    questions: list[dict], *, kept: tuple[int, str, str] | None = None
+) -> list[tuple[int, dict, list[tuple[str, str]]]]:
+    """The builder's questions that have options, each option with the key of
+    its own one-click form: one logical answer, one Idempotency-Key. `kept`
+    (index, option, key): the key of an answer whose sending failed in a way
+    worth retrying, so clicking it again is the same write."""
+    rows = []
+    for index, question in enumerate(questions):
+        options = [str(option) for option in question.get("options") or []]
+        if options:
+            keyed = [
+                (option, kept[2] if kept and kept[:2] == (index, option) else new_idempotency_key())
+                for option in options
+            ]
+            rows.append((index, question, keyed))
+    return rows
 
 
 class AgentRenameForm(forms.Form):

@@ -1,7 +1,7 @@
 """What the Agents area adds to the command palette (dashboard/palette/sources.py):
 
-- agents by name: the agents list, read once a minute per workspace
-  (cached), matched here; each agent also offers its runs list;
+- agents by name: the agents list as the Agents page reads it (cached a
+  minute per workspace, agents/agent_list.py), matched here; each agent also offers its runs list;
 - a run by id: only for an id-shaped query, one read (`GET /v1/runs/{id}`);
   an unknown id is simply not found;
 - approvals waiting, by summary or agent: the inbox's stored items (the
@@ -11,17 +11,15 @@
 
 from __future__ import annotations
 
-import hashlib
 from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
-from django.core.cache import cache
 from django.urls import reverse
 
+from agents.agent_list import agents_kept, agents_read
 from agents.queue import pending_stored
-from agents.reading import read_agent_summary
 from agents.run_reading import read_run
-from agents.selectors import agent_list, run_get
+from agents.selectors import run_get
 from dashboard.api import errors
 from dashboard.palette.sources import (
     PaletteAction,
@@ -38,31 +36,12 @@ if TYPE_CHECKING:
 KIND_AGENTS = "Agents"
 KIND_RUNS = "Runs"
 KIND_APPROVALS = "Approvals"
-# The agents list changes rarely (created, renamed): a minute's staleness is
-# what a keystroke may cost in exchange for no call at all.
-AGENTS_CACHE_SECONDS = 60
-# Pages of 100 agents read, at most, into the cache.
-AGENT_PAGES = 5
-
-
-def _agents_cache_key(workspace_id: str) -> str:
-    return "palette:agents:" + hashlib.sha256(workspace_id.encode("utf-8", "surrogatepass")).hexdigest()
 
 
 def agents_cached(*, client, workspace_id: str) -> list[dict]:
-    """The workspace's agents (summaries), from the cache when read in the last minute."""
-    key = _agents_cache_key(workspace_id)
-    agents = cache.get(key)
-    if agents is None:
-        agents, cursor = [], None
-        for _ in range(AGENT_PAGES):
-            page = agent_list(client=client, status=None, cursor=cursor, limit=100)
-            agents += [summary for summary in map(read_agent_summary, page.items) if summary["id"]]
-            cursor = page.next_cursor
-            if not cursor:
-                break
-        cache.set(key, agents, AGENTS_CACHE_SECONDS)
-    return agents
+    """The workspace's agents (summaries), as the agents list reads them: from
+    the cache when read in the last minute (agents/agent_list.py)."""
+    return agents_read(client=client, workspace_id=workspace_id).agents
 
 
 def agents_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
@@ -101,7 +80,7 @@ def run_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteRe
     if not run["id"]:
         return []
     # The agent's name only if the list is cached already: a run by id costs one call, not two.
-    names = {agent["id"]: agent["name"] for agent in cache.get(_agents_cache_key(workspace.id)) or []}
+    names = {agent["id"]: agent["name"] for agent in agents_kept(workspace_id=workspace.id)}
     parts = [f"Run, {run['status']}" if run["status"] else "Run"]
     if names.get(run["agent_id"]):
         parts.append(f"of {names[run['agent_id']]}")

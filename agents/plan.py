@@ -305,6 +305,22 @@ def plan_graph(raw_plan: Any, *, issues: list[dict] | None = None) -> dict[str, 
     }
 
 
+def issues_named(issues: list[dict[str, Any]], raw_plan: Any) -> list[dict[str, Any]]:
+    """Issues (reading.read_issue) with `where` in words: the step's name as
+    the plan gives it (its label, name or title, else its kind), not its id;
+    `step_name` for the page. An id the plan lacks stays said as an id."""
+    names = {node["id"]: node["name"] for node in read_nodes(as_dict(raw_plan).get("nodes"))}
+    named = []
+    for issue in issues:
+        node_id = issue.get("node_id") or ""
+        step = names.get(node_id, "")
+        parts = [f"step “{step}”" if step else (f"a step the plan does not have: {node_id}" if node_id else "")]
+        if issue.get("field"):
+            parts.append(f"field {issue['field']}")
+        named.append({**issue, "step_name": step, "where": ", ".join(part for part in parts if part)})
+    return named
+
+
 def node_in(graph: dict[str, Any], node_id: str) -> dict[str, Any] | None:
     return next((node for node in graph["nodes"] if node["id"] == node_id), None)
 

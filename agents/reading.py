@@ -64,8 +64,9 @@ def read_issue(issue: Any) -> dict[str, Any]:
             "code": text(issue.get("code")),
             "where": where,
             "node_id": node_id,
+            "field": text(issue.get("field")),
         }
-    return {"message": text(issue), "code": "", "where": "", "node_id": ""}
+    return {"message": text(issue), "code": "", "where": "", "node_id": "", "field": ""}
 
 
 def read_issues(raw: Any) -> list[dict[str, Any]]:

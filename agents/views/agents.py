@@ -14,16 +14,26 @@ from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
+from agents.agent_list import (
+    AGENT_LIST_MAX_PAGES,
+    AGENT_LIST_PAGE,
+    SORTS,
+    agents_listing,
+    agents_read,
+    agents_read_forget,
+)
 from agents.forms import (
     AGENT_STATUSES,
+    NAME_MAX_LENGTH,
     AgentActionForm,
     AgentChangeForm,
     AgentCreateForm,
     AgentRenameForm,
+    question_options,
 )
 from agents.pages import READ_ONLY, agent_runs_context, insights_context
-from agents.plan import node_in, plan_graph
-from agents.reading import read_agent, read_agent_summary, read_build, read_issues, webhook_endpoints
+from agents.plan import issues_named, node_in, plan_graph
+from agents.reading import read_agent, read_build, read_issues, webhook_endpoints
 from dashboard.api import errors
 from dashboard.frame.forms import RETRY_SAME_WRITE, failed_write
 from dashboard.frame.permissions import requires_write
@@ -31,7 +41,8 @@ from dashboard.frame.remote_errors import RemoteErrorView, describe_remote_error
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import new_idempotency_key
 from dashboard.web.htmx import client_redirect, is_partial, render_region
-from dashboard.web.pager import CursorPager, choice, tabs
+from dashboard.web.pager import PageLinks, choice, tabs
+from dashboard.web.params import bounded_int
 
 # --- agents list and new agent ---------------------------------------------------------
 
@@ -43,14 +54,24 @@ def _agents_index(
     builder: dict[str, Any] | None = None,
 ) -> HttpResponse:
     status = choice(request.GET.get("status"), AGENT_STATUSES, "")
-    client = request.workspace.client
-    pager = CursorPager.from_query(request.GET)
-    page = selectors.agent_list(client=client, status=status or None, cursor=pager.remote_cursor)
+    sort = choice(request.GET.get("sort"), SORTS, "newest")
+    query = " ".join(str(request.GET.get("q") or "").split())[:NAME_MAX_LENGTH]
+    page = bounded_int(request.GET.get("page"), default=1, lowest=1, highest=10_000)
+    read = agents_read(
+        client=request.workspace.client, workspace_id=request.workspace.id, archived=status == "archived"
+    )
+    listing = agents_listing(read, status=status, query=query, sort=sort, page=page)
+    kept = {"status": status, "q": query, "sort": "" if sort == "newest" else sort}
     context = {
         "status": status,
-        "tabs": tabs(AGENT_STATUSES, status, {}),
-        "agents": [read_agent_summary(item) for item in page.items],
-        "paging": pager.links({"status": status}, page.next_cursor),
+        "sort": sort,
+        "sorts": SORTS,
+        "query": query,
+        "tabs": tabs(AGENT_STATUSES, status, {"q": query, "sort": kept["sort"]}),
+        "listing": listing,
+        "read_limit": AGENT_LIST_PAGE * AGENT_LIST_MAX_PAGES,
+        "agents": listing.rows,
+        "paging": _listing_links(kept, listing.page, listing.pages),
         "form": form,
         "remote_error": remote_error,
         "builder": builder,
@@ -59,6 +80,20 @@ def _agents_index(
     if request.method == "POST":  # a refused create: the whole page, with the form as typed
         return render(request, "agents/index.html", context)
     return render_region(request, "agents/index.html", "agent_list", context)
+
+
+def _listing_links(kept: dict[str, str], page: int, pages: int) -> PageLinks:
+    """The pager's links to the pages before and after, keeping the tab,
+    the search and the sort in the address."""
+    base = [(name, value) for name, value in kept.items() if value]
+
+    def url(number: int) -> str:
+        pairs = base + ([("page", str(number))] if number > 1 else [])
+        return "?" + urlencode(pairs)
+
+    previous = url(page - 1) if page > 1 else None
+    following = url(page + 1) if page < pages else None
+    return PageLinks(previous=previous, next=following, hx_previous=previous, hx_next=following, page_number=page)
 
 
 @require_GET
@@ -96,6 +131,7 @@ def agent_create(request: ConsoleRequest) -> HttpResponseBase:
 
 
 def _builder_answered_in_place(request: ConsoleRequest, form: AgentCreateForm, read: dict) -> HttpResponseBase:
+    agents_read_forget(workspace_id=request.workspace.id)  # the draft exists either way
     if read["status"] == "needs_input" and read["questions"]:
         fresh = AgentCreateForm(
             questions=read["questions"],
@@ -114,6 +150,10 @@ def _agent_page(request: ConsoleRequest, agent_id: str, *, region: str | None = 
     message given in `overrides` in place of the fresh one."""
     client = request.workspace.client
     agent = read_agent(selectors.agent_get(client=client, agent_id=agent_id), asked_id=agent_id)
+    # What to fix, naming the plan's steps in words rather than their ids.
+    agent["issues"] = issues_named(agent["issues"], agent["plan_raw"])
+    if overrides.get("activation_issues"):
+        overrides["activation_issues"] = issues_named(overrides["activation_issues"], agent["plan_raw"])
     build = selectors.builder_answer_get(workspace_id=request.workspace.id, agent_id=agent_id)
     needs_input = (build is not None and build.needs_input) or agent["builder_needs_input"]
     questions = (build.questions if build is not None else []) if needs_input else []
@@ -133,7 +173,10 @@ def _agent_page(request: ConsoleRequest, agent_id: str, *, region: str | None = 
         "workspace_zone": request.workspace.zone,
         "agent_approvals_url": reverse("agents:approvals") + "?" + urlencode({"agent": agent["id"]}),
     }
+    kept_option = overrides.pop("kept_option", None)
     context.update(overrides)
+    if context["needs_input"]:
+        context["question_options"] = question_options(context["change_form"].questions, kept=kept_option)
     if region is None or not is_partial(request):
         context.update(agent_runs_context(workspace=request.workspace, query=request.GET, agent_id=agent_id))
         # The insights section: the database only (a worker keeps the numbers).
@@ -159,6 +202,8 @@ def agent_detail(request: ConsoleRequest, agent_id: str) -> HttpResponse:
 
 
 def _after_write(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
+    # Created, renamed, activated or paused: the list shows it now, not in a minute.
+    agents_read_forget(workspace_id=request.workspace.id)
     return client_redirect(request, reverse("agents:detail", args=[agent_id]))
 
 
@@ -247,15 +292,27 @@ def agent_change(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     if not form.is_valid():
         return _agent_page(request, str(agent_id), region="change", change_form=form)
     client = request.workspace.client
+    picked = form.picked_option()
+    key = form.cleaned_data["idempotency_key"]
     try:
         answer = services.agent_change(
             client=client,
             agent_id=str(agent_id),
             message=form.reply_text(),
             auto=form.cleaned_data["auto"],
-            idempotency_key=form.cleaned_data["idempotency_key"],
+            idempotency_key=key,
         )
     except errors.ApiError as exc:
+        if picked is not None:
+            # A one-click answer failed: said above the options, which stay;
+            # after a failure worth retrying the option keeps its key.
+            return _agent_page(
+                request,
+                str(agent_id),
+                region="change",
+                change_error=describe_remote_error(request, exc),
+                kept_option=(*picked, key) if isinstance(exc, RETRY_SAME_WRITE) else None,
+            )
         error = failed_write(request, form, exc)
         return _agent_page(request, str(agent_id), region="change", change_form=form, change_error=error)
     read = read_build(answer)

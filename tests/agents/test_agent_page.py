@@ -265,4 +265,4 @@ def test_a_change_answering_needs_input_shows_its_questions_in_place(agent_route
     assert text_of(one(region, "#builder-heading")) == "The builder needs your answers"
     assert text_of(one(region, ".builder-says .agent-answer")) == "One more thing."
     assert texts(region, ".builder-question legend") == ["Who should get the email?"]
-    assert one(region, "input[name=idempotency_key]")["value"] != "k" * 32
+    assert one(region, "form[hx-target='#agent-change'][novalidate] input[name=idempotency_key]")["value"] != "k" * 32

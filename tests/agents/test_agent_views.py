@@ -29,7 +29,7 @@ def plain_polling(settings):
 # --- list and create ---------------------------------------------------------------
 
 
-def test_the_agents_list_shows_status_tabs_rows_and_a_next_page(remote, api_key, logged_in_client):
+def test_the_agents_list_shows_status_tabs_rows_and_the_total(remote, api_key, logged_in_client):
     listing = remote.get("/v1/agents").mock(
         return_value=httpx.Response(
             200,
@@ -40,18 +40,22 @@ def test_the_agents_list_shows_status_tabs_rows_and_a_next_page(remote, api_key,
                         "name": "Lead qualifier",
                         "status": "active",
                         "active_version_id": "ver_1234567890",
+                        "created_at": "2026-11-21T08:00:00.000Z",
                         "updated_at": "2026-11-21T08:00:00.000Z",
-                    }
+                    },
+                    {"id": "33333333-3333-4333-8333-333333333333", "name": "Drafty", "status": "draft"},
                 ],
-                "next_cursor": "c2",
+                "next_cursor": None,
             },
         )
     )
     body = logged_in_client.get(reverse("agents:index"), {"status": "active"}).content.decode()
-    assert dict(listing.calls.last.request.url.params) == {"status": "active", "limit": "25"}
+    # One read of every agent (the tabs filter what was read: no call per tab).
+    assert dict(listing.calls.last.request.url.params) == {"limit": "100"}
     assert [link["href"] for link in select(body, "a") if text_of(link) == "Lead qualifier"] == [f"/agents/{AGENT_ID}/"]
-    assert select(body, ".agent-status--active") and "21 Nov 2026, 09:00" in body
-    assert [link for link in select(body, "a[href]") if "cursor=c2" in link["href"]]
+    assert [text_of(link) for link in select(body, ".agent-table tbody a")] == ["Lead qualifier"]
+    assert text_of(one(body, "[data-agent-count]")) == "1 active agent · showing 1–1."
+    assert select(body, ".agent-status--active") and "21 Nov 2026, 09:00" in texts(body, ".agent-table time")
     assert "Active" in texts(body, "[aria-current=page]")
     assert len(form_keys(body)) == 1
 
@@ -97,7 +101,7 @@ def test_creating_an_agent_sends_the_brief_with_the_forms_key_and_lands_on_its_p
     assert json.loads(sent.content) == {"name": "Welcome emails", "message": "Welcome people", "auto": False}
     page = logged_in_client.get(response.url).content.decode()
     assert "The builder needs your answers" in page and "Who should get the email?" in page
-    assert "The new contact" in [field.get("value") for field in select(page, "input")]
+    assert "The new contact" in [button.get("value") for button in select(page, "[data-builder-options] button")]
 
 
 def test_a_remote_refusal_of_the_brief_lands_on_the_field_with_a_new_key(remote, api_key, logged_in_client):

@@ -125,10 +125,12 @@ def test_a_short_brief_asks_questions_and_the_answer_builds_the_agent(sandbox_cl
     assert created.status_code == 302
     agent_page = sandbox_client.get(created.url).content.decode()
     assert "The builder needs your answers" in agent_page
-    answer = select(agent_page, "input[name=answer_0]")[0]["value"]
-    key = one(agent_page, "#agent-change form input[name=idempotency_key]")["value"]
+    # The first option of the first question: one click, its own form and key.
+    option = select(agent_page, "[data-builder-options] form")[0]
+    button = one(option, "button[name=answer_0]")
+    key = one(option, "input[name=idempotency_key]")["value"]
 
-    changed = sandbox_client.post(created.url + "change", {"answer_0": answer, "idempotency_key": key})
+    changed = sandbox_client.post(option["action"], {"answer_0": button["value"], "idempotency_key": key})
 
     assert changed.status_code == 302
     built = sandbox_client.get(created.url).content.decode()

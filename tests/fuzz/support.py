@@ -321,7 +321,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:share_new": Target(methods=("GET", "POST"), query=("version",), form=("days",)),
     "studio:share_revoke": Target(methods=("POST",)),
     "studio:shared": Target(),
-    "agents:index": Target(query=("status", *PAGER)),
+    "agents:index": Target(query=("status", "q", "sort", "page")),
     "agents:create": Target(
         methods=("POST",), form=("name", "message", "auto", "asked", "answer_0", "idempotency_key")
     ),
