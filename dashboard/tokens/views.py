@@ -13,6 +13,7 @@ from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.key_gate import works_without_key
+from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import MANAGE_PEOPLE
 from dashboard.tokens import selectors, services
@@ -99,10 +100,9 @@ def token_revoke(request: ConsoleRequest, token_id: int) -> HttpResponse:
 
 @works_without_key
 @require_POST
+@requires_permission(MANAGE_PEOPLE, "Only Administrators set the token policy.")
 def token_policy(request: ConsoleRequest) -> HttpResponse:
     """An Administrator sets the longest life of a token (dashboard/tokens/policy.py)."""
-    if not _may_manage(request):
-        raise Http404("Only Administrators set the token policy.")
     form = TokenPolicyForm(request.POST)
     if not form.is_valid():
         return _page(request, TokenForm(user=request.user), policy_form=form, status=400)

@@ -83,6 +83,11 @@ UNGUARDED = {
     "reach:slack_interactivity": "Slack's button clicks: signed by Slack, bound to the token's person and their role",
     "tokens:new": "one's own access token: at each use never more than the person's role allows (dashboard/tokens/scopes.py)",
     "tokens:revoke": "revoking a token only takes power away (someone else's only for an Administrator, checked by the view)",
+    "agents:run_view_new": "a private view of runs is personal; sharing it is a write, refused by its form (test_run_views)",
+    "agents:run_view_default": "which view of runs opens first is a person's own preference",
+    "agents:run_view_remove": "a person's own view of runs (someone else's is refused by the view)",
+    "mcp": "the MCP endpoint: a token's request; each tool asks its scope and the role now, and writes pass the "
+    "write guard or wait for an Approver (dashboard/assistants, tests/assistants)",
 }
 # Whole namespaces, and views of a module, with rules of their own.
 UNGUARDED_NAMESPACES = {
