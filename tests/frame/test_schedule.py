@@ -32,7 +32,10 @@ def test_the_schedule_holds_the_core_and_every_area(settings):
     assert schedule["keys.recheck_due"]["schedule"] == settings.KEY_SWEEP_RUN_SECONDS
     # Approval rules' outcomes at the deadline (agents/deadline_outcomes.py).
     assert schedule["agents.deadline_outcomes_due"]["schedule"] == settings.APPROVAL_OUTCOMES_SWEEP_SECONDS
-    assert len(schedule) == 14
+    # Outbound events' delivery sweep and their daily pruning (dashboard/events).
+    assert schedule["events.deliver_due"]["schedule"] == settings.EVENTS_SWEEP_SECONDS
+    assert schedule["events.prune"]["schedule"] == 24 * 3600.0
+    assert len(schedule) == 16
 
 
 def test_the_celery_app_runs_the_composed_schedule():
