@@ -81,7 +81,7 @@ def api_key_add(*, user: AbstractBaseUser, label: str, secret: str, address: str
     lately (no remote call is made then).
     Adding a key the user already stored (same remote key id) updates that
     row, which is how an unreadable key is repaired. The first key becomes
-    the active one.
+    the active one. An empty `label` is the workspace's name /v1/me answered.
     """
     from dashboard.api import ServiceClient
 
@@ -93,7 +93,7 @@ def api_key_add(*, user: AbstractBaseUser, label: str, secret: str, address: str
         key = ApiKey.objects.filter(user_id=user.pk, key_id=identity.key_id).first() if identity.key_id else None
         if key is None:
             key = ApiKey(user_id=user.pk)
-        key.label = label
+        key.label = (label or key.label or identity.workspace_name or identity.key_name or "API key")[:100]
         key.encrypted_secret = encrypt_secret(secret)
         api_key_identity_apply(key, identity, secret)
         if not ApiKey.objects.filter(user_id=user.pk, is_active=True).exclude(pk=key.pk).exists():

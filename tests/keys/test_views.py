@@ -84,6 +84,10 @@ def test_service_failure_while_adding_stores_nothing(logged_in_client, service, 
     html = response.content.decode()
     assert response.status_code == 200
     assert expected in html and "Nothing was stored" in html
+    # Not the key's fault: said for the form, and the pasted key stays in its box (hx-preserve).
+    (alert,) = parse(html).select("#add-key-form > .alert-error")
+    assert expected in text_of(alert) and not parse(html).select("#id_secret_error")
+    assert one(html, "input[name=secret]")["hx-preserve"] == "true"
     assert DEMO_SECRET not in html
     assert not ApiKey.objects.exists()
 
