@@ -71,14 +71,22 @@ def session_record(*, user: AbstractBaseUser, session_key: str | None) -> None:
     SignedInSession.objects.update_or_create(session_key=session_key, defaults={"user_id": user.pk})
 
 
+def session_renamed(*, old_key: str | None, new_key: str | None) -> None:
+    """The session took a new key (Django cycles it when the password changes
+    in it): its row follows, so it stays listed and is never signed out as another."""
+    if old_key and new_key and old_key != new_key:
+        SignedInSession.objects.filter(session_key=old_key).update(session_key=new_key)
+
+
 def session_forget(*, session_key: str | None) -> None:
     """At logout: the session is over anyway."""
     if session_key:
         SignedInSession.objects.filter(session_key=session_key).delete()
 
 
-def sessions_end(*, user: AbstractBaseUser, reason: str) -> int:
-    """End every session `user` is signed in with, now: each loses its login
+def sessions_end(*, user: AbstractBaseUser, reason: str, keep_session_key: str | None = None) -> int:
+    """End every session `user` is signed in with (but `keep_session_key`, the
+    one a person acts from when they sign out their others), now: each loses its login
     (Django's three auth keys) and keeps `reason`, which the next request from
     that tab (a page or an htmx request) shows on the login page it is sent to.
     Returns how many sessions were ended.
@@ -90,7 +98,8 @@ def sessions_end(*, user: AbstractBaseUser, reason: str) -> int:
     session within SESSION_MAX_HOURS would."""
     engine = import_module(settings.SESSION_ENGINE)
     ended = 0
-    for key in SignedInSession.objects.filter(user_id=user.pk).values_list("session_key", flat=True):
+    ended_rows = SignedInSession.objects.filter(user_id=user.pk).exclude(session_key=keep_session_key or "")
+    for key in ended_rows.values_list("session_key", flat=True):
         store = engine.SessionStore(session_key=key)
         if not store.exists(key):
             continue
@@ -99,7 +108,7 @@ def sessions_end(*, user: AbstractBaseUser, reason: str) -> int:
         store[SIGNED_OUT_REASON] = reason
         store.save()
         ended += 1
-    SignedInSession.objects.filter(user_id=user.pk).delete()
+    ended_rows.delete()
     return ended
 
 
