@@ -35,6 +35,7 @@ urlpatterns = [
     path("two-factor/turn-off/", views.two_factor_turn_off, name="two_factor_turn_off"),
     path("you/", views_self.own_account, name="own_account"),
     path("you/name/", views_self.own_name, name="own_name"),
+    path("you/sessions/sign-out/", views_self.own_sessions_sign_out, name="own_sessions_sign_out"),
     # A posted password is a hash to check: the tighter fair-use allowance, as the login's.
     path("you/password/", costly_request(when="old_password")(views_self.own_password), name="own_password"),
 ]

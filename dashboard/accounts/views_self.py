@@ -1,6 +1,7 @@
 """One's own account while signed in (/accounts/you/): the display name, the
-password (the current one first; the other sessions signed out) and, any
-role, without an API key: it is the console's account, not a workspace's."""
+password (the current one first; the other sessions signed out) and the
+sessions one is signed in with ("sign out other sessions"). Any role, without
+an API key: it is the console's account, not a workspace's."""
 
 from __future__ import annotations
 
@@ -20,7 +21,8 @@ from dashboard.accounts.services import own_name_change, own_password_change
 from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.people.services import session_renamed
+from dashboard.people.selectors import session_list
+from dashboard.people.services import session_renamed, sessions_sign_out_others
 
 # Wrong current passwords pause changing it: an open tab must not be a way to guess the password.
 OWN_PASSWORD_SCOPE = "own-password"
@@ -40,6 +42,7 @@ def _own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: An
         "name_form": DisplayNameForm(initial={"name": user.get_full_name()}),
         # An account made by single sign-on has no console password: its provider keeps it.
         "password_form": OwnPasswordForm(user) if user.has_usable_password() else None,
+        "sessions": session_list(user=user, current_session_key=request.session.session_key),
         **forms,
     }
     return render(request, "accounts/own_account.html", context, status=status)
@@ -95,3 +98,14 @@ def own_password(request: ConsoleRequest) -> HttpResponseBase:
     if paused is not None:
         form.add_error(None, _paused(paused))
     return _own_account_page(request, password_form=form, status=429 if paused else 422)
+
+
+@works_without_key
+@require_POST
+def own_sessions_sign_out(request: ConsoleRequest) -> HttpResponseBase:
+    ended = sessions_sign_out_others(user=request.user, keep_session_key=request.session.session_key)
+    if ended:
+        messages.success(request, f"{ended} other session{'s were' if ended != 1 else ' was'} signed out.")
+    else:
+        messages.info(request, "You were signed in nowhere else: nothing to sign out.")
+    return redirect("own_account")

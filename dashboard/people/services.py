@@ -31,6 +31,7 @@ from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
+from dashboard.people.devices import device_of
 from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
 from dashboard.people.roles import Role
 
@@ -61,14 +62,61 @@ def _display(user: Any) -> str:
 # --- the sessions a person is signed in with ------------------------------------------
 
 
-def session_record(*, user: AbstractBaseUser, session_key: str | None) -> None:
-    """At login: remember the session (and forget this person's rows older than
-    a login can last, so the table stays as small as the sessions alive)."""
+def session_record(
+    *, user: AbstractBaseUser, session_key: str | None, user_agent: str = "", address: str = "", audited: bool = True
+) -> None:
+    """At login: remember the session with its browser and address (and forget
+    this person's rows older than a login can last, so the table stays as
+    small as the sessions alive); the sign-in goes into the audit trail when `audited`."""
     if not session_key:
         return
     cutoff = timezone.now() - timedelta(hours=settings.SESSION_MAX_HOURS)
-    SignedInSession.objects.filter(user_id=user.pk, created_at__lt=cutoff).delete()
-    SignedInSession.objects.update_or_create(session_key=session_key, defaults={"user_id": user.pk})
+    device = device_of(user_agent)
+    with transaction.atomic():
+        SignedInSession.objects.filter(user_id=user.pk, created_at__lt=cutoff).delete()
+        SignedInSession.objects.update_or_create(
+            session_key=session_key,
+            defaults={
+                "user_id": user.pk,
+                "user_agent": user_agent[:300],
+                "address": address[:64],
+                "last_seen_at": timezone.now(),
+            },
+        )
+        if not audited:
+            return
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="signed_in",
+            summary=f"{_display(user)} signed in: {device}{f' from {address}' if address else ''}"[:300],
+            details={"device": device, "address": address[:64]},
+        )
+
+
+def session_seen(*, session_key: str | None) -> None:
+    """The session made a request (called at most once a minute per session, with its idle clock)."""
+    if session_key:
+        SignedInSession.objects.filter(session_key=session_key).update(last_seen_at=timezone.now())
+
+
+def sessions_sign_out_others(*, user: AbstractBaseUser, keep_session_key: str | None) -> int:
+    """ "Sign out other sessions": every session of `user` but the one in hand
+    ends now, each told why on its next request. Audited; how many ended."""
+    with transaction.atomic():
+        ended = sessions_end(
+            user=user,
+            reason="You were signed out from another of your sessions. Log in again.",
+            keep_session_key=keep_session_key,
+        )
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="sessions_signed_out",
+            summary=f"{_display(user)} signed out {ended} other session{'s' if ended != 1 else ''}",
+            details={"sessions": ended},
+        )
+    return ended
 
 
 def session_renamed(*, old_key: str | None, new_key: str | None) -> None:

@@ -11,6 +11,7 @@ import httpx
 import pytest
 from django.urls import reverse
 
+from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
 from tests.helpers import mocked_service
 from tests.html import one, parse, text_of, texts
@@ -98,3 +99,21 @@ def test_the_keys_address_defaults_from_the_product_address():
     from django.conf import settings
 
     assert settings.SERVICE_KEYS_URL == f"{settings.SERVICE_APP_URL}/settings/api-keys"
+
+
+def test_storing_and_removing_a_key_are_account_entries_without_the_secret(logged_in_client, user, service):
+    service.get("/v1/me").mock(return_value=httpx.Response(200, json=me_body()))
+    logged_in_client.post(reverse("keys:add"), {"label": "Acme", "secret": DEMO_SECRET})
+    key = ApiKey.objects.get(user=user)
+
+    logged_in_client.post(reverse("keys:delete", args=[key.pk]))
+
+    stored, removed = AuditEntry.objects.filter(kind=AuditEntry.KIND_ACCOUNT).order_by("id")
+    assert (stored.action, removed.action) == ("key_stored", "key_removed")
+    assert stored.summary == f"alice stored the API key “Acme” ({key.masked}) of Acme Marketing"
+    assert removed.summary == f"alice removed the API key “Acme” ({key.masked}) of Acme Marketing"
+    for entry in (stored, removed):
+        assert (entry.user_id, entry.subject_id) == (user.pk, user.pk)
+        assert entry.details["workspace_id"] == key.workspace_id
+        assert DEMO_SECRET not in repr(entry.details) + entry.summary
+        assert DEMO_SECRET[11:-4] not in repr(entry.details) + entry.summary
