@@ -19,6 +19,7 @@ from dashboard.accounts.forms import DisplayNameForm, OwnPasswordForm
 from dashboard.accounts.lockout import cool_off_seconds
 from dashboard.accounts.services import own_name_change, own_password_change
 from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
+from dashboard.audit.selectors import sign_ins_of
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.selectors import session_list
@@ -43,6 +44,7 @@ def _own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: An
         # An account made by single sign-on has no console password: its provider keeps it.
         "password_form": OwnPasswordForm(user) if user.has_usable_password() else None,
         "sessions": session_list(user=user, current_session_key=request.session.session_key),
+        "sign_ins": sign_ins_of(user_id=user.pk),
         **forms,
     }
     return render(request, "accounts/own_account.html", context, status=status)

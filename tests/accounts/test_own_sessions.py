@@ -134,3 +134,15 @@ def test_the_list_is_flat_in_queries_at_50_and_1000_sessions(user):
     at_1000, rows_1000 = queries_with(1000)
     assert (rows_50, rows_1000) == (50, 1000)
     assert at_50 == at_1000
+
+
+def test_the_latest_sign_ins_are_listed_newest_first(user):
+    signed_in(agent=IPHONE, address="198.51.100.7")
+    here = signed_in(agent=FIREFOX, address="203.0.113.5")
+
+    items = parse(here.get(reverse("own_account")).content).select("[aria-labelledby=sign-ins-heading] ol li")
+
+    assert [text_of(item).split(": ", 1)[1] for item in items] == [
+        "Firefox on Windows from 203.0.113.5",
+        "Safari on iPhone from 198.51.100.7",
+    ]
