@@ -303,6 +303,8 @@ def test_account_page_shows_everything_me_answers(logged_in_client, user, add_ke
     ):
         assert text in html, text
     assert [link["href"] for link in parse(html).select("nav.main-nav a[aria-current=page]")] == ["/account/"]
+    you = one(html, "[aria-labelledby=you-heading]")
+    assert [link["href"] for link in you.select("a")] == [reverse("own_account")]
 
 
 def test_account_page_remote_error_goes_to_the_shared_middleware(logged_in_client, user, add_key, service):
