@@ -51,6 +51,8 @@ KEY_ENCRYPTION_KEYS = env.list("KEY_ENCRYPTION_KEYS")
 SANDBOX_BASE_URL = f"http://127.0.0.1:{env.int('SANDBOX_PORT', default=8100)}"
 SERVICE_BASE_URL = env.str("SERVICE_BASE_URL", default=SANDBOX_BASE_URL).rstrip("/")
 SERVICE_APP_URL = env.str("SERVICE_APP_URL", default=f"{SANDBOX_BASE_URL}/app").rstrip("/")
+# Where a person makes an API key in the product (the key form's help links there).
+SERVICE_KEYS_URL = env.str("SERVICE_KEYS_URL", default=f"{SERVICE_APP_URL}/settings/api-keys")
 SERVICE_TIMEOUT = env.float("SERVICE_TIMEOUT", default=30.0)
 SERVICE_SLOW_TIMEOUT = env.float("SERVICE_SLOW_TIMEOUT", default=800.0)
 SERVICE_MAX_RETRIES = env.int("SERVICE_MAX_RETRIES", default=2)

@@ -3,7 +3,8 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
-from django.contrib.auth.forms import PasswordResetForm
+from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm
+from django.contrib.auth.password_validation import password_validators_help_texts
 
 from dashboard.people.roles import ROLE_DESCRIPTIONS, Role
 
@@ -83,3 +84,29 @@ class ConsolePasswordResetForm(PasswordResetForm):
         help_text="The address of your console account. If it has one, a link to choose a new password is sent there.",
         widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
     )
+
+
+class DisplayNameForm(forms.Form):
+    """One's own display name (kept as the account's first name, as an accepted invitation keeps it)."""
+
+    name = forms.CharField(
+        label="Display name",
+        max_length=150,
+        required=False,
+        help_text="How others see you in the console: People, the audit trail, assignments. Left empty, your username.",
+        widget=forms.TextInput(attrs={"autocomplete": "name"}),
+    )
+
+
+class OwnPasswordForm(PasswordChangeForm):
+    """One's own new password: the current one first (an open tab is not enough
+    to take an account over), the new one twice, checked by the password validators."""
+
+    required_css_class = "required"
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["old_password"].label = "Current password"
+        self.fields["new_password2"].label = "New password again"
+        # Django's help is a list in HTML; the console's field template shows it as text.
+        self.fields["new_password1"].help_text = " ".join(password_validators_help_texts())

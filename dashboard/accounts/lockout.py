@@ -34,6 +34,13 @@ class LoginThrottleBackend(AxesStandaloneBackend):
         return super().authenticate(request, username=username, password=password, **kwargs)
 
 
+def cool_off_seconds() -> float:
+    """How long a pause after too many failures lasts (the login's AXES_COOLOFF_TIME, 15 min unset):
+    wrong sign-in codes and wrong current passwords pause for as long as wrong passwords at the login."""
+    cool_off = settings.AXES_COOLOFF_TIME
+    return cool_off.total_seconds() if cool_off is not None else 15 * 60
+
+
 def client_address(request: HttpRequest) -> str:
     """The address a request came from: the connection's, or with
     TRUSTED_PROXY_COUNT proxies in front, the one the outermost of them saw

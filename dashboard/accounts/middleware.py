@@ -25,6 +25,7 @@ from django.contrib.auth import logout
 from django.http import HttpRequest, HttpResponseBase
 from django.utils.cache import patch_cache_control
 
+from dashboard.people.services import session_seen
 from dashboard.web.api_answers import is_api_request
 
 LOGIN_AT = "console_login_at"
@@ -84,6 +85,8 @@ class SessionLimitsMiddleware:
         else:
             if not is_background(view_func) and now - seen_at >= SEEN_RESOLUTION_SECONDS:
                 session[SEEN_AT] = now
+                # The same once-a-minute write tells the person's sessions list when this one was last seen.
+                session_seen(session_key=session.session_key)
             return None
         logout(request)
         messages.info(request, reason)

@@ -5,7 +5,9 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import urlsplit
 
+from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
+from django.db import transaction
 
 from dashboard.accounts.forms import ConsolePasswordResetForm
 from dashboard.audit.services import audit_account_event
@@ -76,3 +78,50 @@ def password_reset_done(*, user: Any) -> None:
         summary="Chose a new password from a reset link",
         details={"sessions_ended": ended},
     )
+
+
+# --- one's own name and password ---------------------------------------------------
+
+
+def own_name_change(*, user: AbstractBaseUser, name: str) -> bool:
+    """Set the person's display name (the account's first name; the last name
+    is cleared, so the one name shown is the one typed). Audited; False when
+    nothing changed (nothing is written then)."""
+    name = name.strip()[:150]
+    before = user.get_full_name()  # type: ignore[attr-defined]
+    if name == before:
+        return False
+    with transaction.atomic():
+        user.first_name, user.last_name = name, ""  # type: ignore[attr-defined]
+        user.save(update_fields=["first_name", "last_name"])
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="name_changed",
+            summary=f"{user.get_username()} changed their display name to “{name or user.get_username()}”",
+            details={"from": before, "to": name},
+        )
+    return True
+
+
+def own_password_change(*, user: AbstractBaseUser, new_password: str, keep_session_key: str | None) -> int:
+    """Set the person's new password (the form checked the current one) and
+    sign out every other session they are signed in with: whoever knew the old
+    password and opened a tab with it is out now. Audited, never with the
+    password. Returns how many other sessions were signed out."""
+    with transaction.atomic():
+        user.set_password(new_password)
+        user.save(update_fields=["password"])
+        ended = sessions_end(
+            user=user,
+            reason="Your password was changed, so this session was signed out. Log in with the new password.",
+            keep_session_key=keep_session_key,
+        )
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="password_changed",
+            summary=f"{user.get_username()} changed their password; {ended} other session{'s' if ended != 1 else ''} signed out",
+            details={"other_sessions_signed_out": ended},
+        )
+    return ended

@@ -1,7 +1,7 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from dashboard.accounts import views
+from dashboard.accounts import views, views_self
 from dashboard.fair_use import costly_request
 from dashboard.frame.key_gate import works_without_key
 
@@ -33,4 +33,9 @@ urlpatterns = [
     path("two-factor/enable/", views.two_factor_enable, name="two_factor_enable"),
     path("two-factor/recovery-codes/", views.recovery_codes_new, name="recovery_codes_new"),
     path("two-factor/turn-off/", views.two_factor_turn_off, name="two_factor_turn_off"),
+    path("you/", views_self.own_account, name="own_account"),
+    path("you/name/", views_self.own_name, name="own_name"),
+    path("you/sessions/sign-out/", views_self.own_sessions_sign_out, name="own_sessions_sign_out"),
+    # A posted password is a hash to check: the tighter fair-use allowance, as the login's.
+    path("you/password/", costly_request(when="old_password")(views_self.own_password), name="own_password"),
 ]

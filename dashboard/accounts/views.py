@@ -30,7 +30,7 @@ from dashboard.accounts.forms import (
     new_codes_form,
     turn_off_form,
 )
-from dashboard.accounts.lockout import client_address
+from dashboard.accounts.lockout import client_address, cool_off_seconds
 from dashboard.accounts.login_slots import busy_retry_after, password_check_slot
 from dashboard.accounts.services import password_reset_done, password_reset_request
 from dashboard.accounts.signin import (
@@ -103,11 +103,6 @@ def _sign_in_again(request: ConsoleRequest) -> HttpResponseBase:
     return redirect("login")
 
 
-def _cool_off_seconds() -> float:
-    cool_off = settings.AXES_COOLOFF_TIME
-    return cool_off.total_seconds() if cool_off is not None else 15 * 60
-
-
 def _paused_message(seconds: float) -> str:
     return (
         "Too many wrong codes for this account, so signing in is paused. "
@@ -147,7 +142,7 @@ def login_code(request: ConsoleRequest) -> HttpResponseBase:
                 )
             return redirect(resolve_url(target))
         paused = two_factor.code_failure_record(
-            user=user, limit=settings.AXES_FAILURE_LIMIT, cool_off_seconds=_cool_off_seconds()
+            user=user, limit=settings.AXES_FAILURE_LIMIT, cool_off_seconds=cool_off_seconds()
         )
         if paused is None:
             form.add_error(
@@ -254,7 +249,7 @@ def _code_passes(request: ConsoleRequest, form: FactorCodeForm, *, purpose: str)
             lock_clear(scope=two_factor.CODE_LOCK_SCOPE, ident=str(user.pk))
             return True, None
         paused = two_factor.code_failure_record(
-            user=user, limit=settings.AXES_FAILURE_LIMIT, cool_off_seconds=_cool_off_seconds()
+            user=user, limit=settings.AXES_FAILURE_LIMIT, cool_off_seconds=cool_off_seconds()
         )
         if paused is None:
             form.add_error("code", "That code is not right, so nothing changed.")

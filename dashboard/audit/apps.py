@@ -8,10 +8,13 @@ class AuditConfig(AppConfig):
     def ready(self) -> None:
         from dashboard.api.hooks import on_remote_write
         from dashboard.audit.feed import audit_feed_connect
-        from dashboard.audit.services import audit_write_record
+        from dashboard.audit.services import audit_key_removed, audit_key_stored, audit_write_record
         from dashboard.frame.areas import Area, HomeCard, NavEntry, register_area
+        from dashboard.keys.signals import api_key_removed, api_key_stored
 
         on_remote_write(audit_write_record)
+        api_key_stored.connect(audit_key_stored, dispatch_uid="audit_key_stored")
+        api_key_removed.connect(audit_key_removed, dispatch_uid="audit_key_removed")
         audit_feed_connect()
         register_area(
             Area(

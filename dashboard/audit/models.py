@@ -58,5 +58,13 @@ class AuditEntry(models.Model):
         return f"{self.method} {self.path} ({self.status})"
 
     @property
+    def actor_shown(self) -> str:
+        """Who made the entry, in words: the person (by the name kept when
+        they are deleted), or the console itself when no person acted (a reset
+        link sent, a worker's write): those entries never had a person, while
+        a deleted person's keep their name."""
+        return self.username or "the console"
+
+    @property
     def succeeded(self) -> bool:
         return self.status is not None and self.status < 300

@@ -72,6 +72,12 @@ def account_events_about(*, subject_id: int, limit: int = 20) -> list[AuditEntry
     return list(AuditEntry.objects.filter(kind=AuditEntry.KIND_ACCOUNT, subject_id=subject_id).order_by("-id")[:limit])
 
 
+def sign_ins_of(*, user_id: int, limit: int = 10) -> list[AuditEntry]:
+    """A person's latest sign-ins, newest first (their own sessions page): one query."""
+    entries = AuditEntry.objects.filter(kind=AuditEntry.KIND_ACCOUNT, subject_id=user_id, action="signed_in")
+    return list(entries.order_by("-id")[:limit])
+
+
 def always_allow_grants(*, workspace_id: str, limit: int = 50) -> list[AuditEntry]:
     """Decisions made through the console that let an agent act without asking."""
     return list(

@@ -136,6 +136,27 @@ def audit_account_event(
     )
 
 
+def _key_event(*, key: ApiKey, user: Any, action: str, verb: str) -> None:
+    """An account entry about one of a person's stored keys: by label and mask, never the secret."""
+    audit_account_event(
+        actor=user,
+        subject=user,
+        action=action,
+        summary=f"{user.get_username()} {verb} the API key “{key.label}” ({key.masked}) of {key.workspace_name}"[:300],
+        details={"workspace_id": key.workspace_id, "workspace": key.workspace_name, "key": key.masked},
+    )
+
+
+def audit_key_stored(sender: Any, *, key: ApiKey, user: Any, **kwargs: Any) -> None:
+    """A person stored (or stored again) an API key (keys.signals.api_key_stored)."""
+    _key_event(key=key, user=user, action="key_stored", verb="stored")
+
+
+def audit_key_removed(sender: Any, *, key: ApiKey, user: Any, **kwargs: Any) -> None:
+    """A person removed one of their stored keys from the console (it still works at the service)."""
+    _key_event(key=key, user=user, action="key_removed", verb="removed")
+
+
 def audit_console_write(
     *,
     actor: Any,

@@ -72,7 +72,7 @@ def export(request: HttpRequest) -> StreamingHttpResponse:
     rows = (
         [
             entry.created_at.isoformat(),
-            entry.username,
+            entry.actor_shown,
             entry.key_label,
             entry.area,
             entry.get_kind_display(),

@@ -14,6 +14,7 @@ from dashboard.keys.crypto import encrypt_secret
 from dashboard.keys.errors import KeyCheckThrottledError
 from dashboard.keys.models import ApiKey
 from dashboard.keys.selectors import AccountIdentity, account_identity_fetch, api_key_get
+from dashboard.keys.signals import api_key_removed, api_key_stored
 
 
 def _lock_keys_of(user: AbstractBaseUser) -> None:
@@ -81,7 +82,7 @@ def api_key_add(*, user: AbstractBaseUser, label: str, secret: str, address: str
     lately (no remote call is made then).
     Adding a key the user already stored (same remote key id) updates that
     row, which is how an unreadable key is repaired. The first key becomes
-    the active one.
+    the active one. An empty `label` is the workspace's name /v1/me answered.
     """
     from dashboard.api import ServiceClient
 
@@ -93,12 +94,13 @@ def api_key_add(*, user: AbstractBaseUser, label: str, secret: str, address: str
         key = ApiKey.objects.filter(user_id=user.pk, key_id=identity.key_id).first() if identity.key_id else None
         if key is None:
             key = ApiKey(user_id=user.pk)
-        key.label = label
+        key.label = (label or key.label or identity.workspace_name or identity.key_name or "API key")[:100]
         key.encrypted_secret = encrypt_secret(secret)
         api_key_identity_apply(key, identity, secret)
         if not ApiKey.objects.filter(user_id=user.pk, is_active=True).exclude(pk=key.pk).exists():
             key.is_active = True
         key.save()
+        api_key_stored.send(sender=ApiKey, key=key, user=user)
     return key
 
 
@@ -152,6 +154,7 @@ def api_key_delete(*, user: AbstractBaseUser, pk: int | str) -> ApiKey:
         _lock_keys_of(user)
         key = api_key_get(user=user, pk=pk)
         was_active = key.is_active
+        api_key_removed.send(sender=ApiKey, key=key, user=user)
         key.delete()
         if was_active:
             successor = ApiKey.objects.filter(user_id=user.pk).order_by("workspace_name", "label", "pk").first()

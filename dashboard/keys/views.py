@@ -45,12 +45,15 @@ def key_add(request: ConsoleRequest) -> HttpResponseBase:
                 address=client_address(request),
             )
         except KeyCheckThrottledError as exc:
-            # No remote call was made; the label stays, the secret is never re-rendered.
-            form.add_error("secret", f"{exc.message} Nothing was stored.")
-        except api_errors.ApiError as exc:
-            # Nothing was stored; the message goes on the key field and the
-            # secret is not rendered back (PasswordInput(render_value=False)).
+            # No remote call was made; nothing is wrong with the key, so it stays in its box.
+            form.add_error(None, f"{exc.message} Nothing was stored.")
+        except (api_errors.AuthenticationError, api_errors.PermissionDeniedError) as exc:
+            # The key itself was refused: the message goes on its field, whose box comes back
+            # empty for a fresh paste (the secret is never rendered back).
             form.add_error("secret", check_failure_message(exc, then="Nothing was stored."))
+        except api_errors.ApiError as exc:
+            # The service could not say (down, slow, 5xx): the pasted key stays for a retry.
+            form.add_error(None, check_failure_message(exc, then="Nothing was stored."))
         else:
             state = "It is now the active key." if key.is_active else "Switch to it from the header when you need it."
             messages.success(request, f"Key “{key.label}” added for workspace {key.workspace_name}. {state}")

@@ -33,11 +33,23 @@ class PeopleConfig(AppConfig):
 
 
 def _session_recorded(sender, request, user, **kwargs) -> None:
-    """Each login's session, so deactivating the person ends exactly theirs."""
+    """Each login's session (so deactivating the person ends exactly theirs,
+    and they see where they are signed in), and the sign-in in the audit trail."""
+    from dashboard.accounts.lockout import client_address
     from dashboard.people.services import session_record
 
     session = getattr(request, "session", None)
-    session_record(user=user, session_key=getattr(session, "session_key", None))
+    meta = getattr(request, "META", {})
+    # As the login throttle's rule (accounts/lockout.py): a login made without a request
+    # from outside (a script's or a test client's force_login) is no one signing in.
+    from_outside = bool(meta.get("REMOTE_ADDR"))
+    session_record(
+        user=user,
+        session_key=getattr(session, "session_key", None),
+        user_agent=str(meta.get("HTTP_USER_AGENT", "")),
+        address=client_address(request) if from_outside else "",
+        audited=from_outside,
+    )
 
 
 def _session_forgotten(sender, request, user, **kwargs) -> None:

@@ -97,6 +97,11 @@ class SignedInSession(models.Model):
     user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
     session_key = models.CharField(max_length=40, unique=True)
     created_at = models.DateTimeField(auto_now_add=True)
+    # What the person's own sessions list shows: the browser that signed in,
+    # from where, and the last request (written at most once a minute, with the session's idle clock).
+    user_agent = models.CharField(max_length=300, blank=True)
+    address = models.CharField(max_length=64, blank=True)
+    last_seen_at = models.DateTimeField(null=True, blank=True)
 
     def __str__(self) -> str:
         return f"session of {self.user_id}"

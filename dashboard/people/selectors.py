@@ -14,7 +14,8 @@ from django.utils import timezone
 
 from dashboard.accounts.two_factor import two_factor_enabled_ids
 from dashboard.people.backends import role_of
-from dashboard.people.models import DevelopmentMail, Invitation, Person, token_hash
+from dashboard.people.devices import device_of
+from dashboard.people.models import DevelopmentMail, Invitation, Person, SignedInSession, token_hash
 from dashboard.people.roles import DEFAULT_ROLE, Role
 
 
@@ -146,3 +147,33 @@ def person_key_count(*, user: Any) -> int:
 
 def development_mail(*, limit: int = 50) -> QuerySet[DevelopmentMail]:
     return DevelopmentMail.objects.order_by("-id")[:limit]
+
+
+@dataclass(frozen=True)
+class SessionRow:
+    """One session a person is signed in with, as their sessions list shows it."""
+
+    device: str
+    address: str
+    signed_in_at: datetime
+    last_seen_at: datetime
+    is_current: bool
+
+
+def session_list(*, user: Any, current_session_key: str | None) -> list[SessionRow]:
+    """The sessions `user` is signed in with, the one in hand first, then the
+    most recently seen: one query however many there are."""
+    rows = SignedInSession.objects.filter(user_id=user.pk).only(
+        "session_key", "user_agent", "address", "created_at", "last_seen_at"
+    )
+    listed = [
+        SessionRow(
+            device=device_of(row.user_agent),
+            address=row.address,
+            signed_in_at=row.created_at,
+            last_seen_at=row.last_seen_at or row.created_at,
+            is_current=row.session_key == current_session_key,
+        )
+        for row in rows
+    ]
+    return sorted(listed, key=lambda row: (not row.is_current, -row.last_seen_at.timestamp()))

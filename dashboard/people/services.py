@@ -31,6 +31,7 @@ from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
+from dashboard.people.devices import device_of
 from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
 from dashboard.people.roles import Role
 
@@ -61,14 +62,68 @@ def _display(user: Any) -> str:
 # --- the sessions a person is signed in with ------------------------------------------
 
 
-def session_record(*, user: AbstractBaseUser, session_key: str | None) -> None:
-    """At login: remember the session (and forget this person's rows older than
-    a login can last, so the table stays as small as the sessions alive)."""
+def session_record(
+    *, user: AbstractBaseUser, session_key: str | None, user_agent: str = "", address: str = "", audited: bool = True
+) -> None:
+    """At login: remember the session with its browser and address (and forget
+    this person's rows older than a login can last, so the table stays as
+    small as the sessions alive); the sign-in goes into the audit trail when `audited`."""
     if not session_key:
         return
     cutoff = timezone.now() - timedelta(hours=settings.SESSION_MAX_HOURS)
-    SignedInSession.objects.filter(user_id=user.pk, created_at__lt=cutoff).delete()
-    SignedInSession.objects.update_or_create(session_key=session_key, defaults={"user_id": user.pk})
+    device = device_of(user_agent)
+    with transaction.atomic():
+        SignedInSession.objects.filter(user_id=user.pk, created_at__lt=cutoff).delete()
+        SignedInSession.objects.update_or_create(
+            session_key=session_key,
+            defaults={
+                "user_id": user.pk,
+                "user_agent": user_agent[:300],
+                "address": address[:64],
+                "last_seen_at": timezone.now(),
+            },
+        )
+        if not audited:
+            return
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="signed_in",
+            summary=f"{_display(user)} signed in: {device}{f' from {address}' if address else ''}"[:300],
+            details={"device": device, "address": address[:64]},
+        )
+
+
+def session_seen(*, session_key: str | None) -> None:
+    """The session made a request (called at most once a minute per session, with its idle clock)."""
+    if session_key:
+        SignedInSession.objects.filter(session_key=session_key).update(last_seen_at=timezone.now())
+
+
+def sessions_sign_out_others(*, user: AbstractBaseUser, keep_session_key: str | None) -> int:
+    """ "Sign out other sessions": every session of `user` but the one in hand
+    ends now, each told why on its next request. Audited; how many ended."""
+    with transaction.atomic():
+        ended = sessions_end(
+            user=user,
+            reason="You were signed out from another of your sessions. Log in again.",
+            keep_session_key=keep_session_key,
+        )
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="sessions_signed_out",
+            summary=f"{_display(user)} signed out {ended} other session{'s' if ended != 1 else ''}",
+            details={"sessions": ended},
+        )
+    return ended
+
+
+def session_renamed(*, old_key: str | None, new_key: str | None) -> None:
+    """The session took a new key (Django cycles it when the password changes
+    in it): its row follows, so it stays listed and is never signed out as another."""
+    if old_key and new_key and old_key != new_key:
+        SignedInSession.objects.filter(session_key=old_key).update(session_key=new_key)
 
 
 def session_forget(*, session_key: str | None) -> None:
@@ -77,8 +132,9 @@ def session_forget(*, session_key: str | None) -> None:
         SignedInSession.objects.filter(session_key=session_key).delete()
 
 
-def sessions_end(*, user: AbstractBaseUser, reason: str) -> int:
-    """End every session `user` is signed in with, now: each loses its login
+def sessions_end(*, user: AbstractBaseUser, reason: str, keep_session_key: str | None = None) -> int:
+    """End every session `user` is signed in with (but `keep_session_key`, the
+    one a person acts from when they sign out their others), now: each loses its login
     (Django's three auth keys) and keeps `reason`, which the next request from
     that tab (a page or an htmx request) shows on the login page it is sent to.
     Returns how many sessions were ended.
@@ -90,7 +146,8 @@ def sessions_end(*, user: AbstractBaseUser, reason: str) -> int:
     session within SESSION_MAX_HOURS would."""
     engine = import_module(settings.SESSION_ENGINE)
     ended = 0
-    for key in SignedInSession.objects.filter(user_id=user.pk).values_list("session_key", flat=True):
+    ended_rows = SignedInSession.objects.filter(user_id=user.pk).exclude(session_key=keep_session_key or "")
+    for key in ended_rows.values_list("session_key", flat=True):
         store = engine.SessionStore(session_key=key)
         if not store.exists(key):
             continue
@@ -99,7 +156,7 @@ def sessions_end(*, user: AbstractBaseUser, reason: str) -> int:
         store[SIGNED_OUT_REASON] = reason
         store.save()
         ended += 1
-    SignedInSession.objects.filter(user_id=user.pk).delete()
+    ended_rows.delete()
     return ended
 
 

@@ -17,6 +17,7 @@ from django.templatetags.static import static
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.workspace import ConsoleRequest
+from dashboard.people.devices import device_of
 from dashboard.reach import services
 from dashboard.reach.forms import PushSubscribeForm
 from dashboard.reach.models import PushSubscription
@@ -25,23 +26,6 @@ from dashboard.reach.push import push_configured
 # The console's own colours (static/css/console.css: --color-primary-fill, --color-bg).
 THEME_COLOUR = "#3346c9"
 BACKGROUND_COLOUR = "#f6f7f9"
-BROWSERS = (("Edg/", "Edge"), ("Firefox/", "Firefox"), ("Chrome/", "Chrome"), ("Safari/", "Safari"))
-SYSTEMS: tuple[tuple[str, str], ...] = (
-    ("Android", "Android"),
-    ("iPhone", "iPhone"),
-    ("iPad", "iPad"),
-    ("Windows", "Windows"),
-    ("Mac OS", "macOS"),
-    ("CrOS", "ChromeOS"),
-    ("Linux", "Linux"),
-)
-
-
-def device_name(user_agent: str) -> str:
-    """ "Firefox on Android": enough for a person to tell their devices apart."""
-    browser = next((name for marker, name in BROWSERS if marker in user_agent), "A browser")
-    system = next((name for marker, name in SYSTEMS if marker in user_agent), "")
-    return f"{browser} on {system}" if system else browser
 
 
 @require_POST
@@ -54,7 +38,7 @@ def push_subscribe(request: ConsoleRequest) -> HttpResponseBase:
     if not form.is_valid():
         messages.error(request, "This browser's subscription could not be read: reload the page and try again.")
         return redirect("reach:preferences")
-    device = device_name(request.headers.get("User-Agent", ""))
+    device = device_of(request.headers.get("User-Agent", ""))
     services.push_subscribe(user=request.user, device=device, **form.cleaned_data)
     messages.success(request, f"Push notifications are on for {device}.")
     return redirect("reach:preferences")

@@ -84,6 +84,10 @@ def test_service_failure_while_adding_stores_nothing(logged_in_client, service, 
     html = response.content.decode()
     assert response.status_code == 200
     assert expected in html and "Nothing was stored" in html
+    # Not the key's fault: said for the form, and the pasted key stays in its box (hx-preserve).
+    (alert,) = parse(html).select("#add-key-form > .alert-error")
+    assert expected in text_of(alert) and not parse(html).select("#id_secret_error")
+    assert one(html, "input[name=secret]")["hx-preserve"] == "true"
     assert DEMO_SECRET not in html
     assert not ApiKey.objects.exists()
 
@@ -299,6 +303,8 @@ def test_account_page_shows_everything_me_answers(logged_in_client, user, add_ke
     ):
         assert text in html, text
     assert [link["href"] for link in parse(html).select("nav.main-nav a[aria-current=page]")] == ["/account/"]
+    you = one(html, "[aria-labelledby=you-heading]")
+    assert [link["href"] for link in you.select("a")] == [reverse("own_account")]
 
 
 def test_account_page_remote_error_goes_to_the_shared_middleware(logged_in_client, user, add_key, service):

@@ -69,3 +69,30 @@ def test_the_export_carries_account_events_and_whom_they_were_about(auditor_clie
     assert [(row[1], row[4], row[10], row[-1]) for row in rows[1:]] == [
         ("ada", "People and sign-in", "bob deactivated", "bob")
     ]
+
+
+def test_entries_the_console_made_name_the_console_and_a_deleted_person_keeps_their_name(
+    auditor_client, django_user_model
+):
+    from dashboard.accounts.services import password_reset_send
+
+    carol = django_user_model.objects.create_user(
+        username="carol", email="carol@example.com", password="a long passphrase"
+    )
+    password_reset_send(email="carol@example.com", base_url="https://console.example.test", request_id="r1")
+    dora = django_user_model.objects.create_user(username="dora")
+    audit_account_event(actor=dora, subject=carol, action="role_changed", summary="Role of carol changed")
+    dora.delete()
+
+    page = auditor_client.get(reverse("audit:index"), {"kind": "account"})
+    actors = [
+        text_of(cell.select_one("strong")) for cell in select(page.content, "#audit-entries tbody td:nth-of-type(2)")
+    ]
+    response = auditor_client.get(reverse("audit:export"), {"kind": "account"})
+    rows = list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode().lstrip("\ufeff"))))
+
+    assert actors == ["dora", "the console"]
+    assert [(row[1], row[10]) for row in rows[1:]] == [
+        ("dora", "Role of carol changed"),
+        ("the console", "A password reset link was sent by email"),
+    ]

@@ -1,0 +1,113 @@
+"""One's own account while signed in (/accounts/you/): the display name, the
+password (the current one first; the other sessions signed out) and the
+sessions one is signed in with ("sign out other sessions"). Any role, without
+an API key: it is the console's account, not a workspace's."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from django.conf import settings
+from django.contrib import messages
+from django.contrib.auth import update_session_auth_hash
+from django.http import HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_POST
+
+from dashboard.accounts.forms import DisplayNameForm, OwnPasswordForm
+from dashboard.accounts.lockout import cool_off_seconds
+from dashboard.accounts.services import own_name_change, own_password_change
+from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
+from dashboard.audit.selectors import sign_ins_of
+from dashboard.frame.key_gate import works_without_key
+from dashboard.frame.workspace import ConsoleRequest
+from dashboard.people.selectors import session_list
+from dashboard.people.services import session_renamed, sessions_sign_out_others
+
+# Wrong current passwords pause changing it: an open tab must not be a way to guess the password.
+OWN_PASSWORD_SCOPE = "own-password"
+
+
+def _paused(seconds: float) -> str:
+    minutes = max(1, math.ceil(seconds / 60))
+    return (
+        "Too many wrong current passwords, so changing the password is paused. "
+        f"Try again in {minutes} minute{'s' if minutes != 1 else ''}, or reset it from the login page."
+    )
+
+
+def _own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: Any) -> HttpResponse:
+    user: Any = request.user
+    context: dict[str, Any] = {
+        "name_form": DisplayNameForm(initial={"name": user.get_full_name()}),
+        # An account made by single sign-on has no console password: its provider keeps it.
+        "password_form": OwnPasswordForm(user) if user.has_usable_password() else None,
+        "sessions": session_list(user=user, current_session_key=request.session.session_key),
+        "sign_ins": sign_ins_of(user_id=user.pk),
+        **forms,
+    }
+    return render(request, "accounts/own_account.html", context, status=status)
+
+
+@works_without_key
+@require_GET
+def own_account(request: ConsoleRequest) -> HttpResponse:
+    return _own_account_page(request)
+
+
+@works_without_key
+@require_POST
+def own_name(request: ConsoleRequest) -> HttpResponseBase:
+    form = DisplayNameForm(request.POST)
+    if not form.is_valid():
+        return _own_account_page(request, name_form=form, status=422)
+    if own_name_change(user=request.user, name=form.cleaned_data["name"]):
+        messages.success(request, "Your display name is changed.")
+    else:
+        messages.info(request, "Your display name was already that: nothing changed.")
+    return redirect("own_account")
+
+
+@works_without_key
+@require_POST
+def own_password(request: ConsoleRequest) -> HttpResponseBase:
+    user: Any = request.user
+    if not user.has_usable_password():
+        return redirect("own_account")
+    form = OwnPasswordForm(user, request.POST)
+    ident = str(user.pk)
+    paused = lock_remaining(scope=OWN_PASSWORD_SCOPE, ident=ident)
+    if paused is None and form.is_valid():
+        lock_clear(scope=OWN_PASSWORD_SCOPE, ident=ident)
+        old_key = request.session.session_key
+        ended = own_password_change(
+            user=user, new_password=form.cleaned_data["new_password1"], keep_session_key=old_key
+        )
+        # This session stays signed in (under a new key, as after any login); its row follows it.
+        update_session_auth_hash(request, user)
+        session_renamed(old_key=old_key, new_key=request.session.session_key)
+        others = f" {ended} other session{'s were' if ended != 1 else ' was'} signed out." if ended else ""
+        messages.success(request, f"Your password is changed.{others}")
+        return redirect("own_account")
+    if paused is None and "old_password" in form.errors:
+        paused = lock_failure(
+            scope=OWN_PASSWORD_SCOPE,
+            ident=ident,
+            limit=settings.AXES_FAILURE_LIMIT,
+            cool_off_seconds=cool_off_seconds(),
+        )
+    if paused is not None:
+        form.add_error(None, _paused(paused))
+    return _own_account_page(request, password_form=form, status=429 if paused else 422)
+
+
+@works_without_key
+@require_POST
+def own_sessions_sign_out(request: ConsoleRequest) -> HttpResponseBase:
+    ended = sessions_sign_out_others(user=request.user, keep_session_key=request.session.session_key)
+    if ended:
+        messages.success(request, f"{ended} other session{'s were' if ended != 1 else ' was'} signed out.")
+    else:
+        messages.info(request, "You were signed in nowhere else: nothing to sign out.")
+    return redirect("own_account")
