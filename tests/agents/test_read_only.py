@@ -70,7 +70,7 @@ def service(remote):
 
 
 # Posts that are a person's own choice, no workspace write (the role matrix's UNGUARDED says why).
-PERSONAL = frozenset({"agents:run_follow"})
+PERSONAL = frozenset({"agents:run_follow", "agents:run_view_new", "agents:run_view_default", "agents:run_view_remove"})
 
 
 def test_every_address_that_takes_a_post_refuses_a_viewer_before_any_remote_call(viewer, remote, service):
