@@ -23,7 +23,7 @@ from django.core.exceptions import ValidationError
 from dashboard.api import errors
 from dashboard.jobs.engine import step_for_error
 from dashboard.jobs.kinds import MORE, Step
-from dashboard.live.storable import storable_text
+from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import FieldDef, api_value, comparable, form_field
@@ -426,6 +426,7 @@ def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> dict:
             object_key=job.object_key,
             values=values,
             idempotency_key=write_key(job, f"row:{row.number}"),
+            workspace_id=job.workspace_id,
         )
     if plan.outcome == UPDATED:
         services.record_update(
@@ -442,6 +443,61 @@ def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> dict:
     return {}
 
 
+def _remember_write(
+    written: dict[str, JobItem], job: ObjectJob, row: Row, plan: Plan, values: dict, record: dict
+) -> None:
+    """What a row wrote, kept for the import's undo: a record it made (the
+    values it wrote, so the undo leaves a record changed since) or one it
+    updated (the values it replaced and what it wrote, so the undo puts the
+    old ones back by the safe-edit rule). A record two rows wrote is one
+    item: the first row's old values, the last row's writing."""
+    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
+    if not record_id or plan.outcome not in (CREATED, UPDATED):
+        return
+    if plan.outcome == CREATED:
+        item = JobItem(job=job, position=row.number, record_id=record_id, state=JobItem.DONE, before=storable(values))
+    else:
+        changes = plan.changes or {}
+        had = as_dict(as_dict(plan.record).get("values"))
+        item = JobItem(
+            job=job,
+            position=row.number,
+            record_id=record_id,
+            state=JobItem.DONE,
+            before=storable({key: had.get(key) for key in changes}),
+            written=storable(changes),
+        )
+    earlier = written.get(record_id)
+    written[record_id] = item if earlier is None else _merged(earlier, item)
+
+
+def _merged(earlier: JobItem, later: JobItem) -> JobItem:
+    """One record written by two rows of the file (a repeated key)."""
+    later_wrote = as_dict(later.written)
+    if earlier.written is None:  # made by this import, then updated: it wrote the later values
+        earlier.before = {**as_dict(earlier.before), **later_wrote}
+        return earlier
+    had = as_dict(later.before)
+    earlier.before = {**{k: had.get(k) for k in later_wrote}, **as_dict(earlier.before)}
+    earlier.written = {**as_dict(earlier.written), **later_wrote}
+    return earlier
+
+
+def _save_written(job: ObjectJob, written: dict[str, JobItem]) -> None:
+    """The chunk's items, merged with an earlier chunk's item of the same
+    record (one per record: objects_item_once)."""
+    if not written:
+        return
+    for earlier in JobItem.objects.filter(job=job, record_id__in=list(written)):
+        written[earlier.record_id] = _merged(earlier, written[earlier.record_id])
+    JobItem.objects.bulk_create(
+        list(written.values()),
+        update_conflicts=True,
+        unique_fields=["job", "record_id"],
+        update_fields=["before", "written"],
+    )
+
+
 def write_chunk(job: ObjectJob) -> Step:
     """Send a bounded chunk of rows; a 422 lands on its row with the request
     id, a failure of the service ends the chunk (jobs.py waits or stops)."""
@@ -450,7 +506,7 @@ def write_chunk(job: ObjectJob) -> Step:
     matching = Matching.of(job.params)
     found: list[ImportProblem] = []
     counts = dict.fromkeys(OUTCOMES, 0)
-    created: list[JobItem] = []  # what undoing the import puts in the trash (objects/job_undo.py)
+    written: dict[str, JobItem] = {}  # what undoing the import takes back (objects/job_undo.py), by record
     handled = ok = 0
     step: Step = Step(done=True)
     try:
@@ -492,18 +548,11 @@ def write_chunk(job: ObjectJob) -> Step:
                 else:
                     counts[plan.outcome] += 1
                     ok += 1
-                    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
-                    if record_id and plan.outcome == CREATED:
-                        # What it wrote, so its undo leaves a record changed since (job_undo.py).
-                        created.append(
-                            JobItem(
-                                job=job, position=row.number, record_id=record_id, state=JobItem.DONE, before=values
-                            )
-                        )
+                    _remember_write(written, job, row, plan, values, record)
             handled += 1
             _moved_past(job, row)
     _save_problems(job, found)
-    JobItem.objects.bulk_create(created, ignore_conflicts=True)
+    _save_written(job, written)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     _add_tally(job, "tally", counts)
     if step.done:

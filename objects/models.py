@@ -254,8 +254,12 @@ class JobItem(models.Model):
     request_id = models.CharField(max_length=128, blank=True)
     # A bulk edit: the values it replaced ({key: value}), what its undo puts back;
     # an import: the values it wrote into the record it made (its undo leaves a
-    # record changed since). A restore: the record's new id once re-created.
+    # record changed since), or for a record it updated the values it replaced.
+    # A restore: the record's new id once re-created.
     before = models.JSONField(null=True, blank=True)
+    # A record an import updated: what it wrote ({key: value}); its undo puts
+    # `before` back where the record still holds these (None: not an update).
+    written = models.JSONField(null=True, blank=True)
     new_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
