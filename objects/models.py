@@ -335,6 +335,10 @@ class RecordTally(SteppedJob):
     previous = models.PositiveIntegerField(null=True, blank=True)
     message = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
+    # When the console last wrote a record of this object since the count
+    # began (objects/tallies.py `records_written`): the count is stale and is
+    # counted again when next asked. Never written by the count's own steps.
+    written_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [
