@@ -11,20 +11,11 @@ import pytest
 
 from dashboard.api.testing import RemoteCallCounter
 from objects.models import ObjectJob, RecordTally, TrashedRecord
-from sandbox.fixtures import sample_values
 from tests.html import one, parse, select, text_of
 from tests.objects.jobs_support import drain, run_jobs_inline
-from tests.objects.test_record_totals import run_count
+from tests.objects.support import run_count
 
 pytestmark = pytest.mark.django_db
-
-
-@pytest.fixture
-def many_deals(deals):
-    """The 13 seeded records and 20 more (33 in all; 25 a page)."""
-    for i in range(12, 32):
-        deals["service"].post(f"/v1/objects/{deals['key']}/records", json={"values": sample_values(i)})
-    return deals
 
 
 def total(client, key: str, query: dict | None = None) -> str:
