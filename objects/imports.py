@@ -13,6 +13,7 @@ import replays instead of creating a twin.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -23,9 +24,9 @@ from django.core.exceptions import ValidationError
 from dashboard.api import errors
 from dashboard.jobs.engine import step_for_error
 from dashboard.jobs.kinds import MORE, Step
-from dashboard.live.storable import storable, storable_text
+from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
-from objects import selectors, services
+from objects import import_items, selectors, services
 from objects.fields import FieldDef, api_value, comparable, form_field
 from objects.import_files import FileFormat, Row, read_rows
 from objects.import_mapping import importable_fields, normalised
@@ -195,6 +196,9 @@ class RecordIndex:
         self.job, self.client, self.matching = job, client, matching
         self.key_field = checker.fields.get(matching.key) if matching.reads else None
         self.by_key: dict[Any, list[dict]] | None = None
+        # The dry run's own foresight (nothing is written): by the key's text,
+        # each record as the import will have left it (check_chunk).
+        self.foreseen: dict[str, dict] = {}
         if self.key_field is not None and not job.params.get("match_by_row"):
             self.by_key = self._read_whole(min(MAP_PAGES, rows // 4))
 
@@ -230,7 +234,28 @@ class RecordIndex:
             same = [r for r in self.by_key.get(value, []) if text(r.get("id")) != text(record.get("id"))]
             self.by_key[value] = [*same, record]
 
+    def key_text(self, value: Any) -> str:
+        assert self.key_field is not None
+        return storable_text(str(comparable(self.key_field, value)), limit=300)
+
+    def foresee(self, record: dict) -> str:
+        """A record as the import will have left it (the dry run's): later
+        rows with its key meet it, as they will meet the written one."""
+        value = as_dict(record.get("values")).get(self.key_field.key) if self.key_field is not None else None
+        if value in (None, "", []):
+            return ""
+        key = self.key_text(value)
+        self.foreseen[key] = record
+        return key
+
     def find(self, wanted: Any) -> list[dict]:
+        found = self._find(wanted)
+        hit = self.foreseen.get(self.key_text(wanted)) if self.foreseen else None
+        if hit is None:
+            return found
+        return ([r for r in found if text(r.get("id")) != text(hit.get("id"))] + [hit])[:2]
+
+    def _find(self, wanted: Any) -> list[dict]:
         if self.by_key is not None and self.key_field is not None:
             return self.by_key.get(comparable(self.key_field, wanted), [])[:2]
         page = selectors.record_list(
@@ -364,32 +389,54 @@ def check_chunk(job: ObjectJob) -> Step:
     except errors.ApiError as exc:
         return _waiting(job, exc)
     with job.upload.open("rb") as handle:
-        for row in _rows(job, handle):
-            if handled >= limit:
-                step = MORE
+        rows = list(itertools.islice(_rows(job, handle), limit + 1))
+    if len(rows) > limit:
+        rows, step = rows[:limit], MORE
+    checked = [(row, *checker.values(row.cells, require=not matching.reads)) for row in rows]
+    if index.key_field is not None:  # what earlier chunks foresaw for this chunk's keys
+        keys = {
+            index.key_text(v[matching.key])
+            for _r, v, p in checked
+            if not p and v.get(matching.key) not in (None, "", [])
+        }
+        index.foreseen.update(import_items.foreseen_recall(job, keys))
+    foreseen: dict[str, JobItem] = {}
+    for row, values, problems in checked:
+        if problems:
+            found.append(_check_problem(job, row, checker, problems))
+        else:
+            try:
+                plan = plan_row(checker, matching, index, values)
+            except RowRefused as exc:
+                found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
+            except errors.ApiError as exc:
+                step = _waiting(job, exc)
                 break
-            values, problems = checker.values(row.cells, require=not matching.reads)
-            if problems:
-                found.append(_check_problem(job, row, checker, problems))
             else:
-                try:
-                    plan = plan_row(checker, matching, index, values)
-                except RowRefused as exc:
-                    found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
-                except errors.ApiError as exc:
-                    step = _waiting(job, exc)
-                    break
-                else:
-                    counts[plan.outcome] += 1
-                    ok += 1
-            handled += 1
-            _moved_past(job, row)
+                counts[plan.outcome] += 1
+                ok += 1
+                if (left := _as_left(plan, row, values)) is not None and (key := index.foresee(left)):
+                    import_items.item_foreseen(foreseen, job=job, position=row.number, record=left, key=key)
+        handled += 1
+        _moved_past(job, row)
+    import_items.items_foreseen_save(foreseen)
     _save_problems(job, found)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     _add_tally(job, "dry_run", counts)
     if step.done:
         job.processed = job.total  # blank lines counted in the total are done too
     return step
+
+
+def _as_left(plan: Plan, row: Row, values: dict) -> dict | None:
+    """The record a row will make or change, as the import will leave it
+    (a made one by its row, "row:<n>", until the import gives it an id)."""
+    if plan.outcome == CREATED:
+        return {"id": f"row:{row.number}", "values": values}
+    if plan.outcome == UPDATED:
+        read = as_dict(plan.record)
+        return {**read, "values": {**as_dict(read.get("values")), **(plan.changes or {})}}
+    return None
 
 
 def _waiting(job: ObjectJob, exc: errors.ApiError) -> Step:
@@ -403,6 +450,7 @@ def reset_for_writing(job: ObjectJob) -> None:
     """From the first row again: the dry run's problems are found again on
     the way (and the service's are re-asked: a fixed object may accept them)."""
     job.problems.all().delete()
+    job.items.filter(state=JobItem.FORESEEN).delete()  # the dry run's foresight: the import writes the real ones
     job.position_row = job.position_byte = job.position_line = 0
     job.processed = job.succeeded = job.failed = 0
     job.params = {**job.params, "tally": {}}
@@ -441,61 +489,6 @@ def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> dict:
         before = as_dict(plan.record)
         return {**before, "values": {**as_dict(before.get("values")), **(plan.changes or {})}}
     return {}
-
-
-def _remember_write(
-    written: dict[str, JobItem], job: ObjectJob, row: Row, plan: Plan, values: dict, record: dict
-) -> None:
-    """What a row wrote, kept for the import's undo: a record it made (the
-    values it wrote, so the undo leaves a record changed since) or one it
-    updated (the values it replaced and what it wrote, so the undo puts the
-    old ones back by the safe-edit rule). A record two rows wrote is one
-    item: the first row's old values, the last row's writing."""
-    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
-    if not record_id or plan.outcome not in (CREATED, UPDATED):
-        return
-    if plan.outcome == CREATED:
-        item = JobItem(job=job, position=row.number, record_id=record_id, state=JobItem.DONE, before=storable(values))
-    else:
-        changes = plan.changes or {}
-        had = as_dict(as_dict(plan.record).get("values"))
-        item = JobItem(
-            job=job,
-            position=row.number,
-            record_id=record_id,
-            state=JobItem.DONE,
-            before=storable({key: had.get(key) for key in changes}),
-            written=storable(changes),
-        )
-    earlier = written.get(record_id)
-    written[record_id] = item if earlier is None else _merged(earlier, item)
-
-
-def _merged(earlier: JobItem, later: JobItem) -> JobItem:
-    """One record written by two rows of the file (a repeated key)."""
-    later_wrote = as_dict(later.written)
-    if earlier.written is None:  # made by this import, then updated: it wrote the later values
-        earlier.before = {**as_dict(earlier.before), **later_wrote}
-        return earlier
-    had = as_dict(later.before)
-    earlier.before = {**{k: had.get(k) for k in later_wrote}, **as_dict(earlier.before)}
-    earlier.written = {**as_dict(earlier.written), **later_wrote}
-    return earlier
-
-
-def _save_written(job: ObjectJob, written: dict[str, JobItem]) -> None:
-    """The chunk's items, merged with an earlier chunk's item of the same
-    record (one per record: objects_item_once)."""
-    if not written:
-        return
-    for earlier in JobItem.objects.filter(job=job, record_id__in=list(written)):
-        written[earlier.record_id] = _merged(earlier, written[earlier.record_id])
-    JobItem.objects.bulk_create(
-        list(written.values()),
-        update_conflicts=True,
-        unique_fields=["job", "record_id"],
-        update_fields=["before", "written"],
-    )
 
 
 def write_chunk(job: ObjectJob) -> Step:
@@ -548,11 +541,20 @@ def write_chunk(job: ObjectJob) -> Step:
                 else:
                     counts[plan.outcome] += 1
                     ok += 1
-                    _remember_write(written, job, row, plan, values, record)
+                    if plan.outcome in (CREATED, UPDATED):
+                        import_items.item_written(
+                            written,
+                            job=job,
+                            position=row.number,
+                            record_id=text(as_dict(record).get("id")),
+                            values=values if plan.outcome == CREATED else None,
+                            read=plan.record,
+                            changes=plan.changes,
+                        )
             handled += 1
             _moved_past(job, row)
     _save_problems(job, found)
-    _save_written(job, written)
+    import_items.items_written_save(job, written)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     _add_tally(job, "tally", counts)
     if step.done:

@@ -244,6 +244,10 @@ class JobItem(models.Model):
     GONE = "gone"  # a delete found the record already deleted
     CREATED = "created"  # a restore re-created it; its links come in a second pass
     SKIPPED = "skipped"  # an undo left it: changed since the job wrote it
+    # An import's dry run: a record as the import will have left it, by its key
+    # (`title`, the key's value; `before`, its values), so a later row repeating
+    # the key is foreseen as the import will do it. Dropped before writing.
+    FORESEEN = "foreseen"
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()

@@ -155,3 +155,45 @@ def test_a_record_the_file_updates_twice_is_put_back_to_its_first_value(
     assert [(r["values"]["name"], r["values"].get("seats"), r["values"].get("notes")) for r in records] == [
         ("Acme", 36, "old")
     ]
+
+
+@pytest.mark.parametrize("chunk", [2, 100])  # repeats across chunks (one read a row) and within one (read whole)
+def test_the_dry_run_foresees_repeated_keys_as_the_import_does_them(
+    accounts, sandbox, logged_in_client, monkeypatch, tmp_path, settings, chunk
+):
+    settings.OBJECTS_JOB_CHUNK = chunk
+    service, key = accounts["service"], accounts["definition"]["key"]
+    service.post(f"/v1/objects/{key}/records", json={"values": {"name": "Acme", "seats": 36}})
+    source = tmp_path / "repeats.csv"
+    rows = ["Acme,40", "Fresh,3", "Other,1", "Fresh,4", "Acme,40", "Fresh,4", "Acme,41"]
+    source.write_text("Name,Seats\n" + "\n".join(rows) + "\n", encoding="utf-8")
+    sent = run_jobs_inline(monkeypatch)
+    with source.open("rb") as handle:
+        logged_in_client.post(f"/objects/{key}/import/", {"file": handle})
+    job = ObjectJob.objects.get(kind=ObjectJob.KIND_IMPORT)
+    logged_in_client.post(
+        f"/objects/imports/{job.pk}/columns/",
+        {"col_0": "name", "col_1": "seats", "match_key": "name", "match_mode": "update"},
+    )
+    drain(sent)
+    job.refresh_from_db()
+    # Acme updated (40), Fresh made, Other made, Fresh updated (4), Acme as is, Fresh as is, Acme updated (41).
+    foreseen = {"created": 2, "updated": 3, "unchanged": 2}
+    assert {k: v for k, v in job.params["dry_run"].items() if v} == foreseen
+    logged_in_client.post(f"/objects/jobs/{job.pk}/run/")
+    drain(sent)
+    job.refresh_from_db()
+    assert job.status == "done"
+    assert {k: v for k, v in job.params["tally"].items() if v} == foreseen
+    assert not JobItem.objects.filter(job=job, state=JobItem.FORESEEN).exists()
+    seats = {
+        r["values"]["name"]: r["values"]["seats"]
+        for r in service.paginate(f"/v1/objects/{key}/records", item_key="records")
+    }
+    assert seats == {"Acme": 41, "Fresh": 4, "Other": 1}
+
+    # Undone whole: Acme back to 36, the two it made (one of them updated by a later row) in the trash.
+    undo = _undo(logged_in_client, job, sent)
+    assert (undo.status, undo.succeeded, undo.failed) == ("done", 3, 0)
+    records = service.paginate(f"/v1/objects/{key}/records", item_key="records")
+    assert [(r["values"]["name"], r["values"]["seats"]) for r in records] == [("Acme", 36)]
