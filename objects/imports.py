@@ -13,6 +13,7 @@ import replays instead of creating a twin.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -25,7 +26,7 @@ from dashboard.jobs.engine import step_for_error
 from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
-from objects import selectors, services
+from objects import import_items, selectors, services
 from objects.fields import FieldDef, api_value, comparable, form_field
 from objects.import_files import FileFormat, Row, read_rows
 from objects.import_mapping import importable_fields, normalised
@@ -195,6 +196,9 @@ class RecordIndex:
         self.job, self.client, self.matching = job, client, matching
         self.key_field = checker.fields.get(matching.key) if matching.reads else None
         self.by_key: dict[Any, list[dict]] | None = None
+        # The dry run's own foresight (nothing is written): by the key's text,
+        # each record as the import will have left it (check_chunk).
+        self.foreseen: dict[str, dict] = {}
         if self.key_field is not None and not job.params.get("match_by_row"):
             self.by_key = self._read_whole(min(MAP_PAGES, rows // 4))
 
@@ -230,7 +234,28 @@ class RecordIndex:
             same = [r for r in self.by_key.get(value, []) if text(r.get("id")) != text(record.get("id"))]
             self.by_key[value] = [*same, record]
 
+    def key_text(self, value: Any) -> str:
+        assert self.key_field is not None
+        return storable_text(str(comparable(self.key_field, value)), limit=300)
+
+    def foresee(self, record: dict) -> str:
+        """A record as the import will have left it (the dry run's): later
+        rows with its key meet it, as they will meet the written one."""
+        value = as_dict(record.get("values")).get(self.key_field.key) if self.key_field is not None else None
+        if value in (None, "", []):
+            return ""
+        key = self.key_text(value)
+        self.foreseen[key] = record
+        return key
+
     def find(self, wanted: Any) -> list[dict]:
+        found = self._find(wanted)
+        hit = self.foreseen.get(self.key_text(wanted)) if self.foreseen else None
+        if hit is None:
+            return found
+        return ([r for r in found if text(r.get("id")) != text(hit.get("id"))] + [hit])[:2]
+
+    def _find(self, wanted: Any) -> list[dict]:
         if self.by_key is not None and self.key_field is not None:
             return self.by_key.get(comparable(self.key_field, wanted), [])[:2]
         page = selectors.record_list(
@@ -364,32 +389,54 @@ def check_chunk(job: ObjectJob) -> Step:
     except errors.ApiError as exc:
         return _waiting(job, exc)
     with job.upload.open("rb") as handle:
-        for row in _rows(job, handle):
-            if handled >= limit:
-                step = MORE
+        rows = list(itertools.islice(_rows(job, handle), limit + 1))
+    if len(rows) > limit:
+        rows, step = rows[:limit], MORE
+    checked = [(row, *checker.values(row.cells, require=not matching.reads)) for row in rows]
+    if index.key_field is not None:  # what earlier chunks foresaw for this chunk's keys
+        keys = {
+            index.key_text(v[matching.key])
+            for _r, v, p in checked
+            if not p and v.get(matching.key) not in (None, "", [])
+        }
+        index.foreseen.update(import_items.foreseen_recall(job, keys))
+    foreseen: dict[str, JobItem] = {}
+    for row, values, problems in checked:
+        if problems:
+            found.append(_check_problem(job, row, checker, problems))
+        else:
+            try:
+                plan = plan_row(checker, matching, index, values)
+            except RowRefused as exc:
+                found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
+            except errors.ApiError as exc:
+                step = _waiting(job, exc)
                 break
-            values, problems = checker.values(row.cells, require=not matching.reads)
-            if problems:
-                found.append(_check_problem(job, row, checker, problems))
             else:
-                try:
-                    plan = plan_row(checker, matching, index, values)
-                except RowRefused as exc:
-                    found.append(_problem(job, row, checker, ImportProblem.CHECK, exc.fields, str(exc)))
-                except errors.ApiError as exc:
-                    step = _waiting(job, exc)
-                    break
-                else:
-                    counts[plan.outcome] += 1
-                    ok += 1
-            handled += 1
-            _moved_past(job, row)
+                counts[plan.outcome] += 1
+                ok += 1
+                if (left := _as_left(plan, row, values)) is not None and (key := index.foresee(left)):
+                    import_items.item_foreseen(foreseen, job=job, position=row.number, record=left, key=key)
+        handled += 1
+        _moved_past(job, row)
+    import_items.items_foreseen_save(foreseen)
     _save_problems(job, found)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     _add_tally(job, "dry_run", counts)
     if step.done:
         job.processed = job.total  # blank lines counted in the total are done too
     return step
+
+
+def _as_left(plan: Plan, row: Row, values: dict) -> dict | None:
+    """The record a row will make or change, as the import will leave it
+    (a made one by its row, "row:<n>", until the import gives it an id)."""
+    if plan.outcome == CREATED:
+        return {"id": f"row:{row.number}", "values": values}
+    if plan.outcome == UPDATED:
+        read = as_dict(plan.record)
+        return {**read, "values": {**as_dict(read.get("values")), **(plan.changes or {})}}
+    return None
 
 
 def _waiting(job: ObjectJob, exc: errors.ApiError) -> Step:
@@ -403,6 +450,7 @@ def reset_for_writing(job: ObjectJob) -> None:
     """From the first row again: the dry run's problems are found again on
     the way (and the service's are re-asked: a fixed object may accept them)."""
     job.problems.all().delete()
+    job.items.filter(state=JobItem.FORESEEN).delete()  # the dry run's foresight: the import writes the real ones
     job.position_row = job.position_byte = job.position_line = 0
     job.processed = job.succeeded = job.failed = 0
     job.params = {**job.params, "tally": {}}
@@ -426,6 +474,7 @@ def _write(job: ObjectJob, client, plan: Plan, values: dict, row: Row) -> dict:
             object_key=job.object_key,
             values=values,
             idempotency_key=write_key(job, f"row:{row.number}"),
+            workspace_id=job.workspace_id,
         )
     if plan.outcome == UPDATED:
         services.record_update(
@@ -450,7 +499,7 @@ def write_chunk(job: ObjectJob) -> Step:
     matching = Matching.of(job.params)
     found: list[ImportProblem] = []
     counts = dict.fromkeys(OUTCOMES, 0)
-    created: list[JobItem] = []  # what undoing the import puts in the trash (objects/job_undo.py)
+    written: dict[str, JobItem] = {}  # what undoing the import takes back (objects/job_undo.py), by record
     handled = ok = 0
     step: Step = Step(done=True)
     try:
@@ -492,18 +541,20 @@ def write_chunk(job: ObjectJob) -> Step:
                 else:
                     counts[plan.outcome] += 1
                     ok += 1
-                    record_id = storable_text(text(as_dict(record).get("id")), limit=200)
-                    if record_id and plan.outcome == CREATED:
-                        # What it wrote, so its undo leaves a record changed since (job_undo.py).
-                        created.append(
-                            JobItem(
-                                job=job, position=row.number, record_id=record_id, state=JobItem.DONE, before=values
-                            )
+                    if plan.outcome in (CREATED, UPDATED):
+                        import_items.item_written(
+                            written,
+                            job=job,
+                            position=row.number,
+                            record_id=text(as_dict(record).get("id")),
+                            values=values if plan.outcome == CREATED else None,
+                            read=plan.record,
+                            changes=plan.changes,
                         )
             handled += 1
             _moved_past(job, row)
     _save_problems(job, found)
-    JobItem.objects.bulk_create(created, ignore_conflicts=True)
+    import_items.items_written_save(job, written)
     count_progress(job, processed=handled, succeeded=ok, failed=len(found))
     _add_tally(job, "tally", counts)
     if step.done:

@@ -5,7 +5,9 @@
   rule of objects/edits.py (re-read, compare, send only what is still the
   job's); a record changed since is skipped and listed with the fields that
   moved; the undo enters each record's history;
-- an import: each record it created goes to the trash (objects/trash.py).
+- an import: each record it created goes to the trash (objects/trash.py),
+  each record it updated gets back the values it replaced, by the same rule
+  (the item keeps both: `before` and `written`).
 
 Every write's Idempotency-Key is `uuid5(undo.uid, "undo:<record id>")`.
 """
@@ -66,7 +68,7 @@ def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
     done = job.items.filter(state=JobItem.DONE)
     if job.kind == ObjectJob.KIND_EDIT:
         done = done.exclude(before=None)
-    items = done.order_by("position").values_list("record_id", "title", "before")
+    items = done.order_by("position").values_list("record_id", "title", "before", "written")
     return job_start(
         uid=uid,
         owner_key=workspace.require_key(),
@@ -78,7 +80,10 @@ def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
         title=storable_text(f"Undo of “{job.title}”", limit=300),
         status=ObjectJob.RUNNING,
         params={"undoes": job.pk, "undoes_kind": job.kind, "changes": job.params.get("changes") or {}},
-        items=[JobItem(record_id=record_id, title=title, before=before) for record_id, title, before in items],
+        items=[
+            JobItem(record_id=record_id, title=title, before=before, written=written)
+            for record_id, title, before, written in items
+        ],
     )
 
 
@@ -98,10 +103,12 @@ def undo_chunk(job: ObjectJob) -> Step:
         if handled and time.monotonic() > deadline:
             break
         try:
-            if job.params.get("undoes_kind") == ObjectJob.KIND_IMPORT:
-                _trash_created(job, client, item, definition)
+            if job.params.get("undoes_kind") != ObjectJob.KIND_IMPORT:
+                _put_back(job, client, item, fields, written=as_dict(job.params.get("changes")))
+            elif item.written is not None:  # a record the import updated
+                _put_back(job, client, item, fields, written=as_dict(item.written), definition=definition)
             else:
-                _put_back(job, client, item, fields)
+                _trash_created(job, client, item, definition)
         except errors.NotFoundError:
             item.state, item.message = JobItem.SKIPPED, "This record no longer exists."
         except RECORD_REFUSALS as exc:
@@ -124,13 +131,17 @@ def undo_chunk(job: ObjectJob) -> Step:
     return step
 
 
-def _put_back(job: ObjectJob, client, item: JobItem, fields: list[FieldDef]) -> None:
-    """The edit's old values, where the record still holds what the job wrote."""
-    written = as_dict(job.params.get("changes"))
+def _put_back(
+    job: ObjectJob, client, item: JobItem, fields: list[FieldDef], *, written: dict, definition: dict | None = None
+) -> None:
+    """The old values, where the record still holds what the job wrote (a
+    field changed since is left, and the record listed with it)."""
     before = as_dict(item.before)
     by_key = {f.key: f for f in fields}
     undo_fields = [field_or_text(key, "", by_key) for key in written]
     record = as_dict(selectors.record_get(client=client, object_key=job.object_key, record_id=item.record_id))
+    if definition is not None and not item.title:  # an import's update kept no title: named for the report
+        item.title = storable_text(title_of(record, definition), limit=300)
     plan = plan_edit(fields=undo_fields, shown=written, wanted=before, current=as_dict(record.get("values")))
     if plan.conflicts:
         names = ", ".join(c.field.label for c in plan.conflicts)

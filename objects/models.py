@@ -244,6 +244,10 @@ class JobItem(models.Model):
     GONE = "gone"  # a delete found the record already deleted
     CREATED = "created"  # a restore re-created it; its links come in a second pass
     SKIPPED = "skipped"  # an undo left it: changed since the job wrote it
+    # An import's dry run: a record as the import will have left it, by its key
+    # (`title`, the key's value; `before`, its values), so a later row repeating
+    # the key is foreseen as the import will do it. Dropped before writing.
+    FORESEEN = "foreseen"
 
     job = models.ForeignKey(ObjectJob, on_delete=models.CASCADE, related_name="items")
     position = models.PositiveIntegerField()
@@ -254,8 +258,12 @@ class JobItem(models.Model):
     request_id = models.CharField(max_length=128, blank=True)
     # A bulk edit: the values it replaced ({key: value}), what its undo puts back;
     # an import: the values it wrote into the record it made (its undo leaves a
-    # record changed since). A restore: the record's new id once re-created.
+    # record changed since), or for a record it updated the values it replaced.
+    # A restore: the record's new id once re-created.
     before = models.JSONField(null=True, blank=True)
+    # A record an import updated: what it wrote ({key: value}); its undo puts
+    # `before` back where the record still holds these (None: not an update).
+    written = models.JSONField(null=True, blank=True)
     new_id = models.CharField(max_length=200, blank=True)
 
     class Meta:
@@ -331,6 +339,10 @@ class RecordTally(SteppedJob):
     previous = models.PositiveIntegerField(null=True, blank=True)
     message = models.TextField(blank=True)
     started_at = models.DateTimeField(auto_now_add=True)
+    # When the console last wrote a record of this object since the count
+    # began (objects/tallies.py `records_written`): the count is stale and is
+    # counted again when next asked. Never written by the count's own steps.
+    written_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         constraints = [

@@ -28,6 +28,7 @@ from objects.selectors import (
     record_links_cached,
     relation_keys_remember,
 )
+from objects.tallies import records_written
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
@@ -75,6 +76,7 @@ def record_create(
         api_path("/v1/objects/{}/records", object_key), json={"values": values}, idempotency_key=idempotency_key
     )
     record_id = str(as_dict(created).get("id") or "")
+    records_written(workspace_id=workspace_id, object_key=object_key)  # its counts are stale at once
     # A retry with the same key is the service's replay of the first record: its creation is in the history once.
     if (
         user is not None
@@ -127,6 +129,7 @@ def record_update(
         if workspace_id:
             # Even a failed PATCH may have applied (timeout after commit).
             title_forget(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
+            records_written(workspace_id=workspace_id, object_key=object_key)
     if user is not None and workspace_id and before is not None:
         record_change_log(
             user=user,
@@ -181,6 +184,7 @@ def record_delete(
     finally:
         if workspace_id:
             title_forget(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
+            records_written(workspace_id=workspace_id, object_key=object_key)
             # Its links go with it: the records at their other ends list them no more.
             links = record_links_cached(workspace_id=workspace_id, object_key=object_key, record_id=record_id) or []
             ends = [link_from(link, object_key=object_key, record_id=record_id) for link in links]

@@ -212,8 +212,11 @@ def tally_start(
     # A finished count serves while fresh; a stopped one stays stopped (its page
     # says why: no restart loop on a refused key) until "Count again" or, for
     # pages without that button (a table's total), until it is as old.
+    # A console write to the object's records since the count began makes it stale at once.
     fresh = bool(
-        tally.finished_at and tally.finished_at > now - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS)
+        tally.finished_at
+        and tally.finished_at > now - timedelta(seconds=settings.OBJECTS_COUNT_FRESH_SECONDS)
+        and tally.written_at is None
     )
     if fresh and not again:
         return tally
@@ -222,13 +225,26 @@ def tally_start(
     with transaction.atomic():
         restarted = rows.filter(pk=tally.pk).exclude(status=RecordTally.COUNTING).update(
             owner_key=key, status=RecordTally.COUNTING, groups={}, cursor="", pages_read=0, records_read=0,
-            previous=previous,
+            previous=previous, written_at=None,
             message="", transient_errors=0, lease_until=None, lease_token="", finished_at=None, updated_at=now,
         )  # fmt: skip
         if restarted:
             engine.send_step(KIND, tally.pk)
     tally.refresh_from_db()
     return tally
+
+
+def records_written(*, workspace_id: str, object_key: str, now: dt.datetime | None = None) -> int:
+    """Every count of this object's records is stale: the console wrote one
+    (a create, edit, delete, restore, import or bulk edit through
+    objects/services.py). One UPDATE, whatever the counts; each is counted
+    again when next asked (its last total shown as "about N" meanwhile), a
+    count under way when it finishes. Returns the counts marked."""
+    if not workspace_id:
+        return 0
+    return RecordTally.objects.filter(workspace_id=workspace_id, object_key=object_key).update(
+        written_at=now or timezone.now()
+    )
 
 
 def tally_rows(*, workspace_id: str, object_key: str, pk: int) -> QuerySet[RecordTally]:
@@ -315,6 +331,7 @@ RECORD_TALLY = JobKind(
     stopped=RecordTally.STOPPED,
     unexpected="The count stopped on an unexpected error; count again.",
     select_related=("owner_key__user",),
+    unwritten=frozenset({"written_at"}),  # a write meanwhile is kept: the count is stale when it ends
     finished_event=False,  # a table's count is not a job a receiver waits for
 )
 
@@ -360,6 +377,8 @@ def records_total_start(*, workspace: Workspace, object_key: str, record_filter:
 def total_text(tally: RecordTally) -> str:
     """A table's total in words, as its toolbar shows it."""
     if tally.status == RecordTally.DONE:
+        if tally.written_at is not None:  # the console wrote a record while it counted: no fact any more
+            return f"about {tally.records_read:,} in all (records changed since it was counted)"
         return f"{tally.records_read:,} in all"
     if tally.status == RecordTally.STOPPED:
         if tally.cursor and tally.pages_read >= settings.OBJECTS_COUNT_MAX_PAGES:

@@ -243,6 +243,7 @@ def _create_chunk(job: ObjectJob) -> Step:
                     object_key=job.object_key,
                     values=values,
                     idempotency_key=write_key(job, f"restore:{item.record_id}"),
+                    workspace_id=job.workspace_id,
                 )
             except RECORD_REFUSALS as exc:
                 item.state, item.message = JobItem.FAILED, storable_text(f"Not restored: {exc.message}")

@@ -61,6 +61,11 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         except import_files.ImportFileError as exc:
             form.add_error("file", str(exc))
             return render_region(request, "objects/import.html", "upload-form", context)
+        fields = import_mapping.importable_fields(definition)
+        # The same header row mapped before in this workspace: that mapping again, else the best guess.
+        mapping = import_mapping.remembered_mapping(
+            workspace_id=workspace.id, object_key=object_key, header=header, fields=fields
+        ) or {"mapping": import_mapping.suggested_mapping(header, fields, import_mapping.object_words(definition))}
         job = ObjectJob(
             uid=uuid.UUID(uid),
             owner_key=workspace.require_key(),
@@ -76,7 +81,7 @@ def import_upload(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             params=storable(
                 {
                     "header": header,
-                    "mapping": import_mapping.suggested_mapping(header, import_mapping.importable_fields(definition)),
+                    **mapping,
                     **file_format.as_params(),
                 }
             ),
@@ -93,14 +98,16 @@ class MappingForm(forms.Form):
     """One choice per column (the field it fills, or skip it: the likely
     fields first, the best preselected), then how rows meet existing records."""
 
-    def __init__(self, *args, header: list[str], fields: list, params: dict, **kwargs):
+    def __init__(
+        self, *args, header: list[str], fields: list, params: dict, context: frozenset[str] = frozenset(), **kwargs
+    ):
         super().__init__(*args, **kwargs)
         self.header = header
         self.by_key = {f.key: f for f in fields}
         mapping = params.get("mapping") or {}
         self.suggested: dict[str, list[str]] = {}
         for index, name in enumerate(header):
-            likely = import_mapping.column_candidates(name, fields)
+            likely = import_mapping.column_candidates(name, fields, context)
             self.suggested[str(index)] = likely
             others = [(f.key, _option(f)) for f in fields if f.key not in likely]
             choices: list = [("", "Skip this column")]
@@ -194,7 +201,13 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     definition = object_definition(workspace=workspace, object_key=job.object_key)
     fields = import_mapping.importable_fields(definition)
     header = list(job.params.get("header") or [])
-    form = MappingForm(request.POST or None, header=header, fields=fields, params=job.params)
+    form = MappingForm(
+        request.POST or None,
+        header=header,
+        fields=fields,
+        params=job.params,
+        context=import_mapping.object_words(definition),
+    )
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
             job.params = {**job.params, "mapping": form.mapping(), **form.matching()}
@@ -230,5 +243,17 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         "columns": columns,
         "file_format": file_format,
         "missing_required": required_message(missing) if missing else "",
+        "remembered_from": _remembered_from(job),
     }
     return render(request, "objects/import_map.html", context)
+
+
+def _remembered_from(job: ObjectJob) -> ObjectJob | None:
+    """The earlier import of a file with the same header row whose mapping
+    this one starts from (same workspace and object: remembered_mapping)."""
+    pk = job.params.get("mapping_from")
+    if not isinstance(pk, int):
+        return None
+    return ObjectJob.objects.filter(
+        pk=pk, workspace_id=job.workspace_id, object_key=job.object_key, kind=ObjectJob.KIND_IMPORT
+    ).first()

@@ -274,6 +274,7 @@ def kanban_move(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
                 record_id=form.cleaned_data["record_id"],
                 changes={by.key: form.cleaned_data["option"] or None},
                 idempotency_key=form.cleaned_data["idempotency_key"],
+                workspace_id=workspace.id,  # its counts (the board's totals) are stale at once
             )
         except errors.ApiError as exc:
             said = said_by_service(exc)

@@ -60,6 +60,14 @@ def deals(sandbox, settings, logged_in_client, user):
 
 
 @pytest.fixture
+def many_deals(deals):
+    """The 13 seeded records and 20 more (33 in all; 25 a page)."""
+    for i in range(12, 32):
+        deals["service"].post(f"/v1/objects/{deals['key']}/records", json={"values": sample_values(i)})
+    return deals
+
+
+@pytest.fixture
 def grid(live_server, sandbox, settings, transactional_db, django_user_model, page: Page):
     """An object with one field of every type, 30 records, and a browser logged in."""
     settings.SERVICE_BASE_URL = sandbox.base_url

@@ -70,10 +70,11 @@ def test_rows_keep_their_numbers_across_blank_lines_and_quoted_newlines():
 
 def test_header_names_match_fields_loosely_and_the_likely_ones_are_offered():
     fields = field_defs(DEALS)
-    header = ["E-mail address", "Phone number", "Full name", "Web site", "Seat", "Comment (ignored)"]
-    assert suggested_mapping(header, fields) == {"0": "email", "1": "phone", "2": "name", "3": "website"}
+    header = ["E-mail address", "Phone number", "Full name", "Web site", "Seat", "Comment (ignored)", "Meetings"]
+    # A singular or plural of a field's name is that field ("Seat": Seats).
+    assert suggested_mapping(header, fields) == {"0": "email", "1": "phone", "2": "name", "3": "website", "4": "seats"}
     # Names only alike are offered first in the column's list, never chosen for the person.
-    assert column_candidates("Seat", fields)[0] == "seats"
+    assert column_candidates("Meetings", fields)[0] == "meeting_at"
     assert column_candidates("Comment (ignored)", fields) == []
 
 

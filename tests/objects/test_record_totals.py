@@ -16,32 +16,13 @@ from dashboard.jobs import engine
 from dashboard.outbox.models import OutboxMessage
 from objects import tallies
 from objects.models import RecordTally
-from sandbox.fixtures import sample_values
 from tests.html import one, parse, text_of
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, page, record
-from tests.objects.support import store_api_key
+from tests.objects.support import run_count, store_api_key
 
 pytestmark = pytest.mark.django_db
 
 HTMX = {"HTTP_HX_REQUEST": "true"}
-
-
-@pytest.fixture
-def many_deals(deals):
-    """The 13 seeded records and 20 more (33 in all; 25 a page)."""
-    for i in range(12, 32):
-        deals["service"].post(f"/v1/objects/{deals['key']}/records", json={"values": sample_values(i)})
-    return deals
-
-
-def run_count(row: RecordTally) -> RecordTally:
-    """The worker's part: the task's body until the count is final."""
-    for _ in range(20):
-        engine.job_step(tallies.KIND, row.pk)
-        row.refresh_from_db()
-        if row.is_final:
-            return row
-    raise AssertionError("the count never finished")
 
 
 def total_text(response) -> str:
