@@ -179,6 +179,11 @@ FUZZ_TABLE: dict[str, Target] = {
     "password_reset_complete": Target(examples=3),
     "two_factor": Target(),
     "two_factor_enable": Target(methods=("POST",), form=("code",)),
+    # One's own account while signed in (dashboard/accounts/views_self.py): name, password, sessions.
+    "own_account": Target(),
+    "own_name": Target(methods=("POST",), form=("name",)),
+    "own_password": Target(methods=("POST",), form=("old_password", "new_password1", "new_password2"), examples=5),
+    "own_sessions_sign_out": Target(methods=("POST",), examples=3),
     "recovery_codes_new": Target(methods=("POST",), form=("new-code",)),
     "two_factor_turn_off": Target(methods=("POST",), form=("off-code",)),
     "sign_in_policy": Target(methods=("GET", "POST"), form=("roles",)),
