@@ -28,7 +28,7 @@ def test_the_agents_list_on_a_phone_searches_and_sorts_in_place(console, page: P
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "agents-list-phone.png"), full_page=True)
 
-    search = page.get_by_role("searchbox", name="Find by name")
+    search = page.get_by_role("searchbox", name="Find an agent")
     search.focus()
     page.keyboard.type("lead")
     expect(count).to_have_text(re.compile(rf"^1 of {total} agents named like “lead”"))
