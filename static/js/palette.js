@@ -30,19 +30,26 @@
     });
     if (option) {
       input.setAttribute("aria-activedescendant", option.id);
+      input.setAttribute("data-palette-chosen", option.getAttribute("href") || "");
       option.scrollIntoView({ block: "nearest" });
     } else {
       input.removeAttribute("aria-activedescendant");
+      input.removeAttribute("data-palette-chosen");
     }
   }
 
-  /* After each answer: nothing chosen yet, options out of the tab order
-   * (focus stays in the field), the list said to be open when it has options. */
+  /* After each answer: options out of the tab order (focus stays in the
+   * field), the list said to be open when it has options, and nothing chosen
+   * yet, unless the option the person chose with the arrows is in the new
+   * answer too (an answer to a keystroke typed before the arrow lands after
+   * it: the choice stays where the person put it). */
   function settle(input) {
     var found = options(input);
     found.forEach(function (option) { option.setAttribute("tabindex", "-1"); });
     input.setAttribute("aria-expanded", found.length ? "true" : "false");
-    choose(input, null);
+    var chosen = input.getAttribute("data-palette-chosen");
+    var again = chosen ? found.filter(function (option) { return option.getAttribute("href") === chosen; })[0] : null;
+    choose(input, again || null);
   }
 
   function ask(input) {
