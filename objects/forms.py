@@ -508,6 +508,32 @@ class RecordUndoForm(RecordDeleteForm):
     the person settles conflicts."""
 
 
+class RecordPutBackForm(RecordDeleteForm):
+    """Put one field's earlier value back: one key for the PATCH."""
+
+
+class RecordThenForm(RecordDeleteForm):
+    """Put back the ticked fields' values of an earlier time. `shown_values`
+    carries now as the page showed it (the safe-edit rule's `shown`)."""
+
+    shown_values = forms.CharField(required=False, widget=forms.HiddenInput, max_length=MAX_SHOWN_LENGTH)
+
+    def __init__(self, *args: Any, field_keys: Sequence[str] = (), **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["put_back"] = forms.MultipleChoiceField(
+            choices=[(key, key) for key in field_keys],
+            required=True,
+            widget=forms.CheckboxSelectMultiple,
+            error_messages={
+                "required": "Tick at least one field to put back.",
+                "invalid_choice": "That field no longer differs from now: reload the page and choose again.",
+            },
+        )
+
+    def shown(self) -> dict:
+        return decode_values(self.cleaned_data.get("shown_values")) or {}
+
+
 class SavedViewForm(forms.Form):
     """Save the records table as it is under a name.
 

@@ -35,6 +35,7 @@ class HistoryItem:
     label: str
     before: Cell
     after: Cell
+    key: str = ""
 
 
 @dataclass
@@ -97,6 +98,7 @@ def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -
                     label=f.label,
                     before=cell(f, item.get("before"), zone=zone),
                     after=cell(f, item.get("after"), zone=zone),
+                    key=f.key,
                 )
             )
         rows.append(

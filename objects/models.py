@@ -84,6 +84,7 @@ class RecordChange(models.Model):
         DUPLICATE = "duplicate", "Duplicated"
         LINK = "link", "Linked"
         RESTORE = "restore", "Restored from the trash"
+        PUT_BACK = "put_back", "Put back an earlier value"
 
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)

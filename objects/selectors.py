@@ -343,6 +343,25 @@ def record_history(*, workspace_id: str, object_key: str, record_id: str) -> lis
     )
 
 
+# The entries after one that the record's past is rebuilt through
+# (objects/revert.py): more than this and the page says its view is partial.
+NEWER_CHANGES_READ = 500
+
+
+def record_changes_after(*, change: RecordChange) -> tuple[list[RecordChange], bool]:
+    """The record's entries newer than `change`, newest first, and whether
+    there were more than were read."""
+    newer = list(
+        RecordChange.objects.filter(
+            workspace_id=change.workspace_id,
+            object_key=change.object_key,
+            record_id=change.record_id,
+            pk__gt=change.pk,
+        ).order_by("-pk")[: NEWER_CHANGES_READ + 1]
+    )
+    return newer[:NEWER_CHANGES_READ], len(newer) > NEWER_CHANGES_READ
+
+
 def record_change_get(*, workspace_id: str, object_key: str, record_id: str, pk: int) -> RecordChange | None:
     return RecordChange.objects.filter(
         pk=pk, workspace_id=workspace_id, object_key=object_key, record_id=record_id

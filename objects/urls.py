@@ -57,6 +57,16 @@ urlpatterns = [
         name="record_undo",
     ),
     path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/history/<pk:change_id>/put-back/<remote_id:field_key>/",
+        history.record_put_back,
+        name="record_put_back",
+    ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/history/<pk:change_id>/then/",
+        history.record_then,
+        name="record_then",
+    ),
+    path(
         "<remote_id:object_key>/records/<remote_id:record_id>/links/new/",
         relationships.relationship_new,
         name="relationship_new",

@@ -450,6 +450,11 @@ FUZZ_TABLE: dict[str, Target] = {
         record_fields="form",
     ),
     "objects:record_undo": Target(methods=("GET", "POST"), form=("idempotency_key", "resolve.name", "seen.name")),
+    "objects:record_put_back": Target(methods=("GET", "POST"), form=("idempotency_key",)),
+    "objects:record_then": Target(
+        methods=("GET", "POST"),
+        form=("idempotency_key", "shown_values", "put_back", "when", "resolve.name", "seen.name"),
+    ),
     # Bulk actions, CSV import, jobs and the kanban board.
     "objects:bulk": Target(
         methods=("GET", "POST"),

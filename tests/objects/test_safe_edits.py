@@ -230,9 +230,9 @@ def test_record_page_lists_the_history_and_undo_restores_the_latest_change(conso
     page = console.get(RECORD_URL).content.decode()
     item = one(page, "#history .history-item")
     assert "Edited by alice" in text_of(item)
-    assert [text_of(td) for td in select(item, "tbody td")] == ["1,250", "1,300"]
+    assert [text_of(td) for td in select(item, "tbody td")] == ["1,250", "1,300", "Put back"]
     undo_url = f"{RECORD_URL}history/{change.pk}/undo/"
-    assert one(item, "a")["href"] == undo_url
+    assert [a["href"] for a in select(item, "a") if text_of(a) == "Undo this change"] == [undo_url]
 
     confirm = console.get(undo_url).content.decode()
     key = hidden_value(confirm, "idempotency_key")
