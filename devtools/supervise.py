@@ -9,6 +9,15 @@ SIGTERM) stops them all: SIGTERM to each, SIGKILL to what is left after 10 s.
 If the supervisor itself is killed outright (SIGKILL, an OOM kill), Linux
 sends each process SIGTERM as its parent dies, so no orphan keeps a port.
 
+"Ready" is said by the supervisor, not by gunicorn: with `--ready-path`
+(make run: the login page) it asks the web process's address (WEB_HOST,
+WEB_PORT) for that page every half second from the moment the web process
+starts, and prints "Workspace Console is ready at ..." (and WEB_READY_HINT)
+only once it answers 200: gunicorn's own "listening" comes while its
+workers are still loading the console, a minute early on a loaded machine.
+While it waits it says so every 30 s; after the web process is restarted it
+says when the page answers again.
+
 Output is one line per line of each process, prefixed with the time and the
 process's name, as honcho did. Like honcho, `.env` is loaded into the
 processes' environment (the real environment wins) and each command runs
@@ -28,6 +37,8 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
+import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -39,6 +50,11 @@ BACKOFF_MAX = 30.0
 STABLE_AFTER = 60.0
 STOP_GRACE = 10.0
 SUPERVISOR = "supervise"
+# The readiness check: how often the page is asked, each ask's own timeout,
+# and how often the supervisor says it is still waiting.
+READY_POLL = 0.5
+READY_TIMEOUT = 5.0
+READY_SAY_EVERY = 30.0
 PR_SET_PDEATHSIG = 1  # <linux/prctl.h>
 
 
@@ -121,13 +137,108 @@ class Process:
         return self.popen.pid if self.popen else None
 
 
+_DIRECT = urllib.request.build_opener(urllib.request.ProxyHandler({}))
+
+
+def page_answer(url: str, *, timeout: float = READY_TIMEOUT) -> int | str:
+    """The HTTP status a GET of `url` answers, or why there was none ("connection refused")."""
+    try:
+        # Straight to the address, whatever HTTP_PROXY says: the console is on this machine.
+        with _DIRECT.open(url, timeout=timeout) as response:
+            return int(response.status)
+    except urllib.error.HTTPError as error:
+        return int(error.code)
+    except (urllib.error.URLError, OSError) as error:
+        reason = getattr(error, "reason", error)
+        return str(getattr(reason, "strerror", None) or reason or type(error).__name__).lower()
+
+
+class ReadyWatch:
+    """Says the console is ready when its first page answers 200, not before.
+
+    Armed each time the web process starts (`arm`); then asks `url` every
+    READY_POLL seconds until it answers 200 and says so once: "ready" the
+    first time, "answers again" after a restart."""
+
+    def __init__(
+        self, base: str, path: str, *, hint: str, say, stopping: threading.Event, poll: float = READY_POLL
+    ) -> None:
+        self.url = base + path
+        self.path = path
+        self.base = base
+        self.hint = hint
+        self.say = say
+        self.stopping = stopping
+        self.poll = poll
+        self.armed_at: float | None = None
+        self.announced = False
+        self.lock = threading.Lock()
+        self.thread = threading.Thread(target=self._watch, name="ready-watch", daemon=True)
+
+    def arm(self) -> None:
+        with self.lock:
+            self.armed_at = time.monotonic()
+        if not self.thread.is_alive() and not self.stopping.is_set():
+            self.thread.start()
+
+    def _watch(self) -> None:
+        said_waiting_at = None
+        while not self.stopping.wait(self.poll):
+            with self.lock:
+                armed_at = self.armed_at
+            if armed_at is None:
+                continue
+            answer = page_answer(self.url)
+            now = time.monotonic()
+            if answer == 200:
+                with self.lock:
+                    if self.armed_at != armed_at:
+                        continue  # the web was restarted meanwhile: ask the new one
+                    self.armed_at = None
+                after = f"{now - armed_at:.0f} s after the web process started"
+                if self.announced:
+                    self.say(f"the console answers again at {self.base} ({after})")
+                    continue
+                self.announced = True
+                self.say(f"Workspace Console is ready at {self.base} ({self.path} answered {after})")
+                if self.hint:
+                    self.say(self.hint)
+                said_waiting_at = None
+            elif now - max(said_waiting_at or 0.0, armed_at) >= READY_SAY_EVERY:
+                said_waiting_at = now
+                self.say(f"waiting for the console to answer ({now - armed_at:.0f} s; {self.url}: {answer})")
+
+
+def ready_base_url(env: dict[str, str]) -> str:
+    """Where the web process of the Procfile answers (gunicorn.conf.py's bind: WEB_HOST, WEB_PORT)."""
+    host = env.get("WEB_HOST", "127.0.0.1")
+    host = "127.0.0.1" if host in ("", "0.0.0.0", "::") else host
+    return f"http://{host}:{env.get('WEB_PORT') or '8000'}"
+
+
 class Supervisor:
-    def __init__(self, processes: dict[str, str], *, env: dict[str, str], cwd: Path, output: Output) -> None:
+    def __init__(
+        self,
+        processes: dict[str, str],
+        *,
+        env: dict[str, str],
+        cwd: Path,
+        output: Output,
+        ready_path: str = "",
+        ready_process: str = "web",
+    ) -> None:
         self.processes = [Process(name, command) for name, command in processes.items()]
         self.env = env
         self.cwd = cwd
         self.output = output
         self.stopping = threading.Event()
+        self.ready_process = ready_process
+        self.ready: ReadyWatch | None = None
+        if ready_path and ready_process in processes:
+            base = ready_base_url(env)
+            self.ready = ReadyWatch(
+                base, ready_path, hint=env.get("WEB_READY_HINT", ""), say=self.say, stopping=self.stopping
+            )
 
     def say(self, text: str) -> None:
         self.output.line(SUPERVISOR, text)
@@ -156,6 +267,8 @@ class Supervisor:
         )
         process.reader.start()
         self.say(f"{process.name} started (pid {process.popen.pid})")
+        if self.ready is not None and process.name == self.ready_process:
+            self.ready.arm()
 
     def _copy_output(self, name: str, stream) -> None:
         for text in stream:
@@ -236,6 +349,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m devtools.supervise", description=__doc__.split("\n\n")[0])
     parser.add_argument("--procfile", "-f", default="Procfile", type=Path)
     parser.add_argument("--env-file", "-e", default=".env", type=Path, help="loaded unless the variable is set")
+    parser.add_argument(
+        "--ready-path",
+        default="",
+        help="say 'ready' (and WEB_READY_HINT) once a GET of this page of the web process answers 200",
+    )
     args = parser.parse_args(argv)
 
     processes = read_procfile(args.procfile)
@@ -246,7 +364,9 @@ def main(argv: list[str] | None = None) -> int:
         embedded = embedded_broker_url(Path.cwd() / "var")
         if embedded:
             env["CELERY_BROKER_URL"] = embedded
-    supervisor = Supervisor(processes, env=env, cwd=Path.cwd(), output=Output(list(processes)))
+    supervisor = Supervisor(
+        processes, env=env, cwd=Path.cwd(), output=Output(list(processes)), ready_path=args.ready_path
+    )
 
     def request_stop(signum, frame) -> None:
         supervisor.stopping.set()

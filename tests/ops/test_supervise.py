@@ -282,3 +282,87 @@ def test_make_run_points_links_at_the_port_the_console_runs_on(tmp_path):
         run.wait_for(lambda: "http://localhost:8042" in run.output(), what="the web process's address", timeout=20)
     finally:
         run.stop()
+
+
+# ---- "ready" only when the first page answers ------------------------------
+
+# A web process that listens at once but answers 503 (as gunicorn does while
+# its workers load the console... or a slow first request) until the test
+# creates `open`; it notes each answer in `answers` before sending it.
+FAKE_WEB = """
+import http.server, pathlib, sys
+here = pathlib.Path(sys.argv[1])
+
+class Late(http.server.BaseHTTPRequestHandler):
+    def do_GET(self):
+        status = 200 if (here / "open").exists() else 503
+        with open(here / "answers", "a") as answers:
+            answers.write(f"{self.path} {status}\\n")
+        self.send_response(status)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def log_message(self, *args):
+        pass
+
+print("listening", flush=True)
+http.server.HTTPServer(("127.0.0.1", int(sys.argv[2])), Late).serve_forever()
+"""
+
+
+def test_ready_is_said_only_once_the_login_page_answers(tmp_path):
+    port = free_port()
+    (tmp_path / "fake_web.py").write_text(FAKE_WEB)
+    procfile = tmp_path / "Procfile"
+    procfile.write_text(f"web: {sys.executable} fake_web.py {tmp_path} {port}\n")
+    answers = tmp_path / "answers"
+    env = {**os.environ, "WEB_PORT": str(port), "WEB_READY_HINT": "Log in as demo."}
+    env.pop("WEB_HOST", None)
+    run = SupervisorRun(
+        ["--procfile", str(procfile), "--env-file", str(tmp_path / "none.env"), "--ready-path", "/accounts/login/"],
+        env=env,
+        cwd=tmp_path,
+    )
+    try:
+        run.wait_for(lambda: "listening" in run.output(), what="the fake web to listen", timeout=20)
+        # It is asked, and answers 503 a few times: nothing is said to be ready.
+        run.wait_for(
+            lambda: answers.exists() and answers.read_text().count("/accounts/login/ 503") >= 3,
+            what="three answers of 503",
+            timeout=20,
+        )
+        assert "ready" not in run.output()
+        (tmp_path / "open").touch()
+        run.wait_for(lambda: "Workspace Console is ready" in run.output(), what="the ready line", timeout=20)
+        # It was said after (because of) an answer of 200 to the login page.
+        assert "/accounts/login/ 200" in answers.read_text()
+    finally:
+        code = run.stop()
+    assert code == 0
+    lines = [line.split("| ", 1)[1] for line in run.lines if "| " in line and " supervise " in line]
+    ready = [line for line in lines if "ready" in line]
+    assert len(ready) == 1
+    assert ready[0].startswith(f"Workspace Console is ready at http://127.0.0.1:{port} (/accounts/login/ answered ")
+    # The hint comes right after it, once.
+    assert lines[lines.index(ready[0]) + 1] == "Log in as demo."
+    assert lines.count("Log in as demo.") == 1
+
+
+def test_the_web_process_announces_listening_not_ready():
+    """gunicorn's own line no longer claims readiness (its workers are still loading)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("gunicorn_conf", PROJECT_DIR / "gunicorn.conf.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    said = []
+
+    class Log:
+        def info(self, text, *args):
+            said.append(text % args)
+
+    class Server:
+        log = Log()
+
+    module.when_ready(Server())
+    assert len(said) == 1 and said[0].startswith("Listening at http://") and "ready" not in said[0]
