@@ -125,6 +125,8 @@ FORMS: dict[str, Walk] = {
     "objects.forms.RelationshipForm": Walk(_plain("objects.forms.RelationshipForm", objects=[])),
     "objects.forms.RecordDeleteForm": Walk(_plain("objects.forms.RecordDeleteForm")),
     "objects.forms.RecordUndoForm": Walk(_plain("objects.forms.RecordUndoForm")),
+    "objects.forms.RecordPutBackForm": Walk(_plain("objects.forms.RecordPutBackForm")),
+    "objects.forms.RecordThenForm": Walk(_plain("objects.forms.RecordThenForm", field_keys=("seats",))),
     "objects.bulk.BulkForm": Walk(_plain("objects.bulk.BulkForm", fields=[], zone=None)),
     "objects.views.kanban.MoveForm": Walk(_plain("objects.views.kanban.MoveForm")),
     "objects.views.imports.UploadForm": Walk(_plain("objects.views.imports.UploadForm")),
