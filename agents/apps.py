@@ -14,7 +14,20 @@ APPROVAL_VIEWS = frozenset(
     }
 )
 # Runs across agents (and any run's page), the section people follow work in.
-RUN_VIEWS = frozenset({"runs", "run", "run_row", "run_rerun", "run_step", "run_follow"})
+RUN_VIEWS = frozenset(
+    {
+        "runs",
+        "run",
+        "run_row",
+        "run_rerun",
+        "run_step",
+        "run_follow",
+        "run_rerun_edit",
+        "run_rerun_edited",
+        "runs_rerun_failed",
+        "rerun_batch",
+    }
+)
 
 
 class AgentsConfig(AppConfig):
@@ -27,6 +40,7 @@ class AgentsConfig(AppConfig):
         from agents.assistant_tools import AGENT_TOOLS, APPROVAL_TOOLS
         from agents.audit_words import audit_words
         from agents.bulk_decisions import APPROVAL_BATCH
+        from agents.bulk_reruns import RERUN_BATCH
         from agents.home import runs_failed_or_waiting
         from agents.inbox import AGENTS_INBOX
         from agents.live import AGENT_INVOCATION, AGENT_RUN
@@ -53,6 +67,7 @@ class AgentsConfig(AppConfig):
                 audit_words=audit_words,
                 palette_sources=PALETTE_SOURCES,
                 api_routers=(("/", runs_api),),
+                job_kinds=(RERUN_BATCH,),
                 mcp_tools=AGENT_TOOLS,
                 # Agent insights: the runs of workspaces someone looked at lately
                 # are read again on this interval (agents/services.py, insights_refresh).

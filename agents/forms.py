@@ -433,3 +433,35 @@ class RunViewForm(forms.Form):
         if not name:
             raise forms.ValidationError("Give the view a name.")
         return name
+
+
+class RerunEditForm(ChatForm):
+    """Rerun with changes (agents/views/reruns.py): the run's message and event
+    prefilled, edited, reviewed in words, then sent as a new run. `reviewed`
+    is the review's own Send button's value: the digest of the input the
+    review showed (agents/rerun_input.py). A submit without it, or with an
+    input changed since the review, only shows what changes. The key is
+    minted with the edit form and kept through the review, so a double Send
+    is one new run."""
+
+    reviewed = forms.CharField(required=False, max_length=64)
+    thread_id = None  # type: ignore[assignment]  # a rerun is a new conversation
+    after = None  # type: ignore[assignment]
+
+
+class RerunBatchForm(forms.Form):
+    """Rerun the failed runs a confirmation showed (agents/bulk_reruns.py):
+    the filter it was drawn with and the run ids it listed (hidden fields
+    named "run"); the service's list, read again, decides the rest. The
+    form's key is the job's uid: a double submit is one job."""
+
+    agent = forms.CharField(required=False, max_length=64, widget=forms.HiddenInput)
+    since = forms.CharField(required=False, max_length=8, widget=forms.HiddenInput)
+    idempotency_key = IdempotencyKeyField()
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        self.cleaned_data["agent"] = uuid_or_empty(self.cleaned_data.get("agent") or "")
+        picked = self.data.getlist("run")[:200] if hasattr(self.data, "getlist") else []
+        self.cleaned_data["runs"] = [run_id.strip()[:128] for run_id in picked if run_id.strip()]
+        return self.cleaned_data

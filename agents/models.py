@@ -308,3 +308,68 @@ class RunViewDefault(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user_id}: {self.view_id}"
+
+
+class RerunBatch(SteppedJob):
+    """A bulk rerun: up to 100 runs that failed, sent again as new runs by one
+    person, as a job stepped by the core's engine (agents/bulk_reruns.py,
+    the kind `agents.rerun_batch`). Its `uid` is the starting form's
+    idempotency key (a double submit is one batch); each rerun's
+    Idempotency-Key is `uuid5(uid, "rerun:<run id>")`, the same on every retry."""
+
+    RUNNING = "running"
+    DONE = "done"
+    STOPPED = "stopped"
+    CANCELLED = "cancelled"
+    STATUSES = [(RUNNING, "Running"), (DONE, "Done"), (STOPPED, "Stopped"), (CANCELLED, "Cancelled")]
+
+    uid = models.UUIDField(unique=True)
+    workspace_id = models.CharField(max_length=64)
+    owner_key = models.ForeignKey("keys.ApiKey", on_delete=models.CASCADE, related_name="+")
+    started_by = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    status = models.CharField(max_length=16, choices=STATUSES, default=RUNNING)
+    message = models.CharField(max_length=400, blank=True)
+    # The filter the runs were chosen by, in words ("failed in the last 24 hours, agent Triage").
+    chosen_by = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    def __str__(self) -> str:
+        return f"bulk rerun {self.uid} ({self.status})"
+
+    @property
+    def is_final(self) -> bool:
+        return self.status != self.RUNNING
+
+
+class RerunBatchItem(models.Model):
+    """One run of a bulk rerun and what became of it: the new run it made
+    (a tracked invocation the live loop follows), or why not."""
+
+    TO_DO = ""
+    SENT = "sent"
+    # Nothing woke it that can be sent again (no message, no event payload): nothing sent.
+    NOT_SENT = "not_sent"
+    FAILED = "failed"
+
+    batch = models.ForeignKey(RerunBatch, on_delete=models.CASCADE, related_name="items")
+    position = models.PositiveSmallIntegerField()
+    run_id = models.CharField(max_length=128)
+    agent_id = models.CharField(max_length=64, blank=True)
+    agent_name = models.CharField(max_length=200, blank=True)
+    started_at = models.DateTimeField(null=True, blank=True, help_text="The failed run's start, as the service said.")
+    woken_by = models.CharField(max_length=200, blank=True, help_text="Its message (cut), as the list showed it.")
+    outcome = models.CharField(max_length=16, blank=True, default=TO_DO)
+    message = models.CharField(max_length=400, blank=True)
+    # The new run's tracked invocation (its answer, its run id once known).
+    sent = models.ForeignKey(
+        "live.TrackedOperation", null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+
+    class Meta:
+        ordering = ["position"]
+        constraints = [
+            models.UniqueConstraint(fields=["batch", "run_id"], name="agents_rerun_one_item_per_run"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.run_id}: {self.outcome or 'to do'}"

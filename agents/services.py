@@ -132,6 +132,7 @@ def invocation_start(
     idempotency_key: str,
     payload: dict | None = None,
     stream: bool | None = None,
+    client: ServiceClient | None = None,
 ) -> TrackedOperation:
     """Send a message (or an event) to an agent and record it as a tracked row.
 
@@ -148,7 +149,9 @@ def invocation_start(
     request with the same key to poll"), first after 5 s.
 
     The remote id is the Idempotency-Key itself: one row per message, and a
-    double submit is the same row (and the same run)."""
+    double submit is the same row (and the same run). `client`: the key's own
+    for the background send (a job passes one without retries: its engine
+    waits on a 429 or a 5xx instead)."""
     if stream is None:
         stream = bool(settings.AGENTS_STREAM_ANSWERS)
     body: dict[str, Any] = {}
@@ -185,7 +188,7 @@ def invocation_start(
                 _send_stream_task(op, token)
         return op
     body = {"background": True, **body}
-    response = key.client().request(
+    response = (client or key.client()).request(
         "POST", api_path("/v1/agents/{}/runs", agent_id), json=body, idempotency_key=idempotency_key, slow=True
     )
     answer = response.data if isinstance(response.data, dict) else {}

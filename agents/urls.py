@@ -27,6 +27,11 @@ urlpatterns = [
     path("agents/<remote_id:agent_id>/insights/", views.agent_insights, name="agent_insights"),
     path("runs/", views.runs, name="runs"),
     path("runs/compare/", views.runs_compare, name="runs_compare"),
+    path("runs/rerun-failed/", views.runs_rerun_failed, name="runs_rerun_failed"),
+    path("runs/rerun-failed/start", views.runs_rerun_failed_start, name="runs_rerun_failed_start"),
+    path("runs/reruns/<pk:pk>/", views.rerun_batch, name="rerun_batch"),
+    path("runs/reruns/<pk:pk>/status", views.rerun_batch_status, name="rerun_batch_status"),
+    path("runs/reruns/<pk:pk>/cancel", views.rerun_batch_cancel, name="rerun_batch_cancel"),
     # Saved views of the runs list (agents/run_views.py).
     path("runs/views/new", views.run_view_new, name="run_view_new"),
     path("runs/views/<pk:view_id>/default", views.run_view_default, name="run_view_default"),
@@ -36,6 +41,9 @@ urlpatterns = [
     path("runs/<remote_id:run_id>/steps/<int:number>/", views.run_step, name="run_step"),
     path("runs/<remote_id:run_id>/follow", views.run_follow, name="run_follow"),
     path("runs/<remote_id:run_id>/rerun", views.run_rerun, name="run_rerun"),
+    # Rerun with changes, and the failed runs of a filter as one job (agents/views/reruns.py).
+    path("runs/<remote_id:run_id>/rerun/edit", views.run_rerun_edit, name="run_rerun_edit"),
+    path("runs/<remote_id:run_id>/rerun/edited", views.run_rerun_edited, name="run_rerun_edited"),
     path("approvals/", views.approvals, name="approvals"),
     path("approvals/news", views.approvals_news, name="approvals_news"),
     path("approvals/bulk/", views.approval_batch_start, name="approval_batch_start"),

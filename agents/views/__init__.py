@@ -16,6 +16,15 @@ from agents.views.chat import chat, chat_send, threads
 from agents.views.deadlines import approval_deadlines
 from agents.views.insights import agent_insights, insights
 from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
+from agents.views.reruns import (
+    rerun_batch,
+    rerun_batch_cancel,
+    rerun_batch_status,
+    run_rerun_edit,
+    run_rerun_edited,
+    runs_rerun_failed,
+    runs_rerun_failed_start,
+)
 from agents.views.rules import approval_rule_remove, approval_rules
 from agents.views.run_views import run_view_default, run_view_new, run_view_remove
 from agents.views.runs import run_detail, run_follow, run_rerun, run_row, run_step, runs, runs_compare
@@ -48,7 +57,12 @@ __all__ = [
     "policy_center",
     "run_detail",
     "run_follow",
+    "rerun_batch",
+    "rerun_batch_cancel",
+    "rerun_batch_status",
     "run_rerun",
+    "run_rerun_edit",
+    "run_rerun_edited",
     "run_row",
     "run_step",
     "run_view_default",
@@ -56,5 +70,7 @@ __all__ = [
     "run_view_remove",
     "runs",
     "runs_compare",
+    "runs_rerun_failed",
+    "runs_rerun_failed_start",
     "threads",
 ]
