@@ -187,3 +187,11 @@ class ShareForm(forms.Form):
         widget=forms.RadioSelect,
         help_text="After that the link answers “not found”. You can revoke it sooner.",
     )
+
+
+class RestoreVersionForm(forms.Form):
+    """ "Make this the current version" (studio/rollback.py): nothing but its
+    key. The content sent is the kept version's, read from the console's
+    row, never from the browser; a double click is one revision turn."""
+
+    idempotency_key = IdempotencyKeyField()

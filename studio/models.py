@@ -98,6 +98,38 @@ class DocumentVersion(models.Model):
         return f"{self.document_id} @ turn {self.turn_id}"
 
 
+class TurnResult(models.Model):
+    """What a website or app looked like when one of its turns completed
+    (#36 item 2, roll back): the service keeps only the latest state, so the
+    worker that keeps a document's version reads the site or app once after
+    each completed turn and keeps its screenshot and addresses as they were
+    then, with who asked for what. One row per (artifact, turn)."""
+
+    workspace_id = models.CharField(max_length=128)
+    studio = models.CharField(max_length=16)  # website or app
+    artifact_id = models.CharField(max_length=200)
+    turn = models.ForeignKey("live.TrackedOperation", on_delete=models.CASCADE, related_name="+")
+    asked_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    asked = models.TextField(blank=True)
+    name = models.CharField(max_length=300, blank=True)
+    screenshot_url = models.URLField(max_length=2000, blank=True)
+    public_url = models.URLField(max_length=2000, blank=True)
+    open_url = models.URLField(max_length=2000, blank=True, help_text="The item in the product, as it was then.")
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["-created_at", "-id"]
+        constraints = [
+            models.UniqueConstraint(fields=["artifact_id", "turn"], name="studio_turn_result_once"),
+        ]
+        indexes = [models.Index(fields=["workspace_id", "artifact_id", "-created_at"], name="studio_turn_result_item")]
+
+    def __str__(self) -> str:
+        return f"{self.studio} {self.artifact_id} @ turn {self.turn_id}"
+
+
 class ShareLink(models.Model):
     """A read-only link to a document (its content, or one of its kept
     versions) or a set of images, for people without an account

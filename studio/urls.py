@@ -76,6 +76,12 @@ urlpatterns = [
     ),
     path("versions/<pk:pk>/", versions.document_version, name="document_version"),
     path("versions/<pk:pk>/download", versions.document_version_download, name="document_version_download"),
+    # Make an earlier version the current one again: a revision turn carrying it (studio/rollback.py).
+    path("versions/<pk:pk>/restore", versions.document_version_restore, name="document_version_restore"),
+    path("versions/<pk:pk>/restore/send", versions.document_version_restore_send, name="document_version_restore_send"),
+    # A website's or app's kept result asked for again (studio/rollback.py).
+    path("results/<pk:pk>/go-back", versions.artifact_go_back, name="artifact_go_back"),
+    path("results/<pk:pk>/go-back/send", versions.artifact_go_back_send, name="artifact_go_back_send"),
     path("shares/", share.shares, name="shares"),
     path("shares/new/<library_kind:kind>/<remote_id:item_id>/", share.share_new, name="share_new"),
     path("shares/<pk:pk>/revoke", share.share_revoke, name="share_revoke"),

@@ -12,8 +12,13 @@ idempotent: a (document, turn) that already has its version makes no remote
 call and no row (a unique constraint settles a race), so a retried batch, a
 task delivered twice or a read that failed before keeps one version.
 
-Websites and apps have no content to keep: their turn history (the
-conversation page) is their version list.
+Websites and apps have no content the contract shows, so the same task
+keeps what a person can recognise of each state instead (`TurnResult`: the
+screenshot, the public address and the product's address as they were, and
+who asked for what), read once from `GET /v1/websites/{id}` or
+`GET /v1/apps/{id}` after each completed turn; their history page lists them
+and "go back to this" asks the director for that state again
+(studio/rollback.py).
 """
 
 from __future__ import annotations
@@ -34,8 +39,11 @@ from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
 from dashboard.web.reading import as_dict, text
+from dashboard.web.word_diff import ADDED, REMOVED, WordChange, word_changes
 from studio.documents import document_source
-from studio.models import TURN_KIND, DocumentVersion
+from studio.models import TURN_KIND, DocumentVersion, TurnResult
+from studio.preview import screenshot
+from studio.reading import safe_link
 
 logger = logging.getLogger(__name__)
 
@@ -47,14 +55,26 @@ DIFF_CONTEXT = 2
 DIFF_MAX_LINES = 5000
 
 
+# The studios whose state after a turn is kept: a document's content, a site's or app's look.
+KEPT_STUDIOS = ("document", "website", "app")
+READ_PATH = {"document": "/v1/documents/{}", "website": "/v1/websites/{}", "app": "/v1/apps/{}"}
+
+
+def _kept_of(op: TrackedOperation) -> tuple[str, str]:
+    """(studio, artifact id) of a completed turn whose result is kept, or ("", "")."""
+    snapshot, context = as_dict(op.snapshot), as_dict(op.context)
+    studio = text(snapshot.get("studio") or context.get("studio"))
+    if studio not in KEPT_STUDIOS or text(snapshot.get("status")) != "completed":
+        return "", ""
+    artifact_id = text(as_dict(snapshot.get("artifact")).get("id")) or text(context.get("artifact_id"))
+    return (studio, artifact_id) if artifact_id else ("", "")
+
+
 def _document_of(op: TrackedOperation) -> str:
     """The document a completed document turn wrote, or "" (another studio,
     not completed, no artifact)."""
-    snapshot, context = as_dict(op.snapshot), as_dict(op.context)
-    studio = text(snapshot.get("studio") or context.get("studio"))
-    if studio != "document" or text(snapshot.get("status")) != "completed":
-        return ""
-    return text(as_dict(snapshot.get("artifact")).get("id")) or text(context.get("artifact_id"))
+    studio, artifact_id = _kept_of(op)
+    return artifact_id if studio == "document" else ""
 
 
 # The read of a version is a named task sent through the outbox (stored with
@@ -105,16 +125,47 @@ def document_version_keep(*, op: TrackedOperation) -> DocumentVersion | None:
         return DocumentVersion.objects.filter(document_id=document_id, turn=op).first()
 
 
+def turn_result_keep(*, op: TrackedOperation) -> TurnResult | None:
+    """What a completed website or app turn left, read once and kept (as
+    `document_version_keep`, one attempt per call); None for another turn."""
+    studio, artifact_id = _kept_of(op)
+    if studio not in ("website", "app"):
+        return None
+    existing = TurnResult.objects.filter(artifact_id=artifact_id, turn=op).first()
+    if existing is not None:
+        return existing
+    body = as_dict(op.owner_key.client(max_retries=0).get(api_path(READ_PATH[studio], artifact_id)))
+    artifact = as_dict(as_dict(op.snapshot).get("artifact"))
+    try:
+        with transaction.atomic():
+            return TurnResult.objects.create(
+                workspace_id=op.owner_key.workspace_id,
+                studio=studio,
+                artifact_id=artifact_id[:200],
+                turn=op,
+                asked_by_id=op.started_by_id,
+                asked=storable_text(text(as_dict(op.context).get("message")) or op.title),
+                name=storable_text(text(body.get("name") or body.get("title") or artifact.get("name")))[:300],
+                screenshot_url=screenshot(body)[:2000],
+                public_url=(safe_link(body.get("public_url")) or safe_link(artifact.get("public_url")))[:2000],
+                open_url=(safe_link(body.get("url")) or safe_link(artifact.get("url")))[:2000],
+            )
+    except IntegrityError:  # kept meanwhile by another run of the task
+        return TurnResult.objects.filter(artifact_id=artifact_id, turn=op).first()
+
+
 def document_versions_keep(op_ids: list[int]) -> int:
-    """The `on_final` hook of `studio.turn`: for each completed document turn
-    among `op_ids` that has no version yet, send the task that reads it
-    (through the outbox). Returns the tasks sent. The poll batch and the
-    stream follower may both call it for one turn: the task is idempotent."""
+    """The `on_final` hook of `studio.turn`: for each completed document,
+    website or app turn among `op_ids` whose result is not kept yet, send
+    the task that reads it (through the outbox). Returns the tasks sent. The
+    poll batch and the stream follower may both call it for one turn: the
+    task is idempotent."""
     ops = TrackedOperation.objects.filter(id__in=op_ids, kind=TURN_KIND, is_final=True)
     kept = set(DocumentVersion.objects.filter(turn_id__in=op_ids).values_list("turn_id", flat=True))
+    kept |= set(TurnResult.objects.filter(turn_id__in=op_ids).values_list("turn_id", flat=True))
     sent = 0
     for op in ops:
-        if op.pk in kept or not _document_of(op):
+        if op.pk in kept or not _kept_of(op)[0]:
             continue
         outbox_send(task=KEEP_TASK, args=[op.pk], about=op)
         sent += 1
@@ -133,10 +184,11 @@ def document_version_keep_attempt(*, operation_id: int, attempt: int = 0) -> str
         .filter(pk=operation_id, kind=TURN_KIND, is_final=True)
         .first()
     )
-    if op is None or not _document_of(op):
+    if op is None or not _kept_of(op)[0]:
         return "none"
+    keep = document_version_keep if _document_of(op) else turn_result_keep
     try:
-        return "kept" if document_version_keep(op=op) is not None else "none"
+        return "kept" if keep(op=op) is not None else "none"
     except _TRANSIENT as exc:
         if attempt + 1 >= KEEP_ATTEMPTS:
             logger.warning(
@@ -187,6 +239,29 @@ def document_version_get(*, workspace_id: str, version_id: int) -> DocumentVersi
     return version
 
 
+def turn_results(*, workspace_id: str, artifact_id: str) -> list[TurnResult]:
+    """A website's or app's kept results in this workspace, newest first."""
+    if not workspace_id:
+        return []
+    return list(
+        TurnResult.objects.select_related("asked_by")
+        .filter(workspace_id=workspace_id, artifact_id=artifact_id)
+        .order_by("-created_at", "-id")
+    )
+
+
+def turn_result_get(*, workspace_id: str, result_id: int) -> TurnResult:
+    """A kept result of the viewer's workspace; 404 for any other."""
+    found = (
+        TurnResult.objects.select_related("asked_by").filter(id=result_id, workspace_id=workspace_id).first()
+        if workspace_id
+        else None
+    )
+    if found is None:
+        raise Http404("No such result.")
+    return found
+
+
 def artifact_latest_turn(*, workspace_id: str, artifact_id: str) -> TrackedOperation | None:
     """The newest turn of this workspace about an item (what the service
     answered, or what the console sent): its conversation is the item's
@@ -217,6 +292,28 @@ def version_filename(version: DocumentVersion) -> str:
 class DiffLine:
     change: str  # "same", "added", "removed" or "folded" (text says how many lines)
     text: str
+    # A changed line paired with the line that replaced it: its words, the
+    # changed ones marked (dashboard/web/word_diff.py); () to mark the whole line.
+    words: tuple[WordChange, ...] = ()
+
+
+# A removed and an added line are marked word by word when this much of them is alike.
+WORDS_ALIKE = 0.4
+
+
+def _paired(removed: list[str], added: list[str]) -> tuple[list[DiffLine], list[DiffLine]]:
+    """The removed lines and the lines that replaced them, the pairs alike
+    enough (in order) marked word by word."""
+    old = [DiffLine("removed", line) for line in removed]
+    new = [DiffLine("added", line) for line in added]
+    for index in range(min(len(removed), len(added))):
+        before, after = removed[index], added[index]
+        if difflib.SequenceMatcher(a=before.split(), b=after.split(), autojunk=False).ratio() < WORDS_ALIKE:
+            continue
+        pieces = word_changes(before, after)
+        old[index] = DiffLine("removed", before, tuple(p for p in pieces if p.kind != ADDED))
+        new[index] = DiffLine("added", after, tuple(p for p in pieces if p.kind != REMOVED))
+    return old, new
 
 
 def versions_diff(older: str, newer: str) -> list[DiffLine]:
@@ -241,8 +338,8 @@ def versions_diff(older: str, newer: str) -> list[DiffLine]:
             else:
                 lines += [DiffLine("same", line) for line in same]
             continue
-        lines += [DiffLine("removed", line) for line in before[a_start:a_end]]
-        lines += [DiffLine("added", line) for line in after[b_start:b_end]]
+        removed, added = _paired(before[a_start:a_end], after[b_start:b_end])
+        lines += removed + added
     return lines
 
 

@@ -7,25 +7,37 @@ from __future__ import annotations
 
 from django import forms
 from django.contrib import messages
-from django.http import HttpResponse
+from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
+from dashboard.api import errors
+from dashboard.frame.forms import failed_write
+from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import render_region
+from dashboard.web.htmx import client_redirect, render_region
+from studio import selectors, services
 from studio.documents import render_content
-from studio.models import DocumentVersion
+from studio.forms import READ_ONLY, RestoreVersionForm
+from studio.library import KIND_OF_STUDIO
+from studio.models import DocumentVersion, TurnResult
+from studio.rollback import go_back_message, restore_message
 from studio.versions import (
     artifact_latest_turn,
     diff_counts,
     document_version_get,
     document_versions,
+    turn_result_get,
+    turn_results,
     version_filename,
     versions_diff,
 )
+
+# What a conflict of the restore's key says (the same key sent with another body).
+RESTORE_CONFLICT = "This roll back was already sent with other content; reload the page and confirm again."
 
 
 def version_label(version: DocumentVersion, number: int) -> str:
@@ -128,9 +140,25 @@ def document_version_download(request: ConsoleRequest, pk: int) -> HttpResponse:
 
 @require_GET
 def artifact_history(request: ConsoleRequest, kind: str, item_id: str) -> HttpResponse:
-    """A website's or an app's versions are its turns: the newest
-    conversation about it, at its latest turn. Made elsewhere (in the
-    product, or before the console kept turns): back to the item, in words."""
+    """A website's or an app's history: each completed turn's result as the
+    console kept it (screenshot, addresses then, who asked for what), newest
+    first, each earlier one with "go back to this". Before any was kept (an
+    item made elsewhere, or before the console kept results): its newest
+    conversation through the console at its latest turn, or back to the item."""
+    results = turn_results(workspace_id=request.workspace.id, artifact_id=item_id)
+    if results:
+        return render(
+            request,
+            "studio/artifact_history.html",
+            {
+                "results": results,
+                "kind": kind,
+                "item_id": item_id,
+                "name": next((result.name for result in results if result.name), "") or "(untitled)",
+                "studio": results[0].studio,
+                "can_write": request.workspace.can_write,
+            },
+        )
     op = artifact_latest_turn(workspace_id=request.workspace.id, artifact_id=item_id)
     if op is None:
         messages.info(
@@ -138,3 +166,112 @@ def artifact_history(request: ConsoleRequest, kind: str, item_id: str) -> HttpRe
         )
         return redirect("studio:library_item", kind, item_id)
     return redirect(f"{reverse('studio:turn', args=[op.pk])}#turn-{op.pk}")
+
+
+def _go_back_context(request: ConsoleRequest, result: TurnResult, form: RestoreVersionForm) -> dict:
+    results = turn_results(workspace_id=request.workspace.id, artifact_id=result.artifact_id)
+    later = [item for item in reversed(results) if (item.created_at, item.pk) > (result.created_at, result.pk)]
+    when = date_format(localtime(result.created_at), "j M Y, H:i")
+    return {
+        "result": result,
+        "when": when,
+        "later": later,
+        "restore": go_back_message(result, later=later, when=when),
+        "form": form,
+        "history_url": reverse(
+            "studio:artifact_history", args=[KIND_OF_STUDIO[result.studio].slug, result.artifact_id]
+        ),
+        "can_write": request.workspace.can_write,
+    }
+
+
+@require_GET
+def artifact_go_back(request: ConsoleRequest, pk: int) -> HttpResponse:
+    """The confirmation of "go back to this": the result, the later requests
+    the turn asks to undo, and the message that goes (studio/rollback.py)."""
+    result = turn_result_get(workspace_id=request.workspace.id, result_id=pk)
+    return render(request, "studio/artifact_go_back.html", _go_back_context(request, result, RestoreVersionForm()))
+
+
+@require_POST
+@requires_write(READ_ONLY)
+def artifact_go_back_send(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """Send the turn in the result's own conversation, with the acting person's key."""
+    result = turn_result_get(workspace_id=request.workspace.id, result_id=pk)
+    form = RestoreVersionForm(request.POST)
+    context = _go_back_context(request, result, form)
+    restore = context["restore"]
+    if restore.problem or not form.is_valid():
+        return render(request, "studio/artifact_go_back.html", context, status=400 if restore.problem else 200)
+    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=result.turn)
+    try:
+        turn = services.turn_continue(
+            key=request.workspace.require_key(),
+            turns=turns,
+            message=restore.message,
+            idempotency_key=form.cleaned_data["idempotency_key"],
+            auto=True,
+        )
+    except errors.ApiError as exc:
+        context["remote_error"] = failed_write(request, form, exc, conflict_message=RESTORE_CONFLICT)
+        return render(request, "studio/artifact_go_back.html", context)
+    messages.success(
+        request, f"Sent: the director is taking the {result.studio} back to how it was on {context['when']}."
+    )
+    return client_redirect(request, reverse("studio:turn", args=[turn.pk]))
+
+
+def _restore_context(request: ConsoleRequest, version: DocumentVersion, form: RestoreVersionForm) -> dict:
+    versions = document_versions(workspace_id=request.workspace.id, document_id=version.document_id)
+    latest = versions[0] if versions else None
+    number = len(versions) - next((i for i, v in enumerate(versions) if v.pk == version.pk), 0)
+    when = date_format(localtime(version.created_at), "j M Y, H:i")
+    restore = restore_message(version, when=when)
+    lines = versions_diff(latest.content, version.content) if latest and latest.pk != version.pk else []
+    return {
+        "version": version,
+        "label": version_label(version, number),
+        "restore": restore,
+        "is_latest": latest is not None and latest.pk == version.pk,
+        "counts": diff_counts(lines) if lines else None,
+        "form": form,
+        "versions_url": reverse("studio:document_versions", args=[version.document_id]),
+        "can_write": request.workspace.can_write,
+    }
+
+
+@require_GET
+def document_version_restore(request: ConsoleRequest, pk: int) -> HttpResponse:
+    """The confirmation of "make this the current version": what the revision
+    turn will send (the kept content, whole), what it changes against the
+    latest kept version, and why not when it can't (studio/rollback.py)."""
+    version = document_version_get(workspace_id=request.workspace.id, version_id=pk)
+    context = _restore_context(request, version, RestoreVersionForm())
+    return render(request, "studio/document_version_restore.html", context)
+
+
+@require_POST
+@requires_write(READ_ONLY)
+def document_version_restore_send(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """Send the revision turn in the version's own conversation, with the
+    acting person's key; the conversation page follows it."""
+    version = document_version_get(workspace_id=request.workspace.id, version_id=pk)
+    form = RestoreVersionForm(request.POST)
+    context = _restore_context(request, version, form)
+    restore = context["restore"]
+    if restore.problem or not form.is_valid():
+        return render(request, "studio/document_version_restore.html", context, status=400 if restore.problem else 200)
+    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=version.turn)
+    try:
+        turn = services.turn_continue(
+            key=request.workspace.require_key(),
+            turns=turns,
+            message=restore.message,
+            idempotency_key=form.cleaned_data["idempotency_key"],
+            auto=True,
+        )
+    except errors.ApiError as exc:
+        context["remote_error"] = failed_write(request, form, exc, conflict_message=RESTORE_CONFLICT)
+        return render(request, "studio/document_version_restore.html", context)
+    messages.success(request, f"Sent: the director is making {context['label'].lower()} the current version again.")
+    return client_redirect(request, reverse("studio:turn", args=[turn.pk]))

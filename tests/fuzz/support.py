@@ -321,6 +321,8 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:artifact_history": Target(),
     "studio:document_version": Target(),
     "studio:document_version_download": Target(),
+    "studio:document_version_restore": Target(),
+    "studio:document_version_restore_send": Target(methods=("POST",), form=("idempotency_key",)),
     # Share links: the maker's pages, and the public page (its token is fuzzed as a path value).
     "studio:shares": Target(),
     "studio:share_new": Target(methods=("GET", "POST"), query=("version",), form=("days",)),
@@ -347,6 +349,14 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:run_follow": Target(methods=("POST",), form=("following",)),
     "agents:runs": Target(query=("status", "agent", "thread", "q", "region", *PAGER)),
     "agents:runs_compare": Target(query=("run",)),
+    # Rerun with changes, and the failed runs of a window rerun as one job (agents/views/reruns.py).
+    "agents:run_rerun_edit": Target(),
+    "agents:run_rerun_edited": Target(methods=("POST",), form=("message", "payload", "reviewed", "idempotency_key")),
+    "agents:runs_rerun_failed": Target(query=("agent", "since")),
+    "agents:runs_rerun_failed_start": Target(methods=("POST",), form=("agent", "since", "run", "idempotency_key")),
+    "agents:rerun_batch": Target(),
+    "agents:rerun_batch_status": Target(query=("v",)),
+    "agents:rerun_batch_cancel": Target(methods=("POST",)),
     "agents:run_view_new": Target(methods=("POST",), form=("name", "shared", "make_default", "query")),
     "agents:run_view_default": Target(methods=("POST",)),
     "agents:run_view_remove": Target(methods=("POST",)),

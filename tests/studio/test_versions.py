@@ -6,6 +6,8 @@ through the `page` fixture)."""
 
 from __future__ import annotations
 
+import re
+
 import httpx
 import pytest
 from django.test import TestCase
@@ -94,11 +96,13 @@ def test_a_document_revised_twice_keeps_two_versions_and_compares_them(db, sandb
     assert calls.count == 0  # versions are the console's own rows
     heading = text_of(one(compared, "#versions-comparison h3"))
     assert heading.startswith("From Version 1") and "to Version 2" in heading
-    added = texts(compared, ".studio-diff ins")
-    removed = texts(compared, ".studio-diff del")
+    added = texts(compared, ".studio-diff__line--added")
+    removed = texts(compared, ".studio-diff__line--removed")
     assert added and removed
-    # Words for screen readers, not colour alone (a blank line reads "Added:" alone).
-    assert all(line.startswith("Added:") for line in added) and all(line.startswith("Removed:") for line in removed)
+    # Words for screen readers, not colour alone (a blank line reads "Added:" alone); a
+    # line alike enough to the one it replaced is "Changed from/to:", its words marked.
+    assert all(line.startswith(("Added:", "Changed to:")) for line in added)
+    assert all(line.startswith(("Removed:", "Changed from:")) for line in removed)
     assert any("e-bike" in line for line in added) and any("city bikes" in line for line in removed)
     assert not any("e-bike" in line for line in removed)
 
@@ -249,8 +253,10 @@ def test_two_versions_compared_in_the_browser(
     page.get_by_role("button", name="Compare").press("Enter")
     comparison = page.locator("#versions-comparison")
     expect(comparison.get_by_role("heading", level=3)).to_contain_text("From Version 1")
-    expect(comparison.locator("ins").first).to_contain_text("Added:")
-    expect(comparison.locator("del").first).to_contain_text("Removed:")
+    expect(comparison.locator(".studio-diff__line--added").first).to_contain_text(re.compile("Added:|Changed to:"))
+    expect(comparison.locator(".studio-diff__line--removed").first).to_contain_text(
+        re.compile("Removed:|Changed from:")
+    )
 
     # On a phone, the list and a version fit the screen: long button labels wrap inside the button.
     page.set_viewport_size({"width": 375, "height": 812})
