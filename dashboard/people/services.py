@@ -528,6 +528,12 @@ def invitation_accept_with_sso(*, invitation: Invitation) -> Any:
     return _accept(invitation, user_fields={}, password=None, how="single sign-on")
 
 
+def person_getting_started_hide(*, user: Any, hidden: bool) -> None:
+    """Hide Home's getting-started checklist for this person, or show it
+    again. Their own display choice: no audit entry, nothing sent."""
+    Person.objects.update_or_create(user_id=user.pk, defaults={"getting_started_hidden": hidden})
+
+
 def person_theme_set(*, user: Any, theme: str) -> None:
     """Keep the person's theme (light, dark or the device's). A display
     preference of their own: no audit entry, no role needed, nothing sent to

@@ -155,6 +155,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "home": Target(),
     # The home page's "Running now" poll and its "New record" picker (dashboard/home, objects/views/home.py).
     "home_running": Target(query=("v",)),
+    "home_getting_started": Target(methods=("POST",), form=("hide",)),
     "objects:home_picker": Target(examples=3),
     # The command palette's results (dashboard/palette): any text, a run's id shape, hostile bytes.
     "palette": Target(query=("q",)),
