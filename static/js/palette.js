@@ -62,11 +62,14 @@
   }
 
   /* Whether the results shown answer what the field holds now (the server
-   * folds white space as this does). */
+   * folds white space as this does). The dialog's region before its first
+   * answer answers nothing typed yet. */
   function answered(input) {
     var region = document.getElementById("palette-results");
     var typed = input.value.replace(/\s+/g, " ").trim();
-    return !region || !region.hasAttribute("data-palette-query") || region.getAttribute("data-palette-query") === typed;
+    if (!region) { return true; }
+    var shown = region.getAttribute("data-palette-query");
+    return shown === null ? typed === "" : shown === typed;
   }
 
   /* Enter: the chosen option's page, or (nothing found) the palette's own page. */

@@ -88,6 +88,8 @@ def test_enter_opens_the_top_hit_and_the_arrows_move_the_choice(quokka, page: Pa
 
     # Several results: the first is chosen as soon as they come; the arrows move the choice.
     page.keyboard.type("a")
+    # The answer to "a" (the dialog asked for "" as it opened: that answer may come first).
+    expect(dialog.locator("#palette-results")).to_have_attribute("data-palette-query", "a")
     options = dialog.get_by_role("listbox", name="Results").get_by_role("option")
     expect(options.nth(1)).to_be_visible()
     expect(options.first).to_have_attribute("aria-selected", "true")
@@ -99,9 +101,17 @@ def test_enter_opens_the_top_hit_and_the_arrows_move_the_choice(quokka, page: Pa
     page.keyboard.press("ArrowUp")
     expect(options.first).to_have_attribute("aria-selected", "true")
 
-    # Typed and Enter at once, before the answer comes: the answer's top hit opens, not a results page.
+    # The record's title: its answer's top hit is the record, chosen without an arrow; Enter opens it.
     field.fill("")
     page.keyboard.type(quokka["title"])
+    record = dialog.get_by_role("option", name=re.compile(re.escape(quokka["title"])))
+    expect(record).to_have_attribute("aria-selected", "true")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name=quokka["title"])).to_be_visible()
-    assert "/palette/" not in page.url
+
+    # Typed and Enter at once, before the answer comes: that answer's top hit opens, not a results page.
+    page.keyboard.press("Control+k")
+    page.keyboard.type("Inbox")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Inbox", exact=True)).to_be_visible()
+    assert page.url.endswith("/inbox/")
