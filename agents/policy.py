@@ -125,7 +125,7 @@ def policy_agents(*, client: ServiceClient, workspace_id: str) -> list[AgentPoli
                     agent_id=summary["id"],
                     agent_name=summary["name"],
                     risk=risk,
-                    granted_by=(entry.username or "a deleted user") if entry else "",
+                    granted_by=(entry.username or "the console") if entry else "",
                     granted_at=entry.created_at if entry else None,
                     note=entry.note if entry else "",
                 )

@@ -67,8 +67,10 @@ def decided_by_service(item: Any) -> str:
 
 
 def deciders(*, workspace_id: str, approval_ids: list[str]) -> dict[str, str]:
-    """Approval id -> the console person whose decision the service accepted
-    (the audit trail: one query for the page)."""
+    """Approval id -> the console person whose decision the service accepted,
+    or "the console" where it decided itself (a deadline's outcome: an entry
+    with no person; a deleted person's entries keep their name). The audit
+    trail: one query for the page."""
     paths = {api_path("/v1/approvals/{}", approval_id): approval_id for approval_id in approval_ids if approval_id}
     if not paths:
         return {}
@@ -77,7 +79,7 @@ def deciders(*, workspace_id: str, approval_ids: list[str]) -> dict[str, str]:
         .order_by("id")
         .values_list("path", "username")
     )
-    return {paths[path]: username or "a deleted user" for path, username in rows}
+    return {paths[path]: username or "the console" for path, username in rows}
 
 
 def pending_stored(*, workspace_id: str) -> list[tuple[int, dict[str, Any]]]:

@@ -15,6 +15,7 @@ from dashboard.system import views as system_views
 urlpatterns = [
     path("", home_views.home, name="home"),
     path("home/running", home_views.running, name="home_running"),
+    path("home/getting-started", home_views.getting_started_toggle, name="home_getting_started"),
     path("healthz", views.healthz, name="healthz"),
     # The command palette's results (Ctrl/Cmd-K; dashboard/palette).
     path("palette/", palette_views.palette, name="palette"),

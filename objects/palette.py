@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 from django.urls import NoReverseMatch, reverse
+from django.utils.timesince import timesince
 
 from dashboard.api.paths import api_path
 from dashboard.palette.sources import (
@@ -34,11 +35,13 @@ from dashboard.palette.sources import (
     PaletteResult,
     PaletteSource,
     actions_source,
+    quoted,
     ranked,
     score,
+    why_matched,
     words,
 )
-from dashboard.web.reading import as_dict, as_list, text
+from dashboard.web.reading import as_dict, as_list, text, when
 from objects.names import title_of
 from objects.selectors import RECORDS_ITEM_KEY, object_list_all
 
@@ -146,12 +149,27 @@ def records_found(request: ConsoleRequest, query: str, limit: int) -> list[Palet
             record = as_dict(item)
             url = _url("objects:record", key, text(record.get("id")))
             if url:
-                found.append(PaletteResult(title_of(record, definition) or "Untitled", singular, url, KIND_RECORDS))
+                title = title_of(record, definition) or "Untitled"
+                found.append(
+                    PaletteResult(title, _record_line(singular, record), url, KIND_RECORDS, why=_why(query, title))
+                )
         if len(found) >= limit:
             break
     # The service found them (anywhere in the values): the title's own match comes first.
     exact = [r for r in found if score(query, r.title) is not None]
     return [*exact, *(r for r in found if r not in exact)][:limit]
+
+
+def _record_line(singular: str, record: dict) -> str:
+    """A record's second line: its object and when it last changed (two
+    records of one title told apart by it)."""
+    changed = when(record.get("updated_at") or record.get("created_at"))
+    return f"{singular}, changed {timesince(changed, depth=1)} ago" if changed else singular
+
+
+def _why(query: str, title: str) -> str:
+    # The service's search looks in every value: a title that holds the words says so, else the values do.
+    return why_matched(query, title) if score(query, title) is not None else f"{quoted(query)} in its values"
 
 
 PALETTE_SOURCES = (

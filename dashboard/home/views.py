@@ -1,21 +1,27 @@
-"""The home page: an overview of the person's workspace, and its live
-"Running now" region. Served from the console's database; the areas'
+"""The home page: an overview of the person's workspace, its live
+"Running now" region, and an Administrator's getting-started checklist
+(dashboard/home/getting_started.py), hidden and shown again here. Served from the console's database; the areas'
 sections make one remote read at most, kept a minute (dashboard/frame/home.py)."""
 
 from __future__ import annotations
 
-from django.http import HttpResponse
-from django.shortcuts import render
+from django.http import HttpResponse, HttpResponseBase
+from django.shortcuts import redirect, render
 from django.utils import timezone
 from django.views.decorators.cache import never_cache
-from django.views.decorators.http import require_GET
+from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.accounts.middleware import background_request
 from dashboard.frame.areas import home_cards
 from dashboard.frame.home import home_viewer
+from dashboard.frame.key_gate import works_without_key
+from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.home import selectors
-from dashboard.web.htmx import poll_unchanged, stop_polling
+from dashboard.home.getting_started import getting_started
+from dashboard.people import services
+from dashboard.people.roles import MANAGE_PEOPLE
+from dashboard.web.htmx import is_partial, poll_unchanged, stop_polling
 
 
 @require_GET
@@ -23,7 +29,7 @@ def home(request: ConsoleRequest) -> HttpResponse:
     """What needs the person, what runs now, the areas' sections (their
     recent work and quick actions), then every area as a compact card.
     Without a working key: the prompt to add one and the cards."""
-    context: dict = {"cards": home_cards(request.user)}
+    context: dict = {"cards": home_cards(request.user), "getting_started": getting_started(request.user)}
     # Without a working key (none, or one that no longer decrypts: a refused
     # one never gets here, the workspace middleware answers with the refusal
     # page) the page offers to add a key, and the cards.
@@ -41,6 +47,19 @@ def home(request: ConsoleRequest) -> HttpResponse:
             }
         )
     return render(request, "dashboard/home.html", context)
+
+
+@works_without_key
+@require_POST
+@requires_permission(MANAGE_PEOPLE, "The getting-started checklist is for Administrators.")
+def getting_started_toggle(request: ConsoleRequest) -> HttpResponseBase:
+    """Hide the checklist (`hide=1`) or show it again (`hide=0`): the
+    person's own choice. htmx gets the region, a plain form goes back Home."""
+    hidden = request.POST.get("hide") == "1"
+    services.person_getting_started_hide(user=request.user, hidden=hidden)
+    if not is_partial(request):
+        return redirect("home")
+    return render(request, "dashboard/home.html#getting_started", {"getting_started": getting_started(request.user)})
 
 
 @background_request

@@ -1,6 +1,7 @@
 """Running the palette's sources for one query: the core's first, then every
 area's in the registry's order; results grouped by kind, at most GROUP_LIMIT
-a group; a source that fails or runs out of time named on a line.
+a group; a source that fails or runs out of time named on a line; results of
+a group with the same title and second line told apart by their ids' starts.
 
 Time: the remote sources start together, each in a thread of its own (the
 request's context copied, so its request id goes with every call) under a
@@ -17,7 +18,7 @@ from __future__ import annotations
 import contextvars
 import logging
 from concurrent.futures import Future, ThreadPoolExecutor, wait
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from django.db import connections
@@ -26,7 +27,7 @@ from dashboard.api import errors
 from dashboard.api.attempts import separate_read_budget
 from dashboard.frame.areas import areas
 from dashboard.palette.core import CORE_SOURCES
-from dashboard.palette.sources import QUERY_MAX, PaletteResult, PaletteSource
+from dashboard.palette.sources import QUERY_MAX, PaletteResult, PaletteSource, fold
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import ConsoleRequest
@@ -178,5 +179,28 @@ def palette_search(*, request: ConsoleRequest, raw_query: str | None) -> Palette
             group = groups.setdefault(result.kind, [])
             if len(group) < GROUP_LIMIT:
                 group.append(result)
-    answer.groups = [PaletteGroup(kind, results) for kind, results in groups.items()]
+    answer.groups = [PaletteGroup(kind, told_apart(results)) for kind, results in groups.items()]
     return answer
+
+
+def _address_tail(url: str) -> str:
+    """The last part of a result's address (a record's or run's id), short."""
+    tail = url.split("?", 1)[0].rstrip("/").rsplit("/", 1)[-1]
+    return tail[:8]
+
+
+def told_apart(results: list[PaletteResult]) -> list[PaletteResult]:
+    """A group's results where two share their title and their second line
+    (three records "Untitled", of one object): each such line also names the
+    start of its own id, so the person sees which is which before opening it."""
+    lines: dict[tuple[str, str], int] = {}
+    for result in results:
+        lines[(fold(result.title), result.subtitle)] = lines.get((fold(result.title), result.subtitle), 0) + 1
+    told = []
+    for result in results:
+        tail = _address_tail(result.url)
+        if lines[(fold(result.title), result.subtitle)] > 1 and tail:
+            subtitle = f"{result.subtitle}, id {tail}…" if result.subtitle else f"Id {tail}…"
+            result = replace(result, subtitle=subtitle)
+        told.append(result)
+    return told

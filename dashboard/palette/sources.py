@@ -24,7 +24,8 @@ must therefore not touch the database: what it needs from the request
 (`request.workspace.client`, `.id`, `.can_write`) is read before it starts.
 
 Matching is shared so every area ranks alike: `score()` (every typed word
-found, the title's start first), `ranked()`, `is_id_shaped()`.
+found, the title's start first), `ranked()` (which also says why each result
+matched, `why_matched()`), `is_id_shaped()`, `id_prefix()`.
 """
 
 from __future__ import annotations
@@ -32,7 +33,7 @@ from __future__ import annotations
 import re
 import unicodedata
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.urls import NoReverseMatch, reverse
@@ -55,6 +56,10 @@ class PaletteResult:
     subtitle: str
     url: str
     kind: str  # the group it is shown in ("Pages", "Records", "Agents")
+    # Why it answers the query, in words ("Starts with “quo”", "“acme” in its
+    # values"): the second line says it beside the subtitle. `ranked()` fills
+    # it from where the typed words were found; a source may say it itself.
+    why: str = ""
 
 
 Search = Callable[["ConsoleRequest", str, int], Sequence[PaletteResult]]
@@ -143,13 +148,43 @@ def score(query: str, title: str, *more: str) -> int | None:
     return 2
 
 
-def ranked(query: str, candidates: Iterable[tuple[PaletteResult, str]], *, limit: int) -> list[PaletteResult]:
-    """The candidates (a result and more text it is found by) that match,
-    best first, then in the order given; at most `limit`."""
+def quoted(value: str, most: int = 40) -> str:
+    value = value if len(value) <= most else value[: most - 1] + "…"
+    return f"“{value}”"
+
+
+def why_matched(query: str, title: str, subtitle: str = "", more: str = "", *, more_is: str = "its keywords") -> str:
+    """Why a result answers the query, in a few words: where the typed words
+    were found (the title first, then the subtitle, then `more`, which
+    `more_is` names). "" for an empty query (everything is offered)."""
+    typed = words(query)
+    if not typed:
+        return ""
+    folded_title = fold(title)
+    phrase = " ".join(typed)
+    if folded_title.startswith(phrase):
+        return f"Starts with {quoted(query.strip())}"
+    if all(word in folded_title for word in typed):
+        return f"{quoted(query.strip())} in the title"
+    folded_subtitle = fold(subtitle)
+    elsewhere = [word for word in typed if word not in folded_title]
+    where = "the description" if all(word in folded_subtitle for word in elsewhere) else more_is
+    return f"{quoted(' '.join(elsewhere))} in {where}"
+
+
+def ranked(
+    query: str, candidates: Iterable[tuple[PaletteResult, str]], *, limit: int, more_is: str = "its keywords"
+) -> list[PaletteResult]:
+    """The candidates (a result and more text it is found by, which `more_is`
+    names) that match, best first, then in the order given; at most `limit`;
+    each says why it matched (unless its source said so already)."""
     scored = []
     for position, (result, more) in enumerate(candidates):
         value = score(query, result.title, result.subtitle, more)
         if value is not None:
+            if not result.why:
+                why = why_matched(query, result.title, result.subtitle, more, more_is=more_is)
+                result = replace(result, why=why)
             scored.append((value, position, result))
     scored.sort(key=lambda entry: (entry[0], entry[1]))
     return [result for _, _, result in scored[:limit]]
@@ -165,3 +200,27 @@ def is_id_shaped(query: str) -> bool:
     """Whether the query looks like an id the service gives (so a read by id is worth one call)."""
     value = query.strip()
     return bool(_UUID.match(value) or (_TOKEN.match(value) and any(char.isdigit() for char in value)))
+
+
+# The start of a service id a person copied from a log or a page: 8 or more
+# hexadecimal characters of a UUID (its hyphens kept or left out), short of a whole one.
+_HEX = re.compile(r"^[0-9a-f]+$", re.IGNORECASE)
+ID_PREFIX_MIN = 8
+
+
+def _hyphenated(hexits: str) -> str:
+    return "-".join(part for part in (hexits[:8], hexits[8:12], hexits[12:16], hexits[16:20], hexits[20:]) if part)
+
+
+def id_prefix(query: str) -> str:
+    """The start of an id the query is (lower case, hyphens where a UUID has
+    them: "1A2B3C4D5E" -> "1a2b3c4d-5e"), or "" when it is a word, a whole
+    id (`is_id_shaped`) or shorter than ID_PREFIX_MIN hexadecimal characters."""
+    value = query.strip().lower()
+    hexits = value.replace("-", "")
+    if not ID_PREFIX_MIN <= len(hexits) < 32 or not _HEX.match(hexits):
+        return ""
+    shaped = _hyphenated(hexits)
+    if value not in (hexits, shaped, shaped + "-"):
+        return ""
+    return shaped

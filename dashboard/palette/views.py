@@ -3,8 +3,8 @@
 Not a background request: it runs only while the person types, so it is
 their own activity (it keeps the session alive like any page they open).
 An htmx request from the dialog gets the results region (and the count for
-the screen reader, out of band); a plain one (no JavaScript, or Enter with no
-option chosen) the palette's own page. It reads; it never writes.
+the screen reader, out of band); a plain one (no JavaScript, or Enter when nothing
+was found) the palette's own page. It reads; it never writes.
 """
 
 from __future__ import annotations

@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from django import forms
@@ -7,6 +8,7 @@ from django.contrib.auth import password_validation
 from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
+from django.core.validators import validate_email
 
 from dashboard.people.roles import DEFAULT_ROLE, ROLE_DESCRIPTIONS, Role
 
@@ -30,25 +32,55 @@ class PeopleSearchForm(forms.Form):
         return (self.cleaned_data.get("q") or "").strip() if self.is_valid() else ""
 
 
+# How many addresses one invitation form sends at most (a team, not a mailing list).
+INVITE_AT_ONCE = 50
+_SEPARATORS = re.compile(r"[\s,;]+")
+
+
 class InviteForm(forms.Form):
-    email = forms.EmailField(
-        label="Email address",
-        # The address becomes the new account's username, and usernames hold 150 characters.
-        max_length=150,
-        widget=forms.EmailInput(attrs={"autocomplete": "off"}),
+    emails = forms.CharField(
+        label="Email addresses",
+        help_text=f"One or more, separated by commas or on lines of their own (up to {INVITE_AT_ONCE} at once).",
+        max_length=INVITE_AT_ONCE * 160,
+        widget=forms.Textarea(attrs={"rows": 3, "autocomplete": "off", "spellcheck": "false"}),
     )
     role = forms.ChoiceField(label="Role", choices=_role_choices, initial=DEFAULT_ROLE)
 
-    def clean_email(self) -> str:
-        email = self.cleaned_data["email"].strip()
-        try:
-            UnicodeUsernameValidator()(email)
-        except ValidationError:
+    def clean_emails(self) -> list[tuple[str, str]]:
+        """Each address typed once (case aside), in order, with what is wrong
+        with it ("" for nothing): a wrong one is refused by name, never silently
+        dropped, and does not stop the others."""
+        seen: dict[str, tuple[str, str]] = {}
+        for address in _SEPARATORS.split(self.cleaned_data["emails"]):
+            address = address.strip().strip("<>\"'")
+            if address and address.casefold() not in seen:
+                seen[address.casefold()] = (address, _address_problem(address))
+        if not seen:
+            raise ValidationError("Enter at least one email address.")
+        if len(seen) > INVITE_AT_ONCE:
             raise ValidationError(
-                "This address can't be a console username (letters, digits and @ . + - _ only). "
-                "Ask the person for another address."
-            ) from None
-        return email
+                f"At most {INVITE_AT_ONCE} addresses at once: this holds {len(seen)}. Invite the rest in a second go."
+            )
+        return list(seen.values())
+
+
+def _address_problem(address: str) -> str:
+    shown = address if len(address) <= 80 else address[:79] + "…"
+    if len(address) > 150:
+        # The address becomes the new account's username, and usernames hold 150 characters.
+        return f"{shown} is longer than the 150 characters a username holds."
+    try:
+        validate_email(address)
+    except ValidationError:
+        return f"“{shown}” is not an email address."
+    try:
+        UnicodeUsernameValidator()(address)
+    except ValidationError:
+        return (
+            f"{shown} can't be a console username (letters, digits and @ . + - _ only). "
+            "Ask the person for another address."
+        )
+    return ""
 
 
 class RoleForm(forms.Form):

@@ -29,6 +29,8 @@ class Person(models.Model):
     # A personal preference, not a workspace's: every role may set its own
     # (dashboard/people/views_theme.py); read with the role in one query.
     theme = models.CharField(max_length=8, choices=Theme.choices, default=Theme.SYSTEM)
+    # An Administrator's choice to hide Home's getting-started checklist (shown again from Home).
+    getting_started_hidden = models.BooleanField(default=False)
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

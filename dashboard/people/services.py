@@ -1,4 +1,5 @@
-"""Writes about people: invitations (send, re-send, revoke, accept), roles,
+"""Writes about people: invitations (send one or many, re-send, a new link
+to copy, revoke, accept), roles,
 deactivation and reactivation, an administrator's removal of someone's
 stored keys, and the sessions a person is signed in with.
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import logging
 import secrets
 import uuid
+from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from importlib import import_module
 from typing import Any
@@ -387,6 +389,57 @@ def invitation_create(*, email: str, role: str, by: AbstractBaseUser, base_url: 
     return invitation
 
 
+@dataclass
+class InvitedMany:
+    """What inviting several addresses at once did: the invitations sent, and
+    each address not invited with why, in the person's words."""
+
+    sent: list[Invitation] = field(default_factory=list)
+    refused: list[tuple[str, str]] = field(default_factory=list)
+
+
+def invitations_create(
+    *, addresses: list[tuple[str, str]], role: str, by: AbstractBaseUser, base_url: str
+) -> InvitedMany:
+    """Invite each address (an (address, problem) pair: a problem found by the
+    form refuses it unsent) with `role`: each one as `invitation_create`
+    invites it, in a transaction of its own, so one refused address (an
+    account, a pending invitation, the email server) never stops the others."""
+    done = InvitedMany()
+    for address, problem in addresses:
+        if problem:
+            done.refused.append((address, problem))
+            continue
+        try:
+            done.sent.append(invitation_create(email=address, role=role, by=by, base_url=base_url))
+        except PeopleRefusal as refusal:
+            done.refused.append((address, refusal.message))
+    return done
+
+
+def invitation_new_link(*, invitation: Invitation, by: AbstractBaseUser, base_url: str) -> str:
+    """A new link for an invitation not yet accepted or revoked, to hand over
+    another way (a chat, in person) rather than by email: the link sent before
+    stops working, a new expiry runs from now, and it is audited. Answers the
+    link, which is shown once and stored nowhere (only its hash is)."""
+    with transaction.atomic():
+        invitation = Invitation.objects.select_for_update().get(pk=invitation.pk)
+        if invitation.accepted_at is not None:
+            raise PeopleRefusal(f"{invitation.email} has already accepted this invitation.")
+        if invitation.revoked_at is not None:
+            raise PeopleRefusal(f"This invitation of {invitation.email} was revoked. Invite them again instead.")
+        token = _new_token(invitation, timezone.now())
+        invitation.save(update_fields=["token_hash", "expires_at", "sent_at", "send_count"])
+        audit_account_event(
+            actor=by,
+            subject=None,
+            action="invitation_link_made",
+            summary=f"A new link for the invitation of {invitation.email} made to copy (the earlier link no longer works)",
+            details={"email": invitation.email, "invitation": invitation.pk},
+        )
+    return invitation_link(token=token, base_url=base_url)
+
+
 def invitation_resend(*, invitation: Invitation, by: AbstractBaseUser, base_url: str) -> Invitation:
     """A new link (and a new expiry) for an invitation not yet accepted or
     revoked; the link sent before stops working."""
@@ -473,6 +526,12 @@ def invitation_accept_with_sso(*, invitation: Invitation) -> Any:
     links to it by that email (dashboard/accounts/oidc.py matches accounts by
     email), so only someone the provider vouches for as that address gets in."""
     return _accept(invitation, user_fields={}, password=None, how="single sign-on")
+
+
+def person_getting_started_hide(*, user: Any, hidden: bool) -> None:
+    """Hide Home's getting-started checklist for this person, or show it
+    again. Their own display choice: no audit entry, nothing sent."""
+    Person.objects.update_or_create(user_id=user.pk, defaults={"getting_started_hidden": hidden})
 
 
 def person_theme_set(*, user: Any, theme: str) -> None:

@@ -10,6 +10,8 @@ urlpatterns = [
     path("invite/", views.invite, name="invite"),
     path("invitations/<pk:pk>/resend/", views.invitation_resend, name="invitation_resend"),
     path("invitations/<pk:pk>/revoke/", views.invitation_revoke, name="invitation_revoke"),
+    # A new link to copy and hand over another way (shown once; the earlier one stops working).
+    path("invitations/<pk:pk>/link/", views.invitation_link, name="invitation_link"),
     # The invitee's link: the token is the credential (only its hash is stored).
     path("join/<slug:token>/", views.accept, name="accept"),
     path("join/<slug:token>/single-sign-on/", views.accept_with_sso, name="accept_sso"),

@@ -31,7 +31,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people import selectors, services
 from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm
 from dashboard.people.roles import MANAGE_PEOPLE, Role
-from dashboard.web.htmx import client_redirect, render_region
+from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager
 
 PAGE_SIZE = 50
@@ -78,25 +78,36 @@ def index(request: ConsoleRequest) -> HttpResponse:
 @require_POST
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def invite(request: ConsoleRequest) -> HttpResponseBase:
+    """Invite one address or several at once. All sent: back to the page,
+    which lists them. Some refused: the form again, each refused address
+    named with why and left in the box to fix (the sent ones are said, and
+    the invitations list swapped too), nothing typed lost."""
     form = InviteForm(request.POST)
     error = ""
     if form.is_valid():
-        try:
-            invitation = services.invitation_create(
-                email=form.cleaned_data["email"],
-                role=form.cleaned_data["role"],
-                by=request.user,
-                base_url=_base_url(request),
-            )
-        except services.PeopleRefusal as refusal:
-            error = refusal.message
-        else:
+        done = services.invitations_create(
+            addresses=form.cleaned_data["emails"],
+            role=form.cleaned_data["role"],
+            by=request.user,
+            base_url=_base_url(request),
+        )
+        sent = ", ".join(invitation.email for invitation in done.sent)
+        role = Role(form.cleaned_data["role"]).label
+        if not done.refused:
             messages.success(
                 request,
-                f"Invitation sent to {invitation.email} as {invitation.get_role_display()}. "
-                f"The link works once, for {settings.INVITATION_DAYS} days.",
+                f"Invitation{'s' if len(done.sent) > 1 else ''} sent to {sent} as {role}. "
+                f"Each link works once, for {settings.INVITATION_DAYS} days.",
             )
             return client_redirect(request, reverse("people:index"))
+        # The box keeps what was not sent, to fix and send again.
+        kept = InviteForm(
+            {"emails": "\n".join(address for address, _ in done.refused), "role": form.cleaned_data["role"]}
+        )
+        context = _index_context(request, kept)
+        context.update({"invite_refused": done.refused, "invite_sent": sent, "invite_role": role})
+        context["people_too"] = bool(done.sent) and is_partial(request)
+        return render_region(request, "people/index.html", "invite_form", context)
     return render_region(request, "people/index.html", "invite_form", _index_context(request, form, error))
 
 
@@ -119,6 +130,26 @@ def invitation_resend(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     else:
         messages.success(request, f"A new link was sent to {invitation.email}; the one sent before no longer works.")
     return client_redirect(request, reverse("people:index"))
+
+
+@works_without_key
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def invitation_link(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """A new link for a pending invitation, shown once to copy (the answer
+    is the page, never a redirect: the link is in no address, message or
+    log); the one sent before stops working."""
+    invitation = _invitation_or_404(pk)
+    try:
+        link = services.invitation_new_link(invitation=invitation, by=request.user, base_url=_base_url(request))
+    except services.PeopleRefusal as refusal:
+        messages.error(request, refusal.message)
+        return client_redirect(request, reverse("people:index"))
+    context = _index_context(request, InviteForm())
+    context["new_link"] = {"invitation": selectors.invitation_get(pk=pk), "link": link}
+    response = render_region(request, "people/index.html", "people", context)
+    response["Cache-Control"] = "no-store"
+    return response
 
 
 @works_without_key

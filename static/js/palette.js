@@ -4,9 +4,12 @@
  * so opening it is showModal() and a focus, no request. The field is a
  * WAI-ARIA combobox (APG "list autocomplete, manual selection"): htmx asks
  * GET /palette/?q= as the person types and swaps #palette-results; here the
+ * first option of each answer is chosen (so Enter opens the top hit), the
  * arrows move aria-activedescendant over the listbox's options, Enter opens
- * the chosen one (with none chosen, the form goes to the palette's page), Esc
- * closes (the dialog's own cancel) and focus goes back where it was.
+ * the chosen one (pressed before the answer to what is typed has come, it
+ * opens that answer's top hit when it comes; with no option at all, the form
+ * goes to the palette's page), Esc closes (the dialog's own cancel) and focus
+ * goes back where it was.
  * #palette-count (role=status) is filled by the server's answer, out of band.
  * No inline script or style: the CSP allows only this origin's files.
  */
@@ -39,17 +42,45 @@
   }
 
   /* After each answer: options out of the tab order (focus stays in the
-   * field), the list said to be open when it has options, and nothing chosen
-   * yet, unless the option the person chose with the arrows is in the new
-   * answer too (an answer to a keystroke typed before the arrow lands after
-   * it: the choice stays where the person put it). */
+   * field), the list said to be open when it has options, and the first
+   * option chosen, unless the option the person chose with the arrows is in
+   * the new answer too (an answer to a keystroke typed before the arrow lands
+   * after it: the choice stays where the person put it). An Enter that waited
+   * for this answer opens its choice now. */
   function settle(input) {
     var found = options(input);
     found.forEach(function (option) { option.setAttribute("tabindex", "-1"); });
     input.setAttribute("aria-expanded", found.length ? "true" : "false");
-    var chosen = input.getAttribute("data-palette-chosen");
+    var chosen = input.hasAttribute("data-palette-moved") ? input.getAttribute("data-palette-chosen") : null;
     var again = chosen ? found.filter(function (option) { return option.getAttribute("href") === chosen; })[0] : null;
-    choose(input, again || null);
+    if (!again) { input.removeAttribute("data-palette-moved"); }
+    choose(input, again || found[0] || null);
+    if (input.hasAttribute("data-palette-enter")) {
+      input.removeAttribute("data-palette-enter");
+      go(input);
+    }
+  }
+
+  /* Whether the results shown answer what the field holds now (the server
+   * folds white space as this does). The dialog's region before its first
+   * answer answers nothing typed yet. */
+  function answered(input) {
+    var region = document.getElementById("palette-results");
+    var typed = input.value.replace(/\s+/g, " ").trim();
+    if (!region) { return true; }
+    var shown = region.getAttribute("data-palette-query");
+    return shown === null ? typed === "" : shown === typed;
+  }
+
+  /* Enter: the chosen option's page, or (nothing found) the palette's own page. */
+  function go(input) {
+    var found = options(input);
+    var current = found.indexOf(document.getElementById(input.getAttribute("aria-activedescendant") || ""));
+    if (current >= 0) {
+      window.location.assign(found[current].href);
+    } else if (input.form) {
+      input.form.submit();
+    }
   }
 
   function ask(input) {
@@ -87,10 +118,17 @@
       var next = event.key === "ArrowDown" ? current + 1 : current - 1;
       if (next >= found.length) { next = 0; }
       if (next < 0) { next = found.length - 1; }
+      input.setAttribute("data-palette-moved", "");
       choose(input, found[next]);
-    } else if (event.key === "Enter" && current >= 0) {
+    } else if (event.key === "Enter") {
       event.preventDefault();
-      window.location.assign(found[current].href);
+      if (answered(input)) {
+        go(input);
+      } else {
+        // The answer to what was just typed is on its way: its top hit opens when it comes.
+        input.setAttribute("data-palette-enter", "");
+        ask(input);
+      }
     }
   });
 
@@ -134,7 +172,12 @@
     if (box) {
       box.addEventListener("close", function () {
         var input = field(box);
-        if (input) { input.setAttribute("aria-expanded", "false"); choose(input, null); }
+        if (input) {
+          input.setAttribute("aria-expanded", "false");
+          input.removeAttribute("data-palette-moved");
+          input.removeAttribute("data-palette-enter");
+          choose(input, null);
+        }
       });
     }
   });

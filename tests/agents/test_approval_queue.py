@@ -234,3 +234,12 @@ def test_stop_allowing_says_so_in_the_audit_trail(remote, api_key, logged_in_cli
     assert entry.method == "PATCH" and entry.status == 200
     [worded] = entries_in_words([entry], workspace_id=api_key.workspace_id)
     assert worded.words == "Asked the builder to stop always allowing send actions of Policy mailer"
+
+
+def test_a_decision_the_console_made_itself_names_the_console(db):
+    # A deadline's outcome is decided by the console (no person): its entry has no username.
+    AuditEntry.objects.create(
+        workspace_id="ws-1", kind=AuditEntry.KIND_DECISION, method="POST", path=f"/v1/approvals/{SEND_ID}", status=200
+    )
+
+    assert agents_queue.deciders(workspace_id="ws-1", approval_ids=[SEND_ID]) == {SEND_ID: "the console"}

@@ -155,6 +155,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "home": Target(),
     # The home page's "Running now" poll and its "New record" picker (dashboard/home, objects/views/home.py).
     "home_running": Target(query=("v",)),
+    "home_getting_started": Target(methods=("POST",), form=("hide",)),
     "objects:home_picker": Target(examples=3),
     # The command palette's results (dashboard/palette): any text, a run's id shape, hostile bytes.
     "palette": Target(query=("q",)),
@@ -226,8 +227,9 @@ FUZZ_TABLE: dict[str, Target] = {
     "assistants:decide": Target(methods=("POST",), form=("decision", "note"), examples=5),
     "reach:webhook_resume": Target(methods=("POST",), examples=3),
     "people:index": Target(query=("q", *PAGER)),
-    "people:invite": Target(methods=("POST",), form=("email", "role")),
+    "people:invite": Target(methods=("POST",), form=("emails", "role")),
     "people:invitation_resend": Target(methods=("POST",), examples=3),
+    "people:invitation_link": Target(methods=("POST",), examples=3),
     "people:invitation_revoke": Target(methods=("POST",), examples=3),
     "people:accept": Target(methods=("GET", "POST"), form=("name", "password1", "password2")),
     "people:accept_sso": Target(methods=("POST",), examples=3),

@@ -77,3 +77,41 @@ def test_open_type_arrow_and_enter_land_on_the_record(quokka, page: Page):
     page.keyboard.press("Escape")
     expect(dialog).to_be_hidden()
     assert violations == []
+
+
+@pytest.mark.browser
+def test_enter_opens_the_top_hit_and_the_arrows_move_the_choice(quokka, page: Page):
+    page.goto(f"{quokka['server'].url}/agents/")
+    dialog = page.get_by_role("dialog", name="Go to or find")
+    page.keyboard.press("Control+k")
+    field = dialog.get_by_role("combobox", name="Go to or find")
+
+    # Several results: the first is chosen as soon as they come; the arrows move the choice.
+    page.keyboard.type("a")
+    # The answer to "a" (the dialog asked for "" as it opened: that answer may come first).
+    expect(dialog.locator("#palette-results")).to_have_attribute("data-palette-query", "a")
+    options = dialog.get_by_role("listbox", name="Results").get_by_role("option")
+    expect(options.nth(1)).to_be_visible()
+    expect(options.first).to_have_attribute("aria-selected", "true")
+    expect(field).to_have_attribute("aria-activedescendant", options.first.get_attribute("id") or "")
+    page.keyboard.press("ArrowDown")
+    expect(options.nth(1)).to_have_attribute("aria-selected", "true")
+    expect(options.first).to_have_attribute("aria-selected", "false")
+    expect(field).to_have_attribute("aria-activedescendant", options.nth(1).get_attribute("id") or "")
+    page.keyboard.press("ArrowUp")
+    expect(options.first).to_have_attribute("aria-selected", "true")
+
+    # The record's title: its answer's top hit is the record, chosen without an arrow; Enter opens it.
+    field.fill("")
+    page.keyboard.type(quokka["title"])
+    record = dialog.get_by_role("option", name=re.compile(re.escape(quokka["title"])))
+    expect(record).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name=quokka["title"])).to_be_visible()
+
+    # Typed and Enter at once, before the answer comes: that answer's top hit opens, not a results page.
+    page.keyboard.press("Control+k")
+    page.keyboard.type("Inbox")
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", name="Inbox", exact=True)).to_be_visible()
+    assert page.url.endswith("/inbox/")

@@ -13,6 +13,7 @@ from django.urls import reverse
 
 from dashboard.api import ServiceClient
 from dashboard.api.testing import RemoteCallCounter
+from dashboard.keys.models import ApiKey
 from dashboard.keys.testing import store_sandbox_key
 from dashboard.palette.search import MIN_REMOTE_CHARS
 from dashboard.people.backends import person_role_set
@@ -157,3 +158,27 @@ def test_every_page_carries_the_dialog_and_the_header_button(console):
     assert (field["role"], field["aria-controls"], field["aria-expanded"]) == ("combobox", "palette-listbox", "false")
     assert text_of(one(dialog, f"label[for={field['id']}]")) == "Go to or find"
     assert one(dialog, "#palette-count")["role"] == "status"
+
+
+def test_a_run_is_found_by_the_first_8_characters_of_its_id_without_a_call(console, workspace, user):
+    from agents.services import insights_refresh
+
+    service = workspace["service"]
+    agent = service.page("/v1/agents", params={"limit": 100}, item_key="agents").items[0]
+    run_id = service.post(f"/v1/agents/{agent['id']}/runs", json={"message": "Hello, prefix"}).get("run_id")
+    if not run_id:
+        pytest.skip("the sandbox's agent answered without a run")
+    # The insights' worker reads the workspace's runs into the console's facts (as beat has it do).
+    insights_refresh(workspace_id=ApiKey.objects.get(user=user).workspace_id)
+
+    with RemoteCallCounter() as calls:
+        response = console.get(reverse("palette"), {"q": run_id[:8].upper()}, **HTMX)
+
+    html = parse(response.content)
+    assert (f"Run {run_id}", reverse("agents:run", args=[run_id])) in groups_of(html)["Runs"]
+    option = next(o for o in select(html, "[role=option]") if o["href"] == reverse("agents:run", args=[run_id]))
+    line = text_of(one(option, ".palette-option__subtitle"))
+    assert line.startswith("Run, ") and "started" in line
+    assert text_of(one(option, ".palette-option__why")) == f"Its id starts with “{run_id[:8]}”"
+    # Found in the console's database: the service reads runs by their whole id only.
+    assert not any(path.startswith("/v1/runs/") for path in calls.paths)

@@ -17,8 +17,8 @@ from dashboard.api import errors
 from dashboard.api.testing import RemoteCallCounter
 from dashboard.frame.areas import Area, register_area, unregister_area
 from dashboard.inbox.models import WaitingItem
-from dashboard.palette.search import clean_query
-from dashboard.palette.sources import PaletteResult, PaletteSource, is_id_shaped, score
+from dashboard.palette.search import clean_query, told_apart
+from dashboard.palette.sources import PaletteResult, PaletteSource, id_prefix, is_id_shaped, score, why_matched
 from tests.helpers import use_fake_service
 from tests.html import one, parse, select, text_of
 from tests.live.support import SECRET, SERVICE_URL, store_key
@@ -217,6 +217,27 @@ def test_matching_and_id_shapes():
     assert is_id_shaped("run_8f3a2c91")
     assert not is_id_shaped("spring sale") and not is_id_shaped("run_abcdef")
     assert PaletteResult("a", "b", "/c", "Pages").kind == "Pages"
+    # The start of a run's id, 8 characters or more, hyphens kept or not; never a word or a whole id.
+    assert id_prefix("6F1D0C1E") == "6f1d0c1e"
+    assert id_prefix("6f1d0c1e00") == id_prefix("6f1d0c1e-00") == "6f1d0c1e-00"
+    assert id_prefix("6f1d0c1") == id_prefix("deadbeef cafe") == id_prefix("6f1d-0c1e00") == ""
+    assert id_prefix("6f1d0c1e-0000-4000-8000-000000000001") == ""
+
+
+def test_each_result_says_why_it_matched_and_twins_are_told_apart():
+    assert why_matched("dea", "Deals") == "Starts with “dea”"
+    assert why_matched("acme", "Big Acme deal") == "“acme” in the title"
+    assert why_matched("totp", "Two-factor sign-in", "", "security totp") == "“totp” in its keywords"
+    assert why_matched("area", "Agents", "Every area's agents") == "“area” in the description"
+    assert why_matched("", "Deals") == ""
+    twins = told_apart(
+        [
+            PaletteResult("Untitled", "Deal", "/objects/deals/0a1b2c3d4e5f/", "Records"),
+            PaletteResult("Untitled", "Deal", "/objects/deals/9f8e7d6c5b4a/", "Records"),
+            PaletteResult("Acme", "Deal", "/objects/deals/77/", "Records"),
+        ]
+    )
+    assert [result.subtitle for result in twins] == ["Deal, id 0a1b2c3d…", "Deal, id 9f8e7d6c…", "Deal"]
 
 
 def test_a_source_budget_is_its_own_and_never_more_than_the_request_has_left():

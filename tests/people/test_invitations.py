@@ -30,7 +30,7 @@ def base_url(settings):
 
 
 def invite(admin_client, email="new.person@example.com", role=Role.APPROVER, **headers):
-    return admin_client.post(reverse("people:invite"), {"email": email, "role": role}, **headers)
+    return admin_client.post(reverse("people:invite"), {"emails": email, "role": role}, **headers)
 
 
 def link_in(message) -> str:
@@ -75,7 +75,7 @@ def test_an_address_with_an_account_or_a_pending_invitation_is_refused_in_place(
     message = text_of(one(form, "[role=alert]"))
     assert ("already has an account, np" in message) if existing == "account" else ("already invited" in message)
     # What was typed stays.
-    assert one(form, "input[name=email]")["value"] == "new.person@EXAMPLE.com"
+    assert text_of(one(form, "textarea[name=emails]")) == "new.person@EXAMPLE.com"
     assert mail.outbox == []
     assert Invitation.objects.count() == (0 if existing == "account" else 1)
 
@@ -211,7 +211,7 @@ def test_invitation_pages_need_an_administrator(client, django_user_model):
     member = django_user_model.objects.create_user(username="meg")
     client.force_login(member)
 
-    response = client.post(reverse("people:invite"), {"email": "x@example.com", "role": Role.ADMINISTRATOR})
+    response = client.post(reverse("people:invite"), {"emails": "x@example.com", "role": Role.ADMINISTRATOR})
 
     assert response.status_code == 403
     assert mail.outbox == [] and not Invitation.objects.exists()
@@ -247,3 +247,59 @@ def test_an_accepted_invitation_cannot_be_sent_again_or_revoked(admin_client, cl
     assert any("already accepted" in text for text in texts(revoked.content, "#messages .alert"))
     assert len(mail.outbox) == 1
     assert Invitation.objects.get().revoked_at is None
+
+
+def test_several_addresses_at_once_each_refused_one_named_and_kept(admin_client, django_user_model):
+    django_user_model.objects.create_user(username="np", email="taken@example.com")
+
+    response = invite(
+        admin_client,
+        email="one@example.com, taken@example.com\nnot an@address;two@example.com, ONE@example.com",
+        HTTP_HX_REQUEST="true",
+    )
+
+    assert sorted(message.to[0] for message in mail.outbox) == ["one@example.com", "two@example.com"]
+    assert set(Invitation.objects.values_list("email", flat=True)) == {"one@example.com", "two@example.com"}
+    form = one(response.content, "form#invite-form")
+    alert = one(form, "[role=alert]")
+    assert text_of(alert).startswith("Sent to one@example.com, two@example.com as Approver. 3 addresses not invited")
+    assert texts(alert, "li") == [
+        "taken@example.com already has an account, np.",
+        "“not” is not an email address.",
+        "“an@address” is not an email address.",
+    ]
+    # What was not sent stays in the box to fix; the list of invitations is swapped too.
+    assert one(form, "textarea[name=emails]").text.strip() == "taken@example.com\nnot\nan@address"
+    people = one(response.content, "#people")
+    assert people["hx-swap-oob"] == "outerHTML"
+    assert {"one@example.com", "two@example.com"} <= set(texts(people, "tbody th"))
+
+
+def test_more_than_50_addresses_send_nothing_and_keep_the_text(admin_client):
+    typed = ", ".join(f"p{n}@example.com" for n in range(51))
+
+    response = invite(admin_client, email=typed, HTTP_HX_REQUEST="true")
+
+    assert "At most 50 addresses at once: this holds 51" in text_of(one(response.content, "form#invite-form"))
+    assert text_of(one(response.content, "textarea[name=emails]")) == typed
+    assert mail.outbox == [] and not Invitation.objects.exists()
+
+
+def test_a_new_link_to_copy_replaces_the_sent_one_and_is_audited(admin_client, admin, client):
+    invite(admin_client)
+    sent = link_in(mail.outbox[0])
+    invitation = Invitation.objects.get()
+
+    response = admin_client.post(reverse("people:invitation_link", args=[invitation.pk]), HTTP_HX_REQUEST="true")
+
+    assert response.status_code == 200 and response["Cache-Control"] == "no-store"
+    field = one(response.content, "#people input[data-copy-source]")
+    assert field["aria-label"] == "Invitation link for new.person@example.com"
+    new = field["value"]
+    assert new.startswith("https://console.example.com/people/join/") and not new.endswith(sent)
+    assert len(mail.outbox) == 1  # no email: the link is handed over another way
+    entry = AuditEntry.objects.get(action="invitation_link_made")
+    assert entry.user == admin and entry.details == {"email": "new.person@example.com", "invitation": invitation.pk}
+    assert new.rsplit("/", 2)[1] not in str(entry.details) + entry.summary
+    assert client.get(sent).status_code == 404
+    assert _accept(client, new.removeprefix("https://console.example.com")).status_code == 302

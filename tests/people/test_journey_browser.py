@@ -77,9 +77,9 @@ def test_invited_enabled_two_factor_approved_and_deactivated(console, journey_sa
     admin.goto(console.url + "/people/")
     fill_login_form(admin, "ada")
     expect(admin.get_by_role("heading", name="People", exact=True)).to_be_visible()
-    admin.get_by_label("Email address").fill(INVITEE)
+    admin.get_by_label("Email addresses").fill(INVITEE)
     admin.get_by_label("Role").select_option(Role.MEMBER)
-    admin.get_by_role("button", name="Send invitation").click()
+    admin.get_by_role("button", name="Send invitations").click()
     expect(admin.get_by_role("row").filter(has_text=INVITEE)).to_be_visible()
 
     # Nina accepts from the email's link and adds her API key.

@@ -21,7 +21,7 @@ def test_without_an_email_server_the_message_is_logged_and_kept_for_administrato
     settings.EMAIL_BACKEND = "dashboard.people.mail.DevelopmentMailBackend"
 
     with caplog.at_level(logging.INFO, logger="dashboard.people.mail"):
-        admin_client.post(reverse("people:invite"), {"email": "newbie@example.com", "role": Role.MEMBER})
+        admin_client.post(reverse("people:invite"), {"emails": "newbie@example.com", "role": Role.MEMBER})
 
     kept = DevelopmentMail.objects.get()
     assert kept.recipients == "newbie@example.com"
@@ -48,7 +48,7 @@ def test_an_invitation_goes_through_a_real_smtp_server(admin_client, settings, s
     settings.EMAIL_USE_TLS = settings.EMAIL_USE_SSL = False
     settings.DEFAULT_FROM_EMAIL = "Console <console@example.com>"
 
-    response = admin_client.post(reverse("people:invite"), {"email": "smtp.person@example.com", "role": Role.VIEWER})
+    response = admin_client.post(reverse("people:invite"), {"emails": "smtp.person@example.com", "role": Role.VIEWER})
 
     assert response.status_code == 302
     [envelope] = handler.received

@@ -4,6 +4,8 @@ confirmation, deactivate after the confirmation."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from cryptography.fernet import Fernet
 from django.core import mail
@@ -33,14 +35,24 @@ def test_an_administrator_invites_changes_a_role_and_deactivates_at_phone_width(
     page.get_by_role("link", name="People").first.click()
     expect(page.get_by_role("heading", name="People", exact=True)).to_be_visible()
 
-    # Invite: an address already taken is said in place, the form keeps it.
-    page.get_by_label("Email address").fill("bob@example.com")
-    page.get_by_role("button", name="Send invitation").click()
-    expect(page.get_by_role("alert")).to_contain_text("already has an account, bob")
-    expect(page.get_by_label("Email address")).to_have_value("bob@example.com")
-    page.get_by_label("Email address").fill("carol@example.com")
-    page.get_by_role("button", name="Send invitation").click()
+    # Invite three at once: one taken, one no address; each refused in words and left in the box,
+    # the third sent (and listed at once).
+    field = page.get_by_label("Email addresses")
+    field.fill("bob@example.com, carol@example.com\nnot-an-address")
+    page.get_by_role("button", name="Send invitations").click()
+    alert = page.get_by_role("alert")
+    expect(alert).to_contain_text("Sent to carol@example.com as Member")
+    expect(alert).to_contain_text("2 addresses not invited")
+    expect(alert.get_by_role("listitem")).to_have_text(
+        ["bob@example.com already has an account, bob.", "“not-an-address” is not an email address."]
+    )
+    expect(field).to_have_value("bob@example.com\nnot-an-address")
     expect(page.get_by_role("row", name="carol@example.com")).to_be_visible()
+    # A new link to hand over another way: shown once, to copy.
+    page.get_by_role("button", name="Copy a new link for carol@example.com").click()
+    link = page.get_by_label("Invitation link for carol@example.com")
+    expect(link).to_have_value(re.compile(r"/people/join/[\w-]+/$"))
+    expect(page.get_by_role("button", name="Copy", exact=True)).to_be_visible()
     assert [message.to for message in mail.outbox] == [["carol@example.com"]]
     assert page.evaluate("() => document.documentElement.scrollWidth <= document.documentElement.clientWidth")
 
