@@ -269,13 +269,6 @@ def alerts_evaluate(*, now: datetime | None = None) -> dict[str, int]:
     return told
 
 
-def alert_workspaces() -> list[str]:
-    """Workspaces with a rule on run facts: their insights are kept fresh on beat."""
-    return list(
-        AlertRule.objects.filter(measure__in=RUN_MEASURES).order_by().values_list("workspace_id", flat=True).distinct()
-    )
-
-
 # --- rules (Administrators) -----------------------------------------------------------------
 
 

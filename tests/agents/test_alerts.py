@@ -312,6 +312,10 @@ def test_only_administrators_holding_a_working_key_of_the_workspace_see_its_rule
         assert answer.status_code == 403
         assert NOT_AN_ADMINISTRATOR in text_of(one(answer.content, "main"))
     assert AlertRule.objects.filter(pk=kept.pk).exists()
+    # The insights page leads Administrators to the rules, nobody else.
+    assert "Alert rules" not in texts(client.get(reverse("agents:insights")).content, ".page-header a")
+    client.force_login(ada)
+    assert "Alert rules" in texts(client.get(reverse("agents:insights")).content, ".page-header a")
 
     # An Administrator of another workspace: its own (empty) list, never this one's rule.
     client.force_login(person(django_user_model, "olga", workspace_id="ws-other"))
