@@ -18,12 +18,13 @@ from django.urls import reverse
 from django.utils import timezone
 from standardwebhooks import Webhook
 
-from agents import alerts
+from agents import alerts, tasks
 from agents.forms import A_RATE_IS_A_PERCENT, KEYS_ARE_THE_WORKSPACE_S
 from agents.models import AlertEvent, AlertRule, RunFact
 from agents.services import insights_workspaces_due
 from agents.views.alerts import NOT_AN_ADMINISTRATOR
 from dashboard.audit.testing import make_administrator, make_approver
+from dashboard.celery import app
 from dashboard.events import sending as event_sending
 from dashboard.events.models import Delivery as EventDelivery
 from dashboard.events.services import endpoint_create
@@ -190,6 +191,17 @@ def test_a_breach_is_told_once_and_its_recovery_once_across_two_workers(ada, rec
     assert WORKSPACE in insights_workspaces_due(now=NOW)
 
 
+def test_the_beat_task_takes_no_key_and_evaluates_every_rule(ada):
+    assert app.tasks["agents.alerts_evaluate"] is tasks.alerts_evaluate
+    rule(AlertRule.APPROVALS_WAITING, 0)
+    WaitingItem.objects.create(
+        workspace_id=WORKSPACE, source="agents", remote_id="approval:ap-1", kind="approval",
+        data={"approval": {"id": "ap-1", "agent_id": AGENT, "risk": "send", "status": "pending"}}, refreshed_at=NOW,
+    )  # fmt: skip
+    assert tasks.alerts_evaluate.run() == {"breached": 1, "recovered": 0}
+    assert tasks.alerts_evaluate.run() == {"breached": 0, "recovered": 0}
+
+
 def test_too_few_finished_runs_is_no_verdict(ada):
     failing = rule(AlertRule.FAILURE_RATE, 20, min_runs=5)
     runs(3, status="failed")
@@ -316,6 +328,11 @@ def test_only_administrators_holding_a_working_key_of_the_workspace_see_its_rule
     assert "Alert rules" not in texts(client.get(reverse("agents:insights")).content, ".page-header a")
     client.force_login(ada)
     assert "Alert rules" in texts(client.get(reverse("agents:insights")).content, ".page-header a")
+
+    # An Administrator whose key of the workspace the service refused: the key gate, nothing of it.
+    ApiKey.objects.filter(user=ada).update(refused_at=NOW, refused_request_id="req_x")
+    answer = client.get(reverse("agents:alerts"))
+    assert getattr(answer, "key_refused", False) and "Lead qualifier" not in answer.content.decode()
 
     # An Administrator of another workspace: its own (empty) list, never this one's rule.
     client.force_login(person(django_user_model, "olga", workspace_id="ws-other"))
