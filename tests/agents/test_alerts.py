@@ -192,7 +192,7 @@ def test_a_breach_is_told_once_and_its_recovery_once_across_two_workers(ada, rec
 
 
 def test_the_beat_task_takes_no_key_and_evaluates_every_rule(ada):
-    assert app.tasks["agents.alerts_evaluate"] is tasks.alerts_evaluate
+    assert app.tasks["agents.alerts_evaluate"].name == tasks.alerts_evaluate.name == "agents.alerts_evaluate"
     rule(AlertRule.APPROVALS_WAITING, 0)
     WaitingItem.objects.create(
         workspace_id=WORKSPACE, source="agents", remote_id="approval:ap-1", kind="approval",
