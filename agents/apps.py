@@ -83,6 +83,12 @@ class AgentsConfig(AppConfig):
                         every=settings.APPROVAL_OUTCOMES_SWEEP_SECONDS,
                         expires=settings.APPROVAL_OUTCOMES_SWEEP_SECONDS,
                     ),
+                    # Alert rules on aggregates, from the console's own rows (agents/alerts.py).
+                    Periodic(
+                        "agents.alerts_evaluate",
+                        every=settings.ALERTS_EVALUATE_SECONDS,
+                        expires=settings.ALERTS_EVALUATE_SECONDS,
+                    ),
                 ),
             )
         )

@@ -404,6 +404,75 @@ class ApprovalRuleForm(forms.Form):
         return cleaned
 
 
+ALERT_MEASURES = [
+    ("failure_rate", "Failure rate over the window (%)"),
+    ("cost_per_day", "Cost in the last 24 hours (USD)"),
+    ("p95_duration", "p95 duration over the window (seconds)"),
+    ("approvals_waiting", "Approvals waiting"),
+    ("approvals_overdue", "Approvals overdue"),
+    ("keys_refused", "Stored keys refused (the whole workspace only)"),
+]
+KEYS_ARE_THE_WORKSPACE_S = "Stored keys belong to the workspace, not to an agent: choose The whole workspace."
+A_RATE_IS_A_PERCENT = "A failure rate is a percentage: give 0 to 100."
+
+
+class AlertRuleForm(forms.Form):
+    """An Administrator's alert rule (agents/alerts.py): a measure of one
+    agent or of the whole workspace, above a threshold. The console's own
+    setting: nothing is sent to the service, so it carries no form key."""
+
+    agent_id = forms.ChoiceField(label="Agent", required=False)
+    measure = forms.ChoiceField(label="Measure", choices=ALERT_MEASURES)
+    threshold = forms.DecimalField(
+        label="Alert when above",
+        min_value=0,
+        max_digits=12,
+        decimal_places=4,
+        help_text="In the measure's unit: a percentage, dollars, seconds, or a count.",
+        error_messages={
+            "required": "Give the threshold: the alert is sent when the measure goes above it.",
+            "invalid": "Give the threshold as a number, such as 20 or 2.5.",
+            "min_value": "The threshold is 0 or more.",
+            "max_digits": "At most 8 digits before the point.",
+            "max_whole_digits": "At most 8 digits before the point.",
+            "max_decimal_places": "At most 4 digits after the point.",
+        },
+    )
+    window_hours = forms.IntegerField(
+        label="Window (hours)",
+        min_value=1,
+        max_value=24 * 30,
+        initial=24,
+        help_text="Failure rate and p95 duration: the runs that started in the last this many hours.",
+        error_messages={"min_value": "At least 1 hour.", "max_value": "At most 30 days (720 hours)."},
+    )
+    min_runs = forms.IntegerField(
+        label="Fewest finished runs for a verdict",
+        min_value=1,
+        max_value=10_000,
+        initial=5,
+        help_text="Failure rate and p95 duration: with fewer finished runs in the window, the alert waits.",
+        error_messages={"min_value": "At least 1 run.", "max_value": "At most 10,000 runs."},
+    )
+
+    def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        agent = self.fields["agent_id"]
+        assert isinstance(agent, forms.ChoiceField)
+        agent.choices = [("", "The whole workspace"), *agents]
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        measure = cleaned.get("measure")
+        if measure == "keys_refused" and cleaned.get("agent_id"):
+            self.add_error("agent_id", KEYS_ARE_THE_WORKSPACE_S)
+        threshold = cleaned.get("threshold")
+        if measure == "failure_rate" and threshold is not None and threshold > 100:
+            self.add_error("threshold", A_RATE_IS_A_PERCENT)
+        return cleaned
+
+
 class RunViewForm(forms.Form):
     """Save the runs list as it is under a name (agents/run_views.py).
 

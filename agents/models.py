@@ -373,3 +373,80 @@ class RerunBatchItem(models.Model):
 
     def __str__(self) -> str:
         return f"{self.run_id}: {self.outcome or 'to do'}"
+
+
+class AlertRule(models.Model):
+    """An Administrator's alert on an aggregate of one agent (an empty
+    `agent_id`: the whole workspace): a measure the console computes from
+    what it already stores (agents/alerts.py), above a threshold. Its state
+    is kept here: an evaluation that finds it crossed moves it by a
+    conditional UPDATE, so one breach is told once and its recovery once,
+    whatever the number of workers evaluating."""
+
+    FAILURE_RATE = "failure_rate"
+    COST_PER_DAY = "cost_per_day"
+    P95_DURATION = "p95_duration"
+    APPROVALS_WAITING = "approvals_waiting"
+    APPROVALS_OVERDUE = "approvals_overdue"
+    KEYS_REFUSED = "keys_refused"
+    MEASURES = [
+        (FAILURE_RATE, "Failure rate over the window (%)"),
+        (COST_PER_DAY, "Cost in the last 24 hours (USD)"),
+        (P95_DURATION, "p95 duration over the window (seconds)"),
+        (APPROVALS_WAITING, "Approvals waiting"),
+        (APPROVALS_OVERDUE, "Approvals overdue"),
+        (KEYS_REFUSED, "Stored keys refused (workspace only)"),
+    ]
+    # Measured on the run facts the insights worker keeps.
+    RUN_MEASURES = (FAILURE_RATE, COST_PER_DAY, P95_DURATION)
+    OK = "ok"
+    BREACHED = "breached"
+    STATES = [(OK, "Within the threshold"), (BREACHED, "Breached")]
+
+    workspace_id = models.CharField(max_length=64)
+    agent_id = models.CharField(max_length=64, blank=True, help_text="Empty: the whole workspace.")
+    agent_name = models.CharField(max_length=200, blank=True, help_text="As it was when the rule was set.")
+    measure = models.CharField(max_length=24, choices=MEASURES)
+    threshold = models.FloatField()
+    window_hours = models.PositiveIntegerField(default=24, help_text="Failure rate and p95: the runs started since.")
+    min_runs = models.PositiveIntegerField(
+        default=5, help_text="Failure rate and p95: fewer finished runs, no verdict."
+    )
+    state = models.CharField(max_length=8, choices=STATES, default=OK)
+    state_since = models.DateTimeField(null=True, blank=True)
+    last_value = models.FloatField(null=True, blank=True)
+    evaluated_at = models.DateTimeField(null=True, blank=True)
+    set_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["agent_name", "measure", "pk"]
+        indexes = [models.Index(fields=["workspace_id"], name="agents_alert_rule_ws")]
+
+    def __str__(self) -> str:
+        return f"{self.measure} of {self.agent_id or 'the workspace'} above {self.threshold}"
+
+
+class AlertEvent(models.Model):
+    """One breach or one recovery of a rule, as it was told: the value seen,
+    the threshold then, and how many notifications it made."""
+
+    BREACHED = "breached"
+    RECOVERED = "recovered"
+    KINDS = [(BREACHED, "Breached"), (RECOVERED, "Recovered")]
+
+    rule = models.ForeignKey(AlertRule, on_delete=models.CASCADE, related_name="events")
+    kind = models.CharField(max_length=10, choices=KINDS)
+    value = models.FloatField(null=True, blank=True)
+    threshold = models.FloatField()
+    words = models.CharField(max_length=300)
+    at = models.DateTimeField()
+    notified = models.PositiveIntegerField(default=0, help_text="Notification rows made (people and webhooks).")
+
+    class Meta:
+        ordering = ["-at", "-id"]
+        indexes = [models.Index(fields=["rule", "at"], name="agents_alert_event_rule")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} of rule {self.rule_id} at {self.at}"

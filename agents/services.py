@@ -16,7 +16,7 @@ from django.utils import timezone
 from agents import selectors
 from agents.insights import Fact, run_fact
 from agents.live import INVOCATION_KIND, RUN_KIND
-from agents.models import BuilderAnswer, InsightsRefresh, RunFact
+from agents.models import AlertRule, BuilderAnswer, InsightsRefresh, RunFact
 from agents.run_reading import read_run
 from agents.run_search import SEARCH_CONFIG
 from dashboard.api import errors
@@ -376,14 +376,14 @@ def _refresh_wanted(state: InsightsRefresh, stale: datetime) -> bool:
 
 
 def insights_workspaces_due(*, now: datetime | None = None) -> list[str]:
-    """Workspaces whose insights someone looked at lately (beat refreshes these only)."""
+    """Workspaces whose insights someone looked at lately (beat refreshes these
+    only), and those with an alert rule on run facts (agents/alerts.py): the
+    facts an alert is measured on are kept as fresh as a watched page's."""
     now = now or timezone.now()
     since = now - timedelta(hours=float(settings.AGENTS_INSIGHTS_LOOKED_HOURS))
-    return list(
-        InsightsRefresh.objects.filter(looked_at__gte=since)
-        .order_by("workspace_id")
-        .values_list("workspace_id", flat=True)
-    )
+    looked = InsightsRefresh.objects.filter(looked_at__gte=since).values_list("workspace_id", flat=True)
+    alerted = AlertRule.objects.filter(measure__in=AlertRule.RUN_MEASURES).values_list("workspace_id", flat=True)
+    return sorted(set(looked) | set(alerted))
 
 
 def insights_refresh(*, workspace_id: str, now: datetime | None = None) -> int:

@@ -3,7 +3,7 @@ secret), re-read the row, never sleep, and are safe to run twice."""
 
 from __future__ import annotations
 
-from agents import bulk_decisions, deadline_outcomes, services
+from agents import alerts, bulk_decisions, deadline_outcomes, services
 from dashboard.celery import app
 from dashboard.jobs import engine
 
@@ -47,3 +47,11 @@ def deadline_outcomes_due() -> int:
 def approval_batch_step(batch_id: int) -> None:
     """Before the engine: one chunk of a bulk decision (now `jobs.step`)."""
     engine.job_step(bulk_decisions.KIND, int(batch_id))
+
+
+@app.task(name="agents.alerts_evaluate")
+def alerts_evaluate() -> dict[str, int]:
+    """On the interval (beat): every alert rule measured on what the console
+    stores (no key, no service call); a breach and a recovery told once each
+    (a conditional UPDATE of the rule's state: two workers at once tell one)."""
+    return alerts.alerts_evaluate()

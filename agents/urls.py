@@ -15,6 +15,10 @@ urlpatterns = [
     path("agents/deadlines/", views.approval_deadlines, name="deadlines"),
     path("agents/rules/", views.approval_rules, name="rules"),
     path("agents/rules/remove", views.approval_rule_remove, name="rule_remove"),
+    # Alert rules on aggregates (agents/alerts.py), Administrators only.
+    path("agents/alerts/", views.alert_rules, name="alerts"),
+    path("agents/alerts/<pk:rule_id>/", views.alert_rule, name="alert"),
+    path("agents/alerts/<pk:rule_id>/delete", views.alert_rule_delete, name="alert_delete"),
     path("agents/<remote_id:agent_id>/", views.agent_detail, name="detail"),
     path("agents/<remote_id:agent_id>/activate", views.agent_activate, name="activate"),
     path("agents/<remote_id:agent_id>/pause", views.agent_pause, name="pause"),

@@ -802,6 +802,8 @@ APPROVAL_DEADLINE_MINUTES = env.json(
 )
 # How often a worker applies the approval rules' outcomes at the deadline (reject, approve), once each.
 APPROVAL_OUTCOMES_SWEEP_SECONDS = env.float("APPROVAL_OUTCOMES_SWEEP_SECONDS", default=60.0)
+# How often a worker evaluates the alert rules on aggregates (agents/alerts.py): the console's own rows only.
+ALERTS_EVALUATE_SECONDS = env.float("ALERTS_EVALUATE_SECONDS", default=60.0)
 REACH_ESCALATION_ROLE = env.str("REACH_ESCALATION_ROLE", default="administrator")
 REACH_ESCALATION_PEOPLE = env.list("REACH_ESCALATION_PEOPLE", default=[])
 # Notifications outside the tab (dashboard/reach): retries of a failed

@@ -10,6 +10,7 @@ from agents.views.agents import (
     agent_webhook,
     index,
 )
+from agents.views.alerts import alert_rule, alert_rule_delete, alert_rules
 from agents.views.approval_batches import approval_batch, approval_batch_start, approval_batch_status
 from agents.views.approvals import approval_decide, approval_detail, approvals, approvals_news
 from agents.views.chat import chat, chat_send, threads
@@ -38,6 +39,9 @@ __all__ = [
     "agent_pause",
     "agent_rename",
     "agent_webhook",
+    "alert_rule",
+    "alert_rule_delete",
+    "alert_rules",
     "approval_batch",
     "approval_batch_start",
     "approval_batch_status",

@@ -17,6 +17,8 @@ class EventType(models.TextChoices):
     RUN_FAILED = "run.failed", "A run failed"
     RECORD_CHANGED = "record.changed", "A record was changed through the console"
     JOB_FINISHED = "job.finished", "A job finished"
+    ALERT_BREACHED = "alert.breached", "An alert rule was breached"
+    ALERT_RECOVERED = "alert.recovered", "An alert rule recovered"
 
 
 class Endpoint(models.Model):

@@ -140,7 +140,11 @@ def notify(
     return len(rows)
 
 
-def _notify_workspace_hooks(*, workspace_id: str, item_key: str, kind: str, title: str, path: str, now: datetime):
+def notify_workspace_hooks(
+    *, workspace_id: str, item_key: str, kind: str, title: str, path: str, now: datetime, detail: str = ""
+) -> int:
+    """Delivery rows for one item to each of the workspace's own chat webhooks
+    (Slack, Teams, signed JSON) that wants it (none made twice, as `notify`)."""
     rows = [
         Delivery(
             user=None,
@@ -151,12 +155,14 @@ def _notify_workspace_hooks(*, workspace_id: str, item_key: str, kind: str, titl
             kind=kind,
             title=title[:300],
             path=path[:500],
+            detail=detail[:500],
             due_at=now,
         )
         for hook in ChatWebhook.objects.filter(workspace_id=workspace_id)
         if _hook_wants(hook, workspace_id, item_key[:250])
     ]
     Delivery.objects.bulk_create(rows, ignore_conflicts=True)
+    return len(rows)
 
 
 def _escalation_group(people: Iterable) -> list:
@@ -214,7 +220,7 @@ def escalate_overdue(*, workspace_id: str, items: Iterable[InboxItem], people: l
                 now=now,
                 digest=False,
             )
-        _notify_workspace_hooks(
+        notify_workspace_hooks(
             workspace_id=workspace_id,
             item_key=f"escalation:{item.key}",
             kind=KIND_ESCALATION,

@@ -13,7 +13,7 @@ from django.urls import reverse
 from agents import urls
 from agents.models import BuilderAnswer
 from agents.pages import NOT_AN_APPROVER, READ_ONLY
-from agents.views import deadlines, rules
+from agents.views import alerts, deadlines, rules
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_approver
 from dashboard.live.models import TrackedOperation
@@ -35,8 +35,11 @@ FORGED = {
     "agent_id": AGENT_ID,
     "thread_id": THREAD_ID,
 }
-# Approval deadlines and rules are the console's own settings (agents/views/deadlines.py, rules.py).
+# Approval deadlines, rules and alert rules are the console's own settings (agents/views/deadlines.py, rules.py, alerts.py).
 CONSOLE_SETTINGS = {
+    "agents:alerts": alerts.NOT_AN_ADMINISTRATOR,
+    "agents:alert": alerts.NOT_AN_ADMINISTRATOR,
+    "agents:alert_delete": alerts.NOT_AN_ADMINISTRATOR,
     "agents:deadlines": deadlines.NOT_AN_ADMINISTRATOR,
     "agents:rules": rules.NOT_AN_ADMINISTRATOR,
     "agents:rule_remove": rules.NOT_AN_ADMINISTRATOR,

@@ -35,7 +35,13 @@ def test_the_schedule_holds_the_core_and_every_area(settings):
     # Outbound events' delivery sweep and their daily pruning (dashboard/events).
     assert schedule["events.deliver_due"]["schedule"] == settings.EVENTS_SWEEP_SECONDS
     assert schedule["events.prune"]["schedule"] == 24 * 3600.0
-    assert len(schedule) == 16
+    # Alert rules on aggregates, from the console's own rows (agents/alerts.py).
+    assert schedule["agents.alerts_evaluate"] == {
+        "task": "agents.alerts_evaluate",
+        "schedule": settings.ALERTS_EVALUATE_SECONDS,
+        "options": {"expires": settings.ALERTS_EVALUATE_SECONDS},
+    }
+    assert len(schedule) == 17
 
 
 def test_the_celery_app_runs_the_composed_schedule():

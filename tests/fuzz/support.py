@@ -399,6 +399,13 @@ FUZZ_TABLE: dict[str, Target] = {
         ),
     ),
     "agents:rule_remove": Target(methods=("POST",), form=("rule",)),
+    "agents:alerts": Target(
+        methods=("GET", "POST"), form=("agent_id", "measure", "threshold", "window_hours", "min_runs")
+    ),
+    "agents:alert": Target(
+        methods=("GET", "POST"), form=("agent_id", "measure", "threshold", "window_hours", "min_runs")
+    ),
+    "agents:alert_delete": Target(methods=("POST",)),
     "agents:approval_decide": Target(
         methods=("POST",),
         form=(
