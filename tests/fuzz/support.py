@@ -325,6 +325,8 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:document_version_download": Target(),
     "studio:document_version_restore": Target(),
     "studio:document_version_restore_send": Target(methods=("POST",), form=("idempotency_key",)),
+    "studio:artifact_go_back": Target(),
+    "studio:artifact_go_back_send": Target(methods=("POST",), form=("idempotency_key",)),
     # Share links: the maker's pages, and the public page (its token is fuzzed as a path value).
     "studio:shares": Target(),
     "studio:share_new": Target(methods=("GET", "POST"), query=("version",), form=("days",)),
