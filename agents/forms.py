@@ -443,7 +443,7 @@ class AlertRuleForm(forms.Form):
         min_value=1,
         max_value=24 * 30,
         initial=24,
-        help_text="Failure rate and p95 duration: the runs that started in the last this many hours.",
+        help_text="Failure rate and p95 duration: the runs that started within this many hours before now.",
         error_messages={"min_value": "At least 1 hour.", "max_value": "At most 30 days (720 hours)."},
     )
     min_runs = forms.IntegerField(
