@@ -15,7 +15,7 @@ from dashboard.frame.areas import home_cards
 from dashboard.frame.home import home_viewer
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.home import selectors
-from dashboard.web.htmx import poll_unchanged, stop_polling
+from dashboard.web.htmx import HTMX_STOP_POLLING, poll_unchanged, stop_polling
 
 
 @require_GET
@@ -46,6 +46,28 @@ def home(request: ConsoleRequest) -> HttpResponse:
 @background_request
 @never_cache
 @require_GET
+def needs_you(request: ConsoleRequest) -> HttpResponse:
+    """The home page's "What needs you", polled while the page is open (the
+    inbox can change at any time): 204 while the version it shows is current
+    (two small queries), else the card again. Before the workspace's first
+    inbox refresh the card says it is reading the workspace, never "nothing
+    waits". The console's database only."""
+    workspace_id = request.workspace.working_id or ""
+    unchanged = poll_unchanged(
+        request, lambda: selectors.needs_you_version(user=request.user, workspace_id=workspace_id)
+    )
+    if unchanged is not None:
+        return unchanged
+    viewer = home_viewer(request)
+    if viewer is None:
+        return HttpResponse(status=HTMX_STOP_POLLING)
+    state = selectors.needs_you(viewer=viewer.inbox_viewer, now=viewer.now)
+    return render(request, "dashboard/home.html#needs_you", {"needs_you": state, "workspace_zone": viewer.zone})
+
+
+@background_request
+@never_cache
+@require_GET
 def running(request: ConsoleRequest) -> HttpResponse:
     """The home page's "Running now", polled while something runs. The poll
     URL carries the version the page shows: while current, 204 from one
@@ -58,5 +80,5 @@ def running(request: ConsoleRequest) -> HttpResponse:
         return unchanged
     workspace = request.workspace
     state = selectors.running_now(user=request.user, workspace_id=workspace.working_id, now=now)
-    response = render(request, "dashboard/home.html#running", {"running": state})
+    response = render(request, "dashboard/home.html#running", {"running": state, "workspace_zone": workspace.zone})
     return stop_polling(response, final=not state.rows)
