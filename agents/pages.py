@@ -8,7 +8,6 @@ this, selectors or services, and render; no view imports another."""
 from __future__ import annotations
 
 import hashlib
-
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
