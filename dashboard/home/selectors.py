@@ -56,7 +56,12 @@ class NeedsYou:
 
     @property
     def poll_seconds(self) -> int:
-        return max(1, int(settings.INBOX_POLL_SECONDS))
+        return home_poll_seconds()
+
+
+def home_poll_seconds() -> int:
+    """How often the cards read from the inbox ask the console: the header count's pace."""
+    return max(1, int(settings.INBOX_POLL_SECONDS))
 
 
 def _workspace_read(workspace_id: str) -> bool:

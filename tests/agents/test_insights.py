@@ -394,6 +394,28 @@ def test_old_numbers_ask_the_worker_once_through_the_outbox(sandbox_client):
     assert services.insights_workspaces_due() == [WORKSPACE]  # beat keeps it fresh while people look
 
 
+def test_a_first_visit_fills_itself_in_polling_the_console_until_the_runs_are_read(
+    sandbox_client, django_assert_max_num_queries
+):
+    page = one(sandbox_client.get(reverse("agents:insights"), {"days": "30"}).content.decode(), "section#insights")
+    assert page["aria-busy"] == "true" and page["hx-trigger"] == "every 3s"
+    url = page["hx-get"]
+    assert url.startswith(reverse("agents:insights_poll") + "?days=30&v=")
+    # While the refresh is on its way: 204 from a few queries, no remote call.
+    with RemoteCallCounter() as calls, django_assert_max_num_queries(4):
+        waiting = sandbox_client.get(url, HTTP_HX_REQUEST="true")
+    assert waiting.status_code == 204 and calls.paths == []
+    # The worker read the runs: the region with its numbers, and 286 stops the polling.
+    services.insights_refresh(workspace_id=WORKSPACE)
+    with RemoteCallCounter() as calls:
+        done = sandbox_client.get(url, HTTP_HX_REQUEST="true")
+    assert done.status_code == 286 and calls.paths == []
+    region = one(done.content.decode(), "section#insights")
+    assert not region.has_attr("hx-get") and "aria-busy" not in region.attrs
+    assert "Runs read" in text_of(one(region, ".insights__freshness"))
+    assert select(region, "svg.chart")
+
+
 def test_the_agent_page_has_the_agents_insights_and_its_window_swaps_the_section(sandbox_client, seeded_sandbox):
     services.insights_refresh(workspace_id=WORKSPACE)
     runs = sandbox_runs(seeded_sandbox)

@@ -157,6 +157,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "home_running": Target(query=("v",)),
     # "What needs you", polled while the home page is open (204 unchanged).
     "home_needs_you": Target(query=("v",)),
+    "home_sections": Target(query=("v",)),
     "objects:home_picker": Target(examples=3),
     # The command palette's results (dashboard/palette): any text, a run's id shape, hostile bytes.
     "palette": Target(query=("q",)),

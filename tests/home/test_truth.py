@@ -97,3 +97,22 @@ def test_what_needs_you_reads_the_workspace_until_its_first_refresh_then_polls_2
     assert select(card, "[data-home-item]") and not select(card, "[data-home-reading]")
     assert "aria-busy" not in card.attrs
     assert client.get(card["hx-get"], **HTMX).status_code == 204
+
+
+def test_the_areas_sections_poll_with_the_inbox_version(person, client):
+    user, key = person("sol")
+    client.force_login(user)
+    page = home_page(client.get(reverse("home")).content)
+    wrapper = one(page, "#home-sections")
+    assert wrapper["hx-get"].startswith(reverse("home_sections") + "?v=")
+    with RemoteCallCounter() as calls:
+        assert client.get(wrapper["hx-get"], **HTMX).status_code == 204
+    assert calls.paths == []
+    # The person's run failed meanwhile (the inbox's version moves): the sections again.
+    TrackedOperation.objects.filter(started_by=user, kind="agents.invocation").update(updated_at=timezone.now())
+    WorkspaceRefresh.objects.filter(workspace_id=key.workspace_id).update(refreshed_at=None)
+    changed = client.get(wrapper["hx-get"], **HTMX)
+    assert changed.status_code == 200
+    assert [section["data-home-section"] for section in select(changed.content, "section")] == [
+        section["data-home-section"] for section in select(wrapper, "section")
+    ]
