@@ -202,3 +202,20 @@ def test_messages_render_as_alerts(logged_in_client, user):
     response = logged_in_client.post(reverse("keys:activate"), {"key": second.pk}, follow=True)
 
     assert texts(response.content, "#messages .alert.alert-success") == ["Now working in Globex as member."]
+
+
+def test_the_phone_header_collapses_only_where_scripts_run(logged_in_client):
+    """One bar on a phone (issue 40): the Menu button names what it opens and
+    its state; without scripts nothing is hidden (the menu's links and tools
+    are in the page, the CSS collapses them only under `scripting: enabled`)."""
+    page = parse(logged_in_client.get(reverse("home")).content)
+    header = one(page, "header.site-header")
+    button = one(header, "button[data-menu-toggle]")
+    assert text_of(button) == "Menu" and button["aria-expanded"] == "false" and button["type"] == "button"
+    menu = one(header, f"#{button['aria-controls']}")
+    assert not menu.has_attr("hidden") and one(menu, "nav.main-nav") and one(menu, ".header-tools")
+    # The inbox count stays in the bar, outside what the menu folds.
+    bar = one(header, ".header-bar")
+    assert one(bar, "#inbox-header") and not select(menu, "#inbox-header")
+    css = (ROOT / "static" / "css" / "console.css").read_text()
+    assert "@media (scripting: enabled) and (max-width: 47.99rem)" in css
