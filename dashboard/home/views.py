@@ -15,7 +15,7 @@ from dashboard.frame.areas import home_cards
 from dashboard.frame.home import home_viewer
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.home import selectors
-from dashboard.web.htmx import HTMX_STOP_POLLING, poll_unchanged, stop_polling
+from dashboard.web.htmx import poll_unchanged, stop_polling
 
 
 @require_GET
@@ -63,7 +63,7 @@ def needs_you(request: ConsoleRequest) -> HttpResponse:
         return unchanged
     viewer = home_viewer(request)
     if viewer is None:
-        return HttpResponse(status=HTMX_STOP_POLLING)
+        return HttpResponse(status=204)  # no working key now: the next page says so, the card stays
     state = selectors.needs_you(viewer=viewer.inbox_viewer, now=viewer.now)
     return render(request, "dashboard/home.html#needs_you", {"needs_you": state, "workspace_zone": viewer.zone})
 
@@ -84,7 +84,7 @@ def sections(request: ConsoleRequest) -> HttpResponse:
         return unchanged
     viewer = home_viewer(request)
     if viewer is None:
-        return HttpResponse(status=HTMX_STOP_POLLING)
+        return HttpResponse(status=204)  # no working key now: the next page says so
     context = {
         "sections": selectors.area_sections(viewer),
         "sections_version": selectors.needs_you_version(user=viewer.user, workspace_id=viewer.workspace_id),
