@@ -58,6 +58,8 @@
 
   document.addEventListener("keydown", function (event) {
     if (event.key !== "Escape") { return; }
+    // The innermost first: an open switcher or theme menu closes, the header's menu stays.
+    if (document.querySelector("details[data-dismissable][open]")) { return; }
     var button = document.querySelector('[data-menu-toggle][aria-expanded="true"]');
     var menu = button && document.getElementById(button.getAttribute("aria-controls"));
     if (button && menu && (menu.contains(document.activeElement) || document.activeElement === button)) {

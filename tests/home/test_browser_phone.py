@@ -60,7 +60,7 @@ def test_approvals_inbox_runs_and_home_on_a_phone(live_server, transactional_db,
     # One header bar: the brand, the inbox count and Menu; the rest opens by keyboard.
     header = page.locator("header.site-header")
     expect(header.get_by_role("link", name="Inbox")).to_be_visible()
-    menu = page.get_by_role("button", name="Menu")
+    menu = page.get_by_role("button", name="Menu", exact=True)
     expect(menu).to_have_attribute("aria-expanded", "false")
     page.screenshot(path="/tmp/phone-bar-375.png")
     assert header.bounding_box()["height"] < 70
