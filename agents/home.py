@@ -4,7 +4,10 @@ quick action. The console's database only:
 
 - the workspace's runs the inbox's refresh stored (`WaitingItem` rows of
   this area's inbox source: whatever woke them, a webhook or a schedule);
-- the person's own tracked runs and chat messages.
+- the person's own chat messages (a run a list tracked is not theirs).
+
+Every age and the window are the service's times of the run (its
+`created_at`, `completed_at`), never when the console began following it.
 
 Agents are named from what the same refresh stored (its names row); the
 picker offers the agents the person chatted with lately first.
@@ -18,7 +21,7 @@ from datetime import datetime, timedelta
 from django.urls import NoReverseMatch, reverse
 
 from agents.inbox import NAMES_KIND, SOURCE
-from agents.live import INVOCATION_KIND, RUN_KIND
+from agents.live import INVOCATION_KIND
 from agents.run_reading import read_run
 from dashboard.frame.home import HomeAction, HomeChoice, HomeSection, HomeViewer, waited_words
 from dashboard.inbox.selectors import stored_items
@@ -92,18 +95,22 @@ def _stored_rows(rows, names: dict[str, str], since: datetime, now: datetime) ->
 
 
 def _own_rows(ops: list[TrackedOperation], names: dict[str, str], now: datetime) -> list[RunRow]:
+    """The person's own messages whose runs failed or wait, at the run's own
+    times (the service's `created_at`, `completed_at`), never the row's."""
     found = []
     for op in ops:
+        if op.kind != INVOCATION_KIND:
+            continue  # a run a list or its page tracked is the workspace's: the stored rows tell it
         snapshot = as_dict(op.snapshot)
+        run = read_run(snapshot)
         if op.is_final and op.status in FAILED_STATUSES:
-            status, at = KIND_FAILED, op.updated_at
+            status, at = KIND_FAILED, run["completed_at"] or op.updated_at
         elif not op.is_final and op.status == "waiting":
-            status, at = KIND_WAITING, op.created_at
+            status, at = KIND_WAITING, run["created_at"] or op.created_at
         else:
             continue
-        run = read_run(snapshot)
         context = as_dict(op.context)
-        run_id = run["id"] or text(context.get("run_id")) or (op.remote_id if op.kind == RUN_KIND else "")
+        run_id = run["id"] or text(context.get("run_id"))
         if not run_id:
             continue  # a message that failed before its run began: its chat page says so
         agent_id = text(context.get("agent_id")) or run["agent_id"]
@@ -143,13 +150,15 @@ def runs_failed_or_waiting(viewer: HomeViewer) -> HomeSection | None:
     names_row = next((row for row in rows if row.kind == NAMES_KIND), None)
     names = {text(k): text(v) for k, v in as_dict(as_dict(names_row.data if names_row else {}).get("names")).items()}
     # The person's latest tracked work (the query the inbox's items share).
-    ops = [op for op in viewer.operations if op.kind in (RUN_KIND, INVOCATION_KIND) and op.updated_at >= since]
+    ops = [op for op in viewer.operations if op.kind == INVOCATION_KIND and op.updated_at >= since]
     runs: dict[str, RunRow] = {}
     # The service's rows first: they name the agent and say what woke the run.
     for row in [*_stored_rows(rows, names, since, viewer.now), *_own_rows(ops, names, viewer.now)]:
         if row.url:
             runs.setdefault(row.run_id, row)
-    newest = sorted(runs.values(), key=lambda row: row.at or since, reverse=True)[:RUNS_SHOWN]
+    # The window is the runs' own times: a run that waits since five days is not of the last 24 hours.
+    inside = [row for row in runs.values() if row.at is not None and row.at >= since]
+    newest = sorted(inside, key=lambda row: row.at or since, reverse=True)[:RUNS_SHOWN]
     return HomeSection(
         title="Runs that failed or wait (last 24 hours)",
         template="agents/home_section.html",

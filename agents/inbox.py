@@ -329,8 +329,12 @@ def _own_work(viewer: InboxViewer, names: dict[str, str]) -> list[InboxItem]:
                 kind=kind,
                 agent_id=agent_id,
                 agent_name=names.get(agent_id, ""),
-                started_by=op.started_by.get_username(),
-                since=op.updated_at if kind == KIND_FAILED else op.created_at,
+                # A followed run is not the person's: what woke it started it.
+                started_by=op.started_by.get_username() if op.kind == INVOCATION_KIND else _woken_by(run),
+                # The run's own times (the service's), never when the console began following it.
+                since=(run["completed_at"] or op.updated_at)
+                if kind == KIND_FAILED
+                else (run["created_at"] or op.created_at),
             )
         )
     return items

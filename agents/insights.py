@@ -21,7 +21,7 @@ Words and rules the pages state in their captions:
 from __future__ import annotations
 
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from datetime import UTC, date, datetime, time, timedelta, tzinfo
 from typing import Any
@@ -283,18 +283,15 @@ def _count_label(value: float) -> str:
     return f"{value:g}"
 
 
-def _seconds_label(value: float) -> str:
-    """An axis's time, short ("90 s" is "1.5 min"): ticks are round steps
-    (charts.SECOND_STEPS), and the label must fit left of the plot on a phone."""
-    if not value:
-        return "0"
-    if value < 60:
-        return f"{value:g} s"
-    if value < 3600:
-        return f"{value / 60:g} min"
-    if value < 86400:
-        return f"{value / 3600:g} h"
-    return f"{value / 86400:g} d"
+def money_labeller(step: float) -> Callable[[float], str]:
+    """Money on an axis of steps of `step` dollars, every tick with the same
+    decimals ("$0.000, $0.005, $0.010": never "$0.01" twice)."""
+    decimals = 0 if step >= 1 else charts.decimals_for(step, least=2)
+
+    def label(value: float) -> str:
+        return f"${value:,.{decimals}f}"
+
+    return label
 
 
 @dataclass
@@ -316,9 +313,12 @@ def insights_charts(summary: Summary) -> Charts:
     days: Sequence[Day] = summary.days
     slots = charts.slots([day.label for day in days])
     runs_axis = charts.axis(max((day.runs for day in days), default=0), _count_label, whole=True)
-    cost_axis = charts.axis(max((day.cost_usd for day in days), default=0.0), money)
+    costliest = max((day.cost_usd for day in days), default=0.0)
+    cost_axis = charts.axis(costliest, money_labeller(charts.tick_step(costliest)))
     longest = max((day.p95_seconds or 0.0 for day in days), default=0.0)
-    duration_axis = charts.axis(longest, _seconds_label, steps=charts.SECOND_STEPS)
+    # Durations in one unit per axis, from round steps (charts.SECOND_STEPS): "2 d", never "6.94444 d".
+    step = charts.tick_step(longest, steps=charts.SECOND_STEPS)
+    duration_axis = charts.axis(longest, charts.time_labeller(step), steps=charts.SECOND_STEPS)
     return Charts(
         frame=charts.FRAME,
         slots=slots,

@@ -130,6 +130,8 @@ AGENT_RUN = OperationKind(
     page_url=run_page_url,
     person_needed=waits_for_a_person,
     announced=is_followed,
+    # A run is tracked to show it live (a list, its page, "Follow"): whoever woke it, never the viewer.
+    started_by_person=False,
     # A run the poller finds failed is an outbound event of its workspace (agents/events.py).
     on_final=runs_failed,
 )

@@ -7,6 +7,7 @@ this, selectors or services, and render; no view imports another."""
 
 from __future__ import annotations
 
+import hashlib
 from collections import defaultdict
 from dataclasses import dataclass
 from datetime import datetime, timedelta, tzinfo
@@ -238,17 +239,40 @@ def insights_window(query: QueryDict) -> int:
     return int(choice(query.get("days"), WINDOW_CHOICES, str(DEFAULT_WINDOW)))
 
 
-def _freshness(state: InsightsRefresh, now: datetime) -> dict[str, Any]:
-    """What the page says of its numbers' age: when they were read, whether a
-    refresh is on its way (asked for within the interval, not tried since),
-    and why the last one failed."""
-    asked = state.requested_at
-    updating = (
-        asked is not None
+def _updating(state: InsightsRefresh | None, now: datetime) -> bool:
+    """A refresh is on its way: asked for within the interval, not tried since."""
+    asked = state.requested_at if state is not None else None
+    return (
+        state is not None
+        and asked is not None
         and (state.tried_at is None or state.tried_at < asked)
         and now - asked < timedelta(seconds=services.insights_refresh_seconds())
     )
-    return {"refreshed_at": state.refreshed_at, "updating": updating, "error": state.error}
+
+
+def _state_version(state: InsightsRefresh | None, now: datetime) -> str:
+    if state is None:
+        return "none"
+    parts = (state.refreshed_at, state.tried_at, state.requested_at, state.error, _updating(state, now))
+    return hashlib.blake2s("|".join(str(part) for part in parts).encode(), digest_size=8).hexdigest()
+
+
+def insights_version(*, workspace_id: str, now: datetime | None = None) -> str:
+    """What the insights region's poll compares: the refresh state it shows (one query)."""
+    state = InsightsRefresh.objects.filter(workspace_id=workspace_id).first()
+    return _state_version(state, now or timezone.now())
+
+
+def _freshness(state: InsightsRefresh, now: datetime) -> dict[str, Any]:
+    """What the page says of its numbers' age: when they were read, whether a
+    refresh is on its way, why the last one failed, and the version its poll
+    carries while one is on its way."""
+    return {
+        "refreshed_at": state.refreshed_at,
+        "updating": _updating(state, now),
+        "error": state.error,
+        "version": _state_version(state, now),
+    }
 
 
 def insights_context(

@@ -11,6 +11,7 @@ urlpatterns = [
     path("agents/new", views.agent_create, name="create"),
     # Before the agent page's pattern, which would take "insights" for an agent id.
     path("agents/insights/", views.insights, name="insights"),
+    path("agents/insights/poll", views.insights_poll, name="insights_poll"),
     path("agents/policy/", views.policy_center, name="policy"),
     path("agents/deadlines/", views.approval_deadlines, name="deadlines"),
     path("agents/rules/", views.approval_rules, name="rules"),
@@ -29,6 +30,7 @@ urlpatterns = [
     path("agents/<remote_id:agent_id>/chat/send", views.chat_send, name="chat_send"),
     path("agents/<remote_id:agent_id>/threads/", views.threads, name="threads"),
     path("agents/<remote_id:agent_id>/insights/", views.agent_insights, name="agent_insights"),
+    path("agents/<remote_id:agent_id>/insights/poll", views.insights_poll, name="agent_insights_poll"),
     path("runs/", views.runs, name="runs"),
     path("runs/compare/", views.runs_compare, name="runs_compare"),
     path("runs/rerun-failed/", views.runs_rerun_failed, name="runs_rerun_failed"),

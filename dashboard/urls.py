@@ -16,6 +16,8 @@ urlpatterns = [
     path("", home_views.home, name="home"),
     path("home/running", home_views.running, name="home_running"),
     path("home/getting-started", home_views.getting_started_toggle, name="home_getting_started"),
+    path("home/needs-you", home_views.needs_you, name="home_needs_you"),
+    path("home/sections", home_views.sections, name="home_sections"),
     path("healthz", views.healthz, name="healthz"),
     # The command palette's results (Ctrl/Cmd-K; dashboard/palette).
     path("palette/", palette_views.palette, name="palette"),

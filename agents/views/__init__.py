@@ -15,7 +15,7 @@ from agents.views.approval_batches import approval_batch, approval_batch_start, 
 from agents.views.approvals import approval_decide, approval_detail, approvals, approvals_news
 from agents.views.chat import chat, chat_send, threads
 from agents.views.deadlines import approval_deadlines
-from agents.views.insights import agent_insights, insights
+from agents.views.insights import agent_insights, insights, insights_poll
 from agents.views.policy import approval_reinstruct, grant_revoke, policy_center
 from agents.views.reruns import (
     rerun_batch,
@@ -58,6 +58,7 @@ __all__ = [
     "grant_revoke",
     "index",
     "insights",
+    "insights_poll",
     "policy_center",
     "run_detail",
     "run_follow",

@@ -1,6 +1,6 @@
 """Reads of the home page. The core's own sections read the console's
 database only: what needs the person (the inbox's items, as the inbox page
-shows them) and what runs now (their tracked operations not final). The
+shows them, or "reading the workspace" until its first refresh) and what runs now (their tracked operations not final). The
 areas' sections come through the registry (`Area.home_sections`); a remote
 read they need is kept a minute per person and workspace (`HomeViewer.remembered`).
 """
@@ -10,19 +10,23 @@ from __future__ import annotations
 import hashlib
 import logging
 from dataclasses import dataclass, replace
-from datetime import datetime, timedelta
+from datetime import UTC, datetime, timedelta
 
+from django.conf import settings
 from django.db.models import QuerySet
 from django.urls import NoReverseMatch, reverse
+from django.utils import timezone
 
 from dashboard.frame.areas import home_sections
 from dashboard.frame.home import HomeSection, HomeViewer, waited_words
-from dashboard.inbox.selectors import inbox_items
+from dashboard.inbox.models import WorkspaceRefresh
+from dashboard.inbox.selectors import header_version, inbox_items
 from dashboard.inbox.sources import InboxItem, InboxViewer
 from dashboard.keys.models import ApiKey
 from dashboard.live import registry
 from dashboard.live.models import TrackedOperation
 from dashboard.live.selectors import EPOCH, PAUSED_AFTER
+from dashboard.web.reading import when
 
 logger = logging.getLogger("dashboard.home")
 
@@ -45,14 +49,47 @@ class WaitingRow:
 class NeedsYou:
     rows: list[WaitingRow]
     total: int
+    # Whether the inbox's refresh has read the workspace once: before it,
+    # "nothing waits" would be a guess, so the card says it is reading.
+    read: bool
+    version: str  # what the card shows, for its poll (204 while unchanged)
+
+    @property
+    def poll_seconds(self) -> int:
+        return home_poll_seconds()
+
+
+def home_poll_seconds() -> int:
+    """How often the cards read from the inbox ask the console: the header count's pace."""
+    return max(1, int(settings.INBOX_POLL_SECONDS))
+
+
+def _workspace_read(workspace_id: str) -> bool:
+    return WorkspaceRefresh.objects.filter(workspace_id=workspace_id, refreshed_at__isnull=False).exists()
+
+
+def _needs_you_version(user, read: bool) -> str:
+    return hashlib.blake2s(f"{header_version(user=user)}|{int(read)}".encode(), digest_size=8).hexdigest()
+
+
+def needs_you_version(*, user, workspace_id: str) -> str:
+    """The card's version: the header count's (the inbox's stored items, the
+    person's own work and dismissals, the hour) and whether the workspace
+    was read once. Small queries of fixed number, nothing built or rendered."""
+    return _needs_you_version(user, bool(workspace_id) and _workspace_read(workspace_id))
 
 
 def needs_you(*, viewer: InboxViewer, now: datetime) -> NeedsYou:
-    """The inbox's first items, exactly those the inbox page lists first."""
+    """The inbox's first items, exactly those the inbox page lists first,
+    and whether the inbox's refresh read the workspace yet."""
+    read = _workspace_read(viewer.workspace_id)
+    version = _needs_you_version(viewer.user, read)
     items = inbox_items(viewer=viewer)
     return NeedsYou(
         rows=[WaitingRow(item=item, waited=waited_words(item.since, now)) for item in items[:INBOX_SHOWN]],
         total=len(items),
+        read=read,
+        version=version,
     )
 
 
@@ -62,6 +99,7 @@ class RunningRow:
     kind_title: str
     page_url: str
     paused: bool
+    started: datetime  # the service's time where it gives one (`started_at`)
     running_for: str  # "5 min"
 
 
@@ -77,16 +115,30 @@ class RunningNow:
 
 
 def _running(*, user, workspace_id: str | None = None) -> QuerySet[TrackedOperation]:
-    """The person's tracked operations not final in a workspace: the one
+    """The person's own work not final in a workspace (never a row tracked
+    only to show others' work live: a run a list showed): the one
     given, else that of their active key while the service has not refused
     it (a subquery: the poll's unchanged answer reads no key first)."""
-    rows = TrackedOperation.objects.filter(started_by=user, is_final=False)
+    rows = TrackedOperation.objects.filter(started_by=user, is_final=False).exclude(
+        kind__in=registry.watched_kind_names()
+    )
     if workspace_id is None:
         active = ApiKey.objects.filter(user=user, is_active=True, refused_at__isnull=True).values("workspace_id")[:1]
         rows = rows.filter(owner_key__workspace_id__in=active)
     else:
         rows = rows.filter(owner_key__workspace_id=workspace_id)
     return rows.order_by("-created_at", "-id")
+
+
+def started_at(op: TrackedOperation) -> datetime:
+    """When the work started, as the service tells it (the snapshot's
+    `started_at` or `created_at`), else when the console recorded it: never
+    later than the row (a clock that is off must not make it younger)."""
+    snapshot = op.snapshot if isinstance(op.snapshot, dict) else {}
+    told = when(snapshot.get("started_at")) or when(snapshot.get("created_at"))
+    if told is not None and timezone.is_naive(told):
+        told = timezone.make_aware(told, UTC)
+    return min(told, op.created_at) if told is not None else op.created_at
 
 
 def _paused(refreshed_at: datetime, now: datetime) -> bool:
@@ -140,7 +192,8 @@ def running_now(*, user, workspace_id: str, now: datetime) -> RunningNow:
                 kind_title=kind.title if kind is not None else op.kind,
                 page_url=_page_url(op, kind),
                 paused=_paused(op.last_polled_at or op.created_at, now),
-                running_for=waited_words(op.created_at, now),
+                started=started_at(op),
+                running_for=waited_words(started_at(op), now),
             )
         )
     return RunningNow(rows=rows, more=len(ops) > RUNNING_SHOWN, version=version)

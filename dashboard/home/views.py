@@ -36,10 +36,13 @@ def home(request: ConsoleRequest) -> HttpResponse:
     viewer = home_viewer(request)
     if viewer is not None:
         sections = selectors.area_sections(viewer)
+        needs = selectors.needs_you(viewer=viewer.inbox_viewer, now=viewer.now)
         context.update(
             {
                 "overview": True,
-                "needs_you": selectors.needs_you(viewer=viewer.inbox_viewer, now=viewer.now),
+                "needs_you": needs,
+                "sections_version": needs.version,
+                "home_poll_seconds": selectors.home_poll_seconds(),
                 "running": selectors.running_now(user=viewer.user, workspace_id=viewer.workspace_id, now=viewer.now),
                 "sections": sections,
                 "actions": [action for section in sections for action in section.actions],
@@ -65,6 +68,54 @@ def getting_started_toggle(request: ConsoleRequest) -> HttpResponseBase:
 @background_request
 @never_cache
 @require_GET
+def needs_you(request: ConsoleRequest) -> HttpResponse:
+    """The home page's "What needs you", polled while the page is open (the
+    inbox can change at any time): 204 while the version it shows is current
+    (two small queries), else the card again. Before the workspace's first
+    inbox refresh the card says it is reading the workspace, never "nothing
+    waits". The console's database only."""
+    workspace_id = request.workspace.working_id or ""
+    unchanged = poll_unchanged(
+        request, lambda: selectors.needs_you_version(user=request.user, workspace_id=workspace_id)
+    )
+    if unchanged is not None:
+        return unchanged
+    viewer = home_viewer(request)
+    if viewer is None:
+        return HttpResponse(status=204)  # no working key now: the next page says so, the card stays
+    state = selectors.needs_you(viewer=viewer.inbox_viewer, now=viewer.now)
+    return render(request, "dashboard/home.html#needs_you", {"needs_you": state, "workspace_zone": viewer.zone})
+
+
+@background_request
+@never_cache
+@require_GET
+def sections(request: ConsoleRequest) -> HttpResponse:
+    """The areas' sections, polled while the page is open with the version
+    of what they are read from (the inbox's stored items, the person's own
+    work: "What needs you"'s version): 204 while it is current, else the
+    sections again (their remote read, if any, kept a minute as on the page)."""
+    workspace_id = request.workspace.working_id or ""
+    unchanged = poll_unchanged(
+        request, lambda: selectors.needs_you_version(user=request.user, workspace_id=workspace_id)
+    )
+    if unchanged is not None:
+        return unchanged
+    viewer = home_viewer(request)
+    if viewer is None:
+        return HttpResponse(status=204)  # no working key now: the next page says so
+    context = {
+        "sections": selectors.area_sections(viewer),
+        "sections_version": selectors.needs_you_version(user=viewer.user, workspace_id=viewer.workspace_id),
+        "home_poll_seconds": selectors.home_poll_seconds(),
+        "workspace_zone": viewer.zone,
+    }
+    return render(request, "dashboard/home.html#sections", context)
+
+
+@background_request
+@never_cache
+@require_GET
 def running(request: ConsoleRequest) -> HttpResponse:
     """The home page's "Running now", polled while something runs. The poll
     URL carries the version the page shows: while current, 204 from one
@@ -77,5 +128,5 @@ def running(request: ConsoleRequest) -> HttpResponse:
         return unchanged
     workspace = request.workspace
     state = selectors.running_now(user=request.user, workspace_id=workspace.working_id, now=now)
-    response = render(request, "dashboard/home.html#running", {"running": state})
+    response = render(request, "dashboard/home.html#running", {"running": state, "workspace_zone": workspace.zone})
     return stop_polling(response, final=not state.rows)

@@ -86,6 +86,10 @@ class OperationKind:
     # tracked only so a list can show it live tells nobody anything until
     # the person chose to follow it. None: always.
     announced: Callable[[TrackedOperation], bool] | None = None
+    # Whether a row of this kind is work its person started (a message, a
+    # turn). False: rows tracked only to show others' work live (a run a
+    # list showed, a run followed by choice): never "yours" on the home page.
+    started_by_person: bool = True
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "final_statuses", frozenset(self.final_statuses))
@@ -131,6 +135,11 @@ def register(kind: OperationKind) -> OperationKind:
 
 def get_kind(name: str) -> OperationKind | None:
     return _registry.get(name)
+
+
+def watched_kind_names() -> list[str]:
+    """The kinds whose rows are never work their person started (`started_by_person` False)."""
+    return [kind.name for kind in _registry.kinds.values() if not kind.started_by_person]
 
 
 def kind_names() -> list[str]:

@@ -96,7 +96,35 @@ SECOND_STEPS = (
     1, 2, 5, 10, 15, 30,
     60, 120, 300, 600, 900, 1800,
     3600, 2 * 3600, 3 * 3600, 6 * 3600, 12 * 3600, 24 * 3600,
+    2 * 86400, 5 * 86400, 7 * 86400, 14 * 86400, 30 * 86400, 60 * 86400, 90 * 86400,
 )  # fmt: skip
+# The units of a time axis, largest first: an axis names every tick in the
+# one unit its step is a whole number of ("15 min, 30 min, 45 min", never "0.75 h").
+TIME_UNITS = ((86400, "d"), (3600, "h"), (60, "min"), (1, "s"))
+
+
+def time_labeller(step: float) -> Callable[[float], str]:
+    """Labels of a time axis with steps of `step` seconds, in one unit."""
+    size, unit = next(((size, unit) for size, unit in TIME_UNITS if step >= size and step % size < 1e-9), (1, "s"))
+
+    def label(value: float) -> str:
+        return f"{value / size:g} {unit}" if value else "0"
+
+    return label
+
+
+def decimals_for(step: float, *, least: int = 0) -> int:
+    """The decimals that show every multiple of `step` exactly and alike
+    (0.005 needs 3: "0.000, 0.005, 0.010"), at least `least`."""
+    if step <= 0 or step >= 1:
+        return least
+    return max(least, -math.floor(math.log10(step) + 1e-9))
+
+
+def tick_step(maximum: float, count: int = 4, *, whole: bool = False, steps: Sequence[float] | None = None) -> float:
+    """The step of `ticks(maximum, ...)`: what one precision of its labels is chosen from."""
+    values = ticks(maximum, count, whole=whole, steps=steps)
+    return values[1] - values[0]
 
 
 def ticks(maximum: float, count: int = 4, *, whole: bool = False, steps: Sequence[float] | None = None) -> list[float]:

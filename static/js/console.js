@@ -42,6 +42,32 @@
     });
   });
 
+  /* The header's Menu button on a phone (templates/base.html): it opens and
+   * closes the rest of the header; Escape closes it and gives the focus back. */
+  function menuSet(button, open) {
+    var menu = document.getElementById(button.getAttribute("aria-controls"));
+    if (!menu) { return; }
+    button.setAttribute("aria-expanded", open ? "true" : "false");
+    menu.classList.toggle("is-open", open);
+  }
+
+  document.addEventListener("click", function (event) {
+    var button = event.target.closest && event.target.closest("[data-menu-toggle]");
+    if (button) { menuSet(button, button.getAttribute("aria-expanded") !== "true"); }
+  });
+
+  document.addEventListener("keydown", function (event) {
+    if (event.key !== "Escape") { return; }
+    // The innermost first: an open switcher or theme menu closes, the header's menu stays.
+    if (document.querySelector("details[data-dismissable][open]")) { return; }
+    var button = document.querySelector('[data-menu-toggle][aria-expanded="true"]');
+    var menu = button && document.getElementById(button.getAttribute("aria-controls"));
+    if (button && menu && (menu.contains(document.activeElement) || document.activeElement === button)) {
+      menuSet(button, false);
+      button.focus();
+    }
+  });
+
   /* <details data-dismissable> menus (the workspace switcher) close on
    * Escape and on a click elsewhere, like a normal menu. */
   function closeMenus(except) {

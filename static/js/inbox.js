@@ -2,7 +2,8 @@
  * - the page title shows the header's count ("(3) Agents · Workspace Console");
  * - toasts (news of the person's own work, from the header's poll) can be
  *   dismissed, and also become a browser notification once the person allowed
- *   it with a click ("Also notify me in the browser", Notification API);
+ *   it with a click ("Also notify me in the browser", Notification API); they
+ *   never cover the focused field or its form's submit button (keepClear);
  * - on the inbox page, j / k move between items and Enter opens the focused one,
  *   and a header count that no longer matches the list offers the latest.
  * No inline script anywhere: the CSP allows only this origin's files.
@@ -37,7 +38,56 @@
     // At most four at once: the oldest go first.
     var toasts = document.querySelectorAll("#toasts .toast");
     for (var i = 0; i < toasts.length - 4; i++) { toasts[i].remove(); }
+    keepClear();
   }
+
+  /* Toasts never cover what the person is filling in: the focused field and
+   * its form's submit buttons. Where they would, the toasts move to the top
+   * of the screen; where that covers it too, they stand aside (hidden) until
+   * the focus leaves the field. Rectangles are read, nothing is guessed. */
+  function overlaps(a, b) {
+    return a.left < b.right && b.left < a.right && a.top < b.bottom && b.top < a.bottom;
+  }
+
+  function guarded() {
+    var active = document.activeElement;
+    if (!active || !active.closest || !active.closest("input, textarea, select, button, [contenteditable]")) { return []; }
+    if (active.closest("#toasts")) { return []; }
+    var rects = [active.getBoundingClientRect()];
+    var form = active.form || active.closest("form");
+    if (form) {
+      form.querySelectorAll('button[type="submit"], button:not([type]), input[type="submit"]').forEach(function (button) {
+        rects.push(button.getBoundingClientRect());
+      });
+    }
+    return rects.filter(function (rect) { return rect.width || rect.height; });
+  }
+
+  function keepClear() {
+    var box = document.getElementById("toasts");
+    if (!box) { return; }
+    box.classList.remove("toasts--top", "toasts--aside");
+    if (!box.querySelector(".toast")) { return; }
+    var rects = guarded();
+    var covers = function () {
+      var own = box.getBoundingClientRect();
+      return rects.some(function (rect) { return overlaps(own, rect); });
+    };
+    if (!rects.length || !covers()) { return; }
+    box.classList.add("toasts--top");
+    if (covers()) { box.classList.add("toasts--aside"); }
+  }
+
+  document.addEventListener("focusin", keepClear);
+  document.addEventListener("focusout", function () { window.setTimeout(keepClear, 0); });
+  var clearing = false;
+  function keepClearSoon() {
+    if (clearing) { return; }
+    clearing = true;
+    window.requestAnimationFrame(function () { clearing = false; keepClear(); });
+  }
+  window.addEventListener("resize", keepClearSoon);
+  window.addEventListener("scroll", keepClearSoon, { passive: true });
 
   function offerNotifications() {
     document.querySelectorAll("[data-notify-enable]").forEach(function (button) {

@@ -131,11 +131,33 @@ def test_the_charts_draw_the_summarys_numbers():
     ]
     assert [column.total for column in drawn.cost] == pytest.approx([day.cost_usd for day in summary.days])
     assert drawn.cost[-3].segments[0].title == "Nov 23: $0.50"
-    assert [tick.label for tick in drawn.duration_axis.ticks] == ["0", "30 min", "1 h", "1.5 h"]
+    # One unit a axis, whole numbers of it: the step's unit.
+    assert [tick.label for tick in drawn.duration_axis.ticks] == ["0", "30 min", "60 min", "90 min"]
+    assert [tick.label for tick in drawn.cost_axis.ticks] == ["$0.00", "$0.20", "$0.40", "$0.60"]
     p50, p95 = drawn.durations
     assert [point.index for point in p95.points] == [4, 6]  # days with a finished run only
     assert p95.points[-1].label == "Nov 25: p95 1 h 30 min"
     assert p95.paths == []  # two known days with a gap between: points, no line across the gap
+
+
+@pytest.mark.parametrize(
+    ("seconds", "cost", "durations", "costs"),
+    [
+        # A run that took almost a week: round days, never "6.94444 d".
+        (600_000, 0.012, ["0", "2 d", "4 d", "6 d", "8 d"], ["$0.000", "$0.005", "$0.010", "$0.015"]),
+        (40 * 3600, 3.5, ["0", "12 h", "24 h", "36 h", "48 h"], ["$0", "$1", "$2", "$3", "$4"]),
+        (45, 0.0003, ["0", "15 s", "30 s", "45 s"], ["$0.0000", "$0.0001", "$0.0002", "$0.0003"]),
+    ],
+)
+def test_axis_labels_are_round_steps_in_one_unit_and_one_precision(seconds, cost, durations, costs):
+    now = datetime(2026, 11, 25, 12, 0, tzinfo=UTC)
+    facts = [_fact("a", datetime(2026, 11, 25, 8, 0, tzinfo=UTC), seconds=seconds, cost=cost)]
+    drawn = insights_charts(insights_summary(facts, days=7, now=now, zone=BERLIN))
+    assert [tick.label for tick in drawn.duration_axis.ticks] == durations
+    assert [tick.label for tick in drawn.cost_axis.ticks] == costs
+    for axis in (drawn.duration_axis, drawn.cost_axis):
+        labels = [tick.label for tick in axis.ticks]
+        assert len(set(labels)) == len(labels)  # no label twice
 
 
 def test_no_runs_is_said_plainly_not_as_zero_percent():
@@ -370,6 +392,28 @@ def test_old_numbers_ask_the_worker_once_through_the_outbox(sandbox_client):
     assert "Reading new runs now" in text_of(one(first.content.decode(), ".insights__freshness"))
     assert text_of(one(first.content.decode(), ".empty-state"))
     assert services.insights_workspaces_due() == [WORKSPACE]  # beat keeps it fresh while people look
+
+
+def test_a_first_visit_fills_itself_in_polling_the_console_until_the_runs_are_read(
+    sandbox_client, django_assert_max_num_queries
+):
+    page = one(sandbox_client.get(reverse("agents:insights"), {"days": "30"}).content.decode(), "section#insights")
+    assert page["aria-busy"] == "true" and page["hx-trigger"] == "every 3s"
+    url = page["hx-get"]
+    assert url.startswith(reverse("agents:insights_poll") + "?days=30&v=")
+    # While the refresh is on its way: 204 from a few queries, no remote call.
+    with RemoteCallCounter() as calls, django_assert_max_num_queries(4):
+        waiting = sandbox_client.get(url, HTTP_HX_REQUEST="true")
+    assert waiting.status_code == 204 and calls.paths == []
+    # The worker read the runs: the region with its numbers, and 286 stops the polling.
+    services.insights_refresh(workspace_id=WORKSPACE)
+    with RemoteCallCounter() as calls:
+        done = sandbox_client.get(url, HTTP_HX_REQUEST="true")
+    assert done.status_code == 286 and calls.paths == []
+    region = one(done.content.decode(), "section#insights")
+    assert not region.has_attr("hx-get") and "aria-busy" not in region.attrs
+    assert "Runs read" in text_of(one(region, ".insights__freshness"))
+    assert select(region, "svg.chart")
 
 
 def test_the_agent_page_has_the_agents_insights_and_its_window_swaps_the_section(sandbox_client, seeded_sandbox):

@@ -156,6 +156,9 @@ FUZZ_TABLE: dict[str, Target] = {
     # The home page's "Running now" poll and its "New record" picker (dashboard/home, objects/views/home.py).
     "home_running": Target(query=("v",)),
     "home_getting_started": Target(methods=("POST",), form=("hide",)),
+    # "What needs you", polled while the home page is open (204 unchanged).
+    "home_needs_you": Target(query=("v",)),
+    "home_sections": Target(query=("v",)),
     "objects:home_picker": Target(examples=3),
     # The command palette's results (dashboard/palette): any text, a run's id shape, hostile bytes.
     "palette": Target(query=("q",)),
@@ -347,6 +350,9 @@ FUZZ_TABLE: dict[str, Target] = {
     "agents:threads": Target(query=PAGER),
     "agents:insights": Target(query=("days",)),
     "agents:agent_insights": Target(query=("days",)),
+    # The insights region's poll while a refresh is on its way (204 unchanged, 286 once read).
+    "agents:insights_poll": Target(query=("days", "v")),
+    "agents:agent_insights_poll": Target(query=("days", "v"), examples=5),
     "agents:run": Target(query=("region", "step")),
     "agents:run_rerun": Target(methods=("POST",), form=("idempotency_key",)),
     "agents:run_step": Target(query=("region",)),

@@ -51,7 +51,7 @@ def sandbox_ids(key) -> dict[str, str]:
 def give_work(user, key, handle) -> dict[str, str]:
     """The workspace's inbox read once (as beat's refresh would), and the
     person's own work: a website turn still building (a conversation about
-    an artifact), an agent run that failed an hour ago, a chat message, and a
+    an artifact), a message whose agent run failed an hour ago, a chat message, and a
     deal they renamed through the console."""
     from objects.services import record_change_log
 
@@ -71,13 +71,14 @@ def give_work(user, key, handle) -> dict[str, str]:
         },
         context={"studio": "website"},
     )
+    # A message of theirs whose run failed (a run a list only tracked is the workspace's, never theirs).
     failed = operation_track(
         owner_key=key,
-        kind="agents.run",
-        remote_id=f"run-{user.pk}",
+        kind="agents.invocation",
+        remote_id=f"failed-message-{user.pk}",
         title="Qualify the new leads",
         snapshot={
-            "id": f"run-{user.pk}",
+            "run_id": f"run-{user.pk}",
             "agent_id": ids["agent"],
             "status": "failed",
             "error": {"message": RUN_ERROR},

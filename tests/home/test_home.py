@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import pytest
 from django.urls import reverse
+from django.utils import timezone
 
 from dashboard.api.testing import RemoteCallCounter
 from dashboard.frame.areas import Area, register_area, unregister_area
+from dashboard.inbox.models import WorkspaceRefresh
 from dashboard.inbox.selectors import inbox_items
 from dashboard.inbox.sources import InboxViewer
 from objects.models import RecordChange
@@ -105,8 +107,12 @@ def test_each_role_sees_its_overview_and_only_writers_get_quick_actions(person, 
     if may_write:
         assert action_labels(page) == list(WRITE_ACTIONS)
         chat = one(page, ".home-actions details:has(summary:-soup-contains('Chat with an agent'))")
-        # The agent the person wrote to lately comes first; the refresh named them all.
-        assert texts(chat, ".home-picker__menu a")[:2] == ["Weekly pipeline report", "Customer FAQ helper"]
+        # The agents the person wrote to lately come first (their latest message first); the refresh named them all.
+        assert texts(chat, ".home-picker__menu a")[:3] == [
+            "Weekly pipeline report",
+            "Lead qualifier",
+            "Customer FAQ helper",
+        ]
     else:
         assert action_labels(page) == []
         assert write_links(page) == []
@@ -134,12 +140,13 @@ def test_the_home_page_counts_its_queries(person, client, django_assert_max_num_
     amount of work: the frame's (session, user, key, permissions, console
     role, the switcher, the header's version and count), the inbox's items
     (stored rows, builder questions, dismissals, the person's work: read once
-    and shared by every section), the running rows, the stored runs and the
-    records edited."""
+    and shared by every section), the running rows, the stored runs, the
+    records edited, and the version "What needs you" polls with (the
+    header's version and whether the workspace was read: three)."""
     user, _ = person("quinn")
     client.force_login(user)
     client.get(reverse("home"))  # the objects' read, kept a minute; the header's count, kept under its version
-    with django_assert_max_num_queries(18):
+    with django_assert_max_num_queries(21):
         client.get(reverse("home"))
 
 
@@ -201,10 +208,17 @@ def test_a_service_that_does_not_answer_leaves_the_home_page_standing(person, cl
 
 
 def test_a_person_with_nothing_yet_is_told_what_will_appear(console, django_user_model, client):
-    user, _ = sandbox_person(django_user_model, console, username="nell", role="member", kind="demo")
+    user, key = sandbox_person(django_user_model, console, username="nell", role="member", kind="demo")
     client.force_login(user)
     page = home_page(client.get(reverse("home")).content)
     assert texts(page, "section.home-section h2") == SECTION_TITLES
+    # Before the inbox's first refresh of the workspace "nothing waits" would be a guess: the card is reading.
+    needs = one(page, "section#home-needs-you")
+    assert text_of(one(needs, "[data-home-reading]")).startswith("Reading the workspace…")
+    assert needs["aria-busy"] == "true" and not select(needs, ".home-empty")
+    # The workspace read once (and nothing in it waits): now the card says so.
+    WorkspaceRefresh.objects.create(workspace_id=key.workspace_id, refreshed_at=timezone.now())
+    page = home_page(client.get(reverse("home")).content)
     empty = texts(page, ".home-empty")
     assert empty[0].startswith("Nothing waits for you.")
     assert empty[1].startswith("Nothing of yours is running.")

@@ -286,6 +286,8 @@ def test_the_inbox_is_a_dense_list_at_desktop_and_375_px_with_claims_and_assigne
     page.reload()
     expect(page.get_by_text("tess is on it")).to_have_count(1)
     expect(page.get_by_text("Assigned to you")).to_have_count(1)
+    # The filters are one control, folded (a phone's first screen is for the items).
+    page.locator("summary", has_text="Filters").click()
     page.get_by_label("Assigned to me").check()
     expect(lines).to_have_count(1)
     expect(lines.first).to_contain_text("Assigned to you")

@@ -113,12 +113,14 @@ def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(
     # builder questions, the person's own work, what they dismissed), its
     # poll's version (two statements) and news not yet shown. The home page's
     # overview adds its own (tests/home): the inbox's items (the same four),
-    # the running rows, the stored runs and the records edited.
-    with django_assert_max_num_queries(21):
+    # the running rows, the stored runs and the records edited, and the
+    # version "What needs you" and the areas' sections poll with (the
+    # header's version again and whether the workspace was read: three).
+    with django_assert_max_num_queries(24):
         html = logged_in_client.get(reverse("home")).content.decode()
     # The next page reads the count kept under its unchanged version (the
     # version's two statements and the news), not every source's items.
-    with django_assert_max_num_queries(17):  # the console role again: one query a request
+    with django_assert_max_num_queries(20):  # the console role again: one query a request
         logged_in_client.get(reverse("home"))
 
     page = parse(html)
@@ -200,3 +202,20 @@ def test_messages_render_as_alerts(logged_in_client, user):
     response = logged_in_client.post(reverse("keys:activate"), {"key": second.pk}, follow=True)
 
     assert texts(response.content, "#messages .alert.alert-success") == ["Now working in Globex as member."]
+
+
+def test_the_phone_header_collapses_only_where_scripts_run(logged_in_client):
+    """One bar on a phone (issue 40): the Menu button names what it opens and
+    its state; without scripts nothing is hidden (the menu's links and tools
+    are in the page, the CSS collapses them only under `scripting: enabled`)."""
+    page = parse(logged_in_client.get(reverse("home")).content)
+    header = one(page, "header.site-header")
+    button = one(header, "button[data-menu-toggle]")
+    assert text_of(button) == "Menu" and button["aria-expanded"] == "false" and button["type"] == "button"
+    menu = one(header, f"#{button['aria-controls']}")
+    assert not menu.has_attr("hidden") and one(menu, "nav.main-nav") and one(menu, ".header-tools")
+    # The inbox count stays in the bar, outside what the menu folds.
+    bar = one(header, ".header-bar")
+    assert one(bar, "#inbox-header") and not select(menu, "#inbox-header")
+    css = (ROOT / "static" / "css" / "console.css").read_text()
+    assert "@media (scripting: enabled) and (max-width: 47.99rem)" in css

@@ -37,7 +37,10 @@ def test_a_person_chooses_dark_by_keyboard_and_it_holds_against_a_light_device(
     assert page.evaluate(BODY_BACKGROUND) == DARK_BG
     page.emulate_media(color_scheme="light")
 
-    # By keyboard: open the menu, hear which theme is on, choose Dark.
+    # By keyboard: open the menu (on a phone the header's Menu first), hear which theme is on, choose Dark.
+    header_menu = page.get_by_role("banner").get_by_role("button", name="Menu", exact=True)
+    header_menu.focus()
+    page.keyboard.press("Enter")
     menu = page.get_by_role("banner").locator(".theme-menu > summary")
     expect(menu).to_have_attribute("aria-label", "Theme: System. Change theme")
     menu.focus()
@@ -63,6 +66,7 @@ def test_a_person_chooses_dark_by_keyboard_and_it_holds_against_a_light_device(
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     page.screenshot(path=str(SCREENSHOTS / "keys-dark-375.png"), full_page=True)
 
+    header_menu.click()
     page.get_by_role("banner").locator(".theme-menu > summary").focus()
     page.keyboard.press("Enter")
     expect(page.get_by_role("button", name="Dark")).to_have_attribute("aria-pressed", "true")
