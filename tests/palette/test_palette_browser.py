@@ -110,7 +110,9 @@ def test_enter_opens_the_top_hit_and_the_arrows_move_the_choice(quokka, page: Pa
     expect(page.get_by_role("heading", name=quokka["title"])).to_be_visible()
 
     # Typed and Enter at once, before the answer comes: that answer's top hit opens, not a results page.
+    page.wait_for_load_state("load")  # the new page's scripts listen for Ctrl+K once loaded
     page.keyboard.press("Control+k")
+    expect(field).to_be_focused()
     page.keyboard.type("Inbox")
     page.keyboard.press("Enter")
     expect(page.get_by_role("heading", name="Inbox", exact=True)).to_be_visible()
