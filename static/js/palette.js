@@ -55,7 +55,8 @@
     var again = chosen ? found.filter(function (option) { return option.getAttribute("href") === chosen; })[0] : null;
     if (!again) { input.removeAttribute("data-palette-moved"); }
     choose(input, again || found[0] || null);
-    if (input.hasAttribute("data-palette-enter")) {
+    // Only the answer to what the field holds: an older keystroke's answer landing after the Enter waits on.
+    if (input.hasAttribute("data-palette-enter") && answered(input)) {
       input.removeAttribute("data-palette-enter");
       go(input);
     }
