@@ -19,7 +19,6 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter
-from dataclasses import replace
 from typing import Any
 
 from django.db import transaction
@@ -31,8 +30,8 @@ from agents.reading import CONFIRM_RISKS, read_approval
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, with_request_id
 from dashboard.jobs import engine
-from dashboard.jobs.engine import step_for_error
-from dashboard.jobs.kinds import MORE, JobKind, Step
+from dashboard.jobs.items import items_step
+from dashboard.jobs.kinds import JobKind, Step
 from dashboard.keys.models import ApiKey
 from dashboard.live.storable import storable_text
 
@@ -213,26 +212,17 @@ def decide_item(batch: ApprovalBatch, item: ApprovalBatchItem, client) -> None:
     item.save(update_fields=["outcome", "message"])
 
 
-def _decide_chunk(batch: ApprovalBatch, client) -> Step:
-    progressed = False
-    for item in list(batch.items.filter(outcome=ApprovalBatchItem.TO_DO).order_by("position")[:CHUNK]):
-        try:
-            decide_item(batch, item, client)
-        except _NOT_AN_OUTCOME as exc:
-            # The whole batch waits or stops by the engine's one rule; what was decided stays.
-            return replace(step_for_error(exc), progressed=progressed)
-        progressed = True
-    return Step(progressed=progressed)
-
-
 def batch_chunk(batch: ApprovalBatch) -> Step:
-    """One bounded chunk of a batch (the engine's chunk: dashboard/jobs/engine.py)."""
-    if not batch.owner_key.user.is_active:
-        return Step(stop_message="Stopped: the person who started it was deactivated.")
-    step = _decide_chunk(batch, batch.owner_key.client(max_retries=0))
-    if step.wait_seconds is not None or step.stop_message:
-        return step
-    return MORE if batch.items.filter(outcome=ApprovalBatchItem.TO_DO).exists() else Step(done=True)
+    """One bounded chunk of a batch (the engine's chunk: dashboard/jobs/engine.py):
+    a few decisions; a 429, a failing service or a refused key waits or stops
+    the whole batch by the engine's rule (decide_item lets only those through)."""
+    client = batch.owner_key.client(max_retries=0)
+    return items_step(
+        owner_key=batch.owner_key,
+        to_do=batch.items.filter(outcome=ApprovalBatchItem.TO_DO).order_by("position"),
+        size=CHUNK,
+        work=lambda item: decide_item(batch, item, client),
+    )
 
 
 APPROVAL_BATCH = JobKind(

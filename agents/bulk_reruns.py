@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 import uuid
 from collections import Counter
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
@@ -37,8 +37,8 @@ from agents.run_reading import read_run
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, with_request_id
 from dashboard.jobs import engine
-from dashboard.jobs.engine import step_for_error
-from dashboard.jobs.kinds import MORE, JobKind, Step
+from dashboard.jobs.items import items_step
+from dashboard.jobs.kinds import JobKind, Step
 from dashboard.keys.models import ApiKey
 from dashboard.live.storable import storable_text
 
@@ -225,30 +225,26 @@ def rerun_item(batch: RerunBatch, item: RerunBatchItem, client) -> None:
     item.save(update_fields=["outcome", "message", "sent"])
 
 
-def _rerun_chunk(batch: RerunBatch, client) -> Step:
-    progressed = False
-    for item in list(batch.items.filter(outcome=RerunBatchItem.TO_DO).order_by("position")[:CHUNK]):
-        try:
-            rerun_item(batch, item, client)
-        except errors.InsufficientCreditsError as exc:
-            sent = batch.items.filter(outcome=RerunBatchItem.SENT).count()
-            said = with_request_id("The workspace is out of credits", exc)
-            return Step(stop_message=storable_text(f"{said}: {sent} sent again, the rest not sent.", limit=400))
-        except _NOT_AN_OUTCOME as exc:
-            # The whole job waits or stops by the engine's one rule; what was sent stays sent.
-            return replace(step_for_error(exc), progressed=progressed)
-        progressed = True
-    return Step(progressed=progressed)
+def _stop_words(batch: RerunBatch, exc: errors.ApiError) -> str:
+    """Out of credits stops the job in words (every later rerun would be refused
+    the same way); anything else is the engine's rule."""
+    if not isinstance(exc, errors.InsufficientCreditsError):
+        return ""
+    sent = batch.items.filter(outcome=RerunBatchItem.SENT).count()
+    said = with_request_id("The workspace is out of credits", exc)
+    return storable_text(f"{said}: {sent} sent again, the rest not sent.", limit=400)
 
 
 def batch_chunk(batch: RerunBatch) -> Step:
-    """One bounded chunk of a bulk rerun (the engine's chunk)."""
-    if not batch.owner_key.user.is_active:
-        return Step(stop_message="Stopped: the person who started it was deactivated.")
-    step = _rerun_chunk(batch, batch.owner_key.client(max_retries=0))
-    if step.wait_seconds is not None or step.stop_message:
-        return step
-    return MORE if batch.items.filter(outcome=RerunBatchItem.TO_DO).exists() else Step(done=True)
+    """One bounded chunk of a bulk rerun (the engine's chunk): a few reruns."""
+    client = batch.owner_key.client(max_retries=0)
+    return items_step(
+        owner_key=batch.owner_key,
+        to_do=batch.items.filter(outcome=RerunBatchItem.TO_DO).order_by("position"),
+        size=CHUNK,
+        work=lambda item: rerun_item(batch, item, client),
+        stop_words=lambda exc: _stop_words(batch, exc),
+    )
 
 
 RERUN_BATCH = JobKind(

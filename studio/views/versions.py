@@ -200,10 +200,20 @@ def artifact_go_back_send(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     result = turn_result_get(workspace_id=request.workspace.id, result_id=pk)
     form = RestoreVersionForm(request.POST)
     context = _go_back_context(request, result, form)
+    done = f"Sent: the director is taking the {result.studio} back to how it was on {context['when']}."
+    return _rollback_send(request, result.turn, form, context, "studio/artifact_go_back.html", done)
+
+
+def _rollback_send(
+    request: ConsoleRequest, anchor, form: RestoreVersionForm, context: dict, template: str, done: str
+) -> HttpResponseBase:
+    """Both roll backs: the confirmed message (context["restore"], studio/rollback.py)
+    sent as a further turn of `anchor`'s conversation, or the confirmation again
+    with why not (a refusal in words, 400; a remote error on the form)."""
     restore = context["restore"]
     if restore.problem or not form.is_valid():
-        return render(request, "studio/artifact_go_back.html", context, status=400 if restore.problem else 200)
-    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=result.turn)
+        return render(request, template, context, status=400 if restore.problem else 200)
+    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=anchor)
     try:
         turn = services.turn_continue(
             key=request.workspace.require_key(),
@@ -214,10 +224,8 @@ def artifact_go_back_send(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         )
     except errors.ApiError as exc:
         context["remote_error"] = failed_write(request, form, exc, conflict_message=RESTORE_CONFLICT)
-        return render(request, "studio/artifact_go_back.html", context)
-    messages.success(
-        request, f"Sent: the director is taking the {result.studio} back to how it was on {context['when']}."
-    )
+        return render(request, template, context)
+    messages.success(request, done)
     return client_redirect(request, reverse("studio:turn", args=[turn.pk]))
 
 
@@ -258,20 +266,5 @@ def document_version_restore_send(request: ConsoleRequest, pk: int) -> HttpRespo
     version = document_version_get(workspace_id=request.workspace.id, version_id=pk)
     form = RestoreVersionForm(request.POST)
     context = _restore_context(request, version, form)
-    restore = context["restore"]
-    if restore.problem or not form.is_valid():
-        return render(request, "studio/document_version_restore.html", context, status=400 if restore.problem else 200)
-    turns = selectors.conversation_turns(workspace_id=request.workspace.id, anchor=version.turn)
-    try:
-        turn = services.turn_continue(
-            key=request.workspace.require_key(),
-            turns=turns,
-            message=restore.message,
-            idempotency_key=form.cleaned_data["idempotency_key"],
-            auto=True,
-        )
-    except errors.ApiError as exc:
-        context["remote_error"] = failed_write(request, form, exc, conflict_message=RESTORE_CONFLICT)
-        return render(request, "studio/document_version_restore.html", context)
-    messages.success(request, f"Sent: the director is making {context['label'].lower()} the current version again.")
-    return client_redirect(request, reverse("studio:turn", args=[turn.pk]))
+    done = f"Sent: the director is making {context['label'].lower()} the current version again."
+    return _rollback_send(request, version.turn, form, context, "studio/document_version_restore.html", done)
