@@ -47,7 +47,9 @@ logger = logging.getLogger("agents.bulk_reruns")
 KIND = "agents.rerun_batch"  # the engine's name of this kind (dashboard/jobs)
 MAX_RERUNS = 100  # runs per job: a bigger set is narrowed by agent or window first
 CHUNK = 3  # reruns per step: each is a read and a send
-PAGES_PER_AGENT = 3  # pages of 100 failed runs read per agent, newest first
+# Pages of 100 failed runs read per agent, newest first: one agent's up to 3;
+# every agent's one each (as the runs list, at most 1 + MAX_AGENTS calls).
+PAGES_PER_AGENT = 3
 MAX_AGENTS = 30  # as the runs list: beyond them, filter by agent
 WINDOWS = {"24h": ("in the last 24 hours", timedelta(hours=24)), "7d": ("in the last 7 days", timedelta(days=7))}
 WINDOW_CHOICES = [(value, words) for value, (words, _) in WINDOWS.items()]
@@ -93,11 +95,13 @@ class FailedRuns:
         return f"failed {self.window_words}, {who}"
 
 
-def _failed_of_agent(client, *, agent_id: str, since: datetime, room: int) -> tuple[list[dict[str, Any]], bool]:
+def _failed_of_agent(
+    client, *, agent_id: str, since: datetime, room: int, pages: int = PAGES_PER_AGENT
+) -> tuple[list[dict[str, Any]], bool]:
     """One agent's failed runs started since `since`, newest first, up to `room` (and whether more were seen)."""
     found: list[dict[str, Any]] = []
     cursor = None
-    for _ in range(PAGES_PER_AGENT):
+    for _ in range(pages):
         page = selectors.run_list(client=client, agent_id=agent_id, status="failed", cursor=cursor, limit=100)
         for run in (read_run(item) for item in page.items):
             run["agent_id"] = run["agent_id"] or agent_id
@@ -125,7 +129,13 @@ def failed_runs_read(*, client, agents: list[dict[str, Any]], agent_id: str, win
     found: list[dict[str, Any]] = []
     more = False
     for each in wanted:
-        runs, beyond = _failed_of_agent(client, agent_id=each, since=since, room=MAX_RERUNS + 1 - len(found))
+        runs, beyond = _failed_of_agent(
+            client,
+            agent_id=each,
+            since=since,
+            room=MAX_RERUNS + 1 - len(found),
+            pages=PAGES_PER_AGENT if agent_id else 1,
+        )
         found.extend(runs)
         more = more or beyond
         if len(found) > MAX_RERUNS:

@@ -239,14 +239,27 @@ def document_version_get(*, workspace_id: str, version_id: int) -> DocumentVersi
     return version
 
 
-def turn_results(*, workspace_id: str, artifact_id: str) -> list[TurnResult]:
-    """A website's or app's kept results in this workspace, newest first."""
+RESULTS_SHOWN = 100  # a site's history page lists the newest results only (one query, whatever its age)
+
+
+def turn_results(*, workspace_id: str, artifact_id: str, limit: int = RESULTS_SHOWN) -> list[TurnResult]:
+    """A website's or app's kept results in this workspace, newest first, at most `limit`."""
     if not workspace_id:
         return []
     return list(
         TurnResult.objects.select_related("asked_by")
         .filter(workspace_id=workspace_id, artifact_id=artifact_id)
-        .order_by("-created_at", "-id")
+        .order_by("-created_at", "-id")[:limit]
+    )
+
+
+def turn_results_after(*, result: TurnResult) -> list[TurnResult]:
+    """The results kept after `result` (the requests a going back undoes), oldest first."""
+    later = Q(created_at__gt=result.created_at) | Q(created_at=result.created_at, id__gt=result.pk)
+    return list(
+        TurnResult.objects.filter(workspace_id=result.workspace_id, artifact_id=result.artifact_id)
+        .filter(later)
+        .order_by("created_at", "id")
     )
 
 

@@ -26,12 +26,14 @@ from studio.library import KIND_OF_STUDIO
 from studio.models import DocumentVersion, TurnResult
 from studio.rollback import go_back_message, restore_message
 from studio.versions import (
+    RESULTS_SHOWN,
     artifact_latest_turn,
     diff_counts,
     document_version_get,
     document_versions,
     turn_result_get,
     turn_results,
+    turn_results_after,
     version_filename,
     versions_diff,
 )
@@ -156,6 +158,7 @@ def artifact_history(request: ConsoleRequest, kind: str, item_id: str) -> HttpRe
                 "item_id": item_id,
                 "name": next((result.name for result in results if result.name), "") or "(untitled)",
                 "studio": results[0].studio,
+                "capped": len(results) >= RESULTS_SHOWN,
                 "can_write": request.workspace.can_write,
             },
         )
@@ -169,8 +172,7 @@ def artifact_history(request: ConsoleRequest, kind: str, item_id: str) -> HttpRe
 
 
 def _go_back_context(request: ConsoleRequest, result: TurnResult, form: RestoreVersionForm) -> dict:
-    results = turn_results(workspace_id=request.workspace.id, artifact_id=result.artifact_id)
-    later = [item for item in reversed(results) if (item.created_at, item.pk) > (result.created_at, result.pk)]
+    later = turn_results_after(result=result)
     when = date_format(localtime(result.created_at), "j M Y, H:i")
     return {
         "result": result,
