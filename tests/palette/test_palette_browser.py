@@ -36,6 +36,13 @@ def quokka(live_server, sandbox, settings, transactional_db, django_user_model, 
 
 
 @pytest.mark.browser
+def open_palette(page: Page) -> None:
+    """Ctrl+K on a page an Enter just opened: its scripts listen once it has loaded
+    (a heading shows before that, and the key would go nowhere)."""
+    page.wait_for_load_state("load")
+    page.keyboard.press("Control+k")
+
+
 def test_open_type_arrow_and_enter_land_on_the_record(quokka, page: Page):
     violations = csp_violations(page)
     page.goto(f"{quokka['server'].url}/agents/")
@@ -67,7 +74,7 @@ def test_open_type_arrow_and_enter_land_on_the_record(quokka, page: Page):
 
     # Again on the record's page, on a phone: the palette fits the screen, and Esc closes it.
     page.set_viewport_size({"width": 375, "height": 740})
-    page.keyboard.press("Control+k")
+    open_palette(page)
     expect(dialog).to_be_visible()
     page.keyboard.type("objects")
     expect(dialog.get_by_role("option", name=re.compile("^Objects")).first).to_be_visible()
@@ -110,8 +117,7 @@ def test_enter_opens_the_top_hit_and_the_arrows_move_the_choice(quokka, page: Pa
     expect(page.get_by_role("heading", name=quokka["title"])).to_be_visible()
 
     # Typed and Enter at once, before the answer comes: that answer's top hit opens, not a results page.
-    page.wait_for_load_state("load")  # the new page's scripts listen for Ctrl+K once loaded
-    page.keyboard.press("Control+k")
+    open_palette(page)
     expect(field).to_be_focused()
     page.keyboard.type("Inbox")
     page.keyboard.press("Enter")
