@@ -144,6 +144,11 @@ class MessageForm(forms.Form):
         return cleaned
 
 
+# What the conversation's one-click buttons send (studio/pages.py); a take's
+# brief leaves them out (studio/takes.py): they say nothing of what to make.
+DECIDE_MESSAGE = "Decide for me and make it now."
+APPROVE_OUTLINE_MESSAGE = "The outline is approved: write it."
+
 # What a read-only member is told by every write address of the Studio (`requires_write`).
 READ_ONLY = (
     "Conversations and Content App runs can be started only by a member who may write: "
@@ -195,3 +200,37 @@ class RestoreVersionForm(forms.Form):
     row, never from the browser; a double click is one revision turn."""
 
     idempotency_key = IdempotencyKeyField()
+
+
+class AnotherTakeForm(forms.Form):
+    """ "Another take" of a finished document or image turn: the brief as
+    the person read it (prefilled from the conversation, studio/takes.py
+    take_brief; it may be changed), sent with "decide for me". The studio
+    and the board come from the stored turn, never from the browser."""
+
+    message = CountedCharField(limit=None, widget=CountedTextarea(attrs={"rows": 8}), label="The brief")
+    idempotency_key = IdempotencyKeyField()
+
+    def __init__(self, *args, studio: str = "", **kwargs):
+        super().__init__(*args, **kwargs)
+        self.studio = studio
+        limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
+        field = self.fields["message"]
+        field.help_text = f"Up to {limit:,} characters. Change it to ask for a different take."
+        field.widget.attrs["data-max-length"] = str(limit)
+        field.widget.attrs["data-limit-noun"] = message_noun(studio)
+        field.error_messages["required"] = "Write the brief the director makes the take from."
+
+    def clean(self) -> dict[str, Any]:
+        super().clean()
+        cleaned = self.cleaned_data
+        message = cleaned.get("message")
+        if message and (refusal := too_long(self.studio, message)):
+            self.add_error("message", refusal)
+        return cleaned
+
+
+class KeepTakeForm(forms.Form):
+    """ "Keep this one": the take's number in its set (a console write only)."""
+
+    take = forms.IntegerField(min_value=1, max_value=99)

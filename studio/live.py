@@ -124,6 +124,21 @@ def turn_failure(op, read: dict[str, Any]) -> str:
     return failure_kind(status=status, errors_seen=[read["error"], read["job_error"]])
 
 
+def app_run_failure(run) -> str:
+    """How a Content App run failed (see failure_kind): its tracked shot's
+    status when it has one (the run row keeps the first answer), else the
+    run's. A shot still being made offers nothing."""
+    op = run.operation
+    if op is not None and not op.is_final:
+        return ""
+    snapshot = op.snapshot if op is not None and isinstance(op.snapshot, dict) else as_dict(run.result)
+    status = text(op.status if op is not None else run.status)
+    job = as_dict(snapshot.get("job"))
+    if "failed" in (text(snapshot.get("status")), text(job.get("status"))):
+        status = "failed"
+    return failure_kind(status=status, errors_seen=[snapshot.get("error"), job.get("error")])
+
+
 def turn_context(op, snapshot: dict, request=None) -> dict[str, Any]:
     return {"turn": read_turn(op, snapshot)}
 

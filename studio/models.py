@@ -343,3 +343,62 @@ class BriefVersion(models.Model):
 
     def __str__(self) -> str:
         return f"{self.name} (version {self.number})"
+
+
+class TakeSet(models.Model):
+    """Takes of one brief kept side by side (#36 item 4, alternatives): the
+    first document, image turn or Content App run and every "another take" of
+    it, numbered 1, 2, ... in the order they were asked for. The service keeps
+    each take as an item of its own (it deletes nothing); the console keeps
+    which belong together and which one the team kept."""
+
+    TURN = "turn"
+    APP_RUN = "app_run"
+
+    workspace_id = models.CharField(max_length=128)
+    studio = models.CharField(max_length=16)  # document, image, or the Content App's studio
+    kind = models.CharField(max_length=16, choices=[(TURN, "Studio turn"), (APP_RUN, "Content App run")])
+    kept = models.ForeignKey("Take", null=True, blank=True, on_delete=models.SET_NULL, related_name="+")
+    kept_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    kept_at = models.DateTimeField(null=True, blank=True)
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["workspace_id", "-created_at"], name="studio_takeset_recent")]
+
+    def __str__(self) -> str:
+        return f"{self.studio} takes #{self.pk}"
+
+
+class Take(models.Model):
+    """One take of a set: a Studio turn (document or image) or a Content App
+    run. A turn or run is a take of at most one set."""
+
+    takes = models.ForeignKey(TakeSet, on_delete=models.CASCADE, related_name="takes")
+    number = models.PositiveSmallIntegerField()
+    turn = models.OneToOneField(
+        "live.TrackedOperation", null=True, blank=True, on_delete=models.CASCADE, related_name="+"
+    )
+    app_run = models.OneToOneField(AppRun, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    created_by = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
+    )
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        ordering = ["number"]
+        constraints = [
+            models.UniqueConstraint(fields=["takes", "number"], name="studio_take_number_once"),
+            models.CheckConstraint(
+                condition=models.Q(turn__isnull=False) | models.Q(app_run__isnull=False),
+                name="studio_take_is_something",
+            ),
+        ]
+
+    def __str__(self) -> str:
+        return f"take {self.number} of set {self.takes_id}"

@@ -18,8 +18,15 @@ from django.utils import timezone
 from dashboard.api import errors
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.selectors import operation_view
-from studio import selectors
-from studio.forms import MESSAGE_MAX_LENGTH, STUDIO_LABELS, STUDIO_MAKES, STUDIOS
+from studio import selectors, takes
+from studio.forms import (
+    APPROVE_OUTLINE_MESSAGE,
+    DECIDE_MESSAGE,
+    MESSAGE_MAX_LENGTH,
+    STUDIO_LABELS,
+    STUDIO_MAKES,
+    STUDIOS,
+)
 from studio.library import KIND_OF_STUDIO, artifact_detail, finish_pane
 from studio.live import read_turn, turn_failure
 from studio.preview import see_it
@@ -30,9 +37,6 @@ if TYPE_CHECKING:
     from dashboard.live.models import TrackedOperation
 
 PICKED_GONE = "The item you picked is not in this workspace (or no longer exists). Pick another from the library."
-# What the one-click buttons send.
-DECIDE_MESSAGE = "Decide for me and make it now."
-APPROVE_OUTLINE_MESSAGE = "The outline is approved: write it."
 
 
 def turn_read(op: TrackedOperation) -> dict[str, Any]:
@@ -137,6 +141,9 @@ def thread_context(*, workspace: Workspace, anchor: TrackedOperation, for_poll: 
         # Only the latest turn offers to be tried again: once the conversation
         # went on, an old message sent again would land out of order.
         "failure": turn_failure(latest, read),
+        # Alternatives side by side (studio/takes.py): what another take repeats, and the take this conversation is.
+        "take_source": takes.turn_take_source(turns),
+        "take": takes.take_set_of_turns(workspace_id=workspace.id, turns=turns),
     }
 
 

@@ -317,8 +317,8 @@ def app_run_start(
 
 
 def app_run_try_again(*, key: ApiKey, run: AppRun, idempotency_key: str) -> AppRun:
-    """A failed Content App run sent again with the very inputs it had
-    ("Try again"): a new run with its own Idempotency-Key, so posting the
+    """A Content App run sent again with the very inputs it had ("Try again"
+    of a failed run, "another take" of one that made something): a new run with its own Idempotency-Key, so posting the
     button twice is one run. The inputs were checked against the app's
     schema when first sent; a refusal now is the service's to say."""
     return app_run_start(

@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from studio.views import apps, briefs, collections, library, share, turns, versions, zips
+from studio.views import apps, briefs, collections, library, share, takes, turns, versions, zips
 
 
 def _words(pattern: str, name: str) -> None:
@@ -36,6 +36,12 @@ urlpatterns = [
     path("turns/<pk:pk>/artifact", turns.artifact_pane, name="artifact_pane"),
     path("turns/<pk:pk>/reply", turns.reply, name="reply"),
     path("turns/<pk:pk>/try-again", turns.try_again, name="try_again"),
+    # Alternatives side by side, kept in the console (studio/takes.py).
+    path("turns/<pk:pk>/another-take", takes.take_turn_new, name="take_turn_new"),
+    path("takes/<pk:pk>/", takes.takes_page, name="takes"),
+    path("takes/<pk:pk>/live", takes.takes_live, name="takes_live"),
+    path("takes/<pk:pk>/compare", takes.takes_compare, name="takes_compare"),
+    path("takes/<pk:pk>/keep", takes.take_keep, name="take_keep"),
     # The team's saved briefs, kept in the console (studio/briefs.py).
     path("briefs/", briefs.briefs_page, name="briefs"),
     path("briefs/new", briefs.brief_new, name="brief_new"),
@@ -46,6 +52,7 @@ urlpatterns = [
     path("apps/", apps.catalogue, name="apps"),
     path("apps/runs/<pk:pk>/", apps.run_detail, name="app_run"),
     path("apps/runs/<pk:pk>/try-again", apps.run_try_again, name="app_run_try_again"),
+    path("apps/runs/<pk:pk>/another-take", apps.run_take_again, name="app_run_take_again"),
     path("apps/<app_studio:studio>/<app_id:app>/", apps.app_page, name="app"),
     # A selection's ZIP, built by a worker (studio/zip_jobs.py).
     path("library/images/zip", zips.library_zip, name="library_zip"),

@@ -20,12 +20,12 @@ from dashboard.live.selectors import operation_view
 from dashboard.web.htmx import client_redirect
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict, as_list, text
-from studio import services
+from studio import services, takes
 from studio.content_apps import AppForm, AppInfo, Choices, catalogue_read, grouped, picker_kind
 from studio.costs import app_costs
 from studio.forms import READ_ONLY, TryAgainForm
 from studio.library import board_images, boards_all, videos_all
-from studio.live import failure_kind
+from studio.live import app_run_failure
 from studio.models import AppRun
 from studio.reading import read_image, read_result, safe_link, usable_id
 from studio.words import key_label
@@ -244,30 +244,18 @@ def asked_rows(run: AppRun) -> list[dict[str, Any]]:
     return rows
 
 
-def _run_failure(run: AppRun) -> str:
-    """How a run failed (studio.live.failure_kind): its tracked shot's status
-    when it has one (the run row keeps the first answer), else the run's."""
-    op = run.operation
-    if op is not None and not op.is_final:
-        return ""
-    snapshot = op.snapshot if op is not None and isinstance(op.snapshot, dict) else as_dict(run.result)
-    status = text(op.status if op is not None else run.status)
-    job = as_dict(snapshot.get("job"))
-    if "failed" in (text(snapshot.get("status")), text(job.get("status"))):
-        status = "failed"
-    return failure_kind(status=status, errors_seen=[snapshot.get("error"), job.get("error")])
-
-
 def _run_page(
     request: ConsoleRequest,
     run: AppRun,
     try_again: TryAgainForm | None = None,
     try_again_error: RemoteErrorView | None = None,
+    another_take: TryAgainForm | None = None,
+    another_take_error: RemoteErrorView | str | None = None,
 ) -> HttpResponse:
     op = run.operation
     live = operation_view(op=op, request=request) if op is not None else None
     snapshot = op.snapshot if op is not None and isinstance(op.snapshot, dict) else run.result
-    failure = _run_failure(run)
+    failure = app_run_failure(run)
     if try_again_error is not None and not try_again_error.retry_helps:
         failure = "credits"  # the retry itself ran out of credits: no button that cannot succeed
     return render(
@@ -287,6 +275,10 @@ def _run_page(
             # Minted with the button; kept from the post while the same write is worth repeating.
             "try_again": (try_again or TryAgainForm()) if failure == "failed" else None,
             "try_again_error": try_again_error,
+            # Another take of a run that made something: the same inputs, kept beside it (studio/takes.py).
+            "take": takes.take_set_of_run(workspace_id=request.workspace.id, run=run),
+            "another_take": (another_take or TryAgainForm()) if takes.run_can_take_again(run) else None,
+            "another_take_error": another_take_error,
         },
     )
 
@@ -308,7 +300,7 @@ def run_try_again(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if run is None:
         raise Http404("No such run.")
     form = TryAgainForm(request.POST)
-    if not form.is_valid() or _run_failure(run) != "failed":
+    if not form.is_valid() or app_run_failure(run) != "failed":
         # A hand-made post, or a page older than the run's outcome: show the run as it is now.
         return client_redirect(request, reverse("studio:app_run", args=[run.pk]))
     try:
@@ -320,3 +312,29 @@ def run_try_again(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         error = failed_write(request, form, exc) or describe_remote_error(request, exc)
         return _run_page(request, run, try_again=form, try_again_error=error)
     return client_redirect(request, reverse("studio:app_run", args=[again.pk]))
+
+
+@require_POST
+@requires_write(READ_ONLY)
+def run_take_again(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """ "Another take" of a run that made something: the same inputs as a new
+    run, once per key, kept beside it (studio/takes.py); then the takes."""
+    run = _runs(request).filter(pk=pk).first()
+    if run is None:
+        raise Http404("No such run.")
+    form = TryAgainForm(request.POST)
+    if not form.is_valid() or not takes.run_can_take_again(run):
+        return client_redirect(request, reverse("studio:app_run", args=[run.pk]))
+    try:
+        take = takes.take_another_run(
+            key=request.workspace.require_key(),
+            workspace_id=request.workspace.id,
+            run=run,
+            idempotency_key=form.cleaned_data["idempotency_key"],
+        )
+    except takes.TakesFull as full:
+        return _run_page(request, run, another_take=form, another_take_error=str(full))
+    except errors.ApiError as exc:
+        error = failed_write(request, form, exc) or describe_remote_error(request, exc)
+        return _run_page(request, run, another_take=form, another_take_error=error)
+    return client_redirect(request, f"{reverse('studio:takes', args=[take.takes_id])}?take={take.number}")

@@ -81,7 +81,12 @@ def document_versions_page(request: ConsoleRequest, item_id: str) -> HttpRespons
             else:
                 older, newer = sorted((first, second), key=lambda v: (v.created_at, v.pk))
                 lines = versions_diff(older.content, newer.content)
+                side = request.GET.get("layout") == "side"
                 comparison = {
+                    # "Side by side": both versions as they read, next to each other.
+                    "side": side,
+                    "older_html": render_content(older.content, older.content_format) if side else "",
+                    "newer_html": render_content(newer.content, newer.content_format) if side else "",
                     "older": older,
                     "newer": newer,
                     "older_label": dict(choices)[older.pk],

@@ -134,6 +134,7 @@ FORMS: dict[str, Walk] = {
     "studio.forms.MessageForm": Walk(_plain("studio.forms.MessageForm")),
     "studio.forms.TryAgainForm": Walk(_plain("studio.forms.TryAgainForm")),
     "studio.forms.RestoreVersionForm": Walk(_plain("studio.forms.RestoreVersionForm")),
+    "studio.forms.AnotherTakeForm": Walk(_plain("studio.forms.AnotherTakeForm")),
     "studio.content_apps.AppForm": Walk(_app_form),
     "agents.forms.AgentCreateForm": Walk(_questions_form("agents.forms.AgentCreateForm")),
     "agents.forms.AgentChangeForm": Walk(_questions_form("agents.forms.AgentChangeForm")),

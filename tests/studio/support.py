@@ -2,12 +2,28 @@
 
 from __future__ import annotations
 
+from django.test import TestCase
 from playwright.sync_api import Page
 
 from dashboard.live.models import TrackedOperation
+from dashboard.live.services import operation_poll
+from sandbox.studio import DIRECTOR_SECONDS
 from tests.helpers import fill_login_form
 from tests.html import one
 from tests.live.support import turn_body
+
+
+def polled_to_the_end(
+    sandbox, op: TrackedOperation, seconds: float | None = None, *, studio: str = "document"
+) -> TrackedOperation:
+    """A turn polled once after the sandbox's director has had its time
+    (`seconds`, else the studio's director time), the tasks its end sends (a
+    document's version) run at once."""
+    sandbox.advance(service_seconds=seconds if seconds is not None else DIRECTOR_SECONDS[studio] + 5)
+    with TestCase.captureOnCommitCallbacks(execute=True):
+        result = operation_poll(operation_id=op.pk)
+    assert result is not None and result.is_final
+    return result
 
 
 def paste(page: Page, box, text: str) -> None:

@@ -7,29 +7,21 @@ sideways scroll; axe checks every document (the `page` fixture)."""
 from __future__ import annotations
 
 import pytest
-from django.test import TestCase
 from django.urls import reverse
 from playwright.sync_api import Page, expect
 
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import operation_poll
-from sandbox.studio import DIRECTOR_SECONDS
 from studio.models import DocumentVersion
 from studio.services import turn_continue, turn_start
 from tests.helpers import PASSWORD, SCREENSHOTS, fill_login_form
 from tests.live.support import store_key
+from tests.studio.support import polled_to_the_end
 
 pytestmark = pytest.mark.browser
 
 FIRST = "A one-pager for our spring bicycle sale: 20% off city bikes, free helmet with every bike."
 SECOND = "Make it about e-bikes instead: 15% off e-bikes, a free lock with every e-bike, open Sundays."
-
-
-def _polled(sandbox, op: TrackedOperation) -> TrackedOperation:
-    sandbox.advance(service_seconds=DIRECTOR_SECONDS["document"] + 5)
-    with TestCase.captureOnCommitCallbacks(execute=True):
-        return operation_poll(operation_id=op.pk)
 
 
 def test_an_earlier_version_made_current_shows_in_the_pane(
@@ -39,10 +31,10 @@ def test_an_earlier_version_made_current_shows_in_the_pane(
     settings.SERVICE_BASE_URL = sandbox.base_url
     user = django_user_model.objects.create_user(username="dora", password=PASSWORD)
     key = store_key(user, sandbox.demo_key)
-    first = _polled(
+    first = polled_to_the_end(
         sandbox, turn_start(key=key, studio="document", message=FIRST, auto=True, idempotency_key=new_idempotency_key())
     )
-    second = _polled(
+    second = polled_to_the_end(
         sandbox, turn_continue(key=key, turns=[first], message=SECOND, auto=True, idempotency_key=new_idempotency_key())
     )
     assert DocumentVersion.objects.count() == 2
@@ -62,7 +54,7 @@ def test_an_earlier_version_made_current_shows_in_the_pane(
     expect(page.get_by_text("the current version again", exact=False)).to_be_visible()
 
     restore = TrackedOperation.objects.exclude(pk__in=[first.pk, second.pk]).get()
-    _polled(sandbox, restore)
+    polled_to_the_end(sandbox, restore)
     page.set_viewport_size({"width": 1366, "height": 900})
     page.goto(live_server.url + reverse("studio:turn", args=[restore.pk]))
     expect(page.locator("#artifact-pane")).to_contain_text("city bikes")

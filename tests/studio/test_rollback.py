@@ -10,12 +10,10 @@ changed line of a comparison marked word by word."""
 from __future__ import annotations
 
 import pytest
-from django.test import TestCase
 from django.urls import reverse
 
 from dashboard.idempotency import new_idempotency_key
 from dashboard.live.models import TrackedOperation
-from dashboard.live.services import operation_poll
 from sandbox.studio import DIRECTOR_SECONDS, WEBSITE_BUILD_SECONDS
 from studio.models import DocumentVersion, TurnResult
 from studio.rollback import DOCUMENT_MESSAGE_MAX
@@ -23,6 +21,7 @@ from studio.services import turn_continue, turn_start
 from studio.versions import versions_diff
 from tests.html import one, parse, select, text_of, textarea_value
 from tests.live.support import store_key
+from tests.studio.support import polled_to_the_end
 
 pytestmark = pytest.mark.django_db
 
@@ -41,20 +40,12 @@ def key(sandbox, settings, user):
     return store_key(user, sandbox.demo_key)
 
 
-def polled(sandbox, op: TrackedOperation, seconds: float = DIRECTOR_SECONDS["document"] + 5) -> TrackedOperation:
-    sandbox.advance(service_seconds=seconds)
-    with TestCase.captureOnCommitCallbacks(execute=True):
-        result = operation_poll(operation_id=op.pk)
-    assert result is not None and result.is_final
-    return result
-
-
 @pytest.fixture
 def revised(sandbox, key):
-    first = polled(
+    first = polled_to_the_end(
         sandbox, turn_start(key=key, studio="document", message=FIRST, auto=True, idempotency_key=new_idempotency_key())
     )
-    second = polled(
+    second = polled_to_the_end(
         sandbox, turn_continue(key=key, turns=[first], message=SECOND, auto=True, idempotency_key=new_idempotency_key())
     )
     versions = list(DocumentVersion.objects.order_by("created_at", "id"))
@@ -81,7 +72,7 @@ def test_an_earlier_version_is_made_current_by_one_revision_turn_carrying_it(san
     assert turn.context["message"] == sent_words
     # In the version's own conversation, on the same document.
     assert turn.snapshot.get("conversation_id") in (None, revised["second"].snapshot.get("conversation_id"))
-    polled(sandbox, turn)
+    polled_to_the_end(sandbox, turn)
     versions = list(DocumentVersion.objects.order_by("created_at", "id"))
     assert len(versions) == 3 and versions[2].turn_id == turn.pk
     assert versions[2].document_id == older.document_id
@@ -124,12 +115,12 @@ SITE_DONE = DIRECTOR_SECONDS["website"] + WEBSITE_BUILD_SECONDS + 5
 
 @pytest.fixture
 def site(sandbox, key):
-    first = polled(
+    first = polled_to_the_end(
         sandbox,
         turn_start(key=key, studio="website", message=SITE, auto=True, idempotency_key=new_idempotency_key()),
         SITE_DONE,
     )
-    second = polled(
+    second = polled_to_the_end(
         sandbox,
         turn_continue(key=key, turns=[first], message=SITE_CHANGE, auto=True, idempotency_key=new_idempotency_key()),
         SITE_DONE,

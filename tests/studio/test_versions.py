@@ -111,6 +111,24 @@ def test_a_document_revised_twice_keeps_two_versions_and_compares_them(db, sandb
     assert [tag.get("id") for tag in parse(partial).find_all(recursive=False) if tag.name] == ["versions-comparison"]
 
 
+def test_two_versions_side_by_side_read_as_they_were(db, sandbox, sandbox_key, logged_in_client):
+    first, _second = revised_twice(sandbox, sandbox_key)
+    document_id = first.snapshot["artifact"]["id"]
+    older, newer = DocumentVersion.objects.filter(document_id=document_id).order_by("created_at", "id")
+    url = reverse("studio:document_versions", args=[document_id])
+    changes = logged_in_client.get(url, {"older": older.pk, "newer": newer.pk}).content
+    layouts = {text_of(a): a for a in select(changes, ".studio-versions__layout a")}
+    assert layouts["The changes"].get("aria-current") == "true"
+    with RemoteCallCounter() as calls:
+        side = logged_in_client.get(url + layouts["Side by side"]["href"]).content
+    assert calls.count == 0
+    assert not select(side, ".studio-diff")
+    left, right = (
+        text_of(one(column, "article.document-content")) for column in select(side, ".studio-takes-side__take")
+    )
+    assert "city bikes" in left and "e-bikes" not in left and "e-bikes" in right
+
+
 def test_comparing_a_version_with_itself_says_so_in_place(db, sandbox, sandbox_key, logged_in_client):
     first, _ = revised_twice(sandbox, sandbox_key)
     version = DocumentVersion.objects.get(turn=first)
