@@ -373,12 +373,29 @@ if OIDC_ENABLED:
     AUTHENTICATION_BACKENDS.append("dashboard.accounts.oidc.ConsoleOIDCBackend")
     OIDC_PROVIDER_NAME = env.str("OIDC_PROVIDER_NAME", default="single sign-on")
     OIDC_RP_CLIENT_SECRET = env.str("OIDC_RP_CLIENT_SECRET")
-    OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT")
-    OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT")
-    OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT")
-    OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT")
+    # The provider's discovery document (or its issuer URL): the four endpoints
+    # below are then read from it (dashboard/accounts/oidc.py); without it, all four are required.
+    OIDC_OP_DISCOVERY_URL = env.str("OIDC_OP_DISCOVERY_URL", default="")
+    _endpoint_default = {"default": ""} if OIDC_OP_DISCOVERY_URL else {}
+    OIDC_OP_AUTHORIZATION_ENDPOINT = env.str("OIDC_OP_AUTHORIZATION_ENDPOINT", **_endpoint_default)
+    OIDC_OP_TOKEN_ENDPOINT = env.str("OIDC_OP_TOKEN_ENDPOINT", **_endpoint_default)
+    OIDC_OP_USER_ENDPOINT = env.str("OIDC_OP_USER_ENDPOINT", **_endpoint_default)
+    OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", **_endpoint_default)
     OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
-    OIDC_RP_SCOPES = "openid email profile"
+    OIDC_RP_SCOPES = env.str("OIDC_RP_SCOPES", default="openid email profile")
+    # Console roles from the provider's groups, set again at every sign-in
+    # (dashboard/accounts/oidc_roles.py): OIDC_ROLE_MAP="console-admins=administrator,finance=approver".
+    OIDC_ROLE_MAP = env.str("OIDC_ROLE_MAP", default="")
+    OIDC_ROLE_CLAIM = env.str("OIDC_ROLE_CLAIM", default="groups")
+    # The role of a person none of whose groups is mapped ("": the role they have stays).
+    OIDC_ROLE_DEFAULT = env.str("OIDC_ROLE_DEFAULT", default="")
+    # Refuse sign-on to a person none of whose groups is mapped.
+    OIDC_ROLE_REQUIRED = env.bool("OIDC_ROLE_REQUIRED", default=False)
+    from dashboard.accounts.oidc_roles import role_map_parse as _role_map_parse
+
+    _role_map_parse(OIDC_ROLE_MAP)  # a role the console does not have stops the start, in words
+    if OIDC_ROLE_DEFAULT and OIDC_ROLE_DEFAULT not in ("viewer", "member", "approver", "auditor", "administrator"):
+        raise ImproperlyConfigured(f"OIDC_ROLE_DEFAULT: “{OIDC_ROLE_DEFAULT}” is not a console role.")
     # New people get an account on their first sign-on (false: only existing
     # users, matched by email, may sign on).
     OIDC_CREATE_USER = env.bool("OIDC_CREATE_USER", default=True)

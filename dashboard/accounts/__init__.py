@@ -2,7 +2,8 @@
 
 - lockout.py       login throttling per account and per address (django-axes)
 - middleware.py    idle and absolute session limits; no-store on private pages
-- oidc.py          optional single sign-on with an OpenID Connect provider
+- oidc.py          optional single sign-on with an OpenID Connect provider (endpoints by discovery)
+- oidc_roles.py    console roles from the provider's groups claim (pure)
 - throttle.py      fixed-window counters and failure locks in the shared cache
 - signin.py        the sign-in between the password and the second factor
 - two_factor.py    two-factor sign-in: an authenticator app and recovery codes

@@ -222,6 +222,45 @@ def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUse
     return person
 
 
+def person_role_from_identity_provider(*, user: AbstractBaseUser, role: str, groups: list[str]) -> Person:
+    """Set `user`'s role to what their identity provider's groups give
+    (dashboard/accounts/oidc_roles.py), at a sign-in. The directory decides,
+    audited as such, with two exceptions said in the trail: a superuser stays
+    an Administrator, and the only active Administrator is not demoted (the
+    console would be left with nobody who can manage people)."""
+    if getattr(user, "is_superuser", False):
+        return Person.objects.get_or_create(user_id=user.pk)[0]
+    with transaction.atomic():
+        person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
+        before = person.role
+        if before == role:
+            return person
+        if before == Role.ADMINISTRATOR:
+            try:
+                _refuse_if_last_administrator(user, "the identity provider's role")
+            except PeopleRefusal:
+                audit_account_event(
+                    actor=user,
+                    subject=user,
+                    action="role_kept",
+                    summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
+                    f"provider's groups now give {Role(role).label}",
+                    details={"from": before, "to": role, "groups": groups[:50], "by": "identity_provider"},
+                )
+                return person
+        person.role = role
+        person.save(update_fields=["role", "updated_at"])
+        audit_account_event(
+            actor=user,
+            subject=user,
+            action="role_changed",
+            summary=f"Role of {_display(user)} changed from {Role(before).label} to {Role(role).label} "
+            "by the identity provider's groups, at sign-in",
+            details={"from": before, "to": role, "groups": groups[:50], "by": "identity_provider"},
+        )
+    return person
+
+
 # --- deactivation --------------------------------------------------------------------
 
 

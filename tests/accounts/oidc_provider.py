@@ -40,6 +40,8 @@ class StubProvider:
     codes: dict[str, str] = field(default_factory=dict)  # code -> nonce
     tokens: set[str] = field(default_factory=set)
     calls: list[str] = field(default_factory=list)
+    # Claims the ID token carries beyond the standard ones (Entra ID puts `groups` or `roles` there).
+    id_token_claims: dict[str, Any] = field(default_factory=dict)
 
     def endpoints(self) -> dict[str, str]:
         return {
@@ -78,6 +80,7 @@ class StubProvider:
                     "nonce": nonce,
                     "iat": now,
                     "exp": now + 300,
+                    **self.id_token_claims,
                 },
                 self.private_key,
                 algorithm="RS256",
@@ -93,6 +96,18 @@ class StubProvider:
             if token not in self.tokens:
                 return self._json(start_response, "401 Unauthorized", {"error": "invalid_token"})
             return self._json(start_response, "200 OK", self.claims)
+        if path == "/.well-known/openid-configuration":
+            return self._json(
+                start_response,
+                "200 OK",
+                {
+                    "issuer": self.base_url,
+                    "authorization_endpoint": f"{self.base_url}/authorize",
+                    "token_endpoint": f"{self.base_url}/token",
+                    "userinfo_endpoint": f"{self.base_url}/userinfo",
+                    "jwks_uri": f"{self.base_url}/jwks",
+                },
+            )
         if path == "/jwks":
             published = self.jwks_key or self.private_key
             jwk = json.loads(jwt.algorithms.RSAAlgorithm.to_jwk(published.public_key()))

@@ -1,0 +1,68 @@
+"""Console roles from the identity provider's claims (#37 item 1), pure.
+
+A company says who may do what in its directory, not in the console: a
+claim of the person's sign-in (`OIDC_ROLE_CLAIM`: `groups` by default; a
+dotted path reaches a nested one, as Keycloak's `realm_access.roles`) names
+their groups or app roles, and `OIDC_ROLE_MAP` says which console role each
+gives. The role is set again at every sign-in, so a person taken out of a
+group loses its role the next time they sign in.
+
+A person in several mapped groups gets the strongest role, in the order
+ROLE_STRENGTH (an Auditor reads the trail but writes nothing, so an
+Approver outranks them). A person in none gets `OIDC_ROLE_DEFAULT`, or
+is refused when `OIDC_ROLE_REQUIRED` is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from django.core.exceptions import ImproperlyConfigured
+
+from dashboard.people.roles import Role
+
+ROLE_STRENGTH = (Role.ADMINISTRATOR, Role.APPROVER, Role.AUDITOR, Role.MEMBER, Role.VIEWER)
+
+
+def role_map_parse(text: str) -> dict[str, str]:
+    """`OIDC_ROLE_MAP`: pairs `group=role`, separated by commas or new lines
+    (a group's name may hold `=`: the role is after the last one). Group
+    names are compared exactly, as providers send them. A role the console
+    does not have is a configuration error, said at start."""
+    mapping: dict[str, str] = {}
+    for raw in text.replace("\n", ",").split(","):
+        pair = raw.strip()
+        if not pair:
+            continue
+        group, sep, role = pair.rpartition("=")
+        group, role = group.strip(), role.strip().lower()
+        if not sep or not group:
+            raise ImproperlyConfigured(f"OIDC_ROLE_MAP: “{pair}” is not group=role.")
+        if role not in Role.values:
+            raise ImproperlyConfigured(
+                f"OIDC_ROLE_MAP: “{role}” (for {group}) is not a console role; use one of {', '.join(Role.values)}."
+            )
+        mapping[group] = role
+    return mapping
+
+
+def claim_values(claims: Mapping[str, Any], path: str) -> list[str]:
+    """The strings a claim holds: a list of strings, or one string (some
+    providers send a single group as a string); a dotted `path` reads a
+    nested claim. Anything else holds nothing."""
+    value: Any = claims
+    for part in path.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, (list, tuple)):
+        return [item for item in value if isinstance(item, str)]
+    return []
+
+
+def role_from_claims(*, claims: Mapping[str, Any], claim: str, mapping: Mapping[str, str]) -> str | None:
+    """The console role the claims give (the strongest of the mapped groups),
+    or None when no group of theirs is mapped."""
+    given = {mapping[group] for group in claim_values(claims, claim) if group in mapping}
+    return next((role.value for role in ROLE_STRENGTH if role in given), None)
