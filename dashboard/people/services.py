@@ -191,6 +191,31 @@ def _refuse_if_last_administrator(user: AbstractBaseUser, doing: str) -> None:
 # --- roles ---------------------------------------------------------------------------
 
 
+def _role_set(
+    *, user: AbstractBaseUser, role: str, by: AbstractBaseUser, doing: str, why: str = "", details: dict[str, Any]
+) -> Person:
+    """The one way a person's role row changes: locked, the last active
+    Administrator refused (PeopleRefusal naming `doing`), audited (`why`
+    ends the sentence)."""
+    with transaction.atomic():
+        person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
+        before = person.role
+        if before == role:
+            return person
+        if before == Role.ADMINISTRATOR:
+            _refuse_if_last_administrator(user, doing)
+        person.role = role
+        person.save(update_fields=["role", "updated_at"])
+        audit_account_event(
+            actor=by,
+            subject=user,
+            action="role_changed",
+            summary=f"Role of {_display(user)} changed from {Role(before).label} to {Role(role).label}{why}",
+            details={"from": before, "to": role, **details},
+        )
+    return person
+
+
 def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUser) -> Person:
     """Give `user` the console role `role` (takes effect on their next request:
     the role is read once per request)."""
@@ -203,62 +228,37 @@ def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUse
             f"{_display(user)} is a superuser (made with createsuperuser), so always an Administrator. "
             "Remove their superuser status in the admin first to give them another role."
         )
-    with transaction.atomic():
-        person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
-        before = person.role
-        if before == role:
-            return person
-        if before == Role.ADMINISTRATOR:
-            _refuse_if_last_administrator(user, "taking that role away")
-        person.role = role
-        person.save(update_fields=["role", "updated_at"])
-        audit_account_event(
-            actor=by,
-            subject=user,
-            action="role_changed",
-            summary=f"Role of {_display(user)} changed from {Role(before).label} to {Role(role).label}",
-            details={"from": before, "to": role},
-        )
-    return person
+    return _role_set(user=user, role=role, by=by, doing="taking that role away", details={})
 
 
 def person_role_from_identity_provider(*, user: AbstractBaseUser, role: str, groups: list[str]) -> Person:
     """Set `user`'s role to what their identity provider's groups give
     (dashboard/accounts/oidc_roles.py), at a sign-in. The directory decides,
-    audited as such, with two exceptions said in the trail: a superuser stays
-    an Administrator, and the only active Administrator is not demoted (the
-    console would be left with nobody who can manage people)."""
+    audited as such, with two exceptions: a superuser stays an Administrator,
+    and the only active Administrator is not demoted (the console would be
+    left with nobody who can manage people), said in the trail."""
     if getattr(user, "is_superuser", False):
         return Person.objects.get_or_create(user_id=user.pk)[0]
-    with transaction.atomic():
-        person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
-        before = person.role
-        if before == role:
-            return person
-        if before == Role.ADMINISTRATOR:
-            try:
-                _refuse_if_last_administrator(user, "the identity provider's role")
-            except PeopleRefusal:
-                audit_account_event(
-                    actor=user,
-                    subject=user,
-                    action="role_kept",
-                    summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
-                    f"provider's groups now give {Role(role).label}",
-                    details={"from": before, "to": role, "groups": groups[:50], "by": "identity_provider"},
-                )
-                return person
-        person.role = role
-        person.save(update_fields=["role", "updated_at"])
+    details = {"groups": groups[:50], "by": "identity_provider"}
+    try:
+        return _role_set(
+            user=user,
+            role=role,
+            by=user,
+            doing="the identity provider's role",
+            why=" by the identity provider's groups, at sign-in",
+            details=details,
+        )
+    except PeopleRefusal:
         audit_account_event(
             actor=user,
             subject=user,
-            action="role_changed",
-            summary=f"Role of {_display(user)} changed from {Role(before).label} to {Role(role).label} "
-            "by the identity provider's groups, at sign-in",
-            details={"from": before, "to": role, "groups": groups[:50], "by": "identity_provider"},
+            action="role_kept",
+            summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
+            f"provider's groups now give {Role(role).label}",
+            details={"from": Role.ADMINISTRATOR, "to": role, **details},
         )
-    return person
+        return Person.objects.get(user_id=user.pk)
 
 
 # --- deactivation --------------------------------------------------------------------
