@@ -28,6 +28,7 @@ from dashboard.web.htmx import is_partial, next_url
 from dashboard.web.params import database_id
 from studio.library import KINDS, LibraryFilterForm, LibraryQuery, board_images, library_search
 from studio.library_collections import collection_get, collection_items
+from studio.reading import usable_id
 from studio.selection import (
     MAX_SELECTION,
     SelectionChange,
@@ -50,7 +51,8 @@ def _answer(request: ConsoleRequest, change: SelectionChange, done: str = "") ->
     """htmx: the count region (saying what was left out); else the words as a
     message and back to the page the form was on."""
     if is_partial(request):
-        return render(request, f"{TEMPLATE}#{REGION}", _context(request, note=change.words))
+        back = next_url(request, reverse("studio:library", args=["images"]))
+        return render(request, f"{TEMPLATE}#{REGION}", _context(request, note=change.words, back=back))
     if change.words:
         messages.error(request, change.words)
     elif done:
@@ -93,7 +95,7 @@ def _search_ids(request: ConsoleRequest) -> list[str]:
     form.fields.pop("board", None)
     cleaned = form.cleaned_data if form.is_valid() else {}
     query = LibraryQuery(q=cleaned.get("q") or "", sort=cleaned.get("sort") or "newest")
-    board = (request.POST.get("board") or "")[:200]
+    board = usable_id(request.POST.get("board"))
     result = library_search(client=request.workspace.client, kind=KINDS["images"], query=query, board_id=board)
     return [item["id"] for item in result.items]
 
@@ -104,11 +106,9 @@ def selection_add_all(request: ConsoleRequest) -> HttpResponseBase:
     (`collection`: the console's own list, no remote call) or matching a
     search (`search`: the library's bounded search)."""
     source = request.POST.get("source")
-    if source == "board":
-        ids = [
-            image["id"]
-            for image in board_images(client=request.workspace.client, board_id=request.POST.get("board") or "")
-        ]
+    board = usable_id(request.POST.get("board"))
+    if source == "board" and board:
+        ids = [image["id"] for image in board_images(client=request.workspace.client, board_id=board)]
         where = "on this board"
     elif source == "collection":
         collection = collection_get(

@@ -187,3 +187,26 @@ def test_the_selection_is_only_shown_under_a_working_key_of_its_workspace(db, ap
     ApiKey.objects.filter(pk=api_key.pk).update(refused_at="2026-01-01T00:00:00Z")
     refused = logged_in_client.get(reverse("studio:selection"))
     assert b"images selected" not in refused.content
+
+
+def test_without_javascript_the_page_buttons_select_it_all_or_go_on_and_refuse_in_words(
+    db, api_key, images, logged_in_client
+):
+    nothing = update(logged_in_client, IDS[:PAGE_SIZE], [], then="zip", next="/studio/library/images/")
+    assert nothing["Location"] == "/studio/library/images/"
+    assert [str(message) for message in get_messages(nothing.wsgi_request)] == ["Choose at least one image."]
+    whole = update(logged_in_client, IDS[:PAGE_SIZE], [], all="page", then="zip")
+    assert whole["Location"] == reverse("studio:library_zip") + "?selection=1"
+    assert text_of(one(logged_in_client.get(reverse("studio:selection")).content, "#selection-heading")) == (
+        f"{PAGE_SIZE} images selected"
+    )
+    # A board's page offers "Select all on this board"; a board the form does not name selects nothing.
+    empty = logged_in_client.post(reverse("studio:selection_add_all"), {"source": "board", "board": ""})
+    assert [str(message) for message in get_messages(empty.wsgi_request)] == ["There are no images to select here."]
+
+
+def test_a_service_error_while_selecting_a_board_is_a_page_in_words(db, api_key, remote, logged_in_client):
+    remote.get("/v1/images").mock(return_value=httpx.Response(503, json={"error": {"type": "unavailable"}}))
+    answer = logged_in_client.post(reverse("studio:selection_add_all"), {"source": "board", "board": BOARD})
+    assert answer.status_code == 502 and "service" in text_of(one(answer.content, "main"))
+    assert count_words(logged_in_client.get(reverse("studio:collections")).content) == "No images selected"
