@@ -1,7 +1,7 @@
 from django.urls import path, register_converter
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from studio.views import apps, briefs, collections, library, share, takes, turns, versions, zips
+from studio.views import apps, briefs, collections, library, selection, share, takes, turns, versions, zips
 
 
 def _words(pattern: str, name: str) -> None:
@@ -60,6 +60,11 @@ urlpatterns = [
     path("library/zips/<pk:pk>/live", zips.zip_job_live, name="zip_job_live"),
     path("library/zips/<pk:pk>/download", zips.zip_download, name="zip_download"),
     path("library/favourites/", library.favourites, name="library_favourites"),
+    # The selection of images kept in the session per workspace (studio/selection.py).
+    path("library/selection/", selection.selection_page, name="selection"),
+    path("library/selection/update", selection.selection_update, name="selection_update"),
+    path("library/selection/add-all", selection.selection_add_all, name="selection_add_all"),
+    path("library/selection/clear", selection.selection_clear_view, name="selection_clear"),
     # Collections kept in the console, shared by the workspace (studio/library_collections.py).
     path("library/collections/", collections.collections_page, name="collections"),
     path("library/collections/new", collections.collection_new, name="collection_new"),
@@ -90,6 +95,7 @@ urlpatterns = [
     path("results/<pk:pk>/go-back", versions.artifact_go_back, name="artifact_go_back"),
     path("results/<pk:pk>/go-back/send", versions.artifact_go_back_send, name="artifact_go_back_send"),
     path("shares/", share.shares, name="shares"),
+    path("shares/new/images/", share.share_images, name="share_images"),
     path("shares/new/<library_kind:kind>/<remote_id:item_id>/", share.share_new, name="share_new"),
     path("shares/<pk:pk>/revoke", share.share_revoke, name="share_revoke"),
     path("shared/<share_token:token>/", share.shared, name="shared"),

@@ -38,6 +38,7 @@ from studio.library_collections import (
 )
 from studio.library_zip import MAX_ZIP_IMAGES
 from studio.reading import safe_link, usable_id
+from studio.selection import selection_ids
 
 
 class CollectionNameForm(forms.Form):
@@ -58,7 +59,10 @@ class CollectionChoiceForm(forms.Form):
 
 def _chosen(request: ConsoleRequest, data) -> tuple[str, list[str]]:
     """The kind and ids chosen: the library's image selection (`image`), or
-    one item of a kind (`kind`, `item`). At most MAX_ZIP_IMAGES at a time."""
+    one item of a kind (`kind`, `item`), or the person's kept selection
+    (`selection`, studio/selection.py). At most MAX_ZIP_IMAGES at a time."""
+    if not data.getlist("image") and data.get("selection"):
+        return "images", selection_ids(session=request.session, workspace_id=request.workspace.id)
     if data.getlist("image"):
         kind, raw = "images", data.getlist("image")
     else:
@@ -137,6 +141,7 @@ def collection_page(request: ConsoleRequest, pk: int) -> HttpResponse:
             items=shown,
             total=len(items),
             kinds_present=present,
+            has_images=any(item.kind == "images" for item in items),
             chosen_kind=kind,
             rename=CollectionNameForm(initial={"name": collection.name}, auto_id="rename-%s"),
         ),

@@ -37,6 +37,7 @@ from studio.library import (
 from studio.library_zip import MAX_ZIP_IMAGES
 from studio.preview import see_it
 from studio.reading import safe_link
+from studio.selection import selection_ids
 
 MAX_BOARD_FILTER = 200
 
@@ -72,6 +73,8 @@ def library_list(request: ConsoleRequest, kind: str) -> HttpResponse:
         "query": query,
         "search": None,
         "max_zip": MAX_ZIP_IMAGES,
+        # The boxes of the images already selected are ticked (studio/selection.py).
+        "selection": set(selection_ids(session=request.session, workspace_id=request.workspace.id)),
     }
     if query.narrows:
         result = library_search(client=client, kind=library_kind, query=query, board_id=board)

@@ -1,4 +1,5 @@
-"""Share links (studio/sharing.py): making one from a document or a board,
+"""Share links (studio/sharing.py): making one from a document, a board,
+a collection's images or the library's selection,
 one's list with Revoke, and the public page people without an account open."""
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ from dashboard.web.htmx import client_redirect
 from dashboard.web.params import database_id
 from studio import sharing
 from studio.forms import SHARE_READ_ONLY, ShareForm
-from studio.library import KINDS, artifact_detail, board_images
+from studio.library import KINDS, artifact_detail, board_images, images_by_ids
+from studio.library_collections import collection_get, collection_items
 from studio.models import DocumentVersion, ShareLink
+from studio.selection import selection_ids
 
 # The library lists a link can be made from, and what each shares.
 SHAREABLE = {"documents": ShareLink.DOCUMENT, "boards": ShareLink.IMAGES}
@@ -90,6 +93,51 @@ def share_new(request: ConsoleRequest, kind: str, item_id: str) -> HttpResponseB
         "version": version,
         "nothing": nothing,
         "image_count": len(snapshot.get("images") or []),
+    }
+    return render(request, "studio/share_new.html", context)
+
+
+def _images_chosen(request: ConsoleRequest) -> tuple[str, list[str], str]:
+    """The title, image ids and way back of a set of images to share: the
+    person's selection (`selection`) or a collection's images (`collection`)."""
+    if request.GET.get("collection"):
+        collection = collection_get(
+            workspace_id=request.workspace.id, collection_id=database_id(request.GET.get("collection")) or 0
+        )
+        ids = [item.item_id for item in collection_items(collection=collection, kind="images")]
+        return collection.name, ids[: sharing.MAX_IMAGES], reverse("studio:collection", args=[collection.pk])
+    ids = selection_ids(session=request.session, workspace_id=request.workspace.id)
+    return f"{len(ids)} selected image{'s' if len(ids) != 1 else ''}", ids, reverse("studio:selection")
+
+
+@require_http_methods(["GET", "POST"])
+@requires_write(SHARE_READ_ONLY)
+def share_images(request: ConsoleRequest) -> HttpResponseBase:
+    """Make a share link of the selection's images or a collection's: read
+    from the service with the maker's key (only this workspace's are found)."""
+    title, ids, back = _images_chosen(request)
+    form = ShareForm(request.POST or None)
+    images = sharing.images_snapshot(images_by_ids(client=request.workspace.client, image_ids=ids)) if ids else []
+    if request.method == "POST" and form.is_valid() and images:
+        _link, token = sharing.share_create(
+            user=request.user,
+            workspace_id=request.workspace.id,
+            key=request.workspace.key,
+            kind=ShareLink.IMAGES,
+            title=title,
+            source_id="collection" if request.GET.get("collection") else "selection",
+            snapshot={"images": images},
+            days=form.cleaned_data["days"],
+        )
+        request.session[MADE_SESSION_KEY] = token
+        return client_redirect(request, reverse("studio:shares"))
+    context = {
+        "form": form,
+        "title": title,
+        "kind": KINDS["images"],
+        "back": back,
+        "nothing": not images,
+        "image_count": len(images),
     }
     return render(request, "studio/share_new.html", context)
 

@@ -304,7 +304,13 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:app_run_try_again": Target(methods=("POST",), form=("idempotency_key",)),
     "studio:app_run_take_again": Target(methods=("POST",), form=("idempotency_key",)),
     "studio:library": Target(query=("board", "q", "sort", "type", *PAGER)),
-    "studio:library_zip": Target(methods=("GET", "POST"), query=("image",), form=("image", "idempotency_key")),
+    "studio:library_zip": Target(
+        methods=("GET", "POST"), query=("image", "selection", "collection", "board"), form=("image", "idempotency_key")
+    ),
+    "studio:selection": Target(),
+    "studio:selection_update": Target(methods=("POST",), form=("shown", "image", "all", "then", "next")),
+    "studio:selection_add_all": Target(methods=("POST",), form=("source", "board", "collection", "q", "sort", "next")),
+    "studio:selection_clear": Target(methods=("POST",), form=("next",)),
     "studio:zip_job": Target(),
     "studio:zip_job_live": Target(query=("v",)),
     "studio:zip_download": Target(),
@@ -338,6 +344,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "studio:artifact_go_back_send": Target(methods=("POST",), form=("idempotency_key",)),
     # Share links: the maker's pages, and the public page (its token is fuzzed as a path value).
     "studio:shares": Target(),
+    "studio:share_images": Target(methods=("GET", "POST"), query=("selection", "collection"), form=("days",)),
     "studio:share_new": Target(methods=("GET", "POST"), query=("version",), form=("days",)),
     "studio:share_revoke": Target(methods=("POST",)),
     "studio:shared": Target(),

@@ -131,8 +131,10 @@ def test_image_tiles_show_prompt_and_date_and_a_selection_form_that_works_withou
     tile = one(page, ".studio-gallery > li")
     assert "A red bike by the sea" in text_of(tile) and "Made 20 Nov 2026" in text_of(tile)
     form = one(page, "form#library-selection")
-    assert form["action"] == reverse("studio:library_zip") and form["method"] == "get"
+    # The boxes post to the selection kept in the session (studio/selection.py), then back here.
+    assert form["action"] == reverse("studio:selection_update") and form["method"] == "post"
     assert one(form, "input[type=checkbox][name=image]")["value"] == IMAGE_ID
+    assert one(form, "input[name=shown]")["value"] == IMAGE_ID
     assert one(tile, "a[data-lightbox]")["href"] == reverse("studio:library_item", args=["images", IMAGE_ID])
     assert [option["value"] for option in select(page, "select[name=board] option")] == ["", BOARD_ID]
 

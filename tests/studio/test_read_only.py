@@ -19,7 +19,7 @@ pytestmark = pytest.mark.django_db
 
 REFUSAL = f"Your role in this workspace (viewer) can only read. {READ_ONLY}"
 SHARE_REFUSAL = f"Your role in this workspace (viewer) can only read. {SHARE_READ_ONLY}"
-SHARE_WRITES = {"studio:share_new", "studio:share_revoke"}
+SHARE_WRITES = {"studio:share_new", "studio:share_images", "studio:share_revoke"}
 # What a forged form would carry: enough for any Studio write to go ahead.
 FORGED = {
     "studio": "website",
@@ -29,8 +29,9 @@ FORGED = {
     "idempotency_key": "7d2c1b0a-0000-4000-8000-000000000001",
 }
 # Not a write: a ZIP of images the person may read, built for them alone
-# (studio/views/zips.py; the role matrix lists it as personal).
-PERSONAL = {"studio:library_zip"}
+# (studio/views/zips.py), and the person's own selection kept in their
+# session (studio/views/selection.py); the role matrix lists them as personal.
+PERSONAL = {"studio:library_zip", "studio:selection_update", "studio:selection_add_all", "studio:selection_clear"}
 # Writes the enumeration must find (proof that it finds any at all).
 KNOWN_WRITES = {"studio:start", "studio:reply", "studio:app", *SHARE_WRITES}
 
