@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING
 
 from django.utils.safestring import SafeString
 
-from objects.grouping import LABELS, Summary, aggregate_text, aggregates_for, records_grouped, summarise
+from objects.grouping import (
+    LABELS,
+    Summary,
+    aggregate_text,
+    aggregates_for,
+    records_grouped,
+    summaries_merged,
+    summarise,
+)
 
 if TYPE_CHECKING:
     from objects.fields import FieldDef
@@ -62,7 +70,10 @@ def footer_html(
         summary = row.summaries.get(f.key) or Summary()
         value = escape(aggregate_text(f, chosen, summary, zone=zone))
         if choosing:
-            shown = _aggregate_select(f, chosen, records_url=records_url) + f' <span class="records-foot__value">{value}</span>'
+            shown = (
+                _aggregate_select(f, chosen, records_url=records_url)
+                + f' <span class="records-foot__value">{value}</span>'
+            )
         else:
             shown = f'<span class="records-foot__name">{escape(LABELS[chosen])}</span> {value}'
         parts.append(f'<td class="num">{shown}</td>' if column.numeric else f"<td>{shown}</td>")
@@ -94,14 +105,15 @@ def grouped_html(
     state: TableState,
     zone: dt.tzinfo,
     selectable: bool,
-) -> tuple[SafeString, bool]:
+) -> tuple[SafeString, bool, dict[str, Summary]]:
     """The page's records in their groups: a `<tbody>` each, its header
-    (a collapse button, the count), its rows and its footer row; and whether
-    any row shows an image the CSP refuses."""
+    (a collapse button, the count), its rows and its footer row; whether any
+    row shows an image the CSP refuses; the page's summaries (the groups' merged)."""
     row_of = {id(record): row for record, row in zip(records, rows, strict=True)}
     span = _cell_count(columns, selectable=selectable)
     pieces = []
     away = False
+    parts = []
     for number, found in enumerate(records_grouped(records, group, zone=zone)):
         count = len(found.records)
         label = escape(found.label)
@@ -116,7 +128,9 @@ def grouped_html(
             markup, refused = row_of[id(record)].html(selectable=selectable)
             pieces.append(markup)
             away = away or refused
-        summary = FooterRow(label="Summary", summaries=summarise(found.records, fields))
+        part = summarise(found.records, fields)
+        parts.append(part)
+        summary = FooterRow(label="Summary", summaries=part)
         pieces.append(footer_html(summary, columns=columns, state=state, zone=zone, selectable=selectable))
         pieces.append("</tbody>")
-    return SafeString("".join(pieces)), away
+    return SafeString("".join(pieces)), away, summaries_merged(parts, fields)

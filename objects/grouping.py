@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from dashboard.web.reading import as_dict
@@ -65,23 +65,40 @@ def aggregate_choice(f: FieldDef, raw: str) -> str:
 # --- folding values -----------------------------------------------------------
 
 
-def _comparable(f: FieldDef, stored: object) -> decimal.Decimal | str | None:
-    """A value as min and max compare it: a number, a day (`YYYY-MM-DD`) or a
-    moment in UTC at microseconds (a fixed width, so strings compare)."""
-    if f.is_number:
-        number = parse_stored_number(stored)
-        return number if number is not None and number.is_finite() else None
-    if f.type == FieldType.DATE:
-        day = parse_stored_date(stored)
-        return day.isoformat() if day else None
-    if f.type == FieldType.DATETIME:
-        moment = parse_stored_datetime(stored)
-        if moment is None:
-            return None
-        if moment.tzinfo is None:
-            moment = moment.replace(tzinfo=dt.UTC)
-        return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+def _number(stored: object) -> decimal.Decimal | None:
+    number = parse_stored_number(stored)
+    return number if number is not None and number.is_finite() else None
+
+
+def _day(stored: object) -> str | None:
+    day = parse_stored_date(stored)
+    return day.isoformat() if day else None
+
+
+def _moment(stored: object) -> str | None:
+    moment = parse_stored_datetime(stored)
+    if moment is None:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=dt.UTC)
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def _none(stored: object) -> None:
     return None
+
+
+def _comparer(f: FieldDef) -> Callable[[object], decimal.Decimal | str | None]:
+    """How min and max compare a field's values: a number, a day
+    (`YYYY-MM-DD`) or a moment in UTC at microseconds (a fixed width, so
+    strings compare); nothing for the other types."""
+    if f.is_number:
+        return _number
+    if f.type == FieldType.DATE:
+        return _day
+    if f.type == FieldType.DATETIME:
+        return _moment
+    return _none
 
 
 def _empty(stored: object) -> bool:
@@ -98,12 +115,13 @@ class Summary:
     low: decimal.Decimal | str | None = None
     high: decimal.Decimal | str | None = None
 
-    def add(self, f: FieldDef, stored: object) -> None:
+    def add(self, compare: Callable[[object], decimal.Decimal | str | None], stored: object) -> None:
+        """One more record's value (`compare`: the field's `_comparer`)."""
         self.records += 1
         if _empty(stored):
             return
         self.filled += 1
-        value = _comparable(f, stored)
+        value = compare(stored)
         if value is None:
             return
         if isinstance(value, decimal.Decimal):
@@ -112,6 +130,16 @@ class Summary:
             self.low = value
         if self.high is None or value > self.high:  # type: ignore[operator]
             self.high = value
+
+    def merge(self, other: Summary) -> None:
+        """Another part's summary added (the groups' into the page's)."""
+        self.records += other.records
+        self.filled += other.filled
+        self.total += other.total
+        if other.low is not None and (self.low is None or other.low < self.low):  # type: ignore[operator]
+            self.low = other.low
+        if other.high is not None and (self.high is None or other.high > self.high):  # type: ignore[operator]
+            self.high = other.high
 
     def value(self, aggregate: str) -> decimal.Decimal | str | int | None:
         """The aggregate's value (None: nothing to say, such as the average of no numbers)."""
@@ -153,24 +181,34 @@ class Summary:
         return summary
 
 
-def summarise(records: Iterable[object], fields: list[FieldDef]) -> dict[str, Summary]:
-    """Every field's summary over these records."""
-    summaries = {f.key: Summary() for f in fields}
+def _fold(summaries: dict[str, Summary], records: Iterable[object], fields: list[FieldDef]) -> dict[str, Summary]:
+    folding = [(f.key, _comparer(f), summaries[f.key]) for f in fields]
     for item in records:
         values = as_dict(as_dict(item).get("values"))
-        for f in fields:
-            summaries[f.key].add(f, values.get(f.key))
+        for key, compare, summary in folding:
+            summary.add(compare, values.get(key))
     return summaries
+
+
+def summarise(records: Iterable[object], fields: list[FieldDef]) -> dict[str, Summary]:
+    """Every field's summary over these records."""
+    return _fold({f.key: Summary() for f in fields}, records, fields)
+
+
+def summaries_merged(parts: Iterable[dict[str, Summary]], fields: list[FieldDef]) -> dict[str, Summary]:
+    """The summaries of several parts (the groups of a page) as one."""
+    merged = {f.key: Summary() for f in fields}
+    for part in parts:
+        for key, summary in part.items():
+            if key in merged:
+                merged[key].merge(summary)
+    return merged
 
 
 def summaries_fold(rows: dict, records: Iterable[object], fields: list[FieldDef]) -> dict:
     """Kept rows (a tally's JSON) with these records folded in: page by page."""
-    summaries = {f.key: Summary.from_row(f, rows.get(f.key)) if f.key in rows else Summary() for f in fields}
-    for item in records:
-        values = as_dict(as_dict(item).get("values"))
-        for f in fields:
-            summaries[f.key].add(f, values.get(f.key))
-    return {key: summary.to_row() for key, summary in summaries.items()}
+    kept = {f.key: Summary.from_row(f, rows.get(f.key)) if f.key in rows else Summary() for f in fields}
+    return {key: summary.to_row() for key, summary in _fold(kept, records, fields).items()}
 
 
 def summaries_read(rows: dict, fields: list[FieldDef]) -> dict[str, Summary]:

@@ -30,7 +30,7 @@ from objects.cell_markup import EMPTY_CELL, cell_text, grid_cell, grid_image
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import FilterPlan, RecordFilter
 from objects.grid_groups import FooterRow, footer_html, grouped_html
-from objects.grouping import DEFAULT_AGGREGATE, aggregate_choice, groupable_fields
+from objects.grouping import DEFAULT_AGGREGATE, Summary, aggregate_choice, groupable_fields
 from objects.links import relation_label
 
 if TYPE_CHECKING:
@@ -318,6 +318,8 @@ class RecordsTable:
     footer: FooterRow | None = None
     footer_count: RecordTally | None = None
     zone: dt.tzinfo = dt.UTC
+    # The page's records summarised when grouped (the groups' summaries merged).
+    page_summaries: dict[str, Summary] | None = None
 
     @property
     def narrowed_text(self) -> str:
@@ -494,8 +496,9 @@ def build_table(
         )
     # The selection box leads each row for a person who may write (the bulk actions).
     group = next((f for f in fields if f.key == state.group), None) if state.group else None
+    page_summaries: dict[str, Summary] | None = None
     if group is not None:
-        body, images_elsewhere = grouped_html(
+        body, images_elsewhere, page_summaries = grouped_html(
             rows=rows, records=records, group=group, fields=fields, columns=columns, state=state, zone=zone,
             selectable=editable,
         )  # fmt: skip
@@ -516,4 +519,5 @@ def build_table(
         body_html=body,
         images_elsewhere=images_elsewhere,
         zone=zone,
+        page_summaries=page_summaries,
     )
