@@ -23,6 +23,7 @@ from objects.grouping import (
     records_grouped,
     summaries_merged,
     summarise,
+    valued_keys,
 )
 
 if TYPE_CHECKING:
@@ -114,6 +115,7 @@ def grouped_html(
     pieces = []
     away = False
     parts = []
+    valued = valued_keys(state.aggregates)  # a count needs no value read
     for number, found in enumerate(records_grouped(records, group, zone=zone)):
         count = len(found.records)
         label = escape(found.label)
@@ -128,7 +130,7 @@ def grouped_html(
             markup, refused = row_of[id(record)].html(selectable=selectable)
             pieces.append(markup)
             away = away or refused
-        part = summarise(found.records, fields)
+        part = summarise(found.records, fields, valued=valued)
         parts.append(part)
         summary = FooterRow(label="Summary", summaries=part)
         pieces.append(footer_html(summary, columns=columns, state=state, zone=zone, selectable=selectable))

@@ -181,8 +181,12 @@ class Summary:
         return summary
 
 
-def _fold(summaries: dict[str, Summary], records: Iterable[object], fields: list[FieldDef]) -> dict[str, Summary]:
-    folding = [(f.key, _comparer(f), summaries[f.key]) for f in fields]
+def _fold(
+    summaries: dict[str, Summary], records: Iterable[object], fields: list[FieldDef], valued: set[str] | None = None
+) -> dict[str, Summary]:
+    """`valued`: the fields whose values are read (sum, average, min, max),
+    the others only counted, filled or empty; None: every field's."""
+    folding = [(f.key, _comparer(f) if valued is None or f.key in valued else _none, summaries[f.key]) for f in fields]
     for item in records:
         values = as_dict(as_dict(item).get("values"))
         for key, compare, summary in folding:
@@ -190,9 +194,16 @@ def _fold(summaries: dict[str, Summary], records: Iterable[object], fields: list
     return summaries
 
 
-def summarise(records: Iterable[object], fields: list[FieldDef]) -> dict[str, Summary]:
-    """Every field's summary over these records."""
-    return _fold({f.key: Summary() for f in fields}, records, fields)
+def summarise(
+    records: Iterable[object], fields: list[FieldDef], *, valued: set[str] | None = None
+) -> dict[str, Summary]:
+    """Every field's summary over these records (`valued`: as `_fold`)."""
+    return _fold({f.key: Summary() for f in fields}, records, fields, valued)
+
+
+def valued_keys(aggregates: dict[str, str]) -> set[str]:
+    """The fields whose footer reads their values (not a count nor the empties)."""
+    return {key for key, aggregate in aggregates.items() if aggregate not in (COUNT, EMPTIES)}
 
 
 def summaries_merged(parts: Iterable[dict[str, Summary]], fields: list[FieldDef]) -> dict[str, Summary]:

@@ -31,7 +31,7 @@ from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
 from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
-from objects.grouping import summaries_read, summarise
+from objects.grouping import summaries_read, summarise, valued_keys
 from objects.history import history_rows, undoable_change
 from objects.links import Link, link_from, links_by_relation
 from objects.models import RecordTally, SavedView
@@ -179,7 +179,7 @@ def table_footer(
     (the tally of the footers, objects/tallies.py: polled like the total) and
     meanwhile, or when the count stopped, "of the first N"."""
     if table.total is not None and table.state.page_number == 1:
-        summaries = table.page_summaries or summarise(records, table.fields)
+        summaries = table.page_summaries or summarise(records, table.fields, valued=valued_keys(table.state.aggregates))
         return FooterRow(label="Total", summaries=summaries), None
     tally = records_footers_start(workspace=workspace, object_key=object_key, record_filter=table.state.filter)
     return footer_of_count(tally, table=table, records=records), tally
@@ -221,7 +221,7 @@ def footer_of_count(tally: RecordTally, *, table: RecordsTable, records: list[di
     if not records:  # a poll, before the first page was counted, or a count that could not go on
         return FooterRow(label=f"Total: {total_text(tally)}", summaries={})
     shown = len(records)
-    summaries = table.page_summaries or summarise(records, table.fields)
+    summaries = table.page_summaries or summarise(records, table.fields, valued=valued_keys(table.state.aggregates))
     return FooterRow(label=f"Total of the {shown:,} shown", summaries=summaries)
 
 
