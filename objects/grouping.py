@@ -168,8 +168,10 @@ class Summary:
     @classmethod
     def from_row(cls, f: FieldDef, row: object) -> Summary:
         """A kept row read back; anything malformed reads as nothing counted."""
+        if not isinstance(row, (list, tuple)) or len(row) != 5:
+            return cls()
+        records, filled, total, low, high = row
         try:
-            records, filled, total, low, high = row  # type: ignore[misc]
             summary = cls(records=int(records), filled=int(filled), total=decimal.Decimal(str(total)))
             if f.is_number:
                 summary.low = None if low is None else decimal.Decimal(str(low))
