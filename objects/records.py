@@ -30,12 +30,14 @@ from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
 from objects.gallery import picture_fields
+from objects.grid_groups import FooterRow
+from objects.grouping import summaries_read, summarise, valued_keys
 from objects.history import history_rows, undoable_change
 from objects.links import Link, link_from, links_by_relation
-from objects.models import SavedView
+from objects.models import RecordTally, SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
-from objects.tallies import records_total_start
+from objects.tallies import records_footers_start, records_total_start, total_text
 
 if TYPE_CHECKING:
     from datetime import tzinfo
@@ -156,6 +158,10 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     if table.total is None:
         # The service's lists carry no total: counted in the background, polled.
         table.count = records_total_start(workspace=workspace, object_key=object_key, record_filter=state.filter)
+    if state.footers and page.items:
+        table.footer, table.footer_count = table_footer(
+            workspace=workspace, object_key=object_key, table=table, records=page.items
+        )
     table.links_problem = links_problem
     known = selectors.relation_keys_in_use(workspace_id=workspace.id, object_key=object_key)
     table.relation_keys = list(dict.fromkeys([*link_columns, *known]))
@@ -163,6 +169,60 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
     table.default_view_id = preference.default_view_id if preference else None
     return table
+
+
+def table_footer(
+    *, workspace: Workspace, object_key: str, table: RecordsTable, records: list[dict]
+) -> tuple[FooterRow, RecordTally | None]:
+    """The table's footer row: over the page's records when they are every
+    record of the filter, else over every record, counted in the background
+    (the tally of the footers, objects/tallies.py: polled like the total) and
+    meanwhile, or when the count stopped, "of the first N"."""
+    if table.total is not None and table.state.page_number == 1:
+        summaries = table.page_summaries or summarise(records, table.fields, valued=valued_keys(table.state.aggregates))
+        return FooterRow(label="Total", summaries=summaries), None
+    tally = records_footers_start(workspace=workspace, object_key=object_key, record_filter=table.state.filter)
+    return footer_of_count(tally, table=table, records=records), tally
+
+
+def records_footer_table(
+    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict, count: RecordTally
+) -> RecordsTable:
+    """The table's columns (no records: the footers' poll reads no page)
+    and its footer row as the background count tells it now."""
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    fields = field_defs(definition)
+    state = TableState.from_query(query, fields)
+    view = saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query)
+    table = build_table(
+        object_key=object_key,
+        definition=definition,
+        fields=fields,
+        records=[],
+        next_cursor=None,
+        state=state,
+        hidden_fields=hidden_columns(workspace=workspace, user=user, object_key=object_key, view=view),
+        filter_problems=[],
+        zone=workspace.zone,
+        editable=workspace.can_write and definition.get("kind") != "system",
+        link_columns=link_columns_shown(workspace=workspace, user=user, object_key=object_key, view=view),
+    )
+    table.footer, table.footer_count = footer_of_count(count, table=table, records=[]), count
+    return table
+
+
+def footer_of_count(tally: RecordTally, *, table: RecordsTable, records: list[dict]) -> FooterRow:
+    """The footer row as a background count of every record tells it so far."""
+    if tally.status == RecordTally.DONE:
+        return FooterRow(label="Total", summaries=summaries_read(tally.groups or {}, table.fields))
+    if tally.records_read:  # counting, or stopped after the most pages: what it counted
+        label = f"Total of the first {tally.records_read:,}"
+        return FooterRow(label=label, summaries=summaries_read(tally.groups or {}, table.fields))
+    if not records:  # a poll, before the first page was counted, or a count that could not go on
+        return FooterRow(label=f"Total: {total_text(tally)}", summaries={})
+    shown = len(records)
+    summaries = table.page_summaries or summarise(records, table.fields, valued=valued_keys(table.state.aggregates))
+    return FooterRow(label=f"Total of the {shown:,} shown", summaries=summaries)
 
 
 # Titles of linked records read per page (besides the cached ones): a page of

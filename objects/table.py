@@ -3,8 +3,10 @@ shared and the browser's back button works.
 
 Query parameters (all optional): the filter's (`q`, `f.<field key>`,
 `op.<field key>`...: objects/filters.py), `sort` (a field key, `created_at` or
-`updated_at`, `-` prefix for descending), `limit` (25, 50 or 100) and the
-one pager's `cursor` and `back` (dashboard/web/pager.py).
+`updated_at`, `-` prefix for descending), `limit` (25, 50 or 100), `group`
+(a field to group by), `footers=on` and `agg.<field key>` (the footers and
+each column's aggregate: objects/grouping.py) and the one pager's `cursor`
+and `back` (dashboard/web/pager.py).
 
 Changing the search, a filter, the sort or the page size starts again from
 the first page (cursors belong to one query).
@@ -27,6 +29,8 @@ from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
 from objects.cell_markup import EMPTY_CELL, cell_text, grid_cell, grid_image
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import FilterPlan, RecordFilter
+from objects.grid_groups import FooterRow, footer_html, grouped_html
+from objects.grouping import DEFAULT_AGGREGATE, Summary, aggregate_choice, groupable_fields
 from objects.links import relation_label
 
 if TYPE_CHECKING:
@@ -37,6 +41,7 @@ PAGE_SIZES = (25, 50, 100)
 DEFAULT_PAGE_SIZE = 25
 DEFAULT_SORT = "-updated_at"
 TIMESTAMP_COLUMNS = (("created_at", "Created"), ("updated_at", "Updated"))
+AGGREGATE_PREFIX = "agg."  # a column's footer aggregate: `agg.<field key>=sum`
 
 
 @dataclass
@@ -48,6 +53,11 @@ class TableState:
     # The saved view open (its id, or "all" for the whole table), carried by
     # every link of the table so sorting or paging stays in the view.
     view: str = ""
+    # Grouped by one field (its key: objects/grouping.py), the footers shown,
+    # and each column's footer aggregate other than the default (`agg.<key>`).
+    group: str = ""
+    footers: bool = False
+    aggregates: dict[str, str] = field(default_factory=dict)
 
     @classmethod
     def from_query(cls, query: QueryDict, fields: list[FieldDef]) -> TableState:
@@ -61,13 +71,28 @@ class TableState:
             limit = DEFAULT_PAGE_SIZE
         if limit not in PAGE_SIZES:
             limit = DEFAULT_PAGE_SIZE
+        group = query.get("group", "").strip()
+        if group not in {f.key for f in groupable_fields(fields)}:
+            group = ""
+        aggregates = {}
+        for f in fields:
+            chosen = aggregate_choice(f, query.get(AGGREGATE_PREFIX + f.key, ""))
+            if chosen != DEFAULT_AGGREGATE:
+                aggregates[f.key] = chosen
         return cls(
             filter=RecordFilter.from_query(query, fields),
             sort=sort,
             limit=limit,
             pager=CursorPager.from_query(query),
             view=_view_param(query.get("view", "")),
+            group=group,
+            footers=bool(group or query.get("footers") == "on"),
+            aggregates=aggregates,
         )
+
+    def aggregate_of(self, key: str) -> str:
+        """A column's footer aggregate (count unless chosen)."""
+        return self.aggregates.get(key, DEFAULT_AGGREGATE)
 
     # The filter's and the pager's parts, as templates and callers read them.
     @property
@@ -100,6 +125,11 @@ class TableState:
             pairs.append(("sort", chosen_sort))
         if self.limit != DEFAULT_PAGE_SIZE:
             pairs.append(("limit", str(self.limit)))
+        if self.group:
+            pairs.append(("group", self.group))
+        elif self.footers:
+            pairs.append(("footers", "on"))
+        pairs.extend((AGGREGATE_PREFIX + key, chosen) for key, chosen in self.aggregates.items())
         if self.view and with_view:
             pairs.append(("view", self.view))
         return pairs
@@ -283,6 +313,13 @@ class RecordsTable:
     filter_summary: list[str] = field(default_factory=list)
     # The background count of this filter when the page cannot tell the total (objects/tallies.py).
     count: RecordTally | None = None
+    # The table's footer row (objects/grid_groups.py), when footers are shown;
+    # the background count of every record's footers when the page holds not all.
+    footer: FooterRow | None = None
+    footer_count: RecordTally | None = None
+    zone: dt.tzinfo = dt.UTC
+    # The page's records summarised when grouped (the groups' summaries merged).
+    page_summaries: dict[str, Summary] | None = None
 
     @property
     def narrowed_text(self) -> str:
@@ -322,6 +359,17 @@ class RecordsTable:
         if total is None:  # the trail was cut, or narrowed pages before: the count before is unknown
             return f"{shown} shown, the last page"
         return f"{total} in all" if self.state.page_number > 1 else f"{shown} shown, that is all"
+
+    @property
+    def footer_html(self) -> SafeString:
+        """The table's footer row, each column's aggregate chosen in it."""
+        if self.footer is None:
+            return SafeString("")
+        markup = footer_html(
+            self.footer, columns=self.columns, state=self.state, zone=self.zone, selectable=self.editable,
+            choosing=True, records_url=reverse("objects:records", args=[self.object_key]),
+        )  # fmt: skip
+        return SafeString(markup)
 
     @property
     def images_elsewhere_note(self) -> str:
@@ -447,7 +495,15 @@ def build_table(
             )
         )
     # The selection box leads each row for a person who may write (the bulk actions).
-    body, images_elsewhere = rows_html(rows, selectable=editable)
+    group = next((f for f in fields if f.key == state.group), None) if state.group else None
+    page_summaries: dict[str, Summary] | None = None
+    if group is not None:
+        body, images_elsewhere, page_summaries = grouped_html(
+            rows=rows, records=records, group=group, fields=fields, columns=columns, state=state, zone=zone,
+            selectable=editable,
+        )  # fmt: skip
+    else:
+        body, images_elsewhere = rows_html(rows, selectable=editable)
     return RecordsTable(
         object_key=object_key,
         definition=definition,
@@ -462,4 +518,6 @@ def build_table(
         link_columns=link_columns,
         body_html=body,
         images_elsewhere=images_elsewhere,
+        zone=zone,
+        page_summaries=page_summaries,
     )

@@ -4,7 +4,8 @@ the conditions the service cannot check (the table's `RecordFilter.plan`,
 objects/filters.py), counted in all (the table's total: no group) or per
 group of one field (a choice, yes/no, or a date's day, week or month) and,
 when asked, one number or currency field summed (its average is the sum over
-the records that hold a value). The table's total, charts and the kanban's
+the records that hold a value), or every column's footer summary (`footers`:
+objects/grouping.py). The table's total and footers, charts and the kanban's
 column totals read them: one model, one task, one poll.
 
 A tally is a row (`objects.models.RecordTally`), stepped by the core's
@@ -269,6 +270,7 @@ def tally_chunk(tally: RecordTally) -> Step:
     are read again."""
     from objects import selectors
     from objects.fields import field_defs
+    from objects.grouping import summaries_fold
 
     if not tally.owner_key.user.is_active:
         return Step(stop_message="Stopped: the account whose key counted was deactivated.")
@@ -298,15 +300,21 @@ def tally_chunk(tally: RecordTally) -> Step:
     while pages < PAGES_PER_STEP and time.monotonic() - started < STEP_SECONDS:
         page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
         pages += 1
-        records += count_records(
-            counter,
-            page.items,
-            group=group,
-            value=value,
-            bucket=params.get("bucket") or DAY,
-            zone=zone,
-            keep=plan.matches,
-        )
+        if params.get("footers"):
+            # Every column's footer (objects/grouping.py), folded into the kept rows.
+            kept = [item for item in page.items if plan.matches(as_dict(item))]
+            counter.groups = summaries_fold(counter.groups, kept, fields)
+            records += len(kept)
+        else:
+            records += count_records(
+                counter,
+                page.items,
+                group=group,
+                value=value,
+                bucket=params.get("bucket") or DAY,
+                zone=zone,
+                keep=plan.matches,
+            )
         cursor = page.next_cursor or None
         if not cursor:
             tally.status = RecordTally.DONE
@@ -372,6 +380,16 @@ def records_total_start(*, workspace: Workspace, object_key: str, record_filter:
         record_filter=record_filter, group=None, bucket="", value=None, zone_name=workspace.timezone_name
     )
     return tally_start(key=workspace.require_key(), object_key=object_key, params=params)
+
+
+def records_footers_start(*, workspace: Workspace, object_key: str, record_filter: RecordFilter) -> RecordTally:
+    """Every column's footers over every record of a filter the page holds
+    not all of (objects/grouping.py): a tally with no group whose rows are
+    the columns' summaries, read with the key of the person asking."""
+    params = tally_params(
+        record_filter=record_filter, group=None, bucket="", value=None, zone_name=workspace.timezone_name
+    )
+    return tally_start(key=workspace.require_key(), object_key=object_key, params={**params, "footers": "all"})
 
 
 def total_text(tally: RecordTally) -> str:

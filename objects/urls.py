@@ -32,6 +32,7 @@ urlpatterns = [
     path("<remote_id:object_key>/records/", records.records, name="records"),
     path("<remote_id:object_key>/records/columns/", records.records_columns, name="records_columns"),
     path("<remote_id:object_key>/records/count/<int:count_id>/", records.records_count, name="records_count"),
+    path("<remote_id:object_key>/records/footers/<int:count_id>/", records.records_footers, name="records_footers"),
     path("<remote_id:object_key>/records/export.csv", export.records_export, name="records_export"),
     path("<remote_id:object_key>/records/new/", records.record_new, name="record_new"),
     path("<remote_id:object_key>/views/save/", saved_views.view_save, name="view_save"),

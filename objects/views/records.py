@@ -31,6 +31,7 @@ from objects import selectors, services, tallies
 from objects.fields import field_defs
 from objects.filters import filter_controls
 from objects.forms import RecordDeleteForm, RecordForm
+from objects.grouping import groupable_fields
 from objects.models import RecordTally
 from objects.records import (
     READ_ONLY,
@@ -41,6 +42,7 @@ from objects.records import (
     object_definition,
     record_page_context,
     record_title,
+    records_footer_table,
     records_table,
     saved_view_open,
 )
@@ -59,6 +61,7 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     context = {
         "table": table,
         "filters": filter_controls(table.fields, table.state.filter),
+        "groupable": groupable_fields(table.fields),
         "page_sizes": PAGE_SIZES,
         "swap": is_partial(request),
     }
@@ -76,6 +79,25 @@ def records_count(request: ConsoleRequest, object_key: str, count_id: int) -> Ht
     if not isinstance(count, RecordTally):
         return count
     response = render(request, "objects/records.html#records-total", {"count": count, "object_key": object_key})
+    return stop_polling(response, final=count.is_final)
+
+
+@background_request
+@never_cache
+@require_GET
+def records_footers(request: ConsoleRequest, object_key: str, count_id: int) -> HttpResponseBase:
+    """The table's footer row while every record's footers are counted in
+    the background (polled every 2 s from the database, the definition from
+    its cache): 204 while unchanged, 286 once final. The query is the
+    table's, for its columns and their aggregates."""
+    rows = tallies.tally_rows(workspace_id=request.workspace.id, object_key=object_key, pk=count_id)
+    count = poll_row(request, rows, tallies.tally_version, missing="No such count.")
+    if not isinstance(count, RecordTally):
+        return count
+    table = records_footer_table(
+        workspace=request.workspace, user=request.user, object_key=object_key, query=request.GET, count=count
+    )
+    response = render(request, "objects/records.html#records-footers", {"table": table})
     return stop_polling(response, final=count.is_final)
 
 

@@ -40,7 +40,8 @@
       var labels = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
         return th.querySelector("input") ? "" : th.textContent.replace(/[\u25B2\u25BC]/g, "").trim();
       });
-      Array.prototype.forEach.call(table.tBodies[0].rows, function (row) {
+      // Every body (one per group when grouped) and the footer row.
+      Array.prototype.forEach.call(table.querySelectorAll("tbody > tr, tfoot > tr"), function (row) {
         Array.prototype.forEach.call(row.cells, function (cell, index) {
           if (cell.tagName === "TD" && labels[index]) { cell.setAttribute("data-label", labels[index]); }
         });
@@ -60,10 +61,26 @@
     return cell;
   }
 
+  // The records' rows, across the groups' bodies: not a group's header or
+  // footer, nor the rows of a collapsed group.
   function rowsOf(cell) {
     var table = cell.closest("[data-grid]");
-    return Array.prototype.slice.call(table.tBodies[0].rows);
+    return Array.prototype.filter.call(table.querySelectorAll("tbody > tr"), function (row) {
+      return !row.hidden && !row.classList.contains("records-group-head") && !row.classList.contains("records-foot");
+    });
   }
+
+  // A group's button collapses or opens its records (its header stays).
+  document.addEventListener("click", function (event) {
+    var toggle = event.target.closest && event.target.closest("[data-group-toggle]");
+    if (!toggle) { return; }
+    var open = toggle.getAttribute("aria-expanded") !== "true";
+    toggle.setAttribute("aria-expanded", open ? "true" : "false");
+    var body = toggle.closest("tbody");
+    Array.prototype.forEach.call(body.rows, function (row) {
+      if (!row.classList.contains("records-group-head")) { row.hidden = !open; }
+    });
+  });
 
   function cellsOf(row) {
     return Array.prototype.filter.call(row.children, function (el) { return el.tagName === "TD" || el.tagName === "TH"; });

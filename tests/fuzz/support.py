@@ -125,7 +125,7 @@ class Target:
 
 
 PAGER = ("cursor", "back")
-RECORDS_QUERY = ("q", "empty", "sort", "limit", "view", *PAGER)
+RECORDS_QUERY = ("q", "empty", "sort", "limit", "view", "group", "footers", "agg.seats", *PAGER)
 OBJECT_FORM = ("singular_name", "plural_name", "description", "icon", "color", "idempotency_key")
 FIELD_ROWS = (
     "fields-TOTAL_FORMS",
@@ -516,6 +516,8 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:trash_restore_one": Target(methods=("GET", "POST"), form=("idempotency_key",)),
     "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
     "objects:records_count": Target(query=("v",)),  # a filtered table's total, polled
+    # The table's footers over every record, polled (its query: the table's).
+    "objects:records_footers": Target(query=("v", "group", "footers", "agg.seats", "view"), record_fields="query"),
     "objects:kanban_counts": Target(query=("by", "sum", "shown1", "more1", "out1", "v")),
     "objects:kanban_move": Target(methods=("POST",), form=("record_id", "field", "option", "idempotency_key")),
     "objects:kanban_column": Target(query=("by", "option", "cursor", "shown", "q", "empty"), record_fields="query"),
