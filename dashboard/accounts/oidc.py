@@ -91,7 +91,7 @@ def oidc_setting(attr: str, *args: Any) -> Any:
     """mozilla-django-oidc's settings, with the endpoints from discovery when
     OIDC_OP_DISCOVERY_URL is set (one set by hand still wins; "" when neither
     says: the sign-on fails in words rather than a 500)."""
-    discovery_url = str(getattr(settings, "OIDC_OP_DISCOVERY_URL", "") or "")
+    discovery_url = str(settings.OIDC_OP_DISCOVERY_URL or "")
     if attr in DISCOVERED and discovery_url:
         return str(getattr(settings, attr, "") or "") or discovery_read(discovery_url).get(attr, "")
     return import_from_settings(attr, *args)
@@ -121,7 +121,7 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         email = claims.get("email")
         if not (bool(email) and isinstance(email, str) and claims.get("email_verified") is not False):
             return False
-        if role_mapping() and getattr(settings, "OIDC_ROLE_REQUIRED", False) and self._role(claims) is None:
+        if role_mapping() and settings.OIDC_ROLE_REQUIRED and self._role(claims) is None:
             logger.warning("Single sign-on refused: none of the person's groups is mapped to a console role")
             return False
         return True
@@ -137,7 +137,7 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
             return
         from dashboard.people.services import person_role_from_identity_provider
 
-        role = self._role(claims) or getattr(settings, "OIDC_ROLE_DEFAULT", "")
+        role = self._role(claims) or settings.OIDC_ROLE_DEFAULT
         if role:
             groups = claim_values(claims, settings.OIDC_ROLE_CLAIM)
             person_role_from_identity_provider(user=user, role=role, groups=groups)
@@ -164,7 +164,7 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
 
 def role_mapping() -> dict[str, str]:
     """OIDC_ROLE_MAP as pairs (checked at start by settings: oidc_roles.py)."""
-    return role_map_parse(getattr(settings, "OIDC_ROLE_MAP", "") or "")
+    return role_map_parse(settings.OIDC_ROLE_MAP or "")
 
 
 class ConsoleOIDCRequestView(OIDCAuthenticationRequestView):

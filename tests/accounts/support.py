@@ -2,7 +2,13 @@
 
 from __future__ import annotations
 
+from urllib.parse import parse_qs, urlsplit
+
+import httpx
+from django.urls import reverse
+
 from tests.accounts.oidc_provider import CLIENT_ID, CLIENT_SECRET
+from tests.html import one
 
 PERSON = {
     "sub": "person-42",
@@ -25,5 +31,25 @@ def sso_settings(settings, provider) -> None:
     settings.LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
     settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "dashboard.accounts.oidc.ConsoleOIDCBackend"]
     settings.ROOT_URLCONF = "tests.accounts.urls_oidc"
+    # Endpoints set by hand, no role mapping (tests/accounts/test_oidc_roles.py turns them on).
+    settings.OIDC_OP_DISCOVERY_URL = ""
+    settings.OIDC_ROLE_MAP = ""
+    settings.OIDC_ROLE_CLAIM = "groups"
+    settings.OIDC_ROLE_DEFAULT = ""
+    settings.OIDC_ROLE_REQUIRED = False
     for name, url in provider.endpoints().items():
         setattr(settings, name, url)
+
+
+def sign_on(client, *, next_url: str = "/objects/"):
+    """Press the button, let the provider answer, come back to the callback."""
+    login = client.get(reverse("login") + f"?next={next_url}")
+    button = one(login.content, ".auth-sso a")
+    start = client.get(button["href"])
+    assert start.status_code == 302
+    authorize = urlsplit(start["Location"])
+    assert parse_qs(authorize.query)["client_id"] == [CLIENT_ID]
+    back = httpx.get(start["Location"], follow_redirects=False)  # the person's browser at the provider
+    assert back.status_code == 302
+    callback = urlsplit(back.headers["Location"])
+    return client.get(f"{callback.path}?{callback.query}")

@@ -7,32 +7,16 @@ from __future__ import annotations
 
 import subprocess
 import sys
-from urllib.parse import parse_qs, urlsplit
 
-import httpx
 from django.urls import reverse
 
 # Imported here, with single sign-on off as in settings: dashboard.urls decides
 # at import whether to add the sign-on views, and must decide "no" for the
 # last test. These tests add them through their own URL conf.
 from tests.accounts import urls_oidc  # noqa: F401
-from tests.accounts.oidc_provider import CLIENT_ID
+from tests.accounts.support import sign_on
 from tests.helpers import PROJECT_DIR
 from tests.html import one, select, text_of
-
-
-def sign_on(client, *, next_url: str = "/objects/"):
-    """Press the button, let the provider answer, come back to the callback."""
-    login = client.get(reverse("login") + f"?next={next_url}")
-    button = one(login.content, ".auth-sso a")
-    start = client.get(button["href"])
-    assert start.status_code == 302
-    authorize = urlsplit(start["Location"])
-    assert parse_qs(authorize.query)["client_id"] == [CLIENT_ID]
-    back = httpx.get(start["Location"], follow_redirects=False)  # the person's browser at the provider
-    assert back.status_code == 302
-    callback = urlsplit(back.headers["Location"])
-    return client.get(f"{callback.path}?{callback.query}")
 
 
 def test_the_login_page_offers_the_provider_and_a_new_person_gets_an_account(client, provider, django_user_model):

@@ -17,8 +17,7 @@ from dashboard.audit.models import AuditEntry
 from dashboard.people.backends import role_of
 from dashboard.people.models import Person
 from tests.accounts.oidc_provider import running_provider
-from tests.accounts.support import PERSON, sso_settings
-from tests.accounts.test_oidc import sign_on
+from tests.accounts.support import PERSON, sign_on, sso_settings
 
 MAP = "console-admins=administrator, finance-approvers=approver,readers=viewer"
 EMAIL = PERSON["email"]
