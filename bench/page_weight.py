@@ -10,7 +10,7 @@ gzip, deflate, br` as browsers send it), DEBUG on as under `make run`. Two
 configurations, each through a fresh client (so WhiteNoise and the
 middleware are set up anew):
 
-- before: no GZipMiddleware, static files under their own names from the
+- before: no CompressionMiddleware, static files under their own names from the
   finders (the storage `make run` used until now);
 - after: the console's settings, static files collected as `manage.py
   bootstrap` collects them (hashed names, gzip copies, manifest).
@@ -38,7 +38,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from bench.common import BROWSER, collected_static, console_with_records, django_in, html_of, throwaway
 
 ASSET = re.compile(r'<(?:link rel="stylesheet" href|script src)="([^"]+)"')
-GZIP = "django.middleware.gzip.GZipMiddleware"
+COMPRESSION = "dashboard.compression.CompressionMiddleware"
 KB = 1000
 
 
@@ -109,7 +109,7 @@ def main() -> int:
             "staticfiles": {"BACKEND": "django.contrib.staticfiles.storage.StaticFilesStorage"},
         }
         before = override_settings(
-            DEBUG=True, MIDDLEWARE=[name for name in settings.MIDDLEWARE if name != GZIP], STORAGES=plain
+            DEBUG=True, MIDDLEWARE=[name for name in settings.MIDDLEWARE if name != COMPRESSION], STORAGES=plain
         )
         configurations = {
             "before": (before, nullcontext()),

@@ -115,18 +115,17 @@ MIDDLEWARE = [
     # First: the request id (made here, or a trusted proxy's) is current for all
     # that follows and on every response; one log line per request (not static files).
     "dashboard.observability.middleware.RequestIdMiddleware",
+    # Static files: the page-only headers SecurityMiddleware adds taken off (dashboard/middleware.py).
+    "dashboard.middleware.StaticFileHeadersMiddleware",
     "django.middleware.security.SecurityMiddleware",
-    # Permissions-Policy on every response, static files included (dashboard/middleware.py).
-    "dashboard.middleware.PermissionsPolicyMiddleware",
     # Static files: served (already compressed, see STORAGES) before anything else runs.
     "whitenoise.middleware.WhiteNoiseMiddleware",
-    # Pages and regions travel gzipped (a 100-row records page: 234 KB of HTML,
-    # about 15 KB on the wire). BREACH needs a secret in a compressed body next
-    # to text an attacker controls; the only secret in a page is the CSRF token,
-    # and Django masks it anew for every response (so it never repeats), and
-    # GZipMiddleware pads each response by a random length on top (Django's
-    # BREACH mitigation). API keys never appear in a page.
-    "django.middleware.gzip.GZipMiddleware",
+    # Pages and regions travel compressed, brotli where accepted, else gzip (a
+    # 100-row records page: 234 KB of HTML, about 13 KB on the wire); why this is
+    # safe from BREACH: dashboard/compression.py.
+    "dashboard.compression.CompressionMiddleware",
+    # Permissions-Policy on every page (dashboard/middleware.py); static files come before it.
+    "dashboard.middleware.PermissionsPolicyMiddleware",
     # Fair use: a session's or an address's requests past their allowance are
     # answered here, before sessions and authentication (no query).
     "dashboard.fair_use.FairUseMiddleware",
@@ -425,6 +424,9 @@ STATIC_MANIFEST = STATIC_ROOT / "staticfiles.json"
 # Outside production WhiteNoise serves straight from static/ (the finders), so
 # `make run` needs no collectstatic with DEBUG off either.
 WHITENOISE_USE_FINDERS = not PRODUCTION
+# Static files are the console's own pages' (same origin): no
+# Access-Control-Allow-Origin on each of them (WhiteNoise sends one by default).
+WHITENOISE_ALLOW_ALL_ORIGINS = False
 STORAGES = {
     "default": {"BACKEND": "django.core.files.storage.FileSystemStorage"},
     "staticfiles": {

@@ -238,7 +238,7 @@ class Row:
         from the header."""
         name = cell_text(self.title) if self.title is not None else ""
         parts = ["<tr>"]
-        if selectable:  # the bulk selection (bulk.js)
+        if selectable:  # the bulk selection (objects_grid.js)
             parts.append(
                 f'<td><input type="checkbox" name="ids" value="{escape(self.id)}" form="bulk-form"'
                 f' aria-label="Select {escape(name or "Untitled")}"></td>'

@@ -2,7 +2,7 @@
 device's. A plain form post and a redirect back to the page it was on, so it
 works without JavaScript, and the next page is rendered with the new
 `data-theme` on `<html>` (no flash of the other theme). Posted by htmx, the
-answer is an event (`consoleTheme`, HX-Trigger) that static/js/theme.js
+answer is an event (`consoleTheme`, HX-Trigger) that static/js/console.js
 applies to the page in hand: no page load, so nothing typed on it is lost.
 Any role may set it: it is a personal preference, not a workspace write (the
 role matrix lists it with that reason)."""

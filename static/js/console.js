@@ -253,3 +253,145 @@
   // Swapped-in content gets the same treatment.
   document.addEventListener("htmx:load", function (event) { applyDataColors(event.target); showCopyButtons(event.target); });
 })();
+
+/* The header's theme menu without a page load (templates/base.html,
+ * dashboard/people/views_theme.py); in this file, not one of its own: one
+ * request fewer on every page.
+ *
+ * Without JavaScript the menu's form posts and the page comes back rendered
+ * in the new theme. With htmx the post answers with an event instead
+ * ("consoleTheme", HX-Trigger), applied here to the page in hand, so nothing
+ * typed in a form on it is lost. What the server would render is set the same
+ * way: data-theme on <html> (console.css reads it), the color-scheme meta,
+ * the menu's label and pressed button; the change is said in the status
+ * region, as the server's message would be.
+ */
+(function () {
+  "use strict";
+
+  function apply(theme, label) {
+    document.documentElement.setAttribute("data-theme", theme);
+    var meta = document.querySelector('meta[name="color-scheme"]');
+    if (meta) { meta.setAttribute("content", theme === "system" ? "light dark" : theme); }
+
+    var menu = document.querySelector(".theme-menu");
+    if (!menu) { return; }
+    var summary = menu.querySelector("summary");
+    var name = menu.querySelector(".theme-menu__name");
+    if (summary) { summary.setAttribute("aria-label", "Theme: " + label + ". Change theme"); }
+    if (name) { name.textContent = label; }
+    menu.querySelectorAll("button[name=theme]").forEach(function (button) {
+      button.setAttribute("aria-pressed", button.value === theme ? "true" : "false");
+    });
+    menu.removeAttribute("open");
+    if (summary) { summary.focus(); }
+
+    var messages = document.getElementById("messages");
+    if (messages) {
+      var note = document.createElement("div");
+      note.className = "alert alert-success";
+      note.textContent = "Theme: " + label + ".";
+      messages.replaceChildren(note);
+    }
+  }
+
+  document.addEventListener("consoleTheme", function (event) {
+    var detail = event.detail || {};
+    if (typeof detail.theme === "string" && typeof detail.label === "string") {
+      apply(detail.theme, detail.label);
+    }
+  });
+})();
+
+/* Opening the command palette (dashboard/palette): Ctrl/Cmd-K or the header's
+ * Search, on every page (in this file: no request of its own). The dialog is in every page's markup, so opening it is
+ * showModal() and a focus; what is typed goes into the field at once (htmx asks
+ * for the answers). The combobox (palette.js) and the dialog's styles
+ * (palette.css) come on the first opening; an arrow or Enter pressed before
+ * then is queued and handed to palette.js when it has come.
+ */
+(function () {
+  "use strict";
+
+  var state = window.consolePalette = window.consolePalette || { loaded: false, loading: false };
+  var queued = [];
+
+  function dialog() { return document.getElementById("palette"); }
+
+  function field(root) { return (root || document).querySelector("[data-palette-input]"); }
+
+  /* palette.css and palette.js once; queued keys are handed to palette.js when it has come. */
+  function load() {
+    var box = dialog();
+    var source = box && box.getAttribute("data-palette-src");
+    var styles = box && box.getAttribute("data-palette-css");
+    if (state.loaded || state.loading || !source) { return; }
+    state.loading = true;
+    if (styles) {
+      var link = document.createElement("link");
+      link.rel = "stylesheet";
+      link.href = styles;
+      // Not come (offline): the dialog shown unstyled rather than left invisible (console.css).
+      link.onerror = function () { var box = dialog(); if (box) { box.style.opacity = "1"; } };
+      document.head.appendChild(link);
+    }
+    var script = document.createElement("script");
+    script.src = source;
+    script.onload = function () {
+      state.loaded = true;
+      var keys = queued;
+      queued = [];
+      keys.forEach(function (key) {
+        var input = field(dialog() || document);
+        if (input) { input.dispatchEvent(new KeyboardEvent("keydown", { key: key, bubbles: true, cancelable: true })); }
+      });
+    };
+    script.onerror = function () { state.loading = false; };
+    document.head.appendChild(script);
+  }
+
+  function open() {
+    var box = dialog();
+    var input = field(box || document);
+    if (!input) { return; }
+    load();
+    if (!box) { input.focus(); input.select(); return; }  // the palette's own page
+    if (!box.open) {
+      box.showModal();
+      // The field's own trigger ("search"): the current text, even when unchanged.
+      input.dispatchEvent(new Event("search", { bubbles: true }));
+    }
+    input.focus();
+    input.select();
+  }
+
+  document.addEventListener("keydown", function (event) {
+    if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && (event.key === "k" || event.key === "K")) {
+      event.preventDefault();
+      var box = dialog();
+      if (box && box.open) { box.close(); } else { open(); }
+      return;
+    }
+    var target = event.target;
+    if (state.loaded || !target || !target.hasAttribute || !target.hasAttribute("data-palette-input")) { return; }
+    if (event.key === "ArrowDown" || event.key === "ArrowUp" || event.key === "Enter") {
+      event.preventDefault();  // palette.js does what it means, once it has come
+      queued.push(event.key);
+      load();
+    }
+  });
+
+  document.addEventListener("click", function (event) {
+    var opener = event.target.closest && event.target.closest("[data-palette-open]");
+    if (opener && dialog() && !(event.ctrlKey || event.metaKey || event.shiftKey || event.button)) {
+      event.preventDefault();  // a modified click still opens the palette's page in a new tab
+      open();
+      return;
+    }
+    var box = dialog();
+    if (!box) { return; }
+    if ((event.target.closest && event.target.closest("[data-palette-close]")) || event.target === box) {
+      box.close();  // the Close button, or a click on the backdrop around the dialog
+    }
+  });
+})();

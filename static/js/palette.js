@@ -1,11 +1,12 @@
-/* The command palette (dashboard/palette): Ctrl/Cmd-K or the header's Search.
+/* The command palette's combobox (dashboard/palette), loaded by
+ * static/js/console.js on the first Ctrl/Cmd-K or click of the header's
+ * Search (the palette's own page loads it at once). Opening and closing the
+ * dialog is console.js's.
  *
- * The dialog is in every page's markup (templates/dashboard/palette_dialog.html),
- * so opening it is showModal() and a focus, no request. The field is a
- * WAI-ARIA combobox (APG "list autocomplete, manual selection"): htmx asks
- * GET /palette/?q= as the person types and swaps #palette-results; here the
- * first option of each answer is chosen (so Enter opens the top hit), the
- * arrows move aria-activedescendant over the listbox's options, Enter opens
+ * The field is a WAI-ARIA combobox (APG "list autocomplete, manual selection"):
+ * htmx asks GET /palette/?q= as the person types and swaps #palette-results;
+ * here the first option of each answer is chosen (so Enter opens the top hit),
+ * the arrows move aria-activedescendant over the listbox's options, Enter opens
  * the chosen one (pressed before the answer to what is typed has come, it
  * opens that answer's top hit when it comes; with no option at all, the form
  * goes to the palette's page), Esc closes (the dialog's own cancel) and focus
@@ -15,6 +16,10 @@
  */
 (function () {
   "use strict";
+
+  // console.js loads this file only while this is unset.
+  window.consolePalette = window.consolePalette || {};
+  window.consolePalette.loaded = true;
 
   function dialog() { return document.getElementById("palette"); }
 
@@ -89,26 +94,7 @@
     input.dispatchEvent(new Event("search", { bubbles: true }));
   }
 
-  function open() {
-    var box = dialog();
-    var input = field(box || document);
-    if (!input) { return; }
-    if (!box) { input.focus(); input.select(); return; }  // the palette's own page
-    if (!box.open) {
-      box.showModal();
-      ask(input);
-    }
-    input.focus();
-    input.select();
-  }
-
   document.addEventListener("keydown", function (event) {
-    if ((event.ctrlKey || event.metaKey) && !event.altKey && !event.shiftKey && (event.key === "k" || event.key === "K")) {
-      event.preventDefault();
-      var box = dialog();
-      if (box && box.open) { box.close(); } else { open(); }
-      return;
-    }
     var input = event.target;
     if (!input || !input.hasAttribute || !input.hasAttribute("data-palette-input")) { return; }
     var found = options(input);
@@ -133,20 +119,6 @@
     }
   });
 
-  document.addEventListener("click", function (event) {
-    var opener = event.target.closest && event.target.closest("[data-palette-open]");
-    if (opener && dialog() && !(event.ctrlKey || event.metaKey || event.shiftKey || event.button)) {
-      event.preventDefault();  // a modified click still opens the palette's page in a new tab
-      open();
-      return;
-    }
-    var box = dialog();
-    if (!box) { return; }
-    if ((event.target.closest && event.target.closest("[data-palette-close]")) || event.target === box) {
-      box.close();  // the Close button, or a click on the backdrop around the dialog
-    }
-  });
-
   /* Whether the palette's results are a new answer: each answer's listbox (or
    * the results region, when nothing was found) is marked once settled, so
    * another region's swap (the header's inbox poll, a live status) never
@@ -167,7 +139,7 @@
     });
   });
 
-  document.addEventListener("DOMContentLoaded", function () {
+  function start() {
     document.querySelectorAll("[data-palette-input]").forEach(function (input) { freshAnswer(input); settle(input); });
     var box = dialog();
     if (box) {
@@ -181,5 +153,8 @@
         }
       });
     }
-  });
+  }
+
+  // Loaded late (the first opening) or at once (the palette's own page).
+  if (document.readyState === "loading") { document.addEventListener("DOMContentLoaded", start); } else { start(); }
 })();

@@ -1,4 +1,4 @@
-"""Security headers: Permissions-Policy on every response, images only from
+"""Security headers: Permissions-Policy on every page (not on static files), images only from
 the console, the service, its web app and the configured asset hosts (no
 blanket https:), HSTS's subdomains and preload only when the operator opts in."""
 
@@ -64,11 +64,16 @@ def test_a_page_refuses_browser_features_and_loads_images_only_from_known_hosts(
     assert images[:3] == ["'self'", "data:", settings.SERVICE_BASE_URL]
 
 
-def test_static_files_carry_the_permissions_policy_too(client):
+def test_static_files_carry_their_own_headers_not_a_pages(client):
+    page = client.get(reverse("login"))
     response = client.get("/static/js/retry.js")
 
     assert response.status_code == 200
-    assert permissions_policy(response["Permissions-Policy"])["camera"] == []
+    # A document's headers, on the page only: on each of its dozen files they would only ride along.
+    for name in ("Permissions-Policy", "Cross-Origin-Opener-Policy", "Referrer-Policy", "Content-Security-Policy"):
+        assert page.has_header(name) and not response.has_header(name), name
+    assert response["X-Content-Type-Options"] == "nosniff"
+    assert response.has_header("X-Request-Id")
 
 
 def test_production_images_come_from_the_service_its_app_and_the_asset_hosts_only():

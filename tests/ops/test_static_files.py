@@ -1,5 +1,5 @@
-"""How pages and static files travel: pages gzipped (with Django's BREACH
-mitigation in place), static files under hashed names, compressed, cached for
+"""How pages and static files travel: pages compressed, brotli where the
+browser accepts it and gzip otherwise (BREACH mitigations in place), static files under hashed names, compressed, cached for
 good, in development mode (`make run`) as in production."""
 
 from __future__ import annotations
@@ -7,6 +7,7 @@ from __future__ import annotations
 import gzip
 import re
 
+import brotli
 import pytest
 from django.core.management import call_command
 from django.urls import reverse
@@ -42,13 +43,14 @@ def test_static_files_are_hashed_compressed_and_cached_for_good_with_debug_on(db
     assert len(body) < (collected / "css" / "console.css").stat().st_size / 2
 
 
-def test_pages_travel_gzipped_and_the_csrf_token_differs_in_every_response(db, client):
+@pytest.mark.parametrize(("accept", "encoding"), [("gzip, deflate, br", "br"), ("gzip, deflate", "gzip")])
+def test_pages_travel_compressed_and_the_csrf_token_differs_in_every_response(accept, encoding, db, client):
     tokens = []
     for _ in range(2):
-        response = client.get(reverse("login"), **GZIP)
-        assert response["Content-Encoding"] == "gzip"
+        response = client.get(reverse("login"), HTTP_ACCEPT_ENCODING=accept)
+        assert response["Content-Encoding"] == encoding
         assert "Accept-Encoding" in response["Vary"]
-        html = gzip.decompress(response.content).decode()
+        html = (brotli.decompress(response.content) if encoding == "br" else gzip.decompress(response.content)).decode()
         tokens.append(one(html, "input[name=csrfmiddlewaretoken]")["value"])
     # Django masks the token anew for each response: BREACH cannot learn it
     # from compressed sizes across requests.

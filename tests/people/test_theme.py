@@ -84,7 +84,7 @@ def test_it_goes_back_only_to_a_page_of_this_site(logged_in_client):
 
 
 def test_from_htmx_it_answers_an_event_the_page_applies_in_place(logged_in_client, user):
-    """No page load: static/js/theme.js sets data-theme and the menu from the event."""
+    """No page load: static/js/console.js sets data-theme and the menu from the event."""
     answer = logged_in_client.post(reverse("people:theme"), {"theme": "dark", "next": PAGE}, HTTP_HX_REQUEST="true")
     assert answer.status_code == 200 and answer.content == b""
     assert json.loads(answer["HX-Trigger"]) == {"consoleTheme": {"theme": "dark", "label": "Dark"}}

@@ -50,7 +50,7 @@ def test_a_person_chooses_dark_by_keyboard_and_it_holds_against_a_light_device(
     page.get_by_role("button", name="Dark").focus()
     page.keyboard.press("Enter")
 
-    # Applied in place (static/js/theme.js): no page load, the menu closed and says so.
+    # Applied in place (static/js/console.js): no page load, the menu closed and says so.
     expect(page.get_by_role("status")).to_contain_text("Theme: Dark.")
     expect(page.locator("html")).to_have_attribute("data-theme", "dark")
     expect(menu).to_have_attribute("aria-label", "Theme: Dark. Change theme")
