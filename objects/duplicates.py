@@ -94,7 +94,7 @@ def duplicate_groups(
         if not isinstance(record, dict):
             continue
         record_id = _text(record.get("id"))
-        values = record.get("values") if isinstance(record.get("values"), dict) else {}
+        values = _values(record)
         value = values.get(field_key)
         key = value_key(value, field_type=field_type, mode=mode)
         if not record_id or not key:
@@ -109,6 +109,11 @@ def duplicate_groups(
     return sorted(found, key=lambda g: (-len(g.ids), order[g.key]))
 
 
+def _values(record: dict) -> dict:
+    values = record.get("values")
+    return values if isinstance(values, dict) else {}
+
+
 def is_empty(value: Any) -> bool:
     return value in (None, "", [], {})
 
@@ -120,7 +125,7 @@ def default_choices(records: list[dict], field_keys: Iterable[str]) -> dict[str,
     for key in field_keys:
         chosen[key] = 0
         for n, record in enumerate(records):
-            values = record.get("values") if isinstance(record.get("values"), dict) else {}
+            values = _values(record)
             if not is_empty(values.get(key)):
                 chosen[key] = n
                 break

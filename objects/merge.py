@@ -86,7 +86,11 @@ def merge_start(
         title=storable_text(f"Merge {names} into “{titles.get(kept_id, '')}”", limit=300),
         status=ObjectJob.RUNNING,
         params={"pass": "write", "kept": kept_id},
-        items=[JobItem(record_id=kept_id, title=titles.get(kept_id, ""), before=storable(before), written=storable(changes))]
+        items=[
+            JobItem(
+                record_id=kept_id, title=titles.get(kept_id, ""), before=storable(before), written=storable(changes)
+            )
+        ]
         + [JobItem(record_id=text(t.get("id")), title=titles.get(text(t.get("id")), "")) for t in twins],
     )
 
@@ -126,7 +130,9 @@ def _write(job: ObjectJob, client, kept: JobItem, twins: list[JobItem]) -> bool:
     """Pass 1; False when the merge stops here (said on the items)."""
     if kept.state != JobItem.PENDING:
         return kept.state == JobItem.DONE
-    definition = selectors.object_definition_get(client=client, workspace_id=job.workspace_id, object_key=job.object_key)
+    definition = selectors.object_definition_get(
+        client=client, workspace_id=job.workspace_id, object_key=job.object_key
+    )
     by_key = {f.key: f for f in field_defs(definition)}
     written, shown = as_dict(kept.written), as_dict(kept.before)
     fields = [field_or_text(key, "", by_key) for key in written]
@@ -210,13 +216,21 @@ def _move_links(job: ObjectJob, client, kept: JobItem, twins: list[JobItem]) -> 
             except RECORD_REFUSALS as exc:
                 refused.append(f"{link.relation_key} ({exc.message})")
             else:
-                moved.append({"relation_key": link.relation_key, "direction": link.direction, "object": there[0], "id": there[1]})
+                moved.append(
+                    {"relation_key": link.relation_key, "direction": link.direction, "object": there[0], "id": there[1]}
+                )
         said = [f"{len(moved)} link{'' if len(moved) == 1 else 's'} moved to the kept record."]
         if left:
-            said.append(f"{left} link{'' if left == 1 else 's'} between the merged records left out (it would link the record to itself).")
+            said.append(
+                f"{left} link{'' if left == 1 else 's'} between the merged records left out (it would link the record to itself)."
+            )
         if refused:
             said.append(f"Not moved: {'; '.join(refused)}.")
-        item.state, item.message, item.written = JobItem.CREATED, storable_text(" ".join(said)), storable({"links": moved})
+        item.state, item.message, item.written = (
+            JobItem.CREATED,
+            storable_text(" ".join(said)),
+            storable({"links": moved}),
+        )
         item.save(update_fields=["state", "message", "written"])
 
 

@@ -4,20 +4,43 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('objects', '0013_put_back_action'),
+        ("objects", "0013_put_back_action"),
     ]
 
     operations = [
         migrations.AlterField(
-            model_name='objectjob',
-            name='kind',
-            field=models.CharField(choices=[('edit', 'Bulk edit'), ('delete', 'Bulk delete'), ('import', 'CSV import'), ('restore', 'Restore from the trash'), ('undo', 'Undo of a job'), ('merge', 'Merge of duplicates')], max_length=16),
+            model_name="objectjob",
+            name="kind",
+            field=models.CharField(
+                choices=[
+                    ("edit", "Bulk edit"),
+                    ("delete", "Bulk delete"),
+                    ("import", "CSV import"),
+                    ("restore", "Restore from the trash"),
+                    ("undo", "Undo of a job"),
+                    ("merge", "Merge of duplicates"),
+                ],
+                max_length=16,
+            ),
         ),
         migrations.AlterField(
-            model_name='recordchange',
-            name='action',
-            field=models.CharField(choices=[('create', 'Created'), ('edit', 'Edited'), ('inline', 'Edited in the table'), ('undo', 'Undid a change'), ('duplicate', 'Duplicated'), ('link', 'Linked'), ('restore', 'Restored from the trash'), ('put_back', 'Put back an earlier value'), ('merge', 'Merged a duplicate into it')], default='edit', max_length=16),
+            model_name="recordchange",
+            name="action",
+            field=models.CharField(
+                choices=[
+                    ("create", "Created"),
+                    ("edit", "Edited"),
+                    ("inline", "Edited in the table"),
+                    ("undo", "Undid a change"),
+                    ("duplicate", "Duplicated"),
+                    ("link", "Linked"),
+                    ("restore", "Restored from the trash"),
+                    ("put_back", "Put back an earlier value"),
+                    ("merge", "Merged a duplicate into it"),
+                ],
+                default="edit",
+                max_length=16,
+            ),
         ),
     ]

@@ -70,7 +70,8 @@ def duplicates_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
     by_key = {f.key: f for f in fields}
     title_key = title_field_key(definition)
     chosen = request.GET.get("field") or (title_key if title_key in by_key else (fields[0].key if fields else ""))
-    mode = request.GET.get("mode") if request.GET.get("mode") in duplicates.MODES else duplicates.NORMALISED
+    mode = request.GET.get("mode") or duplicates.NORMALISED
+    mode = mode if mode in duplicates.MODES else duplicates.NORMALISED
     of = request.GET.get("of", "")[:200]
     context: dict[str, Any] = {
         "definition": definition,
@@ -83,12 +84,16 @@ def duplicates_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
     }
     field = by_key.get(chosen)
     if field is None:
-        context["said"] = "Choose a field to compare the records by." if fields else "This object has no field to compare by."
+        context["said"] = (
+            "Choose a field to compare the records by." if fields else "This object has no field to compare by."
+        )
         return render(request, "objects/duplicates.html", context, status=200 if not request.GET.get("field") else 422)
     records, partial = _read(workspace, object_key)
     if of and of not in {text(r.get("id")) for r in records}:
         try:
-            records.insert(0, as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=of)))
+            records.insert(
+                0, as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=of))
+            )
         except errors.NotFoundError:
             context["said"] = "That record no longer exists."
             of = ""
@@ -104,9 +109,15 @@ def duplicates_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
         groups=[
             {
                 "shown": g.shown,
-                "merge_url": _merge_url(object_key, ([of] if of else []) + [i for i in g.ids if i != of][: merge.MAX_RECORDS]),
+                "merge_url": _merge_url(
+                    object_key, ([of] if of else []) + [i for i in g.ids if i != of][: merge.MAX_RECORDS]
+                ),
                 "records": [
-                    {"id": i, "title": title_of(by_id[i], definition) or NO_TITLE, "value": as_dict(by_id[i].get("values")).get(field.key)}
+                    {
+                        "id": i,
+                        "title": title_of(by_id[i], definition) or NO_TITLE,
+                        "value": as_dict(by_id[i].get("values")).get(field.key),
+                    }
                     for i in g.ids[:10]
                 ],
                 "more": max(0, len(g.ids) - 10),
@@ -136,7 +147,9 @@ def _compare(request: ConsoleRequest, object_key: str, data: QueryDict) -> dict[
     records, gone = [], []
     for record_id in ordered:
         try:
-            records.append(as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)))
+            records.append(
+                as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id))
+            )
         except errors.NotFoundError:
             gone.append(record_id)
     fields = editable_fields(field_defs(definition))
@@ -151,7 +164,13 @@ def _compare(request: ConsoleRequest, object_key: str, data: QueryDict) -> dict[
         {
             "field": f,
             "chosen": choices[f.key],
-            "differ": len({duplicates.value_key(as_dict(r.get("values")).get(f.key), field_type=f.type, mode=duplicates.EXACT) for r in records}) > 1,
+            "differ": len(
+                {
+                    duplicates.value_key(as_dict(r.get("values")).get(f.key), field_type=f.type, mode=duplicates.EXACT)
+                    for r in records
+                }
+            )
+            > 1,
             "cells": [
                 {"id": text(r.get("id")), "cell": cell(f, as_dict(r.get("values")).get(f.key), zone=workspace.zone)}
                 for r in records
@@ -188,7 +207,9 @@ def merge_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
         context["links"] = [
             {
                 "title": r["title"],
-                "count": len(selectors.relationship_list(client=workspace.client, object_key=object_key, record_id=r["id"])),
+                "count": len(
+                    selectors.relationship_list(client=workspace.client, object_key=object_key, record_id=r["id"])
+                ),
             }
             for r in context["records"][1:]
         ]
@@ -196,7 +217,9 @@ def merge_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
         context["form"] = RecordDeleteForm()
         context["query"] = request.GET.urlencode()
         kept = context["raw_records"][0]
-        context["shown_values"] = encode_values(as_dict(kept.get("values")), editable_fields(field_defs(context["definition"])))
+        context["shown_values"] = encode_values(
+            as_dict(kept.get("values")), editable_fields(field_defs(context["definition"]))
+        )
     return render(request, "objects/merge.html", context)
 
 

@@ -41,7 +41,9 @@ def test_phones_by_digits_with_a_leading_country_code_tolerated():
     assert normalise_phone("ext") == "" and normalise_phone("12") == ""
 
 
-@given(st.lists(st.integers(min_value=0, max_value=9), min_size=10, max_size=10), st.sampled_from(["+1 ", "1", "+33", ""]))
+@given(
+    st.lists(st.integers(min_value=0, max_value=9), min_size=10, max_size=10), st.sampled_from(["+1 ", "1", "+33", ""])
+)
 def test_a_country_code_never_splits_a_number(digits, prefix):
     number = "".join(map(str, digits))
     spaced = f"{number[:3]} {number[3:6]}-{number[6:]}"

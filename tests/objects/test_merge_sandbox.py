@@ -104,10 +104,14 @@ def test_a_merge_of_two_records_with_links_both_ways_keeps_every_link_and_undoes
     assert checked["kept"] == kept["id"]
     assert (checked["use.name"], checked["use.email"], checked["use.seats"]) == (kept["id"], twin["id"], kept["id"])
     # The twin's seats chosen; the dry run says what changes.
-    query = {k: v for k, v in checked.items()} | {"use.seats": twin["id"], "review": "1", "ids": [kept["id"], twin["id"]]}
+    query = dict(checked) | {"use.seats": twin["id"], "review": "1", "ids": [kept["id"], twin["id"]]}
     page = parse(logged_in_client.get(f"/objects/{key}/merge/", query).content)
     said = text_of(page.select_one(".merge-review"))
-    assert "Email → Sales@Acme.io" in said and "Seats → 12" in said and "Name" not in said.split("Written")[1].split(".")[0]
+    assert (
+        "Email → Sales@Acme.io" in said
+        and "Seats → 12" in said
+        and "Name" not in said.split("Written")[1].split(".")[0]
+    )
     assert "3 links moved" in said
     form = page.select_one(".merge-review form")
     data: dict = {}
@@ -220,4 +224,6 @@ def test_candidates_over_10000_records_read_within_the_budget_queries_flat(world
     assert big_reads == 50 and "found among the first 5,000 records read" in big_said, big_said
     assert small_groups == 4 and big_groups >= 4
     assert small_queries == big_queries  # flat: no query per record or per group
-    print(f"\ncandidates: 1,004 records {small_reads} reads {small_queries} queries; 10,049 records {big_reads} reads (budget) {big_queries} queries")
+    print(
+        f"\ncandidates: 1,004 records {small_reads} reads {small_queries} queries; 10,049 records {big_reads} reads (budget) {big_queries} queries"
+    )
