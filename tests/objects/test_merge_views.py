@@ -54,7 +54,9 @@ def test_comparing_fewer_than_two_records_is_said(console, definition, remote):
 def test_an_expired_merge_form_writes_nothing_and_says_so(console, definition, remote):
     remote.get(f"{RECORDS}/{RECORD_ID}").mock(return_value=httpx.Response(200, json=ACME))
     remote.get(f"{RECORDS}/{OTHER_ID}").mock(return_value=httpx.Response(200, json=_record(OTHER_ID)))
-    response = console.post(f"/objects/{OBJECT_KEY}/merge/run/", {"ids": [RECORD_ID, OTHER_ID], "idempotency_key": "not-a-key"})
+    response = console.post(
+        f"/objects/{OBJECT_KEY}/merge/run/", {"ids": [RECORD_ID, OTHER_ID], "idempotency_key": "not-a-key"}
+    )
     assert response.status_code == 422
     assert "The form expired" in text_of(one(parse(response.content), ".alert-error[role=alert]"))
     assert not ObjectJob.objects.exists()
