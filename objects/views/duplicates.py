@@ -15,6 +15,7 @@ from django.utils.http import urlencode
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
+from dashboard.api.attempts import separate_read_budget
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
@@ -26,6 +27,7 @@ from objects.forms import RecordDeleteForm
 from objects.names import title_of
 from objects.records import NO_TITLE, READ_ONLY, object_definition
 
+READ_SECONDS = 6.0  # of the request's read budget (SERVICE_READ_BUDGET), for reading the candidates
 SHOWN_GROUPS = 50  # groups the candidates page lists
 GROUPABLE = frozenset({"text", "long_text", "email", "phone", "url", "number", "select", "date"})
 
@@ -36,23 +38,32 @@ def page_budget() -> int:
 
 
 def _read(workspace, object_key: str) -> tuple[list[dict], bool]:
-    """The records read for the candidates, and whether more were left unread."""
+    """The records read for the candidates, and whether more were left
+    unread: at most `page_budget()` pages, within READ_SECONDS of the
+    request's read budget (a slow service stops the reading, not the page,
+    once a first page is in)."""
     records: list[dict] = []
     cursor: str | None = None
-    for _ in range(page_budget()):
-        page = selectors.record_list(
-            client=workspace.client,
-            object_key=object_key,
-            filters=None,
-            search=None,
-            sort="created_at",
-            cursor=cursor,
-            limit=selectors.SCAN_PAGE_SIZE,
-        )
-        records.extend(r for r in page.items if isinstance(r, dict))
-        if not page.next_cursor or page.next_cursor == cursor:
-            return records, False
-        cursor = page.next_cursor
+    with separate_read_budget(READ_SECONDS):
+        for _ in range(page_budget()):
+            try:
+                page = selectors.record_list(
+                    client=workspace.client,
+                    object_key=object_key,
+                    filters=None,
+                    search=None,
+                    sort="created_at",
+                    cursor=cursor,
+                    limit=selectors.SCAN_PAGE_SIZE,
+                )
+            except errors.ApiTimeoutError:
+                if not records:
+                    raise
+                return records, True
+            records.extend(r for r in page.items if isinstance(r, dict))
+            if not page.next_cursor or page.next_cursor == cursor:
+                return records, False
+            cursor = page.next_cursor
     return records, True
 
 

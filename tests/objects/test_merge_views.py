@@ -70,3 +70,13 @@ def test_a_failing_service_is_no_traceback(console, definition, remote):
     response = console.get(f"/objects/{OBJECT_KEY}/duplicates/?field=name")
     assert response.status_code != 500
     assert "Traceback" not in response.content.decode()
+
+
+def test_a_slow_service_stops_the_reading_not_the_page(console, definition, remote, settings):
+    settings.OBJECTS_DUPLICATES_PAGE_BUDGET = 5
+    page_one = {"data": [_record("r1", name="Acme"), _record("r2", name="ACME.")], "next_cursor": "c2"}
+    remote.get(RECORDS).mock(side_effect=[httpx.Response(200, json=page_one), httpx.ReadTimeout("slow")])
+    page = parse(console.get(f"/objects/{OBJECT_KEY}/duplicates/?field=name").content)
+    said = text_of(one(page, "#duplicates-list [role=status]"))
+    assert "found among the first 2 records read (the rest were not read)" in said
+    assert len(select(page, ".duplicates-group")) == 1
