@@ -551,6 +551,8 @@ STUDIO_ZIP_KEEP_HOURS = env.float("STUDIO_ZIP_KEEP_HOURS", default=24.0)
 # a filter (a table's total, a chart, a kanban's totals: objects/tallies.py) is
 # fresh OBJECTS_COUNT_FRESH_SECONDS and reads OBJECTS_COUNT_MAX_PAGES at most.
 OBJECTS_FILTER_PAGE_BUDGET = env.int("OBJECTS_FILTER_PAGE_BUDGET", default=10)
+# Pages of 100 records "Find duplicates" reads at most (objects/views/duplicates.py).
+OBJECTS_DUPLICATES_PAGE_BUDGET = env.int("OBJECTS_DUPLICATES_PAGE_BUDGET", default=50)
 OBJECTS_COUNT_FRESH_SECONDS = env.int("OBJECTS_COUNT_FRESH_SECONDS", default=300)
 OBJECTS_COUNT_MAX_PAGES = env.int("OBJECTS_COUNT_MAX_PAGES", default=1000)
 

@@ -6,7 +6,7 @@ class ObjectsConfig(AppConfig):
 
     def ready(self) -> None:
         from dashboard.frame.areas import Area, HomeCard, ListPage, NavEntry, Periodic, StatusPart, register_area
-        from objects import bulk, imports, job_undo, trash
+        from objects import bulk, imports, job_undo, merge, trash
         from objects.api import router as records_api
         from objects.assistant_tools import RECORD_TOOLS
         from objects.home import records_you_edited
@@ -27,6 +27,7 @@ class ObjectsConfig(AppConfig):
                 (ObjectJob.RUNNING, ObjectJob.KIND_IMPORT): imports.write_chunk,
                 (ObjectJob.RUNNING, ObjectJob.KIND_RESTORE): trash.restore_chunk,
                 (ObjectJob.RUNNING, ObjectJob.KIND_UNDO): job_undo.undo_chunk,
+                (ObjectJob.RUNNING, ObjectJob.KIND_MERGE): merge.merge_chunk,
             }
         )
 

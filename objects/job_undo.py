@@ -7,7 +7,11 @@
   moved; the undo enters each record's history;
 - an import: each record it created goes to the trash (objects/trash.py),
   each record it updated gets back the values it replaced, by the same rule
-  (the item keeps both: `before` and `written`).
+  (the item keeps both: `before` and `written`);
+- a merge (objects/merge.py): the kept record gets back the values the
+  merge wrote, by the same rule (refused in words for a field changed
+  since), then the twins come back from the trash with their links, by the
+  restore's two passes (objects/trash.py: `create`, then `link`).
 
 Every write's Idempotency-Key is `uuid5(undo.uid, "undo:<record id>")`.
 """
@@ -30,9 +34,13 @@ from objects.history import field_or_text
 from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
 from objects.models import JobItem, ObjectJob, RecordChange
 from objects.names import title_of
-from objects.trash import record_delete_to_trash
+from objects.trash import record_delete_to_trash, restore_chunk
 
-UNDOABLE_KINDS = frozenset({ObjectJob.KIND_EDIT, ObjectJob.KIND_IMPORT})
+MERGE_LINKS_STAY = (
+    "Its values before the merge are back. The links the merge copied to it stay: the service has no call "
+    "that removes a link."
+)
+UNDOABLE_KINDS = frozenset({ObjectJob.KIND_EDIT, ObjectJob.KIND_IMPORT, ObjectJob.KIND_MERGE})
 
 
 def undo_of(job: ObjectJob) -> ObjectJob | None:
@@ -60,7 +68,7 @@ def undo_facts(job: ObjectJob) -> dict:
 
 
 def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
-    """The undo job of a finished bulk edit or import (one per job: a second
+    """The undo job of a finished bulk edit, import or merge (one per job: a second
     asking opens the first)."""
     existing = ObjectJob.objects.filter(uid=uid).first() or undo_of(job)
     if existing is not None:
@@ -79,7 +87,12 @@ def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
         kind=ObjectJob.KIND_UNDO,
         title=storable_text(f"Undo of “{job.title}”", limit=300),
         status=ObjectJob.RUNNING,
-        params={"undoes": job.pk, "undoes_kind": job.kind, "changes": job.params.get("changes") or {}},
+        params={
+            "undoes": job.pk,
+            "undoes_kind": job.kind,
+            "changes": job.params.get("changes") or {},
+            **({"kept": job.params.get("kept", "")} if job.kind == ObjectJob.KIND_MERGE else {}),
+        },
         items=[
             JobItem(record_id=record_id, title=title, before=before, written=written)
             for record_id, title, before, written in items
@@ -88,9 +101,16 @@ def job_undo_start(*, user, workspace, job: ObjectJob, uid: str) -> ObjectJob:
 
 
 def undo_chunk(job: ObjectJob) -> Step:
+    if job.params.get("undoes_kind") == ObjectJob.KIND_MERGE and job.params.get("pass") not in (None, "values"):
+        return restore_chunk(job)  # the twins back from the trash, then their links
     client = job.owner_key.client(max_retries=0)
-    items = list(JobItem.objects.filter(job=job, state=JobItem.PENDING).order_by("position")[: chunk_size()])
+    merge = job.params.get("undoes_kind") == ObjectJob.KIND_MERGE
+    pending = JobItem.objects.filter(job=job, state=JobItem.PENDING)
+    items = list((pending.filter(position=0) if merge else pending).order_by("position")[: chunk_size()])
     if not items:
+        if merge:  # the kept record is done: its twins come back next
+            job.params = {**job.params, "pass": "create"}
+            return MORE
         return Step(done=True)
     definition = selectors.object_definition_get(
         client=client, workspace_id=job.workspace_id, object_key=job.object_key
@@ -103,7 +123,11 @@ def undo_chunk(job: ObjectJob) -> Step:
         if handled and time.monotonic() > deadline:
             break
         try:
-            if job.params.get("undoes_kind") != ObjectJob.KIND_IMPORT:
+            if merge:
+                _put_back(job, client, item, fields, written=as_dict(item.written))
+                if item.state == JobItem.DONE:
+                    item.message = MERGE_LINKS_STAY
+            elif job.params.get("undoes_kind") != ObjectJob.KIND_IMPORT:
                 _put_back(job, client, item, fields, written=as_dict(job.params.get("changes")))
             elif item.written is not None:  # a record the import updated
                 _put_back(job, client, item, fields, written=as_dict(item.written), definition=definition)

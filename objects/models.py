@@ -85,6 +85,7 @@ class RecordChange(models.Model):
         LINK = "link", "Linked"
         RESTORE = "restore", "Restored from the trash"
         PUT_BACK = "put_back", "Put back an earlier value"
+        MERGE = "merge", "Merged a duplicate into it"
 
     workspace_id = models.CharField(max_length=64)
     object_key = models.CharField(max_length=200)
@@ -152,13 +153,15 @@ class ObjectJob(SteppedJob):
     KIND_DELETE = "delete"
     KIND_IMPORT = "import"
     KIND_RESTORE = "restore"  # records brought back from the trash (objects/trash.py)
-    KIND_UNDO = "undo"  # a finished bulk edit or import undone (objects/job_undo.py)
+    KIND_UNDO = "undo"  # a finished bulk edit, import or merge undone (objects/job_undo.py)
+    KIND_MERGE = "merge"  # twins merged into one kept record (objects/merge.py)
     KINDS = [
         (KIND_EDIT, "Bulk edit"),
         (KIND_DELETE, "Bulk delete"),
         (KIND_IMPORT, "CSV import"),
         (KIND_RESTORE, "Restore from the trash"),
         (KIND_UNDO, "Undo of a job"),
+        (KIND_MERGE, "Merge of duplicates"),
     ]
 
     # Bulk: collecting (listing the records a filter matches) -> running -> done.

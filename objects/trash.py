@@ -326,7 +326,10 @@ def _link_chunk(job: ObjectJob) -> Step:
     items = list(JobItem.objects.filter(job=job, state=JobItem.CREATED).order_by("position")[: chunk_size()])
     if not items:
         return Step(done=True)
-    in_job = dict(JobItem.objects.filter(job=job).values_list("record_id", "new_id"))
+    # (The undo of a merge also holds the kept record, which stayed: not one of the restored.)
+    in_job = dict(
+        JobItem.objects.filter(job=job).exclude(record_id=job.params.get("kept", "")).values_list("record_id", "new_id")
+    )
     rows = {
         r.record_id: r
         for r in TrashedRecord.objects.filter(

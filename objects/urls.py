@@ -124,3 +124,12 @@ urlpatterns += [
     path("<remote_id:object_key>/trash/<pk:pk>/restore/", trash_views.trash_restore_one, name="trash_restore_one"),
     path("jobs/<pk:pk>/undo/", job_undo_views.job_undo_start, name="job_undo"),
 ]
+
+# Find and merge duplicates (objects/duplicates.py, objects/merge.py).
+from objects.views import duplicates as duplicate_views  # noqa: E402
+
+urlpatterns += [
+    path("<remote_id:object_key>/duplicates/", duplicate_views.duplicates_page, name="duplicates"),
+    path("<remote_id:object_key>/merge/", duplicate_views.merge_page, name="merge"),
+    path("<remote_id:object_key>/merge/run/", duplicate_views.merge_run, name="merge_run"),
+]

@@ -38,7 +38,7 @@ def job_context(job: ObjectJob) -> dict:
     failures: list[ImportProblem] | list[JobItem]
     if job.kind == ObjectJob.KIND_IMPORT:
         failures = list(job.problems.order_by("row_number")[:SHOWN_FAILURES])
-    elif job.kind in {ObjectJob.KIND_RESTORE, ObjectJob.KIND_UNDO}:
+    elif job.kind in {ObjectJob.KIND_RESTORE, ObjectJob.KIND_UNDO, ObjectJob.KIND_MERGE}:
         # Per record: what could not be restored (or was left as it is) and why.
         failures = list(trash.job_items_said(job)[:SHOWN_FAILURES])
     else:

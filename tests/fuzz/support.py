@@ -514,6 +514,10 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:trash_restore": Target(methods=("POST",), form=("scope", "ids", "idempotency_key")),
     "objects:trash_purge": Target(methods=("POST",), form=("scope", "ids", "idempotency_key")),
     "objects:trash_restore_one": Target(methods=("GET", "POST"), form=("idempotency_key",)),
+    # Find and merge duplicates.
+    "objects:duplicates": Target(query=("field", "mode", "of")),
+    "objects:merge": Target(query=("ids", "kept", "review", "use.name", "use.seats")),
+    "objects:merge_run": Target(methods=("POST",), form=("ids", "kept", "use.name", "shown_values", "idempotency_key")),
     "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
     "objects:records_count": Target(query=("v",)),  # a filtered table's total, polled
     # The table's footers over every record, polled (its query: the table's).

@@ -43,6 +43,7 @@ WRITES = [
     ("POST", "objects:import_map", {"pk": 1}),
     ("POST", "objects:job_run", {"pk": 1}),
     ("POST", "objects:kanban_move", OBJECT),
+    ("POST", "objects:merge_run", OBJECT),
 ]
 
 
