@@ -70,7 +70,8 @@ class StaticFileHeadersMiddleware:
 
     Just outside SecurityMiddleware, which adds Cross-Origin-Opener-Policy
     and Referrer-Policy to every response; a static file keeps what is its
-    own: X-Content-Type-Options: nosniff, HSTS, its caching headers and
+    own: X-Content-Type-Options: nosniff, HSTS, its caching headers (the
+    ETag; Last-Modified goes, a second validator of the same file) and
     X-Request-Id. (Permissions-Policy and the CSP are added inside WhiteNoise,
     so a static file never has them; they are listed to keep it so.)
     """
@@ -85,4 +86,8 @@ class StaticFileHeadersMiddleware:
             for name in PAGE_ONLY_HEADERS:
                 if name in response.headers:
                     del response.headers[name]
+            # WhiteNoise sends both validators; a browser revalidates with the
+            # ETag (If-None-Match) first, so Last-Modified only rides along.
+            if "ETag" in response.headers and "Last-Modified" in response.headers:
+                del response.headers["Last-Modified"]
         return response
