@@ -113,6 +113,7 @@ def test_a_scrape_after_real_requests_and_a_task_run(client, logged_in_client, d
         "delete",
         "import",
         "restore",
+        "merge",
         "undo",
     }
     assert named(after, "console_broker_queue_messages", queue="celery")
