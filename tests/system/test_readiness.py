@@ -161,8 +161,9 @@ def test_readyz_names_the_stream_followers_worker_when_it_has_a_queue_of_its_own
 @pytest.mark.django_db
 def test_readyz_names_rows_held_by_a_poll_but_not_polled_for_two_intervals(client, alive, make_turn):
     now = timezone.now()
-    # First polls come every 5 s: due 4 s ago and held, it is being polled.
-    fresh = make_turn(remote_id="turn-fresh", next_poll_at=now - timedelta(seconds=4))
+    # First polls come every 5 s: due a second ago and held, it is being polled (a loaded
+    # machine's seconds between `now` and the check keep it under the 5 s it may be late).
+    fresh = make_turn(remote_id="turn-fresh", next_poll_at=now - timedelta(seconds=1))
     frozen = make_turn(remote_id="turn-frozen", next_poll_at=now - timedelta(seconds=4))
     streamed = make_turn(remote_id="turn-streamed", next_poll_at=now - timedelta(seconds=300))
     TrackedOperation.objects.filter(pk__in=[fresh.pk, frozen.pk]).update(
