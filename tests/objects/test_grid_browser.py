@@ -169,7 +169,7 @@ def test_history_undo_and_duplicate(grid, page: Page):
     expect(page.get_by_role("link", name="Undo this change")).to_have_count(0)
     page.screenshot(path=str(SCREENSHOTS / "objects-record-history.png"), full_page=True)
 
-    page.get_by_role("link", name="Duplicate").click()
+    page.get_by_role("link", name="Duplicate", exact=True).click()
     expect(page.get_by_role("heading", level=1)).to_have_text("Duplicate of Deal 002")
     expect(page.get_by_label("Seats")).to_have_value("6")
     page.get_by_label("Name").fill("Deal 002 copy")
