@@ -521,7 +521,8 @@ def remote_query(*, filters: dict | None, search: str | None, sort: str | None) 
 
 @dataclass
 class FilterControl:
-    """One field's entry in the filter bar."""
+    """One field's entry in the filter bar (in an OR group's branch, its
+    parameters behind the branch's `prefix`: objects/conditions.py)."""
 
     field: FieldDef
     control: str  # choice, multi, boolean, number, date, datetime, text, empty_only
@@ -530,22 +531,23 @@ class FilterControl:
     values: list[str]
     upper: str
     days: str
+    prefix: str = ""
 
     @property
     def name(self) -> str:
-        return FILTER_PREFIX + self.field.key
+        return self.prefix + FILTER_PREFIX + self.field.key
 
     @property
     def op_name(self) -> str:
-        return OPERATOR_PREFIX + self.field.key
+        return self.prefix + OPERATOR_PREFIX + self.field.key
 
     @property
     def upper_name(self) -> str:
-        return UPPER_PREFIX + self.field.key
+        return self.prefix + UPPER_PREFIX + self.field.key
 
     @property
     def days_name(self) -> str:
-        return DAYS_PREFIX + self.field.key
+        return self.prefix + DAYS_PREFIX + self.field.key
 
     @property
     def value(self) -> str:
@@ -556,24 +558,23 @@ class FilterControl:
         return bool(self.values or self.upper or self.days or self.op in VALUELESS)
 
 
+def filter_control(f: FieldDef, condition: Condition | None, *, prefix: str = "") -> FilterControl:
+    operators = operators_for(f)
+    if not filterable(f):
+        # No value to leave blank: "any" is the control left alone.
+        operators = (("", "any"), *operators)
+    return FilterControl(
+        field=f,
+        control=control_kind(f),
+        operators=operators,
+        # A blank control shows the type's first operator (text: contains).
+        op=condition.op if condition else operators[0][0],
+        values=list(condition.values) if condition else [],
+        upper=condition.upper if condition else "",
+        days=condition.days if condition else "",
+        prefix=prefix,
+    )
+
+
 def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list[FilterControl]:
-    controls = []
-    for f in fields:
-        operators = operators_for(f)
-        if not filterable(f):
-            # No value to leave blank: "any" is the control left alone.
-            operators = (("", "any"), *operators)
-        condition = record_filter.conditions.get(f.key)
-        controls.append(
-            FilterControl(
-                field=f,
-                control=control_kind(f),
-                operators=operators,
-                # A blank control shows the type's first operator (text: contains).
-                op=condition.op if condition else operators[0][0],
-                values=list(condition.values) if condition else [],
-                upper=condition.upper if condition else "",
-                days=condition.days if condition else "",
-            )
-        )
-    return controls
+    return [filter_control(f, record_filter.conditions.get(f.key)) for f in fields]
