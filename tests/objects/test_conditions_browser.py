@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, expect
 
-from tests.objects.test_looks_browser import no_sideways_scroll
+from tests.objects.support import no_sideways_scroll
 
 ROWS = "table.records tbody tr th[scope=row]"
 

@@ -14,14 +14,9 @@ import pytest
 from objects.models import SavedView
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.html import one, parse, select, text_of, texts
-from tests.objects.test_looks_sandbox import (  # noqa: F401 (fixtures)
-    MANY,
-    PlainClient,
-    console,
-    counts_inline,
-    sandbox,
-    table_rows,
-)
+from tests.objects.support import PlainClient, console_on_sandbox, table_rows, tally_steps_inline
+
+MANY = 10_000
 
 pytestmark = pytest.mark.django_db
 
@@ -52,8 +47,13 @@ def kept(i: int) -> bool:
 REFERENCE = [i for i in range(MANY) if kept(i)]
 
 
+@pytest.fixture
+def console(sandbox, settings, logged_in_client, user):
+    return console_on_sandbox(sandbox, settings, logged_in_client, user)
+
+
 @pytest.fixture(scope="module")
-def many(sandbox):  # noqa: F811
+def many(sandbox):
     obj = create_every_type_object(PlainClient(sandbox), name="Or deals")
     started = time.perf_counter()
     sandbox.insert_records(obj["id"], [sample_values(i) for i in range(MANY)])
@@ -61,7 +61,7 @@ def many(sandbox):  # noqa: F811
     return obj
 
 
-def test_the_export_keeps_exactly_the_reference_set(many, console):  # noqa: F811
+def test_the_export_keeps_exactly_the_reference_set(many, console):
     response = console.get(f"/objects/{many['key']}/records/export.csv?{urlencode(QUERY)}")
     assert response.status_code == 200
     lines = b"".join(response.streaming_content).decode().splitlines()
@@ -70,10 +70,11 @@ def test_the_export_keeps_exactly_the_reference_set(many, console):  # noqa: F81
     assert 100 < len(REFERENCE) < MANY // 10  # a real narrowing: neither nothing nor everything
 
 
-def test_a_chart_counts_exactly_the_reference_set(many, console, counts_inline):  # noqa: F811
+def test_a_chart_counts_exactly_the_reference_set(many, console, monkeypatch):
     url = f"/objects/{many['key']}/chart/?{urlencode([*QUERY, ('group', 'stage')])}"
+    drain = tally_steps_inline(monkeypatch)
     region = select(parse(console.get(url).content), "#chart-region")[0]
-    counts_inline()
+    drain()
     poll = console.get(region["hx-get"], HTTP_HX_REQUEST="true")
     rows = {row[0]: row[-1] for row in table_rows(parse(poll.content))}
     expected: dict[str, int] = {}
@@ -83,7 +84,7 @@ def test_a_chart_counts_exactly_the_reference_set(many, console, counts_inline):
     assert rows == {stage: f"{count:,}" for stage, count in expected.items()}
 
 
-def test_the_grid_reads_within_its_budget_says_so_and_the_saved_view_keeps_the_groups(many, console, user):  # noqa: F811
+def test_the_grid_reads_within_its_budget_says_so_and_the_saved_view_keeps_the_groups(many, console, user):
     address = f"/objects/{many['key']}/records/"
     html = parse(console.get(address, [*QUERY, ("sort", "seats"), ("limit", "100")]).content)
     # The service answers "Status is Lost" (3,334 records, by seats); the console reads 10 pages of them.

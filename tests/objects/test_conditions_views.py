@@ -11,7 +11,7 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 
 from tests.html import one, parse, select, text_of, texts
-from tests.objects.test_filter_operators import deals_named, shown
+from tests.objects.support import deals_named, shown
 
 pytestmark = pytest.mark.django_db
 
