@@ -12,7 +12,9 @@ URL parameters (all optional; one condition per field, all combined with AND):
 - `to.<field key>`: the upper bound of `between`; `days.<field key>`: the N of
   "within the last N days";
 - `empty`: a field key whose value must be empty (the older shape of
-  `op.<key>=empty`, still read).
+  `op.<key>=empty`, still read);
+- `or.<group>.<branch>.<any of the above but q>`: OR groups, each holding
+  when one of its branches does, ANDed with the rest (objects/conditions.py).
 
 The service's `filter` matches exact values only (`{key: value}`, `null` for
 empty, a list for "has all of" a multi-select). What it can express is sent;
@@ -32,6 +34,7 @@ from typing import Any
 
 from django.http import QueryDict
 
+from objects.conditions import Group, group_check, group_phrase, groups_from_query, groups_pairs
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
 from objects.schema import NUMBER_TYPES, SINGLE_CHOICE_TYPES, FieldType
 
@@ -169,7 +172,7 @@ class Condition:
         return pairs
 
 
-def _read_condition(query: QueryDict, field_def: FieldDef) -> Condition | None:
+def read_condition(query: QueryDict, field_def: FieldDef) -> Condition | None:
     key = field_def.key
     values = tuple(v.strip()[:MAX_VALUE_LENGTH] for v in query.getlist(FILTER_PREFIX + key) if v.strip())
     allowed = dict(operators_for(field_def))
@@ -246,7 +249,7 @@ def _choice_ids(field_def: FieldDef, value: Any) -> set[str]:
     return {str(field_def.option_id(item)) for item in items}
 
 
-def _local_test(field_def: FieldDef, condition: Condition, *, zone: dt.tzinfo, today: dt.date) -> Test:
+def condition_test(field_def: FieldDef, condition: Condition, *, zone: dt.tzinfo, today: dt.date) -> Test:
     """The check the console makes on a record's value for a condition the
     service's exact filter cannot express. ValueError (a message for the
     person) when the condition's values can't be read."""
@@ -375,32 +378,42 @@ class FilterPlan:
     search: str
     local: list[tuple[str, Test]]
     problems: list[str]
+    # Checks of a record's whole values (an OR group: objects/conditions.py).
+    record_checks: list[Callable[[dict], bool]] = field(default_factory=list)
 
     @property
     def narrows(self) -> bool:
         """Whether the console checks records itself (pages read up to a budget)."""
-        return bool(self.local)
+        return bool(self.local or self.record_checks)
 
     def matches(self, record: Any) -> bool:
         values = record.get("values") if isinstance(record, dict) else None
         values = values if isinstance(values, dict) else {}
-        return all(test(values.get(key)) for key, test in self.local)
+        return all(test(values.get(key)) for key, test in self.local) and all(
+            check(values) for check in self.record_checks
+        )
 
 
 @dataclass
 class RecordFilter:
     search: str = ""
     conditions: dict[str, Condition] = field(default_factory=dict)
+    # OR groups, each ANY of its branches, ANDed with the conditions above.
+    groups: tuple[Group, ...] = ()
 
     @classmethod
     def from_query(cls, query: QueryDict, fields: list[FieldDef]) -> RecordFilter:
         """What the URL asks for, keeping only the object's own fields."""
         conditions = {}
         for f in fields:
-            condition = _read_condition(query, f)
+            condition = read_condition(query, f)
             if condition is not None:
                 conditions[f.key] = condition
-        return cls(search=query.get("q", "").strip()[:MAX_SEARCH_LENGTH], conditions=conditions)
+        return cls(
+            search=query.get("q", "").strip()[:MAX_SEARCH_LENGTH],
+            conditions=conditions,
+            groups=groups_from_query(query, fields, read_condition),
+        )
 
     @property
     def filters(self) -> dict[str, list[str]]:
@@ -418,7 +431,7 @@ class RecordFilter:
             field_def = known[key]
             try:
                 exact, value = _remote_value(field_def, condition)
-                test = _local_test(field_def, condition, zone=zone, today=today)
+                test = condition_test(field_def, condition, zone=zone, today=today)
             except ValueError as exc:
                 plan.problems.append(str(exc))
                 continue
@@ -430,7 +443,21 @@ class RecordFilter:
                 # The service's search finds the text anywhere in the record:
                 # fewer pages to read, and the check keeps only this field's.
                 plan.search = condition.values[0]
+        for group in self.groups:
+            check = group_check(group, lambda c: self._group_test(known, c, zone=zone, today=today, plan=plan))
+            if check is not None:
+                plan.record_checks.append(check)
         return plan
+
+    @staticmethod
+    def _group_test(
+        known: dict[str, FieldDef], condition: Condition, *, zone: dt.tzinfo, today: dt.date, plan: FilterPlan
+    ) -> Test | None:
+        try:
+            return condition_test(known[condition.key], condition, zone=zone, today=today)
+        except ValueError as exc:
+            plan.problems.append(str(exc))
+            return None
 
     def pairs(self) -> list[tuple[str, str]]:
         """This filter as URL query pairs."""
@@ -439,15 +466,26 @@ class RecordFilter:
             pairs.append(("q", self.search))
         for condition in self.conditions.values():
             pairs.extend(condition.pairs())
+        pairs.extend(groups_pairs(self.groups))
         return pairs
 
     @property
     def active_count(self) -> int:
-        return len(self.conditions)
+        return len(self.conditions) + len(self.groups)
 
     def summary(self, fields: list[FieldDef]) -> list[str]:
-        """Each condition in words ("Name contains “Nova”"), in field order."""
-        return [phrase(f, self.conditions[f.key]) for f in fields if f.key in self.conditions]
+        """Each condition in words ("Name contains “Nova”"), in field order,
+        after each OR group ("Stage is “Trial” or Stage is “Lead”")."""
+        known = {f.key: f for f in fields}
+        return [group_phrase(group, lambda c: phrase(known[c.key], c)) for group in self.groups] + [
+            phrase(f, self.conditions[f.key]) for f in fields if f.key in self.conditions
+        ]
+
+    def sentence(self, fields: list[FieldDef]) -> str:
+        """The whole filter as one sentence: "Stage is “Trial” or Stage is
+        “Lead”, and Company is empty" (the search first, when there is one)."""
+        parts = ([f"text “{self.search}” found"] if self.search else []) + self.summary(fields)
+        return ", and ".join(parts)
 
 
 def phrase(field_def: FieldDef, condition: Condition) -> str:
@@ -483,7 +521,8 @@ def remote_query(*, filters: dict | None, search: str | None, sort: str | None) 
 
 @dataclass
 class FilterControl:
-    """One field's entry in the filter bar."""
+    """One field's entry in the filter bar (in an OR group's branch, its
+    parameters behind the branch's `prefix`: objects/conditions.py)."""
 
     field: FieldDef
     control: str  # choice, multi, boolean, number, date, datetime, text, empty_only
@@ -492,22 +531,23 @@ class FilterControl:
     values: list[str]
     upper: str
     days: str
+    prefix: str = ""
 
     @property
     def name(self) -> str:
-        return FILTER_PREFIX + self.field.key
+        return self.prefix + FILTER_PREFIX + self.field.key
 
     @property
     def op_name(self) -> str:
-        return OPERATOR_PREFIX + self.field.key
+        return self.prefix + OPERATOR_PREFIX + self.field.key
 
     @property
     def upper_name(self) -> str:
-        return UPPER_PREFIX + self.field.key
+        return self.prefix + UPPER_PREFIX + self.field.key
 
     @property
     def days_name(self) -> str:
-        return DAYS_PREFIX + self.field.key
+        return self.prefix + DAYS_PREFIX + self.field.key
 
     @property
     def value(self) -> str:
@@ -518,24 +558,23 @@ class FilterControl:
         return bool(self.values or self.upper or self.days or self.op in VALUELESS)
 
 
+def filter_control(f: FieldDef, condition: Condition | None, *, prefix: str = "") -> FilterControl:
+    operators = operators_for(f)
+    if not filterable(f):
+        # No value to leave blank: "any" is the control left alone.
+        operators = (("", "any"), *operators)
+    return FilterControl(
+        field=f,
+        control=control_kind(f),
+        operators=operators,
+        # A blank control shows the type's first operator (text: contains).
+        op=condition.op if condition else operators[0][0],
+        values=list(condition.values) if condition else [],
+        upper=condition.upper if condition else "",
+        days=condition.days if condition else "",
+        prefix=prefix,
+    )
+
+
 def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list[FilterControl]:
-    controls = []
-    for f in fields:
-        operators = operators_for(f)
-        if not filterable(f):
-            # No value to leave blank: "any" is the control left alone.
-            operators = (("", "any"), *operators)
-        condition = record_filter.conditions.get(f.key)
-        controls.append(
-            FilterControl(
-                field=f,
-                control=control_kind(f),
-                operators=operators,
-                # A blank control shows the type's first operator (text: contains).
-                op=condition.op if condition else operators[0][0],
-                values=list(condition.values) if condition else [],
-                upper=condition.upper if condition else "",
-                days=condition.days if condition else "",
-            )
-        )
-    return controls
+    return [filter_control(f, record_filter.conditions.get(f.key)) for f in fields]

@@ -28,6 +28,8 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import selectors, services, tallies
+from objects.condition_editor import adding, group_editors
+from objects.conditions import MAX_GROUPS
 from objects.fields import field_defs
 from objects.filters import filter_controls
 from objects.forms import RecordDeleteForm, RecordForm
@@ -57,10 +59,15 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         default = default_view_address(workspace=request.workspace, user=request.user, object_key=object_key)
         if default:
             return redirect(default)
+    if adding(request.GET) and is_partial(request):
+        # A field picker of the OR groups: the bar itself changes, so the whole page.
+        return client_redirect(request, request.get_full_path())
     table = records_table(workspace=request.workspace, user=request.user, object_key=object_key, query=request.GET)
     context = {
         "table": table,
         "filters": filter_controls(table.fields, table.state.filter),
+        "or_groups": group_editors(table.fields, table.state, request.GET),
+        "can_add_group": len(table.state.filter.groups) < MAX_GROUPS,
         "groupable": groupable_fields(table.fields),
         "page_sizes": PAGE_SIZES,
         "swap": is_partial(request),

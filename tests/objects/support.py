@@ -4,11 +4,14 @@ that key for a user."""
 
 from __future__ import annotations
 
+import httpx
 from django.test import Client
 
 from dashboard.api import ServiceClient
+from dashboard.jobs import engine
 from dashboard.keys.testing import store_sandbox_key
 from sandbox.fixtures import create_every_type_object, sample_values
+from tests.html import select, text_of, texts
 
 SERVICE_URL = "https://service.objects.test"
 SECRET = "svc_sk_objs0123456789abcdefghijklmnopqrstuvwxyzABCD"
@@ -88,3 +91,63 @@ def run_count(row):
         if row.is_final:
             return row
     raise AssertionError("the count never finished")
+
+
+DEAL = "Deal {:03d}"
+
+
+def shown(response) -> list[str]:
+    """The titles of the records a records page shows, sorted."""
+    assert response.status_code == 200
+    return sorted(texts(response.content, "th.record-title a"))
+
+
+def deals_named(*numbers: int, bare: bool = False) -> list[str]:
+    """The titles of the seeded deals of these numbers (and the bare record), sorted."""
+    return sorted([DEAL.format(n) for n in numbers] + (["Bare"] if bare else []))
+
+
+def no_sideways_scroll(page) -> None:
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+class PlainClient:
+    """The sandbox spoken to without the console (module fixtures make their
+    objects before any test's settings or database exist)."""
+
+    def __init__(self, sandbox):
+        self.http = httpx.Client(base_url=sandbox.base_url, headers={"Authorization": f"Bearer {sandbox.demo_key}"})
+
+    def post(self, path: str, json: dict) -> dict:
+        response = self.http.post(path, json=json)
+        response.raise_for_status()
+        return response.json()
+
+
+def tally_steps_inline(monkeypatch):
+    """A tally's step task, run in this thread: the `drain()` returned runs
+    every step sent, in order, and says how many."""
+    from objects import tallies
+
+    sent: list[int] = []
+    monkeypatch.setattr(engine, "send_step", lambda kind, tally_id, countdown=None: sent.append(tally_id))
+
+    def drain() -> int:
+        steps = 0
+        while sent:
+            engine.job_step(tallies.KIND, sent.pop(0))
+            steps += 1
+        return steps
+
+    return drain
+
+
+def table_rows(html) -> list[list[str]]:
+    return [[text_of(c) for c in row.find_all(["th", "td"])] for row in select(html, ".look-chart__table tbody tr")]
+
+
+def console_on_sandbox(sandbox, settings, client, user):
+    """The logged-in test client speaking to this sandbox with its demo key stored."""
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    store_sandbox_key(user, ServiceClient(api_key=sandbox.demo_key), sandbox.demo_key)
+    return client

@@ -16,21 +16,12 @@ import pytest
 from objects import selectors
 from tests.html import one, parse, text_of, texts
 from tests.objects.records_fixtures import DEALS, OBJECT_KEY, page, record
+from tests.objects.support import DEAL, deals_named, shown
 
 pytestmark = pytest.mark.django_db
 
-DEAL = "Deal {:03d}"
 RECORDS_URL = f"/objects/{OBJECT_KEY}/records/"
 RECORDS_PATH = f"/v1/objects/{OBJECT_KEY}/records"
-
-
-def shown(response) -> list[str]:
-    assert response.status_code == 200
-    return sorted(texts(response.content, "th.record-title a"))
-
-
-def deals_named(*numbers: int, bare: bool = False) -> list[str]:
-    return sorted([DEAL.format(n) for n in numbers] + (["Bare"] if bare else []))
 
 
 EVERY = range(12)

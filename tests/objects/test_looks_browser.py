@@ -19,6 +19,7 @@ from dashboard.jobs import engine
 from dashboard.keys.testing import store_sandbox_key
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import SCREENSHOTS
+from tests.objects.support import no_sideways_scroll
 
 
 @pytest.fixture
@@ -45,10 +46,6 @@ def looks(live_server, sandbox, settings, transactional_db, django_user_model, p
     )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     return {"base": live_server.url, "key": obj["key"]}
-
-
-def no_sideways_scroll(page: Page) -> None:
-    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
 
 
 @pytest.mark.browser

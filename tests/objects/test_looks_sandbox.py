@@ -13,17 +13,15 @@ import time
 from collections import defaultdict
 from urllib.parse import parse_qsl, urlsplit
 
-import httpx
 import pytest
 
 from dashboard.api import ServiceClient
-from dashboard.jobs import engine
-from dashboard.keys.testing import store_sandbox_key
 from objects import tallies
 from objects.models import RecordTally, SavedView
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import running_sandbox
 from tests.html import parse, select, text_of
+from tests.objects.support import PlainClient, console_on_sandbox, table_rows, tally_steps_inline
 
 pytestmark = pytest.mark.django_db
 
@@ -35,19 +33,6 @@ PAGE = 100
 def sandbox():
     with running_sandbox() as handle:
         yield handle
-
-
-class PlainClient:
-    """The sandbox spoken to without the console (module fixtures make their
-    objects before any test's settings or database exist)."""
-
-    def __init__(self, sandbox):
-        self.http = httpx.Client(base_url=sandbox.base_url, headers={"Authorization": f"Bearer {sandbox.demo_key}"})
-
-    def post(self, path: str, json: dict) -> dict:
-        response = self.http.post(path, json=json)
-        response.raise_for_status()
-        return response.json()
 
 
 @pytest.fixture(scope="module")
@@ -64,25 +49,13 @@ def many(sandbox):
 
 @pytest.fixture
 def console(sandbox, settings, logged_in_client, user):
-    settings.SERVICE_BASE_URL = sandbox.base_url
-    store_sandbox_key(user, ServiceClient(api_key=sandbox.demo_key), sandbox.demo_key)
-    return logged_in_client
+    return console_on_sandbox(sandbox, settings, logged_in_client, user)
 
 
 @pytest.fixture
 def counts_inline(monkeypatch):
     """The tally's step task, run here: `drain()` runs every step sent, in order."""
-    sent: list[int] = []
-    monkeypatch.setattr(engine, "send_step", lambda kind, tally_id, countdown=None: sent.append(tally_id))
-
-    def drain() -> int:
-        steps = 0
-        while sent:
-            engine.job_step(tallies.KIND, sent.pop(0))
-            steps += 1
-        return steps
-
-    return drain
+    return tally_steps_inline(monkeypatch)
 
 
 @pytest.fixture
@@ -97,10 +70,6 @@ def remote_reads(monkeypatch):
 
     monkeypatch.setattr(ServiceClient, "request", counted)
     return calls
-
-
-def table_rows(html) -> list[list[str]]:
-    return [[text_of(c) for c in row.find_all(["th", "td"])] for row in select(html, ".look-chart__table tbody tr")]
 
 
 def test_a_chart_over_10000_records_reads_each_page_once_and_matches_the_records(

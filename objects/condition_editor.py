@@ -1,0 +1,81 @@
+"""The OR groups in the records filter bar, editable without JavaScript: each
+group's branches as the bar's own controls (their parameters behind the
+branch's prefix, objects/conditions.py), a "Remove" link per group, and two
+field pickers the GET form sends: `or.add=<field key>` begins a new group
+with that field's blank control, `or.add.<group>=<field key>` adds another
+alternative to a group. A blank control is no condition, so a picker that
+was not used changes nothing; the page with a picker used is a whole page
+(the bar itself changes, not only the table: `adding`)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING
+
+from objects.conditions import MAX_BRANCHES, MAX_GROUPS, branch_prefix, group_phrase, without_group
+from objects.filters import FilterControl, filter_control, phrase
+
+if TYPE_CHECKING:
+    from django.http import QueryDict
+
+    from objects.fields import FieldDef
+    from objects.table import TableState
+
+ADD_GROUP = "or.add"
+ADD_BRANCH_PREFIX = "or.add."
+
+
+@dataclass
+class GroupEditor:
+    number: int
+    branches: list[list[FilterControl]]
+    words: str
+    remove_query: str
+    add_name: str
+    can_add: bool
+
+
+def adding(query: QueryDict) -> bool:
+    """Whether a field picker was used (a new group or alternative to show)."""
+    return any((name == ADD_GROUP or name.startswith(ADD_BRANCH_PREFIX)) and query.get(name) for name in query)
+
+
+def group_editors(fields: list[FieldDef], state: TableState, query: QueryDict) -> list[GroupEditor]:
+    """Each OR group as the bar shows it, then the group a picker begins."""
+    known = {f.key: f for f in fields}
+    groups = state.filter.groups
+    editors = []
+    for index, group in enumerate(groups):
+        number = index + 1
+        branches = [
+            [filter_control(known[c.key], c, prefix=branch_prefix(number, b)) for c in branch.conditions]
+            for b, branch in enumerate(group.branches, start=1)
+        ]
+        added = known.get(query.get(f"{ADD_BRANCH_PREFIX}{number}", ""))
+        if added is not None and len(branches) < MAX_BRANCHES:
+            branches.append([filter_control(added, None, prefix=branch_prefix(number, len(branches) + 1))])
+        rest = replace(state, filter=replace(state.filter, groups=without_group(groups, index)))
+        editors.append(
+            GroupEditor(
+                number=number,
+                branches=branches,
+                words=group_phrase(group, lambda c: phrase(known[c.key], c)),
+                remove_query=rest.first_page_query(),
+                add_name=f"{ADD_BRANCH_PREFIX}{number}",
+                can_add=len(branches) < MAX_BRANCHES,
+            )
+        )
+    begun = known.get(query.get(ADD_GROUP, ""))
+    if begun is not None and len(groups) < MAX_GROUPS:
+        number = len(groups) + 1
+        editors.append(
+            GroupEditor(
+                number=number,
+                branches=[[filter_control(begun, None, prefix=branch_prefix(number, 1))]],
+                words="",
+                remove_query=state.first_page_query(),
+                add_name=f"{ADD_BRANCH_PREFIX}{number}",
+                can_add=False,  # first give it a condition
+            )
+        )
+    return editors
