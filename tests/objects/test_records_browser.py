@@ -87,7 +87,7 @@ def test_filters_with_operators_keep_the_badge_and_summary_in_step(deals, page: 
     expect(page.locator(ROWS)).to_have_count(3)
     assert sorted(row_titles(page)) == ["Deal 027", "Deal 028", "Deal 029"]
     expect(badge).to_have_text("2 active")
-    expect(summary).to_contain_text("2 active Name contains “deal 02” · Seats > 80")
+    expect(summary).to_contain_text("2 active Name contains “deal 02”, and Seats > 80")
     expect(page).to_have_url(re.compile(r"op\.seats=gt"))
     assert "op.email" not in page.url  # a condition without a value stays out of the shared URL
 
