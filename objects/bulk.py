@@ -46,7 +46,7 @@ from objects.fields import (
     title_field_key,
 )
 from objects.filters import FilterPlan, remote_query
-from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, object_job_start, write_key
 from objects.models import JobItem, ObjectJob
 from objects.table import TableState
 from objects.trash import record_delete_to_trash
@@ -288,15 +288,14 @@ def bulk_job_start(
             client=workspace.client, object_key=object_key, fields=fields, selection=selection, zone=workspace.zone
         )
         status = ObjectJob.RUNNING
-    return job_start(
+    return object_job_start(
         uid=uid,
-        owner_key=workspace.require_key(),
-        started_by=user,
-        workspace_id=workspace.id,
+        user=user,
+        workspace=workspace,
         object_key=object_key,
-        object_name=text(definition.get("plural_name")) or object_key,
+        definition=definition,
         kind=kind,
-        title=storable_text(title, limit=300),
+        title=title,
         status=status,
         params=storable(params),
         items=[

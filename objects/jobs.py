@@ -27,7 +27,9 @@ from django.utils import timezone
 from dashboard.api import errors
 from dashboard.jobs import engine
 from dashboard.jobs.kinds import JobKind, Step
+from dashboard.live.storable import storable_text
 from dashboard.metrics import registry as metrics
+from dashboard.web.reading import text
 from objects.models import JobItem, ObjectJob
 
 logger = logging.getLogger("objects.jobs")
@@ -72,6 +74,37 @@ def job_start(*, items: list[JobItem], **job_fields) -> ObjectJob:
         JobItem.objects.bulk_create(items)
         engine.send_step(KIND, job.pk)
     return job
+
+
+def object_job_start(
+    *,
+    uid: str,
+    user,
+    workspace,
+    object_key: str,
+    definition: dict,
+    kind: str,
+    title: str,
+    items: list[JobItem],
+    status: str = ObjectJob.RUNNING,
+    params: dict | None = None,
+) -> ObjectJob:
+    """job_start for a job on one object of the person's workspace, under
+    their key: who, where and the object's name filled in once for every
+    kind (bulk edit or delete, restore, merge)."""
+    return job_start(
+        uid=uid,
+        owner_key=workspace.require_key(),
+        started_by=user,
+        workspace_id=workspace.id,
+        object_key=object_key,
+        object_name=text(definition.get("plural_name")) or object_key,
+        kind=kind,
+        title=storable_text(title, limit=300),
+        status=status,
+        params=params or {},
+        items=items,
+    )
 
 
 def job_cancel(*, job: ObjectJob) -> None:

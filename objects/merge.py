@@ -31,7 +31,7 @@ from objects import selectors, services
 from objects.edits import plan_edit
 from objects.fields import FieldDef, editable_fields, field_defs
 from objects.history import field_or_text
-from objects.jobs import RECORD_REFUSALS, count_progress, job_start, write_key
+from objects.jobs import RECORD_REFUSALS, count_progress, object_job_start, write_key
 from objects.links import link_from
 from objects.models import JobItem, ObjectJob, RecordChange
 from objects.trash import record_delete_to_trash
@@ -75,15 +75,14 @@ def merge_start(
         return existing
     kept_id = text(kept.get("id"))
     names = ", ".join(f"“{titles.get(text(t.get('id')), '')}”" for t in twins)
-    return job_start(
+    return object_job_start(
         uid=uid,
-        owner_key=workspace.require_key(),
-        started_by=user,
-        workspace_id=workspace.id,
+        user=user,
+        workspace=workspace,
         object_key=object_key,
-        object_name=text(definition.get("plural_name")) or object_key,
+        definition=definition,
         kind=ObjectJob.KIND_MERGE,
-        title=storable_text(f"Merge {names} into “{titles.get(kept_id, '')}”", limit=300),
+        title=f"Merge {names} into “{titles.get(kept_id, '')}”",
         status=ObjectJob.RUNNING,
         params={"pass": "write", "kept": kept_id},
         items=[

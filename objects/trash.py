@@ -31,7 +31,7 @@ from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
 from objects.fields import editable_fields, field_defs, title_field_key
-from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, job_start, write_key
+from objects.jobs import RECORD_REFUSALS, chunk_size, count_progress, object_job_start, write_key
 from objects.links import link_from
 from objects.models import JobItem, ObjectJob, RecordChange, TrashedRecord
 
@@ -176,15 +176,14 @@ def restore_start(*, user, workspace, object_key: str, definition: dict, rows: l
     if existing is not None:
         return existing
     count = len(rows)
-    return job_start(
+    return object_job_start(
         uid=uid,
-        owner_key=workspace.require_key(),
-        started_by=user,
-        workspace_id=workspace.id,
+        user=user,
+        workspace=workspace,
         object_key=object_key,
-        object_name=text(definition.get("plural_name")) or object_key,
+        definition=definition,
         kind=ObjectJob.KIND_RESTORE,
-        title=storable_text(f"Restore {count} record{'' if count == 1 else 's'} from the trash", limit=300),
+        title=f"Restore {count} record{'' if count == 1 else 's'} from the trash",
         status=ObjectJob.RUNNING,
         params={"pass": "create"},
         items=[JobItem(record_id=row.record_id, title=row.title) for row in rows],
