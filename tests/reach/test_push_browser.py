@@ -50,6 +50,9 @@ def test_the_service_worker_shows_an_approval_and_a_click_opens_the_clicked_acti
     assert scope == f"{live_server.url}/"
     worker = started.value
     assert worker.url == f"{live_server.url}/sw.js"
+    # A worker that has started may still be installing; showNotification needs
+    # an active one, which `ready` waits for (the CI run that met it installing).
+    assert page.evaluate("navigator.serviceWorker.ready.then((r) => Boolean(r.active))")
 
     approval = f"{live_server.url}/approvals/?approval=aaaa"
     message = {
