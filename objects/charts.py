@@ -14,10 +14,11 @@ from django.http import QueryDict
 
 from dashboard.web import charts
 from dashboard.web.pager import choice
+from objects.buckets import BUCKETS, DATE_TYPES, EMPTY, MONTH, WEEK, groupable, summable
 from objects.fields import FieldDef, format_number
 from objects.models import RecordTally
 from objects.schema import FieldType
-from objects.tallies import BUCKETS, DATE_TYPES, EMPTY, MONTH, WEEK, groupable, summable, tally_groups
+from objects.tallies import tally_groups
 
 COUNT, SUM, AVERAGE = "count", "sum", "average"
 MEASURES = [(COUNT, "Number of records"), (SUM, "Sum"), (AVERAGE, "Average")]

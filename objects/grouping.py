@@ -22,6 +22,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from dashboard.web.reading import as_dict
+from objects.buckets import EMPTY, MONTH, group_keys
 from objects.fields import (
     FieldDef,
     format_date,
@@ -32,7 +33,6 @@ from objects.fields import (
     parse_stored_number,
 )
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
-from objects.tallies import EMPTY, MONTH, group_keys
 
 GROUP_TYPES = frozenset({*SINGLE_CHOICE_TYPES, FieldType.BOOLEAN, FieldType.DATE, FieldType.DATETIME})
 

@@ -14,10 +14,11 @@ from typing import Any
 
 from dashboard.web.reading import as_dict, text
 from objects import selectors
+from objects.buckets import EMPTY
 from objects.fields import Cell, FieldDef, cell, format_datetime, format_number, title_field_key
 from objects.models import RecordTally
 from objects.schema import FieldType
-from objects.tallies import EMPTY, tally_groups
+from objects.tallies import tally_groups
 
 BOARD_TYPES = frozenset({FieldType.STAGE, FieldType.SELECT})
 CARDS_PER_COLUMN = 50

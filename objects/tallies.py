@@ -47,11 +47,12 @@ from dashboard.api.paths import api_path
 from dashboard.jobs import engine
 from dashboard.jobs.kinds import MORE, JobKind, Step
 from dashboard.keys.models import ApiKey, zone_named
-from dashboard.web.reading import as_dict, text
-from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
+from dashboard.web.reading import as_dict
+from objects.buckets import DATE_TYPES, DAY, group_keys
+from objects.fields import FieldDef, parse_stored_number
 from objects.filters import RecordFilter, remote_query
+from objects.grouping import summaries_fold
 from objects.models import RecordTally
-from objects.schema import CHOICE_TYPES, FieldType
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import Workspace
@@ -62,57 +63,6 @@ KIND = "objects.tally"  # the engine's name of this kind (dashboard/jobs)
 PAGE_SIZE = 100  # the service's largest page (api-spec.md, Conventions)
 PAGES_PER_STEP = 10
 STEP_SECONDS = 5.0
-
-DAY, WEEK, MONTH = "day", "week", "month"
-BUCKETS = [(DAY, "Day"), (WEEK, "Week"), (MONTH, "Month")]
-DATE_TYPES = frozenset({FieldType.DATE, FieldType.DATETIME})
-# Fields a tally can group by: choices and yes/no as they are, dates by a bucket.
-GROUP_TYPES = frozenset({*CHOICE_TYPES, FieldType.BOOLEAN, *DATE_TYPES})
-EMPTY = ""  # the group of records without a value
-
-
-def groupable(fields: list[FieldDef]) -> list[FieldDef]:
-    return [f for f in fields if f.type in GROUP_TYPES]
-
-
-def summable(fields: list[FieldDef]) -> list[FieldDef]:
-    return [f for f in fields if f.is_number]
-
-
-# --- the counting itself (pure) -------------------------------------------------
-
-
-def bucket_of(day: dt.date, bucket: str) -> str:
-    """A day's group: itself, its week's Monday, or its month (`2026-11`)."""
-    if bucket == MONTH:
-        return f"{day:%Y-%m}"
-    if bucket == WEEK:
-        return (day - dt.timedelta(days=day.weekday())).isoformat()
-    return day.isoformat()
-
-
-def group_keys(field: FieldDef, stored: Any, *, bucket: str, zone: dt.tzinfo) -> list[str]:
-    """The groups a stored value falls in: one, none ("" when empty), or
-    several for a multi select (a record tagged Hot and VIP counts in both)."""
-    if stored is None or stored == "" or stored == []:
-        return [EMPTY]
-    if field.type in CHOICE_TYPES:
-        values = stored if isinstance(stored, list) else [stored]
-        keys = []
-        for value in values:
-            option = field.option_for(value)
-            keys.append(option.id if option else text(value))
-        return keys or [EMPTY]
-    if field.type == FieldType.BOOLEAN:
-        yes = stored is True or (isinstance(stored, str) and stored.strip().lower() == "true")
-        return ["true" if yes else "false"]
-    if field.type == FieldType.DATETIME:
-        moment = parse_stored_datetime(stored)
-        return [bucket_of(moment.astimezone(zone).date(), bucket)] if moment else [EMPTY]
-    if field.type == FieldType.DATE:
-        day = parse_stored_date(stored)
-        return [bucket_of(day, bucket)] if day else [EMPTY]
-    return [text(stored)]
 
 
 @dataclass
@@ -270,7 +220,6 @@ def tally_chunk(tally: RecordTally) -> Step:
     are read again."""
     from objects import selectors
     from objects.fields import field_defs
-    from objects.grouping import summaries_fold
 
     if not tally.owner_key.user.is_active:
         return Step(stop_message="Stopped: the account whose key counted was deactivated.")

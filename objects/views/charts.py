@@ -18,11 +18,12 @@ from dashboard.accounts.middleware import background_request
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import poll_row, stop_polling
 from objects import looks
+from objects.buckets import DATE_TYPES, groupable, summable
 from objects.charts import BUCKETS, MEASURES, ChartQuestion, chart_drawing, chart_rows
 from objects.fields import FieldDef, field_defs
 from objects.models import RecordTally
 from objects.records import look_context, object_definition
-from objects.tallies import DATE_TYPES, groupable, summable, tally_params, tally_rows, tally_start, tally_version
+from objects.tallies import tally_params, tally_rows, tally_start, tally_version
 
 
 def _tally_params(question: ChartQuestion, context: dict, zone_name: str) -> dict:

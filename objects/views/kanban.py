@@ -25,6 +25,7 @@ from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, stop_polling
 from dashboard.web.pager import CursorPager
 from objects import services
+from objects.buckets import summable
 from objects.fields import FieldDef, field_defs
 from objects.filters import FILTER_PREFIX, RecordFilter
 from objects.kanban import (
@@ -38,7 +39,7 @@ from objects.kanban import (
 )
 from objects.models import RecordTally
 from objects.records import READ_ONLY, object_definition, saved_view_open
-from objects.tallies import summable, tally_get, tally_params, tally_rows, tally_start, tally_version
+from objects.tallies import tally_get, tally_params, tally_rows, tally_start, tally_version
 
 
 def _board_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:

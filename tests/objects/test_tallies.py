@@ -15,7 +15,7 @@ from django.utils import timezone
 
 from dashboard.jobs import engine
 from dashboard.keys.testing import stored_api_key
-from objects import tallies
+from objects import buckets, tallies
 from objects.fields import field_defs
 from objects.filters import RecordFilter
 from objects.models import RecordTally
@@ -32,17 +32,17 @@ FIELDS = {f.key: f for f in field_defs(DEALS)}
 def test_what_a_value_counts_in():
     berlin = zoneinfo.ZoneInfo("Europe/Berlin")
     stage, tags, when, day = FIELDS["stage"], FIELDS["tags"], FIELDS["meeting_at"], FIELDS["close_date"]
-    assert tallies.group_keys(stage, "Won", bucket="", zone=dt.UTC) == ["opt-won"]  # a label counts as its option
-    assert tallies.group_keys(stage, {"id": "opt-lead", "label": "Lead"}, bucket="", zone=dt.UTC) == ["opt-lead"]
-    assert tallies.group_keys(tags, ["opt-hot", "opt-vip"], bucket="", zone=dt.UTC) == ["opt-hot", "opt-vip"]
-    assert tallies.group_keys(stage, None, bucket="", zone=dt.UTC) == [tallies.EMPTY]
+    assert buckets.group_keys(stage, "Won", bucket="", zone=dt.UTC) == ["opt-won"]  # a label counts as its option
+    assert buckets.group_keys(stage, {"id": "opt-lead", "label": "Lead"}, bucket="", zone=dt.UTC) == ["opt-lead"]
+    assert buckets.group_keys(tags, ["opt-hot", "opt-vip"], bucket="", zone=dt.UTC) == ["opt-hot", "opt-vip"]
+    assert buckets.group_keys(stage, None, bucket="", zone=dt.UTC) == [buckets.EMPTY]
     # 23:30 UTC on Sunday 30 November is Monday 1 December in Berlin: another day, week and month.
     late = "2026-11-30T23:30:00Z"
-    assert tallies.group_keys(when, late, bucket=tallies.DAY, zone=berlin) == ["2026-12-01"]
-    assert tallies.group_keys(when, late, bucket=tallies.WEEK, zone=berlin) == ["2026-11-30"]
-    assert tallies.group_keys(when, late, bucket=tallies.MONTH, zone=dt.UTC) == ["2026-11"]
-    assert tallies.group_keys(day, "2026-11-05", bucket=tallies.WEEK, zone=dt.UTC) == ["2026-11-02"]
-    assert tallies.group_keys(day, "not a date", bucket=tallies.DAY, zone=dt.UTC) == [tallies.EMPTY]
+    assert buckets.group_keys(when, late, bucket=buckets.DAY, zone=berlin) == ["2026-12-01"]
+    assert buckets.group_keys(when, late, bucket=buckets.WEEK, zone=berlin) == ["2026-11-30"]
+    assert buckets.group_keys(when, late, bucket=buckets.MONTH, zone=dt.UTC) == ["2026-11"]
+    assert buckets.group_keys(day, "2026-11-05", bucket=buckets.WEEK, zone=dt.UTC) == ["2026-11-02"]
+    assert buckets.group_keys(day, "not a date", bucket=buckets.DAY, zone=dt.UTC) == [buckets.EMPTY]
 
 
 @pytest.fixture
