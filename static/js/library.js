@@ -13,6 +13,10 @@
   "use strict";
 
   var lastPicked = null;
+  // With this script each box (and a Shift range, sent with the box's own
+  // change) is saved as it changes: the no-JS "Update the selection" button
+  // is hidden by the stylesheet (studio.css) while this class is on.
+  document.documentElement.classList.add("library-live");
 
   document.addEventListener("click", function (event) {
     var box = event.target.closest && event.target.closest("[data-library-pick]");

@@ -13,7 +13,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from sandbox.library import create_image_asset
-from tests.helpers import fill_login_form
+from tests.helpers import SCREENSHOTS, fill_login_form
 
 
 @pytest.mark.browser
@@ -74,3 +74,40 @@ def test_select_100_images_across_pages_and_get_a_zip_of_100_from_the_worker(
     page.goto(console.url + "/studio/library/images/")
     page.locator("#selection-count").get_by_role("button", name="Clear").click()
     expect(page.locator("#selection-count")).to_have_text("No images selected")
+
+
+@pytest.mark.browser
+def test_on_a_phone_the_first_screen_shows_images_and_the_actions_stay_at_hand(console, sandbox, page: Page):
+    """At 375 x 812 the tabs take one row and the selection's actions come
+    after the images, held at the screen's bottom while they scroll; with the
+    script on, a Shift range is saved with the box's own change, so the no-JS
+    "Update the selection" button is not shown."""
+    workspace = next(ws for ws in sandbox.store.list("workspace") if ws["name"] == "Acme Marketing")
+    for n in range(30):
+        create_image_asset(None, board_id=None, prompt=f"Helmet {n}", store=sandbox.store, workspace_id=workspace["id"])
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(console.url + "/studio/library/images/")
+    fill_login_form(page, "dora")
+    first = page.get_by_role("img").first
+    expect(first).to_be_visible()
+    assert first.bounding_box()["y"] < 812  # an image starts on the first screen
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    expect(page.get_by_role("button", name="Update the selection")).to_be_hidden()
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SCREENSHOTS / "studio-library-phone.png"))
+
+    # Scrolled into the middle of the images, the actions are still on screen.
+    boxes = page.get_by_role("checkbox", name="Select")
+    boxes.nth(6).scroll_into_view_if_needed()
+    zip_button = page.get_by_role("button", name="Download selected as ZIP")
+    box = zip_button.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 812
+    page.screenshot(path=str(SCREENSHOTS / "studio-library-phone-scrolled.png"))
+
+    # A Shift range: saved with the clicked box's own change (no button).
+    boxes.nth(0).check()
+    expect(page.locator("#selection-count")).to_contain_text("1 image selected")
+    boxes.nth(3).click(modifiers=["Shift"])
+    expect(page.locator("#selection-count")).to_contain_text("4 images selected")
+    page.reload()
+    expect(page.locator("#selection-count")).to_contain_text("4 images selected")
