@@ -452,6 +452,7 @@ def comments_region(
     form: CommentForm | None = None,
     editing: RecordComment | None = None,
     edit_form: CommentForm | None = None,
+    just_posted: int | None = None,
 ) -> dict[str, Any]:
     """The record page's comments region (objects/comments.py): its comments
     (one query, however many), the watch toggle (one), the form to post, or
@@ -469,6 +470,8 @@ def comments_region(
         "comment_refusal": write_refusal(workspace, COMMENT_NEEDS_WRITE),
         "editing": editing,
         "edit_form": edit_form,
+        # The comment just posted or saved takes the focus after the swap.
+        "just_posted": just_posted,
         "watched": watched,
         "watchers": watchers,
     }

@@ -73,7 +73,7 @@ def comment_post(request: ConsoleRequest, object_key: str, record_id: str) -> Ht
         body=form.cleaned_data["body"],
     )
     if is_partial(request):
-        return _answer(request, object_key, record_id)
+        return _answer(request, object_key, record_id, just_posted=made.pk)
     return redirect(f"{record_url(object_key, record_id)}#comment-{made.pk}")
 
 
@@ -97,7 +97,7 @@ def comment_edit(request: ConsoleRequest, object_key: str, record_id: str, comme
         record_title=_title(request, object_key, record_id),
     )
     if is_partial(request):
-        return _answer(request, object_key, record_id)
+        return _answer(request, object_key, record_id, just_posted=comment.pk)
     return redirect(f"{record_url(object_key, record_id)}#comment-{comment.pk}")
 
 
