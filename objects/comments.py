@@ -149,8 +149,8 @@ def _tell(
     ]
     if rows:
         RecordNews.objects.bulk_create(rows)
-        for person in {row.user.pk for row in rows}:
-            transaction.on_commit(lambda pk=person: news_changed(user_id=pk, workspace_id=workspace_id))
+        told: set[int] = {row.user.pk for row in rows}
+        transaction.on_commit(lambda: _news_changed_of(told, workspace_id=workspace_id))
     return rows
 
 
@@ -257,7 +257,13 @@ def comment_delete(*, comment: RecordComment) -> None:
 def watch_set(*, user, workspace_id: str, object_key: str, record_id: str, on: bool, record_title: str = "") -> None:
     where = _where(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
     if on:
-        RecordWatch.objects.update_or_create(user=user, **where, defaults={"record_title": record_title[:300]})
+        RecordWatch.objects.update_or_create(
+            user=user,
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=record_id,
+            defaults={"record_title": record_title[:300]},
+        )
     else:
         RecordWatch.objects.filter(user=user, **where).delete()
 
@@ -272,7 +278,7 @@ def record_changed_tell(*, user, workspace_id: str, object_key: str, record_id: 
         return 0
     watches = list(
         RecordWatch.objects.filter(**_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id))
-        .exclude(user_id=getattr(user, "pk", None))
+        .exclude(user_id=getattr(user, "pk", None) or 0)
         .select_related("user")
         .order_by("-created_at")
     )
@@ -348,6 +354,11 @@ def _mark_key(*, user_id: int, workspace_id: str) -> str:
     # Workspace ids are the service's: hashed, so any id makes a key every cache accepts.
     digest = hashlib.sha256(f"{user_id}|{workspace_id}".encode()).hexdigest()[:32]
     return f"objects:news:{digest}"
+
+
+def _news_changed_of(user_ids: set[int], *, workspace_id: str) -> None:
+    for user_id in user_ids:
+        news_changed(user_id=user_id, workspace_id=workspace_id)
 
 
 def news_changed(*, user_id: int, workspace_id: str) -> None:

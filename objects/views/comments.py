@@ -5,6 +5,7 @@ working key: a comment of another workspace is not found (404)."""
 
 from __future__ import annotations
 
+from django.contrib.auth.models import PermissionsMixin
 from django.http import Http404, HttpResponseBase
 from django.shortcuts import redirect
 from django.views.decorators.http import require_http_methods, require_POST
@@ -105,7 +106,8 @@ def comment_edit(request: ConsoleRequest, object_key: str, record_id: str, comme
 def comment_delete(request: ConsoleRequest, object_key: str, record_id: str, comment_id: int) -> HttpResponseBase:
     """No write guard: withdrawing one's own comment is always allowed; another's only by an Administrator."""
     comment = _comment(request, object_key, record_id, comment_id)
-    if comment.author_id != request.user.pk and not request.user.has_perm(MANAGE_PEOPLE):
+    moderator = isinstance(request.user, PermissionsMixin) and request.user.has_perm(MANAGE_PEOPLE)
+    if comment.author_id != request.user.pk and not moderator:
         return forbidden(request, NOT_YOURS)
     comments.comment_delete(comment=comment)
     if is_partial(request):

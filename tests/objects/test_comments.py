@@ -312,3 +312,21 @@ def test_the_record_page_s_queries_are_flat_with_50_comments(console, service, u
 
     assert len(select(page, "#comments .comment")) == 50
     assert len(fifty) == len(one_comment)
+
+
+def test_a_mention_changes_the_header_s_version_so_its_next_poll_counts_it(
+    console, service, bob, django_capture_on_commit_callbacks
+):
+    from dashboard.inbox.selectors import header_version
+
+    before = header_version(user=bob)
+    header = _as(bob).get("/inbox/header").content.decode()
+    assert one(header, "#inbox-header")["data-inbox-count"] == "0"
+
+    # The mark is renewed once the comment is committed: a poll never counts before it can see it.
+    with django_capture_on_commit_callbacks(execute=True):
+        _post(console, "@bob, one for you")
+
+    assert header_version(user=bob) != before
+    header = _as(bob).get("/inbox/header").content.decode()
+    assert one(header, "#inbox-header")["data-inbox-count"] == "1"
