@@ -180,16 +180,15 @@ def _mention(people: list, *, comment: RecordComment, record_title: str, actor: 
         transaction.on_commit(lambda: outbox_send(task="reach.deliver_due", args=[]))
 
 
-def _watchers(*, workspace_id: str, object_key: str, record_id: str, besides: set[int]) -> list:
-    return [
-        watch.user
-        for watch in RecordWatch.objects.filter(
-            **_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id)
-        )
+def _watches(*, workspace_id: str, object_key: str, record_id: str, besides: set[int]) -> list[RecordWatch]:
+    """The record's watches by active people, but `besides`, newest first (one query)."""
+    rows = (
+        RecordWatch.objects.filter(**_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id))
         .exclude(user_id__in=besides)
         .select_related("user")
-        if watch.user.is_active
-    ]
+        .order_by("-created_at", "-pk")
+    )
+    return [watch for watch in rows if watch.user.is_active]
 
 
 def _still_in(workspace_id: str, people: list) -> list:
@@ -216,10 +215,8 @@ def comment_post(
         ]
         _mention(mentioned, comment=comment, record_title=record_title, actor=actor)
         besides = {user.pk, *(person.pk for person in mentioned)}
-        watchers = _still_in(
-            workspace_id,
-            _watchers(workspace_id=workspace_id, object_key=object_key, record_id=record_id, besides=besides),
-        )
+        watches = _watches(workspace_id=workspace_id, object_key=object_key, record_id=record_id, besides=besides)
+        watchers = _still_in(workspace_id, [watch.user for watch in watches]) if watches else []
         _tell(
             watchers,
             workspace_id=workspace_id,
@@ -250,8 +247,13 @@ def comment_edit(*, comment: RecordComment, user, body: str, record_title: str) 
 
 
 def comment_delete(*, comment: RecordComment) -> None:
-    """The comment goes, and the inbox items it made with it."""
-    comment.delete()
+    """The comment goes, and the inbox items it made with it (their people's
+    header counts are read again)."""
+    told = set(RecordNews.objects.filter(comment=comment, seen_at__isnull=True).values_list("user_id", flat=True))
+    workspace_id = comment.workspace_id
+    with transaction.atomic():
+        comment.delete()
+        transaction.on_commit(lambda: _news_changed_of(told, workspace_id=workspace_id))
 
 
 def watch_set(*, user, workspace_id: str, object_key: str, record_id: str, on: bool, record_title: str = "") -> None:
@@ -276,15 +278,12 @@ def record_changed_tell(*, user, workspace_id: str, object_key: str, record_id: 
     record of <object>"."""
     if not record_id:
         return 0
-    watches = list(
-        RecordWatch.objects.filter(**_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id))
-        .exclude(user_id=getattr(user, "pk", None) or 0)
-        .select_related("user")
-        .order_by("-created_at")
+    watches = _watches(
+        workspace_id=workspace_id, object_key=object_key, record_id=record_id, besides={getattr(user, "pk", None) or 0}
     )
     if not watches:
         return 0
-    watchers = _still_in(workspace_id, [watch.user for watch in watches if watch.user.is_active])
+    watchers = _still_in(workspace_id, [watch.user for watch in watches])
     actor = user.get_username() if getattr(user, "is_authenticated", False) else "someone"
     known = next((watch.record_title for watch in watches if watch.record_title), "")
     named = known or _known_title(workspace_id=workspace_id, object_key=object_key, record_id=record_id)

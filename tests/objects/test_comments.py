@@ -13,15 +13,17 @@ import pytest
 from django.db import connection
 from django.test import Client
 from django.test.utils import CaptureQueriesContext
+from django.utils import timezone
 
-from dashboard.inbox.selectors import inbox_items
+from dashboard.inbox.selectors import header_version, inbox_items
 from dashboard.inbox.sources import KIND_RECORD, InboxViewer
+from dashboard.keys.models import ApiKey
 from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
 from dashboard.reach.models import Delivery, NotificationPreference
 from objects import comments
 from objects.models import RecordComment, RecordNews, RecordWatch
-from tests.html import one, parse, select, text_of, texts
+from tests.html import form_values, one, parse, select, text_of, texts
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, RECORD_ID
 from tests.objects.support import WORKSPACE_ID, store_api_key
 
@@ -272,8 +274,6 @@ def test_a_console_edit_reaches_watchers(console, service, user, bob):
     )
     service.patch(RECORD_PATH).mock(return_value=httpx.Response(200, json=ACME))
     form = parse(console.get(f"{RECORD_URL}edit/").content.decode())
-    from tests.html import form_values
-
     values = form_values(one(form, "form.record-form"))
     values["seats"] = "12"
 
@@ -317,8 +317,6 @@ def test_the_record_page_s_queries_are_flat_with_50_comments(console, service, u
 def test_a_mention_changes_the_header_s_version_so_its_next_poll_counts_it(
     console, service, bob, django_capture_on_commit_callbacks
 ):
-    from dashboard.inbox.selectors import header_version
-
     before = header_version(user=bob)
     header = _as(bob).get("/inbox/header").content.decode()
     assert one(header, "#inbox-header")["data-inbox-count"] == "0"
@@ -330,3 +328,24 @@ def test_a_mention_changes_the_header_s_version_so_its_next_poll_counts_it(
     assert header_version(user=bob) != before
     header = _as(bob).get("/inbox/header").content.decode()
     assert one(header, "#inbox-header")["data-inbox-count"] == "1"
+
+
+def test_a_watcher_whose_key_was_refused_hears_nothing(console, service, bob):
+    RecordWatch.objects.create(user=bob, workspace_id=WORKSPACE_ID, object_key=OBJECT_KEY, record_id=RECORD_ID)
+    ApiKey.objects.filter(user=bob).update(refused_at=timezone.now())
+
+    _post(console, "Only for people with a working key, @bob")
+
+    assert not RecordNews.objects.filter(user=bob).exists()
+
+
+def test_a_deleted_comment_takes_its_inbox_items_with_it(console, service, bob, django_capture_on_commit_callbacks):
+    with django_capture_on_commit_callbacks(execute=True):
+        _post(console, "@bob a typo")
+    made = RecordComment.objects.get()
+    before = header_version(user=bob)
+    with django_capture_on_commit_callbacks(execute=True):
+        console.post(f"{RECORD_URL}comments/{made.pk}/delete/")
+
+    assert not RecordNews.objects.exists()
+    assert header_version(user=bob) != before
