@@ -9,6 +9,7 @@ class ObjectsConfig(AppConfig):
         from objects import bulk, imports, job_undo, merge, trash
         from objects.api import router as records_api
         from objects.assistant_tools import RECORD_TOOLS
+        from objects.comments import RECORDS_INBOX
         from objects.home import records_you_edited
         from objects.jobs import OBJECT_JOB, phases_register
         from objects.models import ObjectJob
@@ -43,6 +44,7 @@ class ObjectsConfig(AppConfig):
                 remote_resources=("objects",),
                 palette_sources=PALETTE_SOURCES,
                 home_sections=(records_you_edited,),
+                inbox_sources=(RECORDS_INBOX,),
                 api_routers=(("/", records_api),),
                 job_kinds=(OBJECT_JOB, RECORD_TALLY),
                 mcp_tools=RECORD_TOOLS,

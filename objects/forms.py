@@ -564,3 +564,16 @@ class SavedViewForm(forms.Form):
         if not name:
             raise forms.ValidationError("Give the view a name.")
         return name
+
+
+class CommentForm(forms.Form):
+    """A comment on a record (objects/comments.py): markdown, @username mentions."""
+
+    body = forms.CharField(
+        label="Comment",
+        max_length=10_000,
+        strip=True,
+        widget=forms.Textarea(attrs={"rows": 3}),
+        help_text="Markdown. Mention someone of this workspace with @ and their username.",
+        error_messages={"required": "Write something to post: the comment is empty."},
+    )

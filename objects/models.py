@@ -402,3 +402,87 @@ class TrashedRecord(models.Model):
     @property
     def in_trash(self) -> bool:
         return not self.restored_id
+
+
+# --- comments on records, watching, and what reaches people (objects/comments.py) ---
+
+
+class RecordComment(models.Model):
+    """A comment a person wrote on a record, kept by the console (the
+    service has no comments): markdown, shown sanitised, to people holding a
+    working key of its workspace only."""
+
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    author = models.ForeignKey(
+        settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="record_comments"
+    )
+    # The name shown even after the account is gone.
+    author_name = models.CharField(max_length=150, blank=True)
+    body = models.TextField()
+    created_at = models.DateTimeField(auto_now_add=True)
+    edited_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        ordering = ["created_at", "pk"]
+        indexes = [
+            models.Index(
+                fields=["workspace_id", "object_key", "record_id", "created_at"], name="objects_comment_record"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"comment {self.pk} on {self.object_key}/{self.record_id}"
+
+
+class RecordWatch(models.Model):
+    """A person watches a record: new comments on it and changes made to it
+    through the console reach their inbox."""
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="record_watches")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    # The record's title when watched (or last commented on): how a change's item names it.
+    record_title = models.CharField(max_length=300, blank=True)
+    created_at = models.DateTimeField(auto_now_add=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(
+                fields=["workspace_id", "object_key", "record_id", "user"], name="objects_one_watch_per_person"
+            )
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.user_id} watches {self.object_key}/{self.record_id}"
+
+
+class RecordNews(models.Model):
+    """One inbox item of a person about a record: they were mentioned in a
+    comment, or a record they watch got a comment or a change. Read by the
+    inbox (objects/comments.py: `record_news_items`, the database only); it
+    leaves when the person opens the record, or dismisses it."""
+
+    class Kind(models.TextChoices):
+        MENTION = "mention", "Mentioned you"
+        COMMENT = "comment", "Commented"
+        CHANGE = "change", "Changed"
+
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="record_news")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    kind = models.CharField(max_length=8, choices=Kind.choices)
+    title = models.CharField(max_length=300)
+    actor = models.CharField(max_length=150, blank=True)
+    comment = models.ForeignKey(RecordComment, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    seen_at = models.DateTimeField(null=True, blank=True)
+
+    class Meta:
+        indexes = [models.Index(fields=["user", "workspace_id", "seen_at"], name="objects_news_person")]
+
+    def __str__(self) -> str:
+        return f"{self.kind} for {self.user_id}: {self.title}"

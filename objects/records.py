@@ -23,12 +23,14 @@ from django.urls import reverse
 
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
+from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import looks, selectors
+from objects import comments, looks, selectors
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
+from objects.forms import CommentForm
 from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
@@ -46,11 +48,17 @@ if TYPE_CHECKING:
 
     from dashboard.frame.workspace import Workspace
     from objects.edits import Conflict
+    from objects.models import RecordComment
 
 # What a read-only member is told by every write address of the area (`requires_write`).
 READ_ONLY = "Records and objects can be changed only by a member who may write: ask a workspace admin for such a role."
 # A saved view shared with the workspace is published to everyone: a write.
 SHARE_NEEDS_WRITE = "Sharing a view with the workspace needs a role that writes: ask a workspace admin for one."
+# A comment is published to everyone of the workspace, like a shared view.
+COMMENT_NEEDS_WRITE = (
+    "A comment is published to everyone of the workspace, so writing one needs a role that writes: "
+    "ask a workspace admin for one."
+)
 
 VIEW_NONE = "all"  # `?view=all`: the whole table, even for a person with a default view
 NO_TITLE = "Untitled"
@@ -433,3 +441,37 @@ def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]
     for link in every:
         link.title = link.title or titles.get((link.object_key, link.record_id), "")
         link.url = record_url(link.object_key, link.record_id)
+
+
+def comments_region(
+    *,
+    workspace: Workspace,
+    user: AbstractBaseUser,
+    object_key: str,
+    record_id: str,
+    form: CommentForm | None = None,
+    editing: RecordComment | None = None,
+    edit_form: CommentForm | None = None,
+    just_posted: int | None = None,
+) -> dict[str, Any]:
+    """The record page's comments region (objects/comments.py): its comments
+    (one query, however many), the watch toggle (one), the form to post, or
+    why this person may not."""
+    watched, watchers = comments.watching(
+        user=user, workspace_id=workspace.id, object_key=object_key, record_id=record_id
+    )
+    return {
+        "object_key": object_key,
+        "record_id": record_id,
+        "comments": comments.record_comments(
+            user=user, workspace_id=workspace.id, object_key=object_key, record_id=record_id
+        ),
+        "comment_form": form or CommentForm(),
+        "comment_refusal": write_refusal(workspace, COMMENT_NEEDS_WRITE),
+        "editing": editing,
+        "edit_form": edit_form,
+        # The comment just posted or saved takes the focus after the swap.
+        "just_posted": just_posted,
+        "watched": watched,
+        "watchers": watchers,
+    }

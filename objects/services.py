@@ -17,6 +17,7 @@ from dashboard.api.paths import api_path
 from dashboard.events.models import EventType
 from dashboard.events.services import console_link, event_emit
 from dashboard.web.reading import as_dict
+from objects.comments import record_changed_tell
 from objects.edits import EditPlan
 from objects.fields import FieldDef
 from objects.links import link_from
@@ -236,6 +237,14 @@ def record_change_log(
                 "changed_by": change.actor,
                 "url": console_link(reverse("objects:record", args=[object_key, record_id])) if record_id else "",
             },
+        )
+        # The record's watchers hear of every change made through the console: here, where each is written.
+        record_changed_tell(
+            user=user,
+            workspace_id=workspace_id,
+            object_key=object_key,
+            record_id=record_id,
+            action_label=RecordChange.Action(action).label if action in RecordChange.Action.values else "",
         )
     return change
 

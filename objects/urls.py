@@ -133,3 +133,27 @@ urlpatterns += [
     path("<remote_id:object_key>/merge/", duplicate_views.merge_page, name="merge"),
     path("<remote_id:object_key>/merge/run/", duplicate_views.merge_run, name="merge_run"),
 ]
+
+# Comments on a record and watching it (objects/comments.py).
+from objects.views import comments as comment_views  # noqa: E402
+
+urlpatterns += [
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/comments/",
+        comment_views.comment_post,
+        name="comment_post",
+    ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/comments/<pk:comment_id>/edit/",
+        comment_views.comment_edit,
+        name="comment_edit",
+    ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/comments/<pk:comment_id>/delete/",
+        comment_views.comment_delete,
+        name="comment_delete",
+    ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/watch/", comment_views.record_watch, name="record_watch"
+    ),
+]

@@ -3,7 +3,7 @@
 `GET /v1/documents/{id}` returns the full content (the sandbox sends
 markdown with `format: markdown`; another implementation may send HTML or
 plain text). Whatever arrives is turned into HTML and then sanitised with
-nh3 (Ammonia): only text-structure tags survive, no script, no style, no
+nh3 (Ammonia, dashboard/web/markdown.py): only text-structure tags survive, no script, no style, no
 event handler, no `javascript:` address, no form. Links open in a new tab
 without an opener. The page's strict CSP is a second wall behind this one.
 """
@@ -12,35 +12,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import nh3
 from django.utils.html import escape, linebreaks
 from django.utils.safestring import SafeString, mark_safe
-from markdown_it import MarkdownIt
 
+from dashboard.web.markdown import markdown_html, sanitise
 from dashboard.web.reading import as_dict, text
 
-ALLOWED_TAGS = {
-    "h1", "h2", "h3", "h4", "h5", "h6", "p", "br", "hr", "blockquote", "pre", "code",
-    "ul", "ol", "li", "strong", "em", "b", "i", "u", "s", "del", "ins", "sub", "sup",
-    "table", "thead", "tbody", "tfoot", "tr", "th", "td", "caption", "a", "dl", "dt", "dd", "span", "div",
-}  # fmt: skip
-ALLOWED_ATTRIBUTES = {"a": {"href", "title"}, "th": {"colspan", "rowspan"}, "td": {"colspan", "rowspan"}}
 MAX_CONTENT = 1_000_000  # characters rendered; a longer document is cut (and says so)
-
-# Raw HTML inside markdown is not passed through: markdown's own syntax only.
-_markdown = MarkdownIt("commonmark", {"html": False, "linkify": False}).enable("table")
-
-
-def sanitise(html: str) -> SafeString:
-    cleaned = nh3.clean(
-        html,
-        tags=ALLOWED_TAGS,
-        attributes=ALLOWED_ATTRIBUTES,
-        url_schemes={"http", "https", "mailto"},
-        link_rel="noopener noreferrer nofollow",
-        strip_comments=True,
-    )
-    return mark_safe(cleaned)
 
 
 def render_content(content: Any, content_format: Any = "") -> SafeString:
@@ -53,7 +31,7 @@ def render_content(content: Any, content_format: Any = "") -> SafeString:
         return sanitise(body)
     if kind in ("text", "plain", "plaintext", "txt"):
         return sanitise(linebreaks(escape(body)))
-    return sanitise(_markdown.render(body))
+    return markdown_html(body)
 
 
 def document_source(body: Any) -> tuple[str, str]:

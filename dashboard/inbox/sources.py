@@ -41,16 +41,20 @@ KIND_QUESTION = "question"
 KIND_VIDEO = "video"
 KIND_WAITING = "waiting"
 KIND_FAILED = "failed"
+# Mentions in comments, and comments and changes on records a person watches (objects/comments.py).
+KIND_RECORD = "record"
 KINDS = (
     (KIND_APPROVAL, "Approvals"),
     (KIND_QUESTION, "Questions"),
     (KIND_VIDEO, "Video requests"),
     (KIND_WAITING, "Waiting runs"),
     (KIND_FAILED, "Failed"),
+    (KIND_RECORD, "Mentions and watched records"),
 )
 KIND_LABELS = dict(KINDS)
-# A failure seen, a video request the person will not make: nothing else settles them.
-DISMISSABLE_KINDS = frozenset({KIND_FAILED, KIND_VIDEO})
+# A failure seen, a video request the person will not make, news of a record read elsewhere:
+# nothing else settles them (opening the record settles its news too).
+DISMISSABLE_KINDS = frozenset({KIND_FAILED, KIND_VIDEO, KIND_RECORD})
 
 # The one-click action an item offers.
 ACTION_APPROVE = "approve"  # approve or reject in place (the area's template)

@@ -28,6 +28,7 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import selectors, services, tallies
+from objects.comments import record_news_seen
 from objects.condition_editor import adding, group_editors
 from objects.conditions import MAX_GROUPS
 from objects.fields import field_defs
@@ -38,6 +39,7 @@ from objects.models import RecordTally
 from objects.records import (
     READ_ONLY,
     VIEW_NONE,
+    comments_region,
     conflict_rows,
     default_view_address,
     list_carried,
@@ -262,6 +264,10 @@ def record(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResp
         if not restored:
             raise
         return redirect("objects:record", object_key, restored)
+    workspace = request.workspace
+    # Opened: its mentions and watched news leave this person's inbox.
+    record_news_seen(user=request.user, workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    context.update(comments_region(workspace=workspace, user=request.user, object_key=object_key, record_id=record_id))
     return render(request, "objects/record.html", context)
 
 

@@ -489,6 +489,10 @@ FUZZ_TABLE: dict[str, Target] = {
         form=("idempotency_key", "shown_values", "resolve.name", "seen.name"),
         record_fields="form",
     ),
+    "objects:comment_post": Target(methods=("POST",), form=("body",)),
+    "objects:comment_edit": Target(methods=("GET", "POST"), form=("edit-1-body", "body")),
+    "objects:comment_delete": Target(methods=("POST",)),
+    "objects:record_watch": Target(methods=("POST",), form=("on",)),
     "objects:record_undo": Target(methods=("GET", "POST"), form=("idempotency_key", "resolve.name", "seen.name")),
     "objects:record_put_back": Target(methods=("GET", "POST"), form=("idempotency_key",)),
     "objects:record_then": Target(

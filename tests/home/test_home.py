@@ -139,14 +139,15 @@ def test_the_home_page_counts_its_queries(person, client, django_assert_max_num_
     """Everything on it comes from a fixed number of queries, whatever the
     amount of work: the frame's (session, user, key, permissions, console
     role, the switcher, the header's version and count), the inbox's items
-    (stored rows, builder questions, dismissals, the person's work: read once
-    and shared by every section), the running rows, the stored runs, the
+    (stored rows, builder questions, dismissals, the person's work, their
+    records' mentions and watched news: read once and shared by every
+    section), the running rows, the stored runs, the
     records edited, and the version "What needs you" polls with (the
     header's version and whether the workspace was read: three)."""
     user, _ = person("quinn")
     client.force_login(user)
     client.get(reverse("home"))  # the objects' read, kept a minute; the header's count, kept under its version
-    with django_assert_max_num_queries(21):
+    with django_assert_max_num_queries(22):
         client.get(reverse("home"))
 
 

@@ -110,17 +110,19 @@ def test_switcher_shows_the_active_workspace_and_role_without_remote_calls(
     # Session, user, keys (one query for the switcher, one for the active key),
     # and the user's and groups' permissions and console role (for the Audit
     # entry; cached for the request); the inbox's header count (stored items,
-    # builder questions, the person's own work, what they dismissed), its
+    # builder questions, the person's own work, their records' mentions and
+    # watched news, what they dismissed), its
     # poll's version (two statements) and news not yet shown. The home page's
-    # overview adds its own (tests/home): the inbox's items (the same four),
+    # overview adds its own (tests/home): the inbox's items (the same five),
     # the running rows, the stored runs and the records edited, and the
     # version "What needs you" and the areas' sections poll with (the
     # header's version again and whether the workspace was read: three).
-    with django_assert_max_num_queries(24):
+    with django_assert_max_num_queries(26):
         html = logged_in_client.get(reverse("home")).content.decode()
     # The next page reads the count kept under its unchanged version (the
     # version's two statements and the news), not every source's items.
-    with django_assert_max_num_queries(20):  # the console role again: one query a request
+    # The console role again (one query a request); the home's own items (one query of the records' news).
+    with django_assert_max_num_queries(21):
         logged_in_client.get(reverse("home"))
 
     page = parse(html)

@@ -14,9 +14,9 @@ from dashboard.people.backends import person_role_set
 from dashboard.people.roles import Role
 from tests.html import parse, texts
 
-# The columns a person shows and the views they save are their own (kept in
-# the console), not the workspace's.
-PERSONAL_FORMS = ("/records/columns/", "/views/save/")
+# The columns a person shows, the views they save and the records they watch
+# are their own (kept in the console), not the workspace's.
+PERSONAL_FORMS = ("/records/columns/", "/views/save/", "/watch/")
 
 
 def write_controls(html: bytes) -> list[str]:

@@ -69,6 +69,8 @@ UNGUARDED = {
     "objects:view_default": "which view opens first is a person's own preference",
     "objects:view_delete": "a person's own view: withdrawing what one published is always allowed",
     "objects:job_cancel": "stops a person's own job: stopping writes needs no right to make them",
+    "objects:comment_delete": "withdrawing one's own comment is always allowed; another's only by an Administrator (MANAGE_PEOPLE, checked by the view: test_comments)",
+    "objects:record_watch": "which records a person watches is their own choice: it writes nothing others see",
     "own_name": "one's own display name: personal, every role keeps theirs",
     "own_password": "one's own password, the current one first: personal, every role keeps theirs",
     "own_sessions_sign_out": "signs out one's own other sessions: only takes access away from oneself",

@@ -1,0 +1,94 @@
+"""Comments in Chromium against the real sandbox: a comment written and
+posted by keyboard alone (htmx, the new comment takes the focus), a mention
+in the other person's inbox on their next page, watching by keyboard, edit
+in place, and the region fitting 375 px. axe runs on every page and swap
+(tests/axe.py: 0 serious or critical)."""
+
+from __future__ import annotations
+
+import pytest
+from django.test import Client
+from playwright.sync_api import Page, expect
+
+from dashboard.api import ServiceClient
+from dashboard.keys.testing import store_sandbox_key
+from sandbox.fixtures import create_every_type_object, sample_values
+from tests.helpers import SCREENSHOTS, running_sandbox
+
+
+@pytest.fixture(scope="module")
+def sandbox():
+    with running_sandbox() as handle:
+        yield handle
+
+
+def _sign_in(page: Page, live_server, user) -> None:
+    # Off the console first: a poll of the page left would meet the change of session.
+    page.goto("about:blank")
+    browser_client = Client()
+    browser_client.force_login(user)
+    page.context.clear_cookies()
+    page.context.add_cookies(
+        [{"name": "sessionid", "value": browser_client.cookies["sessionid"].value, "url": live_server.url}]
+    )
+
+
+@pytest.fixture
+def record(live_server, sandbox, settings, transactional_db, django_user_model, page: Page):
+    settings.SERVICE_BASE_URL = sandbox.base_url
+    service = ServiceClient(api_key=sandbox.demo_key)
+    obj = create_every_type_object(service)
+    made = service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(1)})
+    tina = django_user_model.objects.create_user(username="tina", password="comments are fun to test")
+    dana = django_user_model.objects.create_user(username="dana", password="comments are fun to test")
+    store_sandbox_key(tina, service, sandbox.demo_key)
+    store_sandbox_key(dana, service, sandbox.demo_key)
+    _sign_in(page, live_server, tina)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
+    return {"url": f"{live_server.url}/objects/{obj['key']}/records/{made['id']}/", "dana": dana}
+
+
+def focused_text(page: Page) -> str:
+    return page.evaluate("() => (document.activeElement && document.activeElement.textContent || '').trim()")
+
+
+@pytest.mark.browser
+def test_a_comment_posted_by_keyboard_reaches_the_person_mentioned(record, page: Page, live_server):
+    page.goto(record["url"])
+    comments = page.locator("#comments")
+    expect(comments).to_contain_text("No comments yet.")
+
+    # Watch, then write and post, by keyboard alone.
+    watch = comments.get_by_role("button", name="Watch this record")
+    watch.focus()
+    page.keyboard.press("Enter")
+    expect(comments.get_by_role("button", name="Watch this record")).to_have_attribute("aria-pressed", "true")
+    page.get_by_label("Comment", exact=True).focus()
+    page.keyboard.type("Can you check the **amount**, @dana?")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Post the comment")).to_be_focused()
+    page.keyboard.press("Enter")
+    posted = comments.locator(".comment").first
+    expect(posted.locator(".comment-body strong")).to_have_text("amount")
+    expect(posted).to_be_focused()
+
+    # Edit in place: the text takes the focus; saved, the comment again.
+    posted.get_by_role("link", name="Edit").click()
+    box = comments.locator(".comment textarea")
+    expect(box).to_be_focused()
+    box.fill("Can you check the **amount** today, @dana?")
+    comments.get_by_role("button", name="Save the comment").click()
+    expect(comments.locator(".comment-body")).to_contain_text("today")
+    expect(comments.locator(".comment-head")).to_contain_text("edited")
+
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(SCREENSHOTS / "record-comments-375.png"), full_page=True)
+
+    # Dana's next page: the mention waits in her inbox and opens the comment.
+    _sign_in(page, live_server, record["dana"])
+    page.goto(f"{live_server.url}/inbox/")
+    item = page.get_by_role("link", name="tina mentioned you on Deal 001")
+    expect(item).to_be_visible()
+    item.click()
+    expect(page.locator("#comments .comment-body")).to_contain_text("today")
