@@ -30,7 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from django.core.cache import cache
-from django.db import transaction
+from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
 from django.utils import timezone
 from django.utils.safestring import SafeString
@@ -198,35 +198,63 @@ def _still_in(workspace_id: str, people: list) -> list:
 
 
 def comment_post(
-    *, user, workspace_id: str, object_key: str, record_id: str, record_title: str, body: str
+    *,
+    user,
+    workspace_id: str,
+    object_key: str,
+    record_id: str,
+    record_title: str,
+    body: str,
+    uid: uuid.UUID | None = None,
 ) -> RecordComment:
     """A new comment: mentioned people are told (inbox and notification),
-    then the record's other watchers (inbox)."""
+    then the record's other watchers (inbox). The same form sent again
+    (`uid`) gives back its first comment and tells nobody twice."""
     actor = user.get_username()
-    with transaction.atomic():
-        comment = RecordComment.objects.create(
-            author=user,
-            author_name=actor,
-            body=body,
-            **_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id),
-        )
-        mentioned = [
-            person for person in mentioned_people(workspace_id=workspace_id, body=body) if person.pk != user.pk
-        ]
-        _mention(mentioned, comment=comment, record_title=record_title, actor=actor)
-        besides = {user.pk, *(person.pk for person in mentioned)}
-        watches = _watches(workspace_id=workspace_id, object_key=object_key, record_id=record_id, besides=besides)
-        watchers = _still_in(workspace_id, [watch.user for watch in watches]) if watches else []
-        _tell(
-            watchers,
-            workspace_id=workspace_id,
-            object_key=object_key,
-            record_id=record_id,
-            kind=RecordNews.Kind.COMMENT,
-            title=f"{actor} commented on {record_title}",
-            actor=actor,
-            comment=comment,
-        )
+    if uid is not None and (first := RecordComment.objects.filter(uid=uid, author=user).first()) is not None:
+        return first
+    try:
+        with transaction.atomic():
+            return _comment_made(
+                user=user,
+                actor=actor,
+                workspace_id=workspace_id,
+                object_key=object_key,
+                record_id=record_id,
+                record_title=record_title,
+                body=body,
+                uid=uid,
+            )
+    except IntegrityError:
+        # Both sends at once: the other one made it.
+        return RecordComment.objects.get(uid=uid, author=user)
+
+
+def _comment_made(
+    *, user, actor: str, workspace_id: str, object_key: str, record_id: str, record_title: str, body: str, uid
+) -> RecordComment:
+    comment = RecordComment.objects.create(
+        author=user,
+        author_name=actor,
+        body=body,
+        uid=uid,
+        **_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id),
+    )
+    mentioned = [person for person in mentioned_people(workspace_id=workspace_id, body=body) if person.pk != user.pk]
+    _mention(mentioned, comment=comment, record_title=record_title, actor=actor)
+    besides = {user.pk, *(person.pk for person in mentioned)}
+    watches = _watches(workspace_id=workspace_id, object_key=object_key, record_id=record_id, besides=besides)
+    watchers = _still_in(workspace_id, [watch.user for watch in watches]) if watches else []
+    _tell(
+        watchers,
+        workspace_id=workspace_id,
+        object_key=object_key,
+        record_id=record_id,
+        kind=RecordNews.Kind.COMMENT,
+        title=f"{actor} commented on {record_title}",
+        actor=actor,
+        comment=comment,
+    )
     return comment
 
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import datetime as dt
 import re
+import uuid
 from collections.abc import Sequence
 from typing import Any, cast
 
@@ -577,3 +578,10 @@ class CommentForm(forms.Form):
         help_text="Markdown. Mention someone of this workspace with @ and their username.",
         error_messages={"required": "Write something to post: the comment is empty."},
     )
+    # The form's own id (objects.RecordComment.uid): sent twice, one comment.
+    uid = forms.UUIDField(required=False, widget=forms.HiddenInput)
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        if not self.is_bound:
+            self.initial.setdefault("uid", uuid.uuid4())

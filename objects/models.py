@@ -423,6 +423,9 @@ class RecordComment(models.Model):
     body = models.TextField()
     created_at = models.DateTimeField(auto_now_add=True)
     edited_at = models.DateTimeField(null=True, blank=True)
+    # One per sent form: the same form sent twice (a double click, a resend
+    # after a lost answer) finds the comment its first send made.
+    uid = models.UUIDField(null=True, blank=True, editable=False)
 
     class Meta:
         ordering = ["created_at", "pk"]
@@ -431,6 +434,7 @@ class RecordComment(models.Model):
                 fields=["workspace_id", "object_key", "record_id", "created_at"], name="objects_comment_record"
             )
         ]
+        constraints = [models.UniqueConstraint(fields=["author", "uid"], name="objects_comment_sent_once")]
 
     def __str__(self) -> str:
         return f"comment {self.pk} on {self.object_key}/{self.record_id}"

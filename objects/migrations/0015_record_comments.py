@@ -23,6 +23,7 @@ class Migration(migrations.Migration):
                 ("body", models.TextField()),
                 ("created_at", models.DateTimeField(auto_now_add=True)),
                 ("edited_at", models.DateTimeField(blank=True, null=True)),
+                ("uid", models.UUIDField(blank=True, editable=False, null=True)),
                 (
                     "author",
                     models.ForeignKey(
@@ -99,6 +100,10 @@ class Migration(migrations.Migration):
             index=models.Index(
                 fields=["workspace_id", "object_key", "record_id", "created_at"], name="objects_comment_record"
             ),
+        ),
+        migrations.AddConstraint(
+            model_name="recordcomment",
+            constraint=models.UniqueConstraint(fields=("author", "uid"), name="objects_comment_sent_once"),
         ),
         migrations.AddIndex(
             model_name="recordnews",

@@ -72,6 +72,7 @@ def comment_post(request: ConsoleRequest, object_key: str, record_id: str) -> Ht
         record_id=record_id,
         record_title=_title(request, object_key, record_id),
         body=form.cleaned_data["body"],
+        uid=form.cleaned_data.get("uid"),
     )
     if is_partial(request):
         return _answer(request, object_key, record_id, just_posted=made.pk)

@@ -237,6 +237,23 @@ def test_a_mention_is_in_the_inbox_at_once_and_notified_by_preferences(console, 
     )
 
 
+def test_the_same_form_sent_twice_makes_one_comment_and_tells_once(console, service, bob):
+    """A double click, or a resend after a lost answer: the form's own id
+    (its hidden `uid`, fresh on every new form) finds the first comment."""
+    page = console.get(RECORD_URL).content.decode()
+    sent = {**form_values(one(page, "#comment-form")), "body": "Twice, @bob?"}
+
+    first = console.post(f"{RECORD_URL}comments/", sent)
+    again = console.post(f"{RECORD_URL}comments/", sent)
+
+    made = RecordComment.objects.get()
+    assert first["Location"] == again["Location"] == f"{RECORD_URL}#comment-{made.pk}"
+    assert RecordNews.objects.filter(user=bob).count() == 1
+    # The region after a post holds a new form: its next comment is another one.
+    after = _post(console, "Another", **HTMX).content.decode()
+    assert form_values(one(after, "#comment-form"))["uid"] != sent["uid"]
+
+
 def test_a_mention_without_saved_preferences_makes_no_notification(console, service, bob):
     _post(console, "@bob see this")
 
