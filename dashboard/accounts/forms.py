@@ -71,6 +71,26 @@ class SignInPolicyForm(forms.Form):
             "password, at their next sign-in, before they can use the console."
         ),
     )
+    passkey_roles = forms.MultipleChoiceField(
+        label="Roles that must sign in with a passkey",
+        choices=[(role.value, role.label) for role in Role],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "People of these roles without a passkey register one right after signing in, at their next "
+            "sign-in (after their code, if they have an app). Recovery codes still sign them in."
+        ),
+    )
+    passwordless_roles = forms.MultipleChoiceField(
+        label="Roles that may sign in with a passkey instead of a password",
+        choices=[(role.value, role.label) for role in Role],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=(
+            "The login page then offers “Sign in with a passkey”: the device's screen lock, fingerprint "
+            "or PIN stands for both the password and the second factor."
+        ),
+    )
 
 
 class ConsolePasswordResetForm(PasswordResetForm):
@@ -110,3 +130,34 @@ class OwnPasswordForm(PasswordChangeForm):
         self.fields["new_password2"].label = "New password again"
         # Django's help is a list in HTML; the console's field template shows it as text.
         self.fields["new_password1"].help_text = " ".join(password_validators_help_texts())
+
+
+class PasskeyAddForm(forms.Form):
+    """Registering a passkey on one's own page: a name to tell it apart, and
+    the browser's answer (filled in by static/js/passkeys.js)."""
+
+    name = forms.CharField(
+        label="Name of the passkey",
+        max_length=64,
+        required=False,
+        help_text="Where it lives, to tell it apart later: \u201cWork laptop\u201d, \u201cPhone\u201d, \u201cYubiKey\u201d.",
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    credential = forms.CharField(required=False, max_length=64_000, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Its own ids: the account page also has the display name's `id_name`.
+        kwargs.setdefault("auto_id", "id_passkey_%s")
+        super().__init__(*args, **kwargs)
+
+
+class PasskeyAnswerForm(forms.Form):
+    """A passkey's answer to the console's challenge (static/js/passkeys.js fills it in)."""
+
+    credential = forms.CharField(required=False, max_length=64_000, widget=forms.HiddenInput)
+
+
+def passkey_remove_form(data: Any = None) -> FactorCodeForm:
+    return FactorCodeForm(
+        data, prefix="remove", help_text="Removing a passkey asks for a code (or confirm with another passkey)."
+    )
