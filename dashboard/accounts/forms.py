@@ -60,36 +60,35 @@ def new_codes_form(data: Any = None) -> FactorCodeForm:
     )
 
 
+def _roles_field(label: str, help_text: str, *, described: bool = False) -> forms.MultipleChoiceField:
+    """A box per console role (with what the role does, for the first of the policy's lists)."""
+    return forms.MultipleChoiceField(
+        label=label,
+        choices=[
+            (role.value, f"{role.label}: {ROLE_DESCRIPTIONS[role]}" if described else role.label) for role in Role
+        ],
+        required=False,
+        widget=forms.CheckboxSelectMultiple,
+        help_text=help_text,
+    )
+
+
 class SignInPolicyForm(forms.Form):
-    roles = forms.MultipleChoiceField(
-        label="Roles that must use two-factor sign-in",
-        choices=[(role.value, f"{role.label}: {ROLE_DESCRIPTIONS[role]}") for role in Role],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=(
-            "People of these roles without a second factor are asked to set one up right after their "
-            "password, at their next sign-in, before they can use the console."
-        ),
+    roles = _roles_field(
+        "Roles that must use two-factor sign-in",
+        "People of these roles without a second factor are asked to set one up right after their "
+        "password, at their next sign-in, before they can use the console.",
+        described=True,
     )
-    passkey_roles = forms.MultipleChoiceField(
-        label="Roles that must sign in with a passkey",
-        choices=[(role.value, role.label) for role in Role],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=(
-            "People of these roles without a passkey register one right after signing in, at their next "
-            "sign-in (after their code, if they have an app). Recovery codes still sign them in."
-        ),
+    passkey_roles = _roles_field(
+        "Roles that must sign in with a passkey",
+        "People of these roles without a passkey register one right after signing in, at their next "
+        "sign-in (after their code, if they have an app). Recovery codes still sign them in.",
     )
-    passwordless_roles = forms.MultipleChoiceField(
-        label="Roles that may sign in with a passkey instead of a password",
-        choices=[(role.value, role.label) for role in Role],
-        required=False,
-        widget=forms.CheckboxSelectMultiple,
-        help_text=(
-            "The login page then offers “Sign in with a passkey”: the device's screen lock, fingerprint "
-            "or PIN stands for both the password and the second factor."
-        ),
+    passwordless_roles = _roles_field(
+        "Roles that may sign in with a passkey instead of a password",
+        "The login page then offers \u201cSign in with a passkey\u201d: the device's screen lock, fingerprint "
+        "or PIN stands for both the password and the second factor.",
     )
 
 
