@@ -131,6 +131,10 @@ def login_code(request: ConsoleRequest) -> HttpResponseBase:
         return redirect("login")
     paused = two_factor.code_attempts_paused(user)
     form = SignInCodeForm(request.POST or None)
+    if not two_factor.two_factor_enabled(user):
+        # A passkey and no app: the box takes a recovery code only.
+        form.fields["code"].label = "Recovery code"
+        form.fields["code"].help_text = "One of the recovery codes you saved when you added your first passkey."
     if request.method == "POST" and paused is None and form.is_valid():
         how = two_factor.two_factor_check(user=user, code=form.cleaned_data["code"], purpose="sign in")
         if how:

@@ -335,6 +335,8 @@ def test_a_recovery_code_still_signs_in_a_person_with_only_a_passkey(client, use
     registered(user)
     codes = two_factor.recovery_codes_first(user=user)
     log_in(client)
+    page = client.get(reverse("login_code"))
+    assert text_of(one(page.content, "label[for=id_code]")) == "Recovery code"
     done = client.post(reverse("login_code"), {"code": codes[0]})
     assert done.status_code == 302 and signed_in(client)
 

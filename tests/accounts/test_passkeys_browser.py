@@ -69,6 +69,7 @@ def test_a_passkey_added_then_signing_in_with_it_after_the_password_and_alone(
     fill_login_form(page, "mira", "a long passphrase, 2026")
     expect(page.get_by_role("heading", name="Use your passkey")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.screenshot(path=str(SCREENSHOTS / "passkeys-second-step-375.png"), full_page=True)
     page.get_by_role("button", name="Use a passkey").click()
     expect(page.get_by_role("heading", name="Your name, password and sessions")).to_be_visible()
     expect(passkeys).not_to_contain_text("never")
@@ -77,6 +78,9 @@ def test_a_passkey_added_then_signing_in_with_it_after_the_password_and_alone(
     log_out(page)
     page.set_viewport_size({"width": 375, "height": 740})
     page.goto(live_server.url + "/accounts/you/")
+    expect(page.get_by_role("button", name="Sign in with a passkey")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.screenshot(path=str(SCREENSHOTS / "passkeys-login-375.png"), full_page=True)
     page.get_by_role("button", name="Sign in with a passkey").click()
     expect(page.get_by_role("heading", name="Your name, password and sessions")).to_be_visible()
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
@@ -91,4 +95,33 @@ def test_a_passkey_added_then_signing_in_with_it_after_the_password_and_alone(
         ("passkey.signed_in", "second step"),
         ("passkey.signed_in", "without a password"),
     ]
+    assert not violations
+
+
+@pytest.mark.browser
+def test_a_role_that_requires_a_passkey_adds_one_right_after_the_password(
+    live_server, transactional_db, django_user_model, settings, page: Page
+):
+    settings.PASSKEY_RP_ID = ""
+    settings.PASSKEY_ORIGINS = []
+    settings.CONSOLE_BASE_URL = ""
+    noor = django_user_model.objects.create_user(username="noor", password="a long passphrase, 2026")
+    Person.objects.create(user=noor, role=Role.APPROVER)
+    PasskeyRoleRule.objects.create(role=Role.APPROVER, rule=PasskeyRoleRule.REQUIRED)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
+    violations = csp_violations(page)
+
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.goto(live_server.url + "/accounts/you/")
+    fill_login_form(page, "noor", "a long passphrase, 2026")
+    expect(page.get_by_role("heading", name="Add a passkey")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.get_by_label("Name of the passkey").fill("Phone")
+    page.get_by_role("button", name="Add a passkey").click()
+    expect(page.get_by_role("list", name="Recovery codes").get_by_role("listitem")).to_have_count(10)
+    page.get_by_role("link", name="I have saved them: continue").click()
+    expect(page.get_by_role("table", name="Your passkeys")).to_contain_text("Phone")
+    assert Passkey.objects.filter(user=noor).count() == 1
     assert not violations
