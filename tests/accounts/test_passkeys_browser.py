@@ -25,6 +25,18 @@ AUTHENTICATOR = {
 }
 
 
+@pytest.fixture
+def authenticator(settings, page: Page):
+    """Chromium's virtual authenticator on the page (CDP WebAuthn), and the
+    relying party from the live server's own address: (the CDP session, its id)."""
+    settings.PASSKEY_RP_ID = ""
+    settings.PASSKEY_ORIGINS = []
+    settings.CONSOLE_BASE_URL = ""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("WebAuthn.enable")
+    return cdp, cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})["authenticatorId"]
+
+
 def log_out(page: Page) -> None:
     page.set_viewport_size({"width": 1280, "height": 800})  # the header's Log out, not inside the phone's menu
     page.get_by_role("button", name="Log out").click()
@@ -32,18 +44,13 @@ def log_out(page: Page) -> None:
 
 @pytest.mark.browser
 def test_a_passkey_added_then_signing_in_with_it_after_the_password_and_alone(
-    live_server, transactional_db, django_user_model, settings, page: Page
+    live_server, transactional_db, django_user_model, authenticator, page: Page
 ):
-    settings.PASSKEY_RP_ID = ""
-    settings.PASSKEY_ORIGINS = []
-    settings.CONSOLE_BASE_URL = ""
     assert live_server.url.startswith("http://localhost:")
     mira = django_user_model.objects.create_user(username="mira", password="a long passphrase, 2026")
     Person.objects.create(user=mira, role=Role.MEMBER)
     PasskeyRoleRule.objects.create(role=Role.MEMBER, rule=PasskeyRoleRule.PASSWORDLESS)
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("WebAuthn.enable")
-    authenticator = cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})["authenticatorId"]
+    cdp, authenticator_id = authenticator
     violations = csp_violations(page)
 
     page.set_viewport_size({"width": 375, "height": 740})
@@ -59,7 +66,7 @@ def test_a_passkey_added_then_signing_in_with_it_after_the_password_and_alone(
     expect(passkeys).to_contain_text("never")
     assert page.evaluate("document.documentElement.scrollWidth") <= 375
     page.screenshot(path=str(SCREENSHOTS / "passkeys-375.png"), full_page=True)
-    held = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator})["credentials"]
+    held = cdp.send("WebAuthn.getCredentials", {"authenticatorId": authenticator_id})["credentials"]
     assert len(held) == 1 and held[0]["isResidentCredential"]
 
     # Signed out, then the password and the passkey as the second step.
@@ -100,17 +107,11 @@ def test_a_passkey_added_then_signing_in_with_it_after_the_password_and_alone(
 
 @pytest.mark.browser
 def test_a_role_that_requires_a_passkey_adds_one_right_after_the_password(
-    live_server, transactional_db, django_user_model, settings, page: Page
+    live_server, transactional_db, django_user_model, authenticator, page: Page
 ):
-    settings.PASSKEY_RP_ID = ""
-    settings.PASSKEY_ORIGINS = []
-    settings.CONSOLE_BASE_URL = ""
     noor = django_user_model.objects.create_user(username="noor", password="a long passphrase, 2026")
     Person.objects.create(user=noor, role=Role.APPROVER)
     PasskeyRoleRule.objects.create(role=Role.APPROVER, rule=PasskeyRoleRule.REQUIRED)
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("WebAuthn.enable")
-    cdp.send("WebAuthn.addVirtualAuthenticator", {"options": AUTHENTICATOR})
     violations = csp_violations(page)
 
     page.set_viewport_size({"width": 375, "height": 740})
