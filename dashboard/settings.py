@@ -288,6 +288,16 @@ SIGN_IN_SECOND_STEP_MINUTES = env.float("SIGN_IN_SECOND_STEP_MINUTES", default=1
 # one was given in this session within this many seconds (dashboard/accounts/step_up.py).
 STEP_UP_SECONDS = env.int("STEP_UP_SECONDS", default=300)
 STEP_UP_RISKS = env.list("STEP_UP_RISKS", default=["destructive", "spend"])
+# Passkeys (WebAuthn, dashboard/accounts/passkeys.py): the relying party's id (the
+# console's domain, e.g. console.example.com) and the origins browsers sign for
+# (https://console.example.com). Empty: both from CONSOLE_BASE_URL, else from the
+# request's own host (ALLOWED_HOSTS has checked it). A passkey works only under the
+# id it was registered for, so set them before people register any.
+PASSKEY_RP_ID = env.str("PASSKEY_RP_ID", default="")
+PASSKEY_ORIGINS = env.list("PASSKEY_ORIGINS", default=[])
+PASSKEY_RP_NAME = env.str("PASSKEY_RP_NAME", default="Workspace Console")
+# A challenge the console sent to the browser is good for one answer within this long.
+PASSKEY_CHALLENGE_SECONDS = env.int("PASSKEY_CHALLENGE_SECONDS", default=300)
 # Password reset: a link works this long (Django's default is 3 days); asking
 # for one is limited per address asking and per email asked for, per window.
 PASSWORD_RESET_TIMEOUT = int(env.float("PASSWORD_RESET_HOURS", default=2) * 3600)

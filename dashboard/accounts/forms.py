@@ -60,16 +60,35 @@ def new_codes_form(data: Any = None) -> FactorCodeForm:
     )
 
 
-class SignInPolicyForm(forms.Form):
-    roles = forms.MultipleChoiceField(
-        label="Roles that must use two-factor sign-in",
-        choices=[(role.value, f"{role.label}: {ROLE_DESCRIPTIONS[role]}") for role in Role],
+def _roles_field(label: str, help_text: str, *, described: bool = False) -> forms.MultipleChoiceField:
+    """A box per console role (with what the role does, for the first of the policy's lists)."""
+    return forms.MultipleChoiceField(
+        label=label,
+        choices=[
+            (role.value, f"{role.label}: {ROLE_DESCRIPTIONS[role]}" if described else role.label) for role in Role
+        ],
         required=False,
         widget=forms.CheckboxSelectMultiple,
-        help_text=(
-            "People of these roles without a second factor are asked to set one up right after their "
-            "password, at their next sign-in, before they can use the console."
-        ),
+        help_text=help_text,
+    )
+
+
+class SignInPolicyForm(forms.Form):
+    roles = _roles_field(
+        "Roles that must use two-factor sign-in",
+        "People of these roles without a second factor are asked to set one up right after their "
+        "password, at their next sign-in, before they can use the console.",
+        described=True,
+    )
+    passkey_roles = _roles_field(
+        "Roles that must sign in with a passkey",
+        "People of these roles without a passkey register one right after signing in, at their next "
+        "sign-in (after their code, if they have an app). Recovery codes still sign them in.",
+    )
+    passwordless_roles = _roles_field(
+        "Roles that may sign in with a passkey instead of a password",
+        "The login page then offers \u201cSign in with a passkey\u201d: the device's screen lock, fingerprint "
+        "or PIN stands for both the password and the second factor.",
     )
 
 
@@ -110,3 +129,34 @@ class OwnPasswordForm(PasswordChangeForm):
         self.fields["new_password2"].label = "New password again"
         # Django's help is a list in HTML; the console's field template shows it as text.
         self.fields["new_password1"].help_text = " ".join(password_validators_help_texts())
+
+
+class PasskeyAddForm(forms.Form):
+    """Registering a passkey on one's own page: a name to tell it apart, and
+    the browser's answer (filled in by static/js/passkeys.js)."""
+
+    name = forms.CharField(
+        label="Name of the passkey",
+        max_length=64,
+        required=False,
+        help_text="Where it lives, to tell it apart later: \u201cWork laptop\u201d, \u201cPhone\u201d, \u201cYubiKey\u201d.",
+        widget=forms.TextInput(attrs={"autocomplete": "off"}),
+    )
+    credential = forms.CharField(required=False, max_length=64_000, widget=forms.HiddenInput)
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        # Its own ids: the account page also has the display name's `id_name`.
+        kwargs.setdefault("auto_id", "id_passkey_%s")
+        super().__init__(*args, **kwargs)
+
+
+class PasskeyAnswerForm(forms.Form):
+    """A passkey's answer to the console's challenge (static/js/passkeys.js fills it in)."""
+
+    credential = forms.CharField(required=False, max_length=64_000, widget=forms.HiddenInput)
+
+
+def passkey_remove_form(data: Any = None) -> FactorCodeForm:
+    return FactorCodeForm(
+        data, prefix="remove", help_text="Removing a passkey asks for a code (or confirm with another passkey)."
+    )

@@ -1,4 +1,5 @@
-"""The sign-in policy: which console roles must use two-factor sign-in.
+"""The sign-in policy: which console roles must use two-factor sign-in,
+which must register a passkey, and which may sign in with a passkey alone.
 
 It is asked when a person signs in with their password: one of a required
 role without a second factor sets one up before any page of the console.
@@ -17,7 +18,8 @@ from typing import Any
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from dashboard.accounts.models import RequiredTwoFactorRole
+from dashboard.accounts.models import PasskeyRoleRule, RequiredTwoFactorRole
+from dashboard.accounts.passkeys import passkey_user_ids
 from dashboard.accounts.two_factor import two_factor_enabled_ids
 from dashboard.audit.services import audit_account_event
 from dashboard.people.roles import DEFAULT_ROLE, Role
@@ -30,6 +32,9 @@ class RoleSignIn:
     required: bool
     people: int
     without_two_factor: int
+    passkey_required: bool = False
+    passwordless: bool = False
+    without_passkey: int = 0
 
 
 def sign_in_policy_roles() -> list[RoleSignIn]:
@@ -40,9 +45,12 @@ def sign_in_policy_roles() -> list[RoleSignIn]:
     rows = get_user_model()._default_manager.filter(is_active=True).values_list("pk", "is_superuser", "person__role")
     role_by_user = {pk: (Role.ADMINISTRATOR if superuser else (role or DEFAULT_ROLE)) for pk, superuser, role in rows}
     enabled = two_factor_enabled_ids(role_by_user)
+    with_passkey = passkey_user_ids(list(role_by_user))
     people = Counter(role_by_user.values())
-    without = Counter(role for pk, role in role_by_user.items() if pk not in enabled)
+    without = Counter(role for pk, role in role_by_user.items() if pk not in enabled and pk not in with_passkey)
+    without_passkey = Counter(role for pk, role in role_by_user.items() if pk not in with_passkey)
     required = set(RequiredTwoFactorRole.objects.values_list("role", flat=True))
+    rules = set(PasskeyRoleRule.objects.values_list("role", "rule"))
     return [
         RoleSignIn(
             role=role.value,
@@ -50,6 +58,9 @@ def sign_in_policy_roles() -> list[RoleSignIn]:
             required=role.value in required,
             people=people[role.value],
             without_two_factor=without[role.value],
+            passkey_required=(role.value, PasskeyRoleRule.REQUIRED) in rules,
+            passwordless=(role.value, PasskeyRoleRule.PASSWORDLESS) in rules,
+            without_passkey=without_passkey[role.value],
         )
         for role in Role
     ]
@@ -78,6 +89,36 @@ def sign_in_policy_set(*, roles: list[str], by: Any) -> bool:
             ),
             details={
                 "required": sorted(wanted),
+                "added": sorted(wanted - current),
+                "removed": sorted(current - wanted),
+            },
+        )
+    return True
+
+
+def passkey_policy_set(*, rule: str, roles: list[str], by: Any) -> bool:
+    """Make exactly `roles` carry the passkey `rule` (PasskeyRoleRule.REQUIRED
+    or PASSWORDLESS); audited. False when nothing changed."""
+    wanted = {role for role in roles if role in Role.values}
+    with transaction.atomic():
+        rows = PasskeyRoleRule.objects.select_for_update().filter(rule=rule)
+        current = set(rows.values_list("role", flat=True))
+        if wanted == current:
+            return False
+        rows.filter(role__in=current - wanted).delete()
+        PasskeyRoleRule.objects.bulk_create(
+            [PasskeyRoleRule(role=role, rule=rule, chosen_by=by) for role in sorted(wanted - current)]
+        )
+        labels = ", ".join(Role(role).label for role in Role.values if role in wanted) or "no role"
+        words = "Passkey required for" if rule == PasskeyRoleRule.REQUIRED else "Passkey sign-in without a password for"
+        audit_account_event(
+            actor=by,
+            subject=None,
+            action="sign_in_policy.changed",
+            summary=f"{words}: {labels}",
+            details={
+                "passkey_rule": rule,
+                "roles": sorted(wanted),
                 "added": sorted(wanted - current),
                 "removed": sorted(current - wanted),
             },

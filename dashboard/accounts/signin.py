@@ -21,6 +21,7 @@ from django.http import HttpRequest
 from django.shortcuts import resolve_url
 from django.urls import reverse
 
+from dashboard.accounts.passkeys import passkey_enabled, passkey_required
 from dashboard.accounts.two_factor import two_factor_enabled, two_factor_required
 
 PENDING = "console_sign_in_pending"
@@ -32,21 +33,53 @@ PASSWORD_BACKEND = "django.contrib.auth.backends.ModelBackend"
 
 def sign_in_after_password(request: HttpRequest, *, user: Any, next_url: str, backend: str = "") -> str:
     """The one decision after a right password (the login form, an accepted
-    invitation): where to send the person. With two-factor sign-in: the code
-    step; of a role that requires it and without an app: setting one up; in
-    both cases nobody is logged in yet. Otherwise they are logged in now and
+    invitation): where to send the person. With a second factor (an app or a
+    passkey): the second step; of a role that requires one and without any:
+    setting up an app, or a passkey where the role requires that; nobody is
+    logged in yet in these cases. Otherwise they are logged in now and
     go to `next_url` (a path the caller has checked) or the home page."""
     if backend:
         user.backend = backend
-    if two_factor_enabled(user):
+    if has_second_factor(user):
         second_step_start(request, user=user, next_url=next_url)
         return reverse("login_code")
     if two_factor_required(user):
         second_step_start(request, user=user, next_url=next_url)
         return reverse("login_two_factor_setup")
+    if passkey_required(user):
+        second_step_start(request, user=user, next_url=next_url)
+        return reverse("login_passkey_setup")
     second_step_forget(request)
     login(request, user, backend=getattr(user, "backend", None) or PASSWORD_BACKEND)
     return next_url or resolve_url(settings.LOGIN_REDIRECT_URL)
+
+
+def has_second_factor(user: Any) -> bool:
+    """An authenticator app or a passkey: either one is asked after the password."""
+    return two_factor_enabled(user) or passkey_enabled(user)
+
+
+def second_step_passed(request: HttpRequest, user: Any) -> str:
+    """Where a person goes once their second factor passed (a code, a
+    passkey, an app just set up): logged in now, unless their role requires a
+    passkey and they have none; then they register one first (still not
+    logged in), allowed because the factor passed (`passkey_setup_allowed`)."""
+    if passkey_required(user) and not passkey_enabled(user):
+        pending = request.session.get(PENDING)
+        if isinstance(pending, dict):
+            request.session[PENDING] = {**pending, "factor_passed": True}
+            return reverse("login_passkey_setup")
+    return resolve_url(second_step_finish(request, user))
+
+
+def passkey_setup_allowed(request: HttpRequest, user: Any) -> bool:
+    """Whether the half-signed-in person may register a passkey now: after
+    their second factor passed, or when they have none (the password is all
+    there is to give). Never on the password alone when an app or passkey
+    exists: that would add a way in past the factor."""
+    pending = request.session.get(PENDING)
+    passed = isinstance(pending, dict) and pending.get("factor_passed") is True
+    return passed or not has_second_factor(user)
 
 
 def second_step_start(request: HttpRequest, *, user: Any, next_url: str) -> None:

@@ -35,7 +35,7 @@ from django.utils.html import escape
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
-from dashboard.accounts.models import RequiredTwoFactorRole
+from dashboard.accounts.models import Passkey, RequiredTwoFactorRole
 from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
 from dashboard.audit.services import audit_account_event
 from dashboard.people.backends import role_of
@@ -207,6 +207,14 @@ def two_factor_enable(*, user: Any, device: TOTPDevice, code: str) -> list[str] 
     return codes
 
 
+def recovery_codes_first(*, user: Any) -> list[str] | None:
+    """Ten recovery codes for a person who has none yet (their first passkey:
+    a lost passkey must not lock them out); None when they already have them."""
+    if StaticDevice.objects.filter(user_id=user.pk, confirmed=True).exists():
+        return None
+    return _recovery_codes_make(user)
+
+
 def recovery_codes_regenerate(*, user: Any) -> list[str]:
     with transaction.atomic():
         codes = _recovery_codes_make(user)
@@ -225,9 +233,12 @@ def _devices_remove(user: Any) -> None:
 
 
 def two_factor_disable(*, user: Any) -> None:
-    """The person turns it off (the view has checked a code and the policy)."""
+    """The person turns it off (the view has checked a code and the policy).
+    Their recovery codes stay while they have a passkey: they stand in for it."""
     with transaction.atomic():
-        _devices_remove(user)
+        TOTPDevice.objects.filter(user_id=user.pk).delete()
+        if not Passkey.objects.filter(user_id=user.pk).exists():
+            StaticDevice.objects.filter(user_id=user.pk).delete()
         audit_account_event(
             actor=user, subject=user, action="two_factor.disabled", summary="Turned off two-factor sign-in"
         )
@@ -235,17 +246,18 @@ def two_factor_disable(*, user: Any) -> None:
 
 def two_factor_reset(*, user: Any, by: Any) -> None:
     """An administrator removes a person's second factor (a lost device, no
-    recovery code left): their app and recovery codes go, and a paused second
-    step is lifted. They next sign in with their password alone, or, when their
+    recovery code left): their app, passkeys and recovery codes go, and a paused
+    second step is lifted. They next sign in with their password alone, or, when their
     role requires a second factor, are sent to set one up right after it."""
     with transaction.atomic():
         had = two_factor_enabled(user)
         _devices_remove(user)
+        passkeys, _ = Passkey.objects.filter(user_id=user.pk).delete()
         audit_account_event(
             actor=by,
             subject=user,
             action="two_factor.reset",
             summary=f"Reset the two-factor sign-in of {user.get_username()}",
-            details={"was_enabled": had},
+            details={"was_enabled": had, "passkeys_removed": passkeys},
         )
     lock_clear(scope=CODE_LOCK_SCOPE, ident=str(user.pk))

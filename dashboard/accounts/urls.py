@@ -1,9 +1,10 @@
 from django.contrib.auth import views as auth_views
 from django.urls import path
 
-from dashboard.accounts import views, views_self
+from dashboard.accounts import views, views_passkeys, views_self
 from dashboard.fair_use import costly_request
 from dashboard.frame.key_gate import works_without_key
+from dashboard.web import converters  # noqa: F401  (the pk path converter)
 
 # Django's own names (password_reset_done, password_reset_confirm, ...) are
 # kept: its views and the reset email's template reverse them.
@@ -12,6 +13,11 @@ urlpatterns = [
     path("login/", costly_request(when="password")(views.ConsoleLoginView.as_view()), name="login"),
     path("login/code/", views.login_code, name="login_code"),
     path("login/two-factor/", views.login_two_factor_setup, name="login_two_factor_setup"),
+    # Passkeys while signing in: options for the browser, the second step, without a password, registering one.
+    path("login/passkey/options/", views_passkeys.login_passkey_options, name="login_passkey_options"),
+    path("login/code/passkey/", views_passkeys.login_code_passkey, name="login_code_passkey"),
+    path("login/passkey/", views_passkeys.login_passkey, name="login_passkey"),
+    path("login/passkey-setup/", views_passkeys.login_passkey_setup, name="login_passkey_setup"),
     path("logout/", works_without_key(auth_views.LogoutView.as_view()), name="logout"),
     path("password-reset/", views.ConsolePasswordResetView.as_view(), name="password_reset"),
     path(
@@ -35,6 +41,9 @@ urlpatterns = [
     path("two-factor/turn-off/", views.two_factor_turn_off, name="two_factor_turn_off"),
     path("you/", views_self.own_account, name="own_account"),
     path("you/name/", views_self.own_name, name="own_name"),
+    path("you/passkeys/options/", views_passkeys.own_passkey_options, name="own_passkey_options"),
+    path("you/passkeys/", views_passkeys.own_passkey_add, name="own_passkey_add"),
+    path("you/passkeys/<pk:pk>/remove/", views_passkeys.own_passkey_remove, name="own_passkey_remove"),
     path("you/sessions/sign-out/", views_self.own_sessions_sign_out, name="own_sessions_sign_out"),
     # A posted password is a hash to check: the tighter fair-use allowance, as the login's.
     path("you/password/", costly_request(when="old_password")(views_self.own_password), name="own_password"),

@@ -17,11 +17,11 @@ from django.contrib.auth.views import (
     PasswordResetView,
 )
 from django.http import HttpResponse, HttpResponseBase
-from django.shortcuts import redirect, render, resolve_url
+from django.shortcuts import redirect, render
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
-from dashboard.accounts import two_factor
+from dashboard.accounts import passkeys, two_factor
 from dashboard.accounts.forms import (
     AppCodeForm,
     ConsolePasswordResetForm,
@@ -35,8 +35,9 @@ from dashboard.accounts.login_slots import busy_retry_after, password_check_slot
 from dashboard.accounts.services import password_reset_done, password_reset_request
 from dashboard.accounts.signin import (
     PENDING,
-    second_step_finish,
+    has_second_factor,
     second_step_forget,
+    second_step_passed,
     second_step_user,
     sign_in_after_password,
 )
@@ -60,6 +61,8 @@ class ConsoleLoginView(LoginView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
+        # "Sign in with a passkey" where the sign-in policy lets some role sign in without a password.
+        context["passwordless"] = passkeys.passwordless_offered()
         return context
 
     def post(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
@@ -114,24 +117,29 @@ def _paused_message(seconds: float) -> str:
 @never_cache
 @require_http_methods(["GET", "POST"])
 def login_code(request: ConsoleRequest) -> HttpResponseBase:
-    """The second step: a code from the app or a recovery code. Wrong codes
+    """The second step: a code from the app or a recovery code, or a passkey
+    (posted to login_code_passkey). Wrong codes
     are counted per account (AXES_FAILURE_LIMIT of them pause this step for
     AXES_COOLOFF_TIME, like the password), and while paused even the right
     code is refused, so guessing gains nothing."""
     user = second_step_user(request)
     if user is None:
         return _sign_in_again(request)
-    if not two_factor.two_factor_enabled(user):
+    if not has_second_factor(user):
         # Reset by an administrator meanwhile: the password step decides again.
         second_step_forget(request)
         return redirect("login")
     paused = two_factor.code_attempts_paused(user)
     form = SignInCodeForm(request.POST or None)
+    if not two_factor.two_factor_enabled(user):
+        # A passkey and no app: the box takes a recovery code only.
+        form.fields["code"].label = "Recovery code"
+        form.fields["code"].help_text = "One of the recovery codes you saved when you added your first passkey."
     if request.method == "POST" and paused is None and form.is_valid():
         how = two_factor.two_factor_check(user=user, code=form.cleaned_data["code"], purpose="sign in")
         if how:
             lock_clear(scope=two_factor.CODE_LOCK_SCOPE, ident=str(user.pk))
-            target = second_step_finish(request, user)
+            target = second_step_passed(request, user)
             if how == "recovery":
                 left = two_factor.recovery_codes_left(user)
                 messages.warning(
@@ -140,7 +148,7 @@ def login_code(request: ConsoleRequest) -> HttpResponseBase:
                     "Two-factor sign-in page, make new recovery codes, and turn it off and on again with the new "
                     "phone (if your role requires it, an administrator resets it instead).",
                 )
-            return redirect(resolve_url(target))
+            return redirect(target)
         paused = two_factor.code_failure_record(
             user=user, limit=settings.AXES_FAILURE_LIMIT, cool_off_seconds=cool_off_seconds()
         )
@@ -149,7 +157,12 @@ def login_code(request: ConsoleRequest) -> HttpResponseBase:
                 "code",
                 "That code is not right. Check the app shows the Workspace Console entry, and try the newest code.",
             )
-    context = {"form": form, "paused_message": _paused_message(paused) if paused else ""}
+    context = {
+        "form": form,
+        "paused_message": _paused_message(paused) if paused else "",
+        "has_app": two_factor.two_factor_enabled(user),
+        "has_passkey": passkeys.passkey_enabled(user),
+    }
     return render(request, "registration/login_code.html", context, status=429 if paused else 200)
 
 
@@ -172,11 +185,10 @@ def login_two_factor_setup(request: ConsoleRequest) -> HttpResponseBase:
     if request.method == "POST" and form.is_valid():
         codes = two_factor.two_factor_enable(user=user, device=device, code=form.cleaned_data["code"])
         if codes is not None:
-            target = second_step_finish(request, user)
             return render(
                 request,
                 "registration/login_two_factor_setup.html",
-                {"codes": codes, "continue_url": resolve_url(target)},
+                {"codes": codes, "continue_url": second_step_passed(request, user)},
             )
         form.add_error(
             "code", "That code is not right. Scan the code again, or type the secret, and enter the newest code."
@@ -237,7 +249,7 @@ def two_factor_enable(request: ConsoleRequest) -> HttpResponseBase:
     return _two_factor_page(request, form=form, status=422)
 
 
-def _code_passes(request: ConsoleRequest, form: FactorCodeForm, *, purpose: str) -> tuple[bool, int | None]:
+def factor_code_passes(request: ConsoleRequest, form: FactorCodeForm, *, purpose: str) -> tuple[bool, int | None]:
     """Whether the person's code allows a change to their second factor, and
     the seconds of a pause when wrong codes paused it (they count with the
     sign-in's, so an open session cannot be used to guess). A refusal is on
@@ -264,7 +276,7 @@ def recovery_codes_new(request: ConsoleRequest) -> HttpResponseBase:
     if not two_factor.two_factor_enabled(request.user):
         return redirect("two_factor")
     form = new_codes_form(request.POST)
-    passed, paused = _code_passes(request, form, purpose="make new recovery codes")
+    passed, paused = factor_code_passes(request, form, purpose="make new recovery codes")
     if passed:
         codes = two_factor.recovery_codes_regenerate(user=request.user)
         return _two_factor_page(request, codes=codes)
@@ -282,7 +294,7 @@ def two_factor_turn_off(request: ConsoleRequest) -> HttpResponseBase:
         messages.error(request, "Your role must use two-factor sign-in, so it cannot be turned off.")
         return redirect("two_factor")
     form = turn_off_form(request.POST)
-    passed, paused = _code_passes(request, form, purpose="turn off two-factor sign-in")
+    passed, paused = factor_code_passes(request, form, purpose="turn off two-factor sign-in")
     if passed:
         two_factor.two_factor_disable(user=user)
         messages.success(request, "Two-factor sign-in is off. You sign in with your password alone.")

@@ -1,6 +1,7 @@
 """Administrators' pages of sign-in, served under /people/ beside the People
 pages (dashboard/people) but owned here: the sign-in policy (which roles
-must use two-factor sign-in) and resetting a person's second factor."""
+must use two-factor sign-in or a passkey, which may sign in with a passkey
+alone) and resetting a person's second factor."""
 
 from __future__ import annotations
 
@@ -10,8 +11,9 @@ from django.http import Http404, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_http_methods
 
-from dashboard.accounts import policy, two_factor
+from dashboard.accounts import passkeys, policy, two_factor
 from dashboard.accounts.forms import SignInPolicyForm
+from dashboard.accounts.models import PasskeyRoleRule
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
@@ -25,9 +27,17 @@ MANAGE_EXPLANATION = "Only an Administrator may change how people sign in."
 @require_http_methods(["GET", "POST"])
 @requires_permission(MANAGE_PEOPLE, MANAGE_EXPLANATION)
 def sign_in_policy(request: ConsoleRequest) -> HttpResponseBase:
-    form = SignInPolicyForm(request.POST or None, initial={"roles": two_factor.two_factor_required_roles()})
+    initial = {
+        "roles": two_factor.two_factor_required_roles(),
+        "passkey_roles": passkeys.passkey_rule_roles(PasskeyRoleRule.REQUIRED),
+        "passwordless_roles": passkeys.passkey_rule_roles(PasskeyRoleRule.PASSWORDLESS),
+    }
+    form = SignInPolicyForm(request.POST or None, initial=initial)
     if request.method == "POST" and form.is_valid():
-        changed = policy.sign_in_policy_set(roles=form.cleaned_data["roles"], by=request.user)
+        data, by = form.cleaned_data, request.user
+        changed = policy.sign_in_policy_set(roles=data["roles"], by=by)
+        changed |= policy.passkey_policy_set(rule=PasskeyRoleRule.REQUIRED, roles=data["passkey_roles"], by=by)
+        changed |= policy.passkey_policy_set(rule=PasskeyRoleRule.PASSWORDLESS, roles=data["passwordless_roles"], by=by)
         messages.success(request, "Sign-in policy saved." if changed else "Nothing changed.")
         return redirect("sign_in_policy")
     context = {"form": form, "roles": policy.sign_in_policy_roles()}

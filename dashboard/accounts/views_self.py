@@ -1,5 +1,6 @@
 """One's own account while signed in (/accounts/you/): the display name, the
-password (the current one first; the other sessions signed out) and the
+password (the current one first; the other sessions signed out), one's
+passkeys (views_passkeys.py adds and removes them) and the
 sessions one is signed in with ("sign out other sessions"). Any role, without
 an API key: it is the console's account, not a workspace's."""
 
@@ -15,7 +16,8 @@ from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.views.decorators.http import require_GET, require_POST
 
-from dashboard.accounts.forms import DisplayNameForm, OwnPasswordForm
+from dashboard.accounts import passkeys
+from dashboard.accounts.forms import DisplayNameForm, OwnPasswordForm, PasskeyAddForm
 from dashboard.accounts.lockout import cool_off_seconds
 from dashboard.accounts.services import own_name_change, own_password_change
 from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
@@ -37,12 +39,15 @@ def _paused(seconds: float) -> str:
     )
 
 
-def _own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: Any) -> HttpResponse:
+def own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: Any) -> HttpResponse:
     user: Any = request.user
     context: dict[str, Any] = {
         "name_form": DisplayNameForm(initial={"name": user.get_full_name()}),
         # An account made by single sign-on has no console password: its provider keeps it.
         "password_form": OwnPasswordForm(user) if user.has_usable_password() else None,
+        "passkeys": passkeys.passkeys_of(user),
+        "passkey_form": PasskeyAddForm(),
+        "passkey_required": passkeys.passkey_required(user),
         "sessions": session_list(user=user, current_session_key=request.session.session_key),
         "sign_ins": sign_ins_of(user_id=user.pk),
         **forms,
@@ -53,7 +58,7 @@ def _own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: An
 @works_without_key
 @require_GET
 def own_account(request: ConsoleRequest) -> HttpResponse:
-    return _own_account_page(request)
+    return own_account_page(request)
 
 
 @works_without_key
@@ -61,7 +66,7 @@ def own_account(request: ConsoleRequest) -> HttpResponse:
 def own_name(request: ConsoleRequest) -> HttpResponseBase:
     form = DisplayNameForm(request.POST)
     if not form.is_valid():
-        return _own_account_page(request, name_form=form, status=422)
+        return own_account_page(request, name_form=form, status=422)
     if own_name_change(user=request.user, name=form.cleaned_data["name"]):
         messages.success(request, "Your display name is changed.")
     else:
@@ -99,7 +104,7 @@ def own_password(request: ConsoleRequest) -> HttpResponseBase:
         )
     if paused is not None:
         form.add_error(None, _paused(paused))
-    return _own_account_page(request, password_form=form, status=429 if paused else 422)
+    return own_account_page(request, password_form=form, status=429 if paused else 422)
 
 
 @works_without_key

@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import time
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from django.urls import reverse
+from django_otp.oath import TOTP
+from django_otp.plugins.otp_totp.models import TOTPDevice
 
+from dashboard.accounts import two_factor
 from tests.accounts.oidc_provider import CLIENT_ID, CLIENT_SECRET
 from tests.html import one
 
@@ -53,3 +57,19 @@ def sign_on(client, *, next_url: str = "/objects/"):
     assert back.status_code == 302
     callback = urlsplit(back.headers["Location"])
     return client.get(f"{callback.path}?{callback.query}")
+
+
+def app_code(device: TOTPDevice, *, steps_ahead: int = 0) -> str:
+    """The code an app shows now (or `steps_ahead` periods on: a later code,
+    since a code once used is refused again)."""
+    device.refresh_from_db()
+    totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
+    totp.time = time.time() + steps_ahead * device.step
+    return f"{totp.token():06d}"
+
+
+def enable_app(user) -> TOTPDevice:
+    """Two-factor sign-in turned on for `user` with an app (and its recovery codes)."""
+    device = two_factor.pending_app_device(user)
+    assert two_factor.two_factor_enable(user=user, device=device, code=app_code(device)) is not None
+    return device

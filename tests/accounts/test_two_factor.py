@@ -11,7 +11,6 @@ from datetime import timedelta
 
 import pytest
 from django.urls import reverse
-from django_otp.oath import TOTP
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from dashboard.accounts import two_factor
@@ -19,6 +18,7 @@ from dashboard.accounts.signin import PENDING
 from dashboard.audit.models import AuditEntry
 from dashboard.people.models import Person
 from dashboard.people.roles import Role
+from tests.accounts.support import app_code
 from tests.helpers import PASSWORD
 from tests.html import one, select, text_of, texts
 
@@ -32,13 +32,7 @@ def sign_in_settings(settings):
     settings.SIGN_IN_SECOND_STEP_MINUTES = 10
 
 
-def code_for(device: TOTPDevice, *, steps_ahead: int = 0) -> str:
-    """The code an app shows now (or `steps_ahead` periods on: a later code,
-    since a code once used is refused again)."""
-    device.refresh_from_db()
-    totp = TOTP(device.bin_key, device.step, device.t0, device.digits, device.drift)
-    totp.time = time.time() + steps_ahead * device.step
-    return f"{totp.token():06d}"
+code_for = app_code
 
 
 def enable_for(user) -> tuple[TOTPDevice, list[str]]:
@@ -344,9 +338,10 @@ def test_the_policy_page_sets_the_required_roles(admin_client, user):
     enable_for(user)  # alice: a Member (the default role) with an app
     page = admin_client.get(reverse("sign_in_policy"))
     assert page.status_code == 200
-    rows = {text_of(row.select_one("th")): texts(row, "td") for row in select(page.content, "tbody tr")}
-    assert rows["Member"][1:] == ["1", "0"]
-    assert rows["Administrator"][1:] == ["1", "1"]
+    counts = "td[data-label='Active people'], td[data-label='Without a second factor']"
+    rows = {text_of(row.select_one("th")): texts(row, counts) for row in select(page.content, "tbody tr")}
+    assert rows["Member"] == ["1", "0"]
+    assert rows["Administrator"] == ["1", "1"]
 
     saved = admin_client.post(reverse("sign_in_policy"), {"roles": [Role.APPROVER, Role.ADMINISTRATOR]}, follow=True)
     assert "Sign-in policy saved." in text_of(one(saved.content, "#messages"))

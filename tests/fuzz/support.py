@@ -192,6 +192,14 @@ FUZZ_TABLE: dict[str, Target] = {
     "two_factor_turn_off": Target(methods=("POST",), form=("off-code",)),
     "sign_in_policy": Target(methods=("GET", "POST"), form=("roles",)),
     "two_factor_reset": Target(methods=("GET", "POST"), query=("next",), form=("next",)),
+    # Passkeys (dashboard/accounts/views_passkeys.py): options for the browser, answers in a hidden field.
+    "login_passkey_options": Target(methods=("POST",), form=("purpose",)),
+    "login_code_passkey": Target(methods=("POST",), form=("credential",)),
+    "login_passkey": Target(methods=("POST",), form=("credential", "next")),
+    "login_passkey_setup": Target(methods=("GET", "POST"), form=("name", "credential")),
+    "own_passkey_options": Target(methods=("POST",), form=("purpose",)),
+    "own_passkey_add": Target(methods=("POST",), form=("name", "credential")),
+    "own_passkey_remove": Target(methods=("GET", "POST"), form=("credential", "remove-code"), examples=5),
     # People (dashboard/people): the page, invitations, one person, accepting, development mail.
     # Personal access tokens (dashboard/tokens): the page, a token made, one revoked.
     "tokens:list": Target(),
