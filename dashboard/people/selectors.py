@@ -12,6 +12,7 @@ from django.contrib.auth import get_user_model
 from django.db.models import Count, Q, QuerySet
 from django.utils import timezone
 
+from dashboard.accounts.passkeys import passkey_user_ids
 from dashboard.accounts.two_factor import two_factor_enabled_ids
 from dashboard.people.backends import role_of
 from dashboard.people.devices import device_of
@@ -32,7 +33,7 @@ class PersonRow:
     role: str
     status: str  # "active" or "deactivated"
     keys: int  # how many API keys they stored (never the keys)
-    second_factor: bool  # signs in with a code (dashboard/accounts/two_factor.py)
+    second_factor: str  # "", "app", "passkey" or "app and passkey" (dashboard/accounts/two_factor.py, passkeys.py)
     tokens: int = 0  # personal access tokens not revoked (dashboard/tokens), Administrators revoke them there
 
     @property
@@ -75,7 +76,8 @@ def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow],
     more = len(found) > limit
     found = found[:limit]
     # One query for the page's second factors, not one per row.
-    factors = two_factor_enabled_ids(user.pk for user in found)
+    apps = two_factor_enabled_ids(user.pk for user in found)
+    passkeys = passkey_user_ids([user.pk for user in found])
     rows = []
     for user in found:
         person = getattr(user, "person", None)
@@ -88,11 +90,16 @@ def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow],
                 role=role_of(user),
                 status="active" if user.is_active else "deactivated",
                 keys=user.key_count,
-                second_factor=user.pk in factors,
+                second_factor=second_factors(app=user.pk in apps, passkey=user.pk in passkeys),
                 tokens=user.token_count,
             )
         )
     return rows, (found[-1].username if more and found else None)
+
+
+def second_factors(*, app: bool, passkey: bool) -> str:
+    """A person's second factors in words, "" when none."""
+    return " and ".join(name for name, on in (("app", app), ("passkey", passkey)) if on)
 
 
 def invitations_waiting(*, query: str, limit: int = 100) -> list[Invitation]:

@@ -22,6 +22,7 @@ from django.utils import timezone
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from dashboard.accounts.passkeys import passkey_enabled
 from dashboard.accounts.signin import sign_in_after_password
 from dashboard.accounts.two_factor import two_factor_enabled
 from dashboard.audit.selectors import account_events_about
@@ -187,7 +188,7 @@ def _person_context(request: ConsoleRequest, user: Any, **extra: Any) -> dict[st
         "role_form": role_form,
         "keys": list(user.api_keys.order_by("workspace_name", "label")),
         # Resetting it is the accounts app's page (`two_factor_reset`), linked from here.
-        "second_factor": two_factor_enabled(user),
+        "second_factor": selectors.second_factors(app=two_factor_enabled(user), passkey=passkey_enabled(user)),
         "events": account_events_about(subject_id=user.pk),
         "is_self": user.pk == request.user.pk,
         "confirm": "",

@@ -8,6 +8,7 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.urls import reverse
 
+from dashboard.accounts.models import Passkey
 from dashboard.keys.testing import stored_api_key
 from dashboard.people.models import Person
 from dashboard.people.roles import Role
@@ -42,6 +43,7 @@ def test_rows_say_role_status_sign_in_second_factor_and_how_many_keys(admin_clie
     Person.objects.create(user=gone, role=Role.AUDITOR)
     stored_api_key(user=gone, secret="svc_sk_live_secretvalue1234")
     stored_api_key(user=gone, secret="svc_sk_live_secretvalue5678", key_id="k2", is_active=False)
+    Passkey.objects.create(user=gone, name="Laptop", credential_id="cred-zed", public_key=b"\x01")
 
     response = admin_client.get(reverse("people:index"))
 
@@ -50,7 +52,7 @@ def test_rows_say_role_status_sign_in_second_factor_and_how_many_keys(admin_clie
         text_of(one(row, "th")).split()[0]: texts(row, "td") for row in select(response.content, "#people tbody tr")
     }
     assert rows["ada"] == ["Administrator", "active", "now", "off", "0", "0"]  # force_login signed her in
-    assert rows["zed"] == ["Auditor", "deactivated", "never", "off", "2", "0"]
+    assert rows["zed"] == ["Auditor", "deactivated", "never", "passkey", "2", "0"]
     # Keys are counted, never shown.
     assert "svc_sk_live" not in response.content.decode()
 
