@@ -150,20 +150,25 @@ class ComputedRead:
 
 
 def linked_values(
-    *, workspace: Workspace, refs: list[tuple[str, str]], budget: int = LINKED_VALUE_READS
-) -> tuple[dict[tuple[str, str], dict], set[tuple[str, str]]]:
+    *, workspace: Workspace, refs: list[tuple[str, str]], budget: int | None = None
+) -> tuple[dict[tuple[str, str], dict], set[tuple[str, str]], str]:
     """Values of linked records: cached ones in one `get_many`, then at most
-    `budget` reads. Returns the values found and the records left unread."""
+    `budget` reads (LINKED_VALUE_READS unless said) within the request's
+    read budget (its seconds: settings.SERVICE_READ_BUDGET). Returns the
+    values found, the records left unread and why, in words ("" for none)."""
+    budget = LINKED_VALUE_READS if budget is None else budget
     wanted = list(dict.fromkeys(ref for ref in refs if ref[0] and ref[1]))
     keys = {ref: values_cache_key(workspace_id=workspace.id, object_key=ref[0], record_id=ref[1]) for ref in wanted}
     cached = cache.get_many(list(keys.values()))
     found = {ref: cached[key] for ref, key in keys.items() if isinstance(cached.get(key), dict)}
     fresh: dict[str, dict] = {}
     unread: set[tuple[str, str]] = set()
+    why = ""
     missing = [ref for ref in wanted if ref not in found]
     for index, (object_key, record_id) in enumerate(missing):
         if index >= budget:
             unread.update(missing[index:])
+            why = f"at most {budget:,} linked records are read for a page"
             break
         try:
             body = as_dict(workspace.client.get(api_path("/v1/objects/{}/records/{}", object_key, record_id)))
@@ -171,13 +176,18 @@ def linked_values(
             body = {}
         except errors.ApiError as exc:
             logger.info("Linked record %s/%s unread: %s", object_key, record_id, exc.message)
-            unread.update(missing[index:])  # an outage or a rate limit: the others would fail alike
+            unread.update(missing[index:])  # an outage, a rate limit, the page's time: the others would fail alike
+            why = (
+                "the service did not answer every read in the page's time"
+                if isinstance(exc, errors.ApiTimeoutError)
+                else "the service refused or failed"
+            )
             break
         values = as_dict(body.get("values"))
         found[(object_key, record_id)] = fresh[keys[(object_key, record_id)]] = values
     if fresh:
         cache.set_many(fresh, VALUES_TTL_SECONDS)
-    return found, unread
+    return found, unread, why
 
 
 def compute(
@@ -220,7 +230,7 @@ def compute(
     checked = specs(columns, fields=fields, linked_fields=linked_fields)
     refs = [(link.object_key, link.record_id) for record_links in links.values() for link in record_links]
     needs_values = any(s.needs_links and s.linked_field for s in checked)
-    found, unread = linked_values(workspace=workspace, refs=refs) if needs_values and refs else ({}, set())
+    found, unread, why = linked_values(workspace=workspace, refs=refs) if needs_values and refs else ({}, set(), "")
     evaluators = {s.key: s.formula.evaluator(today=today) for s in checked if s.formula is not None}
     partial_rows = 0
     for record_id, values in by_id.items():
@@ -253,10 +263,12 @@ def compute(
         partial_rows += row_partial
         read.values[record_id] = row
     if partial_rows:
-        why = " (the service refused or failed)" if failures else ""
+        if failures and not why:
+            why = "the links of some rows could not be read"
         read.problem = (
             f"Lookups and rollups of {partial_rows} row{'s' if partial_rows != 1 else ''} are partial: "
-            f"not every linked record could be read for this page{why}. Reload to read more."
+            f"not every linked record could be read for this page ({why or 'some could not be read'}). "
+            "Show fewer rows per page to read them all."
         )
     return checked, read
 

@@ -32,7 +32,7 @@ urlpatterns = [
     path("<remote_id:object_key>/settings/computed/", computed.computed_page, name="computed"),
     path("<remote_id:object_key>/settings/computed/add/", computed.computed_add, name="computed_add"),
     path(
-        "<remote_id:object_key>/settings/computed/<pk:column_id>/remove/",
+        "<remote_id:object_key>/settings/computed/<pk:pk>/remove/",
         computed.computed_remove,
         name="computed_remove",
     ),

@@ -149,9 +149,9 @@ def computed_add(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 
 @require_POST
 @requires_write(READ_ONLY)
-def computed_remove(request: ConsoleRequest, object_key: str, column_id: int) -> HttpResponseBase:
+def computed_remove(request: ConsoleRequest, object_key: str, pk: int) -> HttpResponseBase:
     column = ComputedColumn.objects.filter(
-        workspace_id=request.workspace.id, object_key=object_key, pk=column_id
+        workspace_id=request.workspace.id, object_key=object_key, pk=pk
     ).first()
     if column is None:
         raise Http404("No such computed column.")
