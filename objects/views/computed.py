@@ -14,7 +14,7 @@ from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.web.htmx import client_redirect, render_region
+from dashboard.web.htmx import client_redirect, is_partial, render_region
 from objects import selectors, services
 from objects.computed import MAX_COMPUTED_COLUMNS, check_formula, computed_columns, specs
 from objects.fields import field_defs
@@ -130,7 +130,9 @@ def computed_add(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         form.add_error(None, f"An object has at most {MAX_COMPUTED_COLUMNS} computed columns: remove one first.")
     if form.errors or not form.is_valid():
         context = _context(request, object_key, form)
-        return render_region(request, "objects/computed.html", "computed-form", context, status=422)
+        # htmx 2 swaps only a 2xx answer: the form comes back in place with its errors.
+        status = 200 if is_partial(request) else 422
+        return render_region(request, "objects/computed.html", "computed-form", context, status=status)
     data = form.cleaned_data
     services.computed_column_create(
         workspace_id=workspace.id,
@@ -150,9 +152,7 @@ def computed_add(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
 @require_POST
 @requires_write(READ_ONLY)
 def computed_remove(request: ConsoleRequest, object_key: str, pk: int) -> HttpResponseBase:
-    column = ComputedColumn.objects.filter(
-        workspace_id=request.workspace.id, object_key=object_key, pk=pk
-    ).first()
+    column = ComputedColumn.objects.filter(workspace_id=request.workspace.id, object_key=object_key, pk=pk).first()
     if column is None:
         raise Http404("No such computed column.")
     services.computed_column_delete(column=column)

@@ -167,7 +167,12 @@ def test_any_typed_text_is_refused_in_words_or_computes_never_raises_otherwise(s
 
 
 @settings(max_examples=200, deadline=None)
-@given(st.text(alphabet=st.characters(blacklist_characters="\"\\\x00", blacklist_categories=("Cs", "Cc", "Zl", "Zp")), max_size=40))
+@given(
+    st.text(
+        alphabet=st.characters(blacklist_characters='"\\\x00', blacklist_categories=("Cs", "Cc", "Zl", "Zp")),
+        max_size=40,
+    )
+)
 def test_quoted_text_joins_as_typed(typed):
     assert compile_formula(f'"{typed}" & name', FIELDS).evaluate(RECORD) == (typed + "Acme")[:10_000]
 
