@@ -235,18 +235,18 @@ def compute(
     partial_rows = 0
     for record_id, values in by_id.items():
         row: dict[str, Any] = {}
-        record_links = links.get(record_id)
+        row_links = links.get(record_id)
         row_partial = False
         for spec in checked:
             if spec.problem:
                 row[spec.key] = None
             elif spec.formula is not None:
                 row[spec.key] = spec.formula.evaluate_with(evaluators[spec.key], values)
-            elif record_links is None:
+            elif row_links is None:
                 row[spec.key] = None
                 row_partial = True
             else:
-                through = [link for link in record_links if link.relation_key == spec.column.relation_key]
+                through = [link for link in row_links if link.relation_key == spec.column.relation_key]
                 if spec.linked_field:
                     row_partial = row_partial or any((link.object_key, link.record_id) in unread for link in through)
                     raws = [

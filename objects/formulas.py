@@ -230,8 +230,8 @@ class _Checker:
             return self.binop(node)
         if isinstance(node, ast.BoolOp):
             word = "AND" if isinstance(node.op, ast.And) else "OR"
-            for value in node.values:
-                self.expect(value, BOOLEAN, word)
+            for part in node.values:
+                self.expect(part, BOOLEAN, word)
             return BOOLEAN
         if isinstance(node, ast.Compare):
             types = [self.type_of(node.left), *(self.type_of(c) for c in node.comparators)]

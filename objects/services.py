@@ -31,8 +31,6 @@ from objects.selectors import (
 from objects.tallies import records_written
 
 if TYPE_CHECKING:
-    from django.contrib.auth.base_user import AbstractBaseUser
-
     from dashboard.api import ServiceClient
 
 
@@ -398,7 +396,7 @@ def computed_column_create(
     relation_key: str = "",
     field_key: str = "",
     function: str = "",
-    user: AbstractBaseUser | None = None,
+    user=None,
 ) -> ComputedColumn:
     """A computed column of an object (checked by the caller: objects/views/computed.py)."""
     return ComputedColumn.objects.create(
@@ -410,7 +408,7 @@ def computed_column_create(
         relation_key=relation_key if kind != ComputedColumn.Kind.FORMULA else "",
         field_key=field_key if kind != ComputedColumn.Kind.FORMULA else "",
         function=function if kind == ComputedColumn.Kind.ROLLUP else "",
-        created_by=user if user is not None and user.is_authenticated else None,
+        created_by=user if getattr(user, "is_authenticated", False) else None,
     )
 
 

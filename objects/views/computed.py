@@ -71,7 +71,7 @@ class ComputedColumnForm(forms.Form):
         return name
 
     def clean(self) -> dict:
-        data = super().clean()
+        data = super().clean() or {}
         kind = data.get("kind")
         if kind == ComputedColumn.Kind.FORMULA:
             try:
