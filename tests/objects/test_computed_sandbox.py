@@ -75,6 +75,19 @@ def add(console, object_key: str, **fields) -> None:
     assert response.status_code == 302, response.content.decode()[:2000]
 
 
+# Three formulas a person would write, and their references below.
+FORMULAS = [
+    ("Per seat", "ROUND({Amount} / 7 + seats, 2)"),
+    ("Label", 'name & " · " & {Status}'),
+    ("Lead", "DAYS(close_date, {Meeting at}) * 2 + IF(active, 1, 0)"),
+]
+
+
+def add_formulas(console, object_key: str) -> None:
+    for name, formula in FORMULAS:
+        add(console, object_key, name=name, kind="formula", formula=formula)
+
+
 def per_seat(i: int) -> D:
     values = sample_values(i)
     return (D(str(values["amount"])) / 7 + values["seats"]).quantize(D("0.01"), rounding=decimal.ROUND_HALF_UP)
@@ -92,15 +105,7 @@ def lead(i: int) -> int:
 
 
 def test_formulas_over_10000_records_match_the_reference_in_the_export(orders, console):
-    add(console, orders["orders"], name="Per seat", kind="formula", formula="ROUND({Amount} / 7 + seats, 2)")
-    add(console, orders["orders"], name="Label", kind="formula", formula='name & " · " & {Status}')
-    add(
-        console,
-        orders["orders"],
-        name="Lead",
-        kind="formula",
-        formula="DAYS(close_date, {Meeting at}) * 2 + IF(active, 1, 0)",
-    )
+    add_formulas(console, orders["orders"])
 
     response = console.get(f"/objects/{orders['orders']}/records/export.csv")
 
@@ -121,15 +126,7 @@ def test_the_grid_shows_formulas_read_only_at_no_remote_cost(orders, console):
     with RemoteCallCounter() as counter:
         console.get(url, {"limit": 100})
         without = list(counter.paths)
-    add(console, orders["orders"], name="Per seat", kind="formula", formula="ROUND({Amount} / 7 + seats, 2)")
-    add(console, orders["orders"], name="Label", kind="formula", formula='name & " · " & {Status}')
-    add(
-        console,
-        orders["orders"],
-        name="Lead",
-        kind="formula",
-        formula="DAYS(close_date, {Meeting at}) * 2 + IF(active, 1, 0)",
-    )
+    add_formulas(console, orders["orders"])
     with RemoteCallCounter() as counter:
         html = parse(console.get(url, {"limit": 100}).content)
         with_formulas = list(counter.paths)
