@@ -89,6 +89,7 @@ check: install-run
 # bench/poll_lag.py); poll_stress keeps both cores busy for 2 minutes per stack.
 bench: install
 	$(PY) bench/records_page.py
+	$(PY) bench/computed_columns.py
 	$(PY) bench/status_poll.py
 	$(PY) bench/metrics_overhead.py
 	$(PY) bench/studio_poll.py

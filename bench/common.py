@@ -64,9 +64,14 @@ def collected_static(tmp: str) -> Iterator[None]:
 
 
 def html_of(response) -> str:
-    """A test client response's page, gunzipped when it came compressed."""
+    """A test client response's page, decompressed when it came compressed (gzip or brotli)."""
     body = response.content
-    return (gzip.decompress(body) if response.get("Content-Encoding") == "gzip" else body).decode()
+    encoding = response.get("Content-Encoding")
+    if encoding == "br":
+        import brotli
+
+        return brotli.decompress(body).decode()
+    return (gzip.decompress(body) if encoding == "gzip" else body).decode()
 
 
 def median_ms(samples: list[float]) -> float:

@@ -64,7 +64,9 @@ def footer_html(
         if column.is_title:
             parts.append(f'<th scope="row" class="record-title">{escape(row.label)}</th>')
             continue
-        if f is None:  # linked records, created, updated
+        if (
+            f is None or column.computed
+        ):  # linked records, computed columns (kanban/chart sums: not yet), created, updated
             parts.append("<td></td>")
             continue
         chosen = state.aggregate_of(f.key)

@@ -490,3 +490,42 @@ class RecordNews(models.Model):
 
     def __str__(self) -> str:
         return f"{self.kind} for {self.user_id}: {self.title}"
+
+
+# --- computed columns (objects/computed.py) ------------------------------------------
+
+
+class ComputedColumn(models.Model):
+    """A column the console computes for an object's records (the service has
+    no such fields): a formula over the record's fields, a lookup of a linked
+    record's field, or a rollup over linked records (objects/computed.py).
+    Kept for a workspace: shown to whoever holds a working key of it."""
+
+    class Kind(models.TextChoices):
+        FORMULA = "formula", "Formula"
+        LOOKUP = "lookup", "Lookup"
+        ROLLUP = "rollup", "Rollup"
+
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    name = models.CharField(max_length=80)
+    kind = models.CharField(max_length=16, choices=Kind.choices)
+    # A formula's text (objects/formulas.py), as typed.
+    formula = models.TextField(blank=True)
+    # A lookup's or rollup's relation key and the linked records' field (none: a count of them).
+    relation_key = models.CharField(max_length=100, blank=True)
+    field_key = models.CharField(max_length=200, blank=True)
+    function = models.CharField(max_length=16, blank=True)  # a rollup's (objects/rollups.py ROLLUPS)
+    created_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    created_at = models.DateTimeField(auto_now_add=True)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["pk"]
+        indexes = [models.Index(fields=["workspace_id", "object_key"], name="objects_computed_object")]
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "object_key", "name"], name="objects_one_computed_name")
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.object_key}: {self.name}"

@@ -43,8 +43,20 @@ def title_cache_key(*, workspace_id: str, object_key: str, record_id: str) -> st
     return f"objects:title:{digest}"
 
 
+def values_cache_key(*, workspace_id: str, object_key: str, record_id: str) -> str:
+    """A linked record's values as lookups and rollups read them (objects/computed.py)."""
+    digest = hashlib.sha256(f"{workspace_id}\n{object_key}\n{record_id}".encode("utf-8", "surrogatepass")).hexdigest()
+    return f"objects:values:{digest}"
+
+
 def title_forget(*, workspace_id: str, object_key: str, record_id: str) -> None:
-    cache.delete(title_cache_key(workspace_id=workspace_id, object_key=object_key, record_id=record_id))
+    """A write through the console: the record's title and values are read anew."""
+    cache.delete_many(
+        [
+            title_cache_key(workspace_id=workspace_id, object_key=object_key, record_id=record_id),
+            values_cache_key(workspace_id=workspace_id, object_key=object_key, record_id=record_id),
+        ]
+    )
 
 
 def title_of(body: dict, definition: dict) -> str:

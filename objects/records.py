@@ -26,7 +26,7 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import comments, looks, selectors
+from objects import comments, computed, looks, selectors
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
@@ -147,6 +147,13 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         if link_columns and page.items
         else ({}, "")
     )
+    checked, computed_read = computed.compute(
+        workspace=workspace,
+        object_key=object_key,
+        records=page.items,
+        columns=computed.computed_columns(workspace_id=workspace.id, object_key=object_key),
+        fields=fields,
+    )
     table = build_table(
         object_key=object_key,
         definition=definition,
@@ -160,7 +167,10 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
         editable=workspace.can_write and definition.get("kind") != "system",
         link_columns=link_columns,
         linked=linked,
+        computed=computed.grid_columns(checked),
+        computed_cells=computed.grid_cells(checked, computed_read, zone=workspace.zone),
     )
+    table.computed_problem = computed_read.problem
     table.read = page
     table.filter_summary = state.filter.summary(fields)
     if table.total is None:
@@ -412,7 +422,16 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
     _name_links(workspace=workspace, link_groups=link_groups)
     zone = workspace.zone
     history = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    columns = computed.computed_columns(workspace_id=workspace.id, object_key=object_key) if record else []
+    checked, computed_read = computed.compute(
+        workspace=workspace, object_key=object_key, records=[record] if record else [], columns=columns, fields=fields
+    )
+    row = computed_read.values.get(str(as_dict(record).get("id") or ""), {})
     return {
+        "computed_values": [
+            (s.label, computed.computed_cell(s, row.get(s.key), zone=zone), s.problem or s.description) for s in checked
+        ],
+        "computed_problem": computed_read.problem,
         "definition": definition,
         "object_key": object_key,
         "record_id": record_id,

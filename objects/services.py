@@ -21,7 +21,7 @@ from objects.comments import record_changed_tell
 from objects.edits import EditPlan
 from objects.fields import FieldDef
 from objects.links import link_from
-from objects.models import ColumnPreference, RecordChange, SavedView
+from objects.models import ColumnPreference, ComputedColumn, RecordChange, SavedView
 from objects.names import title_forget
 from objects.selectors import (
     object_definition_cache_key,
@@ -393,3 +393,33 @@ def saved_view_set_columns(*, view: SavedView, hidden_fields: list[str], link_co
     if link_columns is not None:
         view.link_columns = list(dict.fromkeys(link_columns))
     view.save(update_fields=["hidden_fields", "link_columns", "updated_at"])
+
+
+def computed_column_create(
+    *,
+    workspace_id: str,
+    object_key: str,
+    name: str,
+    kind: str,
+    formula: str = "",
+    relation_key: str = "",
+    field_key: str = "",
+    function: str = "",
+    user=None,
+) -> ComputedColumn:
+    """A computed column of an object (checked by the caller: objects/views/computed.py)."""
+    return ComputedColumn.objects.create(
+        workspace_id=workspace_id,
+        object_key=object_key,
+        name=name,
+        kind=kind,
+        formula=formula if kind == ComputedColumn.Kind.FORMULA else "",
+        relation_key=relation_key if kind != ComputedColumn.Kind.FORMULA else "",
+        field_key=field_key if kind != ComputedColumn.Kind.FORMULA else "",
+        function=function if kind == ComputedColumn.Kind.ROLLUP else "",
+        created_by=user if getattr(user, "is_authenticated", False) else None,
+    )
+
+
+def computed_column_delete(*, column: ComputedColumn) -> None:
+    column.delete()

@@ -208,6 +208,8 @@ class Column:
     is_title: bool = False
     # A linked-record column: the relation key whose other ends it shows (not sortable).
     relation_key: str = ""
+    # A computed column (objects/computed.py): what it computes, in words (read-only, not sortable).
+    computed: str = ""
 
     @property
     def numeric(self) -> bool:
@@ -227,6 +229,8 @@ class Row:
     list_suffix: str = ""
     # One per linked-record column: the linked records, as (title, address).
     linked: list[list[tuple[str, str]]] = field(default_factory=list)
+    # One per computed column, after the fields' cells.
+    computed: list[tuple[Column, Cell]] = field(default_factory=list)
 
     def html(self, *, selectable: bool) -> tuple[str, bool]:
         """The row's markup, every value escaped here, and whether it shows an
@@ -255,6 +259,9 @@ class Row:
                 markup = grid_cell(shown)
             parts.append(f'<td class="num">{markup}</td>' if column.numeric else f"<td>{markup}</td>")
         parts.extend(f"<td>{linked_chips(records)}</td>" for records in self.linked)
+        for column, shown in self.computed:  # read-only: no editor opens on them (no data-key on their header)
+            markup = grid_cell(shown)
+            parts.append(f'<td class="num">{markup}</td>' if column.numeric else f"<td>{markup}</td>")
         parts.append(f"<td>{escape(self.created_at)}</td><td>{escape(self.updated_at)}</td></tr>")
         return "".join(parts), away
 
@@ -298,6 +305,8 @@ class RecordsTable:
     relation_keys: list[str] = field(default_factory=list)
     # Why some rows' linked records could not be read (the service's words), if so.
     links_problem: str = ""
+    # Why some computed values are partial (objects/computed.py), if so.
+    computed_problem: str = ""
     # Whether cells open an inline editor (a person who may write, a custom object).
     editable: bool = False
     # The rows' markup (rows_html), and whether a cell shows a refused image
@@ -422,9 +431,14 @@ def build_table(
     editable: bool = False,
     link_columns: list[str] | None = None,
     linked: dict[str, dict[str, list[tuple[str, str]]]] | None = None,
+    computed: list[tuple[str, str, FieldDef, str]] | None = None,
+    computed_cells: dict[str, list[Cell]] | None = None,
 ) -> RecordsTable:
     """`linked` gives each record's linked records per relation key, as
-    (title, address) pairs (objects/records.py reads and names them)."""
+    (title, address) pairs (objects/records.py reads and names them);
+    `computed` the computed columns as (key, name, the field they are shown
+    as, what they compute in words) and `computed_cells` each record's cells
+    of them, in that order (objects/computed.py)."""
     title_key = title_field_key(definition)
     records_url = reverse("objects:records", args=[object_key])
     carried = state.query()
@@ -456,6 +470,12 @@ def build_table(
                 relation_key=relation_key,
             )
         )
+    computed_columns = [
+        Column(key=key, label=name, field=shown_as, sort_query="", sort_direction="none", computed=words)
+        for key, name, shown_as, words in computed or []
+    ]
+    columns.extend(computed_columns)
+    computed_cells = computed_cells or {}
     linked = linked or {}
     for key, label in TIMESTAMP_COLUMNS:
         columns.append(
@@ -473,7 +493,7 @@ def build_table(
         title_cell = None
         cells = []
         for column in columns:
-            if column.field is None:
+            if column.field is None or column.computed:
                 continue
             shown = cell(column.field, values.get(column.key), zone=zone)
             if column.is_title:
@@ -492,6 +512,7 @@ def build_table(
                 updated_at=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
                 list_suffix=list_suffix,
                 linked=[linked.get(record_id, {}).get(key, []) for key in link_columns],
+                computed=list(zip(computed_columns, computed_cells.get(record_id, []), strict=False)),
             )
         )
     # The selection box leads each row for a person who may write (the bulk actions).

@@ -1,7 +1,7 @@
 from django.urls import path
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from objects.views import cells, export, history, home, previews, records, relationships, saved_views, schema
+from objects.views import cells, computed, export, history, home, previews, records, relationships, saved_views, schema
 
 app_name = "objects"
 urlpatterns = [
@@ -27,6 +27,14 @@ urlpatterns = [
         "<remote_id:object_key>/settings/fields/<remote_id:field_key>/remove/confirm/",
         schema.field_remove,
         name="field_remove_confirmed",
+    ),
+    # Computed columns, beside the fields (objects/views/computed.py)
+    path("<remote_id:object_key>/settings/computed/", computed.computed_page, name="computed"),
+    path("<remote_id:object_key>/settings/computed/add/", computed.computed_add, name="computed_add"),
+    path(
+        "<remote_id:object_key>/settings/computed/<pk:pk>/remove/",
+        computed.computed_remove,
+        name="computed_remove",
     ),
     # Their records
     path("<remote_id:object_key>/records/", records.records, name="records"),

@@ -60,13 +60,39 @@ class SandboxHandle:
         as the records endpoint does (choice labels become option ids), in
         one transaction: 10,000 records in seconds, for tests and benchmarks
         that need volume rather than the write path."""
+        return len(self.insert_record_ids(object_id, rows))
+
+    def insert_record_ids(self, object_id: str, rows: list[dict]) -> list[str]:
+        """As `insert_records`, answering the new records' ids in order."""
         from sandbox.records import check_values
 
         obj = self.store.get("object", object_id)
         if obj is None:
             raise LookupError(object_id)
         docs = [{"object_id": obj["id"], "values": check_values(obj, values, creating=True)} for values in rows]
-        return len(self.store.insert_many("record", docs, workspace_id=obj["workspace_id"]))
+        return [doc["id"] for doc in self.store.insert_many("record", docs, workspace_id=obj["workspace_id"])]
+
+    def insert_links(self, relation_key: str, source_object_id: str, target_object_id: str, pairs) -> int:
+        """Many links at once (source record id, target record id), in one
+        transaction, as the relationships endpoint stores them."""
+        source, target = self.store.get("object", source_object_id), self.store.get("object", target_object_id)
+        if source is None or target is None:
+            raise LookupError(source_object_id if source is None else target_object_id)
+        docs = [
+            {
+                "relation_key": relation_key,
+                "source_object": source["key"],
+                "source_object_id": source["id"],
+                "source_id": source_id,
+                "target_object": target["key"],
+                "target_object_id": target["id"],
+                "target_id": target_id,
+                "label": "",
+                "metadata": {},
+            }
+            for source_id, target_id in pairs
+        ]
+        return len(self.store.insert_many("relationship", docs, workspace_id=source["workspace_id"]))
 
     def stop(self) -> None:
         self.server.shutdown()

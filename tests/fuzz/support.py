@@ -465,6 +465,11 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:settings_save": Target(methods=("POST",), form=(*OBJECT_FORM, "title_field", *FIELD_ROWS)),
     "objects:field_remove": Target(),
     "objects:field_remove_confirmed": Target(methods=("POST",), form=("idempotency_key",)),
+    "objects:computed": Target(),
+    "objects:computed_add": Target(
+        methods=("POST",), form=("name", "kind", "formula", "relation_key", "field_key", "function")
+    ),
+    "objects:computed_remove": Target(methods=("POST",)),
     "objects:records": Target(query=RECORDS_QUERY, record_fields="query"),
     "objects:records_columns": Target(methods=("POST",), form=("shown", "query")),
     "objects:records_export": Target(query=RECORDS_QUERY, record_fields="query"),

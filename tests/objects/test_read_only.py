@@ -44,6 +44,9 @@ WRITES = [
     ("POST", "objects:job_run", {"pk": 1}),
     ("POST", "objects:kanban_move", OBJECT),
     ("POST", "objects:merge_run", OBJECT),
+    ("GET", "objects:computed", OBJECT),
+    ("POST", "objects:computed_add", OBJECT),
+    ("POST", "objects:computed_remove", {**OBJECT, "pk": 1}),
 ]
 
 

@@ -237,8 +237,8 @@ def test_relation_keys_in_use_are_offered_when_linking(console, definition, remo
 
 
 def test_records_page_reads_its_local_state_in_a_fixed_number_of_queries(console, definition, remote, user):
-    """Columns, the default view and the views menu: the same few queries
-    whatever the number of saved views or rows."""
+    """Columns, the default view, the views menu and the computed columns:
+    the same few queries whatever the number of saved views or rows."""
     from django.db import connection
     from django.test.utils import CaptureQueriesContext
 
@@ -253,4 +253,5 @@ def test_records_page_reads_its_local_state_in_a_fixed_number_of_queries(console
     assert len(select(html, ".views-list li")) == 6
     assert len(more.captured_queries) == len(few.captured_queries)
     objects_queries = [q["sql"] for q in more.captured_queries if "objects_" in q["sql"]]
-    assert len(objects_queries) == 2, objects_queries  # this person's preference, the views they may open
+    # This person's preference, the views they may open, the object's computed columns.
+    assert len(objects_queries) == 3, objects_queries
