@@ -60,6 +60,7 @@ class ConsoleLoginView(LoginView):
     def get_context_data(self, **kwargs: Any) -> dict[str, Any]:
         context = super().get_context_data(**kwargs)
         context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
+        context["saml_provider"] = settings.SAML_PROVIDER_NAME if settings.SAML_ENABLED else ""
         return context
 
     def post(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:
