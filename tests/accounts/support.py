@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from urllib.parse import parse_qs, urlsplit
 
 import httpx
 from django.urls import reverse
 
 from tests.accounts.oidc_provider import CLIENT_ID, CLIENT_SECRET
+from tests.helpers import PROJECT_DIR
 from tests.html import one
 
 PERSON = {
@@ -53,3 +56,17 @@ def sign_on(client, *, next_url: str = "/objects/"):
     assert back.status_code == 302
     callback = urlsplit(back.headers["Location"])
     return client.get(f"{callback.path}?{callback.query}")
+
+
+def settings_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`code` run in a new process after `django.setup()`, with only `env` (and
+    the settings module) in its environment: how the console starts when
+    configured so (settings decide at import what to load)."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import django, sys; django.setup(); {code}"],
+        cwd=PROJECT_DIR,
+        env={"DJANGO_SETTINGS_MODULE": "dashboard.settings", "PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        timeout=300,  # a new process importing Django: over a minute on a loaded machine (killed at 60 s once)
+    )

@@ -11,8 +11,6 @@ from __future__ import annotations
 
 import base64
 import json
-import subprocess
-import sys
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -35,8 +33,8 @@ from dashboard.people.backends import role_of
 from tests.accounts import urls_saml  # noqa: F401
 from tests.accounts.oidc_provider import QuietHandler
 from tests.accounts.saml_idp import InProcessIdP
+from tests.accounts.support import settings_probe
 from tests.fuzz.support import OPTIONAL_FUZZ_TABLE, hostile_text, urlencoded
-from tests.helpers import PROJECT_DIR
 from tests.html import one, select, text_of
 
 EMAIL = "Dana.Scully@example.com"
@@ -282,39 +280,24 @@ def test_without_saml_settings_there_is_no_button_no_route_and_no_import(client,
 
     assert select(login.content, ".auth-sso") == []
     assert client.get("/accounts/saml/metadata/").status_code == 404
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django, sys; django.setup(); import dashboard.urls; print('djangosaml2' in sys.modules)",
-        ],
-        cwd=PROJECT_DIR,
-        env={"DJANGO_SETTINGS_MODULE": "dashboard.settings", "PATH": "/usr/bin:/bin", "SAML_IDP_METADATA": ""},
-        capture_output=True,
-        text=True,
-        timeout=300,  # a new process importing Django: over a minute on a loaded machine
-    )
+    probe = settings_probe("import dashboard.urls; print('djangosaml2' in sys.modules)", SAML_IDP_METADATA="")
     assert probe.stdout.strip() == "False", probe.stderr
 
 
 def test_settings_turn_it_on_from_the_environment_and_need_the_console_address():
     probe = (
-        "import django, json; django.setup(); from django.conf import settings; from django.urls import reverse; "
+        "import json; from django.conf import settings; from django.urls import reverse; "
         "sp = settings.SAML_CONFIG['service']['sp']; print(json.dumps([settings.SAML_CONFIG['entityid'], "
         "sp['endpoints']['assertion_consumer_service'][0][0], settings.SAML_CONFIG['metadata'], "
         "'dashboard.accounts.saml.ConsoleSamlBackend' in settings.AUTHENTICATION_BACKENDS, "
         "'djangosaml2.middleware.SamlSessionMiddleware' in settings.MIDDLEWARE, reverse('saml2_acs')]))"
     )
     env = {
-        "DJANGO_SETTINGS_MODULE": "dashboard.settings",
-        "PATH": "/usr/bin:/bin",
         "SAML_IDP_METADATA": "https://id.example.com/metadata",
         "CONSOLE_BASE_URL": "https://console.example.com/",
         "SAML_ROLE_MAP": "admins=administrator",
     }
-    on = subprocess.run(
-        [sys.executable, "-c", probe], cwd=PROJECT_DIR, env=env, capture_output=True, text=True, timeout=300
-    )
+    on = settings_probe(probe, **env)
     assert json.loads(on.stdout) == [
         "https://console.example.com/accounts/saml/metadata/",
         "https://console.example.com/accounts/saml/acs/",
@@ -324,12 +307,5 @@ def test_settings_turn_it_on_from_the_environment_and_need_the_console_address()
         "/accounts/saml/acs/",
     ], on.stderr
 
-    no_address = subprocess.run(
-        [sys.executable, "-c", "import django; django.setup()"],
-        cwd=PROJECT_DIR,
-        env={**env, "CONSOLE_BASE_URL": ""},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
+    no_address = settings_probe("", **{**env, "CONSOLE_BASE_URL": ""})
     assert no_address.returncode != 0 and "SAML sign-in needs the console's address" in no_address.stderr
