@@ -70,3 +70,39 @@ def settings_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=300,  # a new process importing Django: over a minute on a loaded machine (killed at 60 s once)
     )
+
+
+def saml_settings(settings, provider) -> None:
+    """SAML sign-in on as dashboard/settings.py turns it on, for the in-process
+    identity provider (tests/accounts/saml_idp.py), its metadata as a file; no
+    role mapping (tests/accounts/test_saml.py turns it on). The provider then
+    trusts the console's metadata as served."""
+    from django.test import Client
+
+    from dashboard.accounts.saml_config import saml_config_build
+
+    settings.SAML_ENABLED = True
+    settings.SAML_IDP_METADATA = str(provider.metadata_path)
+    settings.SAML_PROVIDER_NAME = "Okta"
+    settings.SAML_CONFIG = saml_config_build(
+        base_url="http://testserver", entity_id="", idp_metadata=str(provider.metadata_path), provider_name="Okta"
+    )
+    settings.SAML_CONFIG_LOADER = "dashboard.accounts.saml.saml_config_load"
+    settings.SAML_EMAIL_ATTRIBUTE = ["email", "mail"]
+    settings.SAML_ROLE_ATTRIBUTE = ["groups", "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups"]
+    settings.SAML_ROLE_MAP = ""
+    settings.SAML_ROLE_DEFAULT = ""
+    settings.SAML_ROLE_REQUIRED = False
+    settings.SAML_CREATE_USER = True
+    settings.SAML_DEFAULT_BINDING = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
+    settings.SAML_CSP_HANDLER = ""
+    settings.SAML_LOGIN_FAILED_URL = "/accounts/login/?sso=failed"
+    settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "dashboard.accounts.saml.ConsoleSamlBackend"]
+    middleware = list(settings.MIDDLEWARE)
+    middleware.insert(
+        middleware.index("django.contrib.sessions.middleware.SessionMiddleware") + 1,
+        "djangosaml2.middleware.SamlSessionMiddleware",
+    )
+    settings.MIDDLEWARE = middleware
+    settings.ROOT_URLCONF = "tests.accounts.urls_saml"
+    provider.trust(Client().get("/accounts/saml/metadata/").content.decode())

@@ -33,7 +33,7 @@ from dashboard.people.backends import role_of
 from tests.accounts import urls_saml  # noqa: F401
 from tests.accounts.oidc_provider import QuietHandler
 from tests.accounts.saml_idp import InProcessIdP
-from tests.accounts.support import settings_probe
+from tests.accounts.support import saml_settings, settings_probe
 from tests.fuzz.support import OPTIONAL_FUZZ_TABLE, hostile_text, urlencoded
 from tests.html import one, select, text_of
 
@@ -47,33 +47,9 @@ def idp(settings, db, tmp_path):
     """SAML on as settings.py turns it on, the in-process provider's metadata
     given as a file, and the provider trusting the console's served metadata."""
     provider = InProcessIdP(tmp_path)
-    settings.SAML_ENABLED = True
-    settings.SAML_IDP_METADATA = str(provider.metadata_path)
-    settings.SAML_PROVIDER_NAME = "Okta"
-    settings.SAML_CONFIG = saml_config_build(
-        base_url="http://testserver", entity_id="", idp_metadata=str(provider.metadata_path), provider_name="Okta"
-    )
-    settings.SAML_CONFIG_LOADER = "dashboard.accounts.saml.saml_config_load"
-    settings.SAML_EMAIL_ATTRIBUTE = ["email", "mail"]
-    settings.SAML_ROLE_ATTRIBUTE = ["groups", "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups"]
+    saml_settings(settings, provider)
     settings.SAML_ROLE_MAP = MAP
     settings.SAML_ROLE_DEFAULT = "member"
-    settings.SAML_ROLE_REQUIRED = False
-    settings.SAML_CREATE_USER = True
-    settings.SAML_DEFAULT_BINDING = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
-    settings.SAML_CSP_HANDLER = ""
-    settings.SAML_LOGIN_FAILED_URL = "/accounts/login/?sso=failed"
-    settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "dashboard.accounts.saml.ConsoleSamlBackend"]
-    middleware = list(settings.MIDDLEWARE)
-    middleware.insert(
-        middleware.index("django.contrib.sessions.middleware.SessionMiddleware") + 1,
-        "djangosaml2.middleware.SamlSessionMiddleware",
-    )
-    settings.MIDDLEWARE = middleware
-    settings.ROOT_URLCONF = "tests.accounts.urls_saml"
-    from django.test import Client
-
-    provider.trust(Client().get("/accounts/saml/metadata/").content.decode())
     return provider
 
 

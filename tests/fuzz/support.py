@@ -235,7 +235,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "people:invitation_link": Target(methods=("POST",), examples=3),
     "people:invitation_revoke": Target(methods=("POST",), examples=3),
     "people:accept": Target(methods=("GET", "POST"), form=("name", "password1", "password2")),
-    "people:accept_sso": Target(methods=("POST",), examples=3),
+    "people:accept_sso": Target(methods=("POST",), form=("via",), examples=3),
     "people:mail": Target(examples=3),
     "people:person": Target(),
     "people:role": Target(methods=("POST",), form=("role", "confirm")),
