@@ -12,9 +12,10 @@ ENV PYTHONDONTWRITEBYTECODE=1 \
 WORKDIR /app
 
 # pg_dump and pg_restore for `manage.py backup` / `restore` (docs/operations.md,
-# "Backup"): they must be at least as new as the PostgreSQL server.
+# "Backup"): they must be at least as new as the PostgreSQL server. xmlsec1: pysaml2 signs and
+# checks SAML sign-in messages with it (dashboard/accounts/saml.py).
 RUN apt-get update \
- && apt-get install -y --no-install-recommends postgresql-client \
+ && apt-get install -y --no-install-recommends postgresql-client xmlsec1 \
  && rm -rf /var/lib/apt/lists/*
 
 # Dependencies first (from pyproject.toml), so code changes reuse this layer.

@@ -623,6 +623,65 @@ CONSOLE_BASE_URL = env.str("CONSOLE_BASE_URL", default="").rstrip("/")
 # An invitation's link works this many days, once.
 INVITATION_DAYS = env.int("INVITATION_DAYS", default=7)
 
+# Optional SAML 2.0 sign-in (djangosaml2 / pysaml2, dashboard/accounts/saml.py), on when
+# SAML_IDP_METADATA is set: the identity provider's metadata, an https address
+# (read on first use and kept an hour) or a file path. The console's own
+# metadata is then at CONSOLE_BASE_URL/accounts/saml/metadata/ (required: the
+# identity provider posts to an absolute address).
+SAML_IDP_METADATA = env.str("SAML_IDP_METADATA", default="")
+SAML_ENABLED = bool(SAML_IDP_METADATA)
+if SAML_ENABLED:
+    if not CONSOLE_BASE_URL:
+        raise ImproperlyConfigured(
+            "SAML_IDP_METADATA is set but CONSOLE_BASE_URL is not: SAML sign-in needs the console's address "
+            "(https://console.example.com), where the identity provider sends people back."
+        )
+    # The button's name: "Sign in with Okta".
+    SAML_PROVIDER_NAME = env.str("SAML_PROVIDER_NAME", default="SAML single sign-on")
+    # The console's entity id at the identity provider ("": its metadata address).
+    SAML_SP_ENTITY_ID = env.str("SAML_SP_ENTITY_ID", default="")
+    # The attributes holding the person's email (else the NameID, when it is one) and groups: the first present counts.
+    SAML_EMAIL_ATTRIBUTE = env.list(
+        "SAML_EMAIL_ATTRIBUTE",
+        default=["email", "mail", "http://schemas.xmlsoap.org/ws/2005/05/identity/claims/emailaddress"],
+    )
+    SAML_ROLE_ATTRIBUTE = env.list(
+        "SAML_ROLE_ATTRIBUTE", default=["groups", "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups"]
+    )
+    # Console roles from those groups at every sign-in, as OIDC_ROLE_MAP / _DEFAULT / _REQUIRED do
+    # (own settings: a SAML app often names groups differently, e.g. Entra ID sends object ids).
+    SAML_ROLE_MAP = env.str("SAML_ROLE_MAP", default="")
+    SAML_ROLE_DEFAULT = env.str("SAML_ROLE_DEFAULT", default="")
+    SAML_ROLE_REQUIRED = env.bool("SAML_ROLE_REQUIRED", default=False)
+    from dashboard.accounts.oidc_roles import role_map_parse as _saml_role_map_parse
+
+    _saml_role_map_parse(SAML_ROLE_MAP, setting="SAML_ROLE_MAP")
+    if SAML_ROLE_DEFAULT and SAML_ROLE_DEFAULT not in ("viewer", "member", "approver", "auditor", "administrator"):
+        raise ImproperlyConfigured(f"SAML_ROLE_DEFAULT: “{SAML_ROLE_DEFAULT}” is not a console role.")
+    # New people get an account on their first sign-in (false: only existing accounts, matched by email).
+    SAML_CREATE_USER = env.bool("SAML_CREATE_USER", default=True)
+    from dashboard.accounts.saml_config import saml_config_build
+
+    SAML_CONFIG = saml_config_build(
+        base_url=CONSOLE_BASE_URL,
+        entity_id=SAML_SP_ENTITY_ID,
+        idp_metadata=SAML_IDP_METADATA,
+        provider_name=SAML_PROVIDER_NAME,
+    )
+    # The remote metadata is read once an hour, not at every request (dashboard/accounts/saml.py).
+    SAML_CONFIG_LOADER = "dashboard.accounts.saml.saml_config_load"
+    AUTHENTICATION_BACKENDS.append("dashboard.accounts.saml.ConsoleSamlBackend")
+    # djangosaml2 keeps the request it sent in its own cookie (SameSite=None: the answer is a cross-site POST).
+    MIDDLEWARE.insert(
+        MIDDLEWARE.index("django.contrib.sessions.middleware.SessionMiddleware") + 1,
+        "djangosaml2.middleware.SamlSessionMiddleware",
+    )
+    SAML_SESSION_COOKIE_NAME = "__Host-saml_session" if PRODUCTION else "saml_session"
+    # The request travels in the address (no page with a script that posts it), and no CSP change.
+    SAML_DEFAULT_BINDING = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
+    SAML_CSP_HANDLER = ""
+    SAML_LOGIN_FAILED_URL = "/accounts/login/?sso=failed"
+
 # Security. Production mode passes `manage.py check --deploy` with no warnings.
 SESSION_COOKIE_HTTPONLY = True
 CSRF_COOKIE_HTTPONLY = False  # htmx reads the token from the body's hx-headers, not the cookie.

@@ -63,3 +63,7 @@ handler404 = "dashboard.console_api.api.not_found"
 if settings.OIDC_ENABLED:
     # Single sign-on; the library is imported only when it is configured.
     urlpatterns += [path("accounts/", include("dashboard.accounts.oidc"))]
+
+if settings.SAML_ENABLED:
+    # SAML 2.0 sign-in; the library is imported only when it is configured.
+    urlpatterns += [path("accounts/", include("dashboard.accounts.saml"))]

@@ -25,11 +25,12 @@ from dashboard.people.roles import Role
 ROLE_STRENGTH = (Role.ADMINISTRATOR, Role.APPROVER, Role.AUDITOR, Role.MEMBER, Role.VIEWER)
 
 
-def role_map_parse(text: str) -> dict[str, str]:
+def role_map_parse(text: str, *, setting: str = "OIDC_ROLE_MAP") -> dict[str, str]:
     """`OIDC_ROLE_MAP`: pairs `group=role`, separated by commas or new lines
     (a group's name may hold `=`: the role is after the last one). Group
     names are compared exactly, as providers send them. A role the console
-    does not have is a configuration error, said at start."""
+    does not have is a configuration error, said at start (`setting`: the
+    name said, SAML_ROLE_MAP for SAML sign-in)."""
     mapping: dict[str, str] = {}
     for raw in text.replace("\n", ",").split(","):
         pair = raw.strip()
@@ -38,10 +39,10 @@ def role_map_parse(text: str) -> dict[str, str]:
         group, sep, role = pair.rpartition("=")
         group, role = group.strip(), role.strip().lower()
         if not sep or not group:
-            raise ImproperlyConfigured(f"OIDC_ROLE_MAP: “{pair}” is not group=role.")
+            raise ImproperlyConfigured(f"{setting}: “{pair}” is not group=role.")
         if role not in Role.values:
             raise ImproperlyConfigured(
-                f"OIDC_ROLE_MAP: “{role}” (for {group}) is not a console role; use one of {', '.join(Role.values)}."
+                f"{setting}: “{role}” (for {group}) is not a console role; use one of {', '.join(Role.values)}."
             )
         mapping[group] = role
     return mapping

@@ -19,7 +19,7 @@ allauth's own login flow and accounts. django-otp is only the devices and
 their checks (RFC 6238 with drift and replay protection, single-use static
 tokens), so the console keeps its login and adds one step after the password.
 
-A person signing in through OpenID Connect is not asked for a code: the
+A person signing in through OpenID Connect or SAML is not asked for a code: the
 provider is where that identity's factors live (and where an organisation
 enforces MFA); asking again would be a second, unrelated factor to manage.
 """

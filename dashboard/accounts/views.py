@@ -63,6 +63,7 @@ class ConsoleLoginView(LoginView):
         context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
         # "Sign in with a passkey" where the sign-in policy lets some role sign in without a password.
         context["passwordless"] = passkeys.passwordless_offered()
+        context["saml_provider"] = settings.SAML_PROVIDER_NAME if settings.SAML_ENABLED else ""
         return context
 
     def post(self, request: Any, *args: Any, **kwargs: Any) -> HttpResponse:

@@ -560,10 +560,11 @@ def invitation_accept(*, invitation: Invitation, name: str, password: str) -> An
 
 
 def invitation_accept_with_sso(*, invitation: Invitation) -> Any:
-    """Accept to sign in with the OpenID Connect provider: the account is made
-    now, without a password, under the invited address; the provider's sign-in
-    links to it by that email (dashboard/accounts/oidc.py matches accounts by
-    email), so only someone the provider vouches for as that address gets in."""
+    """Accept to sign in with the OpenID Connect or SAML provider: the account
+    is made now, without a password, under the invited address; the provider's
+    sign-in links to it by that email (dashboard/accounts/oidc.py and saml.py
+    match accounts by email), so only someone the provider vouches for as that
+    address gets in."""
     return _accept(invitation, user_fields={}, password=None, how="single sign-on")
 
 

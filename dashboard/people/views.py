@@ -294,6 +294,7 @@ def accept(request: ConsoleRequest, token: str) -> HttpResponseBase:
     form = AcceptForm(request.POST or None, email=invitation.email)
     context["form"] = form
     context["sso_provider"] = settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else ""
+    context["saml_provider"] = settings.SAML_PROVIDER_NAME if settings.SAML_ENABLED else ""
     if request.method == "POST" and form.is_valid():
         try:
             user = services.invitation_accept(
@@ -316,7 +317,9 @@ def accept(request: ConsoleRequest, token: str) -> HttpResponseBase:
 @never_cache
 @require_POST
 def accept_with_sso(request: ConsoleRequest, token: str) -> HttpResponseBase:
-    if not settings.OIDC_ENABLED:
+    # Which sign-in the invitee chose: OpenID Connect, or SAML (`via=saml`) when both are configured.
+    saml = request.POST.get("via") == "saml"
+    if not (settings.SAML_ENABLED if saml else settings.OIDC_ENABLED):
         raise Http404("Single sign-on is not configured.")
     invitation, state = selectors.invitation_for_token(token)
     if invitation is None or state != "valid":
@@ -331,10 +334,12 @@ def accept_with_sso(request: ConsoleRequest, token: str) -> HttpResponseBase:
             "token": token,
             "error": refusal.message,
             "form": AcceptForm(email=invitation.email),
-            "sso_provider": settings.OIDC_PROVIDER_NAME,
+            "sso_provider": settings.OIDC_PROVIDER_NAME if settings.OIDC_ENABLED else "",
+            "saml_provider": settings.SAML_PROVIDER_NAME if settings.SAML_ENABLED else "",
         }
         return render(request, "people/accept.html", context)
-    return client_redirect(request, f"{reverse('oidc_authentication_init')}?next={reverse('keys:add')}")
+    start = "saml2_login" if saml else "oidc_authentication_init"
+    return client_redirect(request, f"{reverse(start)}?next={reverse('keys:add')}")
 
 
 # --- development mail ----------------------------------------------------------------

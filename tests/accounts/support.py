@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 from urllib.parse import parse_qs, urlsplit
 
@@ -12,6 +14,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 
 from dashboard.accounts import two_factor
 from tests.accounts.oidc_provider import CLIENT_ID, CLIENT_SECRET
+from tests.helpers import PROJECT_DIR
 from tests.html import one
 
 PERSON = {
@@ -73,3 +76,53 @@ def enable_app(user) -> TOTPDevice:
     device = two_factor.pending_app_device(user)
     assert two_factor.two_factor_enable(user=user, device=device, code=app_code(device)) is not None
     return device
+
+
+def settings_probe(code: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """`code` run in a new process after `django.setup()`, with only `env` (and
+    the settings module) in its environment: how the console starts when
+    configured so (settings decide at import what to load)."""
+    return subprocess.run(
+        [sys.executable, "-c", f"import django, sys; django.setup(); {code}"],
+        cwd=PROJECT_DIR,
+        env={"DJANGO_SETTINGS_MODULE": "dashboard.settings", "PATH": "/usr/bin:/bin", **env},
+        capture_output=True,
+        text=True,
+        timeout=300,  # a new process importing Django: over a minute on a loaded machine (killed at 60 s once)
+    )
+
+
+def saml_settings(settings, provider) -> None:
+    """SAML sign-in on as dashboard/settings.py turns it on, for the in-process
+    identity provider (tests/accounts/saml_idp.py), its metadata as a file; no
+    role mapping (tests/accounts/test_saml.py turns it on). The provider then
+    trusts the console's metadata as served."""
+    from django.test import Client
+
+    from dashboard.accounts.saml_config import saml_config_build
+
+    settings.SAML_ENABLED = True
+    settings.SAML_IDP_METADATA = str(provider.metadata_path)
+    settings.SAML_PROVIDER_NAME = "Okta"
+    settings.SAML_CONFIG = saml_config_build(
+        base_url="http://testserver", entity_id="", idp_metadata=str(provider.metadata_path), provider_name="Okta"
+    )
+    settings.SAML_CONFIG_LOADER = "dashboard.accounts.saml.saml_config_load"
+    settings.SAML_EMAIL_ATTRIBUTE = ["email", "mail"]
+    settings.SAML_ROLE_ATTRIBUTE = ["groups", "http://schemas.microsoft.com/ws/2008/06/identity/claims/groups"]
+    settings.SAML_ROLE_MAP = ""
+    settings.SAML_ROLE_DEFAULT = ""
+    settings.SAML_ROLE_REQUIRED = False
+    settings.SAML_CREATE_USER = True
+    settings.SAML_DEFAULT_BINDING = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect"
+    settings.SAML_CSP_HANDLER = ""
+    settings.SAML_LOGIN_FAILED_URL = "/accounts/login/?sso=failed"
+    settings.AUTHENTICATION_BACKENDS = [*settings.AUTHENTICATION_BACKENDS, "dashboard.accounts.saml.ConsoleSamlBackend"]
+    middleware = list(settings.MIDDLEWARE)
+    middleware.insert(
+        middleware.index("django.contrib.sessions.middleware.SessionMiddleware") + 1,
+        "djangosaml2.middleware.SamlSessionMiddleware",
+    )
+    settings.MIDDLEWARE = middleware
+    settings.ROOT_URLCONF = "tests.accounts.urls_saml"
+    provider.trust(Client().get("/accounts/saml/metadata/").content.decode())

@@ -5,17 +5,13 @@ login page, and nothing of it when unconfigured."""
 
 from __future__ import annotations
 
-import subprocess
-import sys
-
 from django.urls import reverse
 
 # Imported here, with single sign-on off as in settings: dashboard.urls decides
 # at import whether to add the sign-on views, and must decide "no" for the
 # last test. These tests add them through their own URL conf.
 from tests.accounts import urls_oidc  # noqa: F401
-from tests.accounts.support import sign_on
-from tests.helpers import PROJECT_DIR
+from tests.accounts.support import settings_probe, sign_on
 from tests.html import one, select, text_of
 
 
@@ -96,16 +92,5 @@ def test_without_oidc_settings_there_is_no_button_no_route_and_no_import(client,
 
     assert select(login.content, ".auth-sso") == []
     assert client.get("/accounts/oidc/authenticate/").status_code == 404
-    probe = subprocess.run(
-        [
-            sys.executable,
-            "-c",
-            "import django, sys; django.setup(); import dashboard.urls; print('mozilla_django_oidc' in sys.modules)",
-        ],
-        cwd=PROJECT_DIR,
-        env={"DJANGO_SETTINGS_MODULE": "dashboard.settings", "PATH": "/usr/bin:/bin", "OIDC_RP_CLIENT_ID": ""},
-        capture_output=True,
-        text=True,
-        timeout=300,  # a new process importing Django: over a minute on a loaded machine (killed at 60 s once)
-    )
+    probe = settings_probe("import dashboard.urls; print('mozilla_django_oidc' in sys.modules)", OIDC_RP_CLIENT_ID="")
     assert probe.stdout.strip() == "False", probe.stderr

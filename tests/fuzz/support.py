@@ -243,7 +243,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "people:invitation_link": Target(methods=("POST",), examples=3),
     "people:invitation_revoke": Target(methods=("POST",), examples=3),
     "people:accept": Target(methods=("GET", "POST"), form=("name", "password1", "password2")),
-    "people:accept_sso": Target(methods=("POST",), examples=3),
+    "people:accept_sso": Target(methods=("POST",), form=("via",), examples=3),
     "people:mail": Target(examples=3),
     "people:person": Target(),
     "people:role": Target(methods=("POST",), form=("role", "confirm")),
@@ -552,6 +552,15 @@ FUZZ_TABLE: dict[str, Target] = {
 }
 
 # URL namespaces the console does not own (Django's admin is Django's).
+# URLs that exist only when an optional sign-in is configured (SAML_IDP_METADATA:
+# dashboard/accounts/saml.py), so not in the root URLconf the fuzz suite walks:
+# tests/accounts/test_saml.py sends them hostile values with SAML on.
+OPTIONAL_FUZZ_TABLE: dict[str, Target] = {
+    "saml2_login": Target(query=("next", "idp", "scoping", "RelayState")),
+    "saml2_acs": Target(methods=("POST",), form=("SAMLResponse", "RelayState")),
+    "saml2_metadata": Target(),
+}
+
 NOT_FUZZED_NAMESPACES = frozenset({"admin"})
 
 _PARAM = re.compile(r"<(?:(?P<converter>\w+):)?(?P<name>\w+)>")
