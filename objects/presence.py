@@ -18,6 +18,7 @@ so presence of a workspace is never shown to, nor written by, anyone else.
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 import secrets
 from dataclasses import dataclass
@@ -49,6 +50,12 @@ _REMOTE_ID = re.compile(r"[^/\x00-\x1f\x7f-\x9f]{1,200}")
 def presence_token() -> str:
     """A page's own token: its row among the person's open pages."""
     return secrets.token_urlsafe(16)
+
+
+def presence_vals(*, token: str, record_id: str) -> str:
+    """What every poll of a region sends (its hx-vals): the page's token and
+    the record page's record (the grid's open editor is added by presence.js)."""
+    return json.dumps({"token": token, "record": record_id} if record_id else {"token": token})
 
 
 def valid_token(raw: str) -> str:

@@ -51,6 +51,7 @@ def presence(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         "object_key": object_key,
         "presence_record": shown_record,
         "presence_token": token,
+        "presence_vals": presence_area.presence_vals(token=token, record_id=shown_record),
         "poll_seconds": presence_area.PRESENCE_POLL_SECONDS,
     }
     return render(request, "objects/includes/presence.html#presence", context)

@@ -5,6 +5,7 @@ flat however many people are there."""
 
 from __future__ import annotations
 
+import json
 from datetime import timedelta
 
 import httpx
@@ -186,6 +187,8 @@ def test_the_record_page_has_its_presence_region_with_its_own_token(user, logged
     assert region["hx-post"] == f"{POLL_URL}?of={RECORD_ID}&v="
     assert region["hx-trigger"] == "load, every 2s, presence:now"
     assert region["data-presence-leave"] == LEAVE_URL
+    assert json.loads(region["hx-vals"]) == {"token": region["data-presence-token"], "record": RECORD_ID}
+    assert region["data-presence-src"] == "/static/js/presence.js"  # its code comes after the page
     assert RecordPresence.objects.count() == 0  # the page wrote nothing: its first poll beats
 
 

@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 from dashboard.keys.testing import store_sandbox_key
 from tests.axe import check_now, watch_with_axe
 from tests.helpers import SCREENSHOTS, csp_violations
-from tests.objects.support import record_url, session_cookie
+from tests.objects.support import grid_cell, record_url, session_cookie
 
 SEEN_WITHIN_MS = 3_000
 GONE_WITHIN_MS = 10_000
@@ -24,13 +24,6 @@ EDITOR_SEEN_MS = GONE_WITHIN_MS
 
 def presence_of(page: Page):
     return page.locator("#presence .presence-person")
-
-
-def grid_cell(page: Page, row_title: str, column: str):
-    headers = page.locator("table.records thead th").all_inner_texts()
-    index = [h.strip().rstrip("▲▼ ").strip() for h in headers].index(column)
-    row = page.locator("table.records tbody tr", has=page.get_by_role("link", name=row_title, exact=True))
-    return row.locator("th, td").nth(index)
 
 
 @pytest.mark.browser
