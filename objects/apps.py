@@ -61,6 +61,8 @@ class ObjectsConfig(AppConfig):
                 periodic=(
                     Periodic("objects.uploads_prune", every=24 * 3600.0),
                     Periodic("objects.trash_expire", every=24 * 3600.0),
+                    # Presence rows long past their last beat (objects/presence.py).
+                    Periodic("objects.presence_prune", every=3600.0),
                 ),
             )
         )

@@ -529,3 +529,29 @@ class ComputedColumn(models.Model):
 
     def __str__(self) -> str:
         return f"{self.object_key}: {self.name}"
+
+
+class RecordPresence(models.Model):
+    """One open page of a person on a record (objects/presence.py): its
+    heartbeat, kept by the page's own poll every ~2 s, and the field whose
+    inline editor it has open. Shown to others while fresh (PRESENCE_SECONDS);
+    leaving the page deletes it at once. One row per page (`token`, made when
+    the page was rendered), so two tabs of one person are two rows."""
+
+    token = models.CharField(max_length=32)
+    user = models.ForeignKey(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    record_id = models.CharField(max_length=200)
+    # The field being edited ("" when only viewing), its label as the definition said at the beat.
+    field_key = models.CharField(max_length=200, blank=True)
+    field_label = models.CharField(max_length=200, blank=True)
+    seen_at = models.DateTimeField()
+
+    class Meta:
+        # Keyed by person and page: a token someone else's page sent never touches this person's row.
+        constraints = [models.UniqueConstraint(fields=["user", "token"], name="objects_presence_one_per_page")]
+        indexes = [models.Index(fields=["workspace_id", "object_key", "seen_at"], name="objects_presence_object")]
+
+    def __str__(self) -> str:
+        return f"{self.user} on {self.object_key}/{self.record_id}"

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dashboard.celery import app
 from dashboard.jobs import engine
-from objects import jobs, trash
+from objects import jobs, presence, trash
 from objects.jobs import KIND as OBJECT_JOB
 from objects.tallies import KIND as RECORD_TALLY
 
@@ -48,3 +48,9 @@ def tally_step(tally_id: int) -> None:
 def trash_expire() -> int:
     """Once a day (Celery beat): records in the trash longer than OBJECTS_TRASH_DAYS go for good."""
     return trash.trash_expire()
+
+
+@app.task(name="objects.presence_prune")
+def presence_prune() -> int:
+    """Hourly (Celery beat): presence rows no one is shown any more go."""
+    return presence.presence_prune()

@@ -1,7 +1,19 @@
 from django.urls import path
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
-from objects.views import cells, computed, export, history, home, previews, records, relationships, saved_views, schema
+from objects.views import (
+    cells,
+    computed,
+    export,
+    history,
+    home,
+    presence,
+    previews,
+    records,
+    relationships,
+    saved_views,
+    schema,
+)
 
 app_name = "objects"
 urlpatterns = [
@@ -13,6 +25,9 @@ urlpatterns = [
     path("address-preview/", previews.address_preview, name="address_preview"),
     # The home page's "New record" picker, loaded when opened.
     path("home-picker/", home.home_picker, name="home_picker"),
+    # Presence on records: the region's poll (the page's heartbeat) and the beacon of a page left.
+    path("presence/leave/", presence.presence_leave, name="presence_leave"),
+    path("<remote_id:object_key>/presence/", presence.presence, name="presence"),
     path("builder/field-row/", schema.field_row_new, name="field_row"),
     path("builder/field-row/removed/", schema.field_row_removed, name="field_row_remove"),
     path("builder/option-row/", schema.field_option_new, name="field_option"),

@@ -117,3 +117,13 @@
     start();
   }
 })();
+
+// Presence (objects/presence.py): its code (presence.js) comes after the page, once,
+// when the page has a presence region: the region beats without it meanwhile.
+(function () {
+  var el = document.querySelector("[data-presence-src]");
+  if (!el) { return; }
+  var script = document.createElement("script");
+  script.src = el.getAttribute("data-presence-src");
+  document.head.appendChild(script);
+})();

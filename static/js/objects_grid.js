@@ -147,6 +147,7 @@
     }
     cell.classList.remove("is-editing");
     if (focus) { focusCell(cell); }
+    document.dispatchEvent(new CustomEvent("objects:cell-closed")); // presence: no longer editing (objects.js)
   }
 
   function open(cell) {

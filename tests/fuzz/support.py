@@ -537,6 +537,9 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:merge_run": Target(methods=("POST",), form=("ids", "kept", "use.name", "shown_values", "idempotency_key")),
     "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
     "objects:records_count": Target(query=("v",)),  # a filtered table's total, polled
+    # Presence: the region's poll (the page's heartbeat) and the beacon of a page left.
+    "objects:presence": Target(methods=("POST",), query=("of", "v"), form=("token", "record", "field")),
+    "objects:presence_leave": Target(methods=("POST",), form=("token",)),
     # The table's footers over every record, polled (its query: the table's).
     "objects:records_footers": Target(query=("v", "group", "footers", "agg.seats", "view"), record_fields="query"),
     "objects:kanban_counts": Target(query=("by", "sum", "shown1", "more1", "out1", "v")),

@@ -151,3 +151,11 @@ def console_on_sandbox(sandbox, settings, client, user):
     settings.SERVICE_BASE_URL = sandbox.base_url
     store_sandbox_key(user, ServiceClient(api_key=sandbox.demo_key), sandbox.demo_key)
     return client
+
+
+def grid_cell(page, row_title: str, column: str):
+    """The records grid's cell of a record (by its title) and a column (by its heading), in Chromium."""
+    headers = page.locator("table.records thead th").all_inner_texts()
+    index = [h.strip().rstrip("▲▼ ").strip() for h in headers].index(column)
+    row = page.locator("table.records tbody tr", has=page.get_by_role("link", name=row_title, exact=True))
+    return row.locator("th, td").nth(index)

@@ -14,7 +14,7 @@ from playwright.sync_api import Page, expect
 
 from tests.axe import check_now, watch_with_axe
 from tests.helpers import SCREENSHOTS, csp_violations
-from tests.objects.support import record_url, session_cookie
+from tests.objects.support import grid_cell, record_url, session_cookie
 
 
 def stored(grid, index: int) -> dict:
@@ -77,10 +77,7 @@ def test_two_sessions_edit_one_record_no_lost_update_and_a_conflict_is_chosen(gr
 
 
 def cell(page: Page, row_title: str, column: str):
-    headers = page.locator("table.records thead th").all_inner_texts()
-    index = [h.strip().rstrip("▲▼ ").strip() for h in headers].index(column)
-    row = page.locator("table.records tbody tr", has=page.get_by_role("link", name=row_title, exact=True))
-    return row.locator("th, td").nth(index)
+    return grid_cell(page, row_title, column)
 
 
 @pytest.mark.browser

@@ -72,6 +72,8 @@ UNGUARDED = {
     "inbox:refresh": "reads the service again (every role reads); nothing is written there",
     "inbox:dismiss": "a person's own inbox: nobody else's changes, no remote write",
     "objects:records_columns": "the columns a person sees are theirs; a shared view's change only for an owner who may write",
+    "objects:presence": "a person's own page beating (every role may be on a record), no remote write",
+    "objects:presence_leave": "a person's own page left: only their own presence ends, no remote write",
     "objects:view_save": "a private view is personal; sharing it is a write, refused by its form (test_saved_view_roles)",
     "objects:view_default": "which view opens first is a person's own preference",
     "objects:view_delete": "a person's own view: withdrawing what one published is always allowed",
