@@ -5,7 +5,12 @@ field pickers the GET form sends: `or.add=<field key>` begins a new group
 with that field's blank control, `or.add.<group>=<field key>` adds another
 alternative to a group. A blank control is no condition, so a picker that
 was not used changes nothing; the page with a picker used is a whole page
-(the bar itself changes, not only the table: `adding`)."""
+(the bar itself changes, not only the table: `adding`).
+
+Conditions on a linked record's fields (objects/linked_fields.py) are
+offered in every picker, each linked object's fields grouped under the
+relationship's name (`LinkedChoice`); `link.add=<linked key>` shows a blank
+control for one among the bar's own conditions."""
 
 from __future__ import annotations
 
@@ -13,16 +18,51 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from objects.conditions import MAX_BRANCHES, MAX_GROUPS, branch_prefix, group_phrase, without_group
+from objects.fields import FieldDef
 from objects.filters import FilterControl, filter_control, phrase
+from objects.linked_fields import parse_linked_key
 
 if TYPE_CHECKING:
     from django.http import QueryDict
 
-    from objects.fields import FieldDef
     from objects.table import TableState
 
 ADD_GROUP = "or.add"
 ADD_BRANCH_PREFIX = "or.add."
+ADD_LINKED = "link.add"
+
+
+@dataclass
+class LinkedChoice:
+    """A relationship's name and the linked object's fields, as a picker's group."""
+
+    label: str
+    fields: list[FieldDef]
+
+
+def linked_choices(linked: list[FieldDef]) -> list[LinkedChoice]:
+    """The linked fields grouped by the relationship and object they reach
+    (their label's head: "Company › Industry" under "Company")."""
+    groups: dict[str, LinkedChoice] = {}
+    for f in linked:
+        parsed = parse_linked_key(f.key)
+        if parsed is None:
+            continue
+        target = parsed[0]
+        name = f"{target.label} ({target.object_key})"
+        groups.setdefault(name, LinkedChoice(label=name, fields=[])).fields.append(f)
+    return list(groups.values())
+
+
+def linked_controls(linked: list[FieldDef], state: TableState, query: QueryDict) -> list[FilterControl]:
+    """The bar's conditions on linked fields: those the filter holds, then the
+    blank one `link.add` asks for."""
+    known = {f.key: f for f in linked}
+    controls = [filter_control(known[key], c) for key, c in state.filter.conditions.items() if key in known]
+    added = known.get(query.get(ADD_LINKED, ""))
+    if added is not None and added.key not in state.filter.conditions:
+        controls.append(filter_control(added, None))
+    return controls
 
 
 @dataclass
@@ -37,7 +77,9 @@ class GroupEditor:
 
 def adding(query: QueryDict) -> bool:
     """Whether a field picker was used (a new group or alternative to show)."""
-    return any((name == ADD_GROUP or name.startswith(ADD_BRANCH_PREFIX)) and query.get(name) for name in query)
+    return any(
+        (name in (ADD_GROUP, ADD_LINKED) or name.startswith(ADD_BRANCH_PREFIX)) and query.get(name) for name in query
+    )
 
 
 def group_editors(fields: list[FieldDef], state: TableState, query: QueryDict) -> list[GroupEditor]:
