@@ -79,15 +79,15 @@ def read_links(
     workspace_id: str,
     object_key: str,
     zone: dt.tzinfo = dt.UTC,
-    seconds: float | None = LINKED_SECONDS,
+    seconds: float | None = None,
 ) -> None:
     """Fill each linked condition of `plan` with the ids of this object's
     records it keeps (see the module's note). The conditions on one link
     outside OR groups are read together: one same linked record must hold
     them all ("a company in Retail with fewer than 300 employees"). Remote
     calls: per link read, at most LINKED_PAGES pages and LINKED_LOOKUPS link
-    lists, within `seconds` of the request's read budget (None: a background
-    count's, which has none), whatever the number of rows the page then checks."""
+    lists, within `seconds` of the request's read budget (a page passes
+    LINKED_SECONDS; None: a background count's, which has none), whatever the number of rows the page then checks."""
     reads: list[tuple[LinkedTarget, list[LinkedCheck]]] = []
     together: dict[LinkedTarget, list[LinkedCheck]] = {}
     for check in plan.linked:

@@ -106,7 +106,12 @@ def filter_plan(
     plan = record_filter.plan(fields, zone=workspace.zone)
     if plan.linked:
         link_filters.read_links(
-            plan, client=workspace.client, workspace_id=workspace.id, object_key=object_key, zone=workspace.zone
+            plan,
+            client=workspace.client,
+            workspace_id=workspace.id,
+            object_key=object_key,
+            zone=workspace.zone,
+            seconds=link_filters.LINKED_SECONDS,
         )
     return plan
 

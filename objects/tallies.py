@@ -294,9 +294,7 @@ def tally_chunk(tally: RecordTally) -> Step:
     plan = RecordFilter.from_query(filter_query, fields, linked).plan(fields, zone=zone)
     if plan.linked:
         # Read again by each step (the links from their cache): a step never trusts a step before.
-        read_links(
-            plan, client=client, workspace_id=tally.workspace_id, object_key=tally.object_key, zone=zone, seconds=None
-        )
+        read_links(plan, client=client, workspace_id=tally.workspace_id, object_key=tally.object_key, zone=zone)
     query = {
         # Oldest first: a record edited meanwhile keeps its place (sorted by
         # update it would move to the end and be counted twice).
