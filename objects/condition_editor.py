@@ -1,4 +1,5 @@
-"""The OR groups in the records filter bar, editable without JavaScript: each
+"""The records filter bar's controls: each field's condition (`FilterControl`),
+and the OR groups, editable without JavaScript: each
 group's branches as the bar's own controls (their parameters behind the
 branch's prefix, objects/conditions.py), a "Remove" link per group, and two
 field pickers the GET form sends: `or.add=<field key>` begins a new group
@@ -19,13 +20,87 @@ from typing import TYPE_CHECKING
 
 from objects.conditions import MAX_BRANCHES, MAX_GROUPS, branch_prefix, group_phrase, without_group
 from objects.fields import FieldDef
-from objects.filters import FilterControl, filter_control, phrase
+from objects.filters import (
+    DAYS_PREFIX,
+    FILTER_PREFIX,
+    OPERATOR_PREFIX,
+    UPPER_PREFIX,
+    VALUELESS,
+    Condition,
+    RecordFilter,
+    control_kind,
+    filterable,
+    operators_for,
+    phrase,
+)
 from objects.linked_fields import parse_linked_key
 
 if TYPE_CHECKING:
     from django.http import QueryDict
 
     from objects.table import TableState
+
+
+@dataclass
+class FilterControl:
+    """One field's entry in the filter bar (in an OR group's branch, its
+    parameters behind the branch's `prefix`: objects/conditions.py)."""
+
+    field: FieldDef
+    control: str  # choice, multi, boolean, number, date, datetime, text, empty_only
+    operators: tuple[tuple[str, str], ...]
+    op: str
+    values: list[str]
+    upper: str
+    days: str
+    prefix: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.prefix + FILTER_PREFIX + self.field.key
+
+    @property
+    def op_name(self) -> str:
+        return self.prefix + OPERATOR_PREFIX + self.field.key
+
+    @property
+    def upper_name(self) -> str:
+        return self.prefix + UPPER_PREFIX + self.field.key
+
+    @property
+    def days_name(self) -> str:
+        return self.prefix + DAYS_PREFIX + self.field.key
+
+    @property
+    def value(self) -> str:
+        return self.values[0] if self.values else ""
+
+    @property
+    def active(self) -> bool:
+        return bool(self.values or self.upper or self.days or self.op in VALUELESS)
+
+
+def filter_control(f: FieldDef, condition: Condition | None, *, prefix: str = "") -> FilterControl:
+    operators = operators_for(f)
+    if not filterable(f):
+        # No value to leave blank: "any" is the control left alone.
+        operators = (("", "any"), *operators)
+    return FilterControl(
+        field=f,
+        control=control_kind(f),
+        operators=operators,
+        # A blank control shows the type's first operator (text: contains).
+        op=condition.op if condition else operators[0][0],
+        values=list(condition.values) if condition else [],
+        upper=condition.upper if condition else "",
+        days=condition.days if condition else "",
+        prefix=prefix,
+    )
+
+
+def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list[FilterControl]:
+    return [filter_control(f, record_filter.conditions.get(f.key)) for f in fields]
+
 
 ADD_GROUP = "or.add"
 ADD_BRANCH_PREFIX = "or.add."

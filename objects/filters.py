@@ -39,7 +39,7 @@ from django.http import QueryDict
 
 from objects.conditions import Group, group_check, group_phrase, groups_from_query, groups_pairs
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
-from objects.linked_fields import is_linked
+from objects.linked_fields import LinkedCheck, is_linked, linked_check
 from objects.schema import NUMBER_TYPES, SINGLE_CHOICE_TYPES, FieldType
 
 FILTER_PREFIX = "f."
@@ -373,25 +373,6 @@ def _remote_value(field_def: FieldDef, condition: Condition) -> tuple[bool, Any]
 # --- the filter --------------------------------------------------------------
 
 
-@dataclass(eq=False)
-class LinkedCheck:
-    """A condition on a linked record's field, checked on the record's id:
-    `ids` are the records linked to a record where the condition holds, as
-    objects/link_filters.py read them (none before it did: nothing passes,
-    never everything); `partial` says in words what it could not read."""
-
-    key: str
-    field: FieldDef
-    condition: Condition
-    ids: frozenset[str] = frozenset()
-    partial: str = ""
-    # Outside any OR group: read together with the others of the same link (one same linked record holds them all).
-    together: bool = False
-
-    def test(self, record_id: Any) -> bool:
-        return record_id in self.ids
-
-
 @dataclass
 class FilterPlan:
     """A filter split for the service: `remote` (its exact `filter`), the
@@ -479,7 +460,7 @@ class RecordFilter:
                 plan.problems.append(str(exc))
                 continue
             if is_linked(key):
-                plan.local.append((key, _linked_check(plan, field_def, condition, together=True).test))
+                plan.local.append((key, linked_check(plan.linked, field_def, condition, together=True).test))
                 continue
             if exact:
                 plan.remote[key] = value
@@ -505,7 +486,7 @@ class RecordFilter:
             plan.problems.append(str(exc))
             return None
         if is_linked(condition.key):
-            return _linked_check(plan, known[condition.key], condition).test
+            return linked_check(plan.linked, known[condition.key], condition).test
         return test
 
     def pairs(self) -> list[tuple[str, str]]:
@@ -538,14 +519,6 @@ class RecordFilter:
         return ", and ".join(parts)
 
 
-def _linked_check(
-    plan: FilterPlan, field_def: FieldDef, condition: Condition, *, together: bool = False
-) -> LinkedCheck:
-    check = LinkedCheck(key=field_def.key, field=field_def, condition=condition, together=together)
-    plan.linked.append(check)
-    return check
-
-
 def phrase(field_def: FieldDef, condition: Condition) -> str:
     words = dict(operators_for(field_def)).get(condition.op, condition.op)
     labels = {o.id: o.label for o in field_def.options}
@@ -575,64 +548,3 @@ def remote_query(*, filters: dict | None, search: str | None, sort: str | None) 
     if sort:
         params["sort"] = sort
     return params
-
-
-@dataclass
-class FilterControl:
-    """One field's entry in the filter bar (in an OR group's branch, its
-    parameters behind the branch's `prefix`: objects/conditions.py)."""
-
-    field: FieldDef
-    control: str  # choice, multi, boolean, number, date, datetime, text, empty_only
-    operators: tuple[tuple[str, str], ...]
-    op: str
-    values: list[str]
-    upper: str
-    days: str
-    prefix: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.prefix + FILTER_PREFIX + self.field.key
-
-    @property
-    def op_name(self) -> str:
-        return self.prefix + OPERATOR_PREFIX + self.field.key
-
-    @property
-    def upper_name(self) -> str:
-        return self.prefix + UPPER_PREFIX + self.field.key
-
-    @property
-    def days_name(self) -> str:
-        return self.prefix + DAYS_PREFIX + self.field.key
-
-    @property
-    def value(self) -> str:
-        return self.values[0] if self.values else ""
-
-    @property
-    def active(self) -> bool:
-        return bool(self.values or self.upper or self.days or self.op in VALUELESS)
-
-
-def filter_control(f: FieldDef, condition: Condition | None, *, prefix: str = "") -> FilterControl:
-    operators = operators_for(f)
-    if not filterable(f):
-        # No value to leave blank: "any" is the control left alone.
-        operators = (("", "any"), *operators)
-    return FilterControl(
-        field=f,
-        control=control_kind(f),
-        operators=operators,
-        # A blank control shows the type's first operator (text: contains).
-        op=condition.op if condition else operators[0][0],
-        values=list(condition.values) if condition else [],
-        upper=condition.upper if condition else "",
-        days=condition.days if condition else "",
-        prefix=prefix,
-    )
-
-
-def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list[FilterControl]:
-    return [filter_control(f, record_filter.conditions.get(f.key)) for f in fields]

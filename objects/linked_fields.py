@@ -23,9 +23,13 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any
 
 from objects.fields import FieldDef
 from objects.links import relation_label
+
+if TYPE_CHECKING:
+    from objects.filters import Condition
 
 LINK_PREFIX = "link."
 # Linked objects one filter may reach (each costs a definition read, cached).
@@ -93,3 +97,31 @@ def own_field(linked: FieldDef) -> FieldDef:
     parsed = parse_linked_key(linked.key)
     key = parsed[1] if parsed else linked.key
     return replace(linked, key=key, label=linked.label.split(" › ", 1)[-1])
+
+
+@dataclass(eq=False)
+class LinkedCheck:
+    """A condition on a linked record's field, checked on the record's id:
+    `ids` are the records linked to a record where the condition holds, as
+    objects/link_filters.py read them (none before it did: nothing passes,
+    never everything); `partial` says in words what it could not read."""
+
+    key: str
+    field: FieldDef
+    condition: Condition
+    ids: frozenset[str] = frozenset()
+    partial: str = ""
+    # Outside any OR group: read together with the others of the same link (one same linked record holds them all).
+    together: bool = False
+
+    def test(self, record_id: Any) -> bool:
+        return record_id in self.ids
+
+
+def linked_check(
+    checks: list[LinkedCheck], field_def: FieldDef, condition: Condition, *, together: bool = False
+) -> LinkedCheck:
+    """A linked condition's check, added to a plan's `checks` (read later)."""
+    check = LinkedCheck(key=field_def.key, field=field_def, condition=condition, together=together)
+    checks.append(check)
+    return check

@@ -28,10 +28,9 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import selectors, services, tallies
-from objects.condition_editor import adding, group_editors, linked_choices, linked_controls
+from objects.condition_editor import adding, filter_controls, group_editors, linked_choices, linked_controls
 from objects.conditions import MAX_GROUPS
 from objects.fields import field_defs
-from objects.filters import filter_controls
 from objects.forms import RecordDeleteForm, RecordForm
 from objects.grouping import groupable_fields
 from objects.models import RecordTally
