@@ -14,7 +14,10 @@ URL parameters (all optional; one condition per field, all combined with AND):
 - `empty`: a field key whose value must be empty (the older shape of
   `op.<key>=empty`, still read);
 - `or.<group>.<branch>.<any of the above but q>`: OR groups, each holding
-  when one of its branches does, ANDed with the rest (objects/conditions.py).
+  when one of its branches does, ANDed with the rest (objects/conditions.py);
+- a field key may be a linked record's field, `link.<relation>.<object>.<field>`
+  (objects/linked_fields.py): never sent to the service, checked on the ids
+  of the records linked to the matching ones (objects/link_filters.py).
 
 The service's `filter` matches exact values only (`{key: value}`, `null` for
 empty, a list for "has all of" a multi-select). What it can express is sent;
@@ -36,6 +39,7 @@ from django.http import QueryDict
 
 from objects.conditions import Group, group_check, group_phrase, groups_from_query, groups_pairs
 from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
+from objects.linked_fields import LinkedCheck, is_linked, linked_check
 from objects.schema import NUMBER_TYPES, SINGLE_CHOICE_TYPES, FieldType
 
 FILTER_PREFIX = "f."
@@ -380,15 +384,27 @@ class FilterPlan:
     problems: list[str]
     # Checks of a record's whole values (an OR group: objects/conditions.py).
     record_checks: list[Callable[[dict], bool]] = field(default_factory=list)
+    # Conditions on linked records' fields, checked on the record's id (read
+    # before any record is checked: objects/link_filters.py `read_links`).
+    linked: list[LinkedCheck] = field(default_factory=list)
 
     @property
     def narrows(self) -> bool:
         """Whether the console checks records itself (pages read up to a budget)."""
-        return bool(self.local or self.record_checks)
+        return bool(self.local or self.record_checks or self.linked)
+
+    @property
+    def partial(self) -> list[str]:
+        """What the linked conditions could not read, in words (none: complete)."""
+        return list(dict.fromkeys(check.partial for check in self.linked if check.partial))
 
     def matches(self, record: Any) -> bool:
         values = record.get("values") if isinstance(record, dict) else None
         values = values if isinstance(values, dict) else {}
+        if self.linked:
+            # A linked condition's "value" is the record's id (LinkedCheck.test).
+            record_id = str(record.get("id") or "") if isinstance(record, dict) else ""
+            values = {**values, **dict.fromkeys((check.key for check in self.linked), record_id)}
         return all(test(values.get(key)) for key, test in self.local) and all(
             check(values) for check in self.record_checks
         )
@@ -400,19 +416,27 @@ class RecordFilter:
     conditions: dict[str, Condition] = field(default_factory=dict)
     # OR groups, each ANY of its branches, ANDed with the conditions above.
     groups: tuple[Group, ...] = ()
+    # The linked records' fields the address may name (objects/linked_fields.py).
+    linked: tuple[FieldDef, ...] = ()
 
     @classmethod
-    def from_query(cls, query: QueryDict, fields: list[FieldDef]) -> RecordFilter:
-        """What the URL asks for, keeping only the object's own fields."""
+    def from_query(
+        cls, query: QueryDict, fields: list[FieldDef], linked: tuple[FieldDef, ...] | list[FieldDef] = ()
+    ) -> RecordFilter:
+        """What the URL asks for, keeping only the object's own fields and
+        the `linked` fields given (those of the linked objects it names)."""
+        linked = tuple(linked)
+        every = [*fields, *linked]
         conditions = {}
-        for f in fields:
+        for f in every:
             condition = read_condition(query, f)
             if condition is not None:
                 conditions[f.key] = condition
         return cls(
             search=query.get("q", "").strip()[:MAX_SEARCH_LENGTH],
             conditions=conditions,
-            groups=groups_from_query(query, fields, read_condition),
+            groups=groups_from_query(query, every, read_condition),
+            linked=linked,
         )
 
     @property
@@ -424,7 +448,7 @@ class RecordFilter:
         """The service's `filter` and `search` and the console's own checks;
         a message for each condition that could not be read (that one is
         left out, the rest still apply)."""
-        known = {f.key: f for f in fields}
+        known = {f.key: f for f in [*fields, *self.linked]}
         today = today or dt.datetime.now(zone).date()
         plan = FilterPlan(remote={}, search=self.search, local=[], problems=[])
         for key, condition in self.conditions.items():
@@ -434,6 +458,9 @@ class RecordFilter:
                 test = condition_test(field_def, condition, zone=zone, today=today)
             except ValueError as exc:
                 plan.problems.append(str(exc))
+                continue
+            if is_linked(key):
+                plan.local.append((key, linked_check(plan.linked, field_def, condition, together=True).test))
                 continue
             if exact:
                 plan.remote[key] = value
@@ -454,10 +481,13 @@ class RecordFilter:
         known: dict[str, FieldDef], condition: Condition, *, zone: dt.tzinfo, today: dt.date, plan: FilterPlan
     ) -> Test | None:
         try:
-            return condition_test(known[condition.key], condition, zone=zone, today=today)
+            test = condition_test(known[condition.key], condition, zone=zone, today=today)
         except ValueError as exc:
             plan.problems.append(str(exc))
             return None
+        if is_linked(condition.key):
+            return linked_check(plan.linked, known[condition.key], condition).test
+        return test
 
     def pairs(self) -> list[tuple[str, str]]:
         """This filter as URL query pairs."""
@@ -476,9 +506,10 @@ class RecordFilter:
     def summary(self, fields: list[FieldDef]) -> list[str]:
         """Each condition in words ("Name contains “Nova”"), in field order,
         after each OR group ("Stage is “Trial” or Stage is “Lead”")."""
-        known = {f.key: f for f in fields}
+        every = [*fields, *self.linked]
+        known = {f.key: f for f in every}
         return [group_phrase(group, lambda c: phrase(known[c.key], c)) for group in self.groups] + [
-            phrase(f, self.conditions[f.key]) for f in fields if f.key in self.conditions
+            phrase(f, self.conditions[f.key]) for f in every if f.key in self.conditions
         ]
 
     def sentence(self, fields: list[FieldDef]) -> str:
@@ -517,64 +548,3 @@ def remote_query(*, filters: dict | None, search: str | None, sort: str | None) 
     if sort:
         params["sort"] = sort
     return params
-
-
-@dataclass
-class FilterControl:
-    """One field's entry in the filter bar (in an OR group's branch, its
-    parameters behind the branch's `prefix`: objects/conditions.py)."""
-
-    field: FieldDef
-    control: str  # choice, multi, boolean, number, date, datetime, text, empty_only
-    operators: tuple[tuple[str, str], ...]
-    op: str
-    values: list[str]
-    upper: str
-    days: str
-    prefix: str = ""
-
-    @property
-    def name(self) -> str:
-        return self.prefix + FILTER_PREFIX + self.field.key
-
-    @property
-    def op_name(self) -> str:
-        return self.prefix + OPERATOR_PREFIX + self.field.key
-
-    @property
-    def upper_name(self) -> str:
-        return self.prefix + UPPER_PREFIX + self.field.key
-
-    @property
-    def days_name(self) -> str:
-        return self.prefix + DAYS_PREFIX + self.field.key
-
-    @property
-    def value(self) -> str:
-        return self.values[0] if self.values else ""
-
-    @property
-    def active(self) -> bool:
-        return bool(self.values or self.upper or self.days or self.op in VALUELESS)
-
-
-def filter_control(f: FieldDef, condition: Condition | None, *, prefix: str = "") -> FilterControl:
-    operators = operators_for(f)
-    if not filterable(f):
-        # No value to leave blank: "any" is the control left alone.
-        operators = (("", "any"), *operators)
-    return FilterControl(
-        field=f,
-        control=control_kind(f),
-        operators=operators,
-        # A blank control shows the type's first operator (text: contains).
-        op=condition.op if condition else operators[0][0],
-        values=list(condition.values) if condition else [],
-        upper=condition.upper if condition else "",
-        days=condition.days if condition else "",
-        prefix=prefix,
-    )
-
-
-def filter_controls(fields: list[FieldDef], record_filter: RecordFilter) -> list[FilterControl]:
-    return [filter_control(f, record_filter.conditions.get(f.key)) for f in fields]

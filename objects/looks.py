@@ -88,6 +88,7 @@ def switch_links(*, object_key: str, filter_pairs: list[tuple[str, str]], curren
     ]
 
 
-def filter_pairs(query: QueryDict, fields) -> list[tuple[str, str]]:
-    """The search and filters of a page's query string, checked."""
-    return RecordFilter.from_query(query, fields).pairs()
+def filter_pairs(query: QueryDict, fields, linked=()) -> list[tuple[str, str]]:
+    """The search and filters of a page's query string, checked (`linked`:
+    the linked records' fields it may name, objects/linked_fields.py)."""
+    return RecordFilter.from_query(query, fields, linked).pairs()

@@ -26,7 +26,7 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import comments, computed, looks, selectors
+from objects import comments, computed, link_filters, looks, selectors
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
@@ -35,6 +35,7 @@ from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
 from objects.history import history_rows, undoable_change
+from objects.linked_fields import MAX_LINKED_OBJECTS, LinkedTarget
 from objects.links import Link, link_from, links_by_relation
 from objects.models import RecordTally, SavedView
 from objects.names import record_titles, record_url, title_of
@@ -99,6 +100,48 @@ def link_columns_shown(
     return list(preference.link_columns) if preference else []
 
 
+def filter_linked_fields(*, workspace: Workspace, query: QueryDict) -> tuple[list[FieldDef], list[str]]:
+    """The linked records' fields a query's filter names (their objects'
+    definitions from the cache), and what could not be read."""
+    return link_filters.query_linked_fields(query, lambda key: object_definition(workspace=workspace, object_key=key))
+
+
+def filter_plan(
+    *, workspace: Workspace, object_key: str, record_filter: RecordFilter, fields: list[FieldDef]
+) -> FilterPlan:
+    """A filter's plan, its conditions on linked records read (once, not per
+    row: objects/link_filters.py), as every look and the export apply it."""
+    plan = record_filter.plan(fields, zone=workspace.zone)
+    if plan.linked:
+        link_filters.read_links(
+            plan,
+            client=workspace.client,
+            workspace_id=workspace.id,
+            object_key=object_key,
+            zone=workspace.zone,
+            seconds=link_filters.LINKED_SECONDS,
+        )
+    return plan
+
+
+def offered_linked_fields(*, workspace: Workspace, object_key: str, record_filter: RecordFilter) -> list[FieldDef]:
+    """The linked records' fields the filter bar offers: those the filter
+    names, then those of the objects this object's links were seen to
+    reach (objects/selectors.py `relation_targets_in_use`), a few objects at
+    most, their definitions from the cache; one that cannot be read is not offered."""
+    offered = {f.key: f for f in record_filter.linked}
+    seen = selectors.relation_targets_in_use(workspace_id=workspace.id, object_key=object_key)
+    for relation_key, other in seen[:MAX_LINKED_OBJECTS]:
+        target = LinkedTarget(relation_key=relation_key, object_key=other)
+        fields, problem = link_filters.target_fields(
+            target, lambda key: object_definition(workspace=workspace, object_key=key)
+        )
+        if not problem:
+            for f in fields:
+                offered.setdefault(f.key, f)
+    return list(offered.values())
+
+
 @dataclass(frozen=True)
 class RecordsRead:
     """One page of an object's records for a query (the table's search,
@@ -117,8 +160,10 @@ def records_read(*, workspace: Workspace, object_key: str, query: QueryDict) -> 
     service answers the whole filter, else up to the page budget)."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
-    state = TableState.from_query(query, fields)
-    plan = state.plan(fields, zone=workspace.zone)
+    linked, problems = filter_linked_fields(workspace=workspace, query=query)
+    state = TableState.from_query(query, fields, linked)
+    plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=state.filter, fields=fields)
+    plan.problems[:0] = problems
     page = selectors.record_page(
         client=workspace.client,
         object_key=object_key,
@@ -172,6 +217,7 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     )
     table.computed_problem = computed_read.problem
     table.read = page
+    table.filter_partial = plan.partial
     table.filter_summary = state.filter.summary(fields)
     if table.total is None:
         # The service's lists carry no total: counted in the background, polled.
@@ -349,9 +395,11 @@ def look_context(
     its setting names, else the first (`by`); `base_pairs` keep filter and choice."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
-    record_filter = RecordFilter.from_query(query, fields)
+    linked, problems = filter_linked_fields(workspace=workspace, query=query)
+    record_filter = RecordFilter.from_query(query, fields, linked)
     # The same plan as the table's: the service's part sent, the rest checked on each record read.
-    plan = record_filter.plan(fields, zone=workspace.zone)
+    plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=record_filter, fields=fields)
+    plan.problems[:0] = problems
     pairs = record_filter.pairs()
     settings = looks.settings_from_query(kind, query)
     setting, choose = LOOK_FIELDS.get(kind, ("", None))
@@ -369,6 +417,7 @@ def look_context(
         "record_filter": record_filter,
         "plan": plan,
         "filter_problems": plan.problems,
+        "filter_partial": plan.partial,
         "filter_pairs": pairs,
         "filter_query": urlencode(pairs),
         "kind": kind,

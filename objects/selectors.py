@@ -17,6 +17,7 @@ from dashboard.api import errors
 from dashboard.api.paths import api_path
 from dashboard.web.reading import as_dict
 from objects.filters import FilterPlan, remote_query
+from objects.links import link_from
 from objects.models import ColumnPreference, RecordChange, SavedView
 
 if TYPE_CHECKING:
@@ -221,7 +222,25 @@ def relationship_list(*, client: ServiceClient, object_key: str, record_id: str,
         keys = [k for k in seen if isinstance(k, str) and k]
         relation_keys_remember(workspace_id=workspace_id, keys=keys)
         relation_keys_remember(workspace_id=workspace_id, keys=keys, object_key=object_key)
+        # Which object each kind of link reaches: the filter offers that object's fields.
+        ends = [link_from(link, object_key=object_key, record_id=record_id) for link in links if isinstance(link, dict)]
+        relation_keys_remember(
+            workspace_id=workspace_id,
+            keys=[f"{end.relation_key}{TARGET_SEPARATOR}{end.object_key}" for end in ends if end.relation_key],
+            object_key=TARGETS_SCOPE + object_key,
+        )
     return links
+
+
+# A relation key and the object it reaches, as one remembered entry.
+TARGET_SEPARATOR = "\x1f"
+TARGETS_SCOPE = "targets\n"
+
+
+def relation_targets_in_use(*, workspace_id: str, object_key: str) -> list[tuple[str, str]]:
+    """(relation key, object key) of the links seen on this object's records (most recent first kept)."""
+    entries = relation_keys_in_use(workspace_id=workspace_id, object_key=TARGETS_SCOPE + object_key)
+    return [tuple(e.split(TARGET_SEPARATOR, 1)) for e in entries if TARGET_SEPARATOR in e]  # type: ignore[misc]
 
 
 # The links of a records page's rows: the contract lists links one record at

@@ -60,7 +60,8 @@ class TableState:
     aggregates: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_query(cls, query: QueryDict, fields: list[FieldDef]) -> TableState:
+    def from_query(cls, query: QueryDict, fields: list[FieldDef], linked: list[FieldDef] | None = None) -> TableState:
+        """`linked`: the linked records' fields the filter may name (objects/link_filters.py)."""
         sortable = {f.key for f in fields} | {key for key, _ in TIMESTAMP_COLUMNS}
         sort = query.get("sort", "").strip() or DEFAULT_SORT
         if sort.lstrip("-") not in sortable:
@@ -80,7 +81,7 @@ class TableState:
             if chosen != DEFAULT_AGGREGATE:
                 aggregates[f.key] = chosen
         return cls(
-            filter=RecordFilter.from_query(query, fields),
+            filter=RecordFilter.from_query(query, fields, linked or ()),
             sort=sort,
             limit=limit,
             pager=CursorPager.from_query(query),
@@ -318,6 +319,8 @@ class RecordsTable:
     default_view_id: int | None = None
     # How the page was read (None: one page of the service, as is).
     read: RecordsPage | None = None
+    # What the conditions on linked records could not read, in words (objects/link_filters.py).
+    filter_partial: list[str] = field(default_factory=list)
     # The conditions in words, as the summary beside the "N active" badge shows them.
     filter_summary: list[str] = field(default_factory=list)
     # The background count of this filter when the page cannot tell the total (objects/tallies.py).
@@ -349,7 +352,7 @@ class RecordsTable:
     def total(self) -> int | None:
         """The number of matching records when this page tells it: the last
         page of a list whose pages before were all full."""
-        if self.paging.next or len(self.state.pager.back) >= MAX_TRAIL:
+        if self.paging.next or len(self.state.pager.back) >= MAX_TRAIL or self.filter_partial:
             return None
         if self.read is not None and self.read.narrowed and self.state.page_number > 1:
             return None  # narrowed pages before this one may have ended at the budget, not full
@@ -360,6 +363,8 @@ class RecordsTable:
         """ "25 shown, more after" until the last page, then the exact total
         (every page before was full)."""
         shown = len(self.rows)
+        if self.filter_partial:
+            return f"{shown} shown, a partial result"
         if self.read is not None and self.read.narrowed and self.read.budget_spent:
             return f"{shown} shown"
         if self.paging.next:

@@ -220,6 +220,7 @@ def tally_chunk(tally: RecordTally) -> Step:
     are read again."""
     from objects import selectors
     from objects.fields import field_defs
+    from objects.link_filters import query_linked_fields, read_links
 
     if not tally.owner_key.user.is_active:
         return Step(stop_message="Stopped: the account whose key counted was deactivated.")
@@ -234,7 +235,15 @@ def tally_chunk(tally: RecordTally) -> Step:
         return Step(stop_message="The field these records were grouped by is gone.")
     zone = zone_named(params.get("zone"))
     # The table's plan: the service's part sent, the rest checked on every record read.
-    plan = RecordFilter.from_query(QueryDict(params.get("query") or ""), fields).plan(fields, zone=zone)
+    filter_query = QueryDict(params.get("query") or "")
+    linked, _problems = query_linked_fields(
+        filter_query,
+        lambda key: selectors.object_definition_get(client=client, workspace_id=tally.workspace_id, object_key=key),
+    )
+    plan = RecordFilter.from_query(filter_query, fields, linked).plan(fields, zone=zone)
+    if plan.linked:
+        # Read again by each step (the links from their cache): a step never trusts a step before.
+        read_links(plan, client=client, workspace_id=tally.workspace_id, object_key=tally.object_key, zone=zone)
     query = {
         # Oldest first: a record edited meanwhile keeps its place (sorted by
         # update it would move to the end and be counted twice).
@@ -267,6 +276,8 @@ def tally_chunk(tally: RecordTally) -> Step:
         cursor = page.next_cursor or None
         if not cursor:
             tally.status = RecordTally.DONE
+            if plan.partial:
+                tally.message = " ".join(plan.partial)
             break
         if tally.pages_read + pages >= settings.OBJECTS_COUNT_MAX_PAGES:
             # What was counted is kept: "at least N".

@@ -11,8 +11,8 @@ from django import template
 from django.utils.safestring import SafeString
 
 from objects.cell_markup import cell_text, grid_cell, render_cell
+from objects.condition_editor import FilterControl
 from objects.fields import Cell
-from objects.filters import FilterControl
 from objects.links import relation_label
 
 register = template.Library()

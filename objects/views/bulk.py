@@ -8,7 +8,7 @@ import hashlib
 import json
 from typing import Any
 
-from django.http import HttpResponseBase
+from django.http import HttpResponseBase, QueryDict
 from django.urls import reverse
 from django.views.decorators.http import require_http_methods
 
@@ -18,8 +18,14 @@ from dashboard.web.htmx import client_redirect, render_region
 from objects import bulk
 from objects.cell_markup import cell_text
 from objects.fields import cell, field_defs
+from objects.linked_fields import targets_in_query
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition
+
+LINKED_REFUSED = (
+    "A bulk action over every record matching the filter cannot follow a condition on a linked record's field:"
+    " nothing was changed. Select the rows on the table's pages instead, or remove that condition."
+)
 
 
 def dry_run_token(*, kind: str, changes: dict | None, selection: bulk.Selection) -> str:
@@ -71,6 +77,11 @@ def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         "records_url": reverse("objects:records", args=[object_key])
         + (f"?{selection.query}" if selection.query else ""),
     }
+    if selection.scope == bulk.SCOPE_FILTER and targets_in_query(QueryDict(selection.query)):
+        # The job re-reads the filter page by page without the linked reads: it would reach records the
+        # table does not keep. Refused before anything is read or written.
+        context["linked_refused"] = LINKED_REFUSED
+        return render_region(request, "objects/bulk.html", "bulk-form", context)
     if selection.is_empty or not bound or not form.is_valid():
         return render_region(request, "objects/bulk.html", "bulk-form", context)
     changes = form.changes() if kind == ObjectJob.KIND_EDIT else None

@@ -17,7 +17,7 @@ from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.reading import as_dict, text
 from objects import computed, selectors
 from objects.fields import csv_value, field_defs
-from objects.records import hidden_columns, object_definition, saved_view_open
+from objects.records import filter_linked_fields, filter_plan, hidden_columns, object_definition, saved_view_open
 from objects.table import TableState
 
 logger = logging.getLogger("objects.export")
@@ -31,18 +31,16 @@ def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpRes
     the columns the table shows (the title column always, as in the table)."""
     workspace = request.workspace
     every_field = field_defs(object_definition(workspace=workspace, object_key=object_key))
-    state = TableState.from_query(request.GET, every_field)
+    linked, _problems = filter_linked_fields(workspace=workspace, query=request.GET)
+    state = TableState.from_query(request.GET, every_field, linked)
     # The columns the table shows (the open saved view's, else this person's choice).
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=request.GET)
     hidden = set(hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=view))
     fields = [f for i, f in enumerate(every_field) if i == 0 or f.key not in hidden]
-    # Conditions the service cannot check are checked here, record by record.
-    records = selectors.record_matching_iter(
-        client=workspace.client,
-        object_key=object_key,
-        plan=state.plan(every_field, zone=workspace.zone),
-        sort=state.sort,
-    )
+    # Conditions the service cannot check are checked here, record by record
+    # (those on linked records read once, before the first page).
+    plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=state.filter, fields=every_field)
+    records = selectors.record_matching_iter(client=workspace.client, object_key=object_key, plan=plan, sort=state.sort)
     # The first page is read before the response starts, so a remote error
     # (404, 401...) still becomes an error page instead of a broken file.
     first = next(records, None)
@@ -91,8 +89,12 @@ def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpRes
             # Headers are gone: say in the file that it is incomplete.
             logger.warning("CSV export of %s stopped: %s", object_key, exc)
             yield [f"# export stopped early: {exc.message} (request id {exc.request_id or 'unknown'})"]
+            return
         if partial:
             yield [f"# {partial}"]
+        # A linked condition that could not read everything: the file says it is partial, in words.
+        for note in plan.partial:
+            yield [f"# partial: {note}"]
 
     # The one CSV writer: a cell a spreadsheet would run as a formula is neutralised.
     header = ["id", *[f.label for f in fields], *[f"{s.label} (computed)" for s in checked], "Created", "Updated"]

@@ -38,7 +38,7 @@ from objects.kanban import (
     fill_column,
 )
 from objects.models import RecordTally
-from objects.records import READ_ONLY, object_definition, saved_view_open
+from objects.records import READ_ONLY, filter_linked_fields, filter_plan, object_definition, saved_view_open
 from objects.tallies import tally_get, tally_params, tally_rows, tally_start, tally_version
 
 
@@ -94,8 +94,10 @@ def _board(
     fields = field_defs(definition)
     chosen = _board_field(fields, by)
     # The table's search and filters, carried by its "Kanban" link.
-    record_filter = RecordFilter.from_query(query, fields)
-    plan = record_filter.plan(fields, zone=workspace.zone)
+    linked, problems = filter_linked_fields(workspace=workspace, query=query)
+    record_filter = RecordFilter.from_query(query, fields, linked)
+    plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=record_filter, fields=fields)
+    plan.problems[:0] = problems
     shown_fields = card_fields(fields, query.getlist("card"), by=chosen)
     sum_field = _sum_field(fields, query.get("sum"))
     columns = (
@@ -146,6 +148,7 @@ def _board(
         "filter_pairs": record_filter.pairs(),
         "filter_query": filter_query,
         "filter_problems": plan.problems,
+        "filter_partial": plan.partial,
         "move_form": MoveForm(),
         # Records of built-in objects belong to their own feature: shown, not moved here.
         "can_move": workspace.can_write and definition.get("kind") != "system",
@@ -197,8 +200,9 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         # The option was removed meanwhile: the board as it is now.
         board = reverse("objects:kanban", args=[object_key]) + f"?by={by.key}"
         return client_redirect(request, board)
-    record_filter = RecordFilter.from_query(request.GET, fields)
-    plan = record_filter.plan(fields, zone=workspace.zone)
+    linked, _problems = filter_linked_fields(workspace=workspace, query=request.GET)
+    record_filter = RecordFilter.from_query(request.GET, fields, linked)
+    plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=record_filter, fields=fields)
     column = columns[index]
     if not is_partial(request):
         _link_columns(object_key, by, [column], record_filter)

@@ -29,10 +29,9 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import selectors, services, tallies
 from objects.comments import record_news_seen
-from objects.condition_editor import adding, group_editors
+from objects.condition_editor import adding, filter_controls, group_editors, linked_choices, linked_controls
 from objects.conditions import MAX_GROUPS
 from objects.fields import field_defs
-from objects.filters import filter_controls
 from objects.forms import RecordDeleteForm, RecordForm
 from objects.grouping import groupable_fields
 from objects.models import RecordTally
@@ -44,6 +43,7 @@ from objects.records import (
     default_view_address,
     list_carried,
     object_definition,
+    offered_linked_fields,
     record_page_context,
     record_title,
     records_footer_table,
@@ -65,10 +65,14 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         # A field picker of the OR groups: the bar itself changes, so the whole page.
         return client_redirect(request, request.get_full_path())
     table = records_table(workspace=request.workspace, user=request.user, object_key=object_key, query=request.GET)
+    linked = offered_linked_fields(workspace=request.workspace, object_key=object_key, record_filter=table.state.filter)
     context = {
         "table": table,
         "filters": filter_controls(table.fields, table.state.filter),
-        "or_groups": group_editors(table.fields, table.state, request.GET),
+        # Conditions on linked records' fields, and the pickers' groups of them (objects/condition_editor.py).
+        "linked_filters": linked_controls(linked, table.state, request.GET),
+        "linked_choices": linked_choices(linked),
+        "or_groups": group_editors([*table.fields, *linked], table.state, request.GET),
         "can_add_group": len(table.state.filter.groups) < MAX_GROUPS,
         "groupable": groupable_fields(table.fields),
         "page_sizes": PAGE_SIZES,

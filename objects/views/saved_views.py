@@ -20,6 +20,7 @@ from objects.forms import SavedViewForm
 from objects.models import SavedView
 from objects.records import (
     SHARE_NEEDS_WRITE,
+    filter_linked_fields,
     hidden_columns,
     link_columns_shown,
     object_definition,
@@ -56,6 +57,8 @@ def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             status=200,
         )
     query = QueryDict(form.cleaned_data["query"])
+    # Conditions on linked records' fields are kept too (checked against their objects' fields).
+    linked, _problems = filter_linked_fields(workspace=workspace, query=query)
     kind = looks.look_kind(form.cleaned_data["kind"])
     if kind != looks.TABLE:
         # A kanban, calendar, gallery or chart: its filter and its own settings.
@@ -64,14 +67,14 @@ def view_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             workspace_id=workspace.id,
             object_key=object_key,
             name=form.cleaned_data["name"],
-            query=urlencode(looks.filter_pairs(query, field_defs(definition))),
+            query=urlencode(looks.filter_pairs(query, field_defs(definition), linked)),
             hidden_fields=[],
             shared=form.cleaned_data["shared"],
             kind=kind,
             settings=looks.settings_from_query(kind, query),
         )
         return client_redirect(request, view_address(view))
-    state = TableState.from_query(query, field_defs(definition))
+    state = TableState.from_query(query, field_defs(definition), linked)
     opened = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=query)
     hidden = hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=opened)
     links = link_columns_shown(workspace=workspace, user=request.user, object_key=object_key, view=opened)
