@@ -72,9 +72,20 @@ def body_of(raw: bytes) -> dict[str, Any]:
         raise ScimError(400, "The body is not JSON.", "invalidSyntax") from exc
     if not isinstance(body, dict):
         raise ScimError(400, "The body is not a JSON object.", "invalidSyntax")
-    if "\x00" in json.dumps(body):
+    if _holds_nul(body):
         raise ScimError(400, "The body holds a NUL character.", "invalidValue")
     return body
+
+
+def _holds_nul(value: Any) -> bool:
+    """PostgreSQL stores no NUL in text: such a value is refused in words, not a 500."""
+    if isinstance(value, str):
+        return "\x00" in value
+    if isinstance(value, dict):
+        return any(_holds_nul(key) or _holds_nul(item) for key, item in value.items())
+    if isinstance(value, list):
+        return any(_holds_nul(item) for item in value)
+    return False
 
 
 def paging(query: Any) -> tuple[int, int]:
@@ -82,11 +93,12 @@ def paging(query: Any) -> tuple[int, int]:
 
     def number(name: str, default: int) -> int:
         try:
-            return int(query.get(name) or default)
+            return int(str(query.get(name) or default)[:20])
         except (TypeError, ValueError) as exc:
             raise ScimError(400, f"{name} is not a number.", "invalidValue") from exc
 
-    return max(1, number("startIndex", 1)), min(max(0, number("count", MAX_RESULTS)), MAX_RESULTS)
+    # Capped: an offset past a bigint would be the database's error, not an empty page.
+    return min(max(1, number("startIndex", 1)), 2**31), min(max(0, number("count", MAX_RESULTS)), MAX_RESULTS)
 
 
 _FILTER = re.compile(r'^\s*([A-Za-z][\w.:]*)\s+eq\s+"((?:[^"\\]|\\.)*)"\s*$', re.IGNORECASE)
@@ -98,10 +110,18 @@ def filter_read(text: str, allowed: dict[str, str]) -> tuple[str, str] | None:
     (RFC 7643 §2.1); `allowed` maps them (lower-cased) to our field names."""
     if not text.strip():
         return None
+    if "\x00" in text:
+        raise ScimError(400, "The filter holds a NUL character.", "invalidFilter")
     found = _FILTER.match(text)
     if found is None or found.group(1).lower() not in allowed:
         raise ScimError(400, f'Only the filters {", ".join(sorted(allowed))} eq "…" are supported.', "invalidFilter")
-    return allowed[found.group(1).lower()], json.loads(f'"{found.group(2)}"')
+    try:
+        value = json.loads(f'"{found.group(2)}"')
+    except ValueError as exc:
+        raise ScimError(400, "The filter's value is not a JSON string.", "invalidFilter") from exc
+    if "\x00" in value:
+        raise ScimError(400, "The filter holds a NUL character.", "invalidFilter")
+    return allowed[found.group(1).lower()], value
 
 
 def boolean(value: Any) -> bool:

@@ -56,8 +56,9 @@ def _email_of(emails: Any) -> str:
     return _text(chosen.get("value"), 254)
 
 
-def state_of_resource(body: dict[str, Any]) -> PersonState:
-    """A full User resource (POST, PUT) as what the console keeps."""
+def state_of_resource(body: dict[str, Any], *, active: bool = True) -> PersonState:
+    """A full User resource (POST, PUT) as what the console keeps; without
+    `active`, `active` (a PUT that leaves it out never reactivates anyone)."""
     user_name = _text(body.get("userName"), 150)
     if not user_name:
         raise ScimError(400, "userName is required.", "invalidValue")
@@ -68,7 +69,7 @@ def state_of_resource(body: dict[str, Any]) -> PersonState:
         given_name=_text(name.get("givenName"), 150),
         family_name=_text(name.get("familyName"), 150),
         email=_email_of(body.get("emails")) or (user_name if "@" in user_name else ""),
-        active=protocol.boolean(body["active"]) if "active" in body else True,
+        active=protocol.boolean(body["active"]) if "active" in body else active,
     )
 
 

@@ -122,7 +122,7 @@ def user(request: HttpRequest, token: DirectoryToken, scim_id: str) -> HttpRespo
         services.person_deprovision(user=person, token=token)
         return HttpResponse(status=204)
     if request.method == "PUT":
-        state = services.state_of_resource(protocol.body_of(request.body))
+        state = services.state_of_resource(protocol.body_of(request.body), active=bool(person.is_active))
         services.person_update(user=person, state=state, token=token)
     elif request.method == "PATCH":
         state = services.state_patched(services.state_of_person(person), protocol.body_of(request.body))

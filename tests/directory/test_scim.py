@@ -198,6 +198,9 @@ def test_put_replaces_the_person(scim):
     )
 
     assert status == 200 and answer["name"]["givenName"] == "Dee" and answer["active"] is False
+    # A PUT that leaves active out keeps it as it is.
+    without = {key: value for key, value in new_user().items() if key != "active"}
+    assert scim.call("PUT", f"Users/{made['id']}", without)[1]["active"] is False
 
 
 def _bobs_tab(client_class=Client) -> Client:
@@ -375,3 +378,20 @@ def test_list_pages_by_start_index_and_count(scim):
 
     assert page["totalResults"] == 4 and page["startIndex"] == 2 and page["itemsPerPage"] == 1
     assert page["Resources"][0]["userName"] == "p0@example.com"  # after ada, in the order made
+
+
+def test_a_nul_character_is_a_400_not_a_500(scim):
+    status, body, _ = scim.call("POST", "Users", new_user("nul\x00@example.com"))
+    assert status == 400 and body["scimType"] == "invalidValue"
+
+    for text in ('userName eq "a\x00b"', 'userName eq "a\\u0000b"', 'userName eq "a\\qb"'):
+        status, body, _ = scim.call("GET", "Users", filter=text)
+        assert status == 400 and body["scimType"] == "invalidFilter"
+
+
+def test_paging_past_the_end_is_an_empty_page(scim):
+    page = scim.call("GET", "Users", startIndex="99999999999999999999999", count="-3")[1]
+
+    assert page["Resources"] == [] and page["totalResults"] == 1
+
+    assert scim.call("GET", "Users", startIndex="two")[0] == 400
