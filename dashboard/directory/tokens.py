@@ -4,24 +4,17 @@ and checked at every SCIM request with when and from where it was last used."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
 import secrets
 from dataclasses import dataclass
 from datetime import datetime
 
-from django.db.models import Q
 from django.utils import timezone
 
 from dashboard.audit.services import audit_account_event
 from dashboard.directory.models import DirectoryToken
-from dashboard.tokens.services import LAST_USED_EVERY
+from dashboard.tokens.services import last_use_note, secret_hash, secret_matches
 
 PREFIX = "scim_"
-
-
-def _hash(token: str) -> str:
-    return hashlib.sha256(token.encode()).hexdigest()
 
 
 @dataclass(frozen=True)
@@ -34,7 +27,7 @@ def directory_token_create(*, name: str, by) -> MadeDirectoryToken:
     token_id = secrets.token_hex(6)
     token = f"{PREFIX}{token_id}_{secrets.token_urlsafe(32)}"
     row = DirectoryToken.objects.create(
-        name=name.strip()[:100] or "Directory", token_id=token_id, secret_hash=_hash(token), created_by=by
+        name=name.strip()[:100] or "Directory", token_id=token_id, secret_hash=secret_hash(token), created_by=by
     )
     audit_account_event(
         actor=by,
@@ -66,10 +59,7 @@ def directory_token_authenticate(*, presented: str, address: str, now: datetime 
     body = presented.removeprefix(PREFIX)
     token_id = body.split("_", 1)[0] if presented.startswith(PREFIX) and "_" in body else ""
     token = DirectoryToken.objects.filter(token_id=token_id).first() if token_id else None
-    if token is None or token.revoked_at is not None or not hmac.compare_digest(token.secret_hash, _hash(presented)):
+    if token is None or token.revoked_at is not None or not secret_matches(token.secret_hash, presented):
         return None
-    if token.last_used_at is None or token.last_used_at < now - LAST_USED_EVERY or token.last_used_from != address:
-        DirectoryToken.objects.filter(pk=token.pk).filter(
-            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_EVERY) | ~Q(last_used_from=address)
-        ).update(last_used_at=now, last_used_from=address[:64])
+    last_use_note(DirectoryToken.objects.all(), token, now=now, address=address)
     return token

@@ -243,12 +243,10 @@ def person_role_from_identity_provider(
     *, user: AbstractBaseUser, role: str, groups: list[str], directory: str = ""
 ) -> Person:
     """Set `user`'s role to what their identity provider's groups give
-    (dashboard/accounts/oidc_roles.py), at a sign-in, or when a `directory`
-    (its name, "Okta (directory)") changes their groups over SCIM
-    (dashboard/directory). The directory decides, audited as such, with two
-    exceptions: a superuser stays an Administrator, and the only active
-    Administrator is not demoted (the console would be left with nobody who
-    can manage people), said in the trail."""
+    (oidc_roles.py), at a sign-in or when a `directory` ("Okta (directory)")
+    changes their groups over SCIM. The directory decides, audited as such,
+    except that a superuser stays an Administrator and the only active
+    Administrator is not demoted (nobody could manage people), said in the trail."""
     if getattr(user, "is_superuser", False):
         return Person.objects.get_or_create(user_id=user.pk)[0]
     details = {"groups": groups[:50], "by": "directory" if directory else "identity_provider"}
@@ -301,11 +299,8 @@ def person_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, di
             subject=user,
             action="deactivated",
             summary=f"{_display(user)} deactivated" + (f" by {directory}" if directory else ""),
-            details={
-                "sessions_ended": ended,
-                "tracked_work_stopped": stopped,
-                **({"by": "directory"} if directory else {}),
-            },
+            details={"sessions_ended": ended, "tracked_work_stopped": stopped}
+            | ({"by": "directory"} if directory else {}),
             actor_name=directory,
         )
     return ended
@@ -341,13 +336,8 @@ def person_reactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, di
             return
         get_user_model().objects.filter(pk=user.pk).update(is_active=True)
         user.is_active = True
-        audit_account_event(
-            actor=by,
-            subject=user,
-            action="reactivated",
-            summary=f"{_display(user)} reactivated" + (f" by {directory}" if directory else ""),
-            actor_name=directory,
-        )
+        summary = f"{_display(user)} reactivated" + (f" by {directory}" if directory else "")
+        audit_account_event(actor=by, subject=user, action="reactivated", summary=summary, actor_name=directory)
 
 
 def person_keys_delete(*, user: AbstractBaseUser, by: AbstractBaseUser) -> int:
