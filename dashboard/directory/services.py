@@ -62,7 +62,7 @@ def state_of_resource(body: dict[str, Any], *, active: bool = True) -> PersonSta
     user_name = _text(body.get("userName"), 150)
     if not user_name:
         raise ScimError(400, "userName is required.", "invalidValue")
-    name = body.get("name") if isinstance(body.get("name"), dict) else {}
+    name: dict[str, Any] = body["name"] if isinstance(body.get("name"), dict) else {}
     return PersonState(
         user_name=user_name,
         external_id=_text(body.get("externalId"), 255),
@@ -228,8 +228,9 @@ def _roles_follow(*, users: list[Any], token: DirectoryToken) -> None:
 
 
 def _people_of(ids: list[str]) -> list[Any]:
-    wanted = {database_id(value) for value in ids}
-    if None in wanted:
+    read = {database_id(value) for value in ids}
+    wanted = {pk for pk in read if pk is not None}
+    if len(wanted) != len(read):
         raise ScimError(400, "A member's value is a person's id here.", "invalidValue")
     found = list(get_user_model().objects.filter(pk__in=wanted))
     missing = wanted - {user.pk for user in found}
@@ -249,7 +250,7 @@ def _group_audit(group: DirectoryGroup, token: DirectoryToken, action: str, word
     )
 
 
-def _name_free(name: str, *, other_than: int | None) -> str:
+def _name_free(name: Any, *, other_than: int | None) -> str:
     name = _text(name, 255)
     if not name:
         raise ScimError(400, "displayName is required.", "invalidValue")

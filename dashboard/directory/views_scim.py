@@ -108,7 +108,7 @@ def users(request: HttpRequest, token: DirectoryToken) -> HttpResponse:
         rows = selectors.people_filtered(str(request.GET.get("filter") or ""))
         return _listed(request, rows, lambda user: selectors.user_resource(user, base))
     user = services.person_provision(state=services.state_of_resource(protocol.body_of(request.body)), token=token)
-    user = selectors.person_found(str(user.pk))
+    user = selectors.people().get(pk=user.pk)
     return protocol.answer(selectors.user_resource(user, base), status=201, location=f"{base}Users/{user.pk}")
 
 
@@ -127,7 +127,7 @@ def user(request: HttpRequest, token: DirectoryToken, scim_id: str) -> HttpRespo
     elif request.method == "PATCH":
         state = services.state_patched(services.state_of_person(person), protocol.body_of(request.body))
         services.person_update(user=person, state=state, token=token)
-    return protocol.answer(selectors.user_resource(selectors.person_found(scim_id), base))
+    return protocol.answer(selectors.user_resource(selectors.people().get(pk=person.pk), base))
 
 
 @scim("GET", "POST")
@@ -139,7 +139,7 @@ def groups(request: HttpRequest, token: DirectoryToken) -> HttpResponse:
         members = "members" not in str(request.GET.get("excludedAttributes") or "")
         return _listed(request, rows, lambda group: selectors.group_resource(group, base, members=members))
     group = services.group_create(body=protocol.body_of(request.body), token=token)
-    found = selectors.group_found(str(group.pk))
+    found = selectors.groups().get(pk=group.pk)
     return protocol.answer(selectors.group_resource(found, base), status=201, location=f"{base}Groups/{group.pk}")
 
 
@@ -156,4 +156,4 @@ def group(request: HttpRequest, token: DirectoryToken, scim_id: str) -> HttpResp
         services.group_replace(group=found, body=protocol.body_of(request.body), token=token)
     elif request.method == "PATCH":
         services.group_patch(group=found, body=protocol.body_of(request.body), token=token)
-    return protocol.answer(selectors.group_resource(selectors.group_found(scim_id), base))
+    return protocol.answer(selectors.group_resource(selectors.groups().get(pk=found.pk), base))

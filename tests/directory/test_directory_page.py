@@ -11,10 +11,11 @@ from django.urls import reverse
 
 from dashboard.audit.models import AuditEntry
 from dashboard.directory.models import DirectoryToken
+from dashboard.directory.tokens import directory_token_create
 from dashboard.people.models import Person
 from dashboard.people.roles import Role
-from tests.directory.support import Scim
-from tests.html import one, texts
+from tests.directory.support import Scim, patch
+from tests.html import one, select, texts
 
 pytestmark = pytest.mark.django_db
 
@@ -69,3 +70,17 @@ def test_only_administrators_reach_the_page(client, django_user_model):
     assert client.get(reverse("directory:tokens")).status_code == 403
     assert client.post(reverse("directory:token_new"), {"name": "Okta"}).status_code == 403
     assert not DirectoryToken.objects.exists()
+
+
+def test_the_people_page_links_to_it_and_a_persons_history_names_the_directory(admin_client, admin, django_user_model):
+    assert reverse("directory:tokens") in [
+        link.get("href") for link in select(admin_client.get(reverse("people:index")).content, ".page-header a")
+    ]
+    bob = django_user_model.objects.create_user(username="bob")
+    scim = Scim(token=directory_token_create(name="Okta", by=admin).token, client=Client())
+    scim.call("PATCH", f"Users/{bob.pk}", patch({"op": "replace", "path": "active", "value": "False"}))
+
+    history = admin_client.get(reverse("people:person", args=[bob.pk]))
+
+    assert texts(history.content, "td[data-label=Who]")[0] == "Okta (directory)"
+    assert texts(history.content, "td[data-label=What]")[0] == "bob deactivated by Okta (directory)"
