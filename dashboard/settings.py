@@ -97,6 +97,8 @@ INSTALLED_APPS = [
     "dashboard.events",
     "dashboard.metrics",
     "dashboard.tokens",
+    # Provisioning by a company directory over SCIM 2.0 (Okta, Entra ID; dashboard/directory).
+    "dashboard.directory",
     "dashboard.assistants",
     # The console's own API (dashboard/console_api): its docs page's template and static files.
     "ninja",
@@ -377,6 +379,18 @@ KEY_SWEEP_RUN_SECONDS = max(5.0, KEY_SWEEP_SECONDS / 20)
 # on when OIDC_RP_CLIENT_ID is set; then the provider's endpoints are required.
 OIDC_RP_CLIENT_ID = env.str("OIDC_RP_CLIENT_ID", default="")
 OIDC_ENABLED = bool(OIDC_RP_CLIENT_ID)
+# Console roles from the identity provider's groups, set again at every sign-in
+# and whenever a directory changes a person's groups over SCIM (dashboard/directory)
+# (dashboard/accounts/oidc_roles.py): OIDC_ROLE_MAP="console-admins=administrator,finance=approver".
+OIDC_ROLE_MAP = env.str("OIDC_ROLE_MAP", default="")
+# The role of a person none of whose groups is mapped ("": the role they have stays).
+OIDC_ROLE_DEFAULT = env.str("OIDC_ROLE_DEFAULT", default="")
+from dashboard.accounts.oidc_roles import role_map_parse as _role_map_parse  # noqa: E402
+
+_role_map_parse(OIDC_ROLE_MAP)  # a role the console does not have stops the start, in words
+if OIDC_ROLE_DEFAULT and OIDC_ROLE_DEFAULT not in ("viewer", "member", "approver", "auditor", "administrator"):
+    raise ImproperlyConfigured(f"OIDC_ROLE_DEFAULT: “{OIDC_ROLE_DEFAULT}” is not a console role.")
+
 if OIDC_ENABLED:
     INSTALLED_APPS.append("mozilla_django_oidc")
     AUTHENTICATION_BACKENDS.append("dashboard.accounts.oidc.ConsoleOIDCBackend")
@@ -392,19 +406,9 @@ if OIDC_ENABLED:
     OIDC_OP_JWKS_ENDPOINT = env.str("OIDC_OP_JWKS_ENDPOINT", **_endpoint_default)
     OIDC_RP_SIGN_ALGO = env.str("OIDC_RP_SIGN_ALGO", default="RS256")
     OIDC_RP_SCOPES = env.str("OIDC_RP_SCOPES", default="openid email profile")
-    # Console roles from the provider's groups, set again at every sign-in
-    # (dashboard/accounts/oidc_roles.py): OIDC_ROLE_MAP="console-admins=administrator,finance=approver".
-    OIDC_ROLE_MAP = env.str("OIDC_ROLE_MAP", default="")
     OIDC_ROLE_CLAIM = env.str("OIDC_ROLE_CLAIM", default="groups")
-    # The role of a person none of whose groups is mapped ("": the role they have stays).
-    OIDC_ROLE_DEFAULT = env.str("OIDC_ROLE_DEFAULT", default="")
     # Refuse sign-on to a person none of whose groups is mapped.
     OIDC_ROLE_REQUIRED = env.bool("OIDC_ROLE_REQUIRED", default=False)
-    from dashboard.accounts.oidc_roles import role_map_parse as _role_map_parse
-
-    _role_map_parse(OIDC_ROLE_MAP)  # a role the console does not have stops the start, in words
-    if OIDC_ROLE_DEFAULT and OIDC_ROLE_DEFAULT not in ("viewer", "member", "approver", "auditor", "administrator"):
-        raise ImproperlyConfigured(f"OIDC_ROLE_DEFAULT: “{OIDC_ROLE_DEFAULT}” is not a console role.")
     # New people get an account on their first sign-on (false: only existing
     # users, matched by email, may sign on).
     OIDC_CREATE_USER = env.bool("OIDC_CREATE_USER", default=True)

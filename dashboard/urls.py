@@ -35,6 +35,8 @@ urlpatterns = [
     path("accounts/", include("dashboard.accounts.urls")),
     # The sign-in policy and a person's second-factor reset: People pages served by dashboard.accounts.
     path("people/", include("dashboard.accounts.urls_policy")),
+    # Directory provisioning (SCIM): its tokens, for Administrators (dashboard/directory).
+    path("people/directory/", include("dashboard.directory.urls")),
     path("people/", include("dashboard.people.urls")),
     path("", include("dashboard.keys.urls")),
     path("live/", include("dashboard.live.urls")),
@@ -50,6 +52,8 @@ urlpatterns = [
     # The console's MCP server for assistants (a personal access token; dashboard/assistants, docs/assistants.md).
     path("api/mcp", assistant_views.mcp, name="mcp"),
     path("assistants/", include("dashboard.assistants.urls")),
+    # SCIM 2.0 for a company directory (a directory token, no session; dashboard/directory, docs/operations.md).
+    path("scim/v2/", include("dashboard.directory.urls_scim")),
     path("account/tokens/", include("dashboard.tokens.urls")),
     # The console's own accounts and keys, for its staff whatever their key.
     path("admin/", keyless_urls(admin.site.urls)),

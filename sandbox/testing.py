@@ -98,29 +98,6 @@ class SandboxHandle:
         """The ids of an object's records, oldest first (as `insert_records` wrote them)."""
         return [doc["id"] for doc in self.store.list("record", where={"object_id": object_id})]
 
-    def insert_links(self, relation_key: str, pairs: list[tuple[dict, str, dict, str]]) -> int:
-        """Many links at once, as the relationships endpoint stores them:
-        (source object, source record id, target object, target record id)
-        each, in one transaction, for tests that need volume."""
-        docs = [
-            {
-                "relation_key": relation_key,
-                "source_object": source["key"],
-                "source_object_id": source["id"],
-                "source_id": source_id,
-                "target_object": target["key"],
-                "target_object_id": target["id"],
-                "target_id": target_id,
-                "label": "",
-                "metadata": {},
-            }
-            for source, source_id, target, target_id in pairs
-        ]
-        if not pairs:
-            return 0
-        workspace_id = self.store.get("object", pairs[0][0]["id"])["workspace_id"]
-        return len(self.store.insert_many("relationship", docs, workspace_id=workspace_id))
-
     def stop(self) -> None:
         self.server.shutdown()
         self.server.server_close()

@@ -110,7 +110,13 @@ def audit_write_words(*, idempotency_key: str, summary: str, details: dict[str, 
 
 
 def audit_account_event(
-    *, actor: Any, subject: Any, action: str, summary: str, details: dict[str, Any] | None = None
+    *,
+    actor: Any,
+    subject: Any,
+    action: str,
+    summary: str,
+    details: dict[str, Any] | None = None,
+    actor_name: str = "",
 ) -> AuditEntry:
     """Record a change to people, roles, invitations or sign-in (kind
     "account"): who did it (`actor`, None for the console itself), whom it was
@@ -119,13 +125,15 @@ def audit_account_event(
 
     Not tied to a workspace (a person is the console's, not a workspace's):
     the Audit page shows these entries in every workspace's trail. Call it in
-    the transaction of the change it records, so both stand or neither."""
+    the transaction of the change it records, so both stand or neither.
+    `actor_name` names an actor that is no person (a directory provisioning
+    over SCIM: "Okta (directory)"), shown as who did it."""
     actor_id = getattr(actor, "pk", None) if getattr(actor, "is_authenticated", False) else None
     return AuditEntry.objects.create(
         kind=AuditEntry.KIND_ACCOUNT,
         area="people",
         user_id=actor_id,
-        username=actor.get_username()[:150] if actor_id is not None else "",
+        username=actor.get_username()[:150] if actor_id is not None else actor_name[:150],
         subject_id=getattr(subject, "pk", None),
         subject_name=(subject.get_username() if subject is not None else "")[:254],
         action=action[:64],

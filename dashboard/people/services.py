@@ -192,7 +192,14 @@ def _refuse_if_last_administrator(user: AbstractBaseUser, doing: str) -> None:
 
 
 def _role_set(
-    *, user: AbstractBaseUser, role: str, by: AbstractBaseUser, doing: str, why: str = "", details: dict[str, Any]
+    *,
+    user: AbstractBaseUser,
+    role: str,
+    by: AbstractBaseUser | None,
+    doing: str,
+    why: str = "",
+    details: dict[str, Any],
+    actor_name: str = "",
 ) -> Person:
     """The one way a person's role row changes: locked, the last active
     Administrator refused (PeopleRefusal naming `doing`), audited (`why`
@@ -212,6 +219,7 @@ def _role_set(
             action="role_changed",
             summary=f"Role of {_display(user)} changed from {Role(before).label} to {Role(role).label}{why}",
             details={"from": before, "to": role, **details},
+            actor_name=actor_name,
         )
     return person
 
@@ -231,32 +239,37 @@ def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUse
     return _role_set(user=user, role=role, by=by, doing="taking that role away", details={})
 
 
-def person_role_from_identity_provider(*, user: AbstractBaseUser, role: str, groups: list[str]) -> Person:
+def person_role_from_identity_provider(
+    *, user: AbstractBaseUser, role: str, groups: list[str], directory: str = ""
+) -> Person:
     """Set `user`'s role to what their identity provider's groups give
-    (dashboard/accounts/oidc_roles.py), at a sign-in. The directory decides,
-    audited as such, with two exceptions: a superuser stays an Administrator,
-    and the only active Administrator is not demoted (the console would be
-    left with nobody who can manage people), said in the trail."""
+    (oidc_roles.py), at a sign-in or when a `directory` ("Okta (directory)")
+    changes their groups over SCIM. The directory decides, audited as such,
+    except that a superuser stays an Administrator and the only active
+    Administrator is not demoted (nobody could manage people), said in the trail."""
     if getattr(user, "is_superuser", False):
         return Person.objects.get_or_create(user_id=user.pk)[0]
-    details = {"groups": groups[:50], "by": "identity_provider"}
+    details = {"groups": groups[:50], "by": "directory" if directory else "identity_provider"}
+    actor = None if directory else user
     try:
         return _role_set(
             user=user,
             role=role,
-            by=user,
+            by=actor,
             doing="the identity provider's role",
-            why=" by the identity provider's groups, at sign-in",
+            why=" by the directory's groups (SCIM)" if directory else " by the identity provider's groups, at sign-in",
             details=details,
+            actor_name=directory,
         )
     except PeopleRefusal:
         audit_account_event(
-            actor=user,
+            actor=actor,
             subject=user,
             action="role_kept",
             summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
             f"provider's groups now give {Role(role).label}",
             details={"from": Role.ADMINISTRATOR, "to": role, **details},
+            actor_name=directory,
         )
         return Person.objects.get(user_id=user.pk)
 
@@ -264,13 +277,14 @@ def person_role_from_identity_provider(*, user: AbstractBaseUser, role: str, gro
 # --- deactivation --------------------------------------------------------------------
 
 
-def person_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser) -> int:
+def person_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, directory: str = "") -> int:
     """Deactivate `user`: they can't sign in, every session of theirs ends now,
     their stored keys are used by nothing any more (kept encrypted; an
     administrator may delete them), and the work the console followed with
     those keys stops, saying why. Their audit history stays. Returns the
-    sessions ended."""
-    if user.pk == by.pk:
+    sessions ended. `by` is the Administrator, or None when a `directory`
+    (its name, "Okta (directory)") deactivates them over SCIM."""
+    if by is not None and user.pk == by.pk:
         raise PeopleRefusal("You can't deactivate your own account. Ask another Administrator.")
     with transaction.atomic():
         if not user.is_active:
@@ -284,8 +298,10 @@ def person_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser) -> int:
             actor=by,
             subject=user,
             action="deactivated",
-            summary=f"{_display(user)} deactivated",
-            details={"sessions_ended": ended, "tracked_work_stopped": stopped},
+            summary=f"{_display(user)} deactivated" + (f" by {directory}" if directory else ""),
+            details={"sessions_ended": ended, "tracked_work_stopped": stopped}
+            | ({"by": "directory"} if directory else {}),
+            actor_name=directory,
         )
     return ended
 
@@ -312,7 +328,7 @@ def tracked_work_stop(*, user: AbstractBaseUser) -> int:
     )
 
 
-def person_reactivate(*, user: AbstractBaseUser, by: AbstractBaseUser) -> None:
+def person_reactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, directory: str = "") -> None:
     """Let `user` sign in again; their stored keys work again for them (work
     stopped at deactivation stays stopped: it says why)."""
     with transaction.atomic():
@@ -320,7 +336,8 @@ def person_reactivate(*, user: AbstractBaseUser, by: AbstractBaseUser) -> None:
             return
         get_user_model().objects.filter(pk=user.pk).update(is_active=True)
         user.is_active = True
-        audit_account_event(actor=by, subject=user, action="reactivated", summary=f"{_display(user)} reactivated")
+        summary = f"{_display(user)} reactivated" + (f" by {directory}" if directory else "")
+        audit_account_event(actor=by, subject=user, action="reactivated", summary=summary, actor_name=directory)
 
 
 def person_keys_delete(*, user: AbstractBaseUser, by: AbstractBaseUser) -> int:

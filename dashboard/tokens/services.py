@@ -8,8 +8,9 @@ import ipaddress
 import secrets
 from dataclasses import dataclass
 from datetime import datetime, timedelta
+from typing import Any
 
-from django.db.models import Q
+from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dashboard.audit.services import audit_account_event
@@ -30,6 +31,25 @@ class TokenRefused(Exception):
 
 def _hash(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+def secret_matches(stored_hash: str, presented: str) -> bool:
+    """Whether a presented bearer token is the one whose SHA-256 a row keeps
+    (compared in constant time); also for the directory's tokens (dashboard/directory)."""
+    return hmac.compare_digest(stored_hash, _hash(presented))
+
+
+def secret_hash(token: str) -> str:
+    return _hash(token)
+
+
+def last_use_note(rows: QuerySet[Any], row: Any, *, now: datetime, address: str) -> None:
+    """Write when and from where a token row was last used, at most once a
+    minute per address (a script calling every second writes no row every second)."""
+    if row.last_used_at is None or row.last_used_at < now - LAST_USED_EVERY or row.last_used_from != address:
+        rows.filter(pk=row.pk).filter(
+            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_EVERY) | ~Q(last_used_from=address)
+        ).update(last_used_at=now, last_used_from=address[:64])
 
 
 def networks_read(text: str) -> list[str]:
@@ -125,7 +145,7 @@ def token_authenticate(*, presented: str, address: str, now: datetime | None = N
     body = presented.removeprefix(PREFIX)
     token_id = body.split("_", 1)[0] if presented.startswith(PREFIX) and "_" in body else ""
     token = AccessToken.objects.filter(token_id=token_id).select_related("user").first() if token_id else None
-    if token is None or not hmac.compare_digest(token.secret_hash, _hash(presented)):
+    if token is None or not secret_matches(token.secret_hash, presented):
         raise TokenRefused("This is not a token of this console (mistyped, or deleted).")
     if token.revoked_at is not None:
         raise TokenRefused(f"The token “{token.name}” was revoked.")
@@ -135,8 +155,5 @@ def token_authenticate(*, presented: str, address: str, now: datetime | None = N
         raise TokenRefused("The token's person is deactivated: their tokens do nothing.")
     if not _address_allowed(token, address):
         raise TokenRefused(f"The token “{token.name}” is not allowed from {address or 'this address'}.")
-    if token.last_used_at is None or token.last_used_at < now - LAST_USED_EVERY or token.last_used_from != address:
-        AccessToken.objects.filter(pk=token.pk).filter(
-            Q(last_used_at__isnull=True) | Q(last_used_at__lt=now - LAST_USED_EVERY) | ~Q(last_used_from=address)
-        ).update(last_used_at=now, last_used_from=address[:64])
+    last_use_note(AccessToken.objects.all(), token, now=now, address=address)
     return token

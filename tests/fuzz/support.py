@@ -208,6 +208,21 @@ FUZZ_TABLE: dict[str, Target] = {
     ),
     "tokens:revoke": Target(methods=("POST",), examples=3),
     "tokens:policy": Target(methods=("POST",), form=("max_days",)),
+    # Directory provisioning (dashboard/directory): the Administrators' token page, a token made, one revoked.
+    "directory:tokens": Target(),
+    "directory:token_new": Target(methods=("POST",), form=("name",)),
+    "directory:token_revoke": Target(methods=("POST",), examples=3),
+    # SCIM for a directory (a session is not a directory token: refused in SCIM's error body, never a 500;
+    # with a token, tests/directory/test_scim_fuzz.py sends hostile bodies).
+    "scim:service_provider_config": Target(examples=3),
+    "scim:resource_types": Target(examples=3),
+    "scim:resource_type": Target(examples=3),
+    "scim:schemas": Target(examples=3),
+    "scim:schema": Target(examples=3),
+    "scim:users": Target(methods=("GET", "POST"), query=("filter", "startIndex", "count"), examples=5),
+    "scim:user": Target(methods=("GET", "POST"), examples=3),
+    "scim:groups": Target(methods=("GET", "POST"), query=("filter", "startIndex", "count"), examples=5),
+    "scim:group": Target(methods=("GET", "POST"), examples=3),
     # The console's API (a session is not a token: refused in its JSON body, never a 500).
     "console_api:api-root": Target(),
     "console_api:openapi-json": Target(),

@@ -61,12 +61,8 @@ def linked(sandbox):
     )
     sandbox.insert_records(deals["id"], [sample_values(i) for i in range(MANY)])
     deal_ids, company_ids = sandbox.record_ids(deals["id"]), sandbox.record_ids(companies["id"])
-    pairs = [
-        (deals, deal_ids[i], companies, company_ids[company])
-        for i in range(MANY)
-        if (company := company_of(i)) is not None
-    ]
-    sandbox.insert_links("company", pairs)
+    pairs = [(deal_ids[i], company_ids[company]) for i in range(MANY) if (company := company_of(i)) is not None]
+    sandbox.insert_links("company", deals["id"], companies["id"], pairs)
     print(f"seeded {MANY} deals, {COMPANIES} companies and {len(pairs)} links in {time.perf_counter() - started:.1f} s")
     return {"deals": deals, "companies": companies, "sandbox": sandbox}
 

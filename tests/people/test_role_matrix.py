@@ -111,6 +111,8 @@ UNGUARDED_NAMESPACES = {
     "admin": "Django's admin: staff only, under Django's own permissions",
     # One view per address, every method: each operation refuses itself (tests/tokens).
     "console_api": "the console's API: each operation asks the token's scope and the role now (require_scope, require_write)",
+    # A directory token, never a session (tests/directory): what it may do is the directory's, audited as such.
+    "scim": "SCIM for a company directory: a directory token an Administrator made, no person's role (dashboard/directory)",
 }
 UNGUARDED_MODULES = {"mozilla_django_oidc.views": "single sign-on (when configured): nobody is signed in yet"}
 
