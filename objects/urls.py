@@ -86,6 +86,11 @@ urlpatterns = [
         name="record_put_back",
     ),
     path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/timeline/",
+        history.record_timeline,
+        name="record_timeline",
+    ),
+    path(
         "<remote_id:object_key>/records/<remote_id:record_id>/history/<pk:change_id>/then/",
         history.record_then,
         name="record_then",

@@ -9,7 +9,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
-from django.views.decorators.http import require_http_methods
+from django.views.decorators.http import require_GET, require_http_methods
 
 from dashboard.api import errors
 from dashboard.frame.forms import failed_write
@@ -17,13 +17,13 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
 from dashboard.web.reading import as_dict
-from objects import revert, selectors, services
+from objects import revert, selectors, services, timeline
 from objects.edits import encode_values
 from objects.fields import cell, editable_fields, field_defs
 from objects.forms import RecordPutBackForm, RecordThenForm, RecordUndoForm
 from objects.history import UNDOABLE, history_rows, latest_value_change, undo_plan
-from objects.models import RecordChange
-from objects.records import READ_ONLY, conflict_rows, object_definition, record_title
+from objects.models import RecordChange, TrashedRecord
+from objects.records import NO_TITLE, READ_ONLY, conflict_rows, object_definition, record_title
 from objects.revert import AFTER, BEFORE, put_back_check, put_back_many_plan, put_back_plan
 
 
@@ -208,3 +208,48 @@ def record_then(request: ConsoleRequest, object_key: str, record_id: str, change
         )
         return client_redirect(request, reverse("objects:record", args=[object_key, record_id]) + "#history")
     return render(request, "objects/record_then.html", context)
+
+
+@require_GET
+def record_timeline(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponseBase:
+    """One timeline of the record (objects/timeline.py), also of one sent to
+    the trash (its page is gone, its past is not)."""
+    workspace = request.workspace
+    definition = object_definition(workspace=workspace, object_key=object_key)
+    gone = False
+    try:
+        record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+        title = record_title(definition, record)
+    except errors.NotFoundError:
+        trashed = TrashedRecord.objects.filter(
+            workspace_id=workspace.id, object_key=object_key, record_id=record_id
+        ).first()
+        if trashed is None:
+            raise
+        title, gone = trashed.title or NO_TITLE, True
+    kind = request.GET.get("kind", "")
+    kind = kind if kind in timeline.LABELS else ""
+    shown = timeline.record_timeline(
+        user=request.user,
+        workspace_id=workspace.id,
+        object_key=object_key,
+        record_id=record_id,
+        fields=field_defs(definition),
+        zone=workspace.zone,
+        kind=kind,
+    )
+    return render(
+        request,
+        "objects/record_timeline.html",
+        {
+            "object_key": object_key,
+            "record_id": record_id,
+            "definition": definition,
+            "record_title": title,
+            "gone": gone,
+            "timeline": shown,
+            "kind": kind,
+            "kinds": [(value, label, shown.counts.get(value, 0)) for value, label in timeline.KINDS],
+            "shown": timeline.SHOWN,
+        },
+    )

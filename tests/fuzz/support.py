@@ -523,6 +523,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:record_watch": Target(methods=("POST",), form=("on",)),
     "objects:record_undo": Target(methods=("GET", "POST"), form=("idempotency_key", "resolve.name", "seen.name")),
     "objects:record_put_back": Target(methods=("GET", "POST"), form=("idempotency_key",)),
+    "objects:record_timeline": Target(query=("kind",)),
     "objects:record_then": Target(
         methods=("GET", "POST"),
         form=("idempotency_key", "shown_values", "put_back", "when", "resolve.name", "seen.name"),

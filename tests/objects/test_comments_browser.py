@@ -92,3 +92,27 @@ def test_a_comment_posted_by_keyboard_reaches_the_person_mentioned(record, page:
     expect(item).to_be_visible()
     item.click()
     expect(page.locator("#comments .comment-body")).to_contain_text("today")
+
+
+@pytest.mark.browser
+def test_the_timeline_of_a_record_by_keyboard_at_375_px(record, page: Page):
+    """The record's History links to its timeline: the comment posted on the
+    record's page is on it, one kind at a time by its tabs, within 375 px."""
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(record["url"])
+    page.get_by_role("textbox", name="Comment").fill("Renewal call **booked**")
+    page.get_by_role("button", name="Post the comment").click()
+    expect(page.locator("#comments .comment-body")).to_contain_text("Renewal call booked")
+
+    link = page.get_by_role("link", name="The whole timeline")
+    link.focus()
+    page.keyboard.press("Enter")
+    expect(page.get_by_role("heading", level=1)).to_contain_text("Timeline of")
+    expect(page.locator("li.timeline-entry[data-kind='comment']")).to_contain_text("Renewal call booked")
+    tabs = page.get_by_role("navigation", name="Show on the timeline")
+    tabs.get_by_role("link", name="Jobs (0)").click()
+    expect(page.get_by_text("Nothing of this kind yet.")).to_be_visible()
+    tabs.get_by_role("link", name="Comments (1)").click()
+    expect(page.locator("li.timeline-entry")).to_have_count(1)
+    assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(SCREENSHOTS / "objects-timeline-phone.png"), full_page=True)
