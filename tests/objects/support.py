@@ -159,3 +159,18 @@ def grid_cell(page, row_title: str, column: str):
     index = [h.strip().rstrip("▲▼ ").strip() for h in headers].index(column)
     row = page.locator("table.records tbody tr", has=page.get_by_role("link", name=row_title, exact=True))
     return row.locator("th, td").nth(index)
+
+
+def comment_on_record(user, body: str = "Hello", *, workspace_id: str = WORKSPACE_ID):
+    """A comment of `user` on records_fixtures' Acme deal (objects.RecordComment), made directly."""
+    from objects.models import RecordComment
+    from tests.objects.records_fixtures import OBJECT_KEY, RECORD_ID
+
+    return RecordComment.objects.create(
+        workspace_id=workspace_id,
+        object_key=OBJECT_KEY,
+        record_id=RECORD_ID,
+        author=user,
+        author_name=user.get_username(),
+        body=body,
+    )

@@ -25,7 +25,7 @@ from objects import comments
 from objects.models import RecordComment, RecordNews, RecordWatch
 from tests.html import form_values, one, parse, select, text_of, texts
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, RECORD_ID
-from tests.objects.support import WORKSPACE_ID, store_api_key
+from tests.objects.support import WORKSPACE_ID, comment_on_record, store_api_key
 
 pytestmark = pytest.mark.django_db
 
@@ -58,15 +58,7 @@ def _post(client, body: str, **extra):
     return client.post(f"{RECORD_URL}comments/", {"body": body}, **extra)
 
 
-def _comment(user, body: str = "Hello", workspace_id: str = WORKSPACE_ID) -> RecordComment:
-    return RecordComment.objects.create(
-        workspace_id=workspace_id,
-        object_key=OBJECT_KEY,
-        record_id=RECORD_ID,
-        author=user,
-        author_name=user.get_username(),
-        body=body,
-    )
+_comment = comment_on_record
 
 
 # --- the pure parts ---------------------------------------------------------------

@@ -16,10 +16,10 @@ from django.db import connection
 from django.test.utils import CaptureQueriesContext
 from django.utils import timezone
 
-from objects.models import JobItem, ObjectJob, RecordChange, RecordComment, TrashedRecord
+from objects.models import JobItem, ObjectJob, RecordChange, TrashedRecord
 from tests.html import one, parse, select, text_of, texts
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, RECORD_ID
-from tests.objects.support import WORKSPACE_ID
+from tests.objects.support import WORKSPACE_ID, comment_on_record
 
 pytestmark = pytest.mark.django_db
 
@@ -54,15 +54,7 @@ def _change(user, minutes_ago: int, *, workspace_id: str = WORKSPACE_ID, seats=(
 
 
 def _comment(user, minutes_ago: int, body: str = "Called them", *, workspace_id: str = WORKSPACE_ID):
-    comment = RecordComment.objects.create(
-        workspace_id=workspace_id,
-        object_key=OBJECT_KEY,
-        record_id=RECORD_ID,
-        author=user,
-        author_name=user.get_username(),
-        body=body,
-    )
-    return _at(comment, minutes_ago)
+    return _at(comment_on_record(user, body, workspace_id=workspace_id), minutes_ago)
 
 
 def _job(user, api_key, minutes_ago: int, *, workspace_id: str = WORKSPACE_ID) -> ObjectJob:
