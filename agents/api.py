@@ -88,6 +88,9 @@ def approval_decide(request: HttpRequest, approval_id: str, body: DecisionIn) ->
         raise ApiRefusal(403, "step_up_required", f"{decided.words} Send it as step_up_code with the decision.")
     if decided.outcome == decisions.NO_SECOND_FACTOR:
         raise ApiRefusal(403, "no_second_factor", decided.words)
+    if decided.outcome == decisions.NEEDS_PASSKEY:
+        # A passkey answers in a browser only: the person approves there (or rejects here).
+        raise ApiRefusal(403, "step_up_passkey", f"{decided.words} Approve it in the console in a browser.")
     if decided.outcome == decisions.REFUSED:
         raise ApiRefusal(403, "rule_refused", decided.words)
     approval = _approval(decided.approval) if decided.approval else None

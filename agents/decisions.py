@@ -53,6 +53,7 @@ GONE = "gone"  # the service lists the approval nowhere: nothing was sent
 NEEDS_CONFIRMATION = "needs-confirmation"  # a destructive or spend approve without its confirmation: nothing sent
 NEEDS_STEP_UP = "needs-step-up"  # a destructive or spend approve without a fresh second factor: nothing sent
 NO_SECOND_FACTOR = "no-second-factor"  # the same, from a person who has none: they cannot approve it
+NEEDS_PASSKEY = "needs-passkey"  # the same, from a person whose factor is a passkey: confirm with it first
 REFUSED = "refused"  # the workspace's rule does not let this person approve it: nothing sent
 WAITING = "waiting"  # the vote is counted; the rule needs more approvals: nothing sent
 
@@ -235,6 +236,8 @@ def _step_up(key: ApiKey, asked: DecisionAsked, risk: str) -> DecisionOutcome | 
     needed = step_up.step_up_needed(user=user, approval=risk, session=asked.session)
     if needed == step_up.SET_UP:
         return DecisionOutcome(NO_SECOND_FACTOR, words=step_up.set_up_words(), risk=risk)
+    if needed == step_up.PASSKEY:
+        return DecisionOutcome(NEEDS_PASSKEY, words=step_up.passkey_words(risk), risk=risk)
     if needed == step_up.CODE:
         if not asked.step_up_code.strip():
             return DecisionOutcome(NEEDS_STEP_UP, words=step_up.FIELD_WORDS.format(risk=risk), risk=risk)

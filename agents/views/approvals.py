@@ -296,7 +296,7 @@ def approval_decide(request: ConsoleRequest, approval_id: str) -> HttpResponseBa
         if not is_partial(request):
             raise
         return render_approval_error(request, exc, approval_id=str(approval_id))
-    if decided.outcome in (decisions.NEEDS_STEP_UP, decisions.NO_SECOND_FACTOR):
+    if decided.outcome in (decisions.NEEDS_STEP_UP, decisions.NO_SECOND_FACTOR, decisions.NEEDS_PASSKEY):
         return _step_up_asked(request, asked, decided, form)
     return _render_decision(request, asked, decided)
 
@@ -311,6 +311,7 @@ def _step_up_asked(
         "approval_id": asked.approval_id,
         "words": decided.words,
         "set_up": decided.outcome == decisions.NO_SECOND_FACTOR,
+        "passkey": decided.outcome == decisions.NEEDS_PASSKEY,
         "button": form.cleaned_data["button"],
     }
     if is_partial(request):

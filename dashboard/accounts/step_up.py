@@ -2,8 +2,11 @@
 any path, asks for a fresh second factor (the authenticator app's code, or
 a recovery code: dashboard/accounts/two_factor.py) unless one was given in
 the same session within STEP_UP_SECONDS (the risks: STEP_UP_RISKS). The time of the last one is kept on
-the session (`STEP_UP_SESSION_KEY`). A person without a second factor is
-told to set one up and cannot approve those. A rejection never needs it.
+the session (`STEP_UP_SESSION_KEY`). A person whose only second factor is a
+passkey (dashboard/accounts/passkeys.py) confirms with it on the step-up
+page (`step_up_passkey`: no code to type), which marks the session the same
+way, then approves. A person without a second factor is told to set one up
+and cannot approve those. A rejection never needs it.
 
 The decision flow (agents/decisions.py) asks `step_up_needed` and, with a
 code, `step_up_verify`; a path without a session (a worker, a message
@@ -17,7 +20,7 @@ from typing import Any
 
 from django.conf import settings
 
-from dashboard.accounts import two_factor
+from dashboard.accounts import passkeys, two_factor
 from dashboard.accounts.throttle import lock_clear
 
 STEP_UP_SESSION_KEY = "agents_step_up_at"
@@ -25,8 +28,15 @@ STEP_UP_SESSION_KEY = "agents_step_up_at"
 NOT_NEEDED = ""
 CODE = "code"  # ask for a code
 SET_UP = "set-up"  # the person has no second factor: they cannot approve this
+PASSKEY = "passkey"  # their second factor is a passkey: confirm with it on the step-up page first
 
 FIELD_WORDS = "Enter the code from your authenticator app (or a recovery code) to approve this {risk} action."
+
+
+def passkey_words(risk: str) -> str:
+    return (
+        f"Approving this {risk} action needs a fresh check that it is you: confirm with your passkey, then approve it."
+    )
 
 
 def set_up_words() -> str:
@@ -63,9 +73,16 @@ def step_up_needed(*, user: Any, approval: Any, session: Any) -> str:
     words, or asks for the code)."""
     if _risk(approval) not in step_up_risks():
         return NOT_NEEDED
-    if not two_factor.two_factor_enabled(user):
-        return SET_UP
-    return NOT_NEEDED if step_up_fresh(session) else CODE
+    if two_factor.two_factor_enabled(user):
+        return NOT_NEEDED if step_up_fresh(session) else CODE
+    if passkeys.passkey_enabled(user):
+        return NOT_NEEDED if step_up_fresh(session) else PASSKEY
+    return SET_UP
+
+
+def step_up_mark(session: Any) -> None:
+    """A fresh second factor was given in this session (a code, or a passkey on the step-up page)."""
+    session[STEP_UP_SESSION_KEY] = time.time()
 
 
 def step_up_verify(*, user: Any, code: str, session: Any) -> str:
@@ -76,7 +93,7 @@ def step_up_verify(*, user: Any, code: str, session: Any) -> str:
     if paused is None and two_factor.two_factor_check(user=user, code=code, purpose="approve a risky action"):
         lock_clear(scope=two_factor.CODE_LOCK_SCOPE, ident=str(user.pk))
         if session is not None:
-            session[STEP_UP_SESSION_KEY] = time.time()
+            step_up_mark(session)
         return ""
     if paused is None:
         cool_off = settings.AXES_COOLOFF_TIME

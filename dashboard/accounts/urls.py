@@ -44,6 +44,7 @@ urlpatterns = [
     path("you/passkeys/options/", views_passkeys.own_passkey_options, name="own_passkey_options"),
     path("you/passkeys/", views_passkeys.own_passkey_add, name="own_passkey_add"),
     path("you/passkeys/<pk:pk>/remove/", views_passkeys.own_passkey_remove, name="own_passkey_remove"),
+    path("you/step-up/", views_passkeys.step_up_passkey, name="step_up_passkey"),
     path("you/sessions/sign-out/", views_self.own_sessions_sign_out, name="own_sessions_sign_out"),
     # A posted password is a hash to check: the tighter fair-use allowance, as the login's.
     path("you/password/", costly_request(when="old_password")(views_self.own_password), name="own_password"),

@@ -20,7 +20,7 @@ from django.shortcuts import redirect, render, resolve_url
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
-from dashboard.accounts import passkeys, two_factor
+from dashboard.accounts import passkeys, step_up, two_factor
 from dashboard.accounts.forms import PasskeyAddForm, PasskeyAnswerForm, passkey_remove_form
 from dashboard.accounts.models import Passkey
 from dashboard.accounts.passkeys import PasskeyRefused
@@ -136,6 +136,29 @@ def own_passkey_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         "has_codes": two_factor.two_factor_enabled(user) or two_factor.recovery_codes_left(user) > 0,
     }
     return render(request, "accounts/passkey_remove.html", context, status=status)
+
+
+@works_without_key
+@require_http_methods(["GET", "POST"])
+def step_up_passkey(request: ConsoleRequest) -> HttpResponseBase:
+    """A fresh check that it is you, with your passkey (the step-up before a
+    destructive or spend approve, dashboard/accounts/step_up.py, for a person
+    whose second factor is a passkey): the session is marked, then back to
+    the approval (`next`), where Approve now goes through."""
+    user: Any = request.user
+    back = next_url(request, resolve_url("agents:approvals"))
+    refused = ""
+    if request.method == "POST":
+        try:
+            passkeys.passkey_authenticate(request, purpose=passkeys.CONFIRM, answer=_answer(request), user=user)
+        except PasskeyRefused as refusal:
+            refused = str(refusal)
+        else:
+            step_up.step_up_mark(request.session)
+            messages.success(request, "Confirmed: approve it now.")
+            return redirect(back)
+    context = {"back": back, "refused": refused, "has_passkey": passkeys.passkey_enabled(user)}
+    return render(request, "accounts/step_up_passkey.html", context, status=422 if refused else 200)
 
 
 # --- signing in -----------------------------------------------------------------

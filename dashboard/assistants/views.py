@@ -66,6 +66,8 @@ def _step_up_refusal(request: ConsoleRequest, row, code: str) -> str:
     needed = step_up.step_up_needed(user=request.user, approval=risk, session=request.session)
     if needed == step_up.SET_UP:
         return step_up.set_up_words()
+    if needed == step_up.PASSKEY:
+        return step_up.passkey_words(risk)
     if needed == step_up.CODE:
         if not code:
             return step_up.FIELD_WORDS.format(risk=risk)

@@ -454,3 +454,35 @@ def test_an_administrators_reset_removes_the_passkeys_too(user, django_user_mode
     two_factor.two_factor_reset(user=user, by=admin)
     assert not Passkey.objects.filter(user=user).exists()
     assert AuditEntry.objects.get(action="two_factor.reset").details["passkeys_removed"] == 1
+
+
+def test_a_passkey_is_the_step_up_of_a_person_without_an_app(logged_in_client, user, settings):
+    """Approving a destructive action asks a passkey-only person to confirm
+    with their passkey (no code to type); the step-up page marks the
+    session, and back on the approval Approve goes through."""
+    from dashboard.accounts import step_up
+
+    settings.STEP_UP_RISKS = ["destructive"]
+    assert step_up.step_up_needed(user=user, approval="destructive", session={}) == step_up.SET_UP
+    authenticator, _ = registered(user)
+    assert step_up.step_up_needed(user=user, approval="destructive", session={}) == step_up.PASSKEY
+    assert step_up.step_up_needed(user=user, approval="low", session={}) == step_up.NOT_NEEDED
+
+    url = reverse("step_up_passkey")
+    page = logged_in_client.get(url, {"next": "/approvals/?approval=ap_1"})
+    form = one(page.content, "form[data-passkey=get]")
+    assert form["data-purpose"] == "confirm"
+    assert one(form, "input[name=next]")["value"] == "/approvals/?approval=ap_1"
+
+    refused = logged_in_client.post(url, {"credential": "not an answer", "next": "/approvals/?approval=ap_1"})
+    assert refused.status_code == 422
+    assert select(refused.content, ".alert-error[role=alert]")  # said in words, in place
+    session = logged_in_client.session
+    assert not step_up.step_up_fresh(session)
+
+    options = options_from(logged_in_client, "own_passkey_options", "confirm")
+    confirmed = logged_in_client.post(url, {"credential": authenticator.get(options), "next": "//elsewhere.example/"})
+    assert confirmed.status_code == 302 and confirmed["Location"] == "/approvals/"  # only a path of this site
+    session = logged_in_client.session
+    assert step_up.step_up_fresh(session)
+    assert step_up.step_up_needed(user=user, approval="destructive", session=session) == step_up.NOT_NEEDED

@@ -8,9 +8,12 @@ secure context, so WebAuthn runs over plain http. axe checks every load."""
 from __future__ import annotations
 
 import pytest
+from django.contrib.sessions.backends.db import SessionStore
+from django.contrib.sessions.models import Session
 from playwright.sync_api import Page, expect
 
 from dashboard.accounts.models import Passkey, PasskeyRoleRule
+from dashboard.accounts.step_up import step_up_fresh
 from dashboard.audit.models import AuditEntry
 from dashboard.people.models import Person
 from dashboard.people.roles import Role
@@ -126,3 +129,30 @@ def test_a_role_that_requires_a_passkey_adds_one_right_after_the_password(
     expect(page.get_by_role("table", name="Your passkeys")).to_contain_text("Phone")
     assert Passkey.objects.filter(user=noor).count() == 1
     assert not violations
+
+
+@pytest.mark.browser
+def test_the_step_up_before_a_risky_approve_with_a_passkey_at_375_px(
+    live_server, transactional_db, django_user_model, authenticator, page: Page
+):
+    """A passkey-only person confirms it is them on the step-up page (the
+    link a destructive approve gives them): the session is marked and they
+    are back where the link said."""
+
+    django_user_model.objects.create_user(username="nico", password="a long passphrase, 2026")
+    page.set_viewport_size({"width": 375, "height": 740})
+    page.goto(live_server.url + "/accounts/you/")
+    fill_login_form(page, "nico", "a long passphrase, 2026")
+    page.get_by_label("Name of the passkey").fill("Phone")
+    page.get_by_role("button", name="Add a passkey").click()
+    expect(page.get_by_role("table", name="Your passkeys")).to_contain_text("Phone")
+
+    page.goto(live_server.url + "/accounts/you/step-up/?next=/accounts/you/%3Fback%3D1")
+    expect(page.get_by_role("heading", name="Confirm it is you")).to_be_visible()
+    assert page.evaluate("document.documentElement.scrollWidth") <= 375
+    page.get_by_role("button", name="Confirm with your passkey").click()
+    expect(page.get_by_text("Confirmed: approve it now.")).to_be_visible()
+    assert page.url == live_server.url + "/accounts/you/?back=1"
+    session_key = next(c["value"] for c in page.context.cookies() if c["name"] == "sessionid")
+    assert Session.objects.filter(session_key=session_key).exists()
+    assert step_up_fresh(SessionStore(session_key=session_key))

@@ -1,17 +1,20 @@
 """Step-up for risky decisions (dashboard/accounts/step_up.py): approving a destructive
 action asks for a fresh second factor in the card itself, against a real
 sandbox of this module's own (its seeded "Delete records in deals."); a
-person without one is told to set one up; a rejection never asks."""
+person without one is told to set one up, one whose factor is a passkey is
+sent to confirm with it; a rejection never asks."""
 
 from __future__ import annotations
 
 import time
+from urllib.parse import quote
 
 import httpx
 import pytest
 from django.urls import reverse
 
 from dashboard.accounts import step_up
+from dashboard.accounts.models import Passkey
 from dashboard.audit.models import AuditEntry
 from tests.agents.decide_support import app_for, code_for, status_at_service
 from tests.agents.support import DELETE_ID, HTMX, approval, decision_fields
@@ -43,6 +46,18 @@ def test_a_destructive_approve_asks_for_a_fresh_code_in_the_card(sandbox_client,
     assert answer["HX-Retarget"] == f"#approval-{approval_id}-step-up"
     assert text_of(one(answer.content, words)) == step_up.set_up_words()
     assert one(answer.content, "a")["href"] == reverse("two_factor")
+    assert answer.content.count(b"step_up_code") == 0
+    assert status_at_service(seeded_sandbox, approval_id) == "pending"
+
+    # With a passkey only: no code to type; a link to confirm with it, back to this approval.
+    Passkey.objects.create(user=user, name="Phone", credential_id="cred-phone", public_key=b"\x01")
+    answer = sandbox_client.post(decide, fields, **HTMX)
+    assert text_of(one(answer.content, words)) == step_up.passkey_words("destructive")
+    confirm = one(answer.content, "a")
+    assert text_of(confirm) == "Confirm with your passkey"
+    assert confirm["href"] == reverse("step_up_passkey") + "?next=" + quote(
+        f"{reverse('agents:approvals')}?approval={approval_id}", safe=""
+    )
     assert answer.content.count(b"step_up_code") == 0
     assert status_at_service(seeded_sandbox, approval_id) == "pending"
 

@@ -200,6 +200,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "own_passkey_options": Target(methods=("POST",), form=("purpose",)),
     "own_passkey_add": Target(methods=("POST",), form=("name", "credential")),
     "own_passkey_remove": Target(methods=("GET", "POST"), form=("credential", "remove-code"), examples=5),
+    "step_up_passkey": Target(methods=("GET", "POST"), query=("next",), form=("credential", "next"), examples=5),
     # People (dashboard/people): the page, invitations, one person, accepting, development mail.
     # Personal access tokens (dashboard/tokens): the page, a token made, one revoked.
     "tokens:list": Target(),

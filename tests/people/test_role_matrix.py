@@ -57,6 +57,7 @@ UNGUARDED = {
     "own_passkey_options": "a challenge for one's own passkey: personal, whatever the role",
     "own_passkey_add": "a person's own passkey is theirs, whatever their role",
     "own_passkey_remove": "a person's own passkey (a fresh factor first; the sign-in policy decides whether the last may go)",
+    "step_up_passkey": "a person confirms it is them with their own passkey (marks their own session; approving still asks the role)",
     "logout": "signing out is always allowed",
     "password_reset": "a forgotten password: nobody is signed in",
     "password_reset_confirm": "a forgotten password, from the emailed link: nobody is signed in",
