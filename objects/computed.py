@@ -44,6 +44,7 @@ from objects.links import link_from, relation_label
 from objects.models import ComputedColumn
 from objects.names import values_cache_key
 from objects.rollups import ROLLUP_LABELS, lookup, rollup, rollup_problem, rollup_type
+from objects.schema import FieldType
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import Workspace
@@ -308,7 +309,7 @@ def stored_form(value: Any) -> Any:
 def shown_as(spec: ComputedSpec, value: Any) -> FieldDef:
     """A lookup of several records is text whatever its field's type."""
     field = shown_field(spec)
-    if isinstance(value, str) and field.type != "text":
+    if isinstance(value, str) and field.type != FieldType.TEXT:
         return shown_field(ComputedSpec(column=spec.column, result_type=TEXT))
     return field
 

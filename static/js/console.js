@@ -194,7 +194,7 @@
    * swaps a table keeps the focus where it is). A full page with a marked
    * element (a form posted without JavaScript) focuses it on load. */
   var FOCUSABLE = "a[href], button:not([disabled]), input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled]), [tabindex]";
-  var focusWanted = null; // {region: id of the swapped region, selector: the control that had focus}
+  var focusWanted = new Map(); // per swap's target: {region, selector}; a poll settling elsewhere keeps a sort's
 
   function describeFocus(active) {
     if (active.getAttribute("data-focus-key")) { return '[data-focus-key="' + CSS.escape(active.getAttribute("data-focus-key")) + '"]'; }
@@ -230,15 +230,15 @@
   document.addEventListener("htmx:beforeSwap", function (event) {
     var target = event.detail.target;
     var active = document.activeElement;
-    focusWanted = null;
     if (event.detail.shouldSwap && target && active && active !== document.body && target.contains(active)) {
-      focusWanted = { region: target.id || "", selector: describeFocus(active) };
+      focusWanted.set(target, { region: target.id || "", selector: describeFocus(active) });
     }
   });
 
-  document.addEventListener("htmx:afterSettle", function () {
-    var wanted = focusWanted;
-    focusWanted = null;
+  document.addEventListener("htmx:afterSettle", function (event) {
+    var target = event.detail && event.detail.target;
+    var wanted = target ? focusWanted.get(target) : null;
+    if (target) { focusWanted.delete(target); }
     if (focusMarked(document)) { return; }
     var active = document.activeElement;
     if (!wanted || (active && active !== document.body && active.isConnected)) { return; }

@@ -64,7 +64,7 @@ def test_a_page_refuses_browser_features_and_loads_images_only_from_known_hosts(
     assert images[:3] == ["'self'", "data:", settings.SERVICE_BASE_URL]
 
 
-def test_static_files_carry_their_own_headers_not_a_pages(client):
+def test_static_files_carry_their_own_headers_not_a_pages(client, db):  # the login page reads the sign-in policy
     page = client.get(reverse("login"))
     response = client.get("/static/js/retry.js")
 
