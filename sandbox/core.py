@@ -373,20 +373,35 @@ def paginate(
     key = key or (lambda d: d["_seq"])
     limit = req.params.get("limit", 25)
     cursor = req.params.get("cursor")
-    ordered = sorted(items, key=key, reverse=descending)
+    # Each item's key once: the sort and the cursor's place share them.
+    keyed = sorted(((key(d), d) for d in items), key=lambda pair: pair[0], reverse=descending)
+    start = 0
     if cursor:
         after = decode_cursor(cursor)
         if not isinstance(after, dict) or "k" not in after:
             raise invalid({"cursor": ["is not a cursor this list gave out"]})
-        last = after["k"]
         try:
-            ordered = [d for d in ordered if (key(d) < last if descending else key(d) > last)]
+            start = _first_after(keyed, after["k"], descending=descending)
         except TypeError:
             raise invalid({"cursor": ["does not belong to this list or sort"]})
-    page = ordered[:limit]
-    next_cursor = encode_cursor({"k": key(page[-1])}) if len(ordered) > limit else None
+    page = [d for _, d in keyed[start : start + limit]]
+    next_cursor = encode_cursor({"k": keyed[start + limit - 1][0]}) if len(keyed) > start + limit else None
     render = render or (lambda d: d)
     return {"data": [render(d) for d in page], "next_cursor": next_cursor}
+
+
+def _first_after(keyed: list[tuple[Any, dict]], last: Any, *, descending: bool) -> int:
+    """The index of the first item past the cursor's key `last` in `keyed`
+    (sorted by key, descending or not): a binary search, keys being unique."""
+    low, high = 0, len(keyed)
+    while low < high:
+        middle = (low + high) // 2
+        k = keyed[middle][0]
+        if (k >= last) if descending else (k <= last):
+            low = middle + 1
+        else:
+            high = middle
+    return low
 
 
 # --------------------------------------------------------------------------

@@ -398,7 +398,8 @@ def records_list(req):
         source = SYSTEM_RECORDS.get(obj["key"])
         docs = [system_record_doc(obj, r) for r in (source.list(req.store, req.workspace_id) if source else [])]
     else:
-        docs = req.store.list("record", workspace_id=req.workspace_id, where={"object_id": obj["id"]})
+        # Only read and rendered here: the store's decoded copies serve.
+        docs = req.store.list("record", workspace_id=req.workspace_id, where={"object_id": obj["id"]}, shared=True)
     if req.params.get("filter"):
         predicate = _filter_predicate(obj, req.params["filter"])
         docs = [d for d in docs if predicate(d)]

@@ -33,6 +33,10 @@ CREATE TABLE IF NOT EXISTS docs (
     UNIQUE (kind, id)
 );
 CREATE INDEX IF NOT EXISTS docs_kind_ws ON docs (kind, workspace_id, seq);
+-- A record's links are read by either end (`relationships_list`, the delete of
+-- a record): without these each read scans every link of the workspace.
+CREATE INDEX IF NOT EXISTS docs_source_id ON docs (kind, workspace_id, json_extract(data, '$.source_id'));
+CREATE INDEX IF NOT EXISTS docs_target_id ON docs (kind, workspace_id, json_extract(data, '$.target_id'));
 CREATE TABLE IF NOT EXISTS api_keys (
     hash TEXT PRIMARY KEY,
     id TEXT NOT NULL UNIQUE,
@@ -77,6 +81,9 @@ class Store:
             self.conn.execute("PRAGMA journal_mode=WAL")
         self.conn.executescript(SCHEMA)
         self.clock = clock
+        # Documents decoded for `list(..., shared=True)`, by seq, with the JSON
+        # they were decoded from: a list of 10,000 records re-reads only what changed.
+        self._decoded: dict[int, tuple[str, dict]] = {}
 
     def close(self) -> None:
         with self.lock:
@@ -177,14 +184,30 @@ class Store:
                 args.append(value if not isinstance(value, bool) else int(value))
         return sql, args
 
-    def list(self, kind: str, *, workspace_id: str | None = None, where: dict | None = None) -> list[dict]:
+    def list(
+        self, kind: str, *, workspace_id: str | None = None, where: dict | None = None, shared: bool = False
+    ) -> list[dict]:
         """Every document of a kind (in a workspace), oldest first (by seq).
-        `where` compares top-level JSON members for equality (None = missing/null)."""
+        `where` compares top-level JSON members for equality (None = missing/null).
+
+        `shared=True` answers documents kept from an earlier read when their
+        stored JSON is unchanged (decoding is most of a big list's time): the
+        caller only reads them, never changes one (it would change every
+        later answer)."""
         sql, args = self._where("SELECT seq, data FROM docs", kind, workspace_id, where)
         sql += " ORDER BY seq"
         with self.lock:
             rows = self.conn.execute(sql, args).fetchall()
-        return [self._row_to_doc(r) for r in rows]
+        if not shared:
+            return [self._row_to_doc(r) for r in rows]
+        docs = []
+        for seq, data in rows:
+            kept = self._decoded.get(seq)
+            if kept is None or kept[0] != data:
+                kept = (data, self._row_to_doc((seq, data)))
+                self._decoded[seq] = kept
+            docs.append(kept[1])
+        return docs
 
     def find_one(self, kind: str, *, workspace_id: str | None = None, **where) -> dict | None:
         docs = self.list(kind, workspace_id=workspace_id, where=where)

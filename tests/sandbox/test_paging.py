@@ -44,3 +44,15 @@ def test_the_last_page_has_no_next_cursor(fresh_api):
     body = fresh_api.get("/v1/objects/deals/records", params={"limit": 100}).json()
     assert body["next_cursor"] is None
     assert fresh_api.get("/v1/objects/deals/records", params={"limit": 1}).json()["next_cursor"]
+
+
+def test_a_record_changed_between_two_lists_is_read_anew(api):
+    # The list keeps decoded records between reads (sandbox/storage.py,
+    # `shared=True`): a change made between two lists must show in the second.
+    obj = make_object(api, fields=[{"label": "Name"}])
+    path = f"/v1/objects/{obj['key']}/records"
+    record = api.post(path, json={"values": {"name": "Before"}}).json()
+    assert [r["values"]["name"] for r in all_pages(api, path, {"limit": 100})] == ["Before"]
+    api.patch(f"{path}/{record['id']}", json={"values": {"name": "After"}})
+    api.delete(f"{path}/{api.post(path, json={'values': {'name': 'Gone'}}).json()['id']}")
+    assert [r["values"]["name"] for r in all_pages(api, path, {"limit": 100})] == ["After"]
