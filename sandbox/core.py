@@ -370,11 +370,29 @@ def paginate(
     no gaps). For other orders return a list ending in `item["_seq"]`.
     `render(item)` turns a stored document into its public body.
     """
+    return paginate_keyed(req, keyed_order(items, key=key, descending=descending), descending=descending, render=render)
+
+
+def keyed_order(
+    items: list[dict], *, key: Callable[[dict], Any] | None = None, descending: bool = False
+) -> list[tuple[Any, dict]]:
+    """`items` as (key, item) in the list's order: each key computed once,
+    for the sort and for the cursor's place."""
     key = key or (lambda d: d["_seq"])
+    return sorted(((key(d), d) for d in items), key=lambda pair: pair[0], reverse=descending)
+
+
+def paginate_keyed(
+    req: Request,
+    keyed: list[tuple[Any, dict]],
+    *,
+    descending: bool = False,
+    render: Callable[[dict], Any] | None = None,
+) -> dict:
+    """`paginate` of items already in order (`keyed_order`), which a list
+    may keep between pages while nothing changes (`Store.remembered`)."""
     limit = req.params.get("limit", 25)
     cursor = req.params.get("cursor")
-    # Each item's key once: the sort and the cursor's place share them.
-    keyed = sorted(((key(d), d) for d in items), key=lambda pair: pair[0], reverse=descending)
     start = 0
     if cursor:
         after = decode_cursor(cursor)

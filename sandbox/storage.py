@@ -17,7 +17,7 @@ import json
 import sqlite3
 import threading
 import uuid
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +84,8 @@ class Store:
         # Documents decoded for `list(..., shared=True)`, by seq, with the JSON
         # they were decoded from: a list of 10,000 records re-reads only what changed.
         self._decoded: dict[int, tuple[str, dict]] = {}
+        self._remembered: dict[Any, Any] = {}
+        self._remembered_at: tuple[int, int] | None = None
 
     def close(self) -> None:
         with self.lock:
@@ -208,6 +210,21 @@ class Store:
                 self._decoded[seq] = kept
             docs.append(kept[1])
         return docs
+
+    def remembered(self, key: Any, compute: Callable[[], Any]) -> Any:
+        """`compute()`'s answer, kept under `key` until anything in the store
+        changes: a write through this connection (`total_changes`) or another
+        process's (`PRAGMA data_version`). For answers that depend on the
+        stored documents only (never on the clock), read and never changed by
+        the caller: the sorted records of a list, paged through 100 at a time."""
+        with self.lock:
+            now = (self.conn.total_changes, self.conn.execute("PRAGMA data_version").fetchone()[0])
+            if now != self._remembered_at or len(self._remembered) >= 64:
+                self._remembered = {}
+                self._remembered_at = now
+            if key not in self._remembered:
+                self._remembered[key] = compute()
+            return self._remembered[key]
 
     def find_one(self, kind: str, *, workspace_id: str | None = None, **where) -> dict | None:
         docs = self.list(kind, workspace_id=workspace_id, where=where)
