@@ -86,6 +86,32 @@ def mentioned_people(*, workspace_id: str, body: str) -> list:
     return [person for person in workspace_people(workspace_id) if person.get_username().lower() in names]
 
 
+MENTION_SUGGESTIONS = 8  # people offered as one types "@da"
+
+
+@dataclass(frozen=True)
+class MentionCandidate:
+    username: str
+    name: str  # the full name, or "" when the account has none
+
+
+def mention_candidates(*, workspace_id: str, typed: str) -> list[MentionCandidate]:
+    """People the comment box offers after "@" and `typed`: those whose
+    username or name begins with it (a word of the name), only among people
+    holding a working key of the workspace (whom a mention reaches), by
+    username (one query)."""
+    typed = typed.strip().lstrip("@").lower()
+    found = []
+    for person in workspace_people(workspace_id):
+        username = person.get_username()
+        name = (person.get_full_name() if hasattr(person, "get_full_name") else "").strip()
+        words = [username.lower(), *name.lower().split()]
+        if not typed or any(word.startswith(typed) for word in words):
+            found.append(MentionCandidate(username=username, name=name))
+    found.sort(key=lambda candidate: candidate.username.lower())
+    return found[:MENTION_SUGGESTIONS]
+
+
 # --- reads ---------------------------------------------------------------------------
 
 
