@@ -29,6 +29,7 @@ choice, not work waiting.
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -43,6 +44,8 @@ from dashboard.reach.selectors import workspace_people
 from dashboard.web.reading import as_dict
 from objects import comments
 from objects.models import JobItem, ObjectJob, RecordNews, RecordWatch
+
+logger = logging.getLogger("objects.job_news")
 
 KIND_JOB_NEWS = "watched_job"  # the notifications' kind (dashboard/reach Delivery.kind)
 
@@ -74,6 +77,14 @@ def job_ended_tell(*, before: ObjectJob, job: ObjectJob) -> int:
     watchers are told, one item each. Returns how many were told."""
     if before.status not in ObjectJob.ACTIVE or job.status in ObjectJob.ACTIVE or job.kind not in JOB_WORDS:
         return 0
+    try:
+        return _watchers_told(job)
+    except Exception:  # the job's end is written already: news that fails is logged, the job stands
+        logger.exception("objects: the watchers of job %s could not be told", job.pk)
+        return 0
+
+
+def _watchers_told(job: ObjectJob) -> int:
     done = JobItem.objects.filter(job_id=job.pk, state=JobItem.DONE).values("record_id")
     watches = list(
         RecordWatch.objects.filter(

@@ -152,3 +152,23 @@ def test_telling_the_watchers_costs_the_same_queries_for_3_or_60_records(user, a
 
     assert len(sixty) == len(three)
     assert RecordNews.objects.get(user=bob, job=big).title == "alice's bulk edit changed 60 records you watch"
+
+
+@pytest.mark.parametrize(
+    ("kind", "title"),
+    [
+        (ObjectJob.KIND_IMPORT, "alice changed 2 fields on Acme by an import"),
+        (ObjectJob.KIND_UNDO, "alice put back 2 fields on Acme by an undo of a job"),
+        (ObjectJob.KIND_DELETE, "alice deleted Acme by a bulk delete"),
+    ],
+)
+def test_each_kind_of_job_says_what_it_did_to_the_one_record_watched(user, api_key, bob, kind, title):
+    before, job = _ended(user, api_key, 2)
+    ObjectJob.objects.filter(pk=job.pk).update(kind=kind)
+    before.kind = job.kind = kind
+    JobItem.objects.filter(job=job, record_id="rec-1").update(written={"name": "B", "seats": 3}, title="Acme")
+    _watch(bob, "rec-1")
+
+    job_news.job_ended_tell(before=before, job=job)
+
+    assert RecordNews.objects.get(user=bob).title == title
