@@ -194,3 +194,9 @@ def test_mention_suggestions_are_picked_by_keyboard_at_375_px(record, page: Page
     expect(page.locator("#comments")).to_contain_text("No comments yet.")
     expect(page.get_by_role("heading", name="Comments")).to_be_focused()
     expect(page.get_by_role("status").filter(has_text="The comment was deleted.")).to_have_count(1)
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.get_by_role("combobox", name="Comment").focus()
+    page.keyboard.type("@")
+    expect(page.get_by_role("listbox").get_by_role("option")).to_have_count(2)
+    page.screenshot(path=str(SCREENSHOTS / "record-mentions-1280.png"), full_page=True)
