@@ -27,11 +27,13 @@ import logging
 import re
 import uuid
 from collections.abc import Iterable
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from django.core.cache import cache
 from django.db import IntegrityError, transaction
 from django.db.models import Count, Q
+from django.urls import reverse
 from django.utils import timezone
 from django.utils.safestring import SafeString
 
@@ -52,6 +54,9 @@ MENTION = re.compile(r"(?<![\w@.+-])@([\w.@+-]{1,150})")
 KIND_MENTION_NEWS = "mention"  # the notifications' kind (dashboard/reach Delivery.kind)
 # The inbox lists a person's newest this many.
 INBOX_MOST = 100
+# Set while a job's chunk runs (objects/job_news.py `by_job`): its watchers hear of the
+# whole job once, when it ends, not of each record it writes.
+CHANGES_BY_JOB: ContextVar[bool] = ContextVar("objects_changes_by_job", default=False)
 
 
 def _where(*, workspace_id: str, object_key: str, record_id: str) -> dict[str, str]:
@@ -79,6 +84,32 @@ def mentioned_people(*, workspace_id: str, body: str) -> list:
     if not names:
         return []
     return [person for person in workspace_people(workspace_id) if person.get_username().lower() in names]
+
+
+MENTION_SUGGESTIONS = 8  # people offered as one types "@da"
+
+
+@dataclass(frozen=True)
+class MentionCandidate:
+    username: str
+    name: str  # the full name, or "" when the account has none
+
+
+def mention_candidates(*, workspace_id: str, typed: str) -> list[MentionCandidate]:
+    """People the comment box offers after "@" and `typed`: those whose
+    username or name begins with it (a word of the name), only among people
+    holding a working key of the workspace (whom a mention reaches), by
+    username (one query)."""
+    typed = typed.strip().lstrip("@").lower()
+    found = []
+    for person in workspace_people(workspace_id):
+        username = person.get_username()
+        name = (person.get_full_name() if hasattr(person, "get_full_name") else "").strip()
+        words = [username.lower(), *name.lower().split()]
+        if not typed or any(word.startswith(typed) for word in words):
+            found.append(MentionCandidate(username=username, name=name))
+    found.sort(key=lambda candidate: candidate.username.lower())
+    return found[:MENTION_SUGGESTIONS]
 
 
 # --- reads ---------------------------------------------------------------------------
@@ -150,7 +181,7 @@ def _tell(
     if rows:
         RecordNews.objects.bulk_create(rows)
         told: set[int] = {row.user.pk for row in rows}
-        transaction.on_commit(lambda: _news_changed_of(told, workspace_id=workspace_id))
+        transaction.on_commit(lambda: news_changed_of(told, workspace_id=workspace_id))
     return rows
 
 
@@ -281,7 +312,7 @@ def comment_delete(*, comment: RecordComment) -> None:
     workspace_id = comment.workspace_id
     with transaction.atomic():
         comment.delete()
-        transaction.on_commit(lambda: _news_changed_of(told, workspace_id=workspace_id))
+        transaction.on_commit(lambda: news_changed_of(told, workspace_id=workspace_id))
 
 
 def watch_set(*, user, workspace_id: str, object_key: str, record_id: str, on: bool, record_title: str = "") -> None:
@@ -304,7 +335,7 @@ def record_changed_tell(*, user, workspace_id: str, object_key: str, record_id: 
     but the one who made it gets an inbox item (two queries). The record is
     named by the title it was watched under, else the cached one, else "a
     record of <object>"."""
-    if not record_id:
+    if not record_id or CHANGES_BY_JOB.get():
         return 0
     watches = _watches(
         workspace_id=workspace_id, object_key=object_key, record_id=record_id, besides={getattr(user, "pk", None) or 0}
@@ -350,6 +381,15 @@ def record_news_seen(*, user, workspace_id: str, object_key: str, record_id: str
 # --- the inbox (dashboard/inbox/sources.py) ----------------------------------------------
 
 
+def news_url(row: RecordNews) -> str:
+    """Where an item opens: the comment, the record's history, or for a job
+    that changed several records the person watches, the object's records."""
+    if not row.record_id:
+        return reverse("objects:records", args=[row.object_key])
+    url = record_url(row.object_key, row.record_id)
+    return f"{url}#comment-{row.comment_id}" if row.comment_id else f"{url}#history"
+
+
 def record_news_items(viewer: InboxViewer) -> list[InboxItem]:
     """The person's items about records in the workspace of their working key, newest first."""
     if not viewer.workspace_id:
@@ -359,7 +399,6 @@ def record_news_items(viewer: InboxViewer) -> list[InboxItem]:
     )[:INBOX_MOST]
     items = []
     for row in rows:
-        url = record_url(row.object_key, row.record_id)
         items.append(
             InboxItem(
                 key=f"record-news:{row.pk}",
@@ -367,7 +406,7 @@ def record_news_items(viewer: InboxViewer) -> list[InboxItem]:
                 title=row.title,
                 started_by=row.actor,
                 since=row.created_at,
-                url=f"{url}#comment-{row.comment_id}" if row.comment_id else f"{url}#history",
+                url=news_url(row),
                 area="objects",
             )
         )
@@ -383,7 +422,7 @@ def _mark_key(*, user_id: int, workspace_id: str) -> str:
     return f"objects:news:{digest}"
 
 
-def _news_changed_of(user_ids: set[int], *, workspace_id: str) -> None:
+def news_changed_of(user_ids: set[int], *, workspace_id: str) -> None:
     for user_id in user_ids:
         news_changed(user_id=user_id, workspace_id=workspace_id)
 

@@ -30,6 +30,7 @@ from dashboard.jobs.kinds import JobKind, Step
 from dashboard.live.storable import storable_text
 from dashboard.metrics import registry as metrics
 from dashboard.web.reading import text
+from objects import job_news
 from objects.models import JobItem, ObjectJob
 
 logger = logging.getLogger("objects.jobs")
@@ -142,7 +143,8 @@ def job_chunk(job: ObjectJob) -> Step:
             stop_message=f"Stopped: {job.owner_key.user.get_username()}'s account was deactivated, so their "
             "stored API key is no longer used. Resume goes on where it stopped once they are reactivated."
         )
-    return _phases[(job.status, job.kind)](job)
+    with job_news.by_job():  # its watchers hear of the job once, at its end (_count_rows)
+        return _phases[(job.status, job.kind)](job)
 
 
 def _remember_resume(job: ObjectJob) -> None:
@@ -152,6 +154,7 @@ def _remember_resume(job: ObjectJob) -> None:
 def _count_rows(before: ObjectJob, job: ObjectJob) -> None:
     # Rows per second (dashboard/metrics): counted once the step's progress is stored.
     metrics.object_job_rows_handled(kind=job.kind, phase=before.status, rows=job.processed - before.processed)
+    job_news.job_ended_tell(before=before, job=job)
 
 
 OBJECT_JOB = JobKind(

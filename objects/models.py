@@ -482,11 +482,17 @@ class RecordNews(models.Model):
     title = models.CharField(max_length=300)
     actor = models.CharField(max_length=150, blank=True)
     comment = models.ForeignKey(RecordComment, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
+    # A bulk edit, import or undo that changed records the person watches: one item per
+    # person per job, however many records (objects/job_news.py); its record_id is blank
+    # when it names several records.
+    job = models.ForeignKey(ObjectJob, null=True, blank=True, on_delete=models.CASCADE, related_name="+")
     created_at = models.DateTimeField(auto_now_add=True)
     seen_at = models.DateTimeField(null=True, blank=True)
 
     class Meta:
         indexes = [models.Index(fields=["user", "workspace_id", "seen_at"], name="objects_news_person")]
+        # NULL jobs never conflict (PostgreSQL): only a job's item is one per person.
+        constraints = [models.UniqueConstraint(fields=["user", "job"], name="objects_news_once_per_job")]
 
     def __str__(self) -> str:
         return f"{self.kind} for {self.user_id}: {self.title}"

@@ -521,6 +521,7 @@ def comments_region(
     editing: RecordComment | None = None,
     edit_form: CommentForm | None = None,
     just_posted: int | None = None,
+    notice: str = "",
 ) -> dict[str, Any]:
     """The record page's comments region (objects/comments.py): its comments
     (one query, however many), the watch toggle (one), the form to post, or
@@ -540,6 +541,8 @@ def comments_region(
         "edit_form": edit_form,
         # The comment just posted or saved takes the focus after the swap.
         "just_posted": just_posted,
+        # What was just done with nothing left to focus (a deleted comment): said under the heading.
+        "notice": notice,
         "watched": watched,
         "watchers": watchers,
     }

@@ -184,4 +184,9 @@ urlpatterns += [
     path(
         "<remote_id:object_key>/records/<remote_id:record_id>/watch/", comment_views.record_watch, name="record_watch"
     ),
+    path(
+        "<remote_id:object_key>/records/<remote_id:record_id>/comments/people/",
+        comment_views.mention_people,
+        name="mention_people",
+    ),
 ]

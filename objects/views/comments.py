@@ -7,9 +7,10 @@ from __future__ import annotations
 
 from django.contrib.auth.models import PermissionsMixin
 from django.http import Http404, HttpResponseBase
-from django.shortcuts import redirect
-from django.views.decorators.http import require_http_methods, require_POST
+from django.shortcuts import redirect, render
+from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
+from dashboard.accounts.middleware import background_request
 from dashboard.frame.permissions import forbidden, requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import MANAGE_PEOPLE
@@ -112,7 +113,8 @@ def comment_delete(request: ConsoleRequest, object_key: str, record_id: str, com
         return forbidden(request, NOT_YOURS)
     comments.comment_delete(comment=comment)
     if is_partial(request):
-        return _answer(request, object_key, record_id)
+        # Its Delete button is gone: the focus goes to the region's heading (data-focus-fallback), this said.
+        return _answer(request, object_key, record_id, notice="The comment was deleted.")
     return redirect(f"{record_url(object_key, record_id)}#comments")
 
 
@@ -131,3 +133,12 @@ def record_watch(request: ConsoleRequest, object_key: str, record_id: str) -> Ht
     if is_partial(request):
         return _answer(request, object_key, record_id)
     return redirect(f"{record_url(object_key, record_id)}#comments")
+
+
+@background_request  # the comment box asks as one types: the page's own call, no activity of its own
+@require_GET
+def mention_people(request: ConsoleRequest, object_key: str, record_id: str) -> HttpResponseBase:
+    """The people the comment box offers after "@" (`q`: what follows it),
+    rendered by the server as listbox options (objects/record.html#mention-options)."""
+    people = comments.mention_candidates(workspace_id=request.workspace.id, typed=request.GET.get("q", "")[:150])
+    return render(request, "objects/record.html#mention-options", {"people": people})

@@ -522,6 +522,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:comment_edit": Target(methods=("GET", "POST"), form=("edit-1-body", "body")),
     "objects:comment_delete": Target(methods=("POST",)),
     "objects:record_watch": Target(methods=("POST",), form=("on",)),
+    "objects:mention_people": Target(query=("q",)),
     "objects:record_undo": Target(methods=("GET", "POST"), form=("idempotency_key", "resolve.name", "seen.name")),
     "objects:record_put_back": Target(methods=("GET", "POST"), form=("idempotency_key",)),
     "objects:record_timeline": Target(query=("kind",)),

@@ -358,3 +358,35 @@ def test_a_deleted_comment_takes_its_inbox_items_with_it(console, service, bob, 
 
     assert not RecordNews.objects.exists()
     assert header_version(user=bob) != before
+
+
+# --- @-mention suggestions --------------------------------------------------------------
+
+
+def test_the_comment_box_offers_only_people_holding_a_working_key(console, service, user, bob, django_user_model):
+    django_user_model.objects.create_user(username="bea", password="no key of this workspace at all")
+    bob.first_name, bob.last_name = "Robert", "Stone"
+    bob.save(update_fields=["first_name", "last_name"])
+    people_url = one(console.get(RECORD_URL).content.decode(), "[data-mention-query]")["hx-get"]
+
+    by_letter = console.get(people_url, {"q": "b"}, **HTMX).content.decode()
+    by_name = console.get(people_url, {"q": "sto"}, **HTMX).content.decode()
+    everyone = console.get(people_url, {"q": ""}, **HTMX).content.decode()
+
+    assert [o["data-mention"] for o in select(by_letter, "[role=option]")] == ["bob"]  # never Bea: no key
+    assert texts(by_name, "[role=option]") == ["Robert Stone @bob"]
+    assert [o["data-mention"] for o in select(everyone, "[role=option]")] == ["alice", "bob"]
+    assert select(console.get(people_url, {"q": "zz"}, **HTMX).content.decode(), "[role=option]") == []
+
+
+def test_the_suggestions_are_of_the_workspace_of_the_key_and_cost_flat_queries(console, service, user, bob):
+    page = console.get(RECORD_URL).content.decode()
+    people_url = one(page, "[data-mention-query]")["hx-get"]
+    console.get(people_url, {"q": "a"}, **HTMX)
+    with CaptureQueriesContext(connection) as two_people:
+        console.get(people_url, {"q": "a"}, **HTMX)
+    ApiKey.objects.filter(user=bob).update(refused_at=timezone.now())  # Bob's key refused: no longer offered
+    with CaptureQueriesContext(connection) as one_person:
+        answer = console.get(people_url, {"q": ""}, **HTMX).content.decode()
+    assert [o["data-mention"] for o in select(answer, "[role=option]")] == ["alice"]
+    assert len(one_person) == len(two_people)

@@ -1,7 +1,7 @@
 """Comments in Chromium against the real sandbox: a comment written and
 posted by keyboard alone (htmx, the new comment takes the focus), a mention
 in the other person's inbox on their next page, watching by keyboard, edit
-in place, and the region fitting 375 px. axe runs on every page and swap
+in place, @-mention suggestions picked by keyboard, and the region fitting 375 px. axe runs on every page and swap
 (tests/axe.py: 0 serious or critical)."""
 
 from __future__ import annotations
@@ -100,7 +100,7 @@ def test_the_timeline_of_a_record_by_keyboard_at_375_px(record, page: Page):
     record's page is on it, one kind at a time by its tabs, within 375 px."""
     page.set_viewport_size({"width": 375, "height": 812})
     page.goto(record["url"])
-    page.get_by_role("textbox", name="Comment").fill("Renewal call **booked**")
+    page.get_by_role("combobox", name="Comment").fill("Renewal call **booked**")
     page.get_by_role("button", name="Post the comment").click()
     expect(page.locator("#comments .comment-body")).to_contain_text("Renewal call booked")
 
@@ -116,3 +116,87 @@ def test_the_timeline_of_a_record_by_keyboard_at_375_px(record, page: Page):
     expect(page.locator("li.timeline-entry")).to_have_count(1)
     assert page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")
     page.screenshot(path=str(SCREENSHOTS / "objects-timeline-phone.png"), full_page=True)
+
+
+@pytest.mark.browser
+def test_mention_suggestions_are_picked_by_keyboard_at_375_px(record, page: Page):
+    """ "@" and letters offer the workspace's people (server-rendered options,
+    a debounced background GET): Up and Down choose, Enter or Tab mention,
+    Escape closes, each said in the status line; the box stays a textarea
+    whose typed text is kept."""
+    page.set_viewport_size({"width": 375, "height": 812})
+    page.goto(record["url"])
+    box = page.get_by_role("combobox", name="Comment")
+    expect(box).to_have_attribute("aria-expanded", "false")
+    box.focus()
+    page.keyboard.type("Please look, @")
+    people = page.get_by_role("listbox", name="People of this workspace to mention")
+    expect(people.get_by_role("option")).to_have_text(["@dana", "@tina"])
+    expect(box).to_have_attribute("aria-expanded", "true")
+    expect(page.get_by_role("status").filter(has_text="2 people to mention")).to_have_count(1)
+    page.keyboard.press("ArrowDown")
+    expect(people.get_by_role("option", name="@tina")).to_have_attribute("aria-selected", "true")
+    page.keyboard.press("ArrowUp")
+    chosen = people.get_by_role("option", name="@dana")
+    expect(chosen).to_have_attribute("aria-selected", "true")
+    expect(box).to_have_attribute("aria-activedescendant", chosen.get_attribute("id") or "")
+    assert page.evaluate("() => document.documentElement.scrollWidth <= window.innerWidth")
+    page.screenshot(path=str(SCREENSHOTS / "record-mentions-375.png"), full_page=True)
+
+    page.keyboard.type("d")
+    expect(people.get_by_role("option")).to_have_text(["@dana"])
+    page.keyboard.press("Enter")
+    expect(box).to_have_value("Please look, @dana ")
+    expect(people).to_be_hidden()
+    expect(box).to_have_attribute("aria-expanded", "false")
+    expect(box).to_be_focused()
+
+    page.keyboard.type("and @t")
+    expect(people.get_by_role("option")).to_have_text(["@tina"])
+    page.keyboard.press("Escape")
+    expect(people).to_be_hidden()
+    expect(box).to_have_value("Please look, @dana and @t")
+    page.keyboard.type("i")
+    expect(people.get_by_role("option")).to_have_text(["@tina"])
+    page.keyboard.press("Tab")
+    expect(box).to_have_value("Please look, @dana and @tina ")
+    expect(box).to_be_focused()
+
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Post the comment")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#comments .comment-body")).to_have_text("Please look, @dana and @tina")
+    # The new region's box is a combobox again.
+    expect(page.get_by_role("combobox", name="Comment")).to_have_attribute("aria-expanded", "false")
+
+    # One's own comment edited and deleted, and the watch toggled, by keyboard: the focus never falls to the page.
+    page.get_by_role("link", name="Edit your comment").focus()
+    page.keyboard.press("Enter")
+    editing = page.get_by_role("combobox", name="Comment").first
+    expect(editing).to_be_focused()
+    page.keyboard.press("End")
+    page.keyboard.type(" today")
+    page.keyboard.press("Tab")
+    expect(page.get_by_role("button", name="Save the comment")).to_be_focused()
+    page.keyboard.press("Enter")
+    expect(page.locator("#comments .comment")).to_be_focused()
+    expect(page.locator("#comments .comment-body")).to_contain_text("today")
+
+    watch = page.get_by_role("button", name="Watch this record")
+    watch.focus()
+    page.keyboard.press("Enter")
+    expect(watch).to_have_attribute("aria-pressed", "true")
+    expect(watch).to_be_focused()
+
+    page.once("dialog", lambda dialog: dialog.accept())
+    page.get_by_role("button", name="Delete the comment by tina").focus()
+    page.keyboard.press("Enter")
+    expect(page.locator("#comments")).to_contain_text("No comments yet.")
+    expect(page.get_by_role("heading", name="Comments")).to_be_focused()
+    expect(page.get_by_role("status").filter(has_text="The comment was deleted.")).to_have_count(1)
+
+    page.set_viewport_size({"width": 1280, "height": 900})
+    page.get_by_role("combobox", name="Comment").focus()
+    page.keyboard.type("@")
+    expect(page.get_by_role("listbox").get_by_role("option")).to_have_count(2)
+    page.screenshot(path=str(SCREENSHOTS / "record-mentions-1280.png"), full_page=True)

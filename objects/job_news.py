@@ -1,0 +1,188 @@
+"""What the watchers of records hear of a job that changed them: a bulk edit
+or delete, an import, an undo of a job, a restore, a merge.
+
+A single edit tells each watcher at once (objects/comments.py
+`record_changed_tell`, from `record_change_log`). A job writes hundreds of
+records, maybe many a person watches: one item per write would bury their
+inbox. So while a job's chunk runs (`by_job`, objects/jobs.py) the
+per-write notice is held, and when the job ends (done, cancelled or stopped:
+`job_ended_tell`, the engine's `written` hook) each watcher gets ONE inbox
+item about it, and ONE notification by their preferences:
+
+- one record they watch: "Dana changed 3 fields on Acme Corp by a bulk edit";
+- several: "Dana's import changed 40 records you watch".
+
+The reads are flat in the number of records (the job's items are joined in
+the database, never listed here): the watches, the key holders, the
+preferences, the items of the watched records, one insert. A job resumed
+after a stop and ended again renews its items (one per person per job: the
+constraint `objects_news_once_per_job`) and notifies nobody twice (the
+notification's item key is the job's).
+
+Access follows the key: only people holding a working key of the workspace
+hear of it, and never the person who ran the job. The notification follows
+"My runs and turns that failed or wait for me", as a mention does, in their
+digest (cadence, quiet hours); a person who never saved preferences gets
+the inbox item only. Their delegate is not told: a watch is their own
+choice, not work waiting.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from django.db import transaction
+from django.db.models import Subquery
+from django.utils import timezone
+
+from dashboard.outbox.services import outbox_send
+from dashboard.reach.models import NotificationPreference
+from dashboard.reach.producing import notify
+from dashboard.reach.selectors import workspace_people
+from dashboard.web.reading import as_dict
+from objects import comments
+from objects.models import JobItem, ObjectJob, RecordNews, RecordWatch
+
+logger = logging.getLogger("objects.job_news")
+
+KIND_JOB_NEWS = "watched_job"  # the notifications' kind (dashboard/reach Delivery.kind)
+
+# (what it did to a record, what the job is called after "by", and after "Dana's").
+JOB_WORDS = {
+    ObjectJob.KIND_EDIT: ("changed", "a bulk edit", "bulk edit"),
+    ObjectJob.KIND_DELETE: ("deleted", "a bulk delete", "bulk delete"),
+    ObjectJob.KIND_IMPORT: ("changed", "an import", "import"),
+    ObjectJob.KIND_UNDO: ("put back", "an undo of a job", "undo of a job"),
+    ObjectJob.KIND_RESTORE: ("restored", "a restore from the trash", "restore from the trash"),
+    ObjectJob.KIND_MERGE: ("merged", "a merge of duplicates", "merge of duplicates"),
+}
+# Whose fields are counted in the item ("changed 3 fields on ...").
+COUNTS_FIELDS = frozenset({ObjectJob.KIND_EDIT, ObjectJob.KIND_IMPORT, ObjectJob.KIND_UNDO})
+
+
+@contextmanager
+def by_job() -> Iterator[None]:
+    """A job's chunk runs: its writes' history entries do not tell watchers each (the job's end does)."""
+    token = comments.CHANGES_BY_JOB.set(True)
+    try:
+        yield
+    finally:
+        comments.CHANGES_BY_JOB.reset(token)
+
+
+def job_ended_tell(*, before: ObjectJob, job: ObjectJob) -> int:
+    """The job just ended (its step left the active statuses): its records'
+    watchers are told, one item each. Returns how many were told."""
+    if before.status not in ObjectJob.ACTIVE or job.status in ObjectJob.ACTIVE or job.kind not in JOB_WORDS:
+        return 0
+    try:
+        return _watchers_told(job)
+    except Exception:  # the job's end is written already: news that fails is logged, the job stands
+        logger.exception("objects: the watchers of job %s could not be told", job.pk)
+        return 0
+
+
+def _watchers_told(job: ObjectJob) -> int:
+    done = JobItem.objects.filter(job_id=job.pk, state=JobItem.DONE).values("record_id")
+    watches = list(
+        RecordWatch.objects.filter(
+            workspace_id=job.workspace_id, object_key=job.object_key, record_id__in=Subquery(done)
+        )
+        .exclude(user_id=job.started_by_id)
+        .filter(user__is_active=True)
+        .select_related("user")
+        .order_by("user_id", "-created_at", "pk")
+    )
+    if not watches:
+        return 0
+    holders = {person.pk for person in workspace_people(job.workspace_id)}
+    watches = [watch for watch in watches if watch.user_id in holders]
+    if not watches:
+        return 0
+    return _tell(job, watches)
+
+
+def _tell(job: ObjectJob, watches: list[RecordWatch]) -> int:
+    by_person: dict[int, list[RecordWatch]] = {}
+    for watch in watches:
+        by_person.setdefault(watch.user_id, []).append(watch)
+    # The items of records watched alone (their titles and what was written): bounded by the watches.
+    single = {found[0].record_id for found in by_person.values() if len(found) == 1}
+    items = {
+        item.record_id: item
+        for item in JobItem.objects.filter(job_id=job.pk, state=JobItem.DONE, record_id__in=single).only(
+            "record_id", "title", "written"
+        )
+    }
+    actor = job.started_by.get_username() if job.started_by_id else "someone"
+    news = []
+    for found in by_person.values():
+        title, record_id = _title(job, found, items=items, actor=actor)
+        news.append(
+            RecordNews(
+                user=found[0].user,
+                workspace_id=job.workspace_id,
+                object_key=job.object_key,
+                record_id=record_id,
+                kind=RecordNews.Kind.CHANGE,
+                title=title[:300],
+                actor=actor[:150],
+                job=job,
+                created_at=timezone.now(),
+            )
+        )
+    with transaction.atomic():
+        RecordNews.objects.bulk_create(
+            news,
+            update_conflicts=True,
+            unique_fields=["user", "job"],
+            update_fields=["record_id", "title", "created_at", "seen_at"],
+        )
+        _notify(job, news)
+        told = set(by_person)
+        transaction.on_commit(lambda: comments.news_changed_of(told, workspace_id=job.workspace_id))
+    return len(news)
+
+
+def _title(job: ObjectJob, watches: list[RecordWatch], *, items: dict[str, JobItem], actor: str) -> tuple[str, str]:
+    """What the item says, and the record it opens ("" for several)."""
+    did, by, called = JOB_WORDS[job.kind]
+    if len(watches) > 1:
+        return f"{actor}'s {called} {did} {len(watches)} records you watch", ""
+    watch = watches[0]
+    item = items.get(watch.record_id)
+    named = watch.record_title or (item.title if item else "") or f"a record of {job.object_name or job.object_key}"
+    fields = ""
+    if job.kind in COUNTS_FIELDS:
+        written = as_dict(item.written if item is not None else None) or as_dict(job.params.get("changes"))
+        if written:
+            fields = f"{len(written)} field{'s' if len(written) != 1 else ''} on "
+    return f"{actor} {did} {fields}{named} by {by}", watch.record_id
+
+
+def _notify(job: ObjectJob, news: list[RecordNews]) -> None:
+    preferences = {
+        preference.user_id: preference
+        for preference in NotificationPreference.objects.filter(user_id__in=[row.user.pk for row in news])
+    }
+    now, made = timezone.now(), 0
+    for row in news:
+        preference = preferences.get(row.user.pk)
+        if preference is None or not preference.my_work_needs_me:
+            continue
+        made += notify(
+            user=row.user,
+            preference=preference,
+            workspace_id=job.workspace_id,
+            item_key=f"job:{job.pk}:watched:{row.user.pk}",
+            kind=KIND_JOB_NEWS,
+            title=row.title,
+            path=comments.news_url(row),
+            now=now,
+            digest=True,
+            follow_away=False,
+        )
+    if made:
+        transaction.on_commit(lambda: outbox_send(task="reach.deliver_due", args=[]))
