@@ -230,7 +230,9 @@ def paste_wanted(
         )
     width = max((len(r) for r in block), default=0)
     if width > len(columns):
-        refused.append(f"{_plural(width - len(columns), 'column')} of the block fall past the table's last column: left out.")
+        refused.append(
+            f"{_plural(width - len(columns), 'column')} of the block fall past the table's last column: left out."
+        )
     rows = block[: len(ids)]
     counts = [sum(1 for r in rows if j < len(r)) for j in range(len(columns))]
     targets, column_refusals = writable_columns(columns, fields, counts=counts)
@@ -299,7 +301,9 @@ def plan_changes(
             row.before[key] = current.get(key)
             row.written[key] = new
             row.cells.append(
-                CellChange(field=target, now=cell(target, current.get(key), zone=zone), after=cell(target, new, zone=zone))
+                CellChange(
+                    field=target, now=cell(target, current.get(key), zone=zone), after=cell(target, new, zone=zone)
+                )
             )
         if row.cells:
             row.before, row.written = storable(row.before), storable(row.written)
@@ -307,7 +311,9 @@ def plan_changes(
     return rows, unchanged
 
 
-def paste_records(*, client, object_key: str, fields: list[FieldDef], region: Region, zone: dt.tzinfo) -> dict[str, dict]:
+def paste_records(
+    *, client, object_key: str, fields: list[FieldDef], region: Region, zone: dt.tzinfo
+) -> dict[str, dict]:
     """The region's records as they are now: the table's page read again
     (one read), a record no longer on it read alone (the bulk selection's read)."""
     found, _missing, _more = selected_records(
@@ -316,7 +322,9 @@ def paste_records(*, client, object_key: str, fields: list[FieldDef], region: Re
     return {text(r.get("id")): r for r in found}
 
 
-def paste_plan(*, client, object_key: str, definition: dict, fields: list[FieldDef], region: Region, zone: dt.tzinfo) -> PastePlan:
+def paste_plan(
+    *, client, object_key: str, definition: dict, fields: list[FieldDef], region: Region, zone: dt.tzinfo
+) -> PastePlan:
     """What the paste or the fill would write, read from the service without writing."""
     if not region.ids or not region.columns:
         return PastePlan(refused=["Nothing to paste into: focus a cell of the table first."])
@@ -359,7 +367,12 @@ def grid_paste_job_start(
         title=title,
         params={"changes": {}, "grid": region.mode},
         items=[
-            JobItem(record_id=row.record_id, title=storable_text(row.title, limit=300), before=row.before, written=row.written)
+            JobItem(
+                record_id=row.record_id,
+                title=storable_text(row.title, limit=300),
+                before=row.before,
+                written=row.written,
+            )
             for row in plan.rows
         ],
     )

@@ -56,8 +56,12 @@ def region(ids: list[str], columns: list[Column], *, raw: str = "", mode: str = 
 
 def wanted_of(raw: str, ids=("rec_0", "rec_1", "rec_2"), columns=COLUMNS):
     return paste_wanted(
-        tsv_parse(raw), region(list(ids), list(columns), raw=raw), definition=DEFINITION, fields=FIELDS,
-        records=RECORDS, zone=dt.UTC,
+        tsv_parse(raw),
+        region(list(ids), list(columns), raw=raw),
+        definition=DEFINITION,
+        fields=FIELDS,
+        records=RECORDS,
+        zone=dt.UTC,
     )
 
 
@@ -140,7 +144,9 @@ def test_fill_down_copies_the_top_rows_stored_values():
         records=records,
     )
     assert wanted == {"rec_1": {"seats": 42}, "rec_2": {"seats": 42}}
-    assert refused == ["“Total” is computed, linked or kept by the service, not a field to write: 2 cells left as they are."]
+    assert refused == [
+        "“Total” is computed, linked or kept by the service, not a field to write: 2 cells left as they are."
+    ]
     assert fill_wanted(region(["rec_0"], COLUMNS, mode=FILL), fields=FIELDS, records=records)[0] == {}
 
 
@@ -168,7 +174,11 @@ def test_the_region_is_read_from_the_post_and_said_back_whole():
     data.setlist("labels", ["Seats", "Total"])
     data.update({"tsv": "1\t2", "mode": "fill", "query": "sort=name"})
     read = Region.from_data(data)
-    assert (read.mode, read.ids, read.columns) == (FILL, ["rec_0", "rec_1"], [Column("seats", "Seats"), Column("", "Total")])
+    assert (read.mode, read.ids, read.columns) == (
+        FILL,
+        ["rec_0", "rec_1"],
+        [Column("seats", "Seats"), Column("", "Total")],
+    )
     assert Region.from_data(QueryDict("mode=other")).mode == PASTE
     assert ("tsv", "1\t2") in read.hidden_pairs()
     assert size_words(3, 1) == "3 rows by 1 column"

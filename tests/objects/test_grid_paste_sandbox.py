@@ -91,7 +91,10 @@ def test_a_50_by_5_paste_is_one_job_of_250_cells_and_its_undo_puts_them_back(
 
     # A colleague changes one pasted cell; then the paste is undone.
     service.patch(f"/v1/objects/{key}/records/{ids[3]}", json={"values": {"seats": 7}})
-    assert logged_in_client.post(f"/objects/jobs/{job.pk}/undo/", {"idempotency_key": str(uuid.uuid4())}).status_code == 302
+    assert (
+        logged_in_client.post(f"/objects/jobs/{job.pk}/undo/", {"idempotency_key": str(uuid.uuid4())}).status_code
+        == 302
+    )
     with RemoteCallCounter() as calls:
         drain(sent)
     undo = ObjectJob.objects.get(kind=ObjectJob.KIND_UNDO)
