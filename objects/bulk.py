@@ -394,7 +394,8 @@ def _write_one(job: ObjectJob, client, item: JobItem) -> None:
         client=client,
         object_key=job.object_key,
         record_id=item.record_id,
-        changes=job.params.get("changes") or {},
+        # A grid paste's item carries its own values (objects/grid_paste.py); a bulk edit's are the job's.
+        changes=item.written if item.written is not None else job.params.get("changes") or {},
         idempotency_key=key,
         workspace_id=job.workspace_id,
     )

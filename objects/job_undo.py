@@ -128,7 +128,9 @@ def undo_chunk(job: ObjectJob) -> Step:
                 if item.state == JobItem.DONE:
                     item.message = MERGE_LINKS_STAY
             elif job.params.get("undoes_kind") != ObjectJob.KIND_IMPORT:
-                _put_back(job, client, item, fields, written=as_dict(job.params.get("changes")))
+                # A grid paste's item wrote its own values (objects/grid_paste.py); a bulk edit's, the job's.
+                wrote = item.written if item.written is not None else job.params.get("changes")
+                _put_back(job, client, item, fields, written=as_dict(wrote))
             elif item.written is not None:  # a record the import updated
                 _put_back(job, client, item, fields, written=as_dict(item.written), definition=definition)
             else:

@@ -109,12 +109,14 @@ urlpatterns = [
 
 # Bulk actions, CSV import and the kanban board.
 from objects.views import bulk as bulk_views  # noqa: E402
+from objects.views import grid_paste as grid_paste_views  # noqa: E402
 from objects.views import imports as import_views  # noqa: E402
 from objects.views import jobs as job_views  # noqa: E402
 from objects.views import kanban as kanban_views  # noqa: E402
 
 urlpatterns += [
     path("<remote_id:object_key>/bulk/", bulk_views.bulk_action, name="bulk"),
+    path("<remote_id:object_key>/paste/", grid_paste_views.grid_paste_view, name="grid_paste"),
     path("<remote_id:object_key>/import/", import_views.import_upload, name="import"),
     path("imports/<pk:pk>/columns/", import_views.import_map, name="import_map"),
     path("jobs/", job_views.job_list, name="jobs"),

@@ -118,12 +118,11 @@
   }
 })();
 
-// Presence (objects/presence.py): its code (presence.js) comes after the page, once,
-// when the page has a presence region: the region beats without it meanwhile.
+// After the page, once, named by it: presence.js (objects/presence.py; its region beats
+// without it meanwhile) and the grid's ranges (objects_grid_range.js).
 (function () {
-  var el = document.querySelector("[data-presence-src]");
-  if (!el) { return; }
-  var script = document.createElement("script");
-  script.src = el.getAttribute("data-presence-src");
-  document.head.appendChild(script);
+  ["presence", "range"].forEach(function (name) {
+    var el = document.querySelector("[data-" + name + "-src]");
+    if (el) { document.head.appendChild(document.createElement("script")).src = el.getAttribute("data-" + name + "-src"); }
+  });
 })();

@@ -536,6 +536,10 @@ FUZZ_TABLE: dict[str, Target] = {
         query=("ids", "scope", "query", "action", "field"),
         form=("ids", "scope", "query", "action", "field", "value", "step", "checked", "idempotency_key"),
     ),
+    "objects:grid_paste": Target(
+        methods=("POST",),
+        form=("mode", "tsv", "ids", "keys", "labels", "query", "step", "checked", "idempotency_key"),
+    ),
     "objects:import": Target(methods=("GET", "POST"), form=("file", "idempotency_key")),
     "objects:import_map": Target(methods=("GET", "POST"), form=("col_0", "col_1", "match_key", "match_mode")),
     "objects:jobs": Target(),

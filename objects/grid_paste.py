@@ -1,0 +1,378 @@
+"""A block pasted into the records grid, or a range filled down
+(static/js/objects_grid_range.js): the spreadsheet's text read as rows of
+cells, laid onto the rows and columns the grid showed from the focused
+cell, each cell checked with the object's field rules (the import's:
+objects/imports.py RowChecker), and what would change, cell by cell, beside
+what is refused and why. The writes are a bulk edit job (objects/bulk.py)
+whose items each carry their own values (`written`) and the values they
+replace (`before`): one job, one Undo (objects/job_undo.py) by the
+safe-edit rule. Pure logic but `paste_records` (one read of the page)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from django.core.exceptions import ValidationError
+from django.http import QueryDict
+
+from dashboard.live.storable import storable, storable_text
+from dashboard.web.reading import as_dict, text
+from objects.bulk import Selection, selected_records
+from objects.fields import Cell, FieldDef, cell, comparable, editable_fields
+from objects.imports import RowChecker
+from objects.jobs import object_job_start
+from objects.models import JobItem, ObjectJob
+from objects.names import title_of
+from objects.schema import FieldType
+
+PASTE, FILL = "paste", "fill"
+MAX_TEXT = 500_000  # characters of pasted text read (a 100-row page of 20 columns is far less)
+MAX_COLUMNS = 100
+
+# How the grid shows a number or a time, read back: "USD 1,200.00" and "2026-03-05 14:00 CET".
+_NUMBER_NOISE = re.compile(r"^[A-Za-z$€£¥]{1,3}\s*|[\s,]|\s*[A-Za-z$€£¥]{1,3}$")
+_NUMBER = re.compile(r"[-+]?\d*\.?\d+")
+_ZONE_WORD = re.compile(r"\s+[A-Za-z][A-Za-z0-9+\-_/]{1,31}$")
+
+
+def tsv_parse(raw: str) -> list[list[str]]:
+    """A spreadsheet's copied block: rows by line, cells by tab; a cell in
+    double quotes may hold tabs, line breaks and "" for a quote (the
+    convention Excel, Sheets and LibreOffice write). The last line break
+    ends the last row; it starts no empty one."""
+    raw = raw.replace("\r\n", "\n").replace("\r", "\n")
+    if raw.endswith("\n"):
+        raw = raw[:-1]
+    if not raw:
+        return []
+    rows: list[list[str]] = []
+    row: list[str] = []
+    i, n = 0, len(raw)
+    while True:
+        if i < n and raw[i] == '"':
+            j, kept = i + 1, []
+            while j < n:
+                if raw[j] == '"':
+                    if j + 1 < n and raw[j + 1] == '"':
+                        kept.append('"')
+                        j += 2
+                        continue
+                    j += 1
+                    break
+                kept.append(raw[j])
+                j += 1
+            end = j
+            while end < n and raw[end] not in "\t\n":  # text after the closing quote is kept as typed
+                end += 1
+            value = "".join(kept) + raw[j:end]
+        else:
+            end = i
+            while end < n and raw[end] not in "\t\n":
+                end += 1
+            value = raw[i:end]
+        row.append(value)
+        i = end
+        if i >= n:
+            rows.append(row)
+            return rows
+        if raw[i] == "\n":
+            rows.append(row)
+            row = []
+        i += 1
+
+
+@dataclass(frozen=True)
+class Column:
+    """A column as the grid rendered it: its field key ("" for a computed or
+    linked column) and its header's label."""
+
+    key: str
+    label: str
+
+
+@dataclass
+class Region:
+    """Where a paste lands (its top-left cell, then every row and column the
+    page shows below and to the right) or the range a fill covers."""
+
+    mode: str
+    selection: Selection  # the rows' record ids and the table's query, as the bulk selection reads them
+    columns: list[Column]
+    raw: str = ""
+
+    @classmethod
+    def from_data(cls, data: QueryDict) -> Region:
+        keys = data.getlist("keys")[:MAX_COLUMNS]
+        labels = data.getlist("labels")[:MAX_COLUMNS]
+        columns = [
+            Column(key=key.strip()[:200], label=storable_text(labels[i] if i < len(labels) else key, limit=200))
+            for i, key in enumerate(keys)
+        ]
+        mode = FILL if data.get("mode") == FILL else PASTE
+        return cls(mode=mode, selection=Selection.from_data(data), columns=columns, raw=data.get("tsv", "")[:MAX_TEXT])
+
+    @property
+    def ids(self) -> list[str]:
+        return self.selection.ids
+
+    def hidden_pairs(self) -> list[tuple[str, str]]:
+        pairs = [("mode", self.mode), ("tsv", self.raw), *self.selection.hidden_pairs()]
+        return pairs + [("keys", c.key) for c in self.columns] + [("labels", c.label) for c in self.columns]
+
+
+@dataclass
+class CellChange:
+    field: FieldDef
+    now: Cell
+    after: Cell
+
+
+@dataclass
+class RowChange:
+    """One record's writes: one item of the job (one write, its own key)."""
+
+    record_id: str
+    title: str
+    before: dict[str, Any]
+    written: dict[str, Any]
+    cells: list[CellChange] = field(default_factory=list)
+
+
+@dataclass
+class PastePlan:
+    rows: list[RowChange] = field(default_factory=list)
+    refused: list[str] = field(default_factory=list)
+    unchanged: int = 0  # cells that already hold the value
+
+    @property
+    def cells(self) -> int:
+        return sum(len(r.cells) for r in self.rows)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def size_words(rows: int, columns: int) -> str:
+    """ "3 rows by 2 columns", as the grid announces a selection."""
+    return f"{_plural(rows, 'row')} by {_plural(columns, 'column')}"
+
+
+def writable_columns(
+    columns: list[Column], fields: list[FieldDef], *, counts: list[int]
+) -> tuple[list[FieldDef | None], list[str]]:
+    """Each column's field, or None with the reason it is not written
+    (`counts`: how many cells of the block fall in each column)."""
+    by_key = {f.key: f for f in fields}
+    editable = {f.key for f in editable_fields(fields)}
+    out: list[FieldDef | None] = []
+    refused: list[str] = []
+    for column, n in zip(columns, counts, strict=True):
+        target = by_key.get(column.key) if column.key else None
+        if target is None:
+            out.append(None)
+            if n:
+                refused.append(
+                    f"“{column.label}” is computed, linked or kept by the service, not a field to write: "
+                    f"{_plural(n, 'cell')} left as they are."
+                )
+        elif target.key not in editable:
+            out.append(None)
+            if n:
+                refused.append(
+                    f"“{target.label}” is kept by the service (read-only): {_plural(n, 'cell')} left as they are."
+                )
+        else:
+            out.append(target)
+    return out, refused
+
+
+def _readable(f: FieldDef, raw: str) -> str:
+    """The grid's own way of showing a value, as a form field reads it."""
+    if f.type in (FieldType.NUMBER, FieldType.CURRENCY):
+        bare = _NUMBER_NOISE.sub("", raw)
+        return bare if _NUMBER.fullmatch(bare) else raw  # "many" stays a word, refused as one
+    if f.type == FieldType.DATETIME:
+        return _ZONE_WORD.sub("", raw)
+    return raw
+
+
+def cell_value(checker: RowChecker, f: FieldDef, raw: str) -> Any:
+    """A pasted cell's stored value (empty clears it); ValidationError in the field's words."""
+    raw = raw.strip()
+    if raw in ("", "—"):
+        if f.required:
+            raise ValidationError("this field is required.")
+        return None
+    return checker.value(f, _readable(f, raw))
+
+
+def paste_wanted(
+    block: list[list[str]],
+    region: Region,
+    *,
+    definition: dict,
+    fields: list[FieldDef],
+    records: dict[str, dict],
+    zone: dt.tzinfo,
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The block laid from the region's first row and column: the values
+    wanted per record id, and what was refused (in words naming the field)."""
+    refused: list[str] = []
+    ids, columns = region.ids, region.columns
+    if len(block) > len(ids):
+        refused.append(
+            f"{_plural(len(block) - len(ids), 'row')} of the block fall past this page's last row: left out. "
+            "Paste them from the next page."
+        )
+    width = max((len(r) for r in block), default=0)
+    if width > len(columns):
+        refused.append(
+            f"{_plural(width - len(columns), 'column')} of the block fall past the table's last column: left out."
+        )
+    rows = block[: len(ids)]
+    counts = [sum(1 for r in rows if j < len(r)) for j in range(len(columns))]
+    targets, column_refusals = writable_columns(columns, fields, counts=counts)
+    refused.extend(column_refusals)
+    editable = editable_fields(fields)
+    checker = RowChecker(definition=definition, mapping={str(i): f.key for i, f in enumerate(editable)}, zone=zone)
+    wanted: dict[str, dict[str, Any]] = {}
+    for record_id, row in zip(ids, rows, strict=False):
+        record = records.get(record_id)
+        if record is None:
+            refused.append("A row's record no longer exists: its cells are left out.")
+            continue
+        for j, raw in enumerate(row[: len(columns)]):
+            target = targets[j]
+            if target is None:
+                continue
+            try:
+                wanted.setdefault(record_id, {})[target.key] = cell_value(checker, target, raw)
+            except ValidationError as exc:
+                refused.append(f"{title_of(record, definition)}, {target.label}: {' '.join(exc.messages)}")
+    return wanted, refused
+
+
+def fill_wanted(
+    region: Region, *, fields: list[FieldDef], records: dict[str, dict]
+) -> tuple[dict[str, dict[str, Any]], list[str]]:
+    """The range's top row's stored values into each row below it."""
+    ids = region.ids
+    if len(ids) < 2 or ids[0] not in records:
+        return {}, ["Fill down needs a range of two rows or more, its top row still there."]
+    below = len(ids) - 1
+    targets, refused = writable_columns(region.columns, fields, counts=[below] * len(region.columns))
+    top = as_dict(records[ids[0]].get("values"))
+    wanted: dict[str, dict[str, Any]] = {}
+    for record_id in ids[1:]:
+        if record_id not in records:
+            refused.append("A row's record no longer exists: it is left out.")
+            continue
+        wanted[record_id] = {f.key: top.get(f.key) for f in targets if f is not None}
+    return wanted, refused
+
+
+def plan_changes(
+    wanted: dict[str, dict[str, Any]],
+    *,
+    definition: dict,
+    fields: list[FieldDef],
+    records: dict[str, dict],
+    zone: dt.tzinfo,
+) -> tuple[list[RowChange], int]:
+    """Only the cells whose value differs: each record's before and written
+    values (what the job writes and its undo puts back), and how many cells
+    already held their value."""
+    by_key = {f.key: f for f in fields}
+    rows: list[RowChange] = []
+    unchanged = 0
+    for record_id, values in wanted.items():
+        record = records[record_id]
+        current = as_dict(record.get("values"))
+        row = RowChange(record_id=record_id, title=title_of(record, definition) or "Untitled", before={}, written={})
+        for key, new in values.items():
+            target = by_key[key]
+            if comparable(target, current.get(key)) == comparable(target, new):
+                unchanged += 1
+                continue
+            row.before[key] = current.get(key)
+            row.written[key] = new
+            row.cells.append(
+                CellChange(
+                    field=target, now=cell(target, current.get(key), zone=zone), after=cell(target, new, zone=zone)
+                )
+            )
+        if row.cells:
+            row.before, row.written = storable(row.before), storable(row.written)
+            rows.append(row)
+    return rows, unchanged
+
+
+def paste_records(
+    *, client, object_key: str, fields: list[FieldDef], region: Region, zone: dt.tzinfo
+) -> dict[str, dict]:
+    """The region's records as they are now: the table's page read again
+    (one read), a record no longer on it read alone (the bulk selection's read)."""
+    found, _missing, _more = selected_records(
+        client=client, object_key=object_key, fields=fields, selection=region.selection, zone=zone
+    )
+    return {text(r.get("id")): r for r in found}
+
+
+def paste_plan(
+    *, client, object_key: str, definition: dict, fields: list[FieldDef], region: Region, zone: dt.tzinfo
+) -> PastePlan:
+    """What the paste or the fill would write, read from the service without writing."""
+    if not region.ids or not region.columns:
+        return PastePlan(refused=["Nothing to paste into: focus a cell of the table first."])
+    block = tsv_parse(region.raw) if region.mode == PASTE else []
+    if region.mode == PASTE and not block:
+        return PastePlan(refused=["The clipboard held no text to paste."])
+    records = paste_records(client=client, object_key=object_key, fields=fields, region=region, zone=zone)
+    if region.mode == FILL:
+        wanted, refused = fill_wanted(region, fields=fields, records=records)
+    else:
+        wanted, refused = paste_wanted(block, region, definition=definition, fields=fields, records=records, zone=zone)
+    rows, unchanged = plan_changes(wanted, definition=definition, fields=fields, records=records, zone=zone)
+    return PastePlan(rows=rows, refused=list(dict.fromkeys(refused)), unchanged=unchanged)
+
+
+def paste_title(region: Region, definition: dict) -> str:
+    plural = str(definition.get("plural_name") or "records").lower()
+    if region.mode == FILL:
+        return f"Fill down of {size_words(len(region.ids), len(region.columns))} in {plural}"
+    block = tsv_parse(region.raw)
+    return f"Paste of {size_words(len(block), max((len(r) for r in block), default=0))} into {plural}"
+
+
+def grid_paste_job_start(
+    *, user, workspace, object_key: str, definition: dict, region: Region, plan: PastePlan, title: str, uid: str
+) -> ObjectJob:
+    """One bulk edit job for the whole paste or fill (one per confirm: the
+    form's idempotency key is its uid): an item per record, each with its
+    own values to write and the values they replace (for its Undo)."""
+    existing = ObjectJob.objects.filter(uid=uid).first()
+    if existing is not None:
+        return existing
+    return object_job_start(
+        uid=uid,
+        user=user,
+        workspace=workspace,
+        object_key=object_key,
+        definition=definition,
+        kind=ObjectJob.KIND_EDIT,
+        title=title,
+        params={"changes": {}, "grid": region.mode},
+        items=[
+            JobItem(
+                record_id=row.record_id,
+                title=storable_text(row.title, limit=300),
+                before=row.before,
+                written=row.written,
+            )
+            for row in plan.rows
+        ],
+    )

@@ -1,0 +1,97 @@
+"""The grid's ranges in Chromium against the real sandbox (axe on every page
+and swap): cells selected with Shift+arrow keys and announced, copied as
+tab-separated text, a small block pasted from the focused cell into its dry
+run, confirmed as one job, its values in the grid, then its one Undo; fill
+down to its dry run; the dry run on a 375 px phone. The job runs in a worker
+thread (tests/objects/jobs_support.py)."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.helpers import SCREENSHOTS, csp_violations
+from tests.objects.jobs_support import worker_thread
+from tests.objects.support import grid_cell
+
+
+def open_grid(page: Page, grid) -> None:
+    page.goto(f"{grid['server'].url}/objects/{grid['key']}/records/?sort=name")
+    expect(page.locator("table.records tbody tr")).to_have_count(25)
+    page.wait_for_function("() => window.objectsGridRange")  # it comes after the page
+
+
+@pytest.mark.browser
+def test_select_copy_paste_confirm_and_undo_by_keyboard(grid, page: Page, monkeypatch):
+    violations = csp_violations(page)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_grid(page, grid)
+
+    # From Deal 000's name, two cells right is Seats; Shift+arrows make a 2 x 2 range.
+    page.get_by_role("link", name="Deal 000", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+ArrowRight")
+    expect(page.locator("#grid-range-status")).to_have_text("2 rows by 2 columns selected")
+    expect(page.locator("table.records .is-in-range")).to_have_count(4)
+    expect(grid_cell(page, "Deal 001", "Amount")).to_be_focused()
+    page.screenshot(path=str(SCREENSHOTS / "grid-range-1280.png"))
+
+    page.keyboard.press("Control+c")
+    copied = page.evaluate("() => navigator.clipboard.readText()")
+    assert copied == "0\t0.00\n3\t101.25"
+    assert page.evaluate("() => window.objectsGridRange.tsv([['a\\tb', 'say \"hi\"'], ['x']])") == (
+        '"a\tb"\t"say ""hi"""\nx'
+    )
+
+    # A block from a spreadsheet, pasted at the range's top-left cell (Deal 000's Seats).
+    page.evaluate("() => navigator.clipboard.writeText('11\\t1,111.00\\r\\n12\\t2,222.00\\r\\n')")
+    page.keyboard.press("Control+v")
+    expect(page.get_by_role("heading", name="Dry run: nothing is written yet")).to_be_visible()
+    expect(page.locator(".dry-run__count")).to_contain_text(re.compile(r"4 cells of 2 deals.* will change"))
+    changes = page.locator(".grid-paste__changes tbody tr")
+    expect(changes).to_have_count(4)
+    expect(changes.first).to_have_text(re.compile(r"Deal 000\s*Seats\s*0\s*11"))
+    page.screenshot(path=str(SCREENSHOTS / "grid-paste-dry-run-1280.png"), full_page=True)
+    page.set_viewport_size({"width": 375, "height": 800})
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 375
+    page.screenshot(path=str(SCREENSHOTS / "grid-paste-dry-run-375.png"), full_page=True)
+    page.set_viewport_size({"width": 1280, "height": 900})
+
+    with worker_thread(monkeypatch):
+        page.get_by_role("button", name=re.compile("^Confirm: Paste of 2 rows by 2 columns")).click()
+        expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=20_000)
+        expect(page.locator(".job__numbers")).to_contain_text("2 done")
+        open_grid(page, grid)
+        expect(grid_cell(page, "Deal 000", "Seats")).to_have_text("11")
+        expect(grid_cell(page, "Deal 001", "Amount")).to_have_text("2,222.00")
+        page.go_back()
+        page.get_by_role("button", name="Undo this job").click()
+        expect(page.get_by_text(re.compile("^Undoes"))).to_be_visible()
+        expect(page.locator(".job")).to_have_attribute("data-status", "done", timeout=20_000)
+    open_grid(page, grid)
+    expect(grid_cell(page, "Deal 000", "Seats")).to_have_text("0")
+    expect(grid_cell(page, "Deal 001", "Amount")).to_have_text("101.25")
+
+    # Fill down: Deal 000's Seats into the two rows below, through the same dry run.
+    page.get_by_role("link", name="Deal 000", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+ArrowDown")
+    expect(page.locator("#grid-range-status")).to_have_text("3 rows by 1 column selected")
+    page.keyboard.press("Control+d")
+    expect(page.get_by_role("heading", name=re.compile("^Fill down of 3 rows by 1 column"))).to_be_visible()
+    expect(page.locator(".dry-run__count")).to_contain_text(re.compile(r"2 cells of 2 deals.* will change"))
+    page.get_by_role("link", name="Cancel").click()
+    expect(page.locator("table.records tbody tr")).to_have_count(25)
+
+    # On a phone the grid still shows its rows (cards).
+    page.set_viewport_size({"width": 375, "height": 800})
+    expect(grid_cell(page, "Deal 000", "Seats")).to_be_visible()
+    page.screenshot(path=str(SCREENSHOTS / "grid-range-375.png"))
+    assert violations == []
