@@ -31,7 +31,7 @@ from django_htmx.middleware import HtmxDetails
 
 from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
 from dashboard.keys.models import ApiKey, zone_named
-from dashboard.people.backends import role_label
+from dashboard.people.backends import acting_in, role_label
 from dashboard.people.roles import WRITE
 
 if TYPE_CHECKING:
@@ -127,6 +127,13 @@ class Workspace:
     def member_role(self) -> str:
         return self.key.member_role if self.key else ""
 
+    @property
+    def acting_id(self) -> str:
+        """The workspace whose console role this request acts with: the active
+        key's workspace, refused or not (a role is about the workspace, not
+        whether its key works), "" without a key (the default role)."""
+        return self.key.workspace_id if self.key else ""
+
     @cached_property
     def console_role(self) -> str:
         """The person's console role as they read it ("Viewer"): one query, once per request."""
@@ -168,7 +175,11 @@ class WorkspaceMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         token = getattr(request, "access_token", None)
-        request.workspace = Workspace(request.user, workspace_id=token.workspace_id if token else "")  # type: ignore[attr-defined]
+        workspace = Workspace(request.user, workspace_id=token.workspace_id if token else "")
+        request.workspace = workspace  # type: ignore[attr-defined]
+        # Every role check of this request (guards, pages, buttons, navigation)
+        # follows the workspace it acts in, read when first asked.
+        acting_in(request.user, lambda: workspace.acting_id)
         return self.get_response(request)
 
 

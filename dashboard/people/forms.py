@@ -92,6 +92,23 @@ class RoleForm(forms.Form):
     )
 
 
+DEFAULT_THERE = ""
+
+
+class WorkspaceRoleForm(forms.Form):
+    """A person's role in one workspace: one of the workspaces the console
+    knows (someone stored a key of it), and a role or their default again."""
+
+    workspace_id = forms.ChoiceField(label="Workspace")
+    role = forms.ChoiceField(label="Role there")
+
+    def __init__(self, *args: Any, workspaces: list[Any], default_label: str, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["workspace_id"].choices = [(workspace.id, workspace.label) for workspace in workspaces]
+        self.fields["role"].choices = [(DEFAULT_THERE, f"Their default ({default_label})"), *_role_choices()]
+        self.fields["role"].required = False
+
+
 class AcceptForm(forms.Form):
     """The invitee's account: their name, and a password checked by Django's
     validators (the username is the invited address: the same rule as single

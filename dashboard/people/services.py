@@ -34,7 +34,7 @@ from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
 from dashboard.people.devices import device_of
-from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
+from dashboard.people.models import Invitation, Person, SignedInSession, Theme, WorkspaceRole, token_hash
 from dashboard.people.roles import Role
 
 logger = logging.getLogger("dashboard.people")
@@ -272,6 +272,96 @@ def person_role_from_identity_provider(
             actor_name=directory,
         )
         return Person.objects.get(user_id=user.pk)
+
+
+# --- roles per workspace ------------------------------------------------------------
+
+
+def _refuse_if_last_administrator_in(user: AbstractBaseUser, workspace_id: str, doing: str) -> None:
+    """Nobody left who can manage people while acting in `workspace_id`:
+    the Administrators there are the default ones without a lesser role in
+    it, those made Administrator in it, and superusers."""
+    administrators = _active_administrator_ids()
+    elsewhere = set(
+        WorkspaceRole.objects.select_for_update()
+        .filter(workspace_id=workspace_id, person__user__is_active=True)
+        .values_list("person__user_id", "role")
+    )
+    superusers = set(get_user_model().objects.filter(is_superuser=True, is_active=True).values_list("pk", flat=True))
+    lesser = {pk for pk, role in elsewhere if role != Role.ADMINISTRATOR} - superusers
+    there = (administrators - lesser) | {pk for pk, role in elsewhere if role == Role.ADMINISTRATOR}
+    if user.pk in there and not there - {user.pk}:
+        raise PeopleRefusal(
+            f"{_display(user)} is the only active Administrator in that workspace: {doing} would leave nobody "
+            "who can manage people there. Make someone else an Administrator first."
+        )
+
+
+def person_workspace_role_set(
+    *,
+    user: AbstractBaseUser,
+    workspace_id: str,
+    role: str | None,
+    by: AbstractBaseUser | None,
+    why: str = "",
+    details: dict[str, Any] | None = None,
+    actor_name: str = "",
+) -> WorkspaceRole | None:
+    """Give `user` the role `role` in one workspace (None: their default role
+    there again), audited like a role change; from their next request. The
+    last Administrator who can manage people in that workspace is refused
+    (PeopleRefusal), as the default role's change is."""
+    if role is not None and role not in Role.values:
+        raise PeopleRefusal("Choose one of the roles listed.")
+    if not workspace_id:
+        raise PeopleRefusal("Choose a workspace.")
+    if getattr(user, "is_superuser", False):
+        raise PeopleRefusal(
+            f"{_display(user)} is a superuser (made with createsuperuser), so an Administrator in every workspace."
+        )
+    with transaction.atomic():
+        person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
+        row = WorkspaceRole.objects.filter(person=person, workspace_id=workspace_id).first()
+        before = row.role if row is not None else ""
+        if (role or "") == before:
+            return row
+        before_there = before or person.role
+        after_there = role or person.role
+        if before_there == Role.ADMINISTRATOR and after_there != Role.ADMINISTRATOR:
+            _refuse_if_last_administrator_in(user, workspace_id, "that change")
+        if role is None:
+            row.delete()  # type: ignore[union-attr]
+            row = None
+        else:
+            row, _ = WorkspaceRole.objects.update_or_create(
+                person=person, workspace_id=workspace_id, defaults={"role": role}
+            )
+        named = workspace_name_of(workspace_id)
+        audit_account_event(
+            actor=by,
+            subject=user,
+            action="workspace_role_changed",
+            summary=f"Role of {_display(user)} in {named} changed from {_role_words(before, person.role)} "
+            f"to {_role_words(role or '', person.role)}{why}",
+            details={"workspace_id": workspace_id, "from": before, "to": role or "", **(details or {})},
+            actor_name=actor_name,
+        )
+    return row
+
+
+def _role_words(role: str, default: str) -> str:
+    return Role(role).label if role else f"their default ({Role(default).label})"
+
+
+def workspace_name_of(workspace_id: str) -> str:
+    """A workspace as people name it: its name from a stored key, else its id."""
+    name = (
+        ApiKey.objects.filter(workspace_id=workspace_id)
+        .exclude(workspace_name="")
+        .values_list("workspace_name", flat=True)
+        .first()
+    )
+    return f"{name} ({workspace_id})" if name else workspace_id
 
 
 # --- deactivation --------------------------------------------------------------------
