@@ -137,7 +137,7 @@ class Workspace:
     @cached_property
     def console_role(self) -> str:
         """The person's console role as they read it ("Viewer"): one query, once per request."""
-        return role_label(self.user)
+        return role_label(self.user, self.acting_id)
 
     @cached_property
     def console_may_write(self) -> bool:
@@ -145,7 +145,8 @@ class Workspace:
         not Viewer or Auditor): the console's own word, whatever the key.
         Read once per request, so a role change counts from the next one."""
         user = self.user
-        return isinstance(user, PermissionsMixin) and user.has_perm(WRITE)
+        # Asked of this workspace: a Workspace made outside a request (a task) says which.
+        return isinstance(user, PermissionsMixin) and user.has_perm(WRITE, self.acting_id)
 
     @property
     def key_may_write(self) -> bool:

@@ -60,6 +60,18 @@ def role_of(user: Any, workspace_id: str | None = None) -> str:
     return (roles.get(workspace_id) if workspace_id else None) or roles[""]
 
 
+def roles_held(user: Any) -> frozenset[str]:
+    """Every role the person holds: their default and their roles in
+    workspaces. Signing in happens in no workspace, so a sign-in rule asks
+    these (a second factor required of Approvers holds for someone who
+    approves in one workspace only)."""
+    if not getattr(user, "is_authenticated", False):
+        return frozenset()
+    if user.is_superuser:
+        return frozenset({Role.ADMINISTRATOR})
+    return frozenset(workspace_roles_of(user).values())
+
+
 def default_role_of(user: Any) -> str:
     """The role for every workspace without one of its own."""
     return role_of(user, "")

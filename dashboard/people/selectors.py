@@ -14,9 +14,8 @@ from django.utils import timezone
 
 from dashboard.accounts.passkeys import passkey_user_ids
 from dashboard.accounts.two_factor import two_factor_enabled_ids
-from dashboard.people.backends import role_of
-from dashboard.people.devices import device_of
 from dashboard.keys.models import ApiKey
+from dashboard.people.devices import device_of
 from dashboard.people.models import DevelopmentMail, Invitation, Person, SignedInSession, WorkspaceRole, token_hash
 from dashboard.people.roles import DEFAULT_ROLE, Role
 

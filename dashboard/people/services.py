@@ -364,6 +364,40 @@ def workspace_name_of(workspace_id: str) -> str:
     return f"{name} ({workspace_id})" if name else workspace_id
 
 
+def person_workspace_roles_from_identity_provider(
+    *, user: AbstractBaseUser, roles: dict[str, str | None], groups: list[str], directory: str = ""
+) -> None:
+    """Set `user`'s role in each workspace the identity provider's map names
+    (None: their default there again), as `person_role_from_identity_provider`
+    does the default: audited as the provider's, the last Administrator of a
+    workspace kept (said in the trail)."""
+    if getattr(user, "is_superuser", False):
+        return
+    details = {"groups": groups[:50], "by": "directory" if directory else "identity_provider"}
+    actor = None if directory else user
+    why = " by the directory's groups (SCIM)" if directory else " by the identity provider's groups, at sign-in"
+    for workspace_id, role in roles.items():
+        try:
+            person_workspace_role_set(
+                user=user,
+                workspace_id=workspace_id,
+                role=role,
+                by=actor,
+                why=why,
+                details=details,
+                actor_name=directory,
+            )
+        except PeopleRefusal as refusal:
+            audit_account_event(
+                actor=actor,
+                subject=user,
+                action="role_kept",
+                summary=f"{_display(user)} keeps their role in {workspace_name_of(workspace_id)}: {refusal.message}",
+                details={"workspace_id": workspace_id, "to": role or "", **details},
+                actor_name=directory,
+            )
+
+
 # --- deactivation --------------------------------------------------------------------
 
 

@@ -30,6 +30,7 @@ from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people import selectors, services
+from dashboard.people.backends import role_of
 from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm, WorkspaceRoleForm
 from dashboard.people.roles import MANAGE_PEOPLE, Role
 from dashboard.web.htmx import client_redirect, is_partial, render_region
@@ -179,7 +180,7 @@ def _person_or_404(pk: int) -> Any:
 
 def _person_context(request: ConsoleRequest, user: Any, **extra: Any) -> dict[str, Any]:
     selectors.person_of(user=user)
-    role = selectors.role_of(user, "")
+    role = role_of(user, "")
     role_label = Role(role).label if role in Role.values else role
     role_form = extra.pop("role_form", None) or RoleForm(initial={"role": role})
     workspaces = selectors.known_workspaces()
@@ -231,7 +232,7 @@ def role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if not form.is_valid():
         return _in_place(request, user, role_form=form)
     role = form.cleaned_data["role"]
-    if role == selectors.role_of(user, ""):
+    if role == role_of(user, ""):
         return _in_place(request, user, role_form=form, error=f"{user.get_username()} is already {Role(role).label}.")
     if not form.cleaned_data["confirm"]:
         return _in_place(request, user, role_form=form, confirm="role", new_role=Role(role).label)
@@ -248,7 +249,7 @@ def role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
 def workspace_role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """A role in one workspace set, changed, or removed (the default again)."""
     user = _person_or_404(pk)
-    default_label = Role(selectors.role_of(user, "")).label
+    default_label = Role(role_of(user, "")).label
     form = WorkspaceRoleForm(request.POST, workspaces=selectors.known_workspaces(), default_label=default_label)
     if not form.is_valid():
         return _in_place(request, user, workspace_role_form=form)

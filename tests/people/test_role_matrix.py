@@ -21,9 +21,9 @@ import pytest
 from django.test import Client
 
 from dashboard.frame.permissions import ASK_FOR_WRITE, WRITE_GUARD, view_guards
-from dashboard.keys.testing import stored_api_key
 from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_activate
+from dashboard.keys.testing import stored_api_key
 from dashboard.people.backends import person_role_set, person_workspace_role_set
 from dashboard.people.roles import (
     DECIDE_APPROVALS,
@@ -310,3 +310,16 @@ def test_a_viewer_is_not_refused_what_is_personal(service, django_user_model):
     for address in personal:
         refusal = refused(viewer.post(address.url, {"name": "Mine", "query": "", "key": "k"}))
         assert "console role" not in refusal, address.name
+
+
+def test_dana_decides_at_an_address_in_workspace_a_and_is_refused_at_the_same_one_in_b(service, django_user_model):
+    """Approver in A, Viewer in B, Member by default: each address that decides
+    approvals lets her through in A and refuses her in B, naming her role there."""
+    dana = signed_in(django_user_model, Role.APPROVER, in_b=Role.VIEWER, default=Role.MEMBER)
+    deciding = [address for address in guarded_writes() if DECIDE_APPROVALS in needs(address)]
+    assert len(deciding) >= 3
+    assert [address.name for address in deciding if refused(dana.post(address.url, FORGED))] == []
+    act_in(dana, WORKSPACE_B)
+    for address in deciding:
+        refusal = refused(dana.post(address.url, FORGED))
+        assert refusal.startswith(("Your console role (Viewer) ", "Your console role is Viewer. ")), address.name

@@ -5,24 +5,42 @@ from django.db import migrations, models
 
 
 class Migration(migrations.Migration):
-
     dependencies = [
-        ('people', '0006_person_getting_started_hidden'),
+        ("people", "0006_person_getting_started_hidden"),
     ]
 
     operations = [
         migrations.CreateModel(
-            name='WorkspaceRole',
+            name="WorkspaceRole",
             fields=[
-                ('id', models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name='ID')),
-                ('workspace_id', models.CharField(max_length=64)),
-                ('role', models.CharField(choices=[('viewer', 'Viewer'), ('member', 'Member'), ('approver', 'Approver'), ('auditor', 'Auditor'), ('administrator', 'Administrator')], max_length=16)),
-                ('updated_at', models.DateTimeField(auto_now=True)),
-                ('person', models.ForeignKey(on_delete=django.db.models.deletion.CASCADE, related_name='workspace_roles', to='people.person')),
+                ("id", models.BigAutoField(auto_created=True, primary_key=True, serialize=False, verbose_name="ID")),
+                ("workspace_id", models.CharField(max_length=64)),
+                (
+                    "role",
+                    models.CharField(
+                        choices=[
+                            ("viewer", "Viewer"),
+                            ("member", "Member"),
+                            ("approver", "Approver"),
+                            ("auditor", "Auditor"),
+                            ("administrator", "Administrator"),
+                        ],
+                        max_length=16,
+                    ),
+                ),
+                ("updated_at", models.DateTimeField(auto_now=True)),
+                (
+                    "person",
+                    models.ForeignKey(
+                        on_delete=django.db.models.deletion.CASCADE, related_name="workspace_roles", to="people.person"
+                    ),
+                ),
             ],
             options={
-                'ordering': ['workspace_id'],
-                'constraints': [models.UniqueConstraint(fields=('person', 'workspace_id'), name='people_workspace_role_once')],
+                "ordering": ["workspace_id"],
+                "constraints": [
+                    models.UniqueConstraint(fields=("person", "workspace_id"), name="people_workspace_role_once")
+                ],
             },
         ),
     ]
