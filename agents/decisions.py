@@ -44,7 +44,7 @@ from dashboard.accounts import step_up
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.services import audit_console_write, audit_decision_note
 from dashboard.keys.models import ApiKey
-from dashboard.people.backends import role_label
+from dashboard.people.backends import may_in, role_label
 from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.web.reading import as_dict, as_list, text
 
@@ -278,7 +278,7 @@ def decider_refusal(key: ApiKey, asked: DecisionAsked) -> str:
     if asked.via == VIA_DEADLINE:
         return ""
     person = key.user
-    if person.has_perm(DECIDE_APPROVALS, key.workspace_id):
+    if may_in(person, DECIDE_APPROVALS, key.workspace_id):
         return ""
     return f"Your console role in this workspace ({role_label(person, key.workspace_id)}) does not decide approvals."
 

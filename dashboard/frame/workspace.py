@@ -31,7 +31,7 @@ from django_htmx.middleware import HtmxDetails
 
 from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
 from dashboard.keys.models import ApiKey, zone_named
-from dashboard.people.backends import acting_in, role_label
+from dashboard.people.backends import acting_in, may_in, role_label
 from dashboard.people.roles import WRITE
 
 if TYPE_CHECKING:
@@ -146,7 +146,7 @@ class Workspace:
         Read once per request, so a role change counts from the next one."""
         user = self.user
         # Asked of this workspace: a Workspace made outside a request (a task) says which.
-        return isinstance(user, PermissionsMixin) and user.has_perm(WRITE, self.acting_id)
+        return isinstance(user, PermissionsMixin) and may_in(user, WRITE, self.acting_id)
 
     @property
     def key_may_write(self) -> bool:

@@ -45,6 +45,12 @@ def workspace_id_of(obj: Any) -> str | None:
     return found if isinstance(found, str) else None
 
 
+def may_in(user: Any, perm: str, workspace_id: str) -> bool:
+    """`user.has_perm(perm)` in one workspace: how code outside a request (a
+    task, a message's token) names the workspace it acts for."""
+    return bool(user.has_perm(perm, workspace_id))
+
+
 def role_of(user: Any, workspace_id: str | None = None) -> str:
     """The person's console role in `workspace_id` (None: the workspace the
     request acts in): Administrator for a superuser, else their role in that

@@ -103,10 +103,14 @@ class WorkspaceRoleForm(forms.Form):
     role = forms.ChoiceField(label="Role there")
 
     def __init__(self, *args: Any, workspaces: list[Any], default_label: str, **kwargs: Any) -> None:
+        # Its own ids: the page's role form has a `role` field too.
+        kwargs.setdefault("auto_id", "id_workspace_role_%s")
         super().__init__(*args, **kwargs)
-        self.fields["workspace_id"].choices = [(workspace.id, workspace.label) for workspace in workspaces]
-        self.fields["role"].choices = [(DEFAULT_THERE, f"Their default ({default_label})"), *_role_choices()]
-        self.fields["role"].required = False
+        workspace_field: Any = self.fields["workspace_id"]
+        workspace_field.choices = [(workspace.id, workspace.label) for workspace in workspaces]
+        role_field: Any = self.fields["role"]
+        role_field.choices = [(DEFAULT_THERE, f"Their default ({default_label})"), *_role_choices()]
+        role_field.required = False
 
 
 class AcceptForm(forms.Form):

@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from dashboard.frame.workspace import READ_ONLY_ROLES
 from dashboard.keys.models import ApiKey
+from dashboard.people.backends import may_in
 from dashboard.people.roles import DECIDE_APPROVALS, WRITE
 from dashboard.reach.models import DecisionToken
 
@@ -186,8 +187,8 @@ def token_refusal(token: DecisionToken, *, now: datetime | None = None) -> str:
     workspace = token.workspace_id
     if not (
         isinstance(person, PermissionsMixin)
-        and person.has_perm(WRITE, workspace)
-        and person.has_perm(DECIDE_APPROVALS, workspace)
+        and may_in(person, WRITE, workspace)
+        and may_in(person, DECIDE_APPROVALS, workspace)
     ):
         return f"{name} is no longer an Approver in this workspace: this link decides nothing."
     key = recipient_key(token)

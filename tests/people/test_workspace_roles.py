@@ -102,7 +102,7 @@ def test_an_administrator_sets_changes_and_removes_a_role_in_a_workspace_audited
     # A workspace the console does not know: said in place, nothing set.
     answer = admin_client.post(address, {"workspace_id": "ws-unknown", "role": "approver"}, **HTMX)
     assert answer.status_code == 200 and not WorkspaceRole.objects.exists()
-    assert select(answer.content, "#id_workspace_id_error, .errorlist")
+    assert "Select a valid choice" in text_of(one(answer.content, "#id_workspace_role_workspace_id_error"))
 
 
 def test_the_only_administrator_of_a_workspace_keeps_it_there(admin_client, admin, django_user_model):
