@@ -142,10 +142,8 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
         in_workspaces = workspace_role_mapping()
         if not role_mapping() and not in_workspaces:
             return
-        from dashboard.people.services import (
-            person_role_from_identity_provider,
-            person_workspace_roles_from_identity_provider,
-        )
+        from dashboard.people.services import person_role_from_identity_provider
+        from dashboard.people.workspace_roles import person_workspace_roles_from_identity_provider
 
         groups = claim_values(claims, settings.OIDC_ROLE_CLAIM)
         role = (self._role(claims) if role_mapping() else None) or settings.OIDC_ROLE_DEFAULT

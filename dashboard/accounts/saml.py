@@ -173,7 +173,7 @@ class ConsoleSamlBackend(Saml2Backend):
             if given := role or settings.SAML_ROLE_DEFAULT:
                 person_role_from_identity_provider(user=user, role=given, groups=groups)
         if in_workspaces := workspace_role_mapping():
-            from dashboard.people.services import person_workspace_roles_from_identity_provider
+            from dashboard.people.workspace_roles import person_workspace_roles_from_identity_provider
 
             roles = workspace_roles_from_claims(claims={"groups": groups}, claim="groups", mapping=in_workspaces)
             person_workspace_roles_from_identity_provider(user=user, roles=roles, groups=groups)

@@ -32,8 +32,8 @@ from dashboard.people.services import (
     person_deactivate,
     person_reactivate,
     person_role_from_identity_provider,
-    person_workspace_roles_from_identity_provider,
 )
+from dashboard.people.workspace_roles import person_workspace_roles_from_identity_provider
 
 
 @dataclass(frozen=True)

@@ -78,11 +78,6 @@ def roles_held(user: Any) -> frozenset[str]:
     return frozenset(workspace_roles_of(user).values())
 
 
-def default_role_of(user: Any) -> str:
-    """The role for every workspace without one of its own."""
-    return role_of(user, "")
-
-
 def workspace_roles_of(user: Any) -> dict[str, str]:
     """{workspace id: role} with the default under "", read once per user object."""
     cached = getattr(user, "_console_roles", None)
@@ -110,12 +105,6 @@ def _read_person(user: Any) -> tuple[dict[str, str], str]:
     user._console_roles = roles
     user._console_theme = theme if theme in Theme.values else Theme.SYSTEM
     return roles, user._console_theme
-
-
-def roles_known(user: Any, *, default: str, in_workspaces: dict[str, str]) -> None:
-    """Keep roles read elsewhere (a list of people read in one query) on the
-    user object, so `role_of` asks nothing more."""
-    user._console_roles = {**in_workspaces, "": default}
 
 
 def theme_of(user: Any) -> str:

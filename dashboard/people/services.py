@@ -34,7 +34,7 @@ from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
 from dashboard.people.devices import device_of
-from dashboard.people.models import Invitation, Person, SignedInSession, Theme, WorkspaceRole, token_hash
+from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
 from dashboard.people.roles import Role
 
 logger = logging.getLogger("dashboard.people")
@@ -186,6 +186,9 @@ def _refuse_if_last_administrator(user: AbstractBaseUser, doing: str) -> None:
             f"{_display(user)} is the only active Administrator: {doing} would leave nobody who can manage "
             "people. Make someone else an Administrator first."
         )
+    from dashboard.people import workspace_roles  # imported here: it imports this module
+
+    workspace_roles.refuse_if_last_administrator_anywhere(user, doing)  # nor the last of a workspace
 
 
 # --- roles ---------------------------------------------------------------------------
@@ -225,8 +228,7 @@ def _role_set(
 
 
 def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUser) -> Person:
-    """Give `user` the console role `role` (takes effect on their next request:
-    the role is read once per request)."""
+    """Give `user` the console role `role`, from their next request (the role is read once per request)."""
     if role not in Role.values:
         raise PeopleRefusal("Choose one of the roles listed.")
     if getattr(user, "is_superuser", False):
@@ -242,11 +244,10 @@ def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUse
 def person_role_from_identity_provider(
     *, user: AbstractBaseUser, role: str, groups: list[str], directory: str = ""
 ) -> Person:
-    """Set `user`'s role to what their identity provider's groups give
-    (oidc_roles.py), at a sign-in or when a `directory` ("Okta (directory)")
-    changes their groups over SCIM. The directory decides, audited as such,
-    except that a superuser stays an Administrator and the only active
-    Administrator is not demoted (nobody could manage people), said in the trail."""
+    """Set `user`'s role to what their identity provider's groups give (oidc_roles.py), at a sign-in or
+    when a `directory` ("Okta (directory)") changes their groups over SCIM. The directory decides, audited
+    as such, except that a superuser stays an Administrator and the only active Administrator is not
+    demoted (nobody could manage people), said in the trail."""
     if getattr(user, "is_superuser", False):
         return Person.objects.get_or_create(user_id=user.pk)[0]
     details = {"groups": groups[:50], "by": "directory" if directory else "identity_provider"}
@@ -272,130 +273,6 @@ def person_role_from_identity_provider(
             actor_name=directory,
         )
         return Person.objects.get(user_id=user.pk)
-
-
-# --- roles per workspace ------------------------------------------------------------
-
-
-def _refuse_if_last_administrator_in(user: AbstractBaseUser, workspace_id: str, doing: str) -> None:
-    """Nobody left who can manage people while acting in `workspace_id`:
-    the Administrators there are the default ones without a lesser role in
-    it, those made Administrator in it, and superusers."""
-    administrators = _active_administrator_ids()
-    elsewhere = set(
-        WorkspaceRole.objects.select_for_update()
-        .filter(workspace_id=workspace_id, person__user__is_active=True)
-        .values_list("person__user_id", "role")
-    )
-    superusers = set(get_user_model().objects.filter(is_superuser=True, is_active=True).values_list("pk", flat=True))
-    lesser = {pk for pk, role in elsewhere if role != Role.ADMINISTRATOR} - superusers
-    there = (administrators - lesser) | {pk for pk, role in elsewhere if role == Role.ADMINISTRATOR}
-    if user.pk in there and not there - {user.pk}:
-        raise PeopleRefusal(
-            f"{_display(user)} is the only active Administrator in that workspace: {doing} would leave nobody "
-            "who can manage people there. Make someone else an Administrator first."
-        )
-
-
-def person_workspace_role_set(
-    *,
-    user: AbstractBaseUser,
-    workspace_id: str,
-    role: str | None,
-    by: AbstractBaseUser | None,
-    why: str = "",
-    details: dict[str, Any] | None = None,
-    actor_name: str = "",
-) -> WorkspaceRole | None:
-    """Give `user` the role `role` in one workspace (None: their default role
-    there again), audited like a role change; from their next request. The
-    last Administrator who can manage people in that workspace is refused
-    (PeopleRefusal), as the default role's change is."""
-    if role is not None and role not in Role.values:
-        raise PeopleRefusal("Choose one of the roles listed.")
-    if not workspace_id:
-        raise PeopleRefusal("Choose a workspace.")
-    if getattr(user, "is_superuser", False):
-        raise PeopleRefusal(
-            f"{_display(user)} is a superuser (made with createsuperuser), so an Administrator in every workspace."
-        )
-    with transaction.atomic():
-        person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
-        row = WorkspaceRole.objects.filter(person=person, workspace_id=workspace_id).first()
-        before = row.role if row is not None else ""
-        if (role or "") == before:
-            return row
-        before_there = before or person.role
-        after_there = role or person.role
-        if before_there == Role.ADMINISTRATOR and after_there != Role.ADMINISTRATOR:
-            _refuse_if_last_administrator_in(user, workspace_id, "that change")
-        if role is None:
-            row.delete()  # type: ignore[union-attr]
-            row = None
-        else:
-            row, _ = WorkspaceRole.objects.update_or_create(
-                person=person, workspace_id=workspace_id, defaults={"role": role}
-            )
-        named = workspace_name_of(workspace_id)
-        audit_account_event(
-            actor=by,
-            subject=user,
-            action="workspace_role_changed",
-            summary=f"Role of {_display(user)} in {named} changed from {_role_words(before, person.role)} "
-            f"to {_role_words(role or '', person.role)}{why}",
-            details={"workspace_id": workspace_id, "from": before, "to": role or "", **(details or {})},
-            actor_name=actor_name,
-        )
-    return row
-
-
-def _role_words(role: str, default: str) -> str:
-    return Role(role).label if role else f"their default ({Role(default).label})"
-
-
-def workspace_name_of(workspace_id: str) -> str:
-    """A workspace as people name it: its name from a stored key, else its id."""
-    name = (
-        ApiKey.objects.filter(workspace_id=workspace_id)
-        .exclude(workspace_name="")
-        .values_list("workspace_name", flat=True)
-        .first()
-    )
-    return f"{name} ({workspace_id})" if name else workspace_id
-
-
-def person_workspace_roles_from_identity_provider(
-    *, user: AbstractBaseUser, roles: dict[str, str | None], groups: list[str], directory: str = ""
-) -> None:
-    """Set `user`'s role in each workspace the identity provider's map names
-    (None: their default there again), as `person_role_from_identity_provider`
-    does the default: audited as the provider's, the last Administrator of a
-    workspace kept (said in the trail)."""
-    if getattr(user, "is_superuser", False):
-        return
-    details = {"groups": groups[:50], "by": "directory" if directory else "identity_provider"}
-    actor = None if directory else user
-    why = " by the directory's groups (SCIM)" if directory else " by the identity provider's groups, at sign-in"
-    for workspace_id, role in roles.items():
-        try:
-            person_workspace_role_set(
-                user=user,
-                workspace_id=workspace_id,
-                role=role,
-                by=actor,
-                why=why,
-                details=details,
-                actor_name=directory,
-            )
-        except PeopleRefusal as refusal:
-            audit_account_event(
-                actor=actor,
-                subject=user,
-                action="role_kept",
-                summary=f"{_display(user)} keeps their role in {workspace_name_of(workspace_id)}: {refusal.message}",
-                details={"workspace_id": workspace_id, "to": role or "", **details},
-                actor_name=directory,
-            )
 
 
 # --- deactivation --------------------------------------------------------------------

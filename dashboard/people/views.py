@@ -29,7 +29,7 @@ from dashboard.audit.selectors import account_events_about
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.people import selectors, services
+from dashboard.people import selectors, services, workspace_roles
 from dashboard.people.backends import role_of
 from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm, WorkspaceRoleForm
 from dashboard.people.roles import MANAGE_PEOPLE, Role
@@ -255,10 +255,10 @@ def workspace_role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         return _in_place(request, user, workspace_role_form=form)
     workspace_id, role = form.cleaned_data["workspace_id"], form.cleaned_data["role"] or None
     try:
-        services.person_workspace_role_set(user=user, workspace_id=workspace_id, role=role, by=request.user)
+        workspace_roles.person_workspace_role_set(user=user, workspace_id=workspace_id, role=role, by=request.user)
     except services.PeopleRefusal as refusal:
         return _in_place(request, user, workspace_role_form=form, error=refusal.message)
-    named = services.workspace_name_of(workspace_id)
+    named = workspace_roles.workspace_name_of(workspace_id)
     now = f"{Role(role).label} in {named}" if role else f"back to their default ({default_label}) in {named}"
     return _done(request, user, f"{user.get_username()} is now {now}, from their next request.")
 
