@@ -192,7 +192,7 @@ def _tell(rule: AlertRule, event: AlertEvent, now: datetime) -> int:
     title = ("Alert: " if event.kind == AlertEvent.BREACHED else "Recovered: ") + event.words
     made = 0
     for person in workspace_people(rule.workspace_id):
-        if person.has_perm(MANAGE_PEOPLE):  # Administrators: the people who set alert rules
+        if person.has_perm(MANAGE_PEOPLE, rule.workspace_id):  # Administrators: the people who set alert rules
             made += notify(
                 user=person,
                 preference=preferences_of(person),

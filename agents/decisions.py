@@ -44,6 +44,8 @@ from dashboard.accounts import step_up
 from dashboard.api import ServiceClient, errors
 from dashboard.audit.services import audit_console_write, audit_decision_note
 from dashboard.keys.models import ApiKey
+from dashboard.people.backends import may_in, role_label
+from dashboard.people.roles import DECIDE_APPROVALS
 from dashboard.web.reading import as_dict, as_list, text
 
 # What the outcome of one asked decision is.
@@ -267,6 +269,20 @@ def _vote_audit(key: ApiKey, asked: DecisionAsked, *, summary: str, words: str, 
     )
 
 
+def decider_refusal(key: ApiKey, asked: DecisionAsked) -> str:
+    """Who may decide, asked once more whatever the path (a page's guard, a
+    message's token, an assistant, a bulk step in a task): the person's role
+    in the approval's workspace, the key's (roles differ per workspace, and
+    a path outside a request has no workspace of its own). A deadline's
+    outcome is the workspace's rule, not a person's decision."""
+    if asked.via == VIA_DEADLINE:
+        return ""
+    person = key.user
+    if may_in(person, DECIDE_APPROVALS, key.workspace_id):
+        return ""
+    return f"Your console role in this workspace ({role_label(person, key.workspace_id)}) does not decide approvals."
+
+
 def _count_vote(
     key: ApiKey, client: ServiceClient, asked: DecisionAsked, *, current: dict[str, Any] | None, risk: str
 ) -> tuple[DecisionAsked, quorum.Vote | None, DecisionOutcome | None]:
@@ -331,6 +347,9 @@ def approval_decision(
     after the decision (a bulk step leaves that to the pages).
 
     Raises the service's error for anything but a 409."""
+    refusal = decider_refusal(key, asked)
+    if refusal:
+        return DecisionOutcome(REFUSED, words=refusal)
     risk = risk_read or ""
     current: dict[str, Any] | None = None
     if asked.decision == "approve" and risk_read is None:

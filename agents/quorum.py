@@ -83,7 +83,7 @@ def may_approve_words(rule: ApprovalRule) -> str:
 def approve_refusal(*, rule: ApprovalRule, user: Any, workspace_id: str, run_id: str) -> str:
     """Why this person may not approve under `rule` ("" when they may)."""
     if rule.approver_roles or rule.approver_ids:
-        allowed = role_of(user) in rule.approver_roles or user.pk in {int(pk) for pk in rule.approver_ids}
+        allowed = role_of(user, workspace_id) in rule.approver_roles or user.pk in {int(pk) for pk in rule.approver_ids}
         if not allowed:
             return f"This workspace's policy lets only {may_approve_words(rule)} approve these actions."
     if not rule.starter_may_approve:

@@ -125,7 +125,7 @@ class CommentRow:
 
 def record_comments(*, user, workspace_id: str, object_key: str, record_id: str) -> list[CommentRow]:
     """The record's comments, oldest first, rendered (one query, however many)."""
-    moderator = user.has_perm(MANAGE_PEOPLE)
+    moderator = user.has_perm(MANAGE_PEOPLE, workspace_id)
     rows = RecordComment.objects.filter(**_where(workspace_id=workspace_id, object_key=object_key, record_id=record_id))
     return [
         CommentRow(

@@ -33,7 +33,13 @@ from mozilla_django_oidc.auth import OIDCAuthenticationBackend
 from mozilla_django_oidc.utils import import_from_settings
 from mozilla_django_oidc.views import OIDCAuthenticationCallbackView, OIDCAuthenticationRequestView
 
-from dashboard.accounts.oidc_roles import claim_values, role_from_claims, role_map_parse
+from dashboard.accounts.oidc_roles import (
+    claim_values,
+    role_from_claims,
+    role_map_parse,
+    workspace_role_map_parse,
+    workspace_roles_from_claims,
+)
 
 
 def username_for(email: str, claims: dict[str, Any] | None = None) -> str:
@@ -133,14 +139,19 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
     def _apply_role(self, user, claims: dict[str, Any]) -> None:
         """The role the person's groups give, at every sign-in (none mapped:
         OIDC_ROLE_DEFAULT, or the role they had when that is empty)."""
-        if not role_mapping():
+        in_workspaces = workspace_role_mapping()
+        if not role_mapping() and not in_workspaces:
             return
         from dashboard.people.services import person_role_from_identity_provider
+        from dashboard.people.workspace_roles import person_workspace_roles_from_identity_provider
 
-        role = self._role(claims) or settings.OIDC_ROLE_DEFAULT
+        groups = claim_values(claims, settings.OIDC_ROLE_CLAIM)
+        role = (self._role(claims) if role_mapping() else None) or settings.OIDC_ROLE_DEFAULT
         if role:
-            groups = claim_values(claims, settings.OIDC_ROLE_CLAIM)
             person_role_from_identity_provider(user=user, role=role, groups=groups)
+        if in_workspaces:
+            roles = workspace_roles_from_claims(claims=claims, claim=settings.OIDC_ROLE_CLAIM, mapping=in_workspaces)
+            person_workspace_roles_from_identity_provider(user=user, roles=roles, groups=groups)
 
     def update_user(self, user, claims: dict[str, Any]):
         self._apply_role(user, claims)
@@ -165,6 +176,11 @@ class ConsoleOIDCBackend(OIDCAuthenticationBackend):
 def role_mapping() -> dict[str, str]:
     """OIDC_ROLE_MAP as pairs (checked at start by settings: oidc_roles.py)."""
     return role_map_parse(settings.OIDC_ROLE_MAP or "")
+
+
+def workspace_role_mapping() -> dict[str, dict[str, str]]:
+    """OIDC_ROLE_MAP's pairs naming a workspace (`group=role@workspace`)."""
+    return workspace_role_map_parse(settings.OIDC_ROLE_MAP or "")
 
 
 class ConsoleOIDCRequestView(OIDCAuthenticationRequestView):

@@ -48,7 +48,7 @@ from webauthn.helpers.structs import (
 
 from dashboard.accounts.models import Passkey, PasskeyRoleRule
 from dashboard.audit.services import audit_account_event
-from dashboard.people.backends import role_of
+from dashboard.people.backends import roles_held
 
 CHALLENGE_KEY = "console_passkey_challenge"
 # What a challenge is for: an answer made for one is refused for another.
@@ -105,9 +105,14 @@ def passkey_rule_roles(rule: str) -> list[str]:
     return list(PasskeyRoleRule.objects.filter(rule=rule).values_list("role", flat=True))
 
 
-def _role_has(user: Any, rule: str) -> bool:
-    role = role_of(user)
-    return bool(role) and PasskeyRoleRule.objects.filter(role=role, rule=rule).exists()
+def _role_has(user: Any, rule: str, *, every: bool = False) -> bool:
+    """Whether a role of the person's (`every`: each of them, their default
+    and those in workspaces) is under `rule`."""
+    roles = roles_held(user)
+    if not roles:
+        return False
+    under = set(PasskeyRoleRule.objects.filter(role__in=roles, rule=rule).values_list("role", flat=True))
+    return under == roles if every else bool(under)
 
 
 def passkey_required(user: Any) -> bool:
@@ -117,7 +122,8 @@ def passkey_required(user: Any) -> bool:
 
 def passwordless_allowed(user: Any) -> bool:
     """Whether the person's role may sign in with a passkey instead of a password."""
-    return _role_has(user, PasskeyRoleRule.PASSWORDLESS)
+    # Each of their roles: a looser sign-in only where no role of theirs forbids it.
+    return _role_has(user, PasskeyRoleRule.PASSWORDLESS, every=True)
 
 
 def passwordless_offered() -> bool:

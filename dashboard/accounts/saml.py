@@ -42,7 +42,12 @@ from djangosaml2.views import AssertionConsumerServiceView, LoginView, MetadataV
 from saml2 import SAMLError
 from saml2.config import SPConfig
 
-from dashboard.accounts.oidc_roles import role_from_claims, role_map_parse
+from dashboard.accounts.oidc_roles import (
+    role_from_claims,
+    role_map_parse,
+    workspace_role_map_parse,
+    workspace_roles_from_claims,
+)
 from dashboard.accounts.saml_config import NAMEID_FORMAT_EMAILADDRESS
 
 logger = logging.getLogger("dashboard.accounts")
@@ -93,6 +98,11 @@ def saml_config_load(request: HttpRequest | None = None) -> SPConfig:
 def role_mapping() -> dict[str, str]:
     """SAML_ROLE_MAP as pairs (checked at start by settings)."""
     return role_map_parse(settings.SAML_ROLE_MAP or "", setting="SAML_ROLE_MAP")
+
+
+def workspace_role_mapping() -> dict[str, dict[str, str]]:
+    """SAML_ROLE_MAP's pairs naming a workspace (`group=role@workspace`)."""
+    return workspace_role_map_parse(settings.SAML_ROLE_MAP or "", setting="SAML_ROLE_MAP")
 
 
 def attribute_values(attributes: dict[str, Any], names: list[str]) -> list[str]:
@@ -162,6 +172,11 @@ class ConsoleSamlBackend(Saml2Backend):
 
             if given := role or settings.SAML_ROLE_DEFAULT:
                 person_role_from_identity_provider(user=user, role=given, groups=groups)
+        if in_workspaces := workspace_role_mapping():
+            from dashboard.people.workspace_roles import person_workspace_roles_from_identity_provider
+
+            roles = workspace_roles_from_claims(claims={"groups": groups}, claim="groups", mapping=in_workspaces)
+            person_workspace_roles_from_identity_provider(user=user, roles=roles, groups=groups)
         return user
 
     def _user_create(self, email: str, attributes: dict[str, Any]) -> Any:

@@ -38,7 +38,7 @@ from django_otp.plugins.otp_totp.models import TOTPDevice
 from dashboard.accounts.models import Passkey, RequiredTwoFactorRole
 from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
 from dashboard.audit.services import audit_account_event
-from dashboard.people.backends import role_of
+from dashboard.people.backends import roles_held
 
 RECOVERY_CODE_COUNT = 10
 # The device names people see in the admin; one of each per person.
@@ -67,9 +67,10 @@ def two_factor_required_roles() -> list[str]:
 
 
 def two_factor_required(user: Any) -> bool:
-    """Whether the person's role is one an administrator made require a second factor."""
-    role = role_of(user)
-    return bool(role) and RequiredTwoFactorRole.objects.filter(role=role).exists()
+    """Whether a role of the person's (their default or one in a workspace) is
+    one an administrator made require a second factor."""
+    roles = roles_held(user)
+    return bool(roles) and RequiredTwoFactorRole.objects.filter(role__in=roles).exists()
 
 
 def recovery_codes_left(user: Any) -> int:

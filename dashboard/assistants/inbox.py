@@ -31,7 +31,7 @@ def _waiting(viewer: InboxViewer):
 
 
 def assistant_items(viewer: InboxViewer) -> Iterable[InboxItem]:
-    if not viewer.workspace_id or not viewer.user.has_perm(DECIDE_APPROVALS):
+    if not viewer.workspace_id or not viewer.user.has_perm(DECIDE_APPROVALS, viewer.workspace_id):
         return []
     page = reverse("assistants:requests")
     return [

@@ -21,5 +21,5 @@ def tool_named(name: str) -> AssistantTool | None:
 
 def tools_allowed(*, user: Any, token: Any) -> list[AssistantTool]:
     """The tools whose scope the token was given and the person's role allows at this moment."""
-    scopes = scopes_in_force(user=user, granted=list(token.scopes))
+    scopes = scopes_in_force(user=user, granted=list(token.scopes), workspace_id=token.workspace_id)
     return [tool for tool in tools_all() if tool.scope in scopes]

@@ -111,7 +111,9 @@ def build_server(request: HttpRequest) -> Any:
             known = tool_named(name)
             if known is None:
                 raise LookupError(name)
-            refusal = scope_refusal(user=request.user, granted=list(token.scopes), needed=known.scope)
+            refusal = scope_refusal(
+                user=request.user, granted=list(token.scopes), needed=known.scope, workspace_id=token.workspace_id
+            )
             return ToolOutcome(refused=f"“{name}” is not one of this token's tools. {refusal}")
         return tool_call(tool=tool, token=token, workspace=request.workspace, arguments=arguments)  # type: ignore[attr-defined]
 

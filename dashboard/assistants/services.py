@@ -228,7 +228,9 @@ def _still_allowed(row: AssistantRequest, tool: AssistantTool, workspace: Worksp
         return f"The token “{row.token_name}” was revoked or expired before it was carried out."
     if not row.user.is_active:
         return "Its person was deactivated before it was carried out."
-    refusal = scope_refusal(user=row.user, granted=list(token.scopes), needed=tool.scope)
+    refusal = scope_refusal(
+        user=row.user, granted=list(token.scopes), needed=tool.scope, workspace_id=token.workspace_id
+    )
     return refusal or write_refusal(workspace, tool.write_explanation or "Ask an administrator of the workspace.")
 
 

@@ -43,7 +43,9 @@ class ApiRefusal(Exception):
 def require_scope(request: HttpRequest, scope: str) -> None:
     """Refuse (403, in words) unless the token holds `scope` and the person's role allows it now."""
     token = request.access_token  # type: ignore[attr-defined]
-    refusal = scope_refusal(user=request.user, granted=list(token.scopes), needed=scope)
+    refusal = scope_refusal(
+        user=request.user, granted=list(token.scopes), needed=scope, workspace_id=token.workspace_id
+    )
     if refusal:
         raise ApiRefusal(403, "scope_refused", refusal)
 
@@ -160,7 +162,9 @@ def me(request: HttpRequest) -> dict[str, Any]:
             "prefix": token.shown_prefix,
             "expires_at": token.expires_at.isoformat(),
             "scopes_granted": list(token.scopes),
-            "scopes_in_force": sorted(scopes_in_force(user=request.user, granted=list(token.scopes))),
+            "scopes_in_force": sorted(
+                scopes_in_force(user=request.user, granted=list(token.scopes), workspace_id=token.workspace_id)
+            ),
         },
     }
 

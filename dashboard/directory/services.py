@@ -14,7 +14,12 @@ from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.db import transaction
 
-from dashboard.accounts.oidc_roles import role_from_claims, role_map_parse
+from dashboard.accounts.oidc_roles import (
+    role_from_claims,
+    role_map_parse,
+    workspace_role_map_parse,
+    workspace_roles_from_claims,
+)
 from dashboard.audit.services import audit_account_event
 from dashboard.directory import protocol
 from dashboard.directory.models import DirectoryGroup, DirectoryPerson, DirectoryToken
@@ -28,6 +33,7 @@ from dashboard.people.services import (
     person_reactivate,
     person_role_from_identity_provider,
 )
+from dashboard.people.workspace_roles import person_workspace_roles_from_identity_provider
 
 
 @dataclass(frozen=True)
@@ -218,13 +224,22 @@ def _roles_follow(*, users: list[Any], token: DirectoryToken) -> None:
     OIDC_ROLE_MAP (none mapped: OIDC_ROLE_DEFAULT, or their role stays). No
     mapping: groups give no role."""
     mapping = role_map_parse(settings.OIDC_ROLE_MAP or "")
-    if not mapping:
+    in_workspaces = workspace_role_map_parse(settings.OIDC_ROLE_MAP or "")
+    if not mapping and not in_workspaces:
         return
     for user in users:
         names = list(DirectoryGroup.objects.filter(members=user).values_list("display_name", flat=True))
-        role = role_from_claims(claims={"groups": names}, claim="groups", mapping=mapping) or settings.OIDC_ROLE_DEFAULT
+        claims = {"groups": names}
+        role = (role_from_claims(claims=claims, claim="groups", mapping=mapping) if mapping else None) or (
+            settings.OIDC_ROLE_DEFAULT
+        )
         if role:
             person_role_from_identity_provider(user=user, role=role, groups=names, directory=token.actor_name)
+        if in_workspaces:
+            roles = workspace_roles_from_claims(claims=claims, claim="groups", mapping=in_workspaces)
+            person_workspace_roles_from_identity_provider(
+                user=user, roles=roles, groups=names, directory=token.actor_name
+            )
 
 
 def _people_of(ids: list[str]) -> list[Any]:

@@ -31,7 +31,7 @@ from django_htmx.middleware import HtmxDetails
 
 from dashboard.keys.errors import KeyDecryptionError, KeyRefusedError, NoActiveKeyError
 from dashboard.keys.models import ApiKey, zone_named
-from dashboard.people.backends import role_label
+from dashboard.people.backends import acting_in, may_in, role_label
 from dashboard.people.roles import WRITE
 
 if TYPE_CHECKING:
@@ -127,10 +127,17 @@ class Workspace:
     def member_role(self) -> str:
         return self.key.member_role if self.key else ""
 
+    @property
+    def acting_id(self) -> str:
+        """The workspace whose console role this request acts with: the active
+        key's workspace, refused or not (a role is about the workspace, not
+        whether its key works), "" without a key (the default role)."""
+        return self.key.workspace_id if self.key else ""
+
     @cached_property
     def console_role(self) -> str:
         """The person's console role as they read it ("Viewer"): one query, once per request."""
-        return role_label(self.user)
+        return role_label(self.user, self.acting_id)
 
     @cached_property
     def console_may_write(self) -> bool:
@@ -138,7 +145,8 @@ class Workspace:
         not Viewer or Auditor): the console's own word, whatever the key.
         Read once per request, so a role change counts from the next one."""
         user = self.user
-        return isinstance(user, PermissionsMixin) and user.has_perm(WRITE)
+        # Asked of this workspace: a Workspace made outside a request (a task) says which.
+        return isinstance(user, PermissionsMixin) and may_in(user, WRITE, self.acting_id)
 
     @property
     def key_may_write(self) -> bool:
@@ -168,7 +176,11 @@ class WorkspaceMiddleware:
 
     def __call__(self, request: HttpRequest) -> HttpResponseBase:
         token = getattr(request, "access_token", None)
-        request.workspace = Workspace(request.user, workspace_id=token.workspace_id if token else "")  # type: ignore[attr-defined]
+        workspace = Workspace(request.user, workspace_id=token.workspace_id if token else "")
+        request.workspace = workspace  # type: ignore[attr-defined]
+        # Every role check of this request (guards, pages, buttons, navigation)
+        # follows the workspace it acts in, read when first asked.
+        acting_in(request.user, lambda: workspace.acting_id)
         return self.get_response(request)
 
 

@@ -92,6 +92,27 @@ class RoleForm(forms.Form):
     )
 
 
+DEFAULT_THERE = ""
+
+
+class WorkspaceRoleForm(forms.Form):
+    """A person's role in one workspace: one of the workspaces the console
+    knows (someone stored a key of it), and a role or their default again."""
+
+    workspace_id = forms.ChoiceField(label="Workspace")
+    role = forms.ChoiceField(label="Role there")
+
+    def __init__(self, *args: Any, workspaces: list[Any], default_label: str, **kwargs: Any) -> None:
+        # Its own ids: the page's role form has a `role` field too.
+        kwargs.setdefault("auto_id", "id_workspace_role_%s")
+        super().__init__(*args, **kwargs)
+        workspace_field: Any = self.fields["workspace_id"]
+        workspace_field.choices = [(workspace.id, workspace.label) for workspace in workspaces]
+        role_field: Any = self.fields["role"]
+        role_field.choices = [(DEFAULT_THERE, f"Their default ({default_label})"), *_role_choices()]
+        role_field.required = False
+
+
 class AcceptForm(forms.Form):
     """The invitee's account: their name, and a password checked by Django's
     validators (the username is the invited address: the same rule as single

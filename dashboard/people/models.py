@@ -125,3 +125,25 @@ class DevelopmentMail(models.Model):
 
     def __str__(self) -> str:
         return self.subject
+
+
+class WorkspaceRole(models.Model):
+    """A person's role in one workspace, where it differs from their default
+    (`Person.role`): Dana may approve in Marketing and only read in Finance.
+    The workspace is the service's id (as `ApiKey.workspace_id`); a workspace
+    without a row here gets the default. Read with the Person row in one
+    query (`backends.role_of`)."""
+
+    person = models.ForeignKey(Person, on_delete=models.CASCADE, related_name="workspace_roles")
+    workspace_id = models.CharField(max_length=64)
+    role = models.CharField(max_length=16, choices=Role.choices)
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        ordering = ["workspace_id"]
+        constraints = [
+            models.UniqueConstraint(fields=["person", "workspace_id"], name="people_workspace_role_once"),
+        ]
+
+    def __str__(self) -> str:
+        return f"{self.person.user} in {self.workspace_id} ({self.get_role_display()})"

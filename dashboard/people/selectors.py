@@ -14,9 +14,9 @@ from django.utils import timezone
 
 from dashboard.accounts.passkeys import passkey_user_ids
 from dashboard.accounts.two_factor import two_factor_enabled_ids
-from dashboard.people.backends import role_of
+from dashboard.keys.models import ApiKey
 from dashboard.people.devices import device_of
-from dashboard.people.models import DevelopmentMail, Invitation, Person, SignedInSession, token_hash
+from dashboard.people.models import DevelopmentMail, Invitation, Person, SignedInSession, WorkspaceRole, token_hash
 from dashboard.people.roles import DEFAULT_ROLE, Role
 
 
@@ -81,13 +81,12 @@ def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow],
     rows = []
     for user in found:
         person = getattr(user, "person", None)
-        # role_of() caches per user object; the row read here saves its query.
-        if person is not None and not user.is_superuser:
-            user._console_role = person.role  # type: ignore[attr-defined]
         rows.append(
             PersonRow(
                 user=user,
-                role=role_of(user),
+                # The default role (the row read here saves role_of's query);
+                # roles per workspace show on the person's own page.
+                role=Role.ADMINISTRATOR if user.is_superuser else (person.role if person else DEFAULT_ROLE),
                 status="active" if user.is_active else "deactivated",
                 keys=user.key_count,
                 second_factor=second_factors(app=user.pk in apps, passkey=user.pk in passkeys),
@@ -184,3 +183,45 @@ def session_list(*, user: Any, current_session_key: str | None) -> list[SessionR
         for row in rows
     ]
     return sorted(listed, key=lambda row: (not row.is_current, -row.last_seen_at.timestamp()))
+
+
+@dataclass(frozen=True)
+class KnownWorkspace:
+    id: str
+    name: str
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} ({self.id})" if self.name else self.id
+
+
+def known_workspaces() -> list[KnownWorkspace]:
+    """The workspaces the console knows: those someone stored a key of (the
+    console has no other list of them), by name."""
+    rows = ApiKey.objects.order_by("workspace_id", "-checked_at").values_list("workspace_id", "workspace_name")
+    names: dict[str, str] = {}
+    for workspace_id, name in rows:
+        if workspace_id and not names.get(workspace_id):
+            names[workspace_id] = name
+    return sorted((KnownWorkspace(id=i, name=n) for i, n in names.items()), key=lambda w: (w.name.lower(), w.id))
+
+
+@dataclass(frozen=True)
+class WorkspaceRoleRow:
+    workspace: KnownWorkspace
+    role: str
+
+    @property
+    def role_label(self) -> str:
+        return Role(self.role).label
+
+
+def person_workspace_roles(*, user: Any, workspaces: list[KnownWorkspace]) -> list[WorkspaceRoleRow]:
+    """The person's roles per workspace (where they differ from the default), by workspace name."""
+    known = {workspace.id: workspace for workspace in workspaces}
+    rows = WorkspaceRole.objects.filter(person__user_id=user.pk).values_list("workspace_id", "role")
+    found = [
+        WorkspaceRoleRow(workspace=known.get(workspace_id) or KnownWorkspace(id=workspace_id, name=""), role=role)
+        for workspace_id, role in rows
+    ]
+    return sorted(found, key=lambda row: (row.workspace.name.lower(), row.workspace.id))

@@ -186,6 +186,9 @@ def _refuse_if_last_administrator(user: AbstractBaseUser, doing: str) -> None:
             f"{_display(user)} is the only active Administrator: {doing} would leave nobody who can manage "
             "people. Make someone else an Administrator first."
         )
+    from dashboard.people import workspace_roles  # imported here: it imports this module
+
+    workspace_roles.refuse_if_last_administrator_anywhere(user, doing)  # nor the last of a workspace
 
 
 # --- roles ---------------------------------------------------------------------------
@@ -225,8 +228,7 @@ def _role_set(
 
 
 def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUser) -> Person:
-    """Give `user` the console role `role` (takes effect on their next request:
-    the role is read once per request)."""
+    """Give `user` the console role `role`, from their next request (the role is read once per request)."""
     if role not in Role.values:
         raise PeopleRefusal("Choose one of the roles listed.")
     if getattr(user, "is_superuser", False):
@@ -242,11 +244,10 @@ def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUse
 def person_role_from_identity_provider(
     *, user: AbstractBaseUser, role: str, groups: list[str], directory: str = ""
 ) -> Person:
-    """Set `user`'s role to what their identity provider's groups give
-    (oidc_roles.py), at a sign-in or when a `directory` ("Okta (directory)")
-    changes their groups over SCIM. The directory decides, audited as such,
-    except that a superuser stays an Administrator and the only active
-    Administrator is not demoted (nobody could manage people), said in the trail."""
+    """Set `user`'s role to what their identity provider's groups give (oidc_roles.py), at a sign-in or
+    when a `directory` ("Okta (directory)") changes their groups over SCIM. The directory decides, audited
+    as such, except that a superuser stays an Administrator and the only active Administrator is not
+    demoted (nobody could manage people), said in the trail."""
     if getattr(user, "is_superuser", False):
         return Person.objects.get_or_create(user_id=user.pk)[0]
     details = {"groups": groups[:50], "by": "directory" if directory else "identity_provider"}

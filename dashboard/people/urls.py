@@ -20,6 +20,7 @@ urlpatterns = [
     path("theme/", views_theme.theme_set, name="theme"),
     path("<pk:pk>/", views.person, name="person"),
     path("<pk:pk>/role/", views.role_change, name="role"),
+    path("<pk:pk>/workspace-role/", views.workspace_role_change, name="workspace_role"),
     path("<pk:pk>/deactivate/", views.deactivate, name="deactivate"),
     path("<pk:pk>/reactivate/", views.reactivate, name="reactivate"),
     path("<pk:pk>/keys/delete/", views.keys_delete, name="keys_delete"),

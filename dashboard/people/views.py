@@ -29,8 +29,9 @@ from dashboard.audit.selectors import account_events_about
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.permissions import requires_permission
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.people import selectors, services
-from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm
+from dashboard.people import selectors, services, workspace_roles
+from dashboard.people.backends import role_of
+from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm, WorkspaceRoleForm
 from dashboard.people.roles import MANAGE_PEOPLE, Role
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager
@@ -179,13 +180,20 @@ def _person_or_404(pk: int) -> Any:
 
 def _person_context(request: ConsoleRequest, user: Any, **extra: Any) -> dict[str, Any]:
     selectors.person_of(user=user)
-    role = selectors.role_of(user)
+    role = role_of(user, "")
+    role_label = Role(role).label if role in Role.values else role
     role_form = extra.pop("role_form", None) or RoleForm(initial={"role": role})
+    workspaces = selectors.known_workspaces()
+    workspace_role_form = extra.pop("workspace_role_form", None) or WorkspaceRoleForm(
+        workspaces=workspaces, default_label=role_label
+    )
     return {
         "person": user,
         "role": role,
-        "role_label": Role(role).label if role in Role.values else role,
+        "role_label": role_label,
         "role_form": role_form,
+        "workspace_roles": selectors.person_workspace_roles(user=user, workspaces=workspaces),
+        "workspace_role_form": workspace_role_form,
         "keys": list(user.api_keys.order_by("workspace_name", "label")),
         # Resetting it is the accounts app's page (`two_factor_reset`), linked from here.
         "second_factor": selectors.second_factors(app=two_factor_enabled(user), passkey=passkey_enabled(user)),
@@ -224,7 +232,7 @@ def role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if not form.is_valid():
         return _in_place(request, user, role_form=form)
     role = form.cleaned_data["role"]
-    if role == selectors.role_of(user):
+    if role == role_of(user, ""):
         return _in_place(request, user, role_form=form, error=f"{user.get_username()} is already {Role(role).label}.")
     if not form.cleaned_data["confirm"]:
         return _in_place(request, user, role_form=form, confirm="role", new_role=Role(role).label)
@@ -233,6 +241,26 @@ def role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     except services.PeopleRefusal as refusal:
         return _in_place(request, user, role_form=form, error=refusal.message)
     return _done(request, user, f"{user.get_username()} is now {Role(role).label}, from their next request.")
+
+
+@works_without_key
+@require_POST
+@requires_permission(MANAGE_PEOPLE, WHO_MAY)
+def workspace_role_change(request: ConsoleRequest, pk: int) -> HttpResponseBase:
+    """A role in one workspace set, changed, or removed (the default again)."""
+    user = _person_or_404(pk)
+    default_label = Role(role_of(user, "")).label
+    form = WorkspaceRoleForm(request.POST, workspaces=selectors.known_workspaces(), default_label=default_label)
+    if not form.is_valid():
+        return _in_place(request, user, workspace_role_form=form)
+    workspace_id, role = form.cleaned_data["workspace_id"], form.cleaned_data["role"] or None
+    try:
+        workspace_roles.person_workspace_role_set(user=user, workspace_id=workspace_id, role=role, by=request.user)
+    except services.PeopleRefusal as refusal:
+        return _in_place(request, user, workspace_role_form=form, error=refusal.message)
+    named = workspace_roles.workspace_name_of(workspace_id)
+    now = f"{Role(role).label} in {named}" if role else f"back to their default ({default_label}) in {named}"
+    return _done(request, user, f"{user.get_username()} is now {now}, from their next request.")
 
 
 def _confirmed(request: ConsoleRequest) -> bool:

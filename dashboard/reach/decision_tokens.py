@@ -33,6 +33,7 @@ from django.utils import timezone
 
 from dashboard.frame.workspace import READ_ONLY_ROLES
 from dashboard.keys.models import ApiKey
+from dashboard.people.backends import may_in
 from dashboard.people.roles import DECIDE_APPROVALS, WRITE
 from dashboard.reach.models import DecisionToken
 
@@ -182,8 +183,14 @@ def token_refusal(token: DecisionToken, *, now: datetime | None = None) -> str:
         return "This link has expired: open the approval in the console to decide it."
     if not person.is_active:
         return f"This link is for {name}, whose account is deactivated: it decides nothing."
-    if not (isinstance(person, PermissionsMixin) and person.has_perm(WRITE) and person.has_perm(DECIDE_APPROVALS)):
-        return f"{name} is no longer an Approver: this link decides nothing."
+    # The role in the approval's workspace (a link is decided outside any request's workspace).
+    workspace = token.workspace_id
+    if not (
+        isinstance(person, PermissionsMixin)
+        and may_in(person, WRITE, workspace)
+        and may_in(person, DECIDE_APPROVALS, workspace)
+    ):
+        return f"{name} is no longer an Approver in this workspace: this link decides nothing."
     key = recipient_key(token)
     if key is None:
         return f"{name} holds no working key of this workspace any more: this link decides nothing."
@@ -246,18 +253,22 @@ def message_decisions(rows: list, *, via: str) -> dict[int, tuple[ApprovalPrevie
     if decider is None:
         return {}
     wanted = [(row, approval_of(row.item_key)) for row in rows if row.user is not None and approval_of(row.item_key)]
-    may: dict[int, bool] = {}
+    may: dict[tuple[int, str], bool] = {}
     previews: dict[str, dict[str, ApprovalPreview]] = {}
     now = timezone.now()
     made: dict[int, tuple[ApprovalPreview, str]] = {}
     tokens = []
     for row, approval_id in wanted:
         person = row.user
-        if person.pk not in may:
-            may[person.pk] = bool(
-                person.is_active and isinstance(person, PermissionsMixin) and person.has_perm(DECIDE_APPROVALS)
+        # The role in the approval's workspace, once per person and workspace.
+        asked = (person.pk, row.workspace_id)
+        if asked not in may:
+            may[asked] = bool(
+                person.is_active
+                and isinstance(person, PermissionsMixin)
+                and person.has_perm(DECIDE_APPROVALS, row.workspace_id)
             )
-        if not may[person.pk]:
+        if not may[asked]:
             continue
         if row.workspace_id not in previews:
             ids = [approval for other, approval in wanted if other.workspace_id == row.workspace_id]

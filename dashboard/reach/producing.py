@@ -165,10 +165,14 @@ def notify_workspace_hooks(
     return len(rows)
 
 
-def _escalation_group(people: Iterable) -> list:
+def _escalation_group(people: Iterable, workspace_id: str) -> list:
     role = settings.REACH_ESCALATION_ROLE
     chosen = set(settings.REACH_ESCALATION_PEOPLE)
-    return [person for person in people if person.get_username() in chosen or (role and role_of(person) == role)]
+    return [
+        person
+        for person in people
+        if person.get_username() in chosen or (role and role_of(person, workspace_id) == role)
+    ]
 
 
 def own_work_news(user, workspace_id: str, now: datetime | None) -> list[tuple[str, str, str, str]]:
@@ -196,7 +200,7 @@ def escalate_overdue(*, workspace_id: str, items: Iterable[InboxItem], people: l
     in its own transaction, decides which worker notifies. Returns how many
     items this call escalated."""
     escalated = 0
-    group = _escalation_group(people)
+    group = _escalation_group(people, workspace_id)
     for item in items:
         if item.due_at is None or item.due_at > now:
             continue
@@ -248,7 +252,7 @@ def notifications_produce(workspace_id: str, now: datetime | None = None) -> int
         if preference.pk is None:
             continue  # no preferences saved: escalations only
         risks = set(preference.approval_risks or [])
-        if risks and person.has_perm(DECIDE_APPROVALS):
+        if risks and person.has_perm(DECIDE_APPROVALS, workspace_id):
             for item in items:
                 if item.kind == KIND_APPROVAL and item.risk in risks:
                     made += notify(

@@ -77,4 +77,4 @@ def workspace_people(workspace_id: str) -> list:
 
 def people_to_assign(*, workspace_id: str) -> list:
     """Approvers holding a working key of the workspace: whom an item can be assigned to."""
-    return [person for person in workspace_people(workspace_id) if person.has_perm(DECIDE_APPROVALS)]
+    return [person for person in workspace_people(workspace_id) if person.has_perm(DECIDE_APPROVALS, workspace_id)]

@@ -37,21 +37,23 @@ NEEDS: dict[str, str] = {
 }
 
 
-def scopes_allowed(user) -> list[str]:
-    """The scopes the person's role allows now (what the form offers)."""
+def scopes_allowed(user, workspace_id: str | None = None) -> list[str]:
+    """The scopes the person's role in `workspace_id` allows now (None: the
+    workspace the request acts in; what the form offers)."""
     if not user.is_active:
         return []
-    return [scope for scope, permission in NEEDS.items() if not permission or user.has_perm(permission)]
+    return [scope for scope, permission in NEEDS.items() if not permission or user.has_perm(permission, workspace_id)]
 
 
-def scopes_in_force(*, user, granted: list[str]) -> frozenset[str]:
-    """The token's scopes that count at this use: granted and allowed now."""
-    return frozenset(granted) & frozenset(scopes_allowed(user))
+def scopes_in_force(*, user, granted: list[str], workspace_id: str | None = None) -> frozenset[str]:
+    """The token's scopes that count at this use: granted and allowed now, by
+    the role in the token's workspace (`workspace_id`)."""
+    return frozenset(granted) & frozenset(scopes_allowed(user, workspace_id))
 
 
-def scope_refusal(*, user, granted: list[str], needed: str) -> str:
+def scope_refusal(*, user, granted: list[str], needed: str, workspace_id: str | None = None) -> str:
     """Why a use needing `needed` is refused, in words ("" when it may go on)."""
-    if needed in scopes_in_force(user=user, granted=granted):
+    if needed in scopes_in_force(user=user, granted=granted, workspace_id=workspace_id):
         return ""
     if needed not in granted:
         return f"This token was not given the scope “{needed}” ({SCOPES.get(needed, needed)})."

@@ -88,7 +88,7 @@ def token_create(
     key = ApiKey.objects.filter(user=user, workspace_id=workspace_id).first()
     if key is None or not key.is_working:
         raise TokenRefused("A token acts through one of your working keys: add or fix the key of that workspace first.")
-    allowed = set(scopes_allowed(user))
+    allowed = set(scopes_allowed(user, workspace_id))
     unknown = [scope for scope in scopes if scope not in SCOPES or scope not in allowed]
     if unknown or not scopes:
         raise TokenRefused("Choose at least one scope your role allows.")

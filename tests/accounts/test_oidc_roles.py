@@ -12,10 +12,16 @@ from django.core.cache import cache
 from django.core.exceptions import ImproperlyConfigured
 
 from dashboard.accounts.oidc import discovery_read
-from dashboard.accounts.oidc_roles import claim_values, role_from_claims, role_map_parse
+from dashboard.accounts.oidc_roles import (
+    claim_values,
+    role_from_claims,
+    role_map_parse,
+    workspace_role_map_parse,
+    workspace_roles_from_claims,
+)
 from dashboard.audit.models import AuditEntry
 from dashboard.people.backends import role_of
-from dashboard.people.models import Person
+from dashboard.people.models import Person, WorkspaceRole
 from tests.accounts.oidc_provider import running_provider
 from tests.accounts.support import PERSON, sign_on, sso_settings
 
@@ -60,6 +66,25 @@ def test_the_map_is_read_and_a_bad_one_is_said_in_words():
         role_map_parse("just-a-group")
 
 
+def test_a_pair_may_name_a_workspace():
+    text = (
+        "console-admins=administrator, marketing-approvers=approver@ws-m, marketing-readers=viewer@ws-m, x=auditor@ws-f"
+    )
+    assert role_map_parse(text) == {"console-admins": "administrator"}
+    mapping = workspace_role_map_parse(text)
+    assert mapping == {
+        "ws-m": {"marketing-approvers": "approver", "marketing-readers": "viewer"},
+        "ws-f": {"x": "auditor"},
+    }
+    claims = {"groups": ["marketing-readers", "marketing-approvers"]}
+    assert workspace_roles_from_claims(claims=claims, claim="groups", mapping=mapping) == {
+        "ws-m": "approver",
+        "ws-f": None,
+    }
+    with pytest.raises(ImproperlyConfigured, match="group=role@workspace"):
+        role_map_parse("team=approver@")
+
+
 def test_the_strongest_mapped_group_wins_and_claims_are_read_tolerantly():
     mapping = role_map_parse(MAP)
     assert (
@@ -87,6 +112,22 @@ def test_endpoints_come_from_discovery_and_a_role_from_the_groups(client, mapped
     assert role_of(person) == "member"
     # The document was kept: discovery is read once an hour, not at every sign-in.
     assert mapped.calls.count("/.well-known/openid-configuration") == 1
+
+
+def test_a_group_mapped_in_a_workspace_gives_the_role_there_and_leaving_it_gives_the_default(
+    client, mapped, django_user_model, settings
+):
+    settings.OIDC_ROLE_MAP = MAP + ",marketing-approvers=approver@ws-marketing"
+    mapped.claims["groups"] = ["readers", "marketing-approvers"]
+    person = signed_in(client, django_user_model)
+    assert (role_of(person, ""), role_of(person, "ws-marketing")) == ("viewer", "approver")
+    entry = AuditEntry.objects.get(action="workspace_role_changed")
+    assert entry.summary.endswith("to Approver by the identity provider's groups, at sign-in")
+
+    mapped.claims["groups"] = ["readers"]
+    person = signed_in(client, django_user_model)
+    assert role_of(person, "ws-marketing") == "viewer"  # the default there again
+    assert not WorkspaceRole.objects.exists()
 
 
 def test_groups_in_the_id_token_count_too(client, mapped, django_user_model):

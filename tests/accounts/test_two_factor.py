@@ -375,7 +375,7 @@ def test_the_decision_after_a_password_for_other_callers(rf, user):
 
     Person.objects.update_or_create(user=user, defaults={"role": Role.APPROVER})
     two_factor.RequiredTwoFactorRole.objects.create(role=Role.APPROVER)
-    user._console_role = None
+    user._console_roles = None
     request = fresh_request()
     target = sign_in_after_password(request, user=user, next_url="/settings/keys/add/")
     assert target == reverse("login_two_factor_setup")

@@ -20,6 +20,7 @@ from dashboard.inbox.services import _working_keys_of
 from dashboard.keys.testing import stored_api_key
 from dashboard.live.models import TrackedOperation
 from dashboard.live.services import operation_track, operations_poll_due
+from dashboard.people.backends import forget_roles, role_of
 from dashboard.people.models import Person, SignedInSession
 from dashboard.people.roles import Role
 from dashboard.tokens.services import TokenRefused, token_authenticate, token_create
@@ -316,6 +317,21 @@ def test_group_membership_gives_the_mapped_role_and_taking_it_away_takes_the_rol
     assert Person.objects.get(user=bob).role == Role.MEMBER
     assert scim.call("GET", f"Users/{bob.pk}")[1]["groups"] == []
     assert AuditEntry.objects.filter(action="directory_group_members").count() == 3
+
+
+def test_a_group_mapped_in_a_workspace_gives_the_role_there_only(scim, bob, role_map, settings):
+    settings.OIDC_ROLE_MAP += ",marketing-approvers=approver@ws-marketing"
+    _, group, _ = scim.call(
+        "POST", "Groups", {"displayName": "marketing-approvers", "members": [{"value": str(bob.pk)}]}
+    )
+    assert Person.objects.get(user=bob).role == Role.MEMBER
+    assert role_of(bob, "ws-marketing") == Role.APPROVER
+    change = AuditEntry.objects.get(action="workspace_role_changed")
+    assert change.actor_shown == "Okta (directory)" and change.details["workspace_id"] == "ws-marketing"
+
+    assert scim.call("DELETE", f"Groups/{group['id']}")[0] == 204
+    forget_roles(bob)
+    assert role_of(bob, "ws-marketing") == Role.MEMBER
 
 
 def test_the_strongest_group_wins_and_deleting_a_group_takes_its_role(scim, bob, role_map):

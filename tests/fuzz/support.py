@@ -263,6 +263,7 @@ FUZZ_TABLE: dict[str, Target] = {
     "people:mail": Target(examples=3),
     "people:person": Target(),
     "people:role": Target(methods=("POST",), form=("role", "confirm")),
+    "people:workspace_role": Target(methods=("POST",), form=("workspace_id", "role")),
     "people:deactivate": Target(methods=("POST",), form=("confirm",)),
     "people:reactivate": Target(methods=("POST",), examples=3),
     "people:keys_delete": Target(methods=("POST",), form=("confirm",)),

@@ -5,7 +5,14 @@ with the reason it needs none. Then every guarded write address is tried by
 each console role: refused exactly where the issue's table says, always on
 the same page (403, "Not allowed", the role named), and never by the guard
 where the role may. The addresses are found through Django's resolver, not
-listed by hand, so a new write view cannot be forgotten."""
+listed by hand, so a new write view cannot be forgotten.
+
+Roles are per workspace (issue #37): each role's run is a person with that
+role in workspace A, another role in workspace B and a third as their default,
+and the addresses are tried half in A and half in B. Over the five runs every
+address is tried as every role, each run's person in two workspaces, at the
+cost of one run per role as before. The Approver's run is Dana: Approver in A,
+Viewer in B."""
 
 from __future__ import annotations
 
@@ -14,8 +21,10 @@ import pytest
 from django.test import Client
 
 from dashboard.frame.permissions import ASK_FOR_WRITE, WRITE_GUARD, view_guards
+from dashboard.keys.models import ApiKey
+from dashboard.keys.services import api_key_activate
 from dashboard.keys.testing import stored_api_key
-from dashboard.people.backends import person_role_set
+from dashboard.people.backends import person_role_set, person_workspace_role_set
 from dashboard.people.roles import (
     DECIDE_APPROVALS,
     MANAGE_PEOPLE,
@@ -181,13 +190,50 @@ def service(fake_service_settings, never_sleep, remote):
     return remote.route().mock(return_value=httpx.Response(200, json={"id": "agent-1", "status": "completed"}))
 
 
-def signed_in(django_user_model, role: str, *, member_role: str = "admin") -> Client:
+WORKSPACE_A, WORKSPACE_B = "ws-a", "ws-b"
+# Each run's role in workspace B: every role once (a permutation), so B is
+# tried as every role too; the Approver's partner is the Viewer (Dana).
+IN_B: dict[str, str] = {
+    Role.APPROVER: Role.VIEWER,
+    Role.VIEWER: Role.MEMBER,
+    Role.MEMBER: Role.AUDITOR,
+    Role.AUDITOR: Role.ADMINISTRATOR,
+    Role.ADMINISTRATOR: Role.APPROVER,
+}
+
+
+def default_beside(*roles: str) -> str:
+    """A default role none of `roles` is: a check that read the default instead
+    of the workspace's role would be caught."""
+    return next(role for role in (Role.ADMINISTRATOR, Role.VIEWER, Role.AUDITOR) if role not in roles)
+
+
+def signed_in(
+    django_user_model, role: str, *, member_role: str = "admin", in_b: str | None = None, default: str | None = None
+) -> Client:
+    """A person whose role in workspace A (their active key) is `role`, in
+    workspace B `in_b` (a second key), and `default` elsewhere; None: `role`
+    is the default and there is one workspace."""
     user = django_user_model.objects.create_user(username=f"{role}-{member_role}", password="x" * 20)
-    person_role_set(user=user, role=role)
-    stored_api_key(user=user, secret=SECRET, member_role=member_role, key_id=f"key-{role}-{member_role}")
+    person_role_set(user=user, role=default or role)
+    if default is not None:
+        person_workspace_role_set(user=user, workspace_id=WORKSPACE_A, role=role)
+    if in_b is not None:
+        person_workspace_role_set(user=user, workspace_id=WORKSPACE_B, role=in_b)
+        stored_api_key(user=user, secret=SECRET, workspace_id=WORKSPACE_B, key_id=f"key-b-{role}")
+    stored_api_key(
+        user=user, secret=SECRET, member_role=member_role, key_id=f"key-{role}-{member_role}", workspace_id=WORKSPACE_A
+    )
     client = Client()
     client.force_login(user)
+    client.user = user  # type: ignore[attr-defined]
     return client
+
+
+def act_in(client: Client, workspace_id: str) -> None:
+    """Make the person's key of `workspace_id` the active one, as the keys page does."""
+    user = client.user  # type: ignore[attr-defined]
+    api_key_activate(user=user, pk=ApiKey.objects.get(user=user, workspace_id=workspace_id).pk)
 
 
 def refused(response) -> str:
@@ -200,26 +246,38 @@ def refused(response) -> str:
     return refusal_of(page)
 
 
+def test_every_role_is_in_workspace_b_once():
+    assert sorted(IN_B.values()) == sorted(MAY) and IN_B[Role.APPROVER] == Role.VIEWER
+
+
 @pytest.mark.parametrize("role", list(MAY))
 def test_each_role_is_refused_exactly_where_the_table_says_on_one_page_naming_it(role, service, django_user_model):
-    client = signed_in(django_user_model, role)
-    label = Role(role).label
-    addresses = guarded_writes()
+    in_b = IN_B[role]
+    client = signed_in(django_user_model, role, in_b=in_b, default=default_beside(role, in_b))
+    addresses = sorted(guarded_writes(), key=lambda address: address.url)
     assert addresses
-    for address in addresses:
+    # The first half in A, the second in B: sorted, so an address is in the
+    # same workspace in every run, and so tried as every role (IN_B is a permutation).
+    half = len(addresses) // 2
+    for index, address in enumerate(addresses):
+        if index == half:
+            act_in(client, WORKSPACE_B)
+        acting = role if index < half else in_b
+        label = Role(acting).label
         response = client.post(address.url, FORGED)
-        missing = needs(address) - MAY[role]
+        missing = needs(address) - MAY[acting]
         refusal = refused(response)
         if not missing:
-            assert not refusal, (address.name, refusal)
+            assert not refusal, (address.name, acting, refusal)
         elif WRITE_GUARD in missing:
-            assert refusal == f"Your console role ({label}) can only read. {ASK_FOR_WRITE}", address.name
+            assert refusal == f"Your console role ({label}) can only read. {ASK_FOR_WRITE}", (address.name, acting)
         else:
-            assert refusal.startswith(f"Your console role is {label}. "), (address.name, refusal)
+            assert refusal.startswith(f"Your console role is {label}. "), (address.name, acting, refusal)
 
 
 def test_a_refused_role_reaches_nothing_before_the_guard(service, django_user_model, remote):
-    viewer = signed_in(django_user_model, Role.VIEWER)
+    # An Administrator by default, a Viewer in the workspace they act in.
+    viewer = signed_in(django_user_model, Role.VIEWER, default=Role.ADMINISTRATOR)
     for address in guarded_writes():
         viewer.post(address.url, FORGED)
     assert remote.calls.call_count == 0
@@ -252,3 +310,16 @@ def test_a_viewer_is_not_refused_what_is_personal(service, django_user_model):
     for address in personal:
         refusal = refused(viewer.post(address.url, {"name": "Mine", "query": "", "key": "k"}))
         assert "console role" not in refusal, address.name
+
+
+def test_dana_decides_at_an_address_in_workspace_a_and_is_refused_at_the_same_one_in_b(service, django_user_model):
+    """Approver in A, Viewer in B, Member by default: each address that decides
+    approvals lets her through in A and refuses her in B, naming her role there."""
+    dana = signed_in(django_user_model, Role.APPROVER, in_b=Role.VIEWER, default=Role.MEMBER)
+    deciding = [address for address in guarded_writes() if DECIDE_APPROVALS in needs(address)]
+    assert len(deciding) >= 3
+    assert [address.name for address in deciding if refused(dana.post(address.url, FORGED))] == []
+    act_in(dana, WORKSPACE_B)
+    for address in deciding:
+        refusal = refused(dana.post(address.url, FORGED))
+        assert refusal.startswith(("Your console role (Viewer) ", "Your console role is Viewer. ")), address.name

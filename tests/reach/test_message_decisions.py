@@ -151,7 +151,10 @@ def test_a_token_is_refused_in_words_when_its_person_may_no_longer_decide(
     person_role_set(user=dana, role=Role.MEMBER)
     no_role = token_for(dana, approval)
     page = client.get(page_of(no_role))
-    assert text_of(one(page.content, "#decide-outcome")) == "dana is no longer an Approver: this link decides nothing."
+    assert (
+        text_of(one(page.content, "#decide-outcome"))
+        == "dana is no longer an Approver in this workspace: this link decides nothing."
+    )
     assert not select(page.content, "form.decide-form")
 
     person_role_set(user=dana, role=Role.APPROVER)
