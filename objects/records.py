@@ -26,7 +26,7 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import comments, computed, link_filters, looks, selectors
+from objects import access, comments, computed, link_filters, looks, selectors
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
@@ -66,8 +66,85 @@ NO_TITLE = "Untitled"
 
 
 def object_definition(*, workspace: Workspace, object_key: str) -> dict:
-    """The object and its fields, from the per-workspace cache."""
-    return selectors.object_definition_get(client=workspace.client, workspace_id=workspace.id, object_key=object_key)
+    """The object and the fields this person may see (the object's access
+    policy: objects/access.py), from the per-workspace cache. Every page
+    shows, filters, sorts and exports by these fields only."""
+    definition = selectors.object_definition_get(
+        client=workspace.client, workspace_id=workspace.id, object_key=object_key
+    )
+    return access.definition_shown(definition, person_access(workspace=workspace, object_key=object_key).hidden)
+
+
+def access_policy(*, workspace_id: str, object_key: str) -> access.Policy:
+    """The object's access policy (an empty one when none was set)."""
+    return access.Policy.from_json(selectors.access_policy_stored(workspace_id=workspace_id, object_key=object_key))
+
+
+def person_of(user: Any) -> access.Person:
+    """Who reads, as the policy names people: the ONE place it asks for the
+    person's console role (`role_of`)."""
+    from dashboard.people.backends import role_of
+
+    if not getattr(user, "is_authenticated", False):
+        return access.Person(role="")
+    return access.Person.of(role=role_of(user), email=user.email or "", username=user.get_username())
+
+
+def person_access(*, workspace: Workspace, object_key: str) -> access.Access:
+    """What the signed-in person may see and change of the object's records
+    (kept on the request's workspace: asked by every part of a page)."""
+    kept: dict[str, access.Access] = workspace.__dict__.setdefault("_objects_access", {})
+    if object_key not in kept:
+        policy = access_policy(workspace_id=workspace.id, object_key=object_key)
+        kept[object_key] = access.EVERYTHING if policy.empty else access.access_of(policy, person_of(workspace.user))
+    return kept[object_key]
+
+
+class HiddenRecord(errors.NotFoundError):
+    """A record the policy hides reads as one that is not there: its address tells nothing."""
+
+    default_message = "No such record."
+
+
+def record_read(*, workspace: Workspace, object_key: str, record_id: str) -> dict:
+    """One record as this person may see it (objects/access.py): a record the
+    policy hides is "not found", a hidden field's value is left out. Every
+    page and answer of one record reads it here."""
+    record = as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id))
+    person = person_access(workspace=workspace, object_key=object_key)
+    if person.everything:
+        return record
+    check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
+    if not access.sees(check, record):
+        raise HiddenRecord(status=404)
+    return access.redacted(record, person.hidden)
+
+
+def records_seen(*, workspace: Workspace, object_key: str, records: list[Any]) -> list[dict]:
+    """Of records read without a filter plan (the command palette, the link
+    picker), those this person may see, without their hidden fields' values."""
+    person = person_access(workspace=workspace, object_key=object_key)
+    if person.everything:
+        return [as_dict(r) for r in records]
+    check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
+    return [access.redacted(as_dict(r), person.hidden) for r in records if access.sees(check, as_dict(r))]
+
+
+def policy_fields(*, workspace: Workspace, object_key: str) -> list[FieldDef]:
+    """Every field of the object, hidden ones too: a rule may name one the reader does not see."""
+    return field_defs(
+        selectors.object_definition_get(client=workspace.client, workspace_id=workspace.id, object_key=object_key)
+    )
+
+
+def write_refused(*, workspace: Workspace, object_key: str, keys: Any) -> str:
+    """Why this person may not write these fields (hidden from them or
+    read-only for them by the object's access policy), or ""."""
+    refused = access.refused_fields(person_access(workspace=workspace, object_key=object_key), keys)
+    if not refused:
+        return ""
+    names = ", ".join(sorted(refused))
+    return f"The object's access policy does not let your role change {names}: ask an Administrator."
 
 
 def saved_view_open(
@@ -110,8 +187,14 @@ def filter_plan(
     *, workspace: Workspace, object_key: str, record_filter: RecordFilter, fields: list[FieldDef]
 ) -> FilterPlan:
     """A filter's plan, its conditions on linked records read (once, not per
-    row: objects/link_filters.py), as every look and the export apply it."""
+    row: objects/link_filters.py), as every look and the export apply it;
+    narrowed to the records and fields this person may see (objects/access.py),
+    the access kept on the filter for a background count of it."""
+    person = person_access(workspace=workspace, object_key=object_key)
+    record_filter.access = person
     plan = record_filter.plan(fields, zone=workspace.zone)
+    if not person.everything:
+        access.narrow(plan, person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
     if plan.linked:
         link_filters.read_links(
             plan,
@@ -457,11 +540,11 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
     fields = field_defs(definition)
     record = None
     try:
-        record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
-    except errors.NotFoundError:
+        record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
+    except errors.NotFoundError as exc:
         # Records of built-in objects belong to their own feature; their links
-        # are still listed here.
-        if definition.get("kind") != "system":
+        # are still listed here (not a record the policy hides).
+        if definition.get("kind") != "system" or isinstance(exc, HiddenRecord):
             raise
     values = as_dict(as_dict(record).get("values"))
     links = selectors.relationship_list(
@@ -491,7 +574,9 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "updated_at": format_datetime(record["updated_at"], zone=zone) if record and record.get("updated_at") else "",
         "link_groups": link_groups,
         "list_query": list_carried(list_raw, definition),
-        "history": history_rows(history, fields=fields, zone=zone),
+        "history": history_rows(
+            history, fields=fields, zone=zone, hidden=person_access(workspace=workspace, object_key=object_key).hidden
+        ),
         # Only the latest change can be undone, and only once.
         "undoable": undoable_change(history),
     }

@@ -20,7 +20,7 @@ from objects.cell_markup import cell_text
 from objects.fields import cell, field_defs
 from objects.linked_fields import targets_in_query
 from objects.models import ObjectJob
-from objects.records import READ_ONLY, object_definition
+from objects.records import READ_ONLY, object_definition, person_access, policy_fields
 
 LINKED_REFUSED = (
     "A bulk action over every record matching the filter cannot follow a condition on a linked record's field:"
@@ -60,9 +60,11 @@ def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     selection = bulk.Selection.from_data(data)
     kind = bulk.ACTIONS.get(data.get("action", ""), ObjectJob.KIND_EDIT)
     bound = request.method == "POST"
+    person = person_access(workspace=workspace, object_key=object_key)
     form = bulk.BulkForm(
         data if bound else None,
-        fields=fields,
+        # A field read-only for this person (the object's access policy) is not offered.
+        fields=[f for f in fields if person.may_write(f.key)],
         zone=workspace.zone,
         initial={"field": data.get("field", "")},
     )
@@ -110,6 +112,8 @@ def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         kind=kind,
         changes=changes,
         zone=workspace.zone,
+        access=person,
+        every_field=policy_fields(workspace=workspace, object_key=object_key),
     )
     context["checked"] = token
     context["title"] = title

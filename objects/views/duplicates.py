@@ -25,7 +25,7 @@ from objects.edits import SHOWN_FIELD, decode_values, encode_values
 from objects.fields import cell, editable_fields, field_defs, title_field_key
 from objects.forms import RecordDeleteForm
 from objects.names import title_of
-from objects.records import NO_TITLE, READ_ONLY, object_definition
+from objects.records import NO_TITLE, READ_ONLY, object_definition, record_read
 
 READ_SECONDS = 6.0  # of the request's read budget (SERVICE_READ_BUDGET), for reading the candidates
 SHOWN_GROUPS = 50  # groups the candidates page lists
@@ -102,9 +102,7 @@ def duplicates_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
     records, partial = _read(workspace, object_key)
     if of and of not in {text(r.get("id")) for r in records}:
         try:
-            records.insert(
-                0, as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=of))
-            )
+            records.insert(0, as_dict(record_read(workspace=workspace, object_key=object_key, record_id=of)))
         except errors.NotFoundError:
             context["said"] = "That record no longer exists."
             of = ""
@@ -158,9 +156,7 @@ def _compare(request: ConsoleRequest, object_key: str, data: QueryDict) -> dict[
     records, gone = [], []
     for record_id in ordered:
         try:
-            records.append(
-                as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id))
-            )
+            records.append(as_dict(record_read(workspace=workspace, object_key=object_key, record_id=record_id)))
         except errors.NotFoundError:
             gone.append(record_id)
     fields = editable_fields(field_defs(definition))

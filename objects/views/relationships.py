@@ -23,7 +23,7 @@ from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
 from objects.names import record_titles
-from objects.records import READ_ONLY, object_definition, record_page_context
+from objects.records import READ_ONLY, object_definition, record_page_context, records_seen
 
 # The service's names for a link's target -> the form's fields.
 TARGET_ALIASES = {"id": "target_id", "object": "target_object", "target": "target_id"}
@@ -131,7 +131,8 @@ def _picker_context(
     error = None
     try:
         title_key = title_field_key(object_definition(workspace=request.workspace, object_key=target_object))
-        for item in selectors.record_search(client=request.workspace.client, object_key=target_object, text=text):
+        found = selectors.record_search(client=request.workspace.client, object_key=target_object, text=text)
+        for item in records_seen(workspace=request.workspace, object_key=target_object, records=found):
             if not isinstance(item, dict):
                 continue
             values = as_dict(item.get("values"))
