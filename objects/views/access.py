@@ -74,7 +74,7 @@ def access_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     fields = policy_fields(workspace=workspace, object_key=object_key)
     policy, problems = access.policy_from_form(request.POST, fields=fields, roles=Role.values)
     if problems:
-        # The rows as typed, the complete ones and the incomplete alike.
+        # The rows as typed (the complete ones and the incomplete alike), and a few blank ones after.
         typed = [
             RuleRow(
                 **{
@@ -84,8 +84,9 @@ def access_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
             )
             for n in range(access.MAX_FORM_RULES)
         ]
+        last = max((n for n, row in enumerate(typed) if row != RuleRow(op=row.op)), default=-1)
         context = _context(request, object_key, policy=policy, problems=problems)
-        context["rows"] = [(n, row, problems.get(n, "")) for n, row in enumerate(typed)]
+        context["rows"] = [(n, row, problems.get(n, "")) for n, row in enumerate(typed[: last + 1 + BLANK_ROWS])]
         status = 200 if is_partial(request) else 422
         return render_region(request, "objects/access.html", "access-form", context, status=status)
     services.access_policy_save(
