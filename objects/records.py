@@ -30,7 +30,7 @@ from objects import access, comments, computed, link_filters, looks, selectors
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
-from objects.forms import CommentForm
+from objects.forms import CommentForm, RecordForm
 from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
@@ -135,6 +135,12 @@ def policy_fields(*, workspace: Workspace, object_key: str) -> list[FieldDef]:
     return field_defs(
         selectors.object_definition_get(client=workspace.client, workspace_id=workspace.id, object_key=object_key)
     )
+
+
+def record_form(*, workspace: Workspace, object_key: str, definition: dict, data: Any, **kwargs: Any) -> RecordForm:
+    """A record's form, its fields read-only for this person by the object's access policy disabled."""
+    read_only = person_access(workspace=workspace, object_key=object_key).read_only
+    return RecordForm(data, definition=definition, zone=workspace.zone, read_only=read_only, **kwargs)
 
 
 def write_refused(*, workspace: Workspace, object_key: str, keys: Any) -> str:

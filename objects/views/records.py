@@ -44,7 +44,7 @@ from objects.records import (
     list_carried,
     object_definition,
     offered_linked_fields,
-    person_access,
+    record_form,
     record_page_context,
     record_read,
     record_title,
@@ -161,11 +161,8 @@ def _record_form(request: ConsoleRequest, context: dict[str, Any]) -> HttpRespon
 @requires_write(READ_ONLY)
 def record_new(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     definition = object_definition(workspace=request.workspace, object_key=object_key)
-    form = RecordForm(
-        request.POST or None,
-        definition=definition,
-        zone=request.workspace.zone,
-        read_only=person_access(workspace=request.workspace, object_key=object_key).read_only,
+    form = record_form(
+        workspace=request.workspace, object_key=object_key, definition=definition, data=request.POST or None
     )
     context: dict[str, Any] = {"form": form, "definition": definition, "object_key": object_key}
     return _create(request, form, context, object_key=object_key)
@@ -201,12 +198,8 @@ def record_duplicate(request: ConsoleRequest, object_key: str, record_id: str) -
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
     source = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
-    form = RecordForm(
-        request.POST or None,
-        definition=definition,
-        zone=workspace.zone,
-        copy_of=source,
-        read_only=person_access(workspace=workspace, object_key=object_key).read_only,
+    form = record_form(
+        workspace=workspace, object_key=object_key, definition=definition, data=request.POST or None, copy_of=source
     )
     context: dict[str, Any] = {
         "form": form,
@@ -228,12 +221,8 @@ def record_edit(request: ConsoleRequest, object_key: str, record_id: str) -> Htt
     definition = object_definition(workspace=workspace, object_key=object_key)
     # On a post this is the re-read the changes are checked against.
     record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
-    form = RecordForm(
-        request.POST or None,
-        definition=definition,
-        zone=workspace.zone,
-        record=record,
-        read_only=person_access(workspace=workspace, object_key=object_key).read_only,
+    form = record_form(
+        workspace=workspace, object_key=object_key, definition=definition, data=request.POST or None, record=record
     )
     context: dict[str, Any] = {
         "form": form,
