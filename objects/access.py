@@ -240,6 +240,18 @@ def access_from_params(params: Mapping[str, Any]) -> Access | None:
     return Access(restricted=True, wheres=tuple(w for w in wheres if isinstance(w, str)))
 
 
+# An import's row whose key finds a record its importer may not see (objects/imports.py).
+HIDDEN_MATCH = "a record with this value exists that your role may not see (the object's access policy): not updated."
+
+
+def params_check(params: Mapping[str, Any], fields: list[FieldDef]) -> Callable[[dict], bool] | None:
+    """The check of the records a job's person may see, from the access its
+    params kept when it was started (`access_params`): an import's row never
+    updates, nor a bulk job touches, a record hidden from them."""
+    kept = access_from_params(params)
+    return record_check(kept, fields) if kept is not None else None
+
+
 def sees(check: Callable[[dict], bool] | None, record: Any) -> bool:
     if check is None:
         return True

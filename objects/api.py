@@ -38,11 +38,12 @@ from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.api_answers import api_error
 from dashboard.web.reading import as_dict
 from objects import job_undo, services, trash
+from objects.access_reads import record_read, write_refused
 from objects.edits import plan_edit
 from objects.fields import FieldDef, field_defs
 from objects.forms import RESERVED_NAMES
 from objects.models import ObjectJob
-from objects.records import READ_ONLY, object_definition, record_read, records_read, write_refused
+from objects.records import READ_ONLY, object_definition, records_read
 
 router = Router(tags=["records"])
 

@@ -14,8 +14,9 @@ from dashboard.assistants.tools import AssistantTool, ToolCall, ToolRefusal, sch
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.reading import as_dict
 from objects import services
+from objects.access_reads import record_read, write_refused
 from objects.fields import field_defs
-from objects.records import READ_ONLY, object_definition, record_read, records_read, write_refused
+from objects.records import READ_ONLY, object_definition, records_read
 from objects.trash import record_delete_to_trash
 
 OBJECT = text_argument("The object's key, as in its address (/objects/<key>/).", limit=100)

@@ -284,7 +284,7 @@ def bulk_job_start(
     existing = ObjectJob.objects.filter(uid=uid).first()
     if existing is not None:
         return existing
-    from objects.records import person_access, policy_fields
+    from objects.access_reads import person_access, policy_fields
 
     person = person_access(workspace=workspace, object_key=object_key)
     params: dict[str, Any] = {"changes": changes or {}}

@@ -42,8 +42,8 @@ from dashboard.palette.sources import (
     words,
 )
 from dashboard.web.reading import as_dict, as_list, text, when
+from objects.access_reads import records_seen
 from objects.names import title_of
-from objects.records import records_seen
 from objects.selectors import RECORDS_ITEM_KEY, object_list_all
 
 if TYPE_CHECKING:

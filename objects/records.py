@@ -27,10 +27,11 @@ from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import access, comments, computed, link_filters, looks, selectors
+from objects.access_reads import HiddenRecord, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
-from objects.forms import CommentForm, RecordForm
+from objects.forms import CommentForm
 from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
@@ -73,84 +74,6 @@ def object_definition(*, workspace: Workspace, object_key: str) -> dict:
         client=workspace.client, workspace_id=workspace.id, object_key=object_key
     )
     return access.definition_shown(definition, person_access(workspace=workspace, object_key=object_key).hidden)
-
-
-def access_policy(*, workspace_id: str, object_key: str) -> access.Policy:
-    """The object's access policy (an empty one when none was set)."""
-    return access.Policy.from_json(selectors.access_policy_stored(workspace_id=workspace_id, object_key=object_key))
-
-
-def person_of(user: Any) -> access.Person:
-    """Who reads, as the policy names people: the ONE place it asks for the
-    person's console role (`role_of`)."""
-    from dashboard.people.backends import role_of
-
-    if not getattr(user, "is_authenticated", False):
-        return access.Person(role="")
-    return access.Person.of(role=role_of(user), email=user.email or "", username=user.get_username())
-
-
-def person_access(*, workspace: Workspace, object_key: str) -> access.Access:
-    """What the signed-in person may see and change of the object's records
-    (kept on the request's workspace: asked by every part of a page)."""
-    kept: dict[str, access.Access] = workspace.__dict__.setdefault("_objects_access", {})
-    if object_key not in kept:
-        policy = access_policy(workspace_id=workspace.id, object_key=object_key)
-        kept[object_key] = access.EVERYTHING if policy.empty else access.access_of(policy, person_of(workspace.user))
-    return kept[object_key]
-
-
-class HiddenRecord(errors.NotFoundError):
-    """A record the policy hides reads as one that is not there: its address tells nothing."""
-
-    default_message = "No such record."
-
-
-def record_read(*, workspace: Workspace, object_key: str, record_id: str) -> dict:
-    """One record as this person may see it (objects/access.py): a record the
-    policy hides is "not found", a hidden field's value is left out. Every
-    page and answer of one record reads it here."""
-    record = as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id))
-    person = person_access(workspace=workspace, object_key=object_key)
-    if person.everything:
-        return record
-    check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
-    if not access.sees(check, record):
-        raise HiddenRecord(status=404)
-    return access.redacted(record, person.hidden)
-
-
-def records_seen(*, workspace: Workspace, object_key: str, records: list[Any]) -> list[dict]:
-    """Of records read without a filter plan (the command palette, the link
-    picker), those this person may see, without their hidden fields' values."""
-    person = person_access(workspace=workspace, object_key=object_key)
-    if person.everything:
-        return [as_dict(r) for r in records]
-    check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
-    return [access.redacted(as_dict(r), person.hidden) for r in records if access.sees(check, as_dict(r))]
-
-
-def policy_fields(*, workspace: Workspace, object_key: str) -> list[FieldDef]:
-    """Every field of the object, hidden ones too: a rule may name one the reader does not see."""
-    return field_defs(
-        selectors.object_definition_get(client=workspace.client, workspace_id=workspace.id, object_key=object_key)
-    )
-
-
-def record_form(*, workspace: Workspace, object_key: str, definition: dict, data: Any, **kwargs: Any) -> RecordForm:
-    """A record's form, its fields read-only for this person by the object's access policy disabled."""
-    read_only = person_access(workspace=workspace, object_key=object_key).read_only
-    return RecordForm(data, definition=definition, zone=workspace.zone, read_only=read_only, **kwargs)
-
-
-def write_refused(*, workspace: Workspace, object_key: str, keys: Any) -> str:
-    """Why this person may not write these fields (hidden from them or
-    read-only for them by the object's access policy), or ""."""
-    refused = access.refused_fields(person_access(workspace=workspace, object_key=object_key), keys)
-    if not refused:
-        return ""
-    names = ", ".join(sorted(refused))
-    return f"The object's access policy does not let your role change {names}: ask an Administrator."
 
 
 def saved_view_open(

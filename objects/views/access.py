@@ -11,14 +11,15 @@ from django.http import HttpResponse, HttpResponseBase
 from django.urls import reverse
 from django.views.decorators.http import require_GET, require_POST
 
-from dashboard.frame.permissions import requires_permission
+from dashboard.frame.permissions import requires_permission, requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people.roles import MANAGE_PEOPLE, Role
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from objects import access, services
 from objects.access import RULE_OPERATORS, RuleRow
+from objects.access_reads import access_policy, policy_fields
 from objects.fields import FieldDef
-from objects.records import access_policy, object_definition, policy_fields
+from objects.records import READ_ONLY, object_definition
 
 ADMINISTRATORS_ONLY = "An object's access policy is set by Administrators: ask one of them."
 ROLES = [(value, label) for value, label in Role.choices if value != Role.ADMINISTRATOR]
@@ -67,6 +68,7 @@ def access_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
 
 
 @require_POST
+@requires_write(READ_ONLY)
 @requires_permission(MANAGE_PEOPLE, ADMINISTRATORS_ONLY)
 def access_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     """Saves the policy, or shows the form again with what is incomplete marked (nothing typed is lost)."""

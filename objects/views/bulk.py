@@ -16,11 +16,12 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, render_region
 from objects import bulk
+from objects.access_reads import person_access, policy_fields
 from objects.cell_markup import cell_text
 from objects.fields import cell, field_defs
 from objects.linked_fields import targets_in_query
 from objects.models import ObjectJob
-from objects.records import READ_ONLY, object_definition, person_access, policy_fields
+from objects.records import READ_ONLY, object_definition
 
 LINKED_REFUSED = (
     "A bulk action over every record matching the filter cannot follow a condition on a linked record's field:"

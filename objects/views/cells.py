@@ -20,10 +20,11 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial
 from dashboard.web.reading import as_dict
 from objects import services
+from objects.access_reads import record_read, write_refused
 from objects.fields import cell, field_defs
 from objects.forms import RESERVED_NAMES, RecordForm
 from objects.models import RecordChange
-from objects.records import READ_ONLY, conflict_rows, object_definition, record_read, record_title, write_refused
+from objects.records import READ_ONLY, conflict_rows, object_definition, record_title
 
 
 @require_http_methods(["GET", "POST"])

@@ -21,11 +21,12 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
 from dashboard.web.reading import as_dict, text
 from objects import duplicates, merge, selectors
+from objects.access_reads import record_read, records_seen
 from objects.edits import SHOWN_FIELD, decode_values, encode_values
 from objects.fields import cell, editable_fields, field_defs, title_field_key
 from objects.forms import RecordDeleteForm
 from objects.names import title_of
-from objects.records import NO_TITLE, READ_ONLY, object_definition, record_read
+from objects.records import NO_TITLE, READ_ONLY, object_definition
 
 READ_SECONDS = 6.0  # of the request's read budget (SERVICE_READ_BUDGET), for reading the candidates
 SHOWN_GROUPS = 50  # groups the candidates page lists
@@ -60,7 +61,8 @@ def _read(workspace, object_key: str) -> tuple[list[dict], bool]:
                 if not records:
                     raise
                 return records, True
-            records.extend(r for r in page.items if isinstance(r, dict))
+            # Only the records this person may see (the object's access policy).
+            records.extend(records_seen(workspace=workspace, object_key=object_key, records=page.items))
             if not page.next_cursor or page.next_cursor == cursor:
                 return records, False
             cursor = page.next_cursor

@@ -20,8 +20,9 @@ from dashboard.live.storable import storable, storable_text
 from dashboard.web.htmx import client_redirect, render_region
 from objects import import_files, import_mapping, imports, jobs
 from objects.access import access_params
+from objects.access_reads import person_access
 from objects.models import ObjectJob
-from objects.records import READ_ONLY, object_definition, person_access
+from objects.records import READ_ONLY, object_definition
 from objects.schema import FieldType
 
 

@@ -28,6 +28,7 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import services, tallies
+from objects.access_reads import record_form, record_read
 from objects.comments import record_news_seen
 from objects.condition_editor import adding, filter_controls, group_editors, linked_choices, linked_controls
 from objects.conditions import MAX_GROUPS
@@ -44,9 +45,7 @@ from objects.records import (
     list_carried,
     object_definition,
     offered_linked_fields,
-    record_form,
     record_page_context,
-    record_read,
     record_title,
     records_footer_table,
     records_table,

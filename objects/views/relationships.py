@@ -19,11 +19,12 @@ from dashboard.web.htmx import client_redirect, is_partial, send_to
 from dashboard.web.reading import as_dict
 from dashboard.web.reading import text as as_text
 from objects import selectors, services
+from objects.access_reads import records_seen
 from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
 from objects.names import record_titles
-from objects.records import READ_ONLY, object_definition, record_page_context, records_seen
+from objects.records import READ_ONLY, object_definition, record_page_context
 
 # The service's names for a link's target -> the form's fields.
 TARGET_ALIASES = {"id": "target_id", "object": "target_object", "target": "target_id"}
