@@ -3,7 +3,7 @@ console's safe edits, as the records pages write them:
 
 - the list is the records table's read (objects/records.py `records_read`:
   the same search, filters, sort, page size and cursor; the definition
-  cached, then one page), a record is `selectors.record_get`;
+  cached, then one page), a record is `records.record_read` (both as the object's access policy lets the person see them);
 - a create is `services.record_create` (in the record's history); an edit
   is planned by objects/edits.py against the values the caller last read
   (`shown`): only what it changed is sent, and a field someone else changed
@@ -37,7 +37,8 @@ from dashboard.console_api.api import (
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.api_answers import api_error
 from dashboard.web.reading import as_dict
-from objects import job_undo, selectors, services, trash
+from objects import job_undo, services, trash
+from objects.access_reads import record_read, write_refused
 from objects.edits import plan_edit
 from objects.fields import FieldDef, field_defs
 from objects.forms import RESERVED_NAMES
@@ -79,6 +80,12 @@ def _known_values(values: dict[str, Any], fields: list[FieldDef], definition: di
         raise ApiRefusal(
             422, "unknown_field", f"{name} has no field {', '.join(unknown)}: nothing was sent (see its definition)."
         )
+
+
+def _writable(workspace: Any, object_key: str, values: dict[str, Any]) -> None:
+    refusal = write_refused(workspace=workspace, object_key=object_key, keys=values)
+    if refusal:
+        raise ApiRefusal(403, "read_only_field", refusal + " Nothing was sent.")
 
 
 def _job(job: ObjectJob) -> dict[str, Any]:
@@ -136,7 +143,7 @@ def record_one(request: HttpRequest, object_key: str, record_id: str) -> Any:
     require_scope(request, READ)
     workspace = _workspace(request)
     try:
-        return selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+        return record_read(workspace=workspace, object_key=object_key, record_id=record_id)
     except errors.NotFoundError:
         # A record restored from the trash has a new id: the old one says where it went.
         restored = trash.restored_address(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
@@ -204,6 +211,7 @@ def record_create(request: HttpRequest, object_key: str, body: RecordIn) -> Any:
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = _record_fields(definition)
     _known_values(body.values, fields, definition)
+    _writable(workspace, object_key, body.values)
     created = services.record_create(
         client=workspace.client,
         object_key=object_key,
@@ -244,6 +252,7 @@ def record_change(request: HttpRequest, object_key: str, record_id: str, body: R
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = _record_fields(definition)
     _known_values(body.values, fields, definition)
+    _writable(workspace, object_key, body.values)
     unread = sorted(set(body.values) - set(body.shown))
     if unread:
         raise ApiRefusal(
@@ -253,7 +262,7 @@ def record_change(request: HttpRequest, object_key: str, record_id: str, body: R
             "the console compares it with the record now, so that nobody's change is lost.",
         )
     # Re-read just before writing: what the plan is checked against, and what the history keeps as "before".
-    record = as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id))
+    record = as_dict(record_read(workspace=workspace, object_key=object_key, record_id=record_id))
     plan = plan_edit(fields=fields, shown=body.shown, wanted=body.values, current=as_dict(record.get("values")))
     if plan.conflicts:
         return _conflict_answer(plan.conflicts)

@@ -8,12 +8,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from dashboard.assistants.tools import AssistantTool, ToolCall, schema, text_argument
+from django.http import QueryDict
+
+from dashboard.assistants.tools import AssistantTool, ToolCall, ToolRefusal, schema, text_argument
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.reading import as_dict
-from objects import selectors, services
+from objects import services
+from objects.access_reads import record_read, write_refused
 from objects.fields import field_defs
-from objects.records import READ_ONLY, object_definition
+from objects.records import READ_ONLY, object_definition, records_read
 from objects.trash import record_delete_to_trash
 
 OBJECT = text_argument("The object's key, as in its address (/objects/<key>/).", limit=100)
@@ -23,30 +26,36 @@ LIST_LIMIT = 50
 
 
 def _list(call: ToolCall) -> dict[str, Any]:
-    page = selectors.record_list(
-        client=call.workspace.client,
-        object_key=call.text("object", limit=100),
-        filters=None,
-        search=call.text("search", required=False) or None,
-        sort=None,
-        cursor=call.text("cursor", required=False, limit=500) or None,
-        limit=call.number("limit", default=25, most=LIST_LIMIT),
+    """The records table's own read: the object's access policy applies as on its pages."""
+    query = QueryDict(mutable=True)
+    query.update(
+        {
+            "q": call.text("search", required=False) or "",
+            "cursor": call.text("cursor", required=False, limit=500) or "",
+            "limit": str(call.number("limit", default=25, most=LIST_LIMIT)),
+        }
     )
+    page = records_read(workspace=call.workspace, object_key=call.text("object", limit=100), query=query).page
     return {"records": page.items, "next_cursor": page.next_cursor}
 
 
 def _get(call: ToolCall) -> dict[str, Any]:
-    return as_dict(
-        selectors.record_get(
-            client=call.workspace.client, object_key=call.text("object", limit=100), record_id=call.text("record_id")
-        )
+    return record_read(
+        workspace=call.workspace, object_key=call.text("object", limit=100), record_id=call.text("record_id")
     )
+
+
+def _writable(workspace: Any, object_key: str, values: dict[str, Any]) -> None:
+    refusal = write_refused(workspace=workspace, object_key=object_key, keys=values)
+    if refusal:
+        raise ToolRefusal(refusal)
 
 
 def _create(call: ToolCall) -> dict[str, Any]:
     workspace = call.workspace
     object_key = call.text("object", limit=100)
     definition = object_definition(workspace=workspace, object_key=object_key)
+    _writable(workspace, object_key, call.mapping("values"))
     created = services.record_create(
         client=workspace.client,
         object_key=object_key,
@@ -65,8 +74,9 @@ def _update(call: ToolCall) -> dict[str, Any]:
     object_key, record_id = call.text("object", limit=100), call.text("record_id")
     values = call.mapping("values")
     definition = object_definition(workspace=workspace, object_key=object_key)
+    _writable(workspace, object_key, values)
     current = as_dict(
-        as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)).get("values")
+        as_dict(record_read(workspace=workspace, object_key=object_key, record_id=record_id)).get("values")
     )
     changes = {key: value for key, value in values.items() if current.get(key) != value}
     if not changes:

@@ -34,6 +34,7 @@ from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects import selectors, services
+from objects.access import Access, access_from_params, access_params, narrow
 from objects.fields import (
     Cell,
     FieldDef,
@@ -168,13 +169,17 @@ def selected_records(
     selection: Selection,
     limit: int = DRY_RUN_LIMIT,
     zone: dt.tzinfo = dt.UTC,
+    access: Access | None = None,
+    every_field: list[FieldDef] | None = None,
 ) -> tuple[list[dict], int, bool]:
     """(records, missing ids, more beyond the limit). Ids: the table's page is
     read again (as the table read it) and an id no longer on it is read
     alone. A filter: its pages, up to `limit` records, each one checked
-    against the conditions the service cannot (objects/filters.py)."""
+    against the conditions the service cannot (objects/filters.py). Only
+    records the person may see (`access`, objects/access.py: `every_field`
+    the object's fields, hidden ones too) are acted on."""
     state = selection.table_state(fields)
-    plan = state.plan(fields, zone=zone)
+    plan = narrow(state.plan(fields, zone=zone), access, every_field or fields, zone=zone)
     if selection.scope == SCOPE_FILTER:
         records: list[dict] = []
         more = False
@@ -202,6 +207,9 @@ def selected_records(
             except errors.NotFoundError:
                 missing += 1
                 continue
+            if not plan.matches(record):
+                missing += 1  # hidden from this person by the object's access policy, or no longer matching
+                continue
         found.append(record)
     return found, missing, False
 
@@ -216,9 +224,17 @@ def dry_run(
     kind: str,
     changes: dict | None,
     zone: dt.tzinfo,
+    access: Access | None = None,
+    every_field: list[FieldDef] | None = None,
 ) -> DryRun:
     records, missing, more = selected_records(
-        client=client, object_key=object_key, fields=fields, selection=selection, zone=zone
+        client=client,
+        object_key=object_key,
+        fields=fields,
+        selection=selection,
+        zone=zone,
+        access=access,
+        every_field=every_field,
     )
     result = DryRun(found=len(records), missing=missing, more=more, records=records)
     by_key = {f.key: f for f in fields}
@@ -268,11 +284,16 @@ def bulk_job_start(
     existing = ObjectJob.objects.filter(uid=uid).first()
     if existing is not None:
         return existing
+    from objects.access_reads import person_access, policy_fields
+
+    person = person_access(workspace=workspace, object_key=object_key)
     params: dict[str, Any] = {"changes": changes or {}}
     items: list[dict] = []
     if selection.scope == SCOPE_FILTER:
         state = selection.table_state(fields)
         plan = state.plan(fields, zone=workspace.zone)
+        # The records the person may see, checked again on every page collected.
+        params.update(access_params(person))
         # `where` and `zone`: the conditions the service cannot check, re-read
         # and checked by the console on each page it collects.
         params.update(
@@ -285,7 +306,13 @@ def bulk_job_start(
         status = ObjectJob.COLLECTING
     else:
         items, _missing, _more = selected_records(
-            client=workspace.client, object_key=object_key, fields=fields, selection=selection, zone=workspace.zone
+            client=workspace.client,
+            object_key=object_key,
+            fields=fields,
+            selection=selection,
+            zone=workspace.zone,
+            access=person,
+            every_field=policy_fields(workspace=workspace, object_key=object_key),
         )
         status = ObjectJob.RUNNING
     return object_job_start(
@@ -371,7 +398,8 @@ def _job_plan(job: ObjectJob, definition: dict) -> FilterPlan | None:
     except (ZoneInfoNotFoundError, ValueError):
         zone = dt.UTC
     fields = field_defs(definition)
-    return TableState.from_query(QueryDict(where), fields).plan(fields, zone=zone)
+    plan = TableState.from_query(QueryDict(where), fields).plan(fields, zone=zone)
+    return narrow(plan, access_from_params(job.params), fields, zone=zone)
 
 
 def _write_one(job: ObjectJob, client, item: JobItem) -> None:

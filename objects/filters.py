@@ -387,6 +387,14 @@ class FilterPlan:
     # Conditions on linked records' fields, checked on the record's id (read
     # before any record is checked: objects/link_filters.py `read_links`).
     linked: list[LinkedCheck] = field(default_factory=list)
+    # Fields whose values this person may not see (objects/access.py): dropped from every record read.
+    hidden: frozenset[str] = frozenset()
+
+    def shown(self, record: Any) -> Any:
+        """The record as this person may see it (without the hidden fields' values)."""
+        from objects.access import redacted  # the policy's module imports this one
+
+        return redacted(record, self.hidden)
 
     @property
     def narrows(self) -> bool:
@@ -418,6 +426,10 @@ class RecordFilter:
     groups: tuple[Group, ...] = ()
     # The linked records' fields the address may name (objects/linked_fields.py).
     linked: tuple[FieldDef, ...] = ()
+    # The reader's access to the records (objects/access.py `Access`), set by
+    # objects/records.py `filter_plan` and never read from an address: a
+    # background count (objects/tallies.py) counts only what they may see.
+    access: Any = None
 
     @classmethod
     def from_query(

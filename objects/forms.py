@@ -349,6 +349,7 @@ class RecordForm(forms.Form):
         record: dict | None = None,
         copy_of: dict | None = None,
         only: str | None = None,
+        read_only: frozenset[str] = frozenset(),
         **kwargs,
     ):
         self.definition = definition
@@ -370,6 +371,11 @@ class RecordForm(forms.Form):
         for f in self.record_fields:
             self.fields[f.key] = form_field(f, zone=zone)
             self.fields[f.key].help_text = _record_help(f, zone)
+            if f.key in read_only:
+                # The object's access policy (objects/access.py): shown, never sent.
+                self.fields[f.key].disabled = True
+                self.fields[f.key].required = False
+                self.fields[f.key].help_text = "Read-only for your role (the object's access policy)."
 
     def carried_values(self) -> dict | None:
         """The values this form showed when it was rendered (None: not carried)."""
@@ -399,6 +405,8 @@ class RecordForm(forms.Form):
         """Every filled value (and every checkbox) for `POST .../records`."""
         values = {}
         for f in self.record_fields:
+            if self.fields[f.key].disabled:
+                continue
             value = api_value(f, self.cleaned_data.get(f.key))
             if value is not None:
                 values[f.key] = value

@@ -74,7 +74,10 @@ def field_or_text(key: str, label: str, fields: dict[str, FieldDef]) -> FieldDef
     )
 
 
-def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -> list[HistoryRow]:
+def history_rows(
+    changes: list[RecordChange], *, fields: list[FieldDef], zone, hidden: frozenset[str] = frozenset()
+) -> list[HistoryRow]:
+    """`hidden`: fields whose values this person may not see (objects/access.py), left out."""
     by_key = {f.key: f for f in fields}
     rows = []
     for change in changes:
@@ -90,7 +93,7 @@ def history_rows(changes: list[RecordChange], *, fields: list[FieldDef], zone) -
             continue
         items = []
         for item in change.changes if isinstance(change.changes, list) else []:
-            if not isinstance(item, dict):
+            if not isinstance(item, dict) or str(item.get("field") or "") in hidden:
                 continue
             f = field_or_text(str(item.get("field") or ""), str(item.get("label") or ""), by_key)
             items.append(

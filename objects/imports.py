@@ -26,7 +26,7 @@ from dashboard.jobs.engine import step_for_error
 from dashboard.jobs.kinds import MORE, Step
 from dashboard.live.storable import storable_text
 from dashboard.web.reading import as_dict, text
-from objects import import_items, selectors, services
+from objects import access, import_items, selectors, services
 from objects.fields import FieldDef, api_value, comparable, form_field
 from objects.import_files import FileFormat, Row, read_rows
 from objects.import_mapping import importable_fields, normalised
@@ -199,6 +199,7 @@ class RecordIndex:
         # The dry run's own foresight (nothing is written): by the key's text,
         # each record as the import will have left it (check_chunk).
         self.foreseen: dict[str, dict] = {}
+        self.seen = access.params_check(job.params, list(checker.fields.values()))
         if self.key_field is not None and not job.params.get("match_by_row"):
             self.by_key = self._read_whole(min(MAP_PAGES, rows // 4))
 
@@ -288,6 +289,8 @@ def plan_row(checker: RowChecker, matching: Matching, index: RecordIndex, values
         )
     record = found[0]
     record_id = text(record.get("id"))
+    if not access.sees(index.seen, record):
+        raise RowRefused(f"{checker.where(key_field)}: {access.HIDDEN_MATCH}", [matching.key])
     if matching.mode == SKIP:
         return Plan(SKIPPED, record_id=record_id)
     current = as_dict(record.get("values"))

@@ -561,3 +561,23 @@ class RecordPresence(models.Model):
 
     def __str__(self) -> str:
         return f"{self.user} on {self.object_key}/{self.record_id}"
+
+
+class ObjectAccessPolicy(models.Model):
+    """Who sees which records of one object and which of its fields, as its
+    Administrators set it (objects/access.py reads `policy`). Kept for the
+    workspace; the console enforces it, the service key does not."""
+
+    workspace_id = models.CharField(max_length=64)
+    object_key = models.CharField(max_length=200)
+    policy = models.JSONField(default=dict)
+    updated_by = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
+    updated_at = models.DateTimeField(auto_now=True)
+
+    class Meta:
+        constraints = [
+            models.UniqueConstraint(fields=["workspace_id", "object_key"], name="objects_access_one_per_object")
+        ]
+
+    def __str__(self) -> str:
+        return f"access policy of {self.object_key}"

@@ -42,6 +42,7 @@ from dashboard.palette.sources import (
     words,
 )
 from dashboard.web.reading import as_dict, as_list, text, when
+from objects.access_reads import records_seen
 from objects.names import title_of
 from objects.selectors import RECORDS_ITEM_KEY, object_list_all
 
@@ -145,8 +146,8 @@ def records_found(request: ConsoleRequest, query: str, limit: int) -> list[Palet
             params={"search": _search_text(query, definition), "limit": RECORDS_PER_OBJECT},
             item_key=RECORDS_ITEM_KEY,
         )
-        for item in page.items:
-            record = as_dict(item)
+        # The object's access policy, as on its pages (objects/records.py).
+        for record in records_seen(workspace=workspace, object_key=key, records=page.items):
             url = _url("objects:record", key, text(record.get("id")))
             if url:
                 title = title_of(record, definition) or "Untitled"

@@ -26,7 +26,8 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import comments, computed, link_filters, looks, selectors
+from objects import access, comments, computed, link_filters, looks, selectors
+from objects.access_reads import HiddenRecord, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
@@ -66,8 +67,13 @@ NO_TITLE = "Untitled"
 
 
 def object_definition(*, workspace: Workspace, object_key: str) -> dict:
-    """The object and its fields, from the per-workspace cache."""
-    return selectors.object_definition_get(client=workspace.client, workspace_id=workspace.id, object_key=object_key)
+    """The object and the fields this person may see (the object's access
+    policy: objects/access.py), from the per-workspace cache. Every page
+    shows, filters, sorts and exports by these fields only."""
+    definition = selectors.object_definition_get(
+        client=workspace.client, workspace_id=workspace.id, object_key=object_key
+    )
+    return access.definition_shown(definition, person_access(workspace=workspace, object_key=object_key).hidden)
 
 
 def saved_view_open(
@@ -110,8 +116,14 @@ def filter_plan(
     *, workspace: Workspace, object_key: str, record_filter: RecordFilter, fields: list[FieldDef]
 ) -> FilterPlan:
     """A filter's plan, its conditions on linked records read (once, not per
-    row: objects/link_filters.py), as every look and the export apply it."""
+    row: objects/link_filters.py), as every look and the export apply it;
+    narrowed to the records and fields this person may see (objects/access.py),
+    the access kept on the filter for a background count of it."""
+    person = person_access(workspace=workspace, object_key=object_key)
+    record_filter.access = person
     plan = record_filter.plan(fields, zone=workspace.zone)
+    if not person.everything:
+        access.narrow(plan, person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
     if plan.linked:
         link_filters.read_links(
             plan,
@@ -457,11 +469,11 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
     fields = field_defs(definition)
     record = None
     try:
-        record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
-    except errors.NotFoundError:
+        record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
+    except errors.NotFoundError as exc:
         # Records of built-in objects belong to their own feature; their links
-        # are still listed here.
-        if definition.get("kind") != "system":
+        # are still listed here (not a record the policy hides).
+        if definition.get("kind") != "system" or isinstance(exc, HiddenRecord):
             raise
     values = as_dict(as_dict(record).get("values"))
     links = selectors.relationship_list(
@@ -491,7 +503,9 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "updated_at": format_datetime(record["updated_at"], zone=zone) if record and record.get("updated_at") else "",
         "link_groups": link_groups,
         "list_query": list_carried(list_raw, definition),
-        "history": history_rows(history, fields=fields, zone=zone),
+        "history": history_rows(
+            history, fields=fields, zone=zone, hidden=person_access(workspace=workspace, object_key=object_key).hidden
+        ),
         # Only the latest change can be undone, and only once.
         "undoable": undoable_change(history),
     }

@@ -18,7 +18,7 @@ from dashboard.api.paths import api_path
 from dashboard.web.reading import as_dict
 from objects.filters import FilterPlan, remote_query
 from objects.links import link_from
-from objects.models import ColumnPreference, RecordChange, SavedView
+from objects.models import ColumnPreference, ObjectAccessPolicy, RecordChange, SavedView
 
 if TYPE_CHECKING:
     from dashboard.api import Page, ServiceClient
@@ -50,6 +50,31 @@ def object_definition_get(*, client: ServiceClient, workspace_id: str, object_ke
             definition["key"] = object_key
         cache.set(cache_key, definition, OBJECT_DEFINITION_TTL_SECONDS)
     return definition
+
+
+# An object's access policy is read on every records read: cached (no query
+# per page), dropped when an Administrator saves it (objects/services.py).
+ACCESS_POLICY_TTL_SECONDS = 300
+
+
+def access_policy_cache_key(*, workspace_id: str, object_key: str) -> str:
+    return "objects:access:" + object_definition_cache_key(workspace_id=workspace_id, object_key=object_key)
+
+
+def access_policy_get(*, workspace_id: str, object_key: str) -> ObjectAccessPolicy | None:
+    """The object's access policy row (objects/access.py reads its `policy`), or None."""
+    return ObjectAccessPolicy.objects.filter(workspace_id=workspace_id, object_key=object_key).first()
+
+
+def access_policy_stored(*, workspace_id: str, object_key: str) -> dict:
+    """The object's access policy as stored ({} when none was set), from the cache."""
+    cache_key = access_policy_cache_key(workspace_id=workspace_id, object_key=object_key)
+    stored = cache.get(cache_key)
+    if not isinstance(stored, dict):
+        row = access_policy_get(workspace_id=workspace_id, object_key=object_key)
+        stored = row.policy if row is not None and isinstance(row.policy, dict) else {}
+        cache.set(cache_key, stored, ACCESS_POLICY_TTL_SECONDS)
+    return stored
 
 
 def object_list(*, client: ServiceClient, kind: str | None, cursor: str | None, limit: int) -> Page:
@@ -147,7 +172,8 @@ def record_page(
     remote_cursor, skip = scan_position(cursor)
     if not plan.narrows:
         page = read(remote_cursor, limit)
-        return RecordsPage(items=page.items, next_cursor=page.next_cursor, records_read=len(page.items))
+        items = [plan.shown(record) for record in page.items]
+        return RecordsPage(items=items, next_cursor=page.next_cursor, records_read=len(page.items))
     kept: list[dict] = []
     result = RecordsPage(items=kept, next_cursor=None, narrowed=True, pages_read=0)
     for _ in range(filter_page_budget()):
@@ -158,7 +184,7 @@ def record_page(
             record = page.items[position]
             if not plan.matches(record):
                 continue
-            kept.append(record)
+            kept.append(plan.shown(record))
             if len(kept) == limit:
                 if position + 1 < len(page.items):
                     result.next_cursor = scan_cursor(remote_cursor, position + 1)
@@ -182,7 +208,7 @@ def record_matching_iter(
     bulk action over "every record matching the filter")."""
     for record in record_iter(client=client, object_key=object_key, filters=plan.remote, search=plan.search, sort=sort):
         if plan.matches(record):
-            yield record
+            yield plan.shown(record)
 
 
 def record_iter(

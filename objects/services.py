@@ -17,13 +17,15 @@ from dashboard.api.paths import api_path
 from dashboard.events.models import EventType
 from dashboard.events.services import console_link, event_emit
 from dashboard.web.reading import as_dict
+from objects.access import Policy
 from objects.comments import record_changed_tell
 from objects.edits import EditPlan
 from objects.fields import FieldDef
 from objects.links import link_from
-from objects.models import ColumnPreference, ComputedColumn, RecordChange, SavedView
+from objects.models import ColumnPreference, ComputedColumn, ObjectAccessPolicy, RecordChange, SavedView
 from objects.names import title_forget
 from objects.selectors import (
+    access_policy_cache_key,
     object_definition_cache_key,
     record_links_cache_key,
     record_links_cached,
@@ -33,6 +35,7 @@ from objects.tallies import records_written
 
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
+    from dashboard.frame.workspace import Workspace
 
 
 def object_definition_forget(*, workspace_id: str, object_key: str) -> None:
@@ -423,3 +426,32 @@ def computed_column_create(
 
 def computed_column_delete(*, column: ComputedColumn) -> None:
     column.delete()
+
+
+def access_policy_save(*, workspace: Workspace, object_key: str, policy: Policy, user, path: str) -> None:
+    """An object's access policy, as an Administrator saved it, in the
+    workspace's audit trail (what it says now) in the same transaction;
+    every page reads it from the next request on (its cache dropped)."""
+    from dashboard.audit.services import audit_console_write
+
+    with transaction.atomic():
+        ObjectAccessPolicy.objects.update_or_create(
+            workspace_id=workspace.id,
+            object_key=object_key,
+            defaults={"policy": policy.to_json(), "updated_by": user if user.is_authenticated else None},
+        )
+        audit_console_write(
+            actor=user,
+            workspace_id=workspace.id,
+            key=workspace.key,
+            area="objects",
+            action="access_policy_saved",
+            path=path,
+            summary=(
+                f"Access policy of {object_key} saved: {len(policy.records)} record rule"
+                f"{'s' if len(policy.records) != 1 else ''}, {len(policy.fields)} field rule"
+                f"{'s' if len(policy.fields) != 1 else ''}"
+            ),
+            details={"object_key": object_key, "policy": policy.to_json()},
+        )
+    cache.delete(access_policy_cache_key(workspace_id=workspace.id, object_key=object_key))

@@ -48,6 +48,7 @@ from dashboard.jobs import engine
 from dashboard.jobs.kinds import MORE, JobKind, Step
 from dashboard.keys.models import ApiKey, zone_named
 from dashboard.web.reading import as_dict
+from objects.access import access_from_params, access_params, narrow
 from objects.buckets import DATE_TYPES, DAY, group_keys
 from objects.fields import FieldDef, parse_stored_number
 from objects.filters import RecordFilter, remote_query
@@ -119,6 +120,7 @@ def tally_params(
     group ("" for a total), the bucket of a date, the summed field, and the
     zone (days of datetimes, of "before" and "within the last N days")."""
     return {
+        **access_params(record_filter.access),
         "query": urlencode(record_filter.pairs()),
         "group": group.key if group else "",
         "bucket": bucket if group is not None and group.type in DATE_TYPES else "",
@@ -241,6 +243,8 @@ def tally_chunk(tally: RecordTally) -> Step:
         lambda key: selectors.object_definition_get(client=client, workspace_id=tally.workspace_id, object_key=key),
     )
     plan = RecordFilter.from_query(filter_query, fields, linked).plan(fields, zone=zone)
+    # Only the records the person who asked may see (objects/access.py).
+    narrow(plan, access_from_params(params), fields, zone=zone)
     if plan.linked:
         # Read again by each step (the links from their cache): a step never trusts a step before.
         read_links(plan, client=client, workspace_id=tally.workspace_id, object_key=tally.object_key, zone=zone)

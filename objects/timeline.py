@@ -70,6 +70,7 @@ def record_timeline(
     fields: list[FieldDef],
     zone: dt.tzinfo,
     kind: str = "",
+    hidden: frozenset[str] = frozenset(),
 ) -> Timeline:
     """The record's timeline, newest first; `kind` keeps one filter's entries."""
     where = {"workspace_id": workspace_id, "object_key": object_key, "record_id": record_id}
@@ -94,7 +95,7 @@ def record_timeline(
 
     entries = [
         Entry(kind=CHANGE, at=row.change.created_at, when=row.when, change=row)
-        for row in history_rows(changes[:SHOWN], fields=fields, zone=zone)
+        for row in history_rows(changes[:SHOWN], fields=fields, zone=zone, hidden=hidden)
     ]
     entries += [
         Entry(kind=COMMENT, at=row.comment.created_at, when=when(row.comment.created_at), comment=row)

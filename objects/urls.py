@@ -2,6 +2,7 @@ from django.urls import path
 
 from dashboard.web import converters  # noqa: F401  (the remote_id and pk path converters)
 from objects.views import (
+    access,
     cells,
     computed,
     export,
@@ -43,6 +44,9 @@ urlpatterns = [
         schema.field_remove,
         name="field_remove_confirmed",
     ),
+    # Who sees which records and fields (objects/views/access.py)
+    path("<remote_id:object_key>/settings/access/", access.access_page, name="access"),
+    path("<remote_id:object_key>/settings/access/save/", access.access_save, name="access_save"),
     # Computed columns, beside the fields (objects/views/computed.py)
     path("<remote_id:object_key>/settings/computed/", computed.computed_page, name="computed"),
     path("<remote_id:object_key>/settings/computed/add/", computed.computed_add, name="computed_add"),

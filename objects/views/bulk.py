@@ -16,6 +16,7 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, render_region
 from objects import bulk
+from objects.access_reads import person_access, policy_fields
 from objects.cell_markup import cell_text
 from objects.fields import cell, field_defs
 from objects.linked_fields import targets_in_query
@@ -60,9 +61,11 @@ def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     selection = bulk.Selection.from_data(data)
     kind = bulk.ACTIONS.get(data.get("action", ""), ObjectJob.KIND_EDIT)
     bound = request.method == "POST"
+    person = person_access(workspace=workspace, object_key=object_key)
     form = bulk.BulkForm(
         data if bound else None,
-        fields=fields,
+        # A field read-only for this person (the object's access policy) is not offered.
+        fields=[f for f in fields if person.may_write(f.key)],
         zone=workspace.zone,
         initial={"field": data.get("field", "")},
     )
@@ -110,6 +113,8 @@ def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         kind=kind,
         changes=changes,
         zone=workspace.zone,
+        access=person,
+        every_field=policy_fields(workspace=workspace, object_key=object_key),
     )
     context["checked"] = token
     context["title"] = title

@@ -19,7 +19,8 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial
 from dashboard.web.reading import as_dict
-from objects import selectors, services
+from objects import services
+from objects.access_reads import record_read, write_refused
 from objects.fields import cell, field_defs
 from objects.forms import RESERVED_NAMES, RecordForm
 from objects.models import RecordChange
@@ -32,10 +33,11 @@ def record_cell(request: ConsoleRequest, object_key: str, record_id: str, field_
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
     field = next((f for f in field_defs(definition) if f.key == field_key), None)
-    if definition.get("kind") == "system" or field is None or field_key in RESERVED_NAMES:
+    refused = write_refused(workspace=workspace, object_key=object_key, keys=[field_key])
+    if definition.get("kind") == "system" or field is None or field_key in RESERVED_NAMES or refused:
         raise Http404("No such editable field.")
     # On a post, the re-read the edit is checked against.
-    record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+    record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
     form = RecordForm(
         request.POST or None,
         definition=definition,

@@ -21,6 +21,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
 from dashboard.web.reading import as_dict, text
 from objects import duplicates, merge, selectors
+from objects.access_reads import record_read, records_seen
 from objects.edits import SHOWN_FIELD, decode_values, encode_values
 from objects.fields import cell, editable_fields, field_defs, title_field_key
 from objects.forms import RecordDeleteForm
@@ -60,7 +61,8 @@ def _read(workspace, object_key: str) -> tuple[list[dict], bool]:
                 if not records:
                     raise
                 return records, True
-            records.extend(r for r in page.items if isinstance(r, dict))
+            # Only the records this person may see (the object's access policy).
+            records.extend(records_seen(workspace=workspace, object_key=object_key, records=page.items))
             if not page.next_cursor or page.next_cursor == cursor:
                 return records, False
             cursor = page.next_cursor
@@ -102,9 +104,7 @@ def duplicates_page(request: ConsoleRequest, object_key: str) -> HttpResponse:
     records, partial = _read(workspace, object_key)
     if of and of not in {text(r.get("id")) for r in records}:
         try:
-            records.insert(
-                0, as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=of))
-            )
+            records.insert(0, as_dict(record_read(workspace=workspace, object_key=object_key, record_id=of)))
         except errors.NotFoundError:
             context["said"] = "That record no longer exists."
             of = ""
@@ -158,9 +158,7 @@ def _compare(request: ConsoleRequest, object_key: str, data: QueryDict) -> dict[
     records, gone = [], []
     for record_id in ordered:
         try:
-            records.append(
-                as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id))
-            )
+            records.append(as_dict(record_read(workspace=workspace, object_key=object_key, record_id=record_id)))
         except errors.NotFoundError:
             gone.append(record_id)
     fields = editable_fields(field_defs(definition))

@@ -18,6 +18,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect
 from dashboard.web.reading import as_dict
 from objects import revert, selectors, services, timeline
+from objects.access_reads import HiddenRecord, person_access, record_read
 from objects.edits import encode_values
 from objects.fields import cell, editable_fields, field_defs
 from objects.forms import RecordPutBackForm, RecordThenForm, RecordUndoForm
@@ -25,6 +26,11 @@ from objects.history import UNDOABLE, history_rows, latest_value_change, undo_pl
 from objects.models import RecordChange, TrashedRecord
 from objects.records import NO_TITLE, READ_ONLY, conflict_rows, object_definition, record_title
 from objects.revert import AFTER, BEFORE, put_back_check, put_back_many_plan, put_back_plan
+
+
+def _hidden(workspace, object_key: str) -> frozenset[str]:
+    """The fields whose past values this person may not see (the object's access policy)."""
+    return person_access(workspace=workspace, object_key=object_key).hidden
 
 
 def _write_plan(request: ConsoleRequest, *, form, plan, fields: list, action: str, context: dict) -> bool:
@@ -65,7 +71,7 @@ def record_undo(request: ConsoleRequest, object_key: str, record_id: str, change
         raise Http404("No such change.")
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
-    record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+    record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
     current = as_dict(record.get("values"))
     form = RecordUndoForm(request.POST if request.method == "POST" else None)
     context: dict[str, Any] = {
@@ -74,7 +80,7 @@ def record_undo(request: ConsoleRequest, object_key: str, record_id: str, change
         "object_key": object_key,
         "record_id": record_id,
         "record_title": record_title(definition, record),
-        "change": history_rows([change], fields=fields, zone=workspace.zone)[0],
+        "change": history_rows([change], fields=fields, zone=workspace.zone, hidden=_hidden(workspace, object_key))[0],
         # Only the latest change can be undone, once: an older one is shown, not offered.
         "stale": bool(change.undone_at) or latest is None or latest.pk != change.pk,
     }
@@ -102,7 +108,7 @@ def _change_or_404(request: ConsoleRequest, object_key: str, record_id: str, cha
 def _record_now(request: ConsoleRequest, object_key: str, record_id: str) -> tuple[dict, list, dict]:
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
-    record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+    record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
     return definition, field_defs(definition), record
 
 
@@ -126,7 +132,7 @@ def record_put_back(
         "object_key": object_key,
         "record_id": record_id,
         "record_title": record_title(definition, record),
-        "change": history_rows([change], fields=fields, zone=workspace.zone)[0],
+        "change": history_rows([change], fields=fields, zone=workspace.zone, hidden=_hidden(workspace, object_key))[0],
         "check": check,
         "value": cell(check.field, check.value, zone=workspace.zone),
         "now": cell(check.field, check.now, zone=workspace.zone),
@@ -170,7 +176,7 @@ def record_then(request: ConsoleRequest, object_key: str, record_id: str, change
         "object_key": object_key,
         "record_id": record_id,
         "record_title": record_title(definition, record),
-        "change": history_rows([change], fields=fields, zone=workspace.zone)[0],
+        "change": history_rows([change], fields=fields, zone=workspace.zone, hidden=_hidden(workspace, object_key))[0],
         "when": when,
         "then": then,
         "rows": [
@@ -218,13 +224,13 @@ def record_timeline(request: ConsoleRequest, object_key: str, record_id: str) ->
     definition = object_definition(workspace=workspace, object_key=object_key)
     gone = False
     try:
-        record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+        record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
         title = record_title(definition, record)
-    except errors.NotFoundError:
+    except errors.NotFoundError as exc:
         trashed = TrashedRecord.objects.filter(
             workspace_id=workspace.id, object_key=object_key, record_id=record_id
         ).first()
-        if trashed is None:
+        if trashed is None or isinstance(exc, HiddenRecord):
             raise
         title, gone = trashed.title or NO_TITLE, True
     kind = request.GET.get("kind", "")
@@ -237,6 +243,7 @@ def record_timeline(request: ConsoleRequest, object_key: str, record_id: str) ->
         fields=field_defs(definition),
         zone=workspace.zone,
         kind=kind,
+        hidden=_hidden(workspace, object_key),
     )
     return render(
         request,

@@ -19,6 +19,8 @@ from dashboard.idempotency import IdempotencyKeyField
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.htmx import client_redirect, render_region
 from objects import import_files, import_mapping, imports, jobs
+from objects.access import access_params
+from objects.access_reads import person_access
 from objects.models import ObjectJob
 from objects.records import READ_ONLY, object_definition
 from objects.schema import FieldType
@@ -199,7 +201,9 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if job.status != ObjectJob.MAPPING:
         return client_redirect(request, reverse("objects:job", args=[job.pk]))
     definition = object_definition(workspace=workspace, object_key=job.object_key)
-    fields = import_mapping.importable_fields(definition)
+    person = person_access(workspace=workspace, object_key=job.object_key)
+    # A field read-only for this person (the object's access policy) cannot be mapped.
+    fields = [f for f in import_mapping.importable_fields(definition) if person.may_write(f.key)]
     header = list(job.params.get("header") or [])
     form = MappingForm(
         request.POST or None,
@@ -210,7 +214,7 @@ def import_map(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     )
     if request.method == "POST" and form.is_valid():
         with transaction.atomic():
-            job.params = {**job.params, "mapping": form.mapping(), **form.matching()}
+            job.params = {**job.params, "mapping": form.mapping(), **form.matching(), **access_params(person)}
             job.save(update_fields=["params", "updated_at"])
             jobs.job_run(job=job, status=ObjectJob.CHECKING, reset=imports.reset_for_checking)
         return client_redirect(request, reverse("objects:job", args=[job.pk]))

@@ -27,7 +27,8 @@ from dashboard.frame.forms import failed_write
 from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
-from objects import selectors, services, tallies
+from objects import services, tallies
+from objects.access_reads import record_form, record_read
 from objects.comments import record_news_seen
 from objects.condition_editor import adding, filter_controls, group_editors, linked_choices, linked_controls
 from objects.conditions import MAX_GROUPS
@@ -159,7 +160,9 @@ def _record_form(request: ConsoleRequest, context: dict[str, Any]) -> HttpRespon
 @requires_write(READ_ONLY)
 def record_new(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     definition = object_definition(workspace=request.workspace, object_key=object_key)
-    form = RecordForm(request.POST or None, definition=definition, zone=request.workspace.zone)
+    form = record_form(
+        workspace=request.workspace, object_key=object_key, definition=definition, data=request.POST or None
+    )
     context: dict[str, Any] = {"form": form, "definition": definition, "object_key": object_key}
     return _create(request, form, context, object_key=object_key)
 
@@ -193,8 +196,10 @@ def record_duplicate(request: ConsoleRequest, object_key: str, record_id: str) -
     created until it is saved (so a duplicate can be told apart first)."""
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
-    source = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
-    form = RecordForm(request.POST or None, definition=definition, zone=workspace.zone, copy_of=source)
+    source = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
+    form = record_form(
+        workspace=workspace, object_key=object_key, definition=definition, data=request.POST or None, copy_of=source
+    )
     context: dict[str, Any] = {
         "form": form,
         "definition": definition,
@@ -214,8 +219,10 @@ def record_edit(request: ConsoleRequest, object_key: str, record_id: str) -> Htt
     workspace = request.workspace
     definition = object_definition(workspace=workspace, object_key=object_key)
     # On a post this is the re-read the changes are checked against.
-    record = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
-    form = RecordForm(request.POST or None, definition=definition, zone=workspace.zone, record=record)
+    record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
+    form = record_form(
+        workspace=workspace, object_key=object_key, definition=definition, data=request.POST or None, record=record
+    )
     context: dict[str, Any] = {
         "form": form,
         "definition": definition,
@@ -296,7 +303,7 @@ def record_delete(request: ConsoleRequest, object_key: str, record_id: str) -> H
         undo = reverse("objects:trash_restore_one", args=[object_key, kept.pk])
         messages.success(request, format_html('“{}” moved to the trash · <a href="{}">Undo</a>', kept.title, undo))
         return client_redirect(request, reverse("objects:records", args=[object_key]))
-    found = selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)
+    found = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
     context = {
         "form": form,
         "definition": definition,

@@ -19,6 +19,7 @@ from dashboard.web.htmx import client_redirect, is_partial, send_to
 from dashboard.web.reading import as_dict
 from dashboard.web.reading import text as as_text
 from objects import selectors, services
+from objects.access_reads import records_seen
 from objects.fields import title_field_key
 from objects.filters import MAX_SEARCH_LENGTH
 from objects.forms import RelationshipForm
@@ -131,7 +132,8 @@ def _picker_context(
     error = None
     try:
         title_key = title_field_key(object_definition(workspace=request.workspace, object_key=target_object))
-        for item in selectors.record_search(client=request.workspace.client, object_key=target_object, text=text):
+        found = selectors.record_search(client=request.workspace.client, object_key=target_object, text=text)
+        for item in records_seen(workspace=request.workspace, object_key=target_object, records=found):
             if not isinstance(item, dict):
                 continue
             values = as_dict(item.get("values"))

@@ -15,6 +15,7 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from objects import trash
+from objects.access_reads import person_access, records_seen
 from objects.forms import RecordDeleteForm
 from objects.models import TrashedRecord
 from objects.records import READ_ONLY, object_definition
@@ -23,21 +24,41 @@ SHOWN = 200  # rows the page lists; "everything in the trash" selects the rest t
 MAX_SELECTED = 10_000  # rows one form restores or purges
 
 
+def _seen(request: ConsoleRequest, object_key: str, rows) -> list | None:
+    """Of these trashed records, those the object's access policy lets this
+    person see (and so list, restore or purge); None when it lets them see all."""
+    workspace = request.workspace
+    if not person_access(workspace=workspace, object_key=object_key).restricted:
+        return None
+    rows = list(rows)
+    kept = records_seen(
+        workspace=workspace, object_key=object_key, records=[{"id": r.pk, "values": r.values} for r in rows]
+    )
+    seen = {r["id"] for r in kept}
+    return [r for r in rows if r.pk in seen]
+
+
 def _selected_pks(request: ConsoleRequest, object_key: str) -> list[int]:
+    rows = trash.trash_list(workspace_id=request.workspace.id, object_key=object_key)
+    seen = _seen(request, object_key, rows)
     if request.POST.get("scope") == "all":
-        rows = trash.trash_list(workspace_id=request.workspace.id, object_key=object_key)
+        if seen is not None:
+            return [r.pk for r in seen][:MAX_SELECTED]
         return list(rows.values_list("pk", flat=True)[:MAX_SELECTED])
-    return [int(v) for v in request.POST.getlist("ids") if v.isdigit()][:MAX_SELECTED]
+    wanted = [int(v) for v in request.POST.getlist("ids") if v.isdigit()][:MAX_SELECTED]
+    return wanted if seen is None else [pk for pk in wanted if pk in {r.pk for r in seen}]
 
 
 def _trash_context(request: ConsoleRequest, object_key: str, **extra: Any) -> dict[str, Any]:
     workspace = request.workspace
+    rows = trash.trash_list(workspace_id=workspace.id, object_key=object_key)
+    seen = _seen(request, object_key, rows)
     return {
         "definition": object_definition(workspace=workspace, object_key=object_key),
         "object_key": object_key,
         # Only what this workspace's key may see (request.workspace is the key's).
-        "rows": list(trash.trash_list(workspace_id=workspace.id, object_key=object_key)[:SHOWN]),
-        "count": trash.trash_list(workspace_id=workspace.id, object_key=object_key).count(),
+        "rows": list(rows[:SHOWN]) if seen is None else seen[:SHOWN],
+        "count": rows.count() if seen is None else len(seen),
         "days": int(settings.OBJECTS_TRASH_DAYS),
         "form": RecordDeleteForm(),
         **extra,
@@ -93,6 +114,8 @@ def trash_restore_one(request: ConsoleRequest, object_key: str, pk: int) -> Http
     """The "Undo" of a delete: what comes back, then a one-record restore job."""
     workspace = request.workspace
     row = trash.trash_list(workspace_id=workspace.id, object_key=object_key).filter(pk=pk).first()
+    if row is not None and _seen(request, object_key, [row]) == []:
+        row = None  # hidden from this person by the object's access policy
     if row is None:
         gone = TrashedRecord.objects.filter(pk=pk, workspace_id=workspace.id, object_key=object_key).first()
         if gone is not None and gone.restored_id:  # restored already (a second Undo): the record

@@ -487,6 +487,20 @@ FUZZ_TABLE: dict[str, Target] = {
         methods=("POST",), form=("name", "kind", "formula", "relation_key", "field_key", "function")
     ),
     "objects:computed_remove": Target(methods=("POST",)),
+    "objects:access": Target(),
+    "objects:access_save": Target(
+        methods=("POST",),
+        form=(
+            "rule-0-who",
+            "rule-0-person",
+            "rule-0-field",
+            "rule-0-op",
+            "rule-0-value",
+            "rule-0-me",
+            "field-name-hidden",
+            "field-name-read_only",
+        ),
+    ),
     "objects:records": Target(query=RECORDS_QUERY, record_fields="query"),
     "objects:records_columns": Target(methods=("POST",), form=("shown", "query")),
     "objects:records_export": Target(query=RECORDS_QUERY, record_fields="query"),

@@ -1,0 +1,375 @@
+"""Who sees which records of an object, and which of its fields: the
+console's access policy, set by Administrators per object (its settings,
+objects/views/access.py). Pure: no request, no query, no remote call; the
+one place a read goes through it is objects/records.py (`person_access`).
+
+The console enforces this; the service key itself still reads everything
+(the contract has no per-record rights): a person holding the key outside
+the console is not bound by it.
+
+A policy is two lists, kept as JSON (`ObjectAccessPolicy`):
+
+- record rules: `who` ("role:viewer" or "person:ada@example.com", an email
+  or a console user name) and `where`, a records filter in the address's
+  own words (objects/filters.py: `f.owner=@me&op.stage=is_not&f.stage=Lost`),
+  where the value `@me` is the signed-in person (their email, else their
+  console user name: a rule holds for either);
+- field rules: a field key and the roles it is hidden from, or read-only for.
+
+A person with no record rule naming them or their role sees every record;
+with some, a record any of them holds for. Administrators see and change
+everything (they set the policy). A condition that cannot be read any more
+(a field removed, a value of the wrong type) holds for no record: a policy
+fails closed, never open.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from django.http import QueryDict
+
+from objects.conditions import group_check
+from objects.fields import FieldDef
+from objects.filters import FilterPlan, RecordFilter, Test, condition_test
+
+ME = "@me"
+ROLE_PREFIX = "role:"
+PERSON_PREFIX = "person:"
+ADMINISTRATOR = "administrator"  # dashboard.people.roles.Role.ADMINISTRATOR, kept pure
+MAX_RULES = 20
+MAX_WHERE_LENGTH = 2000
+
+ENFORCED_BY_CONSOLE = "The console enforces this; the service key itself still reads everything."
+
+
+@dataclass(frozen=True)
+class RecordRule:
+    who: str
+    where: str
+
+
+@dataclass(frozen=True)
+class FieldRule:
+    key: str
+    hidden: frozenset[str] = frozenset()
+    read_only: frozenset[str] = frozenset()
+
+
+@dataclass(frozen=True)
+class Policy:
+    records: tuple[RecordRule, ...] = ()
+    fields: tuple[FieldRule, ...] = ()
+
+    @classmethod
+    def from_json(cls, data: Any) -> Policy:
+        """A stored policy; entries of the wrong shape are dropped."""
+        data = data if isinstance(data, Mapping) else {}
+        rules = []
+        for raw in data.get("records") or []:
+            if isinstance(raw, Mapping) and isinstance(raw.get("who"), str) and isinstance(raw.get("where"), str):
+                rules.append(RecordRule(who=raw["who"].strip(), where=raw["where"][:MAX_WHERE_LENGTH]))
+        fields = []
+        raw_fields = data.get("fields")
+        for key, raw in raw_fields.items() if isinstance(raw_fields, Mapping) else []:
+            if isinstance(key, str) and isinstance(raw, Mapping):
+                hidden = frozenset(r for r in raw.get("hidden") or [] if isinstance(r, str))
+                read_only = frozenset(r for r in raw.get("read_only") or [] if isinstance(r, str))
+                if hidden or read_only:
+                    fields.append(FieldRule(key=key, hidden=hidden, read_only=read_only))
+        return cls(records=tuple(rules[:MAX_RULES]), fields=tuple(fields))
+
+    def to_json(self) -> dict:
+        return {
+            "records": [{"who": r.who, "where": r.where} for r in self.records],
+            "fields": {
+                f.key: {"hidden": sorted(f.hidden), "read_only": sorted(f.read_only)}
+                for f in self.fields
+                if f.hidden or f.read_only
+            },
+        }
+
+    @property
+    def empty(self) -> bool:
+        return not self.records and not self.fields
+
+
+@dataclass(frozen=True)
+class Person:
+    """Who reads: their console role and the names "me" stands for."""
+
+    role: str
+    names: tuple[str, ...] = ()
+
+    @classmethod
+    def of(cls, *, role: str, email: str = "", username: str = "") -> Person:
+        return cls(role=role, names=tuple(dict.fromkeys(n.strip() for n in (email, username) if n and n.strip())))
+
+    def named_by(self, who: str) -> bool:
+        if who.startswith(ROLE_PREFIX):
+            return who[len(ROLE_PREFIX) :] == self.role
+        if who.startswith(PERSON_PREFIX):
+            wanted = who[len(PERSON_PREFIX) :].strip().casefold()
+            return bool(wanted) and wanted in {n.casefold() for n in self.names}
+        return False
+
+
+@dataclass(frozen=True)
+class Access:
+    """What one person may do with one object's records. `wheres`: when
+    `restricted`, the filters (in address form, "me" filled in) of which
+    a record must pass one; none at all means no record."""
+
+    restricted: bool = False
+    wheres: tuple[str, ...] = ()
+    hidden: frozenset[str] = frozenset()
+    read_only: frozenset[str] = frozenset()
+
+    @property
+    def everything(self) -> bool:
+        return not self.restricted and not self.hidden and not self.read_only
+
+    def may_write(self, key: str) -> bool:
+        return key not in self.hidden and key not in self.read_only
+
+
+EVERYTHING = Access()
+
+
+def access_of(policy: Policy, person: Person) -> Access:
+    """What `person` may see and change under `policy`."""
+    if person.role == ADMINISTRATOR:
+        return EVERYTHING
+    rules = [r for r in policy.records if person.named_by(r.who)]
+    wheres: list[str] = []
+    for rule in rules:
+        wheres.extend(_me_filled(rule.where, person.names))
+    hidden = frozenset(f.key for f in policy.fields if person.role in f.hidden)
+    read_only = frozenset(f.key for f in policy.fields if person.role in f.read_only) - hidden
+    return Access(restricted=bool(rules), wheres=tuple(dict.fromkeys(wheres)), hidden=hidden, read_only=read_only)
+
+
+def _me_filled(where: str, names: tuple[str, ...]) -> list[str]:
+    """The rule's filter once per name "me" stands for (it holds for any);
+    none when it names "me" and the person has no name to match."""
+    query = QueryDict(where)
+    if not any(value == ME for _key, values in query.lists() for value in values):
+        return [where]
+    filled = []
+    for name in names:
+        copy = QueryDict(mutable=True)
+        for key, values in query.lists():
+            copy.setlist(key, [name if value == ME else value for value in values])
+        filled.append(copy.urlencode())
+    return filled
+
+
+def record_check(
+    access: Access, fields: list[FieldDef], *, zone: dt.tzinfo = dt.UTC, today: dt.date | None = None
+) -> Callable[[dict], bool] | None:
+    """A record's values → whether this person sees it; None when they see
+    every record. Every condition is checked here (not sent to the
+    service: a policy does not trust a filter it did not check)."""
+    if not access.restricted:
+        return None
+    today = today or dt.datetime.now(zone).date()
+    checks = [c for where in access.wheres if (c := _where_check(where, fields, zone=zone, today=today)) is not None]
+
+    def check(values: dict) -> bool:
+        return any(c(values) for c in checks)
+
+    return check
+
+
+def _where_check(
+    where: str, fields: list[FieldDef], *, zone: dt.tzinfo, today: dt.date
+) -> Callable[[dict], bool] | None:
+    record_filter = RecordFilter.from_query(QueryDict(where), fields)
+    known = {f.key: f for f in fields}
+    failed = False
+
+    def test_of(condition: Any) -> Test | None:
+        nonlocal failed
+        try:
+            return condition_test(known[condition.key], condition, zone=zone, today=today)
+        except (ValueError, KeyError):
+            failed = True
+            return None
+
+    tests = [(key, t) for key, c in record_filter.conditions.items() if (t := test_of(c)) is not None]
+    groups = [group_check(g, test_of) for g in record_filter.groups]
+    if failed or any(g is None for g in groups) or not (tests or groups):
+        return None  # a condition that cannot be read, or none at all: holds for no record
+
+    def check(values: dict) -> bool:
+        return all(test(values.get(key)) for key, test in tests) and all(g(values) for g in groups if g)
+
+    return check
+
+
+def narrow(plan: FilterPlan, access: Access | None, fields: list[FieldDef], *, zone: dt.tzinfo = dt.UTC) -> FilterPlan:
+    """The plan of a filter, narrowed to what this person may see: the
+    policy's check joins the console's own (so a page reads on past hidden
+    records, and its counts are of the records they see), and the hidden
+    fields' values are dropped from every record kept (`FilterPlan.shown`).
+    `fields`: every field of the object (a rule may name one hidden from them)."""
+    if access is None:
+        return plan
+    check = record_check(access, fields, zone=zone)
+    if check is not None:
+        plan.record_checks.append(check)
+    plan.hidden = plan.hidden | access.hidden
+    return plan
+
+
+def access_params(access: Access | None) -> dict:
+    """The access as a background count keeps it (objects/tallies.py): it
+    counts what this person may see, and two people who see alike share it."""
+    if access is None or not access.restricted:
+        return {}
+    return {"access": list(access.wheres)}
+
+
+def access_from_params(params: Mapping[str, Any]) -> Access | None:
+    wheres = params.get("access")
+    if not isinstance(wheres, list):
+        return None
+    return Access(restricted=True, wheres=tuple(w for w in wheres if isinstance(w, str)))
+
+
+# An import's row whose key finds a record its importer may not see (objects/imports.py).
+HIDDEN_MATCH = "a record with this value exists that your role may not see (the object's access policy): not updated."
+
+
+def params_check(params: Mapping[str, Any], fields: list[FieldDef]) -> Callable[[dict], bool] | None:
+    """The check of the records a job's person may see, from the access its
+    params kept when it was started (`access_params`): an import's row never
+    updates, nor a bulk job touches, a record hidden from them."""
+    kept = access_from_params(params)
+    return record_check(kept, fields) if kept is not None else None
+
+
+def sees(check: Callable[[dict], bool] | None, record: Any) -> bool:
+    if check is None:
+        return True
+    values = record.get("values") if isinstance(record, dict) else None
+    return check(values if isinstance(values, dict) else {})
+
+
+def redacted(record: Any, hidden: Iterable[str]) -> Any:
+    """The record without the values of the fields hidden from this person."""
+    hidden = set(hidden)
+    if not hidden or not isinstance(record, dict) or not isinstance(record.get("values"), dict):
+        return record
+    return {**record, "values": {k: v for k, v in record["values"].items() if k not in hidden}}
+
+
+def definition_shown(definition: dict, hidden: Iterable[str]) -> dict:
+    """The object's definition without the fields hidden from this person."""
+    hidden = set(hidden)
+    raw = definition.get("fields")
+    if not hidden or not isinstance(raw, list):
+        return definition
+    return {**definition, "fields": [f for f in raw if not (isinstance(f, dict) and f.get("key") in hidden)]}
+
+
+def refused_fields(access: Access, keys: Iterable[str]) -> list[str]:
+    """The field keys of a write this person may not change (hidden or read-only)."""
+    return [k for k in keys if not access.may_write(k)]
+
+
+# --- the policy page's form (objects/views/access.py) -------------------------------------------
+
+# The conditions a rule of the page may say (the filter's own operators: objects/filters.py).
+RULE_OPERATORS = (("is", "is"), ("is_not", "is not"), ("contains", "contains"), ("empty", "is empty"))
+MAX_FORM_RULES = 10
+
+
+@dataclass(frozen=True)
+class RuleRow:
+    """One record rule as the page shows it: who, and one condition."""
+
+    who: str = ""
+    person: str = ""
+    field: str = ""
+    op: str = "is"
+    value: str = ""
+    me: bool = False
+
+
+def rule_rows(policy: Policy) -> list[RuleRow]:
+    """The policy's record rules as the page's rows (a rule of several
+    conditions, made elsewhere, shows its first)."""
+    rows = []
+    for rule in policy.records:
+        query = QueryDict(rule.where)
+        keys = [k[2:] for k in query if k.startswith("f.")] or [k[3:] for k in query if k.startswith("op.")]
+        key = keys[0] if keys else ""
+        value = query.get(f"f.{key}", "")
+        who, person = (rule.who, "") if rule.who.startswith(ROLE_PREFIX) else ("person", rule.who[len(PERSON_PREFIX) :])
+        rows.append(
+            RuleRow(
+                who=who,
+                person=person,
+                field=key,
+                op=query.get(f"op.{key}", "is"),
+                value="" if value == ME else value,
+                me=value == ME,
+            )
+        )
+    return rows
+
+
+def policy_from_form(
+    data: Mapping[str, Any], *, fields: list[FieldDef], roles: Iterable[str]
+) -> tuple[Policy, dict[int, str]]:
+    """The policy the page's form says, and a message per rule row that is
+    not complete (`data`: a QueryDict; rows `rule-<n>-…`, fields
+    `field-<key>-hidden` / `field-<key>-read_only` listing roles)."""
+    roles = [r for r in roles if r != ADMINISTRATOR]
+    known = {f.key: f for f in fields}
+    rules: list[RecordRule] = []
+    problems: dict[int, str] = {}
+    for n in range(MAX_FORM_RULES):
+        row = {name: str(data.get(f"rule-{n}-{name}") or "").strip() for name in RuleRow.__dataclass_fields__}
+        who, key, op = row["who"], row["field"], row["op"] or "is"
+        value = ME if row["me"] else row["value"]
+        if not who and not key:
+            continue  # a blank row
+        if who == "person":
+            person = row["person"]
+            if not person:
+                problems[n] = "Name the person: their email or console user name."
+                continue
+            who = PERSON_PREFIX + person
+        elif who[len(ROLE_PREFIX) :] not in roles:
+            problems[n] = "Choose whom the rule is for."
+            continue
+        if key not in known:
+            problems[n] = "Choose the field the records are seen by."
+            continue
+        if op not in dict(RULE_OPERATORS):
+            op = "is"
+        if op != "empty" and not value:
+            problems[n] = "Give the value the field must have, or tick “me”."
+            continue
+        query = QueryDict(mutable=True)
+        if op != "empty":
+            query["f." + key] = value
+        if op != "is":
+            query["op." + key] = op
+        rules.append(RecordRule(who=who, where=query.urlencode()))
+    field_rules = []
+    for f in fields:
+        hidden = frozenset(r for r in _list(data, f"field-{f.key}-hidden") if r in roles)
+        read_only = frozenset(r for r in _list(data, f"field-{f.key}-read_only") if r in roles) - hidden
+        if hidden or read_only:
+            field_rules.append(FieldRule(key=f.key, hidden=hidden, read_only=read_only))
+    return Policy(records=tuple(rules), fields=tuple(field_rules)), problems
+
+
+def _list(data: Any, name: str) -> list[str]:
+    return list(data.getlist(name)) if hasattr(data, "getlist") else list(data.get(name) or [])
