@@ -67,6 +67,14 @@ def record_read(*, workspace: Workspace, object_key: str, record_id: str) -> dic
     return access.redacted(record, person.hidden)
 
 
+def record_seen_or_hidden(*, workspace: Workspace, object_key: str, record_id: str) -> None:
+    """Raises `HiddenRecord` for a record the policy hides from this person,
+    before a write by its id (a delete): knowing an id is not seeing the
+    record. No call when the policy narrows nothing for them."""
+    if not person_access(workspace=workspace, object_key=object_key).everything:
+        record_read(workspace=workspace, object_key=object_key, record_id=record_id)
+
+
 def records_seen(*, workspace: Workspace, object_key: str, records: list[Any]) -> list[dict]:
     """Of records read without a filter plan (the command palette, the link
     picker), those this person may see, without their hidden fields' values."""

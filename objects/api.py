@@ -38,7 +38,7 @@ from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.api_answers import api_error
 from dashboard.web.reading import as_dict
 from objects import job_undo, services, trash
-from objects.access_reads import record_read, write_refused
+from objects.access_reads import record_read, record_seen_or_hidden, write_refused
 from objects.edits import plan_edit
 from objects.fields import FieldDef, field_defs
 from objects.forms import RESERVED_NAMES
@@ -287,6 +287,7 @@ def record_change(request: HttpRequest, object_key: str, record_id: str, body: R
 def record_delete(request: HttpRequest, object_key: str, record_id: str) -> Any:
     key = _writing(request, one_per="delete")
     workspace = _workspace(request)
+    record_seen_or_hidden(workspace=workspace, object_key=object_key, record_id=record_id)
     kept = trash.record_delete_to_trash(
         client=workspace.client,
         workspace_id=workspace.id,

@@ -14,7 +14,7 @@ from dashboard.assistants.tools import AssistantTool, ToolCall, ToolRefusal, sch
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.reading import as_dict
 from objects import services
-from objects.access_reads import record_read, write_refused
+from objects.access_reads import record_read, record_seen_or_hidden, write_refused
 from objects.fields import field_defs
 from objects.records import READ_ONLY, object_definition, records_read
 from objects.trash import record_delete_to_trash
@@ -98,6 +98,7 @@ def _update(call: ToolCall) -> dict[str, Any]:
 def _delete(call: ToolCall) -> dict[str, Any]:
     workspace = call.workspace
     object_key, record_id = call.text("object", limit=100), call.text("record_id")
+    record_seen_or_hidden(workspace=workspace, object_key=object_key, record_id=record_id)
     definition = object_definition(workspace=workspace, object_key=object_key)
     kept = record_delete_to_trash(
         client=workspace.client,

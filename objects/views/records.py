@@ -28,7 +28,7 @@ from dashboard.frame.permissions import requires_write
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, render_region, stop_polling
 from objects import services, tallies
-from objects.access_reads import record_form, record_read
+from objects.access_reads import record_form, record_read, record_seen_or_hidden
 from objects.comments import record_news_seen
 from objects.condition_editor import adding, filter_controls, group_editors, linked_choices, linked_controls
 from objects.conditions import MAX_GROUPS
@@ -290,6 +290,7 @@ def record_delete(request: ConsoleRequest, object_key: str, record_id: str) -> H
     form = RecordDeleteForm(request.POST or None)
     definition = object_definition(workspace=workspace, object_key=object_key)
     if request.method == "POST" and form.is_valid():
+        record_seen_or_hidden(workspace=workspace, object_key=object_key, record_id=record_id)
         # Kept in the trash first (values, title, links), so it can be restored.
         kept = record_delete_to_trash(
             client=workspace.client,

@@ -7,9 +7,9 @@ Administrator opens the policy page, and saving it is audited."""
 from __future__ import annotations
 
 import csv
-import os
 import io
 import json
+import os
 import secrets
 
 import pytest
@@ -151,6 +151,25 @@ def test_the_console_api_answers_only_my_records_without_the_hidden_field(leads,
     hidden = client.get(f"/api/v1/objects/{leads['key']}/records/{leads['ids'][1]}", **bearer(token))
     assert hidden.status_code == 404
     assert forbidden_in(json.dumps(hidden.json()), leads, seen=MINE, salary_hidden=True) == []
+
+
+def test_a_record_one_may_not_see_cannot_be_deleted_by_its_id(leads, client):
+    """Knowing a hidden record's id is not seeing it: the delete page's POST,
+    the console API and the MCP tool all answer not found and delete nothing."""
+    key, ids, user = leads["key"], leads["ids"], leads["user"]
+    ObjectAccessPolicy.objects.filter(object_key=key).update(
+        policy={"records": [{"who": "role:member", "where": "f.owner=%40me"}], "fields": {}}
+    )
+    cache.delete(access_policy_cache_key(workspace_id=leads["workspace_id"], object_key=key))
+    token = token_for(user, leads["workspace_id"], ("read", "write:objects"))
+    person_role_set(user=user, role="member")
+    page = leads["client"].post(f"/objects/{key}/records/{ids[1]}/delete/", {"idempotency_key": "k" * 32})
+    assert page.status_code == 404
+    api = client.delete(f"/api/v1/objects/{key}/records/{ids[3]}", HTTP_IDEMPOTENCY_KEY="d" * 32, **bearer(token))
+    assert api.status_code == 404
+    assert forbidden_in(json.dumps(api.json()), leads, seen=MINE, salary_hidden=False) == []
+    listed = leads["plain"].http.get(f"/v1/objects/{key}/records", params={"limit": 100}).json()["data"]
+    assert {r["id"] for r in listed} == set(ids)  # every record still there
 
 
 def test_a_member_cannot_change_a_read_only_field(leads):
