@@ -440,12 +440,6 @@ class RecordsTable:
         return str(self.view.pk) if self.view is not None else ""
 
     @property
-    def slice_query(self, cursor: str, *, at: int, limit: int = SLICE_ROWS) -> str:
-        """A slice of `limit` rows from `cursor` on (none: the first), `at`
-        the position of its first row: the view's filter and sort, no trail."""
-        kept = [(k, v) for k, v in self._pairs() if k != "limit"]
-        return urlencode([*kept, ("limit", str(limit)), ("cursor", cursor), ("at", str(at))])
-
     def export_query(self) -> str:
         """The export follows this table: its filter, sort and columns."""
         return self.state.export_query()
