@@ -135,10 +135,12 @@ class Console:
 
 
 @contextmanager
-def console_with_records(*, records: int = RECORDS) -> Iterator[Console]:
+def console_with_records(*, records: int = RECORDS, bulk: bool = False) -> Iterator[Console]:
     """Within `django_in`: a sandbox with an object of every field type and
     `records` records (sandbox/fixtures.py sample values), and a console user
-    who is also a superuser (the admin peer logs in as the same person)."""
+    who is also a superuser (the admin peer logs in as the same person).
+    `bulk`: the records written straight into the sandbox's store (volume in
+    seconds) rather than through the records endpoint."""
     from django.conf import settings
     from django.contrib.auth import get_user_model
     from django.test import Client
@@ -153,7 +155,9 @@ def console_with_records(*, records: int = RECORDS) -> Iterator[Console]:
         settings.SERVICE_BASE_URL = handle.base_url
         service = ServiceClient(api_key=handle.demo_key)
         obj = create_every_type_object(service, name="Bench deals")
-        for i in range(records):
+        if bulk:
+            handle.insert_records(obj["id"], [sample_values(i) for i in range(records)])
+        for i in range(0 if bulk else records):
             service.post(f"/v1/objects/{obj['key']}/records", json={"values": sample_values(i)})
         user = get_user_model().objects.create_superuser(username="bench", password=PASSWORD)
         store_sandbox_key(user, service, handle.demo_key)

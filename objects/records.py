@@ -38,7 +38,7 @@ from objects.grouping import summaries_read, summarise, valued_keys
 from objects.history import history_rows, undoable_change
 from objects.linked_fields import MAX_LINKED_OBJECTS, LinkedTarget
 from objects.links import Link, link_from, links_by_relation
-from objects.models import RecordTally, SavedView
+from objects.models import ColumnPreference, RecordTally, SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
 from objects.tallies import records_footers_start, records_total_start, total_text
@@ -192,6 +192,42 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     when the service answers the whole filter, else up to the page budget:
     `selectors.record_page`; the definition besides, cached), the open saved
     view, the columns shown."""
+    table, view, preference = _records_grid(workspace=workspace, user=user, object_key=object_key, query=query)
+    state, records = table.state, table.read.items if table.read else []
+    if table.total is None:
+        # The service's lists carry no total: counted in the background, polled.
+        table.count = records_total_start(workspace=workspace, object_key=object_key, record_filter=state.filter)
+    if state.footers and records:
+        table.footer, table.footer_count = table_footer(
+            workspace=workspace, object_key=object_key, table=table, records=records
+        )
+    known = selectors.relation_keys_in_use(workspace_id=workspace.id, object_key=object_key)
+    table.relation_keys = list(dict.fromkeys([*table.link_columns, *known]))
+    table.view = view
+    table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
+    table.default_view_id = preference.default_view_id if preference else None
+    return table
+
+
+def records_slice(
+    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict, at: int
+) -> RecordsTable:
+    """One slice of a long table's rows from the query's cursor on, as one
+    scrolls (static/js/objects_window.js): the rows the table's page would
+    show there, with the same columns, and the next slice's address. Reads
+    what a page reads for its rows (the definition cached, one page of the
+    service, links and computed values of these rows) and nothing of the
+    page around them: the totals are the page's background counts."""
+    table, _view, _preference = _records_grid(workspace=workspace, user=user, object_key=object_key, query=query)
+    table.slice_at = at
+    return table
+
+
+def _records_grid(
+    *, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict
+) -> tuple[RecordsTable, SavedView | None, ColumnPreference | None]:
+    """The table's rows and columns for a query, with the saved view open and
+    this person's column preference (for what the page adds around them)."""
     read = records_read(workspace=workspace, object_key=object_key, query=query)
     definition, fields, state, plan, page = read.definition, read.fields, read.state, read.plan, read.page
     view = saved_view_open(workspace=workspace, user=user, object_key=object_key, query=query)
@@ -231,20 +267,8 @@ def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: s
     table.read = page
     table.filter_partial = plan.partial
     table.filter_summary = state.filter.summary(fields)
-    if table.total is None:
-        # The service's lists carry no total: counted in the background, polled.
-        table.count = records_total_start(workspace=workspace, object_key=object_key, record_filter=state.filter)
-    if state.footers and page.items:
-        table.footer, table.footer_count = table_footer(
-            workspace=workspace, object_key=object_key, table=table, records=page.items
-        )
     table.links_problem = links_problem
-    known = selectors.relation_keys_in_use(workspace_id=workspace.id, object_key=object_key)
-    table.relation_keys = list(dict.fromkeys([*link_columns, *known]))
-    table.view = view
-    table.views = selectors.saved_views(user=user, workspace_id=workspace.id, object_key=object_key)
-    table.default_view_id = preference.default_view_id if preference else None
-    return table
+    return table, view, preference
 
 
 def table_footer(

@@ -38,6 +38,11 @@ if TYPE_CHECKING:
     from objects.selectors import RecordsPage
 
 PAGE_SIZES = (25, 50, 100)
+# The rows one slice of a long table brings as one scrolls (static/js/objects_window.js):
+# small enough that the window of rows kept stays near a 100-row page's DOM.
+SLICE_ROWS = 50
+# A slice's `at` (its first row's position) is bounded like a hand-made cursor trail.
+MAX_ROW_AT = 10_000_000
 DEFAULT_PAGE_SIZE = 25
 DEFAULT_SORT = "-updated_at"
 TIMESTAMP_COLUMNS = (("created_at", "Created"), ("updated_at", "Updated"))
@@ -163,6 +168,12 @@ class TableState:
 
     def paging(self, next_cursor: str | None, *, path: str) -> PageLinks:
         return self.pager.links(self._pairs(), next_cursor, path=path)
+
+    def slice_query(self, cursor: str, *, at: int, limit: int = SLICE_ROWS) -> str:
+        """A slice of `limit` rows from `cursor` on (none: the first), `at`
+        the position of its first row: the view's filter and sort, no trail."""
+        kept = [(k, v) for k, v in self._pairs() if k != "limit"]
+        return urlencode([*kept, ("limit", str(limit)), ("cursor", cursor), ("at", str(at))])
 
     def export_query(self) -> str:
         """The whole filtered, sorted view (every page), with the saved view
@@ -332,6 +343,39 @@ class RecordsTable:
     zone: dt.tzinfo = dt.UTC
     # The page's records summarised when grouped (the groups' summaries merged).
     page_summaries: dict[str, Summary] | None = None
+    # The position of the first row among every matching record: a slice's
+    # `at`; None for a page (its number tells it).
+    slice_at: int | None = None
+
+    @property
+    def first_row(self) -> int:
+        """How many matching records come before this page's or slice's first row."""
+        if self.slice_at is not None:
+            return self.slice_at
+        return (self.state.page_number - 1) * self.state.limit
+
+    @property
+    def window_url(self) -> str:
+        """The next slice's address, for the rows loaded as one scrolls
+        (static/js/objects_window.js); none at the end, and none when grouped
+        (a group's rows and summaries are the page's: grouped tables page)."""
+        if self.state.group or self.read is None or not self.read.next_cursor:
+            return ""
+        rows_url = reverse("objects:records_rows", args=[self.object_key])
+        return f"{rows_url}?{self.state.slice_query(self.read.next_cursor, at=self.first_row + len(self.rows))}"
+
+    @property
+    def own_slice_url(self) -> str:
+        """This page's rows again as a slice (the same size and cursor): how
+        the script puts them back once they were scrolled far past."""
+        rows_url = reverse("objects:records_rows", args=[self.object_key])
+        query = self.state.slice_query(self.state.cursor, at=self.first_row, limit=self.state.limit)
+        return f"{rows_url}?{query}"
+
+    @property
+    def column_count(self) -> int:
+        """The cells of a row: the selection box when editable, then every column."""
+        return len(self.columns) + (1 if self.editable else 0)
 
     @property
     def narrowed_text(self) -> str:

@@ -57,6 +57,7 @@ urlpatterns = [
     ),
     # Their records
     path("<remote_id:object_key>/records/", records.records, name="records"),
+    path("<remote_id:object_key>/records/rows/", records.records_rows, name="records_rows"),
     path("<remote_id:object_key>/records/columns/", records.records_columns, name="records_columns"),
     path("<remote_id:object_key>/records/count/<int:count_id>/", records.records_count, name="records_count"),
     path("<remote_id:object_key>/records/footers/<int:count_id>/", records.records_footers, name="records_footers"),

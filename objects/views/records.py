@@ -48,10 +48,11 @@ from objects.records import (
     record_page_context,
     record_title,
     records_footer_table,
+    records_slice,
     records_table,
     saved_view_open,
 )
-from objects.table import LINK_COLUMN_PREFIX, MAX_LINK_COLUMNS, MAX_RELATION_KEY, PAGE_SIZES
+from objects.table import LINK_COLUMN_PREFIX, MAX_LINK_COLUMNS, MAX_RELATION_KEY, MAX_ROW_AT, PAGE_SIZES
 from objects.trash import record_delete_to_trash, restored_address
 
 
@@ -80,6 +81,20 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         "swap": is_partial(request),
     }
     return render_region(request, "objects/records.html", "records-table", context)
+
+
+@require_GET
+def records_rows(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
+    """One slice of the table's rows from `cursor` on, `at` its first row's
+    position (static/js/objects_window.js asks as one scrolls; the page's
+    last row asks for the first, `start=1`, and brings the script with it)."""
+    raw_at = request.GET.get("at", "")
+    at = min(int(raw_at), MAX_ROW_AT) if raw_at.isdigit() and len(raw_at) < 10 else 0
+    table = records_slice(
+        workspace=request.workspace, user=request.user, object_key=object_key, query=request.GET, at=at
+    )
+    context = {"table": table, "start": request.GET.get("start") == "1"}
+    return render(request, "objects/records.html#records-rows", context)
 
 
 @background_request

@@ -574,6 +574,8 @@ FUZZ_TABLE: dict[str, Target] = {
     "objects:merge_run": Target(methods=("POST",), form=("ids", "kept", "use.name", "shown_values", "idempotency_key")),
     "objects:kanban": Target(query=("by", "card", "sum", "view", "q", "empty"), record_fields="query"),
     "objects:records_count": Target(query=("v",)),  # a filtered table's total, polled
+    # A long table's next rows as one scrolls (static/js/objects_window.js).
+    "objects:records_rows": Target(query=(*RECORDS_QUERY, "at", "start"), record_fields="query"),
     # Presence: the region's poll (the page's heartbeat) and the beacon of a page left.
     "objects:presence": Target(methods=("POST",), query=("of", "v"), form=("token", "record", "field")),
     "objects:presence_leave": Target(methods=("POST",), form=("token",)),
