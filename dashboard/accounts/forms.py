@@ -5,7 +5,9 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm
 from django.contrib.auth.password_validation import password_validators_help_texts
+from django.utils.translation import gettext_lazy as _
 
+from dashboard.people.language import language_choices
 from dashboard.people.roles import ROLE_DESCRIPTIONS, Role
 
 
@@ -115,6 +117,20 @@ class DisplayNameForm(forms.Form):
         help_text="How others see you in the console: People, the audit trail, assignments. Left empty, your username.",
         widget=forms.TextInput(attrs={"autocomplete": "name"}),
     )
+
+
+class LanguageForm(forms.Form):
+    """One's own language: the console's pages, emails and notifications in it; blank follows the browser."""
+
+    language = forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        help_text=_("The console's pages, emails and notifications in this language."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["language"].choices = [("", _("The browser's language")), *language_choices()]
 
 
 class OwnPasswordForm(PasswordChangeForm):

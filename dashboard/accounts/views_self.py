@@ -14,18 +14,21 @@ from django.contrib import messages
 from django.contrib.auth import update_session_auth_hash
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils import translation
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.accounts import passkeys
-from dashboard.accounts.forms import DisplayNameForm, OwnPasswordForm, PasskeyAddForm
+from dashboard.accounts.forms import DisplayNameForm, LanguageForm, OwnPasswordForm, PasskeyAddForm
 from dashboard.accounts.lockout import cool_off_seconds
 from dashboard.accounts.services import own_name_change, own_password_change
 from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
 from dashboard.audit.selectors import sign_ins_of
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
+from dashboard.people.language import SESSION_KEY, session_language_set
 from dashboard.people.selectors import session_list
-from dashboard.people.services import session_renamed, sessions_sign_out_others
+from dashboard.people.services import person_language_set, session_renamed, sessions_sign_out_others
 
 # Wrong current passwords pause changing it: an open tab must not be a way to guess the password.
 OWN_PASSWORD_SCOPE = "own-password"
@@ -43,6 +46,7 @@ def own_account_page(request: ConsoleRequest, *, status: int = 200, **forms: Any
     user: Any = request.user
     context: dict[str, Any] = {
         "name_form": DisplayNameForm(initial={"name": user.get_full_name()}),
+        "language_form": LanguageForm(initial={"language": request.session.get(SESSION_KEY, "")}),
         # An account made by single sign-on has no console password: its provider keeps it.
         "password_form": OwnPasswordForm(user) if user.has_usable_password() else None,
         "passkeys": passkeys.passkeys_of(user),
@@ -71,6 +75,21 @@ def own_name(request: ConsoleRequest) -> HttpResponseBase:
         messages.success(request, "Your display name is changed.")
     else:
         messages.info(request, "Your display name was already that: nothing changed.")
+    return redirect("own_account")
+
+
+@works_without_key
+@require_POST
+def own_language(request: ConsoleRequest) -> HttpResponseBase:
+    form = LanguageForm(request.POST)
+    if not form.is_valid():
+        return own_account_page(request, language_form=form, status=422)
+    language = form.cleaned_data["language"]
+    person_language_set(user=request.user, language=language)
+    session_language_set(request, language)
+    # Said in the new language: the next page is rendered in it.
+    with translation.override(language or translation.get_language_from_request(request)):
+        messages.success(request, gettext("The console speaks your language now."))
     return redirect("own_account")
 
 

@@ -14,6 +14,9 @@ class PeopleConfig(AppConfig):
 
         user_logged_in.connect(_session_recorded, dispatch_uid="people_session_recorded")
         user_logged_out.connect(_session_forgotten, dispatch_uid="people_session_forgotten")
+        from dashboard.people.language import session_language_from_person
+
+        user_logged_in.connect(session_language_from_person, dispatch_uid="people_session_language")
         register_area(
             Area(
                 name="people",

@@ -597,3 +597,11 @@ def person_theme_set(*, user: Any, theme: str) -> None:
     the service. The row is made when missing, like `person_of`."""
     Person.objects.update_or_create(user_id=user.pk, defaults={"theme": Theme(theme)})
     user.__dict__.pop("_console_theme", None)
+
+
+def person_language_set(*, user: Any, language: str) -> None:
+    """Keep the person's language ("" = the browser's). A preference of their
+    own like the theme: no audit entry, no role needed, nothing sent to the service."""
+    from dashboard.people.language import is_language
+
+    Person.objects.update_or_create(user_id=user.pk, defaults={"language": language if is_language(language) else ""})
