@@ -4,7 +4,7 @@ brought up to date, then compiled.
 1. `makemessages` for every language of settings.LANGUAGES but English, both
    domains (django: templates, Python, email .txt; djangojs: static/js),
    with the folders that are not the console's ignored. It needs GNU gettext
-   (xgettext, msgmerge).
+   (xgettext, msgmerge). msgmerge's fuzzy guesses are dropped (drop_fuzzy).
 2. Every locale/<lang>/LC_MESSAGES/*.po compiled to its .mo with polib, so a
    machine without gettext compiles too. The .mo files are committed: `make
    run` on a fresh machine needs no gettext; tests/layout/test_translations.py
@@ -34,6 +34,24 @@ def make_messages() -> None:
     subprocess.run([*admin, "-d", "djangojs"], cwd=ROOT, env=env, check=True)
 
 
+def drop_fuzzy() -> None:
+    """msgmerge's guesses (a new string given a near one's translation, marked
+    fuzzy) taken out: a string stays untranslated (shown in English, listed by
+    the tests) rather than shown with another string's words."""
+    import polib
+
+    for po_path in sorted(LOCALE.glob("*/LC_MESSAGES/*.po")):
+        catalog = polib.pofile(str(po_path), wrapwidth=79)
+        guessed = [entry for entry in catalog if "fuzzy" in entry.flags and entry.msgid]
+        for entry in guessed:
+            entry.flags.remove("fuzzy")
+            entry.msgstr = ""
+            entry.msgstr_plural = {index: "" for index in entry.msgstr_plural}
+            entry.previous_msgid = entry.previous_msgid_plural = entry.previous_msgctxt = None
+        if guessed:
+            catalog.save()
+
+
 def compile_messages() -> list[Path]:
     import polib
 
@@ -47,6 +65,7 @@ def compile_messages() -> list[Path]:
 def main(argv: list[str]) -> int:
     if "--compile-only" not in argv:
         make_messages()
+        drop_fuzzy()
     for path in compile_messages():
         print(f"compiled {path.relative_to(ROOT)}")
     return 0

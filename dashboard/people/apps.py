@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PeopleConfig(AppConfig):
@@ -21,16 +22,16 @@ class PeopleConfig(AppConfig):
             Area(
                 name="people",
                 order=85,
-                nav=(NavEntry("People", "people:index", permission=MANAGE_PEOPLE),),
+                nav=(NavEntry(_("People"), "people:index", permission=MANAGE_PEOPLE),),
                 cards=(
                     HomeCard(
-                        "People",
-                        "Invite teammates, set their roles, deactivate someone who left.",
+                        _("People"),
+                        _("Invite teammates, set their roles, deactivate someone who left."),
                         "people:index",
                         permission=MANAGE_PEOPLE,
                     ),
                 ),
-                list_pages=(ListPage("Back to People", "people:index"),),
+                list_pages=(ListPage(_("Back to People"), "people:index"),),
             )
         )
 

@@ -4,7 +4,7 @@ A template is read as Django's lexer reads it: text, variables and tags. The
 words inside {% translate %} and {% blocktranslate %} are marked; a variable
 ({{ ... }}) is a value (the service's, the data's, or a string marked where
 it is made); {% comment %} and {# #} are nobody's. What is left is parsed as
-HTML: the text between tags (not in <script>, <style> or an element marked
+HTML: the text between tags (not in <script>, <style>, <code> or an element marked
 translate="no", the HTML attribute for "leave this as it is") and the
 attributes people read (title, aria-label, placeholder, alt, aria-description,
 the value of a button) are unmarked when they hold a letter. A .txt template
@@ -83,7 +83,8 @@ class _Reader(HTMLParser):
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = dict(attrs)
-        quiet = self._quiet() or tag in {"script", "style"} or values.get("translate") == "no"
+        # <code>: what a person types or sees in a terminal (a header, a path), the same in every language.
+        quiet = self._quiet() or tag in {"script", "style", "code"} or values.get("translate") == "no"
         if not quiet:
             for name, value in attrs:
                 if value is None:
