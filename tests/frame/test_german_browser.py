@@ -30,7 +30,7 @@ def test_the_account_page_switches_the_console_to_german(live_server, transactio
     fill_login_form(page, "jonas")
     expect(page.get_by_role("heading", name="Your name, password and sessions")).to_be_visible()
 
-    page.get_by_label("Language").select_option("de")
+    page.get_by_role("combobox", name="Language").select_option("de")
     page.get_by_role("button", name="Save the language").click()
 
     expect(page.get_by_role("status")).to_contain_text("Die Konsole spricht jetzt Ihre Sprache.")
