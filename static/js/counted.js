@@ -109,7 +109,7 @@
       var over = isOver();
       // Say it when the box goes over, when it comes back within, and a new excess after a pause.
       if (over) status.textContent = counterText(box.value.length, l.max) + " the limit.";
-      else if (announced) status.textContent = "Within the limit: " + counterText(box.value.length, l.max) + ".";
+      else if (announced) status.textContent = interpolate(gettext("Within the limit: %s."), [counterText(box.value.length, l.max)]);
       announced = over;
     }
     function update(event) {

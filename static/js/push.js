@@ -11,7 +11,7 @@
   const say = (words) => { state.textContent = words; };
 
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
-    say("This browser cannot receive push notifications.");
+    say(gettext("This browser cannot receive push notifications."));
     return;
   }
   button.hidden = false;
@@ -32,7 +32,7 @@
       .find((item) => item.dataset.endpoint === subscription.endpoint);
     if (mine) {
       mine.append(" (this device)");
-      button.textContent = "Subscribe this device again";
+      button.textContent = gettext("Subscribe this device again");
     }
   }).catch(() => {});
 
@@ -42,7 +42,7 @@
     button.disabled = true;
     try {
       if ((await Notification.requestPermission()) !== "granted") {
-        say("The browser is not allowed to show notifications: allow them in its site settings, then try again.");
+        say(gettext("The browser is not allowed to show notifications: allow them in its site settings, then try again."));
         return;
       }
       const registration = await navigator.serviceWorker.register(form.dataset.worker, { scope: "/" });
@@ -57,7 +57,7 @@
       form.elements.auth.value = json.keys.auth;
       form.requestSubmit(button);
     } catch (error) {
-      say("This browser could not subscribe (" + error.name + "). Try again, or use another browser.");
+      say(interpolate(gettext("This browser could not subscribe (%s). Try again, or use another browser."), [error.name]));
     } finally {
       button.disabled = false;
     }
