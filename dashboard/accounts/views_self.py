@@ -26,9 +26,9 @@ from dashboard.accounts.throttle import lock_clear, lock_failure, lock_remaining
 from dashboard.audit.selectors import sign_ins_of
 from dashboard.frame.key_gate import works_without_key
 from dashboard.frame.workspace import ConsoleRequest
-from dashboard.people.language import SESSION_KEY, session_language_set
+from dashboard.people.language import SESSION_KEY, person_language_set, session_language_set
 from dashboard.people.selectors import session_list
-from dashboard.people.services import person_language_set, session_renamed, sessions_sign_out_others
+from dashboard.people.services import session_renamed, sessions_sign_out_others
 
 # Wrong current passwords pause changing it: an open tab must not be a way to guess the password.
 OWN_PASSWORD_SCOPE = "own-password"

@@ -60,6 +60,23 @@ def session_language_from_person(sender: Any, request: HttpRequest, user: Any, *
         request.LANGUAGE_CODE = code
 
 
+def person_language_set(*, user: Any, language: str) -> None:
+    """Keep the person's language ("" = the browser's). A preference of their
+    own like the theme: no audit entry, no role needed, nothing sent to the service."""
+    from dashboard.people.models import Person
+
+    Person.objects.update_or_create(user_id=user.pk, defaults={"language": language if is_language(language) else ""})
+
+
+def role_words(role: str) -> str:
+    """A role's name in the audit trail: its entries are kept words, written in
+    the console's language whatever the language of the person acting."""
+    from dashboard.people.roles import Role
+
+    with translation.override(settings.LANGUAGE_CODE):
+        return str(Role(role).label)
+
+
 class PersonLanguageMiddleware:
     """After authentication: the session's language (the person's choice)
     replaces the one LocaleMiddleware found in the browser's Accept-Language."""

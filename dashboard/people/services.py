@@ -27,13 +27,14 @@ from django.db import transaction
 from django.db.models import Q
 from django.template.loader import render_to_string
 from django.urls import reverse
-from django.utils import timezone, translation
+from django.utils import timezone
 
 from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
 from dashboard.people.devices import device_of
+from dashboard.people.language import role_words
 from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
 from dashboard.people.roles import Role
 
@@ -217,7 +218,7 @@ def _role_set(
             actor=by,
             subject=user,
             action="role_changed",
-            summary=f"Role of {_display(user)} changed from {_role_words(before)} to {_role_words(role)}{why}",
+            summary=f"Role of {_display(user)} changed from {role_words(before)} to {role_words(role)}{why}",
             details={"from": before, "to": role, **details},
             actor_name=actor_name,
         )
@@ -267,7 +268,7 @@ def person_role_from_identity_provider(
             subject=user,
             action="role_kept",
             summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
-            f"provider's groups now give {_role_words(role)}",
+            f"provider's groups now give {role_words(role)}",
             details={"from": Role.ADMINISTRATOR, "to": role, **details},
             actor_name=directory,
         )
@@ -437,7 +438,7 @@ def invitation_create(*, email: str, role: str, by: AbstractBaseUser, base_url: 
             actor=by,
             subject=None,
             action="invitation_sent",
-            summary=f"Invited {email} as {_role_words(role)}",
+            summary=f"Invited {email} as {role_words(role)}",
             details={"email": email, "role": role, "invitation": invitation.pk},
         )
         # Sent inside the transaction: a refused message rolls the invitation back.
@@ -564,7 +565,7 @@ def _accept(invitation: Invitation, *, user_fields: dict[str, Any], password: st
             actor=user,
             subject=user,
             action="invitation_accepted",
-            summary=f"{locked.email} accepted the invitation ({how}) as {_role_words(locked.role)}",
+            summary=f"{locked.email} accepted the invitation ({how}) as {role_words(locked.role)}",
             details={"email": locked.email, "role": locked.role, "invitation": locked.pk, "how": how},
         )
     return user
@@ -597,18 +598,3 @@ def person_theme_set(*, user: Any, theme: str) -> None:
     the service. The row is made when missing, like `person_of`."""
     Person.objects.update_or_create(user_id=user.pk, defaults={"theme": Theme(theme)})
     user.__dict__.pop("_console_theme", None)
-
-
-def _role_words(role: str) -> str:
-    """A role's name in the audit trail: its entries are kept words, written in
-    the console's language whatever the language of the person acting."""
-    with translation.override(settings.LANGUAGE_CODE):
-        return str(Role(role).label)
-
-
-def person_language_set(*, user: Any, language: str) -> None:
-    """Keep the person's language ("" = the browser's). A preference of their
-    own like the theme: no audit entry, no role needed, nothing sent to the service."""
-    from dashboard.people.language import is_language
-
-    Person.objects.update_or_create(user_id=user.pk, defaults={"language": language if is_language(language) else ""})

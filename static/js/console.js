@@ -3,16 +3,6 @@
  * The CSP allows scripts only from our own origin and forbids inline
  * styles and eval, so behaviour lives here and styling in CSS classes.
  */
-/* Words a script shows, through gettext: a page not in English loads its
- * catalog first (templates/base.html, the JavaScript catalog); in English
- * these keep the words as written. */
-window.gettext = window.gettext || function (text) { return text; };
-window.ngettext = window.ngettext || function (one, many, count) { return count === 1 ? one : many; };
-window.interpolate = window.interpolate || function (format, values, named) {
-  if (named) return format.replace(/%\(\w+\)s/g, function (m) { return String(values[m.slice(2, -2)]); });
-  var rest = values.slice();
-  return format.replace(/%s/g, function () { return String(rest.shift()); });
-};
 (function () {
   "use strict";
 
@@ -300,7 +290,7 @@ window.interpolate = window.interpolate || function (format, values, named) {
     if (messages) {
       var note = document.createElement("div");
       note.className = "alert alert-success";
-      note.textContent = interpolate(gettext("Theme: %s."), [label]);
+      note.textContent = "Theme: " + label + ".";
       messages.replaceChildren(note);
     }
   }

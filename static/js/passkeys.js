@@ -8,6 +8,7 @@
 // buttons stay hidden and the form's status line says so.
 (function () {
   "use strict";
+  var gettext = window.gettext || String;
   const forms = document.querySelectorAll("form[data-passkey]");
   if (!forms.length) return;
   const supported = "PublicKeyCredential" in window && !!navigator.credentials;

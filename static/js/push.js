@@ -4,6 +4,7 @@
 // it. Turning off this very device also ends the browser's own subscription.
 (function () {
   "use strict";
+  var gettext = window.gettext || String;
   const form = document.getElementById("push-subscribe");
   if (!form) return;
   const state = document.getElementById("push-state");
@@ -57,7 +58,7 @@
       form.elements.auth.value = json.keys.auth;
       form.requestSubmit(button);
     } catch (error) {
-      say(interpolate(gettext("This browser could not subscribe (%s). Try again, or use another browser."), [error.name]));
+      say(gettext("This browser could not subscribe (%s). Try again, or use another browser.").replace("%s", error.name));
     } finally {
       button.disabled = false;
     }

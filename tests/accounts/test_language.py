@@ -76,7 +76,7 @@ def test_only_pages_not_in_english_load_the_javascript_catalog(logged_in_client)
     answer = logged_in_client.get(catalog[0])
     assert answer.status_code == 200
     assert "public" in answer["Cache-Control"] and "no-store" not in answer["Cache-Control"]
-    assert "Design: %s." in answer.content.decode()
+    assert "Innerhalb der Grenze: %s." in answer.content.decode()
 
 
 def test_there_is_no_english_catalog(client):
