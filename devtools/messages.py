@@ -46,7 +46,7 @@ def drop_fuzzy() -> None:
         for entry in guessed:
             entry.flags.remove("fuzzy")
             entry.msgstr = ""
-            entry.msgstr_plural = {index: "" for index in entry.msgstr_plural}
+            entry.msgstr_plural = dict.fromkeys(entry.msgstr_plural, "")
             entry.previous_msgid = entry.previous_msgid_plural = entry.previous_msgctxt = None
         if guessed:
             catalog.save()
