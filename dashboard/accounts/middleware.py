@@ -102,6 +102,8 @@ class PrivatePagesMiddleware:
         response = self.get_response(request)
         # A response already marked no-store (error pages, revealed secrets) is
         # stored by no cache at all: nothing to add.
-        if request.user.is_authenticated and "no-store" not in response.get("Cache-Control", ""):
+        # Nor is a public one (the JavaScript catalog: the same for everyone).
+        cache_control = response.get("Cache-Control", "")
+        if request.user.is_authenticated and "no-store" not in cache_control and "public" not in cache_control:
             patch_cache_control(response, private=True, no_store=True)
         return response

@@ -77,7 +77,7 @@ def sign_in_policy_set(*, roles: list[str], by: Any) -> bool:
         RequiredTwoFactorRole.objects.bulk_create(
             [RequiredTwoFactorRole(role=role, chosen_by=by) for role in sorted(wanted - current)]
         )
-        labels = [Role(role).label for role in Role.values if role in wanted]
+        labels = [str(Role(role).label) for role in Role.values if role in wanted]
         audit_account_event(
             actor=by,
             subject=None,
@@ -109,7 +109,7 @@ def passkey_policy_set(*, rule: str, roles: list[str], by: Any) -> bool:
         PasskeyRoleRule.objects.bulk_create(
             [PasskeyRoleRule(role=role, rule=rule, chosen_by=by) for role in sorted(wanted - current)]
         )
-        labels = ", ".join(Role(role).label for role in Role.values if role in wanted) or "no role"
+        labels = ", ".join(str(Role(role).label) for role in Role.values if role in wanted) or "no role"
         words = "Passkey required for" if rule == PasskeyRoleRule.REQUIRED else "Passkey sign-in without a password for"
         audit_account_event(
             actor=by,

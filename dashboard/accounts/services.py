@@ -8,10 +8,12 @@ from urllib.parse import urlsplit
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.core.cache import cache
 from django.db import transaction
+from django.utils import translation
 
 from dashboard.accounts.forms import ConsolePasswordResetForm
 from dashboard.audit.services import audit_account_event
 from dashboard.outbox.services import outbox_send
+from dashboard.people.language import language_of_person
 from dashboard.people.services import sessions_end
 
 # A task that was sent twice (the outbox may: a publish racing the sweeper)
@@ -48,13 +50,15 @@ def password_reset_send(*, email: str, base_url: str, request_id: str) -> int:
     if not users:
         return 0
     parts = urlsplit(base_url)
-    form.save(
-        domain_override=parts.netloc,
-        use_https=parts.scheme == "https",
-        extra_email_context={"base_url": base_url.rstrip("/")},
-        subject_template_name="registration/password_reset_subject.txt",
-        email_template_name="registration/password_reset_email.txt",
-    )
+    # In the language the account chose (a worker sends it: there is no browser to ask).
+    with translation.override(language_of_person(users[0])):
+        form.save(
+            domain_override=parts.netloc,
+            use_https=parts.scheme == "https",
+            extra_email_context={"base_url": base_url.rstrip("/")},
+            subject_template_name="registration/password_reset_subject.txt",
+            email_template_name="registration/password_reset_email.txt",
+        )
     for user in users:
         audit_account_event(
             actor=None, subject=user, action="password.reset_sent", summary="A password reset link was sent by email"

@@ -32,6 +32,7 @@ from typing import Any
 
 from django.db import transaction
 from django.utils.html import escape
+from django.utils.translation import gettext
 from django_otp.plugins.otp_static.models import StaticDevice, StaticToken
 from django_otp.plugins.otp_totp.models import TOTPDevice
 
@@ -106,7 +107,7 @@ def qr_code_svg(device: TOTPDevice) -> str:
     matrix = code.get_matrix()
     size = len(matrix)
     path = "".join(f"M{x},{y}h1v1h-1z" for y, row in enumerate(matrix) for x, dark in enumerate(row) if dark)
-    label = escape("QR code of the secret for your authenticator app")
+    label = escape(gettext("QR code of the secret for your authenticator app"))
     return (
         f'<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {size} {size}" width="220" height="220" '
         f'role="img" aria-label="{label}" shape-rendering="crispEdges" class="qr-code">'

@@ -41,6 +41,7 @@ urlpatterns = [
     path("two-factor/turn-off/", views.two_factor_turn_off, name="two_factor_turn_off"),
     path("you/", views_self.own_account, name="own_account"),
     path("you/name/", views_self.own_name, name="own_name"),
+    path("you/language/", views_self.own_language, name="own_language"),
     path("you/passkeys/options/", views_passkeys.own_passkey_options, name="own_passkey_options"),
     path("you/passkeys/", views_passkeys.own_passkey_add, name="own_passkey_add"),
     path("you/passkeys/<pk:pk>/remove/", views_passkeys.own_passkey_remove, name="own_passkey_remove"),

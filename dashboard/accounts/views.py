@@ -18,6 +18,7 @@ from django.contrib.auth.views import (
 )
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -192,7 +193,8 @@ def login_two_factor_setup(request: ConsoleRequest) -> HttpResponseBase:
                 {"codes": codes, "continue_url": second_step_passed(request, user)},
             )
         form.add_error(
-            "code", "That code is not right. Scan the code again, or type the secret, and enter the newest code."
+            "code",
+            gettext("That code is not right. Scan the code again, or type the secret, and enter the newest code."),
         )
     context = {
         "form": form,
@@ -245,7 +247,8 @@ def two_factor_enable(request: ConsoleRequest) -> HttpResponseBase:
         if codes is not None:
             return _two_factor_page(request, codes=codes, just_enabled=True)
         form.add_error(
-            "code", "That code is not right. Scan the code again, or type the secret, and enter the newest code."
+            "code",
+            gettext("That code is not right. Scan the code again, or type the secret, and enter the newest code."),
         )
     return _two_factor_page(request, form=form, status=422)
 
@@ -265,7 +268,7 @@ def factor_code_passes(request: ConsoleRequest, form: FactorCodeForm, *, purpose
             user=user, limit=settings.AXES_FAILURE_LIMIT, cool_off_seconds=cool_off_seconds()
         )
         if paused is None:
-            form.add_error("code", "That code is not right, so nothing changed.")
+            form.add_error("code", gettext("That code is not right, so nothing changed."))
     if paused is not None:
         form.add_error(None, _paused_message(paused))
     return False, paused
@@ -292,13 +295,13 @@ def two_factor_turn_off(request: ConsoleRequest) -> HttpResponseBase:
         return redirect("two_factor")
     if two_factor.two_factor_required(user):
         # The page offers no form then; a hand-made POST gets the same words.
-        messages.error(request, "Your role must use two-factor sign-in, so it cannot be turned off.")
+        messages.error(request, gettext("Your role must use two-factor sign-in, so it cannot be turned off."))
         return redirect("two_factor")
     form = turn_off_form(request.POST)
     passed, paused = factor_code_passes(request, form, purpose="turn off two-factor sign-in")
     if passed:
         two_factor.two_factor_disable(user=user)
-        messages.success(request, "Two-factor sign-in is off. You sign in with your password alone.")
+        messages.success(request, gettext("Two-factor sign-in is off. You sign in with your password alone."))
         return redirect("two_factor")
     return _two_factor_page(request, turn_off_form=form, status=429 if paused else 422)
 
@@ -329,7 +332,11 @@ class ConsolePasswordResetView(PasswordResetView):
             scope="password-reset-email", ident=email, limit=settings.PASSWORD_RESETS_PER_EMAIL, window_seconds=window
         )
         if wait is not None:
-            form.add_error(None, f"Too many reset links were asked for just now. Try again in {_minutes(wait)}.")
+            form.add_error(
+                None,
+                gettext("Too many reset links were asked for just now. Try again in %(minutes)s.")
+                % {"minutes": _minutes(wait)},
+            )
             return self.render_to_response(self.get_context_data(form=form), status=429)
         password_reset_request(
             email=email,

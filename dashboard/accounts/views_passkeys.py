@@ -17,6 +17,7 @@ from django.contrib.auth import login
 from django.contrib.auth.decorators import login_not_required
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import redirect, render, resolve_url
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_http_methods, require_POST
 
@@ -85,7 +86,7 @@ def own_passkey_add(request: ConsoleRequest) -> HttpResponseBase:
             form.add_error(None, str(refused))
         else:
             codes = two_factor.recovery_codes_first(user=user)
-            messages.success(request, f"The passkey \u201c{passkey.name}\u201d is added.")
+            messages.success(request, gettext("The passkey “%(name)s” is added.") % {"name": passkey.name})
             if codes:
                 # Shown once, on this page: a lost passkey must not lock the person out.
                 return own_account_page(request, recovery_codes=codes)
@@ -121,12 +122,14 @@ def own_passkey_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     status = 200
     if request.method == "POST":
         if last_required:
-            messages.error(request, "Your role must sign in with a passkey: add another before removing this one.")
+            messages.error(
+                request, gettext("Your role must sign in with a passkey: add another before removing this one.")
+            )
             return redirect("own_account")
         passed, paused = _confirmed(request, form)
         if passed:
             name = passkeys.passkey_remove(user=user, passkey_id=passkey.pk)
-            messages.success(request, f"The passkey \u201c{name}\u201d is removed.")
+            messages.success(request, gettext("The passkey “%(name)s” is removed.") % {"name": name})
             return redirect("own_account")
         status = 429 if paused else 422
     context = {
@@ -155,7 +158,7 @@ def step_up_passkey(request: ConsoleRequest) -> HttpResponseBase:
             refused = str(refusal)
         else:
             step_up.step_up_mark(request.session)
-            messages.success(request, "Confirmed: approve it now.")
+            messages.success(request, gettext("Confirmed: approve it now."))
             return redirect(back)
     context = {"back": back, "refused": refused, "has_passkey": passkeys.passkey_enabled(user)}
     return render(request, "accounts/step_up_passkey.html", context, status=422 if refused else 200)
@@ -195,7 +198,7 @@ def login_code_passkey(request: HttpRequest) -> HttpResponseBase:
     user = second_step_user(request)
     if user is None:
         second_step_forget(request)
-        messages.info(request, "Signing in took too long. Log in again.")
+        messages.info(request, gettext("Signing in took too long. Log in again."))
         return redirect("login")
     try:
         passkey = passkeys.passkey_authenticate(
@@ -226,10 +229,12 @@ def login_passkey(request: HttpRequest) -> HttpResponseBase:
         return redirect(login_page)
     user = passkey.user
     if not user.is_active:
-        messages.error(request, "That account is deactivated.")
+        messages.error(request, gettext("That account is deactivated."))
         return redirect(login_page)
     if not passkeys.passwordless_allowed(user):
-        messages.error(request, "Your role signs in with its password first. Log in with it, then use your passkey.")
+        messages.error(
+            request, gettext("Your role signs in with its password first. Log in with it, then use your passkey.")
+        )
         return redirect(login_page)
     second_step_forget(request)
     login(request, user, backend=PASSWORD_BACKEND)
@@ -247,7 +252,7 @@ def login_passkey_setup(request: HttpRequest) -> HttpResponseBase:
     user = second_step_user(request)
     if user is None:
         second_step_forget(request)
-        messages.info(request, "Signing in took too long. Log in again.")
+        messages.info(request, gettext("Signing in took too long. Log in again."))
         return redirect("login")
     if passkeys.passkey_enabled(user) or not passkeys.passkey_required(user):
         return redirect("login_code") if has_second_factor(user) else redirect("login")

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import Http404, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
 from dashboard.accounts import passkeys, policy, two_factor
@@ -56,7 +57,9 @@ def two_factor_reset(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     back = next_url(request, "")
     if request.method == "POST":
         two_factor.two_factor_reset(user=person, by=request.user)
-        messages.success(request, f"Two-factor sign-in of {person.get_username()} is reset.")
+        messages.success(
+            request, gettext("Two-factor sign-in of %(username)s is reset.") % {"username": person.get_username()}
+        )
         return redirect(back or "sign_in_policy")
     context = {
         "person": person,

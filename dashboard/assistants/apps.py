@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AssistantsConfig(AppConfig):
@@ -18,7 +19,7 @@ class AssistantsConfig(AppConfig):
             Area(
                 name="assistants",
                 order=45,
-                nav=(NavEntry("Assistant requests", "assistants:requests", permission=DECIDE_APPROVALS),),
+                nav=(NavEntry(_("Assistant requests"), "assistants:requests", permission=DECIDE_APPROVALS),),
                 inbox_sources=(ASSISTANTS_INBOX,),
             )
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.csrf import csrf_exempt
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -95,7 +96,11 @@ def request_decide(request: ConsoleRequest, request_id: int) -> HttpResponseBase
         messages.error(request, str(refused))
         return redirect("assistants:requests")
     if approve:
-        messages.success(request, f"Approved: {row.summary}. It is carried out now, once.")
+        messages.success(
+            request, gettext("Approved: %(summary)s. It is carried out now, once.") % {"summary": row.summary}
+        )
     else:
-        messages.success(request, f"Rejected: {row.summary}. Nothing was sent to the service.")
+        messages.success(
+            request, gettext("Rejected: %(summary)s. Nothing was sent to the service.") % {"summary": row.summary}
+        )
     return redirect("assistants:requests")

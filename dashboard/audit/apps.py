@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class AuditConfig(AppConfig):
@@ -20,11 +21,11 @@ class AuditConfig(AppConfig):
             Area(
                 name="audit",
                 order=80,
-                nav=(NavEntry("Audit", "audit:index", permission="audit.view_audit_trail"),),
+                nav=(NavEntry(_("Audit"), "audit:index", permission="audit.view_audit_trail"),),
                 cards=(
                     HomeCard(
-                        "Audit trail",
-                        "Every write made through the console, and who decided what.",
+                        _("Audit trail"),
+                        _("Every write made through the console, and who decided what."),
                         "audit:index",
                         permission="audit.view_audit_trail",
                     ),

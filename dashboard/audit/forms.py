@@ -1,6 +1,8 @@
 from __future__ import annotations
 
 from django import forms
+from django.utils.translation import gettext_lazy
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.selectors import AuditFilter
@@ -9,18 +11,18 @@ from dashboard.audit.selectors import AuditFilter
 class AuditFilterForm(forms.Form):
     """The Audit page's filters (a GET form: the URL holds them)."""
 
-    person = forms.ChoiceField(required=False)
-    area = forms.ChoiceField(required=False)
-    kind = forms.ChoiceField(required=False, choices=[("", "Every kind"), *AuditEntry.KINDS])
-    since = forms.DateField(required=False, label="From", widget=forms.DateInput(attrs={"type": "date"}))
-    until = forms.DateField(required=False, label="To", widget=forms.DateInput(attrs={"type": "date"}))
+    person = forms.ChoiceField(label=_("Person"), required=False)
+    area = forms.ChoiceField(label=_("Area"), required=False)
+    kind = forms.ChoiceField(label=_("Kind"), required=False, choices=[("", _("Every kind")), *AuditEntry.KINDS])
+    since = forms.DateField(required=False, label=gettext_lazy("From"), widget=forms.DateInput(attrs={"type": "date"}))
+    until = forms.DateField(required=False, label=gettext_lazy("To"), widget=forms.DateInput(attrs={"type": "date"}))
 
     def __init__(self, *args, people: list[str], areas: list[str], **kwargs):
         super().__init__(*args, **kwargs)
         person, area = self.fields["person"], self.fields["area"]
         assert isinstance(person, forms.ChoiceField) and isinstance(area, forms.ChoiceField)
-        person.choices = [("", "Everyone"), *((name, name) for name in people)]
-        area.choices = [("", "Every area"), *((name, name.capitalize()) for name in areas)]
+        person.choices = [("", _("Everyone")), *((name, name) for name in people)]
+        area.choices = [("", _("Every area")), *((name, name.capitalize()) for name in areas)]
 
     def audit_filter(self) -> AuditFilter:
         """The filters that are valid; an invalid one (a hand-made URL) is left out."""

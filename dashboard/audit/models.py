@@ -2,6 +2,7 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class AuditEntry(models.Model):
@@ -19,19 +20,19 @@ class AuditEntry(models.Model):
     # A change to people, roles, invitations or sign-in (no remote write:
     # method and path stay empty; `subject` is the account it was about).
     KIND_ACCOUNT = "account"
-    KINDS = [(KIND_WRITE, "Write"), (KIND_DECISION, "Approval decision"), (KIND_ACCOUNT, "People and sign-in")]
+    KINDS = [(KIND_WRITE, _("Write")), (KIND_DECISION, _("Approval decision")), (KIND_ACCOUNT, _("People and sign-in"))]
 
     created_at = models.DateTimeField(auto_now_add=True, db_index=True)
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.SET_NULL, related_name="+")
-    username = models.CharField(max_length=150, blank=True, help_text="Kept when the user is deleted.")
+    username = models.CharField(max_length=150, blank=True, help_text=_("Kept when the user is deleted."))
     workspace_id = models.CharField(max_length=64, blank=True)
-    key_label = models.CharField(max_length=200, blank=True, help_text="The stored key, by prefix (never the key).")
+    key_label = models.CharField(max_length=200, blank=True, help_text=_("The stored key, by prefix (never the key)."))
     kind = models.CharField(max_length=32, choices=KINDS, default=KIND_WRITE)
     area = models.CharField(max_length=32, blank=True)
     method = models.CharField(max_length=8)
     path = models.CharField(max_length=500)
     idempotency_key = models.CharField(max_length=128, blank=True, db_index=True)
-    status = models.PositiveSmallIntegerField(null=True, blank=True, help_text="None: no answer (unreachable).")
+    status = models.PositiveSmallIntegerField(null=True, blank=True, help_text=_("None: no answer (unreachable)."))
     request_id = models.CharField(max_length=128, blank=True)
     summary = models.CharField(max_length=300, blank=True)
     note = models.TextField(blank=True, help_text="A decision's note, kept in the console only.")
@@ -41,15 +42,15 @@ class AuditEntry(models.Model):
     subject = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
-    subject_name = models.CharField(max_length=254, blank=True, help_text="Kept when the account is deleted.")
+    subject_name = models.CharField(max_length=254, blank=True, help_text=_("Kept when the account is deleted."))
     action = models.CharField(max_length=64, blank=True)
 
     class Meta:
         ordering = ["-created_at", "-id"]
         indexes = [models.Index(fields=["workspace_id", "kind", "-created_at"], name="audit_ws_kind_time")]
         permissions = [
-            ("decide_approvals", "Can decide approvals"),
-            ("view_audit_trail", "Can view the audit trail"),
+            ("decide_approvals", _("Can decide approvals")),
+            ("view_audit_trail", _("Can view the audit trail")),
         ]
 
     def __str__(self) -> str:

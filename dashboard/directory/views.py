@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -62,5 +63,7 @@ def token_revoke(request: ConsoleRequest, pk: int) -> HttpResponse:
     if token is None:
         raise Http404("No such directory token.")
     directory_token_revoke(token=token, by=request.user)
-    messages.success(request, f"Revoked “{token.name}”: the directory's requests are refused from now on.")
+    messages.success(
+        request, gettext("Revoked “%(name)s”: the directory's requests are refused from now on.") % {"name": token.name}
+    )
     return redirect("directory:tokens")

@@ -1,5 +1,6 @@
 from django.apps import AppConfig
 from django.conf import settings
+from django.utils.translation import gettext_lazy as _
 
 
 class EventsConfig(AppConfig):
@@ -22,9 +23,11 @@ class EventsConfig(AppConfig):
                 order=96,
                 cards=(
                     HomeCard(
-                        "Outbound events",
-                        "Signed webhooks of approvals, failed runs, record changes and finished jobs, "
-                        "and their delivery log.",
+                        _("Outbound events"),
+                        _(
+                            "Signed webhooks of approvals, failed runs, record changes and finished jobs, "
+                            "and their delivery log."
+                        ),
                         "events:endpoints",
                         permission=MANAGE_PEOPLE,
                     ),

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy
 
 from dashboard.events.models import EventType
 from dashboard.events.services import endpoint_address_check
@@ -12,18 +13,24 @@ from dashboard.signed_calls import AddressRefused
 
 
 class EndpointForm(forms.Form):
-    label = forms.CharField(max_length=100, label="Name", help_text="For people: which tool receives them.")
+    label = forms.CharField(
+        max_length=100, label=gettext_lazy("Name"), help_text=gettext_lazy("For people: which tool receives them.")
+    )
     url = forms.CharField(
         max_length=2000,
-        label="Address",
-        help_text="Where each event is POSTed (https). Stored encrypted, shown again only as its host and end.",
+        label=gettext_lazy("Address"),
+        help_text=gettext_lazy(
+            "Where each event is POSTed (https). Stored encrypted, shown again only as its host and end."
+        ),
         # An address may hold a token of the receiving tool: typed like a password, never shown again.
         widget=forms.PasswordInput(render_value=True, attrs={"autocomplete": "off"}),
     )
     event_types = forms.MultipleChoiceField(
-        choices=EventType.choices, widget=forms.CheckboxSelectMultiple, label="Events it receives"
+        choices=EventType.choices, widget=forms.CheckboxSelectMultiple, label=gettext_lazy("Events it receives")
     )
-    enabled = forms.BooleanField(required=False, initial=True, label="Enabled (called with every event it receives)")
+    enabled = forms.BooleanField(
+        required=False, initial=True, label=gettext_lazy("Enabled (called with every event it receives)")
+    )
 
     def __init__(self, *args: Any, editing: bool = False, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)

@@ -8,6 +8,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from dashboard.events import selectors, services
@@ -73,7 +74,7 @@ def endpoint_edit(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if not form.is_valid():
         return render(request, "events/endpoint.html", {"endpoint": endpoint, "form": form}, status=400)
     services.endpoint_update(endpoint=endpoint, **form.cleaned_data)
-    messages.success(request, f"“{endpoint.label}” is saved.")
+    messages.success(request, gettext("“%(label)s” is saved.") % {"label": endpoint.label})
     return redirect("events:endpoints")
 
 
@@ -85,9 +86,11 @@ def endpoint_enable(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     enabled = request.POST.get("enabled") == "1"
     services.endpoint_enable(endpoint=endpoint, enabled=enabled)
     if enabled:
-        messages.success(request, f"“{endpoint.label}” is enabled: it receives events from now on.")
+        messages.success(
+            request, gettext("“%(label)s” is enabled: it receives events from now on.") % {"label": endpoint.label}
+        )
     else:
-        messages.success(request, f"“{endpoint.label}” is disabled: it is called no more.")
+        messages.success(request, gettext("“%(label)s” is disabled: it is called no more.") % {"label": endpoint.label})
     return redirect("events:endpoints")
 
 
@@ -96,10 +99,15 @@ def endpoint_enable(request: ConsoleRequest, pk: int) -> HttpResponseBase:
 def endpoint_test(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     endpoint = _endpoint(request, pk)
     if not endpoint.enabled:
-        messages.error(request, f"“{endpoint.label}” is disabled: enable it to send it a test.")
+        messages.error(
+            request, gettext("“%(label)s” is disabled: enable it to send it a test.") % {"label": endpoint.label}
+        )
         return redirect("events:endpoints")
     services.endpoint_test(endpoint=endpoint, by=request.user)
-    messages.success(request, f"A test event is on its way to “{endpoint.label}”: its delivery is below.")
+    messages.success(
+        request,
+        gettext("A test event is on its way to “%(label)s”: its delivery is below.") % {"label": endpoint.label},
+    )
     return redirect(f"{reverse('events:log')}?endpoint={endpoint.pk}")
 
 
@@ -147,7 +155,10 @@ def delivery_again(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if delivery is None:
         raise Http404("No such delivery in this workspace.")
     if services.delivery_send_again(delivery=delivery):
-        messages.success(request, "It is sent again in a moment, with the same event id.")
+        messages.success(request, gettext("It is sent again in a moment, with the same event id."))
     else:
-        messages.error(request, f"“{delivery.endpoint.label}” is disabled: enable it to send this again.")
+        messages.error(
+            request,
+            gettext("“%(label)s” is disabled: enable it to send this again.") % {"label": delivery.endpoint.label},
+        )
     return redirect("events:log")

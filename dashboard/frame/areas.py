@@ -238,14 +238,14 @@ def nav_links(match: ResolverMatch | None, user: Any = None) -> list[NavLink]:
     for entry in entries:
         url = url_or_none(entry.url_name)
         if url is not None:
-            links.append(NavLink(label=entry.label, url=url, current=entry is current))
+            links.append(NavLink(label=str(entry.label), url=url, current=entry is current))
     return links
 
 
 def section_of(match: ResolverMatch | None) -> str:
     """The name of the navigation section a page belongs to ("" when none)."""
     current = next((link for link in nav_links(match) if link.current), None)
-    return current.label if current else ""
+    return str(current.label) if current else ""
 
 
 @dataclass(frozen=True)
@@ -263,7 +263,7 @@ def home_cards(user: Any = None) -> list[CardLink]:
                 continue
             url = url_or_none(card.url_name)
             if url is not None:
-                cards.append(CardLink(title=card.title, description=card.description, url=url))
+                cards.append(CardLink(title=str(card.title), description=str(card.description), url=url))
     return cards
 
 
@@ -275,5 +275,5 @@ def list_page_for(match: ResolverMatch | None) -> tuple[str, str] | None:
     for page in pages:
         url = url_or_none(page.url_name)
         if url is not None:
-            return page.label, url
+            return str(page.label), url
     return None

@@ -11,19 +11,38 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.http import HttpRequest
+from django.urls import reverse
+from django.utils import translation
 from django.utils.functional import SimpleLazyObject
 
 from dashboard.frame.areas import nav_links
 from dashboard.keys.selectors import api_key_list
 from dashboard.people.backends import theme_of
+from dashboard.people.language import catalog_version, is_language
 from dashboard.people.models import Theme
+
+
+def javascript_catalog_url() -> str:
+    """static/js's strings for the page's language; "" in English (the scripts' own words)."""
+    language = translation.get_language() or settings.LANGUAGE_CODE
+    if language == settings.LANGUAGE_CODE or not is_language(language):
+        return ""
+    return reverse("javascript_catalog", args=[language, catalog_version(language)])
 
 
 def console(request: HttpRequest) -> dict[str, Any]:
     user = getattr(request, "user", None)
+    catalog = SimpleLazyObject(javascript_catalog_url)
     if user is None or not user.is_authenticated:
-        return {"workspace_keys": [], "active_key": None, "nav_links": [], "theme": Theme.SYSTEM.value}
+        return {
+            "workspace_keys": [],
+            "active_key": None,
+            "nav_links": [],
+            "theme": Theme.SYSTEM.value,
+            "javascript_catalog": catalog,
+        }
     workspace = getattr(request, "workspace", None)
     keys = SimpleLazyObject(lambda: list(api_key_list(user=user)))
     return {
@@ -36,4 +55,5 @@ def console(request: HttpRequest) -> dict[str, Any]:
         "theme": SimpleLazyObject(lambda: theme_of(user)),
         "theme_label": SimpleLazyObject(lambda: Theme(theme_of(user)).label),
         "theme_choices": Theme.choices,
+        "javascript_catalog": catalog,
     }

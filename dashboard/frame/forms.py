@@ -21,6 +21,7 @@ from django import forms
 from django.forms.renderers import TemplatesSetting
 from django.utils.html import format_html
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from dashboard.api import errors
 from dashboard.api.messages import already_sent_words, key_reused, made_by, with_request_id
@@ -141,7 +142,7 @@ def _place_on_row(row: forms.BaseForm, attribute: str, text: str) -> None:
     if attribute and attribute != KEY_FIELD and attribute in row.fields and not row.fields[attribute].disabled:
         row.add_error(attribute, text)
     elif attribute:
-        row.add_error(None, f"{_humanize(attribute)}: {text}")
+        row.add_error(None, gettext("%(humanize)s: %(text)s") % {"humanize": _humanize(attribute), "text": text})
     else:
         row.add_error(None, text)
 

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 from django.core.cache import cache
 from django.utils.text import slugify
+from django.utils.translation import gettext
 
 from dashboard.inbox.sources import InboxViewer
 
@@ -149,12 +150,12 @@ def waited_words(since: datetime | None, now: datetime) -> str:
         return ""
     seconds = max((now - since).total_seconds(), 0)
     if seconds < 60:
-        return "under a minute"
+        return gettext("under a minute")
     if seconds < 3600:
-        return f"{int(seconds // 60)} min"
+        return gettext("%(minutes)d min") % {"minutes": seconds // 60}
     if seconds < 2 * 86400:
-        return f"{int(seconds // 3600)} h"
-    return f"{int(seconds // 86400)} days"
+        return gettext("%(hours)d h") % {"hours": seconds // 3600}
+    return gettext("%(days)d days") % {"days": seconds // 86400}
 
 
 def home_viewer(request: ConsoleRequest, *, now: datetime | None = None) -> HomeViewer | None:

@@ -25,6 +25,8 @@ from typing import Any
 from django.conf import settings
 from django.contrib.auth import get_user_model
 from django.urls import reverse
+from django.utils.translation import gettext_lazy as _
+from django.utils.translation import ngettext
 
 from dashboard.people.roles import MANAGE_PEOPLE
 
@@ -56,11 +58,13 @@ def _invited(user: Any) -> Step:
     others = get_user_model()._default_manager.filter(is_active=True).exclude(pk=user.pk).exists()
     return Step(
         "invite",
-        "Invite someone",
+        _("Invite someone"),
         invited or others,
-        "Your team is invited." if invited or others else "Invite the people who will work here, several at once.",
+        _("Your team is invited.")
+        if invited or others
+        else _("Invite the people who will work here, several at once."),
         reverse("people:index") + "#invite-heading",
-        "Invite people",
+        _("Invite people"),
     )
 
 
@@ -74,13 +78,13 @@ def _policy() -> Step:
     )
     return Step(
         "policy",
-        "Set the sign-in policy",
+        _("Set the sign-in policy"),
         done,
-        "The roles that must use two-factor sign-in are chosen."
+        _("The roles that must use two-factor sign-in are chosen.")
         if done
-        else "Choose the roles that must use two-factor sign-in.",
+        else _("Choose the roles that must use two-factor sign-in."),
         reverse("sign_in_policy"),
-        "Sign-in policy",
+        _("Sign-in policy"),
     )
 
 
@@ -89,14 +93,14 @@ def _email() -> Step:
     development = settings.EMAIL_BACKEND == "dashboard.people.mail.DevelopmentMailBackend"
     return Step(
         "email",
-        "Configure email",
+        _("Configure email"),
         done,
-        "The console sends its email (invitations, resets, notifications) through your server."
+        _("The console sends its email (invitations, resets, notifications) through your server.")
         if done
-        else "Whoever runs the console sets EMAIL_URL (docs/operations.md). Until then nothing is emailed"
+        else _("Whoever runs the console sets EMAIL_URL (docs/operations.md). Until then nothing is emailed")
         + ("; invitations and resets wait on the development Mail page." if development else "."),
         reverse("people:mail") if development and not done else "",
-        "Mail (development)",
+        _("Mail (development)"),
     )
 
 
@@ -110,12 +114,17 @@ def _keys(user: Any) -> Step:
     mine = ApiKey.objects.filter(user_id=user.pk).exists()
     return Step(
         "keys",
-        "Each person's API key stored",
+        _("Each person's API key stored"),
         done,
-        f"{with_key} of {people} {'person has' if people == 1 else 'people have'} stored an API key."
+        ngettext(
+            "%(with_key)d of %(people)d person has stored an API key.",
+            "%(with_key)d of %(people)d people have stored an API key.",
+            people,
+        )
+        % {"with_key": with_key, "people": people}
         + ("" if done else " Each person adds their own; until then they see no workspace."),
         reverse("keys:add") if not mine else reverse("people:index"),
-        "Add your API key" if not mine else "Who has a key (People)",
+        _("Add your API key") if not mine else _("Who has a key (People)"),
     )
 
 
@@ -128,13 +137,13 @@ def _notifications(user: Any) -> Step:
     )
     return Step(
         "notifications",
-        "Set up notifications",
+        _("Set up notifications"),
         done,
-        "Approvals and failures reach people outside the tab."
+        _("Approvals and failures reach people outside the tab.")
         if done
-        else "Choose what reaches you by email, and add a chat webhook for the team.",
+        else _("Choose what reaches you by email, and add a chat webhook for the team."),
         reverse("reach:preferences"),
-        "Notifications",
+        _("Notifications"),
     )
 
 

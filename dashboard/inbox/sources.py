@@ -31,6 +31,8 @@ from datetime import datetime
 from functools import cached_property
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext_lazy as _
+
 if TYPE_CHECKING:
     from dashboard.api import ServiceClient
     from dashboard.frame.workspace import ConsoleRequest
@@ -44,12 +46,12 @@ KIND_FAILED = "failed"
 # Mentions in comments, and comments and changes on records a person watches (objects/comments.py).
 KIND_RECORD = "record"
 KINDS = (
-    (KIND_APPROVAL, "Approvals"),
-    (KIND_QUESTION, "Questions"),
-    (KIND_VIDEO, "Video requests"),
-    (KIND_WAITING, "Waiting runs"),
-    (KIND_FAILED, "Failed"),
-    (KIND_RECORD, "Mentions and watched records"),
+    (KIND_APPROVAL, _("Approvals")),
+    (KIND_QUESTION, _("Questions")),
+    (KIND_VIDEO, _("Video requests")),
+    (KIND_WAITING, _("Waiting runs")),
+    (KIND_FAILED, _("Failed")),
+    (KIND_RECORD, _("Mentions and watched records")),
 )
 KIND_LABELS = dict(KINDS)
 # A failure seen, a video request the person will not make, news of a record read elsewhere:
@@ -60,7 +62,7 @@ DISMISSABLE_KINDS = frozenset({KIND_FAILED, KIND_VIDEO, KIND_RECORD})
 ACTION_APPROVE = "approve"  # approve or reject in place (the area's template)
 ACTION_ANSWER = "answer"
 ACTION_OPEN = "open"
-ACTION_LABELS = {ACTION_APPROVE: "Decide", ACTION_ANSWER: "Answer", ACTION_OPEN: "Open"}
+ACTION_LABELS = {ACTION_APPROVE: _("Decide"), ACTION_ANSWER: _("Answer"), ACTION_OPEN: _("Open")}
 
 
 # The person's own tracked work the inbox looks at, newest first, at most.
@@ -121,7 +123,7 @@ class InboxItem:
 
     @property
     def action_label(self) -> str:
-        return ACTION_LABELS.get(self.action, "Open")
+        return ACTION_LABELS.get(self.action, _("Open"))
 
     @property
     def dismissable(self) -> bool:

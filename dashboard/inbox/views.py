@@ -12,6 +12,7 @@ from django.core.cache import cache
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -86,7 +87,7 @@ def index(request: ConsoleRequest) -> HttpResponse:
     counts = selectors.kind_counts(selectors.filtered(everything, agent_id=agent_id))
     kept = {"agent": agent_id, "mine": "1" if mine else ""}
     kind_tabs = tabs(
-        [("", f"Everything ({sum(count for _, _, count in counts)})")]
+        [("", gettext("Everything (%(count)d)") % {"count": sum(count for _, _, count in counts)})]
         + [(value, f"{label} ({count})") for value, label, count in counts],
         kind,
         {name: value for name, value in kept.items() if value},
@@ -138,10 +139,12 @@ def refresh(request: ConsoleRequest) -> HttpResponseBase:
     workspace_id = request.workspace.id
     if workspace_id and cache.add(_asked_key(workspace_id), True, timeout=REFRESH_ASK_SECONDS):
         services.refresh_soon(workspace_id)
-        messages.info(request, "The console is reading the service again; the inbox shows it in a moment.")
+        messages.info(request, gettext("The console is reading the service again; the inbox shows it in a moment."))
     elif workspace_id:
         # One reading at a time per workspace, however many people ask.
-        messages.info(request, "The console is already reading the service again; the inbox shows it in a moment.")
+        messages.info(
+            request, gettext("The console is already reading the service again; the inbox shows it in a moment.")
+        )
     return redirect(reverse("inbox:index"))
 
 

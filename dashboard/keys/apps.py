@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class KeysConfig(AppConfig):
@@ -18,8 +19,8 @@ class KeysConfig(AppConfig):
             Area(
                 name="account",
                 order=90,
-                nav=(NavEntry("Account", "account"),),
-                cards=(HomeCard("API keys", "Add, check, switch and delete your stored keys.", "keys:list"),),
-                list_pages=(ListPage("Back to API keys", "keys:list"),),
+                nav=(NavEntry(_("Account"), "account"),),
+                cards=(HomeCard(_("API keys"), _("Add, check, switch and delete your stored keys."), "keys:list"),),
+                list_pages=(ListPage(_("Back to API keys"), "keys:list"),),
             )
         )

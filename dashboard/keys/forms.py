@@ -6,6 +6,7 @@ from django import forms
 from django.conf import settings
 from django.forms.boundfield import BoundField
 from django.utils.html import format_html
+from django.utils.translation import gettext_lazy
 
 KEY_PREFIX = "svc_sk_"
 
@@ -35,13 +36,15 @@ class AddApiKeyForm(forms.Form):
     label = forms.CharField(
         max_length=100,
         required=False,
-        help_text="Your own name for this key, e.g. “Marketing workspace”. Left empty, it is the workspace's name.",
+        help_text=gettext_lazy(
+            "Your own name for this key, e.g. “Marketing workspace”. Left empty, it is the workspace's name."
+        ),
         widget=forms.TextInput(attrs={"autocomplete": "off"}),
     )
     # render_value=False: the typed secret is never echoed back into a page,
     # not even when the form comes back with an error (SecretBoundField keeps it in the browser).
     secret = SecretField(
-        label="API key",
+        label=gettext_lazy("API key"),
         max_length=400,
         strip=True,
         widget=forms.PasswordInput(render_value=False, attrs={"autocomplete": "off", "spellcheck": "false"}),
@@ -65,6 +68,8 @@ class AddApiKeyForm(forms.Form):
             or any(ch.isspace() for ch in secret)
         ):
             raise forms.ValidationError(
-                "This doesn't look like an API key: it should start with svc_sk_ followed by more characters."
+                gettext_lazy(
+                    "This doesn't look like an API key: it should start with svc_sk_ followed by more characters."
+                )
             )
         return secret

@@ -4,6 +4,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.accounts.lockout import client_address
@@ -46,7 +47,7 @@ def key_add(request: ConsoleRequest) -> HttpResponseBase:
             )
         except KeyCheckThrottledError as exc:
             # No remote call was made; nothing is wrong with the key, so it stays in its box.
-            form.add_error(None, f"{exc.message} Nothing was stored.")
+            form.add_error(None, gettext("%(message)s Nothing was stored.") % {"message": exc.message})
         except (api_errors.AuthenticationError, api_errors.PermissionDeniedError) as exc:
             # The key itself was refused: the message goes on its field, whose box comes back
             # empty for a fresh paste (the secret is never rendered back).
@@ -56,7 +57,11 @@ def key_add(request: ConsoleRequest) -> HttpResponseBase:
             form.add_error(None, check_failure_message(exc, then="Nothing was stored."))
         else:
             state = "It is now the active key." if key.is_active else "Switch to it from the header when you need it."
-            messages.success(request, f"Key “{key.label}” added for workspace {key.workspace_name}. {state}")
+            messages.success(
+                request,
+                gettext("Key “%(label)s” added for workspace %(workspace_name)s. %(state)s")
+                % {"label": key.label, "workspace_name": key.workspace_name, "state": state},
+            )
             # A full page change, not a swap into the form.
             return client_redirect(request, reverse("keys:list"))
     if request.method == "POST":
@@ -81,9 +86,15 @@ def key_check(request: ConsoleRequest, pk: int) -> HttpResponse:
             request, "keys/list.html#key_row", {"key": key, "check_error": check_error, "checked": not check_error}
         )
     if check_error:
-        messages.error(request, f"“{key.label}”: {check_error}")
+        messages.error(
+            request, gettext("“%(label)s”: %(check_error)s") % {"label": key.label, "check_error": check_error}
+        )
     else:
-        messages.success(request, f"“{key.label}” works: workspace {key.workspace_name}, role {key.member_role}.")
+        messages.success(
+            request,
+            gettext("“%(label)s” works: workspace %(workspace_name)s, role %(member_role)s.")
+            % {"label": key.label, "workspace_name": key.workspace_name, "member_role": key.member_role},
+        )
     return redirect("keys:list")
 
 
@@ -98,7 +109,11 @@ def _key_pk(request: ConsoleRequest) -> int:
 @require_POST
 def key_activate(request: ConsoleRequest) -> HttpResponse:
     key = services.api_key_activate(user=request.user, pk=_key_pk(request))
-    messages.success(request, f"Now working in {key.workspace_name} as {key.member_role}.")
+    messages.success(
+        request,
+        gettext("Now working in %(workspace_name)s as %(member_role)s.")
+        % {"workspace_name": key.workspace_name, "member_role": key.member_role},
+    )
     return redirect(next_url(request, reverse("home")))
 
 
@@ -109,7 +124,9 @@ def key_delete(request: ConsoleRequest, pk: int) -> HttpResponse:
     if request.method == "POST":
         services.api_key_delete(user=request.user, pk=key.pk)
         messages.success(
-            request, f"Key “{key.label}” deleted from the console. It still works at the service until revoked there."
+            request,
+            gettext("Key “%(label)s” deleted from the console. It still works at the service until revoked there.")
+            % {"label": key.label},
         )
         return redirect("keys:list")
     return render(request, "keys/delete.html", {"key": key})

@@ -5,16 +5,17 @@ from __future__ import annotations
 
 from django import forms
 from django.urls import reverse
+from django.utils.translation import gettext_lazy
 
 from dashboard.palette.sources import QUERY_MAX
 
 
 class PaletteForm(forms.Form):
     q = forms.CharField(
-        label="Go to or find",
+        label=gettext_lazy("Go to or find"),
         required=False,
         max_length=QUERY_MAX,
-        help_text="Pages, agents, runs by id, approvals, objects, records, conversations, library items.",
+        help_text=gettext_lazy("Pages, agents, runs by id, approvals, objects, records, conversations, library items."),
     )
 
     def __init__(self, *args, listbox_id: str, results_id: str, **kwargs) -> None:

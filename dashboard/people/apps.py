@@ -1,4 +1,5 @@
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class PeopleConfig(AppConfig):
@@ -14,20 +15,23 @@ class PeopleConfig(AppConfig):
 
         user_logged_in.connect(_session_recorded, dispatch_uid="people_session_recorded")
         user_logged_out.connect(_session_forgotten, dispatch_uid="people_session_forgotten")
+        from dashboard.people.language import session_language_from_person
+
+        user_logged_in.connect(session_language_from_person, dispatch_uid="people_session_language")
         register_area(
             Area(
                 name="people",
                 order=85,
-                nav=(NavEntry("People", "people:index", permission=MANAGE_PEOPLE),),
+                nav=(NavEntry(_("People"), "people:index", permission=MANAGE_PEOPLE),),
                 cards=(
                     HomeCard(
-                        "People",
-                        "Invite teammates, set their roles, deactivate someone who left.",
+                        _("People"),
+                        _("Invite teammates, set their roles, deactivate someone who left."),
                         "people:index",
                         permission=MANAGE_PEOPLE,
                     ),
                 ),
-                list_pages=(ListPage("Back to People", "people:index"),),
+                list_pages=(ListPage(_("Back to People"), "people:index"),),
             )
         )
 

@@ -4,6 +4,8 @@ apart, no library (names change; an unknown browser is said as such)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext
+
 # First match wins: Edge and Opera say "Chrome" too, Chrome says "Safari", so the specific ones come first.
 BROWSERS = (
     ("Edg/", "Edge"),
@@ -33,4 +35,4 @@ def device_of(user_agent: str) -> str:
     system = next((name for marker, name in SYSTEMS if marker in user_agent), "")
     if browser and system:
         return f"{browser} on {system}"
-    return browser or system or "An unknown browser"
+    return browser or system or gettext("An unknown browser")

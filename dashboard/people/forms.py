@@ -9,6 +9,8 @@ from django.contrib.auth.models import User
 from django.contrib.auth.validators import UnicodeUsernameValidator
 from django.core.exceptions import ValidationError
 from django.core.validators import validate_email
+from django.utils.functional import lazy
+from django.utils.translation import gettext, gettext_lazy
 
 from dashboard.people.roles import DEFAULT_ROLE, ROLE_DESCRIPTIONS, Role
 
@@ -23,8 +25,8 @@ class PeopleSearchForm(forms.Form):
     q = forms.CharField(
         required=False,
         max_length=100,
-        label="Search people",
-        help_text="Name, email or username.",
+        label=gettext_lazy("Search people"),
+        help_text=gettext_lazy("Name, email or username."),
         widget=forms.TextInput(attrs={"type": "search", "autocomplete": "off"}),
     )
 
@@ -39,12 +41,18 @@ _SEPARATORS = re.compile(r"[\s,;]+")
 
 class InviteForm(forms.Form):
     emails = forms.CharField(
-        label="Email addresses",
-        help_text=f"One or more, separated by commas or on lines of their own (up to {INVITE_AT_ONCE} at once).",
+        label=gettext_lazy("Email addresses"),
+        help_text=lazy(
+            lambda: (
+                gettext("One or more, separated by commas or on lines of their own (up to %(most)d at once).")
+                % {"most": INVITE_AT_ONCE}
+            ),
+            str,
+        )(),
         max_length=INVITE_AT_ONCE * 160,
         widget=forms.Textarea(attrs={"rows": 3, "autocomplete": "off", "spellcheck": "false"}),
     )
-    role = forms.ChoiceField(label="Role", choices=_role_choices, initial=DEFAULT_ROLE)
+    role = forms.ChoiceField(label=gettext_lazy("Role"), choices=_role_choices, initial=DEFAULT_ROLE)
 
     def clean_emails(self) -> list[tuple[str, str]]:
         """Each address typed once (case aside), in order, with what is wrong
@@ -56,10 +64,13 @@ class InviteForm(forms.Form):
             if address and address.casefold() not in seen:
                 seen[address.casefold()] = (address, _address_problem(address))
         if not seen:
-            raise ValidationError("Enter at least one email address.")
+            raise ValidationError(gettext_lazy("Enter at least one email address."))
         if len(seen) > INVITE_AT_ONCE:
             raise ValidationError(
-                f"At most {INVITE_AT_ONCE} addresses at once: this holds {len(seen)}. Invite the rest in a second go."
+                gettext(
+                    "At most %(INVITE_AT_ONCE)s addresses at once: this holds %(len)s. Invite the rest in a second go."
+                )
+                % {"INVITE_AT_ONCE": INVITE_AT_ONCE, "len": len(seen)}
             )
         return list(seen.values())
 
@@ -84,11 +95,13 @@ def _address_problem(address: str) -> str:
 
 
 class RoleForm(forms.Form):
-    role = forms.ChoiceField(label="Role", choices=_role_choices)
+    role = forms.ChoiceField(label=gettext_lazy("Role"), choices=_role_choices)
     # The role change asks once more ("confirm") before it is made: a role
     # decides what someone may do in every area.
     confirm = forms.BooleanField(
-        required=False, label="Yes, change the role", help_text="A role change applies from their next request."
+        required=False,
+        label=gettext_lazy("Yes, change the role"),
+        help_text=gettext_lazy("A role change applies from their next request."),
     )
 
 
@@ -119,20 +132,20 @@ class AcceptForm(forms.Form):
     sign-on, and nothing to clash with)."""
 
     name = forms.CharField(
-        label="Your name",
+        label=gettext_lazy("Your name"),
         required=False,
         max_length=150,
-        help_text="How teammates see you in the console.",
+        help_text=gettext_lazy("How teammates see you in the console."),
         widget=forms.TextInput(attrs={"autocomplete": "name"}),
     )
     password1 = forms.CharField(
-        label="Password",
+        label=gettext_lazy("Password"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
         help_text=password_validation.password_validators_help_text_html(),
     )
     password2 = forms.CharField(
-        label="Password again",
+        label=gettext_lazy("Password again"),
         strip=False,
         widget=forms.PasswordInput(attrs={"autocomplete": "new-password"}),
     )
@@ -145,7 +158,7 @@ class AcceptForm(forms.Form):
         cleaned = super().clean() or {}
         first, second = cleaned.get("password1"), cleaned.get("password2")
         if first and second and first != second:
-            self.add_error("password2", "The two passwords differ. Type the same password twice.")
+            self.add_error("password2", gettext("The two passwords differ. Type the same password twice."))
         elif first:
             # The validators compare the password with the account it is for.
             would_be = User(username=self.email, email=self.email, first_name=cleaned.get("name") or "")

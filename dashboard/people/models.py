@@ -5,6 +5,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.people.roles import DEFAULT_ROLE, Role
 
@@ -14,9 +15,9 @@ class Theme(models.TextChoices):
     light or dark setting (prefers-color-scheme); the other two hold
     whatever the device says."""
 
-    SYSTEM = "system", "System"
-    LIGHT = "light", "Light"
-    DARK = "dark", "Dark"
+    SYSTEM = "system", _("System")
+    LIGHT = "light", _("Light")
+    DARK = "dark", _("Dark")
 
 
 class Person(models.Model):
@@ -31,6 +32,10 @@ class Person(models.Model):
     theme = models.CharField(max_length=8, choices=Theme.choices, default=Theme.SYSTEM)
     # An Administrator's choice to hide Home's getting-started checklist (shown again from Home).
     getting_started_hidden = models.BooleanField(default=False)
+    # The person's language (settings.LANGUAGES); blank: the browser's
+    # (Accept-Language). Chosen on their account page; kept in the session at
+    # sign-in, so a page reads no row for it (dashboard/people/language.py).
+    language = models.CharField(max_length=8, blank=True, default="")
     updated_at = models.DateTimeField(auto_now=True)
 
     class Meta:

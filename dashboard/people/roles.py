@@ -12,14 +12,15 @@ guards in `dashboard.frame.permissions` and the templates ask one question.
 from __future__ import annotations
 
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 
 class Role(models.TextChoices):
-    VIEWER = "viewer", "Viewer"
-    MEMBER = "member", "Member"
-    APPROVER = "approver", "Approver"
-    AUDITOR = "auditor", "Auditor"
-    ADMINISTRATOR = "administrator", "Administrator"
+    VIEWER = "viewer", _("Viewer")
+    MEMBER = "member", _("Member")
+    APPROVER = "approver", _("Approver")
+    AUDITOR = "auditor", _("Auditor")
+    ADMINISTRATOR = "administrator", _("Administrator")
 
 
 # What a role may do. The codenames of the two audit permissions predate the
@@ -39,11 +40,11 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
 }
 
 ROLE_DESCRIPTIONS: dict[str, str] = {
-    Role.VIEWER: "Reads every area; changes nothing.",
-    Role.MEMBER: "Reads and writes: turns, chats, runs, records.",
-    Role.APPROVER: "A Member who also decides approvals.",
-    Role.AUDITOR: "Reads every area and the audit trail, and exports it; changes nothing.",
-    Role.ADMINISTRATOR: "Everything, and People and System status.",
+    Role.VIEWER: _("Reads every area; changes nothing."),
+    Role.MEMBER: _("Reads and writes: turns, chats, runs, records."),
+    Role.APPROVER: _("A Member who also decides approvals."),
+    Role.AUDITOR: _("Reads every area and the audit trail, and exports it; changes nothing."),
+    Role.ADMINISTRATOR: _("Everything, and People and System status."),
 }
 
 # A new account's role when nothing else says (an invitation names one).

@@ -34,6 +34,7 @@ from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
 from dashboard.people.devices import device_of
+from dashboard.people.language import role_words
 from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
 from dashboard.people.roles import Role
 
@@ -220,7 +221,7 @@ def _role_set(
             actor=by,
             subject=user,
             action="role_changed",
-            summary=f"Role of {_display(user)} changed from {Role(before).label} to {Role(role).label}{why}",
+            summary=f"Role of {_display(user)} changed from {role_words(before)} to {role_words(role)}{why}",
             details={"from": before, "to": role, **details},
             actor_name=actor_name,
         )
@@ -268,7 +269,7 @@ def person_role_from_identity_provider(
             subject=user,
             action="role_kept",
             summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
-            f"provider's groups now give {Role(role).label}",
+            f"provider's groups now give {role_words(role)}",
             details={"from": Role.ADMINISTRATOR, "to": role, **details},
             actor_name=directory,
         )
@@ -438,7 +439,7 @@ def invitation_create(*, email: str, role: str, by: AbstractBaseUser, base_url: 
             actor=by,
             subject=None,
             action="invitation_sent",
-            summary=f"Invited {email} as {Role(role).label}",
+            summary=f"Invited {email} as {role_words(role)}",
             details={"email": email, "role": role, "invitation": invitation.pk},
         )
         # Sent inside the transaction: a refused message rolls the invitation back.
@@ -565,7 +566,7 @@ def _accept(invitation: Invitation, *, user_fields: dict[str, Any], password: st
             actor=user,
             subject=user,
             action="invitation_accepted",
-            summary=f"{locked.email} accepted the invitation ({how}) as {Role(locked.role).label}",
+            summary=f"{locked.email} accepted the invitation ({how}) as {role_words(locked.role)}",
             details={"email": locked.email, "role": locked.role, "invitation": locked.pk, "how": how},
         )
     return user

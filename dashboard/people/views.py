@@ -19,6 +19,7 @@ from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -130,7 +131,11 @@ def invitation_resend(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     except services.PeopleRefusal as refusal:
         messages.error(request, refusal.message)
     else:
-        messages.success(request, f"A new link was sent to {invitation.email}; the one sent before no longer works.")
+        messages.success(
+            request,
+            gettext("A new link was sent to %(email)s; the one sent before no longer works.")
+            % {"email": invitation.email},
+        )
     return client_redirect(request, reverse("people:index"))
 
 
@@ -164,7 +169,10 @@ def invitation_revoke(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     except services.PeopleRefusal as refusal:
         messages.error(request, refusal.message)
     else:
-        messages.success(request, f"The invitation of {invitation.email} was revoked; its link no longer works.")
+        messages.success(
+            request,
+            gettext("The invitation of %(email)s was revoked; its link no longer works.") % {"email": invitation.email},
+        )
     return client_redirect(request, reverse("people:index"))
 
 
@@ -336,7 +344,7 @@ def accept(request: ConsoleRequest, token: str) -> HttpResponseBase:
             destination = sign_in_after_password(
                 request, user=user, next_url=reverse("keys:add"), backend="django.contrib.auth.backends.ModelBackend"
             )
-            messages.success(request, "Welcome to the console. Add your workspace's API key to start.")
+            messages.success(request, gettext("Welcome to the console. Add your workspace's API key to start."))
             return client_redirect(request, destination)
     return render(request, "people/accept.html", context)
 

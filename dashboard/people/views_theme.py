@@ -12,6 +12,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from dashboard.frame.key_gate import works_without_key
@@ -28,7 +29,7 @@ def theme_set(request: ConsoleRequest) -> HttpResponseBase:
     theme = request.POST.get("theme", "")
     if theme not in Theme.values:
         # Only a forged or stale form sends another word: say so where they were, change nothing.
-        messages.error(request, "Choose a theme: System, Light or Dark.")
+        messages.error(request, gettext("Choose a theme: System, Light or Dark."))
         return client_redirect(request, back)
     person_theme_set(user=request.user, theme=theme)
     label = str(Theme(theme).label)
@@ -38,5 +39,5 @@ def theme_set(request: ConsoleRequest) -> HttpResponseBase:
         trigger_client_event(response, "consoleTheme", {"theme": theme, "label": label})
         return response
     # Said in the status region of the next page, so the change is announced, not only seen.
-    messages.success(request, f"Theme: {label}.")
+    messages.success(request, gettext("Theme: %(theme)s.") % {"theme": label})
     return client_redirect(request, back)

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from django.conf import settings
+from django.utils.translation import gettext, ngettext
 
 from dashboard.reach.decision_tokens import VIA_EMAIL, VIA_SLACK, VIA_TEAMS, decision_path, message_decisions
 from dashboard.reach.models import ChatWebhook, Delivery
@@ -23,15 +24,18 @@ def item_lines(rows: list[Delivery], decisions: dict | None = None) -> list[str]
     lines = []
     for row in rows:
         line = (
-            f"- {row.title}{f' (for {row.on_behalf_of}, who is away)' if row.on_behalf_of else ''}"
+            f"- {row.title}"
+            + (gettext(" (for %(person)s, who is away)") % {"person": row.on_behalf_of} if row.on_behalf_of else "")
             + (f"\n  {row.detail}" if row.detail else "")
             + f"\n  {console_link(row.path)}"
         )
         if decisions and row.pk in decisions:
             secret = decisions[row.pk][1]
             line += (
-                f"\n  Approve: {console_link(decision_path(secret, 'approve'))}"
-                f"\n  Reject: {console_link(decision_path(secret, 'reject'))}"
+                "\n  "
+                + gettext("Approve: %(link)s") % {"link": console_link(decision_path(secret, "approve"))}
+                + "\n  "
+                + gettext("Reject: %(link)s") % {"link": console_link(decision_path(secret, "reject"))}
             )
         lines.append(line)
     return lines
@@ -39,21 +43,31 @@ def item_lines(rows: list[Delivery], decisions: dict | None = None) -> list[str]
 
 def email_text(rows: list[Delivery]) -> tuple[str, str]:
     """(subject, body) of one email for these rows (a digest when more than
-    one); an approval with its Approve / Reject links, made for this email's person."""
-    subject = rows[0].title if len(rows) == 1 else f"{len(rows)} things in Workspace Console"
+    one); an approval with its Approve / Reject links, made for this email's person.
+    Its words in the active language: the sender overrides it with the recipient's."""
+    subject = (
+        rows[0].title
+        if len(rows) == 1
+        else ngettext("%(count)d thing in Workspace Console", "%(count)d things in Workspace Console", len(rows))
+        % {"count": len(rows)}
+    )
     decisions = message_decisions(rows, via=VIA_EMAIL)
     said = (
-        "Approve and Reject open a page showing exactly what will run: you decide there, signed in as yourself, "
-        "once; the link works for you only.\n"
+        gettext(
+            "Approve and Reject open a page showing exactly what will run: you decide there, signed in as yourself, "
+            "once; the link works for you only."
+        )
+        + "\n"
         if decisions
         else ""
     )
     body = (
         "\n".join(item_lines(rows, decisions))
-        + "\n\nEach link opens the item in the console after you sign in.\n"
+        + "\n\n"
+        + gettext("Each link opens the item in the console after you sign in.")
+        + "\n"
         + said
-        + "Change what you receive: "
-        + console_link("/notifications/")
+        + gettext("Change what you receive: %(link)s") % {"link": console_link("/notifications/")}
         + "\n"
     )
     return subject[:200], body

@@ -2,17 +2,18 @@ from __future__ import annotations
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext_lazy as _
 
 from dashboard.keys.crypto import decrypt_secret
 
 
 class Cadence(models.TextChoices):
-    NOW = "now", "At once"
-    HOURLY = "hourly", "An hourly digest"
-    DAILY = "daily", "A daily digest (at 08:00)"
+    NOW = "now", _("At once")
+    HOURLY = "hourly", _("An hourly digest")
+    DAILY = "daily", _("A daily digest (at 08:00)")
 
 
-APPROVAL_RISKS = (("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive"))
+APPROVAL_RISKS = (("write", _("Write")), ("send", _("Send")), ("spend", _("Spend")), ("destructive", _("Destructive")))
 
 
 class NotificationPreference(models.Model):
@@ -22,9 +23,9 @@ class NotificationPreference(models.Model):
     only escalations, by email, at once."""
 
     user = models.OneToOneField(settings.AUTH_USER_MODEL, on_delete=models.CASCADE, related_name="+")
-    approval_risks = models.JSONField(default=list, blank=True, help_text="Approvals of these risks.")
-    my_work_needs_me = models.BooleanField(default=True, help_text="My runs and turns that failed or wait for me.")
-    my_work_finished = models.BooleanField(default=False, help_text="My runs and turns that finished.")
+    approval_risks = models.JSONField(default=list, blank=True, help_text=_("Approvals of these risks."))
+    my_work_needs_me = models.BooleanField(default=True, help_text=_("My runs and turns that failed or wait for me."))
+    my_work_finished = models.BooleanField(default=False, help_text=_("My runs and turns that finished."))
     cadence = models.CharField(max_length=8, choices=Cadence.choices, default=Cadence.NOW)
     by_email = models.BooleanField(default=True)
     time_zone = models.CharField(max_length=64, default="UTC")
@@ -36,7 +37,7 @@ class NotificationPreference(models.Model):
     )
     # The person's Slack member id (U…): only a click by this Slack user decides from a Slack button
     # bound to this person (dashboard/reach/slack.py); without it the buttons open the confirmation page.
-    slack_user_id = models.CharField(max_length=32, blank=True, help_text="Your Slack member id (U…).")
+    slack_user_id = models.CharField(max_length=32, blank=True, help_text=_("Your Slack member id (U…)."))
     updated_at = models.DateTimeField(auto_now=True)
 
     def __str__(self) -> str:
@@ -53,14 +54,14 @@ class ChatWebhook(models.Model):
     KIND_SLACK = "slack"
     KIND_TEAMS = "teams"
     KIND_JSON = "json"
-    KINDS = [(KIND_SLACK, "Slack"), (KIND_TEAMS, "Microsoft Teams"), (KIND_JSON, "Generic JSON")]
+    KINDS = [(KIND_SLACK, _("Slack")), (KIND_TEAMS, _("Microsoft Teams")), (KIND_JSON, _("Generic JSON"))]
 
     owner = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.CASCADE, related_name="+")
-    workspace_id = models.CharField(max_length=64, blank=True, help_text="Set for a workspace's webhook.")
+    workspace_id = models.CharField(max_length=64, blank=True, help_text=_("Set for a workspace's webhook."))
     kind = models.CharField(max_length=8, choices=KINDS)
     label = models.CharField(max_length=100)
     url_encrypted = models.TextField()
-    url_hint = models.CharField(max_length=120, help_text="The host and the end of the address, for people.")
+    url_hint = models.CharField(max_length=120, help_text=_("The host and the end of the address, for people."))
     created_at = models.DateTimeField(auto_now_add=True)
     # Generic JSON webhooks sign each body (Standard Webhooks): the secret,
     # shown once at creation, stored encrypted like the address.
@@ -106,10 +107,10 @@ class Delivery(models.Model):
     # Re-checked before sending and no longer news (decided or withdrawn): the reason is `last_error`.
     STATUS_SKIPPED = "skipped"
     STATUSES = [
-        (STATUS_PENDING, "Waiting to be sent"),
-        (STATUS_SENT, "Sent"),
-        (STATUS_FAILED, "Gave up"),
-        (STATUS_SKIPPED, "Not sent"),
+        (STATUS_PENDING, _("Waiting to be sent")),
+        (STATUS_SENT, _("Sent")),
+        (STATUS_FAILED, _("Gave up")),
+        (STATUS_SKIPPED, _("Not sent")),
     ]
 
     user = models.ForeignKey(settings.AUTH_USER_MODEL, null=True, on_delete=models.CASCADE, related_name="+")
@@ -120,9 +121,9 @@ class Delivery(models.Model):
     channel = models.CharField(max_length=32, help_text='"email", "webhook:<id>" or "push:<id>".')
     kind = models.CharField(max_length=32)
     title = models.CharField(max_length=300)
-    path = models.CharField(max_length=500, help_text="Where the item opens in the console (a signed-in page).")
-    detail = models.CharField(max_length=500, blank=True, help_text="What an approval will do: its input, in short.")
-    on_behalf_of = models.CharField(max_length=150, blank=True, help_text="The away person a delegate covers.")
+    path = models.CharField(max_length=500, help_text=_("Where the item opens in the console (a signed-in page)."))
+    detail = models.CharField(max_length=500, blank=True, help_text=_("What an approval will do: its input, in short."))
+    on_behalf_of = models.CharField(max_length=150, blank=True, help_text=_("The away person a delegate covers."))
     digest = models.BooleanField(default=False)
     due_at = models.DateTimeField()
     deferred_by = models.CharField(max_length=16, blank=True, help_text='"quiet hours" or "digest".')
@@ -199,7 +200,7 @@ class PushSubscription(models.Model):
     endpoint = models.URLField(max_length=1000, unique=True)
     p256dh = models.CharField(max_length=200)
     auth = models.CharField(max_length=100)
-    device = models.CharField(max_length=120, help_text="The browser and system it was made on, for people.")
+    device = models.CharField(max_length=120, help_text=_("The browser and system it was made on, for people."))
     created_at = models.DateTimeField(auto_now_add=True)
     dropped_at = models.DateTimeField(null=True, blank=True)
     dropped_because = models.CharField(max_length=200, blank=True)
@@ -240,7 +241,7 @@ class DecisionToken(models.Model):
     # service could not be reached (the retry sends the same Idempotency-Key).
     used_at = models.DateTimeField(null=True, blank=True)
     decision = models.CharField(max_length=8, blank=True)
-    outcome = models.CharField(max_length=300, blank=True, help_text="What came of it, in words.")
+    outcome = models.CharField(max_length=300, blank=True, help_text=_("What came of it, in words."))
 
     class Meta:
         indexes = [models.Index(fields=["workspace_id", "approval_id"], name="reach_token_approval")]

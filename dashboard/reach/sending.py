@@ -20,11 +20,12 @@ from django.conf import settings
 from django.core.mail import send_mail
 from django.db import transaction
 from django.db.models import Q
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from dashboard.jobs.engine import lease_kept
 from dashboard.live.leases import lease_is_free, lease_take
 from dashboard.outbox.services import outbox_send
+from dashboard.people.language import language_of_person
 from dashboard.reach.messages import email_text, webhook_body
 from dashboard.reach.models import ChatWebhook, Delivery
 from dashboard.reach.producing import EMAIL, PUSH_PREFIX
@@ -44,7 +45,9 @@ def _send_email(rows: list[Delivery]) -> None:
     user = rows[0].user
     if user is None or not user.email:
         raise DeliveryProblem("The person has no email address.")
-    subject, body = email_text(rows)
+    # In the recipient's language, whoever's request (or no request: a worker) sends it.
+    with translation.override(language_of_person(user)):
+        subject, body = email_text(rows)
     send_mail(subject, body, settings.DEFAULT_FROM_EMAIL, [user.email])
 
 

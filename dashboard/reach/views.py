@@ -10,6 +10,7 @@ from django.contrib.auth.models import PermissionsMixin
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import get_object_or_404, redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from dashboard.frame.permissions import requires_permission, requires_write
@@ -77,7 +78,7 @@ def preferences(request: ConsoleRequest) -> HttpResponseBase:
     if not form.is_valid():
         return _page(request, form=form, status=400)
     services.preferences_save(user=request.user, values=form.cleaned_data)
-    messages.success(request, "Your notification preferences are saved.")
+    messages.success(request, gettext("Your notification preferences are saved."))
     return redirect("reach:preferences")
 
 
@@ -86,7 +87,11 @@ def _webhook_add(request: ConsoleRequest, *, workspace_id: str) -> HttpResponseB
     if not form.is_valid():
         return _page(request, webhook_form=form, status=400)
     hook = services.webhook_add(owner=request.user, workspace_id=workspace_id, **form.cleaned_data)
-    messages.success(request, f"The webhook “{form.cleaned_data['label']}” is added: it hears of news from now on.")
+    messages.success(
+        request,
+        gettext("The webhook “%(cleaned_data)s” is added: it hears of news from now on.")
+        % {"cleaned_data": form.cleaned_data["label"]},
+    )
     if hook.secret:
         # Shown this once, in this answer only (never in a redirect's cookie or session).
         return _page(request, new_secret={"label": hook.label, "secret": hook.secret})
@@ -117,10 +122,10 @@ def webhook_remove(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """One's own webhook, or (Administrators) one of the workspace's."""
     hook = get_object_or_404(ChatWebhook, pk=pk)
     if not _hook_is_theirs(request, hook):
-        messages.error(request, "This webhook is not yours to remove.")
+        messages.error(request, gettext("This webhook is not yours to remove."))
         return redirect("reach:preferences")
     services.webhook_remove(webhook=hook)
-    messages.success(request, f"The webhook “{hook.label}” is removed.")
+    messages.success(request, gettext("The webhook “%(label)s” is removed.") % {"label": hook.label})
     return redirect("reach:preferences")
 
 
@@ -129,10 +134,13 @@ def webhook_resume(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """Call a paused webhook again: one's own, or (Administrators) the workspace's."""
     hook = get_object_or_404(ChatWebhook, pk=pk)
     if not _hook_is_theirs(request, hook):
-        messages.error(request, "This webhook is not yours to resume.")
+        messages.error(request, gettext("This webhook is not yours to resume."))
         return redirect("reach:preferences")
     services.webhook_resume(webhook=hook)
-    messages.success(request, f"The webhook “{hook.label}” is resumed: the next notification is sent to it.")
+    messages.success(
+        request,
+        gettext("The webhook “%(label)s” is resumed: the next notification is sent to it.") % {"label": hook.label},
+    )
     return redirect("reach:preferences")
 
 
@@ -151,7 +159,7 @@ def delivery_retry(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """Try a delivery that gave up again (one's own: nobody else's changes)."""
     delivery = get_object_or_404(Delivery, pk=pk, user=request.user, workspace_id=request.workspace.id)
     services.delivery_retry(delivery=delivery)
-    messages.success(request, "It will be sent again in a moment.")
+    messages.success(request, gettext("It will be sent again in a moment."))
     return redirect("reach:log")
 
 
@@ -164,20 +172,20 @@ def claim(request: ConsoleRequest) -> HttpResponseBase:
     form = ClaimForm(request.POST)
     back = next_url(request, reverse("inbox:index"))
     if not form.is_valid():
-        messages.error(request, "This claim could not be read; reload the page and try again.")
+        messages.error(request, gettext("This claim could not be read; reload the page and try again."))
         return redirect(back)
     data, workspace_id = form.cleaned_data, request.workspace.id
     if data["action"] == "release":
         services.claim_release(workspace_id=workspace_id, item_key=data["item_key"])
-        messages.success(request, "Released: another approver can take it.")
+        messages.success(request, gettext("Released: another approver can take it."))
     elif data["action"] == "claim":
         services.claim_take(workspace_id=workspace_id, item_key=data["item_key"], user=request.user)
-        messages.success(request, "Claimed: other approvers see you are on it.")
+        messages.success(request, gettext("Claimed: other approvers see you are on it."))
     else:
         people = {person.pk: person for person in selectors.people_to_assign(workspace_id=workspace_id)}
         assignee = people.get(data["assignee"] or 0)
         if assignee is None:
-            messages.error(request, "Choose an approver who holds a working key of this workspace.")
+            messages.error(request, gettext("Choose an approver who holds a working key of this workspace."))
             return redirect(back)
         covering = selectors.covering_for(assignee)
         if covering:
@@ -188,5 +196,5 @@ def claim(request: ConsoleRequest) -> HttpResponseBase:
         assignment_notify(
             workspace_id=workspace_id, item_key=data["item_key"], assignee=assignee, assigned_by=request.user
         )
-        messages.success(request, f"Assigned to {assignee.get_username()}.")
+        messages.success(request, gettext("Assigned to %(username)s.") % {"username": assignee.get_username()})
     return redirect(back)

@@ -14,6 +14,7 @@ from django.contrib.auth.decorators import login_not_required
 from django.http import HttpRequest, HttpResponse, HttpResponseBase, JsonResponse
 from django.shortcuts import get_object_or_404, redirect
 from django.templatetags.static import static
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.workspace import ConsoleRequest
@@ -32,15 +33,17 @@ BACKGROUND_COLOUR = "#f6f7f9"
 def push_subscribe(request: ConsoleRequest) -> HttpResponseBase:
     """This browser, subscribed by the page's script (the browser's own permission prompt first)."""
     if not push_configured():
-        messages.error(request, "Push notifications are not set up on this console: ask its operator.")
+        messages.error(request, gettext("Push notifications are not set up on this console: ask its operator."))
         return redirect("reach:preferences")
     form = PushSubscribeForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "This browser's subscription could not be read: reload the page and try again.")
+        messages.error(
+            request, gettext("This browser's subscription could not be read: reload the page and try again.")
+        )
         return redirect("reach:preferences")
     device = device_of(request.headers.get("User-Agent", ""))
     services.push_subscribe(user=request.user, device=device, **form.cleaned_data)
-    messages.success(request, f"Push notifications are on for {device}.")
+    messages.success(request, gettext("Push notifications are on for %(device)s.") % {"device": device})
     return redirect("reach:preferences")
 
 
@@ -49,7 +52,7 @@ def push_unsubscribe(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """One of one's own devices hears nothing more."""
     subscription = get_object_or_404(PushSubscription, pk=pk, user=request.user)
     services.push_unsubscribe(subscription=subscription)
-    messages.success(request, f"Push notifications are off for {subscription.device}.")
+    messages.success(request, gettext("Push notifications are off for %(device)s.") % {"device": subscription.device})
     return redirect("reach:preferences")
 
 

@@ -2,6 +2,7 @@
 page for console administrators, and `manage.py preflight`."""
 
 from django.apps import AppConfig
+from django.utils.translation import gettext_lazy as _
 
 
 class SystemConfig(AppConfig):
@@ -18,11 +19,11 @@ class SystemConfig(AppConfig):
             Area(
                 name="system",
                 order=95,
-                nav=(NavEntry("System", "system:status", permission=VIEW_SYSTEM_STATUS),),
+                nav=(NavEntry(_("System"), "system:status", permission=VIEW_SYSTEM_STATUS),),
                 cards=(
                     HomeCard(
-                        "System status",
-                        "Readiness, workers and beat, live updates, refused keys, the service and recent errors.",
+                        _("System status"),
+                        _("Readiness, workers and beat, live updates, refused keys, the service and recent errors."),
                         "system:status",
                         permission=VIEW_SYSTEM_STATUS,
                     ),

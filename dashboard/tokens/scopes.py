@@ -4,6 +4,8 @@ token at once; a deactivated person's tokens do nothing)."""
 
 from __future__ import annotations
 
+from django.utils.translation import gettext_lazy as _
+
 from dashboard.people.roles import DECIDE_APPROVALS, VIEW_AUDIT_TRAIL, WRITE
 
 READ = "read"
@@ -16,13 +18,13 @@ AUDIT = "audit"
 NOTIFICATIONS = "notifications"
 
 SCOPES: dict[str, str] = {
-    READ: "Read every area (what the person can read)",
-    WRITE_STUDIO: "Write in Studio (turns, Content Apps)",
-    WRITE_AGENTS: "Write in Agents (chats, runs, activation)",
-    WRITE_OBJECTS: "Write in Objects (records, imports)",
-    DECIDE: "Decide approvals",
-    AUDIT: "Read the audit trail",
-    NOTIFICATIONS: "Read and change your own notification preferences",
+    READ: _("Read every area (what the person can read)"),
+    WRITE_STUDIO: _("Write in Studio (turns, Content Apps)"),
+    WRITE_AGENTS: _("Write in Agents (chats, runs, activation)"),
+    WRITE_OBJECTS: _("Write in Objects (records, imports)"),
+    DECIDE: _("Decide approvals"),
+    AUDIT: _("Read the audit trail"),
+    NOTIFICATIONS: _("Read and change your own notification preferences"),
 }
 
 # The permission a role must hold for each scope to count ("" : holding a working key is enough).

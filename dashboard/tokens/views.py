@@ -9,6 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import PermissionsMixin
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -94,7 +95,7 @@ def token_revoke(request: ConsoleRequest, token_id: int) -> HttpResponse:
     if token is None or (token.user_id != request.user.pk and not _may_manage(request)):
         raise Http404("No such token.")
     services.token_revoke(token=token, by=request.user)
-    messages.success(request, f"Revoked “{token.name}”: it is refused from now on.")
+    messages.success(request, gettext("Revoked “%(name)s”: it is refused from now on.") % {"name": token.name})
     return redirect("tokens:list")
 
 

@@ -17,6 +17,7 @@
 // like a Content App's "Show its images") is let through.
 (function () {
   "use strict";
+  var gettext = window.gettext || String;
   var BOXES = "textarea[data-max-length], input[data-max-length]";
   var ANNOUNCE_AFTER_MS = 800;
 
@@ -109,7 +110,7 @@
       var over = isOver();
       // Say it when the box goes over, when it comes back within, and a new excess after a pause.
       if (over) status.textContent = counterText(box.value.length, l.max) + " the limit.";
-      else if (announced) status.textContent = "Within the limit: " + counterText(box.value.length, l.max) + ".";
+      else if (announced) status.textContent = gettext("Within the limit: %s.").replace("%s", counterText(box.value.length, l.max));
       announced = over;
     }
     function update(event) {

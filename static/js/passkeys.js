@@ -8,6 +8,7 @@
 // buttons stay hidden and the form's status line says so.
 (function () {
   "use strict";
+  var gettext = window.gettext || String;
   const forms = document.querySelectorAll("form[data-passkey]");
   if (!forms.length) return;
   const supported = "PublicKeyCredential" in window && !!navigator.credentials;
@@ -64,12 +65,12 @@
 
   function refusal(error) {
     if (error && error.name === "NotAllowedError") {
-      return "The passkey request was cancelled or timed out: nothing changed. Try again.";
+      return gettext("The passkey request was cancelled or timed out: nothing changed. Try again.");
     }
     if (error && error.name === "InvalidStateError") {
-      return "This device already holds a passkey for your account.";
+      return gettext("This device already holds a passkey for your account.");
     }
-    return (error && error.message) || "The passkey request did not work. Try again.";
+    return (error && error.message) || gettext("The passkey request did not work. Try again.");
   }
 
   forms.forEach((form) => {
@@ -77,7 +78,7 @@
     const button = form.querySelector("button[type=submit]");
     const say = (words) => { if (state) state.textContent = words; };
     if (!supported) {
-      say("This browser cannot use passkeys.");
+      say(gettext("This browser cannot use passkeys."));
       return;
     }
     button.hidden = false;
@@ -86,7 +87,7 @@
       if (form.elements.credential.value) return;  // the answer is in: the form goes
       event.preventDefault();
       button.disabled = true;
-      say("Waiting for your passkey…");
+      say(gettext("Waiting for your passkey…"));
       try {
         const body = new URLSearchParams({ purpose: form.dataset.purpose || "" });
         const token = form.elements.csrfmiddlewaretoken.value;
@@ -97,12 +98,12 @@
           headers: { "X-CSRFToken": token, Accept: "application/json" },
         });
         const json = await reply.json();
-        if (!reply.ok) throw new Error(json.error || "The console refused the passkey request.");
+        if (!reply.ok) throw new Error(json.error || gettext("The console refused the passkey request."));
         const credential = form.dataset.passkey === "create"
           ? await navigator.credentials.create({ publicKey: creationOptions(json) })
           : await navigator.credentials.get({ publicKey: requestOptions(json) });
         form.elements.credential.value = answer(credential);
-        say("Checking…");
+        say(gettext("Checking…"));
         form.submit();
       } catch (error) {
         say(refusal(error));

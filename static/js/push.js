@@ -4,6 +4,7 @@
 // it. Turning off this very device also ends the browser's own subscription.
 (function () {
   "use strict";
+  var gettext = window.gettext || String;
   const form = document.getElementById("push-subscribe");
   if (!form) return;
   const state = document.getElementById("push-state");
@@ -11,7 +12,7 @@
   const say = (words) => { state.textContent = words; };
 
   if (!("serviceWorker" in navigator) || !("PushManager" in window) || !("Notification" in window)) {
-    say("This browser cannot receive push notifications.");
+    say(gettext("This browser cannot receive push notifications."));
     return;
   }
   button.hidden = false;
@@ -32,7 +33,7 @@
       .find((item) => item.dataset.endpoint === subscription.endpoint);
     if (mine) {
       mine.append(" (this device)");
-      button.textContent = "Subscribe this device again";
+      button.textContent = gettext("Subscribe this device again");
     }
   }).catch(() => {});
 
@@ -42,7 +43,7 @@
     button.disabled = true;
     try {
       if ((await Notification.requestPermission()) !== "granted") {
-        say("The browser is not allowed to show notifications: allow them in its site settings, then try again.");
+        say(gettext("The browser is not allowed to show notifications: allow them in its site settings, then try again."));
         return;
       }
       const registration = await navigator.serviceWorker.register(form.dataset.worker, { scope: "/" });
@@ -57,7 +58,7 @@
       form.elements.auth.value = json.keys.auth;
       form.requestSubmit(button);
     } catch (error) {
-      say("This browser could not subscribe (" + error.name + "). Try again, or use another browser.");
+      say(gettext("This browser could not subscribe (%s). Try again, or use another browser.").replace("%s", error.name));
     } finally {
       button.disabled = false;
     }

@@ -166,6 +166,8 @@ FUZZ_TABLE: dict[str, Target] = {
     # The service worker and the web app manifest, fetched by the browser without login.
     "service_worker": Target(examples=3),
     "manifest": Target(examples=3),
+    # static/js's strings in German or French, without login (any other language: 404).
+    "javascript_catalog": Target(examples=3),
     "metrics": Target(examples=3),
     "metrics_state": Target(examples=3),
     "livez": Target(examples=3),
@@ -186,6 +188,7 @@ FUZZ_TABLE: dict[str, Target] = {
     # One's own account while signed in (dashboard/accounts/views_self.py): name, password, sessions.
     "own_account": Target(),
     "own_name": Target(methods=("POST",), form=("name",)),
+    "own_language": Target(methods=("POST",), form=("language",)),
     "own_password": Target(methods=("POST",), form=("old_password", "new_password1", "new_password2"), examples=5),
     "own_sessions_sign_out": Target(methods=("POST",), examples=3),
     "recovery_codes_new": Target(methods=("POST",), form=("new-code",)),

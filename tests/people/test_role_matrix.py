@@ -91,6 +91,7 @@ UNGUARDED = {
     "objects:comment_delete": "withdrawing one's own comment is always allowed; another's only by an Administrator (MANAGE_PEOPLE, checked by the view: test_comments)",
     "objects:record_watch": "which records a person watches is their own choice: it writes nothing others see",
     "own_name": "one's own display name: personal, every role keeps theirs",
+    "own_language": "the language one reads the console in: a personal preference, not a workspace write",
     "own_password": "one's own password, the current one first: personal, every role keeps theirs",
     "own_sessions_sign_out": "signs out one's own other sessions: only takes access away from oneself",
     "people:theme": "light, dark or the device's: a personal preference of how pages look, not a workspace write",
