@@ -8,6 +8,7 @@ from typing import Any
 from uuid import UUID
 
 from django import forms
+from django.utils.translation import gettext, gettext_lazy
 
 from agents.queue import AGE_CHOICES, RISK_CHOICES
 from agents.reading import CONFIRM_RISKS
@@ -50,7 +51,7 @@ def _message_field(*, error_messages: dict | None = None, **kwargs) -> CountedCh
         limit=MESSAGE_MAX_LENGTH,
         noun="The message",
         widget=CountedTextarea(attrs={"rows": 4}),
-        error_messages={"required": "Write a message.", **(error_messages or {})},
+        error_messages={"required": gettext("Write a message."), **(error_messages or {})},
         **kwargs,
     )
 
@@ -65,15 +66,15 @@ class AgentCreateForm(QuestionsForm):
     back with them in place (`questions`, carried in a hidden field); the
     answers go with the brief as the next create."""
 
-    name = _name_field(required=False, help_text="Optional; the builder names it otherwise.")
+    name = _name_field(required=False, help_text=gettext_lazy("Optional; the builder names it otherwise."))
     message = _message_field(
-        label="What should the agent do?",
-        help_text="Describe the job in your own words: when it wakes up, what it does, whom it tells.",
+        label=gettext_lazy("What should the agent do?"),
+        help_text=gettext_lazy("Describe the job in your own words: when it wakes up, what it does, whom it tells."),
     )
     auto = forms.BooleanField(
         required=False,
-        label="Draft it now",
-        help_text="The builder drafts the plan now instead of asking questions first.",
+        label=gettext_lazy("Draft it now"),
+        help_text=gettext_lazy("The builder drafts the plan now instead of asking questions first."),
     )
     asked = forms.CharField(required=False, widget=forms.HiddenInput)
     idempotency_key = IdempotencyKeyField()
@@ -115,8 +116,12 @@ def _asked(raw: str | None) -> list[dict]:
 class AgentChangeForm(QuestionsForm):
     """A builder turn: change the draft with a message, or answer the builder's questions."""
 
-    message = _message_field(label="Your message", required=False)
-    auto = forms.BooleanField(required=False, label="Draft it now", help_text="No more questions: the builder decides.")
+    message = _message_field(label=gettext_lazy("Your message"), required=False)
+    auto = forms.BooleanField(
+        required=False,
+        label=gettext_lazy("Draft it now"),
+        help_text=gettext_lazy("No more questions: the builder decides."),
+    )
     idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, questions: list[dict] | None = None, **kwargs):
@@ -130,7 +135,7 @@ class AgentChangeForm(QuestionsForm):
             return cleaned  # refused already (over its limit, in words): one error, not two
         text = self.reply_text(cleaned)
         if not text:
-            self.add_error("message", "Write a message, or pick an answer to the builder's questions.")
+            self.add_error("message", gettext("Write a message, or pick an answer to the builder's questions."))
         elif len(text) > MESSAGE_MAX_LENGTH:
             self.add_error("message", over_limit_words("The message with the answers", MESSAGE_MAX_LENGTH, len(text)))
         return cleaned
@@ -169,7 +174,7 @@ def question_options(
 
 
 class AgentRenameForm(forms.Form):
-    name = _name_field(label="Name", error_messages={"required": "Give the agent a name."})
+    name = _name_field(label=gettext_lazy("Name"), error_messages={"required": gettext_lazy("Give the agent a name.")})
     idempotency_key = IdempotencyKeyField()
 
 
@@ -201,7 +206,7 @@ class ApprovalDecisionForm(forms.Form):
         required=False,
         limit=NOTE_MAX_LENGTH,
         noun="The note",
-        label="Note (optional, kept in the console's audit trail)",
+        label=gettext_lazy("Note (optional, kept in the console's audit trail)"),
         widget=CountedTextarea(attrs={"rows": 2}),
     )
     # Narrows the re-read after the decision to the approval's agent.
@@ -210,7 +215,9 @@ class ApprovalDecisionForm(forms.Form):
     key_reject = IdempotencyKeyField()
     key_always = IdempotencyKeyField()
     # Shown only when a destructive or spend approve asks for a fresh second factor (dashboard/accounts/step_up.py).
-    step_up_code = forms.CharField(required=False, max_length=40, label="Code from your authenticator app")
+    step_up_code = forms.CharField(
+        required=False, max_length=40, label=gettext_lazy("Code from your authenticator app")
+    )
 
     def clean(self) -> dict[str, Any]:
         super().clean()
@@ -234,14 +241,16 @@ class ApprovalDecisionForm(forms.Form):
 
 
 class ChatForm(forms.Form):
-    message = _message_field(label="Message", required=False)
+    message = _message_field(label=gettext_lazy("Message"), required=False)
     # Text, parsed strictly in clean_payload (dashboard/web/json_input.py):
     # what was typed is shown back as typed when it is refused.
     payload = forms.CharField(
         required=False,
         strip=False,
-        label="Event (JSON, optional)",
-        help_text='A JSON object for the agent to act on, instead of or beside a message, e.g. {"order": 42}.',
+        label=gettext_lazy("Event (JSON, optional)"),
+        help_text=gettext_lazy(
+            'A JSON object for the agent to act on, instead of or beside a message, e.g. {"order": 42}.'
+        ),
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
     )
     thread_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
@@ -268,7 +277,7 @@ class ChatForm(forms.Form):
             and "payload" not in self.errors
             and "message" not in self.errors
         ):
-            self.add_error("message", "Write a message to the agent, or give it an event.")
+            self.add_error("message", gettext("Write a message to the agent, or give it an event."))
         return cleaned
 
 
@@ -282,7 +291,7 @@ class ApprovalBatchForm(forms.Form):
     """Approve or reject the selected approvals together (agents/bulk_decisions.py).
     The form's key is the batch's uid: a double submit is one batch."""
 
-    decision = forms.ChoiceField(choices=[("approve", "Approve"), ("reject", "Reject")])
+    decision = forms.ChoiceField(choices=[("approve", gettext_lazy("Approve")), ("reject", gettext_lazy("Reject"))])
     idempotency_key = IdempotencyKeyField()
     # "All N matching this filter": the queue's filter as it was shown; the approvals are read again from it.
     matching = forms.BooleanField(required=False)
@@ -295,7 +304,7 @@ class ApprovalBatchForm(forms.Form):
         self.cleaned_data["agent"] = uuid_or_empty(self.cleaned_data.get("agent") or "")
         for name, choices in (("risk", RISK_CHOICES), ("age", AGE_CHOICES)):
             if (self.cleaned_data.get(name) or "") not in dict(choices):
-                self.add_error(name, "This filter could not be read.")
+                self.add_error(name, gettext("This filter could not be read."))
         # The selected ids (checkboxes named "approval"): well-formed ones only; the service's list decides the rest.
         picked = self.data.getlist("approval")[:200] if hasattr(self.data, "getlist") else []
         self.cleaned_data["approvals"] = [uuid_or_empty(value) for value in picked if uuid_or_empty(value)]
@@ -308,8 +317,12 @@ class GrantRevokeForm(forms.Form):
 
     risk = forms.CharField(max_length=64, widget=forms.HiddenInput)
     understood = forms.BooleanField(
-        label="I understand this sends a message to the agent builder: it uses credits and changes the draft.",
-        error_messages={"required": "Check the box first: taking a grant back uses credits and changes the draft."},
+        label=gettext_lazy(
+            "I understand this sends a message to the agent builder: it uses credits and changes the draft."
+        ),
+        error_messages={
+            "required": gettext_lazy("Check the box first: taking a grant back uses credits and changes the draft.")
+        },
     )
     idempotency_key = IdempotencyKeyField()
 
@@ -319,28 +332,44 @@ class ReinstructForm(forms.Form):
     instruction into its run's thread. Two writes, a key each, both reused
     when the form is posted again."""
 
-    message = _message_field(label="The corrected instruction", error_messages={"required": "Write the instruction."})
+    message = _message_field(
+        label=gettext_lazy("The corrected instruction"),
+        error_messages={"required": gettext_lazy("Write the instruction.")},
+    )
     run_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     agent_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     key_reject = IdempotencyKeyField()
     key_message = IdempotencyKeyField()
 
 
+# The risks a deadline or an approval rule is set for, in a person's words.
+DECIDED_RISKS = [
+    ("write", gettext_lazy("Write")),
+    ("send", gettext_lazy("Send")),
+    ("spend", gettext_lazy("Spend")),
+    ("destructive", gettext_lazy("Destructive")),
+]
+
+
 class DeadlineForm(forms.Form):
     """An Administrator's deadline for one agent's approvals of one risk
     (empty minutes: back to the default of the risk)."""
 
-    agent_id = forms.ChoiceField(label="Agent")
+    agent_id = forms.ChoiceField(label=gettext_lazy("Agent"))
     risk = forms.ChoiceField(
-        label="Risk", choices=[("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive")]
+        label=gettext_lazy("Risk"),
+        choices=DECIDED_RISKS,
     )
     minutes = forms.IntegerField(
         required=False,
         min_value=1,
         max_value=60 * 24 * 30,
-        label="Minutes to decide",
-        help_text="Empty: the default of the risk.",
-        error_messages={"min_value": "At least 1 minute.", "max_value": "At most 30 days (43,200 minutes)."},
+        label=gettext_lazy("Minutes to decide"),
+        help_text=gettext_lazy("Empty: the default of the risk."),
+        error_messages={
+            "min_value": gettext_lazy("At least 1 minute."),
+            "max_value": gettext_lazy("At most 30 days (43,200 minutes)."),
+        },
     )
 
     def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
@@ -350,7 +379,9 @@ class DeadlineForm(forms.Form):
         agent.choices = agents
 
 
-NEVER_AUTO_APPROVED = "A destructive or spend action is never approved at its deadline: choose Reject or Escalate only."
+NEVER_AUTO_APPROVED = gettext_lazy(
+    "A destructive or spend action is never approved at its deadline: choose Reject or Escalate only."
+)
 
 
 class ApprovalRuleForm(forms.Form):
@@ -358,32 +389,42 @@ class ApprovalRuleForm(forms.Form):
     of one risk (agents/quorum.py): M of N, who may approve, separation of
     duties, the outcome at the deadline."""
 
-    agent_id = forms.ChoiceField(label="Agent", required=False)
+    agent_id = forms.ChoiceField(label=gettext_lazy("Agent"), required=False)
     risk = forms.ChoiceField(
-        label="Risk", choices=[("write", "Write"), ("send", "Send"), ("spend", "Spend"), ("destructive", "Destructive")]
+        label=gettext_lazy("Risk"),
+        choices=DECIDED_RISKS,
     )
     approvals_needed = forms.IntegerField(
         min_value=1,
         max_value=5,
         initial=1,
-        label="Approvals needed",
-        help_text="How many different people must approve; a single rejection vetoes.",
-        error_messages={"min_value": "At least 1 approval.", "max_value": "At most 5 approvals."},
+        label=gettext_lazy("Approvals needed"),
+        help_text=gettext_lazy("How many different people must approve; a single rejection vetoes."),
+        error_messages={
+            "min_value": gettext_lazy("At least 1 approval."),
+            "max_value": gettext_lazy("At most 5 approvals."),
+        },
     )
     approver_roles = forms.MultipleChoiceField(
         required=False,
-        label="Roles that may approve",
-        choices=[("approver", "Approvers"), ("administrator", "Administrators")],
+        label=gettext_lazy("Roles that may approve"),
+        choices=[("approver", gettext_lazy("Approvers")), ("administrator", gettext_lazy("Administrators"))],
         widget=forms.CheckboxSelectMultiple,
-        help_text="None ticked and nobody named: anyone who decides approvals.",
+        help_text=gettext_lazy("None ticked and nobody named: anyone who decides approvals."),
     )
     approver_ids = forms.MultipleChoiceField(
-        required=False, label="People who may approve", widget=forms.CheckboxSelectMultiple
+        required=False, label=gettext_lazy("People who may approve"), widget=forms.CheckboxSelectMultiple
     )
-    starter_may_approve = forms.BooleanField(required=False, label="The person who started the run may approve it")
+    starter_may_approve = forms.BooleanField(
+        required=False, label=gettext_lazy("The person who started the run may approve it")
+    )
     at_deadline = forms.ChoiceField(
-        label="When nobody answers by the deadline",
-        choices=[("escalate", "Escalate only"), ("reject", "Reject"), ("approve", "Approve")],
+        label=gettext_lazy("When nobody answers by the deadline"),
+        choices=[
+            ("escalate", gettext_lazy("Escalate only")),
+            ("reject", gettext_lazy("Reject")),
+            ("approve", gettext_lazy("Approve")),
+        ],
         initial="escalate",
     )
 
@@ -421,38 +462,48 @@ class AlertRuleForm(forms.Form):
     agent or of the whole workspace, above a threshold. The console's own
     setting: nothing is sent to the service, so it carries no form key."""
 
-    agent_id = forms.ChoiceField(label="Agent", required=False)
-    measure = forms.ChoiceField(label="Measure", choices=ALERT_MEASURES)
+    agent_id = forms.ChoiceField(label=gettext_lazy("Agent"), required=False)
+    measure = forms.ChoiceField(label=gettext_lazy("Measure"), choices=ALERT_MEASURES)
     threshold = forms.DecimalField(
-        label="Alert when above",
+        label=gettext_lazy("Alert when above"),
         min_value=0,
         max_digits=12,
         decimal_places=4,
-        help_text="In the measure's unit: a percentage, dollars, seconds, or a count.",
+        help_text=gettext_lazy("In the measure's unit: a percentage, dollars, seconds, or a count."),
         error_messages={
-            "required": "Give the threshold: the alert is sent when the measure goes above it.",
-            "invalid": "Give the threshold as a number, such as 20 or 2.5.",
-            "min_value": "The threshold is 0 or more.",
-            "max_digits": "At most 8 digits before the point.",
-            "max_whole_digits": "At most 8 digits before the point.",
-            "max_decimal_places": "At most 4 digits after the point.",
+            "required": gettext_lazy("Give the threshold: the alert is sent when the measure goes above it."),
+            "invalid": gettext_lazy("Give the threshold as a number, such as 20 or 2.5."),
+            "min_value": gettext_lazy("The threshold is 0 or more."),
+            "max_digits": gettext_lazy("At most 8 digits before the point."),
+            "max_whole_digits": gettext_lazy("At most 8 digits before the point."),
+            "max_decimal_places": gettext_lazy("At most 4 digits after the point."),
         },
     )
     window_hours = forms.IntegerField(
-        label="Window (hours)",
+        label=gettext_lazy("Window (hours)"),
         min_value=1,
         max_value=24 * 30,
         initial=24,
-        help_text="Failure rate and p95 duration: the runs that started within this many hours before now.",
-        error_messages={"min_value": "At least 1 hour.", "max_value": "At most 30 days (720 hours)."},
+        help_text=gettext_lazy(
+            "Failure rate and p95 duration: the runs that started within this many hours before now."
+        ),
+        error_messages={
+            "min_value": gettext_lazy("At least 1 hour."),
+            "max_value": gettext_lazy("At most 30 days (720 hours)."),
+        },
     )
     min_runs = forms.IntegerField(
-        label="Fewest finished runs for a verdict",
+        label=gettext_lazy("Fewest finished runs for a verdict"),
         min_value=1,
         max_value=10_000,
         initial=5,
-        help_text="Failure rate and p95 duration: with fewer finished runs in the window, the alert waits.",
-        error_messages={"min_value": "At least 1 run.", "max_value": "At most 10,000 runs."},
+        help_text=gettext_lazy(
+            "Failure rate and p95 duration: with fewer finished runs in the window, the alert waits."
+        ),
+        error_messages={
+            "min_value": gettext_lazy("At least 1 run."),
+            "max_value": gettext_lazy("At most 10,000 runs."),
+        },
     )
 
     def __init__(self, *args: Any, agents: list[tuple[str, str]], **kwargs: Any) -> None:
@@ -481,9 +532,9 @@ class RunViewForm(forms.Form):
     `share_refusal` ("" when this person may write) refuses the box on the
     field, keeping the rest as typed (as Objects' SavedViewForm does)."""
 
-    name = forms.CharField(max_length=80, label="View name")
-    shared = forms.BooleanField(required=False, label="Share with the workspace")
-    make_default = forms.BooleanField(required=False, label="Open Runs with this view")
+    name = forms.CharField(max_length=80, label=gettext_lazy("View name"))
+    shared = forms.BooleanField(required=False, label=gettext_lazy("Share with the workspace"))
+    make_default = forms.BooleanField(required=False, label=gettext_lazy("Open Runs with this view"))
     # The runs page's query as it was when the form was shown (static/js/run_views.js keeps it current).
     query = forms.CharField(required=False, max_length=2000, widget=forms.HiddenInput)
 
@@ -500,7 +551,7 @@ class RunViewForm(forms.Form):
     def clean_name(self) -> str:
         name = " ".join(self.cleaned_data["name"].split())
         if not name:
-            raise forms.ValidationError("Give the view a name.")
+            raise forms.ValidationError(gettext("Give the view a name."))
         return name
 
 

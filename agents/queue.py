@@ -11,6 +11,7 @@ from typing import Any
 
 from django.db.models import Count, Max
 from django.utils import timezone
+from django.utils.translation import gettext_lazy
 
 from agents.reading import RISKS, read_approval
 from dashboard.api.paths import api_path
@@ -25,8 +26,12 @@ from dashboard.web.reading import as_dict, text
 SOURCE = "agents"
 NAMES_KIND = "agent-names"
 
-RISK_CHOICES = [("", "Any risk"), *((risk, risk.capitalize()) for risk in RISKS)]
-AGE_CHOICES = [("", "Any age"), ("1h", "Waiting over an hour"), ("1d", "Waiting over a day")]
+RISK_CHOICES = [("", gettext_lazy("Any risk")), *((risk, risk.capitalize()) for risk in RISKS)]
+AGE_CHOICES = [
+    ("", gettext_lazy("Any age")),
+    ("1h", gettext_lazy("Waiting over an hour")),
+    ("1d", gettext_lazy("Waiting over a day")),
+]
 AGES = {"1h": timedelta(hours=1), "1d": timedelta(days=1)}
 
 

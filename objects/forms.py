@@ -13,6 +13,7 @@ from django import forms
 from django.forms.renderers import BaseRenderer
 from django.forms.utils import ErrorList
 from django.utils.datastructures import MultiValueDict
+from django.utils.translation import gettext, gettext_lazy
 
 from dashboard.api import errors
 from dashboard.frame.forms import place_remote_error
@@ -68,9 +69,11 @@ def normalize_options(options: list | None) -> list[dict]:
 class ObjectForm(forms.Form):
     """Names, description, icon and colour of an object (new and settings)."""
 
-    singular_name = forms.CharField(max_length=NAME_MAX_LENGTH, label="Singular name")
+    singular_name = forms.CharField(max_length=NAME_MAX_LENGTH, label=gettext_lazy("Singular name"))
     plural_name = forms.CharField(
-        max_length=NAME_MAX_LENGTH, label="Plural name", help_text="Makes the object's key, which never changes."
+        max_length=NAME_MAX_LENGTH,
+        label=gettext_lazy("Plural name"),
+        help_text=gettext_lazy("Makes the object's key, which never changes."),
     )
     description = forms.CharField(
         max_length=DESCRIPTION_MAX_LENGTH, required=False, widget=forms.Textarea(attrs={"rows": 3})
@@ -81,7 +84,7 @@ class ObjectForm(forms.Form):
         max_length=COLOR_MAX_LENGTH,
         required=False,
         initial=DEFAULT_COLOR,
-        label="Colour",
+        label=gettext_lazy("Colour"),
         widget=forms.TextInput(attrs={"type": "color"}),
     )
     idempotency_key = IdempotencyKeyField()
@@ -103,7 +106,7 @@ class ObjectForm(forms.Form):
 class ObjectSettingsForm(ObjectForm):
     """ObjectForm plus the title field, chosen among the object's existing fields."""
 
-    title_field = forms.ChoiceField(required=False, label="Title field")
+    title_field = forms.ChoiceField(required=False, label=gettext_lazy("Title field"))
 
     def __init__(self, *args, field_choices: Sequence[tuple[str, str]] = (), **kwargs):
         super().__init__(*args, **kwargs)
@@ -123,7 +126,7 @@ class FieldRowForm(forms.Form):
     key = forms.CharField(
         max_length=FIELD_LABEL_MAX_LENGTH,
         required=False,
-        help_text="The label in snake_case by default.",
+        help_text=gettext_lazy("The label in snake_case by default."),
     )
     type = forms.ChoiceField(choices=FIELD_TYPES, initial=FieldType.TEXT)
     required = forms.BooleanField(required=False)
@@ -194,7 +197,9 @@ class FieldRowForm(forms.Form):
     def clean_key(self) -> str:
         key = self.cleaned_data.get("key") or ""
         if key and not FIELD_KEY_PATTERN.match(key):
-            raise forms.ValidationError("Use lower-case letters, digits and underscores, starting with a letter.")
+            raise forms.ValidationError(
+                gettext("Use lower-case letters, digits and underscores, starting with a letter.")
+            )
         return key
 
     def clean(self) -> dict[str, Any]:
@@ -206,16 +211,16 @@ class FieldRowForm(forms.Form):
             and not self.is_existing
             and not snake_case(cleaned["label"])
         ):
-            self.add_error("key", "The label has no letters or digits to make a key from; give a key.")
+            self.add_error("key", gettext("The label has no letters or digits to make a key from; give a key."))
         options = [row for row in self.option_rows if row["label"].strip()]
         # The clean payload is built from plain id/label/color only.
         options = [{"id": row["id"], "label": row["label"], "color": row["color"]} for row in options]
         if cleaned.get("type") in CHOICE_TYPES:
             if not options:
-                self.add_error(None, "Add at least one option for this type.")
+                self.add_error(None, gettext("Add at least one option for this type."))
             labels = [row["label"].strip().lower() for row in options]
             if len(set(labels)) != len(labels):
-                self.add_error(None, "Two options have the same label.")
+                self.add_error(None, gettext("Two options have the same label."))
         cleaned["options"] = [
             {**({"id": row["id"]} if row["id"] else {}), "label": row["label"].strip(), "color": row["color"]}
             for row in options
@@ -447,25 +452,30 @@ class RelationshipForm(forms.Form):
 
     idempotency_key = IdempotencyKeyField()
     relation_key = forms.CharField(
-        label="Kind of link",
+        label=gettext_lazy("Kind of link"),
         max_length=100,
-        help_text="snake_case, for example company, owner or related_to; kinds already in use are offered",
+        help_text=gettext_lazy(
+            "snake_case, for example company, owner or related_to; kinds already in use are offered"
+        ),
         # The kinds in use in this workspace are offered by a datalist (templates/objects/record.html#link-form).
         widget=forms.TextInput(attrs={"list": "relation-keys", "autocomplete": "off"}),
     )
-    target_object = forms.ChoiceField(label="Linked object")
+    target_object = forms.ChoiceField(label=gettext_lazy("Linked object"))
     target_search = forms.CharField(
-        label="Find a record",
+        label=gettext_lazy("Find a record"),
         required=False,
         widget=forms.SearchInput(
             attrs={"autocomplete": "off", "placeholder": "Type to search the linked object's records"}
         ),
     )
     target_pick = forms.CharField(required=False)
-    target_id = forms.CharField(label="or its id", required=False, max_length=64)
-    label = forms.CharField(label="Label", max_length=200, required=False)
+    target_id = forms.CharField(label=gettext_lazy("or its id"), required=False, max_length=64)
+    label = forms.CharField(label=gettext_lazy("Label"), max_length=200, required=False)
     metadata = forms.CharField(
-        label="Metadata (JSON object)", required=False, strip=False, widget=forms.Textarea(attrs={"rows": 3})
+        label=gettext_lazy("Metadata (JSON object)"),
+        required=False,
+        strip=False,
+        widget=forms.Textarea(attrs={"rows": 3}),
     )
 
     def __init__(self, *args, objects: list[dict], **kwargs):
@@ -503,7 +513,7 @@ class RelationshipForm(forms.Form):
         data = self.cleaned_data
         target = (data.get("target_pick") or "").strip() or (data.get("target_id") or "").strip()
         if not target:
-            self.add_error("target_id", "Pick a record from the search results, or paste its id.")
+            self.add_error("target_id", gettext("Pick a record from the search results, or paste its id."))
         data["target"] = target
         return data
 
@@ -534,8 +544,8 @@ class RecordThenForm(RecordDeleteForm):
             required=True,
             widget=forms.CheckboxSelectMultiple,
             error_messages={
-                "required": "Tick at least one field to put back.",
-                "invalid_choice": "That field no longer differs from now: reload the page and choose again.",
+                "required": gettext("Tick at least one field to put back."),
+                "invalid_choice": gettext("That field no longer differs from now: reload the page and choose again."),
             },
         )
 
@@ -551,9 +561,9 @@ class SavedViewForm(forms.Form):
     like any other: `share_refusal` (from `write_refusal`, "" when this person
     may write) refuses the box on the field, keeping the rest as typed."""
 
-    name = forms.CharField(max_length=80, label="View name")
-    shared = forms.BooleanField(required=False, label="Share with the workspace's console users")
-    make_default = forms.BooleanField(required=False, label="Open this view by default")
+    name = forms.CharField(max_length=80, label=gettext_lazy("View name"))
+    shared = forms.BooleanField(required=False, label=gettext_lazy("Share with the workspace's console users"))
+    make_default = forms.BooleanField(required=False, label=gettext_lazy("Open this view by default"))
     query = forms.CharField(required=False, max_length=4000, widget=forms.HiddenInput)
     # The table, or another way to look (objects/looks.py): a kanban, calendar, gallery, chart.
     kind = forms.CharField(required=False, max_length=16, widget=forms.HiddenInput)
@@ -571,7 +581,7 @@ class SavedViewForm(forms.Form):
     def clean_name(self) -> str:
         name = " ".join(self.cleaned_data["name"].split())
         if not name:
-            raise forms.ValidationError("Give the view a name.")
+            raise forms.ValidationError(gettext("Give the view a name."))
         return name
 
 
@@ -579,12 +589,12 @@ class CommentForm(forms.Form):
     """A comment on a record (objects/comments.py): markdown, @username mentions."""
 
     body = forms.CharField(
-        label="Comment",
+        label=gettext_lazy("Comment"),
         max_length=10_000,
         strip=True,
         widget=forms.Textarea(attrs={"rows": 3}),
-        help_text="Markdown. Mention someone of this workspace with @ and their username.",
-        error_messages={"required": "Write something to post: the comment is empty."},
+        help_text=gettext_lazy("Markdown. Mention someone of this workspace with @ and their username."),
+        error_messages={"required": gettext_lazy("Write something to post: the comment is empty.")},
     )
     # The form's own id (objects.RecordComment.uid): sent twice, one comment.
     uid = forms.UUIDField(required=False, widget=forms.HiddenInput)

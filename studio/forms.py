@@ -4,6 +4,7 @@ import contextlib
 from typing import Any
 
 from django import forms
+from django.utils.translation import gettext_lazy
 
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.counted import CountedCharField, CountedTextarea, over_limit_words
@@ -76,13 +77,15 @@ class TurnForm(forms.Form):
                 "data-limit-noun": "Messages",
             }
         ),
-        help_text="Website, image and video messages take up to 3,800 characters; documents and apps up to 18,000.",
+        help_text=gettext_lazy(
+            "Website, image and video messages take up to 3,800 characters; documents and apps up to 18,000."
+        ),
     )
     artifact_id = forms.UUIDField(required=False, widget=forms.HiddenInput)
     auto = forms.BooleanField(
         required=False,
-        label="Decide for me",
-        help_text="The director makes it now instead of asking questions first.",
+        label=gettext_lazy("Decide for me"),
+        help_text=gettext_lazy("The director makes it now instead of asking questions first."),
     )
     idempotency_key = IdempotencyKeyField()
 
@@ -116,9 +119,9 @@ class MessageForm(forms.Form):
     message = CountedCharField(
         limit=None,
         widget=CountedTextarea(attrs={"rows": 4}),
-        label="Your message",
+        label=gettext_lazy("Your message"),
     )
-    auto = forms.BooleanField(required=False, label="Decide for me")
+    auto = forms.BooleanField(required=False, label=gettext_lazy("Decide for me"))
     idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, studio: str = "", **kwargs):
@@ -185,12 +188,12 @@ class ShareForm(forms.Form):
     from the service when the form is sent, never taken from the browser."""
 
     days = forms.TypedChoiceField(
-        label="Open for",
-        choices=[(1, "1 day"), (7, "7 days"), (30, "30 days")],
+        label=gettext_lazy("Open for"),
+        choices=[(1, gettext_lazy("1 day")), (7, gettext_lazy("7 days")), (30, gettext_lazy("30 days"))],
         coerce=int,
         initial=7,
         widget=forms.RadioSelect,
-        help_text="After that the link answers “not found”. You can revoke it sooner.",
+        help_text=gettext_lazy("After that the link answers “not found”. You can revoke it sooner."),
     )
 
 
@@ -208,7 +211,7 @@ class AnotherTakeForm(forms.Form):
     take_brief; it may be changed), sent with "decide for me". The studio
     and the board come from the stored turn, never from the browser."""
 
-    message = CountedCharField(limit=None, widget=CountedTextarea(attrs={"rows": 8}), label="The brief")
+    message = CountedCharField(limit=None, widget=CountedTextarea(attrs={"rows": 8}), label=gettext_lazy("The brief"))
     idempotency_key = IdempotencyKeyField()
 
     def __init__(self, *args, studio: str = "", **kwargs):

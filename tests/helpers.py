@@ -102,3 +102,16 @@ def allow_images_from(settings, *sources: str) -> None:
     directives = {**policy["DIRECTIVES"]}
     directives["img-src"] = [*directives["img-src"], *sources]
     settings.CONTENT_SECURITY_POLICY = {**policy, "DIRECTIVES": directives}
+
+
+def use_compiled_catalogs(settings, folder: Path, languages: tuple[str, ...] = ("de",)) -> None:
+    """The catalogs of locale/ compiled into `folder` and read from there
+    (a checkout keeps only the .po files), so a test sees the translated pages."""
+    import subprocess
+
+    for language in languages:
+        target = folder / language / "LC_MESSAGES"
+        target.mkdir(parents=True, exist_ok=True)
+        source = Path(settings.BASE_DIR) / "locale" / language / "LC_MESSAGES" / "django.po"
+        subprocess.run(["msgfmt", "-o", str(target / "django.mo"), str(source)], check=True)
+    settings.LOCALE_PATHS = [str(folder)]

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from agents import selectors, services
@@ -258,7 +259,7 @@ def agent_pause(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
         services.agent_pause(client=client, agent_id=str(agent_id), idempotency_key=key)
     except errors.ApiError as exc:
         return _action_failed(request, str(agent_id), form_name="pause_form", key=key, exc=exc)
-    messages.success(request, "The agent is paused: its wake-ups are off; runs in flight finish.")
+    messages.success(request, gettext("The agent is paused: its wake-ups are off; runs in flight finish."))
     return _after_write(request, str(agent_id))
 
 
@@ -279,7 +280,7 @@ def agent_rename(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
     except errors.ApiError as exc:
         error = failed_write(request, form, exc)
         return _agent_page(request, str(agent_id), region="rename", rename_form=form, rename_error=error)
-    messages.success(request, "Renamed.")
+    messages.success(request, gettext("Renamed."))
     return _after_write(request, str(agent_id))
 
 
@@ -329,7 +330,7 @@ def agent_change(request: ConsoleRequest, agent_id: str) -> HttpResponseBase:
             needs_input=True,
             change_form=AgentChangeForm(questions=read["questions"]),
         )
-    messages.success(request, "The builder changed the draft. Activate the agent to publish the change.")
+    messages.success(request, gettext("The builder changed the draft. Activate the agent to publish the change."))
     return _after_write(request, str(agent_id))
 
 

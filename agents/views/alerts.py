@@ -8,6 +8,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import Http404, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents import alerts
@@ -122,7 +123,7 @@ def alert_rule_delete(request: ConsoleRequest, rule_id: int) -> HttpResponseBase
         workspace_id=request.workspace.id, key=request.workspace.require_key(), user=request.user, rule_id=rule_id
     )
     if removed:
-        messages.success(request, "The alert rule is removed, with its history.")
+        messages.success(request, gettext("The alert rule is removed, with its history."))
     else:
-        messages.info(request, "That alert rule was removed already.")
+        messages.info(request, gettext("That alert rule was removed already."))
     return redirect("agents:alerts")

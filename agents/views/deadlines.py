@@ -6,6 +6,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
 from agents import deadlines, selectors
@@ -43,7 +44,7 @@ def approval_deadlines(request: ConsoleRequest) -> HttpResponseBase:
             minutes=data["minutes"],
             user=request.user,
         )
-        messages.success(request, "The deadline is saved.")
+        messages.success(request, gettext("The deadline is saved."))
         return redirect("agents:deadlines")
     context = {
         "form": form,

@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from agents import policy, selectors
@@ -126,7 +127,9 @@ def approval_reinstruct(request: ConsoleRequest, approval_id: str) -> HttpRespon
         return _reinstruct_page(request, str(approval_id), form, error=error)
     messages.success(
         request,
-        "Rejected, and your corrected instruction was sent into the run's conversation (both in the audit trail).",
+        gettext(
+            "Rejected, and your corrected instruction was sent into the run's conversation (both in the audit trail)."
+        ),
     )
     agent_id = str(data["agent_id"] or operation.context.get("agent_id") or "")
     thread_id = str(operation.context.get("thread_id") or "")

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -94,7 +95,7 @@ def run_rerun_edited(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
     except errors.ApiError as exc:
         remote_error = failed_write(request, form, exc)
         return _edit_page(request, run, form, changes=changes, reviewing=True, remote_error=remote_error)
-    messages.success(request, "Sent with your changes as a new run.")
+    messages.success(request, gettext("Sent with your changes as a new run."))
     return client_redirect(request, reverse("agents:chat", args=[run["agent_id"]]) + f"?sent={op.pk}")
 
 
@@ -148,7 +149,7 @@ def runs_rerun_failed_start(request: ConsoleRequest) -> HttpResponseBase:
     still lists as failed in that window (read again here)."""
     form = RerunBatchForm(request.POST)
     if not form.is_valid():
-        messages.error(request, "This selection could not be read; reload the page and confirm again.")
+        messages.error(request, gettext("This selection could not be read; reload the page and confirm again."))
         return redirect(reverse("agents:runs_rerun_failed"))
     failed = _failed_of(request, form.cleaned_data)
     try:
@@ -211,7 +212,7 @@ def rerun_batch_cancel(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     """Stop sending: the runs sent before stay sent (their new runs go on)."""
     batch = _batch_of(request, pk)
     if engine.job_cancel(bulk_reruns.KIND, batch.pk):
-        messages.info(request, "Cancelling: no more runs are sent again; those sent stay sent.")
+        messages.info(request, gettext("Cancelling: no more runs are sent again; those sent stay sent."))
     batch.refresh_from_db()
     if is_partial(request):
         return render(request, "agents/rerun_batch.html#rerun_progress", _progress(request, batch))

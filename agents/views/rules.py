@@ -7,6 +7,7 @@ from django.contrib import messages
 from django.contrib.auth import get_user_model
 from django.http import HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods, require_POST
 
 from agents import quorum, selectors
@@ -51,7 +52,7 @@ def approval_rules(request: ConsoleRequest) -> HttpResponseBase:
             agent_name=dict(agents).get(data["agent_id"], ""),
             data=data,
         )
-        messages.success(request, "The rule is saved.")
+        messages.success(request, gettext("The rule is saved."))
         return redirect("agents:rules")
     rules = list(ApprovalRule.objects.filter(workspace_id=request.workspace.id))
     context = {"form": form, "rules": [(rule, quorum.rule_words(rule)) for rule in rules]}
@@ -66,7 +67,9 @@ def approval_rule_remove(request: ConsoleRequest) -> HttpResponseBase:
         workspace_id=request.workspace.id, key=request.workspace.require_key(), user=request.user, rule_id=rule_id
     )
     if removed:
-        messages.success(request, "The rule is removed: one approval by any Approver, escalated at the deadline.")
+        messages.success(
+            request, gettext("The rule is removed: one approval by any Approver, escalated at the deadline.")
+        )
     else:
-        messages.info(request, "That rule was removed already.")
+        messages.info(request, gettext("That rule was removed already."))
     return redirect("agents:rules")

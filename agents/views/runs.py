@@ -13,6 +13,7 @@ from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -165,7 +166,7 @@ def run_rerun(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
     if not run["agent_id"] or not (run["event_message"] or run["event_payload"] is not None):
         raise Http404("This run has no message or event to send again.")
     if not form.is_valid():
-        messages.error(request, "This rerun could not be read; reload the page and confirm again.")
+        messages.error(request, gettext("This rerun could not be read; reload the page and confirm again."))
         return client_redirect(request, reverse("agents:run", args=[run_id]))
     try:
         op = services.invocation_start(
@@ -183,7 +184,7 @@ def run_rerun(request: ConsoleRequest, run_id: str) -> HttpResponseBase:
             "agents/run.html#rerun",
             {"run": run, "rerun_form": form, "rerun_error": remote_error},
         )
-    messages.success(request, "Sent again as a new run.")
+    messages.success(request, gettext("Sent again as a new run."))
     url = reverse("agents:chat", args=[run["agent_id"]]) + f"?sent={op.pk}"
     return client_redirect(request, url)
 

@@ -10,6 +10,7 @@ from django import forms
 from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.permissions import requires_write
@@ -30,30 +31,32 @@ RELATION_KEY_SHAPE = r"^[a-z][a-z0-9_]*$"
 class ComputedColumnForm(forms.Form):
     """A new computed column; a formula is checked against the fields as it is saved."""
 
-    name = forms.CharField(max_length=80, label="Name")
-    kind = forms.ChoiceField(choices=ComputedColumn.Kind.choices, label="Kind", initial="formula")
+    name = forms.CharField(max_length=80, label=gettext_lazy("Name"))
+    kind = forms.ChoiceField(choices=ComputedColumn.Kind.choices, label=gettext_lazy("Kind"), initial="formula")
     formula = forms.CharField(
         required=False,
         max_length=MAX_FORMULA_LENGTH,
-        label="Formula",
+        label=gettext_lazy("Formula"),
         widget=forms.Textarea(attrs={"rows": 3, "spellcheck": "false"}),
-        help_text='Fields by key or as {Field name}; for example IF({Amount} > 1000, "Large", "Small").',
+        help_text=gettext_lazy('Fields by key or as {Field name}; for example IF({Amount} > 1000, "Large", "Small").'),
     )
     relation_key = forms.RegexField(
         regex=RELATION_KEY_SHAPE,
         required=False,
         max_length=MAX_RELATION_KEY,
-        label="Through the relation",
-        help_text="The relation key of the links to follow, such as company.",
-        error_messages={"invalid": "A relation key is lower case letters, digits and underscores, such as company."},
+        label=gettext_lazy("Through the relation"),
+        help_text=gettext_lazy("The relation key of the links to follow, such as company."),
+        error_messages={
+            "invalid": gettext_lazy("A relation key is lower case letters, digits and underscores, such as company.")
+        },
     )
     field_key = forms.CharField(
         required=False,
         max_length=200,
-        label="Field of the linked records",
-        help_text="Its key, such as amount. A count may leave it empty: it counts the linked records.",
+        label=gettext_lazy("Field of the linked records"),
+        help_text=gettext_lazy("Its key, such as amount. A count may leave it empty: it counts the linked records."),
     )
-    function = forms.ChoiceField(choices=[("", "—"), *ROLLUPS], required=False, label="Roll up as")
+    function = forms.ChoiceField(choices=[("", "—"), *ROLLUPS], required=False, label=gettext_lazy("Roll up as"))
 
     def __init__(self, *args, fields=None, taken=(), **kwargs):
         super().__init__(*args, **kwargs)
@@ -63,7 +66,7 @@ class ComputedColumnForm(forms.Form):
     def clean_name(self) -> str:
         name = " ".join(self.cleaned_data["name"].split())
         if "\x00" in name or not name:
-            raise forms.ValidationError("Give the column a name.")
+            raise forms.ValidationError(gettext("Give the column a name."))
         if name.casefold() in self.taken:
             raise forms.ValidationError(f"A computed column called “{name}” exists already: choose another name.")
         if name.casefold() in {f.label.casefold() for f in self.object_fields}:
@@ -80,15 +83,17 @@ class ComputedColumnForm(forms.Form):
                 self.add_error("formula", str(exc))
         elif kind in (ComputedColumn.Kind.LOOKUP, ComputedColumn.Kind.ROLLUP):
             if not data.get("relation_key") and "relation_key" not in self.errors:
-                self.add_error("relation_key", "Name the relation whose linked records it reads.")
+                self.add_error("relation_key", gettext("Name the relation whose linked records it reads."))
             function = data.get("function") or ""
             if kind == ComputedColumn.Kind.ROLLUP and not function:
-                self.add_error("function", "Choose how to roll up: count, sum, average, min, max, earliest or latest.")
+                self.add_error(
+                    "function", gettext("Choose how to roll up: count, sum, average, min, max, earliest or latest.")
+                )
             needs_field = kind == ComputedColumn.Kind.LOOKUP or (function and function != "count")
             if needs_field and not (data.get("field_key") or "").strip():
-                self.add_error("field_key", "Name the field of the linked records to read (its key).")
+                self.add_error("field_key", gettext("Name the field of the linked records to read (its key)."))
             if "\x00" in (data.get("field_key") or ""):
-                self.add_error("field_key", "A field key cannot hold a NUL character.")
+                self.add_error("field_key", gettext("A field key cannot hold a NUL character."))
         return data
 
 

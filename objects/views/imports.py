@@ -11,6 +11,7 @@ from django.db import transaction
 from django.http import Http404, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_http_methods
 
 from dashboard.frame.permissions import requires_write
@@ -28,8 +29,10 @@ from objects.schema import FieldType
 
 class UploadForm(forms.Form):
     file = forms.FileField(
-        label="CSV file",
-        help_text="The first line naming the columns; commas, semicolons or tabs; UTF-8 or a spreadsheet’s own encoding.",
+        label=gettext_lazy("CSV file"),
+        help_text=gettext_lazy(
+            "The first line naming the columns; commas, semicolons or tabs; UTF-8 or a spreadsheet’s own encoding."
+        ),
         widget=forms.FileInput(attrs={"accept": ".csv,text/csv"}),
     )
     idempotency_key = IdempotencyKeyField()
@@ -126,14 +129,14 @@ class MappingForm(forms.Form):
         keys = imports.key_fields(fields)
         matching = imports.Matching.of(params)
         self.fields["match_key"] = forms.ChoiceField(
-            label="Match existing records by",
+            label=gettext("Match existing records by"),
             choices=[("", "Nothing: every row makes a new record")] + [(f.key, _option(f)) for f in keys],
             required=False,
             initial=matching.key or _likely_key(keys, mapping),
-            help_text="A field whose value tells records apart, like an email or a code.",
+            help_text=gettext("A field whose value tells records apart, like an email or a code."),
         )
         self.fields["match_mode"] = forms.ChoiceField(
-            label="When a row matches a record",
+            label=gettext("When a row matches a record"),
             choices=imports.MATCH_MODES,
             required=False,
             initial=matching.mode if matching.key else imports.UPDATE,
@@ -148,14 +151,14 @@ class MappingForm(forms.Form):
             if not name.startswith("col_"):
                 continue
             if key and key in seen:
-                self.add_error(name, "Another column already fills this field.")
+                self.add_error(name, gettext("Another column already fills this field."))
             elif key:
                 seen[key] = name
         if not seen:
-            raise forms.ValidationError("Choose a field for at least one column.")
+            raise forms.ValidationError(gettext("Choose a field for at least one column."))
         match_key = cleaned.get("match_key")
         if match_key and match_key not in seen:
-            self.add_error("match_key", "Choose a column for this field first: rows are matched by its value.")
+            self.add_error("match_key", gettext("Choose a column for this field first: rows are matched by its value."))
         missing = import_mapping.unmapped_required(list(self.by_key.values()), self.mapping())
         # Rows that only update records need no required field; rows that make records do.
         if missing and not (match_key and cleaned.get("match_mode") in {imports.UPDATE, imports.SKIP}):

@@ -11,6 +11,7 @@ from django.contrib import messages
 from django.http import Http404, HttpResponse, HttpResponseBase, StreamingHttpResponse
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -106,7 +107,7 @@ def job_run(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     job = _job(request, pk)
     if job.file_removed:
         # Nothing to read the rows from (the page offers no button then; a stale one lands here).
-        messages.error(request, "This import's file is no longer kept; upload it again to import it.")
+        messages.error(request, gettext("This import's file is no longer kept; upload it again to import it."))
         return client_redirect(request, reverse("objects:job", args=[job.pk]))
     if job.status == ObjectJob.CHECKED:
         jobs.job_run(job=job, status=ObjectJob.RUNNING, reset=imports.reset_for_writing)

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase, QueryDict
 from django.shortcuts import render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors as api_errors
@@ -401,7 +402,7 @@ def object_settings_save(request: ConsoleRequest, object_key: str) -> HttpRespon
 
     changes, item_rows = _settings_changes(definition=definition, form=form, sent_rows=rows.live_forms())
     if not changes:
-        messages.info(request, "Nothing changed.")
+        messages.info(request, gettext("Nothing changed."))
         return client_redirect(request, reverse("objects:settings", args=[object_key]))
     extra: dict = {}
     try:
@@ -417,7 +418,7 @@ def object_settings_save(request: ConsoleRequest, object_key: str) -> HttpRespon
         # (5xx, timeout, 429...) is a box above the form, which keeps what was typed.
         extra["remote_error"] = failed_write(request, form, exc, rows=item_rows)
     else:
-        messages.success(request, "Saved.")
+        messages.success(request, gettext("Saved."))
         return client_redirect(request, reverse("objects:settings", args=[object_key]))
     return render_region(
         request,

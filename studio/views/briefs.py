@@ -13,6 +13,7 @@ from django.contrib import messages
 from django.contrib.auth.models import PermissionsMixin
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
+from django.utils.translation import gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.frame.permissions import requires_write
@@ -25,21 +26,29 @@ from studio.home_form import home_page
 
 
 class BriefForm(forms.Form):
-    name = CountedCharField(limit=briefs.NAME_MAX_LENGTH, noun="A brief's name", label="Name", widget=CountedTextInput)
+    name = CountedCharField(
+        limit=briefs.NAME_MAX_LENGTH, noun="A brief's name", label=gettext_lazy("Name"), widget=CountedTextInput
+    )
     studio = forms.ChoiceField(
-        choices=[("", "Any studio"), *((name, label) for name, label, _ in STUDIOS)],
+        choices=[("", gettext_lazy("Any studio")), *((name, label) for name, label, _ in STUDIOS)],
         required=False,
-        label="For",
-        help_text="The studio a turn from this brief starts with (it can still be changed before sending).",
+        label=gettext_lazy("For"),
+        help_text=gettext_lazy(
+            "The studio a turn from this brief starts with (it can still be changed before sending)."
+        ),
     )
     text = CountedCharField(
         limit=None,
-        label="Words",
+        label=gettext_lazy("Words"),
         widget=CountedTextarea(attrs={"rows": 8, "data-max-length": str(LONGEST_MESSAGE), "data-limit-noun": "Briefs"}),
-        help_text="Put a variable in double braces, such as {{audience}}: it is asked for before each use.",
+        help_text=gettext_lazy(
+            "Put a variable in double braces, such as {{audience}}: it is asked for before each use."
+        ),
     )
     shared = forms.BooleanField(
-        required=False, label="Share with the workspace", help_text="Everyone with a key of this workspace sees it."
+        required=False,
+        label=gettext_lazy("Share with the workspace"),
+        help_text=gettext_lazy("Everyone with a key of this workspace sees it."),
     )
 
 

@@ -14,6 +14,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
 from dashboard.frame.permissions import requires_write
@@ -42,13 +43,15 @@ from studio.selection import selection_ids
 
 
 class CollectionNameForm(forms.Form):
-    name = CountedCharField(limit=NAME_MAX_LENGTH, noun="A collection's name", label="Name", widget=CountedTextInput)
+    name = CountedCharField(
+        limit=NAME_MAX_LENGTH, noun="A collection's name", label=gettext_lazy("Name"), widget=CountedTextInput
+    )
 
 
 class CollectionChoiceForm(forms.Form):
     """Which of the workspace's collections to add to."""
 
-    collection = forms.TypedChoiceField(coerce=int, required=False, label="Collection")
+    collection = forms.TypedChoiceField(coerce=int, required=False, label=gettext_lazy("Collection"))
 
     def __init__(self, *args: Any, collections: list, **kwargs: Any):
         super().__init__(*args, **kwargs)
@@ -209,7 +212,7 @@ def collection_add_view(request: ConsoleRequest) -> HttpResponseBase:
     kind, ids = _chosen(request, data)
     back = reverse("studio:library", args=[kind or "images"])
     if not ids:
-        messages.error(request, "Choose at least one item to add.")
+        messages.error(request, gettext("Choose at least one item to add."))
         return redirect(back)
     collections = collections_list(workspace_id=request.workspace.id)
     form = CollectionNameForm(
@@ -233,7 +236,7 @@ def collection_add_view(request: ConsoleRequest) -> HttpResponseBase:
         return render(request, "studio/library_collection_add.html", context)
     entries = _entries(request, kind, ids)
     if not entries:
-        messages.error(request, "None of the chosen items is in this workspace any more.")
+        messages.error(request, gettext("None of the chosen items is in this workspace any more."))
         return redirect(back)
     what = "1 item" if len(entries) == 1 else f"{len(entries)} items"
     if to == "favourites":

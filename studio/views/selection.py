@@ -20,6 +20,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.workspace import ConsoleRequest
@@ -79,7 +80,7 @@ def selection_update(request: ConsoleRequest) -> HttpResponseBase:
         if change.words:
             messages.error(request, change.words)
         if not change.count:
-            messages.error(request, "Choose at least one image.")
+            messages.error(request, gettext("Choose at least one image."))
             return redirect(next_url(request, reverse("studio:library", args=["images"])))
         target = {
             "zip": reverse("studio:library_zip"),

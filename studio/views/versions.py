@@ -12,6 +12,7 @@ from django.shortcuts import redirect, render
 from django.urls import reverse
 from django.utils.formats import date_format
 from django.utils.timezone import localtime
+from django.utils.translation import gettext, gettext_lazy
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.api import errors
@@ -54,8 +55,8 @@ class CompareForm(forms.Form):
     """Two of a document's versions: `older` and `newer` (either order works:
     the comparison always reads from the earlier to the later one)."""
 
-    older = forms.TypedChoiceField(label="From version", coerce=int)
-    newer = forms.TypedChoiceField(label="To version", coerce=int)
+    older = forms.TypedChoiceField(label=gettext_lazy("From version"), coerce=int)
+    newer = forms.TypedChoiceField(label=gettext_lazy("To version"), coerce=int)
 
     def __init__(self, *args, choices: list[tuple[int, str]], **kwargs) -> None:
         super().__init__(*args, **kwargs)
@@ -77,7 +78,7 @@ def document_versions_page(request: ConsoleRequest, item_id: str) -> HttpRespons
         if form.is_valid():
             first, second = by_id[form.cleaned_data["older"]], by_id[form.cleaned_data["newer"]]
             if first.pk == second.pk:
-                form.add_error("newer", "Pick two different versions to compare.")
+                form.add_error("newer", gettext("Pick two different versions to compare."))
             else:
                 older, newer = sorted((first, second), key=lambda v: (v.created_at, v.pk))
                 lines = versions_diff(older.content, newer.content)
@@ -170,7 +171,8 @@ def artifact_history(request: ConsoleRequest, kind: str, item_id: str) -> HttpRe
     op = artifact_latest_turn(workspace_id=request.workspace.id, artifact_id=item_id)
     if op is None:
         messages.info(
-            request, "No conversation about it was held through the console yet, so it has no turn history here."
+            request,
+            gettext("No conversation about it was held through the console yet, so it has no turn history here."),
         )
         return redirect("studio:library_item", kind, item_id)
     return redirect(f"{reverse('studio:turn', args=[op.pk])}#turn-{op.pk}")

@@ -9,6 +9,7 @@ from django.contrib import messages
 from django.http import FileResponse, HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods
 
@@ -72,7 +73,7 @@ def library_zip(request: ConsoleRequest) -> HttpResponseBase:
         )
     images = images_by_ids(client=request.workspace.client, image_ids=ids)
     if not images:
-        messages.error(request, "None of the chosen images is in this workspace any more.")
+        messages.error(request, gettext("None of the chosen images is in this workspace any more."))
         return redirect("studio:library", kind="images")
     key = usable_id(request.POST.get("idempotency_key")) or new_idempotency_key()
     job = zip_job_start(workspace_id=request.workspace.id, user_id=request.user.pk, images=images, idempotency_key=key)
