@@ -11,7 +11,7 @@ from typing import Any
 from dashboard.assistants.tools import AssistantTool, ToolCall, schema, text_argument
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.reading import as_dict
-from objects import selectors, services
+from objects import computed, selectors, services
 from objects.fields import field_defs
 from objects.records import READ_ONLY, object_definition
 from objects.trash import record_delete_to_trash
@@ -23,24 +23,31 @@ LIST_LIMIT = 50
 
 
 def _list(call: ToolCall) -> dict[str, Any]:
+    workspace, object_key = call.workspace, call.text("object", limit=100)
     page = selectors.record_list(
-        client=call.workspace.client,
-        object_key=call.text("object", limit=100),
+        client=workspace.client,
+        object_key=object_key,
         filters=None,
         search=call.text("search", required=False) or None,
         sort=None,
         cursor=call.text("cursor", required=False, limit=500) or None,
         limit=call.number("limit", default=25, most=LIST_LIMIT),
     )
-    return {"records": page.items, "next_cursor": page.next_cursor}
+    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
+    # The computed columns' values beside the service's (`computed`, said as the console's).
+    shown = computed.records_with_computed(
+        workspace=workspace, object_key=object_key, records=page.items, fields=fields
+    )
+    return {**shown, "next_cursor": page.next_cursor}
 
 
 def _get(call: ToolCall) -> dict[str, Any]:
-    return as_dict(
-        selectors.record_get(
-            client=call.workspace.client, object_key=call.text("object", limit=100), record_id=call.text("record_id")
-        )
+    workspace, object_key = call.workspace, call.text("object", limit=100)
+    record = as_dict(
+        selectors.record_get(client=workspace.client, object_key=object_key, record_id=call.text("record_id"))
     )
+    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
+    return computed.record_with_computed(workspace=workspace, object_key=object_key, record=record, fields=fields)
 
 
 def _create(call: ToolCall) -> dict[str, Any]:
@@ -114,7 +121,10 @@ RECORD_TOOLS = (
     AssistantTool(
         name="records_list",
         title="List records",
-        description="One page of an object's records (the records page's one call); `next_cursor` for the next.",
+        description=(
+            "One page of an object's records (the records page's one call); `next_cursor` for the next. Each"
+            " record's `computed` holds the console's computed columns (`computed_columns`): not the service's fields."
+        ),
         scope=READ,
         run=_list,
         input_schema=schema(
@@ -130,7 +140,7 @@ RECORD_TOOLS = (
     AssistantTool(
         name="record_get",
         title="Read a record",
-        description="One record with all its values.",
+        description="One record with all its values, and its computed columns' under `computed` (the console's).",
         scope=READ,
         run=_get,
         input_schema=schema({"object": OBJECT, "record_id": RECORD}, required=("object", "record_id")),

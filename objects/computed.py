@@ -332,3 +332,56 @@ def grid_cells(checked: list[ComputedSpec], read: ComputedRead, *, zone: dt.tzin
         record_id: [computed_cell(s, row.get(s.key), zone=zone) for s in checked]
         for record_id, row in read.values.items()
     }
+
+
+# --- the console's API and the assistants' tools ----------------------------
+
+
+COMPUTED_BY = "console"  # how the API and the tools mark a computed value: never the service's
+
+
+def records_with_computed(
+    *,
+    workspace: Workspace,
+    object_key: str,
+    records: list[dict],
+    fields: list[FieldDef],
+    columns: list[ComputedColumn] | None = None,
+) -> dict[str, Any]:
+    """Records as the console's API and the MCP tools give them: each with its
+    computed values by column key under `computed`, beside `values` (never in
+    them: the service has no such field), the columns said once
+    (`computed_columns`, each `computed_by: "console"`), and what was partial."""
+    if columns is None:
+        columns = computed_columns(workspace_id=workspace.id, object_key=object_key)
+    checked, read = compute(workspace=workspace, object_key=object_key, records=records, columns=columns, fields=fields)
+    if not checked:
+        return {"records": records, "computed_columns": [], "computed_problem": ""}
+    shown = []
+    for record in records:
+        row = read.values.get(str(as_dict(record).get("id") or ""), {})
+        shown.append({**as_dict(record), "computed": {s.key: stored_form(row.get(s.key)) for s in checked}})
+    described = [
+        {
+            "key": s.key,
+            "name": s.label,
+            "type": SHOWN_TYPES.get(s.result_type, "text"),
+            "computes": s.description,
+            "problem": s.problem,
+            "computed_by": COMPUTED_BY,
+        }
+        for s in checked
+    ]
+    return {"records": shown, "computed_columns": described, "computed_problem": read.problem}
+
+
+def record_with_computed(*, workspace: Workspace, object_key: str, record: dict, fields: list[FieldDef]) -> dict:
+    """One record as the API and the tools give it: its computed values, their columns said beside."""
+    shown = records_with_computed(workspace=workspace, object_key=object_key, records=[record], fields=fields)
+    if not shown["computed_columns"]:
+        return record
+    return {
+        **shown["records"][0],
+        "computed_columns": shown["computed_columns"],
+        "computed_problem": shown["computed_problem"],
+    }

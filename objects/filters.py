@@ -387,6 +387,10 @@ class FilterPlan:
     # Conditions on linked records' fields, checked on the record's id (read
     # before any record is checked: objects/link_filters.py `read_links`).
     linked: list[LinkedCheck] = field(default_factory=list)
+    # Keys of the computed columns the conditions read (objects/computed_order.py),
+    # and their values by record id, filled in before each page's records are checked.
+    computed: set[str] = field(default_factory=set)
+    computed_values: dict[str, dict[str, Any]] = field(default_factory=dict)
 
     @property
     def narrows(self) -> bool:
@@ -405,6 +409,10 @@ class FilterPlan:
             # A linked condition's "value" is the record's id (LinkedCheck.test).
             record_id = str(record.get("id") or "") if isinstance(record, dict) else ""
             values = {**values, **dict.fromkeys((check.key for check in self.linked), record_id)}
+        if self.computed:
+            # A computed column's value is the console's, never the service's (objects/computed_order.py).
+            record_id = str(record.get("id") or "") if isinstance(record, dict) else ""
+            values = {**values, **self.computed_values.get(record_id, {})}
         return all(test(values.get(key)) for key, test in self.local) and all(
             check(values) for check in self.record_checks
         )
@@ -418,15 +426,22 @@ class RecordFilter:
     groups: tuple[Group, ...] = ()
     # The linked records' fields the address may name (objects/linked_fields.py).
     linked: tuple[FieldDef, ...] = ()
+    # The object's computed columns as fields (objects/computed_order.py): checked by the console only.
+    computed: tuple[FieldDef, ...] = ()
 
     @classmethod
     def from_query(
-        cls, query: QueryDict, fields: list[FieldDef], linked: tuple[FieldDef, ...] | list[FieldDef] = ()
+        cls,
+        query: QueryDict,
+        fields: list[FieldDef],
+        linked: tuple[FieldDef, ...] | list[FieldDef] = (),
+        computed: tuple[FieldDef, ...] | list[FieldDef] = (),
     ) -> RecordFilter:
         """What the URL asks for, keeping only the object's own fields and
-        the `linked` fields given (those of the linked objects it names)."""
-        linked = tuple(linked)
-        every = [*fields, *linked]
+        the `linked` fields given (those of the linked objects it names)
+        and the `computed` columns'."""
+        linked, computed = tuple(linked), tuple(computed)
+        every = [*fields, *linked, *computed]
         conditions = {}
         for f in every:
             condition = read_condition(query, f)
@@ -437,6 +452,7 @@ class RecordFilter:
             conditions=conditions,
             groups=groups_from_query(query, every, read_condition),
             linked=linked,
+            computed=computed,
         )
 
     @property
@@ -448,7 +464,8 @@ class RecordFilter:
         """The service's `filter` and `search` and the console's own checks;
         a message for each condition that could not be read (that one is
         left out, the rest still apply)."""
-        known = {f.key: f for f in [*fields, *self.linked]}
+        known = {f.key: f for f in [*fields, *self.linked, *self.computed]}
+        computed_keys = {f.key for f in self.computed}
         today = today or dt.datetime.now(zone).date()
         plan = FilterPlan(remote={}, search=self.search, local=[], problems=[])
         for key, condition in self.conditions.items():
@@ -461,6 +478,10 @@ class RecordFilter:
                 continue
             if is_linked(key):
                 plan.local.append((key, linked_check(plan.linked, field_def, condition, together=True).test))
+                continue
+            if key in computed_keys:  # never the service's: it has no such field
+                plan.computed.add(key)
+                plan.local.append((key, test))
                 continue
             if exact:
                 plan.remote[key] = value
@@ -487,6 +508,8 @@ class RecordFilter:
             return None
         if is_linked(condition.key):
             return linked_check(plan.linked, known[condition.key], condition).test
+        if known[condition.key].origin == "computed":
+            plan.computed.add(condition.key)
         return test
 
     def pairs(self) -> list[tuple[str, str]]:
@@ -506,7 +529,7 @@ class RecordFilter:
     def summary(self, fields: list[FieldDef]) -> list[str]:
         """Each condition in words ("Name contains “Nova”"), in field order,
         after each OR group ("Stage is “Trial” or Stage is “Lead”")."""
-        every = [*fields, *self.linked]
+        every = [*fields, *self.linked, *self.computed]
         known = {f.key: f for f in every}
         return [group_phrase(group, lambda c: phrase(known[c.key], c)) for group in self.groups] + [
             phrase(f, self.conditions[f.key]) for f in every if f.key in self.conditions

@@ -60,9 +60,17 @@ class TableState:
     aggregates: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_query(cls, query: QueryDict, fields: list[FieldDef], linked: list[FieldDef] | None = None) -> TableState:
-        """`linked`: the linked records' fields the filter may name (objects/link_filters.py)."""
-        sortable = {f.key for f in fields} | {key for key, _ in TIMESTAMP_COLUMNS}
+    def from_query(
+        cls,
+        query: QueryDict,
+        fields: list[FieldDef],
+        linked: list[FieldDef] | None = None,
+        computed: list[FieldDef] | None = None,
+    ) -> TableState:
+        """`linked`: the linked records' fields the filter may name (objects/link_filters.py);
+        `computed`: the computed columns, which the sort and the filter may name (objects/computed_order.py)."""
+        computed = computed or []
+        sortable = {f.key for f in [*fields, *computed]} | {key for key, _ in TIMESTAMP_COLUMNS}
         sort = query.get("sort", "").strip() or DEFAULT_SORT
         if sort.lstrip("-") not in sortable:
             sort = DEFAULT_SORT
@@ -81,7 +89,7 @@ class TableState:
             if chosen != DEFAULT_AGGREGATE:
                 aggregates[f.key] = chosen
         return cls(
-            filter=RecordFilter.from_query(query, fields, linked or ()),
+            filter=RecordFilter.from_query(query, fields, linked or (), computed),
             sort=sort,
             limit=limit,
             pager=CursorPager.from_query(query),
@@ -209,7 +217,7 @@ class Column:
     is_title: bool = False
     # A linked-record column: the relation key whose other ends it shows (not sortable).
     relation_key: str = ""
-    # A computed column (objects/computed.py): what it computes, in words (read-only, not sortable).
+    # A computed column (objects/computed.py): what it computes, in words (read-only; sorted by the console).
     computed: str = ""
 
     @property
@@ -476,7 +484,14 @@ def build_table(
             )
         )
     computed_columns = [
-        Column(key=key, label=name, field=shown_as, sort_query="", sort_direction="none", computed=words)
+        Column(
+            key=key,
+            label=name,
+            field=shown_as,
+            sort_query=state.sort_query(key),
+            sort_direction=state.sort_direction(key),
+            computed=words,
+        )
         for key, name, shown_as, words in computed or []
     ]
     columns.extend(computed_columns)
