@@ -152,10 +152,7 @@ def record_one(request: HttpRequest, object_key: str, record_id: str) -> Any:
         if not restored:
             raise
         raise ApiRefusal(404, "restored_elsewhere", f"This record was restored from the trash as {restored}.") from None
-    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
-    return computed.record_with_computed(
-        workspace=workspace, object_key=object_key, record=as_dict(record), fields=fields
-    )
+    return computed.record_with_computed(workspace=workspace, object_key=object_key, record=as_dict(record))
 
 
 @router.get(

@@ -33,11 +33,8 @@ def _list(call: ToolCall) -> dict[str, Any]:
         cursor=call.text("cursor", required=False, limit=500) or None,
         limit=call.number("limit", default=25, most=LIST_LIMIT),
     )
-    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
     # The computed columns' values beside the service's (`computed`, said as the console's).
-    shown = computed.records_with_computed(
-        workspace=workspace, object_key=object_key, records=page.items, fields=fields
-    )
+    shown = computed.records_with_computed(workspace=workspace, object_key=object_key, records=page.items)
     return {**shown, "next_cursor": page.next_cursor}
 
 
@@ -46,8 +43,7 @@ def _get(call: ToolCall) -> dict[str, Any]:
     record = as_dict(
         selectors.record_get(client=workspace.client, object_key=object_key, record_id=call.text("record_id"))
     )
-    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
-    return computed.record_with_computed(workspace=workspace, object_key=object_key, record=record, fields=fields)
+    return computed.record_with_computed(workspace=workspace, object_key=object_key, record=record)
 
 
 def _create(call: ToolCall) -> dict[str, Any]:

@@ -391,6 +391,8 @@ class FilterPlan:
     # and their values by record id, filled in before each page's records are checked.
     computed: set[str] = field(default_factory=set)
     computed_values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A record's computed values when none were filled in (formulas, from its own values: objects/computed.py).
+    compute_values: Callable[[dict], dict[str, Any]] | None = None
 
     @property
     def narrows(self) -> bool:
@@ -412,7 +414,10 @@ class FilterPlan:
         if self.computed:
             # A computed column's value is the console's, never the service's (objects/computed_order.py).
             record_id = str(record.get("id") or "") if isinstance(record, dict) else ""
-            values = {**values, **self.computed_values.get(record_id, {})}
+            extra = self.computed_values.get(record_id)
+            if extra is None and self.compute_values is not None:
+                extra = self.compute_values(record)
+            values = {**values, **(extra or {})}
         return all(test(values.get(key)) for key, test in self.local) and all(
             check(values) for check in self.record_checks
         )

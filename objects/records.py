@@ -398,10 +398,14 @@ def look_context(
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     linked, problems = filter_linked_fields(workspace=workspace, query=query)
-    record_filter = RecordFilter.from_query(query, fields, linked)
+    # Conditions on formula columns hold here too (computed on each record read); a lookup's do not.
+    formulas = computed.counted_specs(workspace_id=workspace.id, object_key=object_key, fields=fields)
+    record_filter = RecordFilter.from_query(query, fields, linked, computed.counted_fields(formulas))
     # The same plan as the table's: the service's part sent, the rest checked on each record read.
     plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=record_filter, fields=fields)
-    plan.problems[:0] = problems
+    plan.compute_values = computed.formula_values_of(formulas)
+    uncounted = computed.uncounted_problem(query, formulas)
+    plan.problems[:0] = [*problems, *([uncounted] if uncounted else [])]
     pairs = record_filter.pairs()
     settings = looks.settings_from_query(kind, query)
     setting, choose = LOOK_FIELDS.get(kind, ("", None))

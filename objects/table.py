@@ -425,6 +425,18 @@ class RecordsTable:
         return [c for c in self.columns if not c.is_title]
 
 
+def sorted_column(state: TableState, key: str, label: str, shown_as: FieldDef | None, *, computed: str = "") -> Column:
+    """A column its header sorts by (a timestamp's or a computed column's)."""
+    return Column(
+        key=key,
+        label=label,
+        field=shown_as,
+        sort_query=state.sort_query(key),
+        sort_direction=state.sort_direction(key),
+        computed=computed,
+    )
+
+
 def record_values(record: dict) -> dict:
     values = record.get("values")
     return values if isinstance(values, dict) else {}
@@ -484,29 +496,12 @@ def build_table(
             )
         )
     computed_columns = [
-        Column(
-            key=key,
-            label=name,
-            field=shown_as,
-            sort_query=state.sort_query(key),
-            sort_direction=state.sort_direction(key),
-            computed=words,
-        )
-        for key, name, shown_as, words in computed or []
+        sorted_column(state, key, name, shown_as, computed=words) for key, name, shown_as, words in computed or []
     ]
     columns.extend(computed_columns)
     computed_cells = computed_cells or {}
     linked = linked or {}
-    for key, label in TIMESTAMP_COLUMNS:
-        columns.append(
-            Column(
-                key=key,
-                label=label,
-                field=None,
-                sort_query=state.sort_query(key),
-                sort_direction=state.sort_direction(key),
-            )
-        )
+    columns.extend(sorted_column(state, key, label, None) for key, label in TIMESTAMP_COLUMNS)
     rows = []
     for record in records:
         values = record_values(record)

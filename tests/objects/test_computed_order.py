@@ -10,21 +10,25 @@ from __future__ import annotations
 
 import decimal
 import secrets
+from urllib.parse import urlencode
 
 import pytest
 from django.http import QueryDict
 
 from dashboard.api.testing import RemoteCallCounter
+from dashboard.assistants.tools import ToolCall
+from dashboard.frame.workspace import Workspace
 from dashboard.tokens.scopes import READ
-from objects import computed, selectors
+from objects import selectors
+from objects.assistant_tools import RECORD_TOOLS
 from objects.computed_order import names_computed, sort_offset, sorted_records
 from objects.fields import FieldDef
 from objects.filters import RecordFilter
-from objects.models import ComputedColumn
+from objects.models import ComputedColumn, RecordTally
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.console_api.support import send, token_for
 from tests.html import one, parse, select, text_of, texts
-from tests.objects.support import PlainClient, console_on_sandbox
+from tests.objects.support import PlainClient, console_on_sandbox, table_rows, tally_steps_inline
 
 pytestmark = pytest.mark.django_db
 
@@ -196,4 +200,53 @@ def test_the_console_api_and_the_tools_give_computed_values_as_the_consoles(
     ]
     assert one_record["computed"] == {column: str(signed(reference[0]))}
     assert one_record["computed_columns"][0]["computed_by"] == "console"
-    assert computed.COMPUTED_BY == "console"
+
+    # The MCP tools: the same values, the column said once (one page read, its links none: a formula).
+    tools = {tool.name: tool for tool in RECORD_TOOLS}
+    workspace = Workspace(user, workspace_id=workspace_id)
+    with RemoteCallCounter() as counter:
+        page = tools["records_list"].run(ToolCall(workspace=workspace, arguments={"object": deals, "limit": 50}))
+    assert counter.paths == [f"/v1/objects/{deals}/records"]  # the definition was cached by the pages
+    assert {r["id"]: r["computed"][column] for r in page["records"]} == {
+        r["id"]: str(signed(int(r["values"]["name"].removeprefix("Deal ")))) for r in page["records"]
+    }
+    assert page["computed_columns"] == listed["computed_columns"]
+    got = tools["record_get"].run(
+        ToolCall(workspace=workspace, arguments={"object": deals, "record_id": listed["data"][0]["id"]})
+    )
+    assert got["computed"] == one_record["computed"]
+
+
+# --- counted over every record: the total, the board's sums, a chart -------------------------
+
+
+def test_the_total_of_a_filter_on_a_formula_is_counted_over_every_record(console, deals, column, monkeypatch):
+    drain = tally_steps_inline(monkeypatch)
+    url = f"/objects/{deals}/records/"
+    query = {f"f.{column}": "0", f"op.{column}": "lt", "limit": 25}
+    console.get(url, query)
+    drain()
+
+    tally = RecordTally.objects.get()
+    assert tally.status == RecordTally.DONE
+    assert tally.records_read == sum(1 for i in range(COUNT) if signed(i) < 0)
+
+
+def test_the_board_sums_a_formula_per_column_and_a_chart_measures_it(console, deals, column, monkeypatch):
+    drain = tally_steps_inline(monkeypatch)
+    board = parse(console.get(f"/objects/{deals}/kanban/", {"by": "stage", "sum": column}).content)
+    assert [o["value"] for o in select(board, "#kanban-sum option")][-1] == column  # offered after the number fields
+    drain()
+    tally = RecordTally.objects.get()
+    counts = parse(console.get(f"/objects/{deals}/kanban/counts/{tally.pk}/?by=stage&sum={column}").content)
+    sums = dict.fromkeys(("Won", "Lead"), 0)
+    for i in range(COUNT):
+        sums[sample_values(i)["stage"]] += signed(i)
+    said = texts(counts, ".kanban-sum")
+    assert {f"Signed: {sums['Lead']:,}", f"Signed: {sums['Won']:,}"} <= set(said)
+
+    chart = f"/objects/{deals}/chart/?{urlencode({'group': 'stage', 'measure': 'sum', 'value': column})}"
+    # The board's count answers the chart too (the same question: one tally).
+    rows = {row[0]: row[1] for row in table_rows(parse(console.get(chart).content))}
+    assert {label: D(shown.replace(",", "")) for label, shown in rows.items()} == {k: D(v) for k, v in sums.items()}
+    assert RecordTally.objects.count() == 1
