@@ -250,3 +250,10 @@ def test_the_board_sums_a_formula_per_column_and_a_chart_measures_it(console, de
     rows = {row[0]: row[1] for row in table_rows(parse(console.get(chart).content))}
     assert {label: D(shown.replace(",", "")) for label, shown in rows.items()} == {k: D(v) for k, v in sums.items()}
     assert RecordTally.objects.count() == 1
+
+
+def test_the_settings_page_says_the_service_has_no_such_fields_and_where_they_sort(console, deals):
+    said = text_of(one(parse(console.get(f"/objects/{deals}/settings/computed/").content), "main"))
+
+    assert "The service has no computed fields" in said
+    assert "Sorting or filtering by one works on the records the console reads" in said
