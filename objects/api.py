@@ -37,7 +37,7 @@ from dashboard.console_api.api import (
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.api_answers import api_error
 from dashboard.web.reading import as_dict
-from objects import job_undo, services, trash
+from objects import computed, job_undo, services, trash
 from objects.access_reads import record_read, record_seen_or_hidden, write_refused
 from objects.edits import plan_edit
 from objects.fields import FieldDef, field_defs
@@ -124,10 +124,17 @@ def _own_job(request: HttpRequest, job_id: int) -> ObjectJob:
 )
 def records_list(request: HttpRequest, object_key: str) -> Any:
     require_scope(request, READ)
-    read = records_read(workspace=_workspace(request), object_key=object_key, query=request.GET)
+    workspace = _workspace(request)
+    read = records_read(workspace=workspace, object_key=object_key, query=request.GET)
     page = read.page
+    # The computed columns' values beside each record's (marked as the console's: the service has none).
+    shown = computed.records_with_computed(
+        workspace=workspace, object_key=object_key, records=page.items, fields=read.fields, columns=read.columns
+    )
     return {
-        "data": page.items,
+        "data": shown["records"],
+        "computed_columns": shown["computed_columns"],
+        "computed_problem": shown["computed_problem"],
         "next": page.next_cursor,
         "more": page.next_cursor is not None,
         "limit": read.state.limit,
@@ -135,6 +142,8 @@ def records_list(request: HttpRequest, object_key: str) -> Any:
         "narrowed": page.narrowed,
         "budget_spent": page.budget_spent,
         "filter_problems": list(read.plan.problems),
+        # A sort by a computed column read this far (its words; "" when it read every record).
+        "sort_partial": read.sort_note,
     }
 
 
@@ -143,13 +152,14 @@ def record_one(request: HttpRequest, object_key: str, record_id: str) -> Any:
     require_scope(request, READ)
     workspace = _workspace(request)
     try:
-        return record_read(workspace=workspace, object_key=object_key, record_id=record_id)
+        record = record_read(workspace=workspace, object_key=object_key, record_id=record_id)
     except errors.NotFoundError:
         # A record restored from the trash has a new id: the old one says where it went.
         restored = trash.restored_address(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
         if not restored:
             raise
         raise ApiRefusal(404, "restored_elsewhere", f"This record was restored from the trash as {restored}.") from None
+    return computed.record_with_computed(workspace=workspace, object_key=object_key, record=as_dict(record))
 
 
 @router.get(

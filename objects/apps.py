@@ -39,7 +39,9 @@ class ObjectsConfig(AppConfig):
                 order=30,
                 nav=(NavEntry(_("Objects"), "objects:index"),),
                 cards=(
-                    HomeCard(_("Objects"), _("The workspace's record systems: schemas, records and links."), "objects:index"),
+                    HomeCard(
+                        _("Objects"), _("The workspace's record systems: schemas, records and links."), "objects:index"
+                    ),
                 ),
                 list_pages=(ListPage(_("Back to objects"), "objects:index"),),
                 remote_resources=("objects",),

@@ -13,7 +13,7 @@ from django.http import QueryDict
 from dashboard.assistants.tools import AssistantTool, ToolCall, ToolRefusal, schema, text_argument
 from dashboard.tokens.scopes import READ, WRITE_OBJECTS
 from dashboard.web.reading import as_dict
-from objects import services
+from objects import computed, services
 from objects.access_reads import record_read, record_seen_or_hidden, write_refused
 from objects.fields import field_defs
 from objects.records import READ_ONLY, object_definition, records_read
@@ -26,7 +26,9 @@ LIST_LIMIT = 50
 
 
 def _list(call: ToolCall) -> dict[str, Any]:
-    """The records table's own read: the object's access policy applies as on its pages."""
+    """The records table's own read: the object's access policy applies as on its pages;
+    the computed columns' values beside the service's (`computed`, said as the console's)."""
+    workspace, object_key = call.workspace, call.text("object", limit=100)
     query = QueryDict(mutable=True)
     query.update(
         {
@@ -35,14 +37,15 @@ def _list(call: ToolCall) -> dict[str, Any]:
             "limit": str(call.number("limit", default=25, most=LIST_LIMIT)),
         }
     )
-    page = records_read(workspace=call.workspace, object_key=call.text("object", limit=100), query=query).page
-    return {"records": page.items, "next_cursor": page.next_cursor}
+    page = records_read(workspace=workspace, object_key=object_key, query=query).page
+    shown = computed.records_with_computed(workspace=workspace, object_key=object_key, records=page.items)
+    return {**shown, "next_cursor": page.next_cursor}
 
 
 def _get(call: ToolCall) -> dict[str, Any]:
-    return record_read(
-        workspace=call.workspace, object_key=call.text("object", limit=100), record_id=call.text("record_id")
-    )
+    workspace, object_key = call.workspace, call.text("object", limit=100)
+    record = as_dict(record_read(workspace=workspace, object_key=object_key, record_id=call.text("record_id")))
+    return computed.record_with_computed(workspace=workspace, object_key=object_key, record=record)
 
 
 def _writable(workspace: Any, object_key: str, values: dict[str, Any]) -> None:
@@ -125,7 +128,10 @@ RECORD_TOOLS = (
     AssistantTool(
         name="records_list",
         title="List records",
-        description="One page of an object's records (the records page's one call); `next_cursor` for the next.",
+        description=(
+            "One page of an object's records (the records page's one call); `next_cursor` for the next. Each"
+            " record's `computed` holds the console's computed columns (`computed_columns`): not the service's fields."
+        ),
         scope=READ,
         run=_list,
         input_schema=schema(
@@ -141,7 +147,7 @@ RECORD_TOOLS = (
     AssistantTool(
         name="record_get",
         title="Read a record",
-        description="One record with all its values.",
+        description="One record with all its values, and its computed columns' under `computed` (the console's).",
         scope=READ,
         run=_get,
         input_schema=schema({"object": OBJECT, "record_id": RECORD}, required=("object", "record_id")),

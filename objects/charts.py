@@ -14,6 +14,7 @@ from django.http import QueryDict
 
 from dashboard.web import charts
 from dashboard.web.pager import choice
+from objects import computed
 from objects.buckets import BUCKETS, DATE_TYPES, EMPTY, MONTH, WEEK, groupable, summable
 from objects.fields import FieldDef, format_number
 from objects.models import RecordTally
@@ -26,6 +27,14 @@ MEASURES = [(COUNT, "Number of records"), (SUM, "Sum"), (AVERAGE, "Average")]
 MAX_BARS = 60
 SHORT_LABEL = 12
 FRAME = charts.Frame(width=640, height=240, left=64, bottom=30)
+
+
+def chart_fields(*, workspace_id: str, object_key: str, fields: list[FieldDef]) -> list[FieldDef]:
+    """The fields a chart may group by or measure: the object's, then its
+    formula columns (computed on every record the chart's count reads; a
+    lookup or rollup would need each record's links)."""
+    formulas = computed.counted_specs(workspace_id=workspace_id, object_key=object_key, fields=fields)
+    return [*fields, *computed.counted_fields(formulas)]
 
 
 @dataclass(frozen=True)

@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import logging
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -332,3 +333,115 @@ def grid_cells(checked: list[ComputedSpec], read: ComputedRead, *, zone: dt.tzin
         record_id: [computed_cell(s, row.get(s.key), zone=zone) for s in checked]
         for record_id, row in read.values.items()
     }
+
+
+# --- the console's API and the assistants' tools ----------------------------
+
+
+COMPUTED_BY = "console"  # how the API and the tools mark a computed value: never the service's
+
+
+def records_with_computed(
+    *,
+    workspace: Workspace,
+    object_key: str,
+    records: list[dict],
+    fields: list[FieldDef] | None = None,
+    columns: list[ComputedColumn] | None = None,
+) -> dict[str, Any]:
+    """Records as the console's API and the MCP tools give them: each with its
+    computed values by column key under `computed`, beside `values` (never in
+    them: the service has no such field), the columns said once
+    (`computed_columns`, each `computed_by: "console"`), and what was partial."""
+    if columns is None:
+        columns = computed_columns(workspace_id=workspace.id, object_key=object_key)
+    if not columns:
+        return {"records": records, "computed_columns": [], "computed_problem": ""}
+    if fields is None:  # the definition (cached) only for an object that has computed columns
+        fields = field_defs(
+            selectors.object_definition_get(client=workspace.client, workspace_id=workspace.id, object_key=object_key)
+        )
+    checked, read = compute(workspace=workspace, object_key=object_key, records=records, columns=columns, fields=fields)
+    if not checked:
+        return {"records": records, "computed_columns": [], "computed_problem": ""}
+    shown = []
+    for record in records:
+        row = read.values.get(str(as_dict(record).get("id") or ""), {})
+        shown.append({**as_dict(record), "computed": {s.key: stored_form(row.get(s.key)) for s in checked}})
+    described = [
+        {
+            "key": s.key,
+            "name": s.label,
+            "type": SHOWN_TYPES.get(s.result_type, "text"),
+            "computes": s.description,
+            "problem": s.problem,
+            "computed_by": COMPUTED_BY,
+        }
+        for s in checked
+    ]
+    return {"records": shown, "computed_columns": described, "computed_problem": read.problem}
+
+
+def record_with_computed(*, workspace: Workspace, object_key: str, record: dict) -> dict:
+    """One record as the API and the tools give it: its computed values, their columns said beside."""
+    shown = records_with_computed(workspace=workspace, object_key=object_key, records=[record])
+    if not shown["computed_columns"]:
+        return record
+    return {
+        **shown["records"][0],
+        "computed_columns": shown["computed_columns"],
+        "computed_problem": shown["computed_problem"],
+    }
+
+
+# --- counted over every record (objects/tallies.py) ---------------------------
+
+
+def counted_specs(*, workspace_id: str, object_key: str, fields: list[FieldDef]) -> list[ComputedSpec]:
+    """The computed columns a count over every record can read: the formulas
+    (computed from the record's own values, no remote call). A lookup or
+    rollup needs each record's links, one read per record: never over every record."""
+    columns = computed_columns(workspace_id=workspace_id, object_key=object_key)
+    return [s for s in specs(columns, fields=fields) if s.formula is not None and not s.problem]
+
+
+def counted_fields(checked: list[ComputedSpec], *, number: bool = False) -> list[FieldDef]:
+    """Those columns as the fields a sum, a chart or a count's filter names (`number`: results that are numbers)."""
+    return [shown_field(s) for s in checked if not number or s.result_type == NUMBER]
+
+
+def formula_values_of(checked: list[ComputedSpec]) -> Callable[[dict], dict[str, Any]] | None:
+    """A record's formula values as stored (`FilterPlan.compute_values`), None without formulas."""
+    if not checked:
+        return None
+    return lambda record: as_dict(with_formula_values([record], checked)[0].get("values"))
+
+
+def uncounted_problem(query: Iterable[str], checked: list[ComputedSpec]) -> str:
+    """What a look or an export says of conditions on lookups and rollups it
+    leaves out ("" for none): they read each record's links, the table alone reads them."""
+    from objects.computed_order import computed_keys_named
+
+    if not computed_keys_named(query) - {s.key for s in checked}:
+        return ""
+    return "A condition on a lookup or rollup is checked by the records table only (it reads each record's links)."
+
+
+def with_formula_values(
+    records: list[dict], checked: list[ComputedSpec], *, today: dt.date | None = None
+) -> list[dict]:
+    """Records with their formulas' values among their own (as stored: a
+    number as text), for a count's checks, groups and sums. Copies: the records read stay as read."""
+    if not checked:
+        return records
+    evaluators = {s.key: s.formula.evaluator(today=today) for s in checked if s.formula is not None}
+    shown = []
+    for record in records:
+        values = as_dict(as_dict(record).get("values"))
+        extra = {
+            s.key: stored_form(s.formula.evaluate_with(evaluators[s.key], values))
+            for s in checked
+            if s.formula is not None
+        }
+        shown.append({**as_dict(record), "values": {**values, **extra}})
+    return shown

@@ -396,6 +396,13 @@ class FilterPlan:
 
         return redacted(record, self.hidden)
 
+    # Keys of the computed columns the conditions read (objects/computed_order.py),
+    # and their values by record id, filled in before each page's records are checked.
+    computed: set[str] = field(default_factory=set)
+    computed_values: dict[str, dict[str, Any]] = field(default_factory=dict)
+    # A record's computed values when none were filled in (formulas, from its own values: objects/computed.py).
+    compute_values: Callable[[dict], dict[str, Any]] | None = None
+
     @property
     def narrows(self) -> bool:
         """Whether the console checks records itself (pages read up to a budget)."""
@@ -413,6 +420,13 @@ class FilterPlan:
             # A linked condition's "value" is the record's id (LinkedCheck.test).
             record_id = str(record.get("id") or "") if isinstance(record, dict) else ""
             values = {**values, **dict.fromkeys((check.key for check in self.linked), record_id)}
+        if self.computed:
+            # A computed column's value is the console's, never the service's (objects/computed_order.py).
+            record_id = str(record.get("id") or "") if isinstance(record, dict) else ""
+            extra = self.computed_values.get(record_id)
+            if extra is None and self.compute_values is not None:
+                extra = self.compute_values(record)
+            values = {**values, **(extra or {})}
         return all(test(values.get(key)) for key, test in self.local) and all(
             check(values) for check in self.record_checks
         )
@@ -431,14 +445,22 @@ class RecordFilter:
     # background count (objects/tallies.py) counts only what they may see.
     access: Any = None
 
+    # The object's computed columns as fields (objects/computed_order.py): checked by the console only.
+    computed: tuple[FieldDef, ...] = ()
+
     @classmethod
     def from_query(
-        cls, query: QueryDict, fields: list[FieldDef], linked: tuple[FieldDef, ...] | list[FieldDef] = ()
+        cls,
+        query: QueryDict,
+        fields: list[FieldDef],
+        linked: tuple[FieldDef, ...] | list[FieldDef] = (),
+        computed: tuple[FieldDef, ...] | list[FieldDef] = (),
     ) -> RecordFilter:
         """What the URL asks for, keeping only the object's own fields and
-        the `linked` fields given (those of the linked objects it names)."""
-        linked = tuple(linked)
-        every = [*fields, *linked]
+        the `linked` fields given (those of the linked objects it names)
+        and the `computed` columns'."""
+        linked, computed = tuple(linked), tuple(computed)
+        every = [*fields, *linked, *computed]
         conditions = {}
         for f in every:
             condition = read_condition(query, f)
@@ -449,6 +471,7 @@ class RecordFilter:
             conditions=conditions,
             groups=groups_from_query(query, every, read_condition),
             linked=linked,
+            computed=computed,
         )
 
     @property
@@ -460,7 +483,8 @@ class RecordFilter:
         """The service's `filter` and `search` and the console's own checks;
         a message for each condition that could not be read (that one is
         left out, the rest still apply)."""
-        known = {f.key: f for f in [*fields, *self.linked]}
+        known = {f.key: f for f in [*fields, *self.linked, *self.computed]}
+        computed_keys = {f.key for f in self.computed}
         today = today or dt.datetime.now(zone).date()
         plan = FilterPlan(remote={}, search=self.search, local=[], problems=[])
         for key, condition in self.conditions.items():
@@ -473,6 +497,10 @@ class RecordFilter:
                 continue
             if is_linked(key):
                 plan.local.append((key, linked_check(plan.linked, field_def, condition, together=True).test))
+                continue
+            if key in computed_keys:  # never the service's: it has no such field
+                plan.computed.add(key)
+                plan.local.append((key, test))
                 continue
             if exact:
                 plan.remote[key] = value
@@ -499,6 +527,8 @@ class RecordFilter:
             return None
         if is_linked(condition.key):
             return linked_check(plan.linked, known[condition.key], condition).test
+        if known[condition.key].origin == "computed":
+            plan.computed.add(condition.key)
         return test
 
     def pairs(self) -> list[tuple[str, str]]:
@@ -518,7 +548,7 @@ class RecordFilter:
     def summary(self, fields: list[FieldDef]) -> list[str]:
         """Each condition in words ("Name contains “Nova”"), in field order,
         after each OR group ("Stage is “Trial” or Stage is “Lead”")."""
-        every = [*fields, *self.linked]
+        every = [*fields, *self.linked, *self.computed]
         known = {f.key: f for f in every}
         return [group_phrase(group, lambda c: phrase(known[c.key], c)) for group in self.groups] + [
             phrase(f, self.conditions[f.key]) for f in every if f.key in self.conditions

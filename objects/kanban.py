@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from dashboard.web.reading import as_dict, text
-from objects import selectors
-from objects.buckets import EMPTY
+from objects import computed, selectors
+from objects.buckets import EMPTY, summable
 from objects.fields import Cell, FieldDef, cell, format_datetime, format_number, title_field_key
 from objects.models import RecordTally
 from objects.schema import FieldType
@@ -101,6 +101,13 @@ def apply_tally(columns: list[BoardColumn], tally: RecordTally | None, *, sum_fi
             places = 2 if sum_field.type == FieldType.CURRENCY else None
             code = sum_field.raw.get("currency") or ""
             column.sum_text = f"{code} {format_number(total, places=places)}".strip()
+
+
+def sum_choices(*, workspace_id: str, object_key: str, fields: list[FieldDef]) -> list[FieldDef]:
+    """What a column may sum: the number fields, then the formula columns whose
+    result is a number (computed on every record the board's count reads)."""
+    formulas = computed.counted_specs(workspace_id=workspace_id, object_key=object_key, fields=fields)
+    return [*summable(fields), *computed.counted_fields(formulas, number=True)]
 
 
 def board_fields(fields: list[FieldDef]) -> list[FieldDef]:

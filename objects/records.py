@@ -14,7 +14,7 @@ renders; nothing here reads the request. Remote and local reads are
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
@@ -26,7 +26,7 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import access, comments, computed, link_filters, looks, selectors
+from objects import access, comments, computed, computed_order, link_filters, looks, selectors
 from objects.access_reads import HiddenRecord, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
@@ -38,7 +38,7 @@ from objects.grouping import summaries_read, summarise, valued_keys
 from objects.history import history_rows, undoable_change
 from objects.linked_fields import MAX_LINKED_OBJECTS, LinkedTarget
 from objects.links import Link, link_from, links_by_relation
-from objects.models import ColumnPreference, RecordTally, SavedView
+from objects.models import ColumnPreference, ComputedColumn, RecordTally, SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
 from objects.tallies import records_footers_start, records_total_start, total_text
@@ -164,27 +164,29 @@ class RecordsRead:
     state: TableState
     plan: FilterPlan
     page: selectors.RecordsPage
+    # The object's computed columns (one query), and how far a sort by one read, in words.
+    columns: list[ComputedColumn] = field(default_factory=list)
+    sort_note: str = ""
 
 
 def records_read(*, workspace: Workspace, object_key: str, query: QueryDict) -> RecordsRead:
     """The records of a query as the records table reads them (the table and
     the API): the definition (cached), then one page (one remote call when the
-    service answers the whole filter, else up to the page budget)."""
+    service answers the whole filter, else up to the page budget; sorted or
+    filtered by a computed column: objects/computed_order.py)."""
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     linked, problems = filter_linked_fields(workspace=workspace, query=query)
-    state = TableState.from_query(query, fields, linked)
+    columns = computed.computed_columns(workspace_id=workspace.id, object_key=object_key)
+    computed_fields = computed_order.computed_fields(computed.specs(columns, fields=fields))
+    state = TableState.from_query(query, fields, linked, computed_fields)
     plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=state.filter, fields=fields)
     plan.problems[:0] = problems
-    page = selectors.record_page(
-        client=workspace.client,
-        object_key=object_key,
-        plan=plan,
-        sort=state.sort,
-        cursor=state.pager.remote_cursor,
-        limit=state.limit,
+    # One page: the service's (or narrowed up to the budget), or sorted and filtered by computed columns.
+    read = computed_order.records_page(
+        workspace=workspace, object_key=object_key, plan=plan, state=state, columns=columns, fields=fields
     )
-    return RecordsRead(definition=definition, fields=fields, state=state, plan=plan, page=page)
+    return RecordsRead(definition, fields, state, plan, read.page, columns=columns, sort_note=read.sort_note)
 
 
 def records_table(*, workspace: Workspace, user: AbstractBaseUser, object_key: str, query: QueryDict) -> RecordsTable:
@@ -244,7 +246,7 @@ def _records_grid(
         workspace=workspace,
         object_key=object_key,
         records=page.items,
-        columns=computed.computed_columns(workspace_id=workspace.id, object_key=object_key),
+        columns=read.columns,
         fields=fields,
     )
     table = build_table(
@@ -265,7 +267,7 @@ def _records_grid(
     )
     table.computed_problem = computed_read.problem
     table.read = page
-    table.filter_partial = plan.partial
+    table.filter_partial = [*plan.partial, *([read.sort_note] if read.sort_note else [])]
     table.filter_summary = state.filter.summary(fields)
     table.links_problem = links_problem
     return table, view, preference
@@ -432,10 +434,14 @@ def look_context(
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     linked, problems = filter_linked_fields(workspace=workspace, query=query)
-    record_filter = RecordFilter.from_query(query, fields, linked)
+    # Conditions on formula columns hold here too (computed on each record read); a lookup's do not.
+    formulas = computed.counted_specs(workspace_id=workspace.id, object_key=object_key, fields=fields)
+    record_filter = RecordFilter.from_query(query, fields, linked, computed.counted_fields(formulas))
     # The same plan as the table's: the service's part sent, the rest checked on each record read.
     plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=record_filter, fields=fields)
-    plan.problems[:0] = problems
+    plan.compute_values = computed.formula_values_of(formulas)
+    uncounted = computed.uncounted_problem(query, formulas)
+    plan.problems[:0] = [*problems, *([uncounted] if uncounted else [])]
     pairs = record_filter.pairs()
     settings = looks.settings_from_query(kind, query)
     setting, choose = LOOK_FIELDS.get(kind, ("", None))

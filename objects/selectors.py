@@ -5,7 +5,7 @@ is one call (`record_iter`: one per page)."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -150,13 +150,23 @@ def filter_page_budget() -> int:
 
 
 def record_page(
-    *, client: ServiceClient, object_key: str, plan: FilterPlan, sort: str | None, cursor: str | None, limit: int
+    *,
+    client: ServiceClient,
+    object_key: str,
+    plan: FilterPlan,
+    sort: str | None,
+    cursor: str | None,
+    limit: int,
+    page_budget: int | None = None,
+    before_checking: Callable[[list[dict]], None] | None = None,
 ) -> RecordsPage:
     """One page of the records table for a filter plan. When the service
     answers the whole filter, one call. Otherwise the console reads the
-    service's pages (100 records each, `filter_page_budget()` at most) and
-    keeps the records that pass its own checks until the page is full; the
-    next page starts right after the last record kept."""
+    service's pages (100 records each, `page_budget` or `filter_page_budget()`
+    at most) and keeps the records that pass its own checks until the page is
+    full; the next page starts right after the last record kept.
+    `before_checking` sees each page read before its records are checked
+    (the computed columns' values: objects/computed_order.py)."""
 
     def read(remote_cursor: str | None, size: int) -> Page:
         return record_list(
@@ -176,9 +186,11 @@ def record_page(
         return RecordsPage(items=items, next_cursor=page.next_cursor, records_read=len(page.items))
     kept: list[dict] = []
     result = RecordsPage(items=kept, next_cursor=None, narrowed=True, pages_read=0)
-    for _ in range(filter_page_budget()):
+    for _ in range(page_budget or filter_page_budget()):
         page = read(remote_cursor, SCAN_PAGE_SIZE)
         result.pages_read += 1
+        if before_checking is not None:
+            before_checking(page.items[skip:])
         for position in range(skip, len(page.items)):
             result.records_read += 1
             record = page.items[position]

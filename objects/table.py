@@ -65,9 +65,17 @@ class TableState:
     aggregates: dict[str, str] = field(default_factory=dict)
 
     @classmethod
-    def from_query(cls, query: QueryDict, fields: list[FieldDef], linked: list[FieldDef] | None = None) -> TableState:
-        """`linked`: the linked records' fields the filter may name (objects/link_filters.py)."""
-        sortable = {f.key for f in fields} | {key for key, _ in TIMESTAMP_COLUMNS}
+    def from_query(
+        cls,
+        query: QueryDict,
+        fields: list[FieldDef],
+        linked: list[FieldDef] | None = None,
+        computed: list[FieldDef] | None = None,
+    ) -> TableState:
+        """`linked`: the linked records' fields the filter may name (objects/link_filters.py);
+        `computed`: the computed columns, which the sort and the filter may name (objects/computed_order.py)."""
+        computed = computed or []
+        sortable = {f.key for f in [*fields, *computed]} | {key for key, _ in TIMESTAMP_COLUMNS}
         sort = query.get("sort", "").strip() or DEFAULT_SORT
         if sort.lstrip("-") not in sortable:
             sort = DEFAULT_SORT
@@ -86,7 +94,7 @@ class TableState:
             if chosen != DEFAULT_AGGREGATE:
                 aggregates[f.key] = chosen
         return cls(
-            filter=RecordFilter.from_query(query, fields, linked or ()),
+            filter=RecordFilter.from_query(query, fields, linked or (), computed),
             sort=sort,
             limit=limit,
             pager=CursorPager.from_query(query),
@@ -220,7 +228,7 @@ class Column:
     is_title: bool = False
     # A linked-record column: the relation key whose other ends it shows (not sortable).
     relation_key: str = ""
-    # A computed column (objects/computed.py): what it computes, in words (read-only, not sortable).
+    # A computed column (objects/computed.py): what it computes, in words (read-only; sorted by the console).
     computed: str = ""
 
     @property
@@ -461,6 +469,18 @@ class RecordsTable:
         return [c for c in self.columns if not c.is_title]
 
 
+def sorted_column(state: TableState, key: str, label: str, shown_as: FieldDef | None, *, computed: str = "") -> Column:
+    """A column its header sorts by (a timestamp's or a computed column's)."""
+    return Column(
+        key=key,
+        label=label,
+        field=shown_as,
+        sort_query=state.sort_query(key),
+        sort_direction=state.sort_direction(key),
+        computed=computed,
+    )
+
+
 def record_values(record: dict) -> dict:
     values = record.get("values")
     return values if isinstance(values, dict) else {}
@@ -520,22 +540,12 @@ def build_table(
             )
         )
     computed_columns = [
-        Column(key=key, label=name, field=shown_as, sort_query="", sort_direction="none", computed=words)
-        for key, name, shown_as, words in computed or []
+        sorted_column(state, key, name, shown_as, computed=words) for key, name, shown_as, words in computed or []
     ]
     columns.extend(computed_columns)
     computed_cells = computed_cells or {}
     linked = linked or {}
-    for key, label in TIMESTAMP_COLUMNS:
-        columns.append(
-            Column(
-                key=key,
-                label=label,
-                field=None,
-                sort_query=state.sort_query(key),
-                sort_direction=state.sort_direction(key),
-            )
-        )
+    columns.extend(sorted_column(state, key, label, None) for key, label in TIMESTAMP_COLUMNS)
     rows = []
     for record in records:
         values = record_values(record)

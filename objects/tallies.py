@@ -210,6 +210,12 @@ def tally_version(tally: RecordTally | None) -> str:
     return f"{tally.updated_at.timestamp():.6f}-{tally.status}" if tally else "none"
 
 
+UNCOUNTED_COMPUTED = (
+    "A count over every record cannot read a lookup or rollup (each record's links would be one read each):"
+    " count by a field or a formula instead."
+)
+
+
 def _fields_of(fields: list[FieldDef], params: dict) -> tuple[FieldDef | None, FieldDef | None]:
     by_key = {f.key: f for f in fields}
     return by_key.get(params.get("group") or ""), by_key.get(params.get("value") or "")
@@ -220,7 +226,8 @@ def tally_chunk(tally: RecordTally) -> Step:
     cursor it stored (the engine's chunk: dashboard/jobs/engine.py). Nothing
     of a chunk that fails is kept: the engine waits or stops, and the pages
     are read again."""
-    from objects import selectors
+    from objects import computed, selectors
+    from objects.computed_order import computed_keys_named
     from objects.fields import field_defs
     from objects.link_filters import query_linked_fields, read_links
 
@@ -232,17 +239,23 @@ def tally_chunk(tally: RecordTally) -> Step:
         client=client, workspace_id=tally.workspace_id, object_key=tally.object_key
     )
     fields = field_defs(definition)
-    group, value = _fields_of(fields, params)
+    # Formula columns are computed on every record read (no remote call); a lookup or rollup cannot be counted.
+    formulas = computed.counted_specs(workspace_id=tally.workspace_id, object_key=tally.object_key, fields=fields)
+    counted = computed.counted_fields(formulas)
+    group, value = _fields_of([*fields, *counted], params)
+    filter_query = QueryDict(params.get("query") or "")
+    named = (computed_keys_named(filter_query) | {params.get("group"), params.get("value")}) - {None, ""}
+    if any(key.startswith(computed.COMPUTED_PREFIX) for key in named - {f.key for f in counted}):
+        return Step(stop_message=UNCOUNTED_COMPUTED)
     if params.get("group") and group is None:
         return Step(stop_message="The field these records were grouped by is gone.")
     zone = zone_named(params.get("zone"))
     # The table's plan: the service's part sent, the rest checked on every record read.
-    filter_query = QueryDict(params.get("query") or "")
     linked, _problems = query_linked_fields(
         filter_query,
         lambda key: selectors.object_definition_get(client=client, workspace_id=tally.workspace_id, object_key=key),
     )
-    plan = RecordFilter.from_query(filter_query, fields, linked).plan(fields, zone=zone)
+    plan = RecordFilter.from_query(filter_query, fields, linked, counted).plan(fields, zone=zone)
     # Only the records the person who asked may see (objects/access.py).
     narrow(plan, access_from_params(params), fields, zone=zone)
     if plan.linked:
@@ -262,15 +275,16 @@ def tally_chunk(tally: RecordTally) -> Step:
     while pages < PAGES_PER_STEP and time.monotonic() - started < STEP_SECONDS:
         page = client.page(path, params={**query, **({"cursor": cursor} if cursor else {})}, item_key="records")
         pages += 1
+        items = computed.with_formula_values(page.items, formulas, today=dt.datetime.now(zone).date())
         if params.get("footers"):
             # Every column's footer (objects/grouping.py), folded into the kept rows.
-            kept = [item for item in page.items if plan.matches(as_dict(item))]
+            kept = [item for item in items if plan.matches(as_dict(item))]
             counter.groups = summaries_fold(counter.groups, kept, fields)
             records += len(kept)
         else:
             records += count_records(
                 counter,
-                page.items,
+                items,
                 group=group,
                 value=value,
                 bucket=params.get("bucket") or DAY,

@@ -18,6 +18,7 @@ from dashboard.web.htmx import client_redirect, render_region
 from objects import bulk
 from objects.access_reads import person_access, policy_fields
 from objects.cell_markup import cell_text
+from objects.computed_order import names_computed
 from objects.fields import cell, field_defs
 from objects.linked_fields import targets_in_query
 from objects.models import ObjectJob
@@ -25,6 +26,10 @@ from objects.records import READ_ONLY, object_definition
 
 LINKED_REFUSED = (
     "A bulk action over every record matching the filter cannot follow a condition on a linked record's field:"
+    " nothing was changed. Select the rows on the table's pages instead, or remove that condition."
+)
+COMPUTED_REFUSED = (
+    "A bulk action over every record matching the filter cannot follow a condition on a computed column:"
     " nothing was changed. Select the rows on the table's pages instead, or remove that condition."
 )
 
@@ -84,6 +89,10 @@ def bulk_action(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         # The job re-reads the filter page by page without the linked reads: it would reach records the
         # table does not keep. Refused before anything is read or written.
         context["linked_refused"] = LINKED_REFUSED
+        return render_region(request, "objects/bulk.html", "bulk-form", context)
+    if selection.scope == bulk.SCOPE_FILTER and names_computed(QueryDict(selection.query)):
+        # Its values are the console's, computed on the pages a table reads: the job's reads have none.
+        context["linked_refused"] = COMPUTED_REFUSED
         return render_region(request, "objects/bulk.html", "bulk-form", context)
     if selection.is_empty or not bound or not form.is_valid():
         return render_region(request, "objects/bulk.html", "bulk-form", context)

@@ -19,8 +19,8 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.htmx import poll_row, stop_polling
 from objects import looks
 from objects.buckets import DATE_TYPES, groupable, summable
-from objects.charts import BUCKETS, MEASURES, ChartQuestion, chart_drawing, chart_rows
-from objects.fields import FieldDef, field_defs
+from objects.charts import BUCKETS, MEASURES, ChartQuestion, chart_drawing, chart_fields, chart_rows
+from objects.fields import field_defs
 from objects.models import RecordTally
 from objects.records import look_context, object_definition
 from objects.tallies import tally_params, tally_rows, tally_start, tally_version
@@ -56,7 +56,7 @@ def chart(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     context = look_context(
         workspace=workspace, user=request.user, object_key=object_key, query=request.GET, kind=looks.CHART
     )
-    fields: list[FieldDef] = context["fields"]
+    fields = chart_fields(workspace_id=workspace.id, object_key=object_key, fields=context["fields"])
     question = ChartQuestion.from_query(request.GET, fields)
     question_query = urlencode([*context["filter_pairs"], *question.settings.items()])
     context.update(
@@ -97,7 +97,11 @@ def chart_status(request: ConsoleRequest, object_key: str, pk: int) -> HttpRespo
     tally = poll_row(request, rows, tally_version, missing="No such count.")
     if not isinstance(tally, RecordTally):
         return tally
-    fields = field_defs(object_definition(workspace=workspace, object_key=object_key))
+    fields = chart_fields(
+        workspace_id=workspace.id,
+        object_key=object_key,
+        fields=field_defs(object_definition(workspace=workspace, object_key=object_key)),
+    )
     question = ChartQuestion.from_query(request.GET, fields)
     query = urlencode([(k, v) for k, v in request.GET.items() if k != "v"])
     response = render(request, "objects/chart.html#chart-region", _region(tally, question, object_key, query))

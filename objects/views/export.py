@@ -15,10 +15,10 @@ from dashboard.fair_use import costly_request
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.web.csv import csv_lines, csv_response
 from dashboard.web.reading import as_dict, text
-from objects import computed, selectors
+from objects import computed, computed_order, selectors
 from objects.fields import csv_value, field_defs
 from objects.records import filter_linked_fields, filter_plan, hidden_columns, object_definition, saved_view_open
-from objects.table import TableState
+from objects.table import DEFAULT_SORT, TableState
 
 logger = logging.getLogger("objects.export")
 EXPORT_CHUNK = 100  # records computed together (their links and linked records read together)
@@ -32,7 +32,11 @@ def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpRes
     workspace = request.workspace
     every_field = field_defs(object_definition(workspace=workspace, object_key=object_key))
     linked, _problems = filter_linked_fields(workspace=workspace, query=request.GET)
-    state = TableState.from_query(request.GET, every_field, linked)
+    # Conditions on formula columns are checked on every record (computed from its values); the
+    # service cannot sort by one, so the file keeps the service's order then.
+    formulas = computed.counted_specs(workspace_id=workspace.id, object_key=object_key, fields=every_field)
+    state = TableState.from_query(request.GET, every_field, linked, computed.counted_fields(formulas))
+    sort = DEFAULT_SORT if computed_order.sort_key(state) else state.sort
     # The columns the table shows (the open saved view's, else this person's choice).
     view = saved_view_open(workspace=workspace, user=request.user, object_key=object_key, query=request.GET)
     hidden = set(hidden_columns(workspace=workspace, user=request.user, object_key=object_key, view=view))
@@ -40,7 +44,8 @@ def records_export(request: ConsoleRequest, object_key: str) -> StreamingHttpRes
     # Conditions the service cannot check are checked here, record by record
     # (those on linked records read once, before the first page).
     plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=state.filter, fields=every_field)
-    records = selectors.record_matching_iter(client=workspace.client, object_key=object_key, plan=plan, sort=state.sort)
+    plan.compute_values = computed.formula_values_of(formulas)
+    records = selectors.record_matching_iter(client=workspace.client, object_key=object_key, plan=plan, sort=sort)
     # The first page is read before the response starts, so a remote error
     # (404, 401...) still becomes an error page instead of a broken file.
     first = next(records, None)

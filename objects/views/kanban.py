@@ -25,7 +25,6 @@ from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, stop_polling
 from dashboard.web.pager import CursorPager
 from objects import services
-from objects.buckets import summable
 from objects.fields import FieldDef, field_defs
 from objects.filters import FILTER_PREFIX, RecordFilter
 from objects.kanban import (
@@ -36,6 +35,7 @@ from objects.kanban import (
     card_fields,
     empty_columns,
     fill_column,
+    sum_choices,
 )
 from objects.models import RecordTally
 from objects.records import READ_ONLY, filter_linked_fields, filter_plan, object_definition, saved_view_open
@@ -55,8 +55,8 @@ def _card_pairs(query: QueryDict) -> list[tuple[str, str]]:
     return pairs
 
 
-def _sum_field(fields: list[FieldDef], key: str | None) -> FieldDef | None:
-    return next((f for f in summable(fields) if f.key == key), None)
+def _sum_field(choices: list[FieldDef], key: str | None) -> FieldDef | None:
+    return next((f for f in choices if f.key == key), None)
 
 
 def _link_columns(
@@ -99,7 +99,8 @@ def _board(
     plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=record_filter, fields=fields)
     plan.problems[:0] = problems
     shown_fields = card_fields(fields, query.getlist("card"), by=chosen)
-    sum_field = _sum_field(fields, query.get("sum"))
+    sums = sum_choices(workspace_id=workspace.id, object_key=object_key, fields=fields)
+    sum_field = _sum_field(sums, query.get("sum"))
     columns = (
         board_columns(
             client=workspace.client,
@@ -156,7 +157,7 @@ def _board(
         "card_choices": [f for f in fields if chosen is None or f.key != chosen.key],
         "shown_fields": shown_fields,
         "shown_keys": [f.key for f in shown_fields],
-        "sum_choices": summable(fields),
+        "sum_choices": sums,
         "sum_field": sum_field,
         "tally": tally,
         "tally_version": tally_version(tally) if tally else "",
@@ -226,7 +227,9 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     )
     _link_columns(object_key, by, [column], record_filter, _card_pairs(request.GET))
     # The board's count, when one was made, keeps the column's total exact.
-    sum_field = _sum_field(fields, request.GET.get("sum"))
+    sum_field = _sum_field(
+        sum_choices(workspace_id=workspace.id, object_key=object_key, fields=fields), request.GET.get("sum")
+    )
     params = tally_params(
         record_filter=record_filter, group=by, bucket="", value=sum_field, zone_name=workspace.timezone_name
     )
@@ -325,7 +328,9 @@ def kanban_counts(request: ConsoleRequest, object_key: str, pk: int) -> HttpResp
         column.shown_before = min(int(shown), MAX_SHOWN) if shown.isdigit() else 0
         column.more = request.GET.get(f"more{index}") == "1"
         column.filtered_out = request.GET.get(f"out{index}") == "1"
-    sum_field = _sum_field(fields, request.GET.get("sum"))
+    sum_field = _sum_field(
+        sum_choices(workspace_id=workspace.id, object_key=object_key, fields=fields), request.GET.get("sum")
+    )
     apply_tally(columns, tally, sum_field=sum_field)
     context = {
         "columns": columns,

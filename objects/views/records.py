@@ -70,11 +70,11 @@ def records(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     linked = offered_linked_fields(workspace=request.workspace, object_key=object_key, record_filter=table.state.filter)
     context = {
         "table": table,
-        "filters": filter_controls(table.fields, table.state.filter),
+        "filters": filter_controls([*table.fields, *table.state.filter.computed], table.state.filter),
         # Conditions on linked records' fields, and the pickers' groups of them (objects/condition_editor.py).
         "linked_filters": linked_controls(linked, table.state, request.GET),
         "linked_choices": linked_choices(linked),
-        "or_groups": group_editors([*table.fields, *linked], table.state, request.GET),
+        "or_groups": group_editors([*table.fields, *table.state.filter.computed, *linked], table.state, request.GET),
         "can_add_group": len(table.state.filter.groups) < MAX_GROUPS,
         "groupable": groupable_fields(table.fields),
         "page_sizes": PAGE_SIZES,

@@ -44,3 +44,12 @@ def test_a_formula_is_refused_in_place_then_added_and_shown_in_the_grid(grid, pa
     expect(header).to_contain_text("computed")
     no_sideways_scroll(page)
     page.screenshot(path=str(SCREENSHOTS / "computed-grid-375.png"), full_page=True)
+
+    # Sorted by its header (the console's order, with htmx in place) on a wide screen: a phone's grid is cards.
+    page.set_viewport_size({"width": 1280, "height": 800})
+    header.get_by_role("link", name=re.compile(r"^Per seat")).click()
+    expect(page.locator("th.records-computed-col")).to_have_attribute("aria-sort", "ascending")
+    page.screenshot(path=str(SCREENSHOTS / "computed-sorted-1280.png"), full_page=True)
+    page.set_viewport_size({"width": 375, "height": 800})
+    no_sideways_scroll(page)
+    page.screenshot(path=str(SCREENSHOTS / "computed-sorted-375.png"), full_page=True)

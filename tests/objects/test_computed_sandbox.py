@@ -271,3 +271,24 @@ def test_the_record_page_shows_its_computed_values(orders, console):
     assert facts["Firm computed"] == "Firm 007"
     assert facts["Label computed"] == label(7)
     assert ComputedColumn.objects.count() == 2
+
+
+def test_a_sort_by_a_lookup_reads_one_page_of_links_and_says_so(orders, console):
+    add(console, orders["orders"], name="Firm", kind="lookup", relation_key="company", field_key="name")
+    column = f"computed:{ComputedColumn.objects.get().pk}"
+    url = f"/objects/{orders['orders']}/records/"
+
+    with RemoteCallCounter() as counter:
+        html = parse(console.get(url, {"sort": f"-{column}"}).content)
+        paths = list(counter.paths)
+
+    # One page of 100 orders (oldest first), their links (one read each) and their firms: never 10,000 rows' links.
+    assert len([p for p in paths if p == f"/v1/objects/{orders['orders']}/records"]) == 1
+    assert len([p for p in paths if p.endswith("/relationships")]) == 100
+    assert len([p for p in paths if p.startswith(f"/v1/objects/{orders['firms']}/records/")]) <= 100
+    said = text_of(one(html, ".filter-partial"))
+    assert said == "Sorted within the first 100 records read: refine the filters to sort them all."
+    firms = [text_of(row.find_all("td")[-3]) for row in select(html, "table.records tbody tr")]
+    assert len(firms) == 25 and firms == sorted(firms, reverse=True)
+    first = {f"Firm {i % FIRMS:03d}" for i in range(100)}  # the orders were written in order
+    assert set(firms) <= first
