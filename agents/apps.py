@@ -59,7 +59,9 @@ class AgentsConfig(AppConfig):
                 name="agents",
                 order=20,
                 nav=(NavEntry(_("Agents"), "agents:index"), NavEntry(_("Runs"), "agents:runs", views=RUN_VIEWS)),
-                cards=(HomeCard(_("Agents"), _("Draft, activate and talk to agents; follow their runs."), "agents:index"),),
+                cards=(
+                    HomeCard(_("Agents"), _("Draft, activate and talk to agents; follow their runs."), "agents:index"),
+                ),
                 list_pages=(ListPage(_("Back to agents"), "agents:index"),),
                 tracked_kinds=(AGENT_RUN, AGENT_INVOCATION),
                 inbox_sources=(AGENTS_INBOX,),

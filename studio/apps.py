@@ -21,7 +21,9 @@ class StudioConfig(AppConfig):
                 nav=(NavEntry(_("Studio"), "studio:index"),),
                 cards=(
                     HomeCard(
-                        _("Studio"), _("Websites, documents, apps, images and video, made turn by turn."), "studio:index"
+                        _("Studio"),
+                        _("Websites, documents, apps, images and video, made turn by turn."),
+                        "studio:index",
                     ),
                 ),
                 list_pages=(ListPage(_("Back to Studio"), "studio:index"),),
