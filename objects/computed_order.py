@@ -99,7 +99,7 @@ def records_page(
     if not needed:
         budget = None  # the plain read, its own budget
     elif any(c.kind != ComputedColumn.Kind.FORMULA for c in needed):
-        budget = min(budget, LINKED_SCAN_PAGES)
+        budget = min(selectors.filter_page_budget(), LINKED_SCAN_PAGES)
 
     def values_of(records: list[dict]) -> dict[str, dict[str, Any]]:
         _checked, read = computed.compute(
@@ -168,7 +168,7 @@ def _sorted_page(
     offset = sort_offset(state.pager.remote_cursor)
     items = ordered[offset : offset + state.limit]
     after = offset + state.limit
-    page = selectors.RecordsPage(
+    sorted_page = selectors.RecordsPage(
         items=items,
         next_cursor=f"{SORT_CURSOR_PREFIX}{after}" if after < len(ordered) else None,
         narrowed=plan.narrows,
@@ -178,7 +178,7 @@ def _sorted_page(
     note = (
         f"Sorted within the first {records_read:,} records read: refine the filters to sort them all." if more else ""
     )
-    return ComputedPage(page=page, sort_note=note)
+    return ComputedPage(page=sorted_page, sort_note=note)
 
 
 def sort_offset(cursor: str | None) -> int:

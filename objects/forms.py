@@ -1,5 +1,4 @@
-"""Forms of the Objects area: an object and its fields builder (new object,
-object settings), a record's values, a link between records."""
+"""Forms of the Objects area: an object and its fields builder, a record's values, a link between records."""
 
 from __future__ import annotations
 
@@ -13,7 +12,8 @@ from django import forms
 from django.forms.renderers import BaseRenderer
 from django.forms.utils import ErrorList
 from django.utils.datastructures import MultiValueDict
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext as _
+from django.utils.translation import gettext_lazy
 
 from dashboard.api import errors
 from dashboard.frame.forms import place_remote_error
@@ -197,9 +197,7 @@ class FieldRowForm(forms.Form):
     def clean_key(self) -> str:
         key = self.cleaned_data.get("key") or ""
         if key and not FIELD_KEY_PATTERN.match(key):
-            raise forms.ValidationError(
-                gettext("Use lower-case letters, digits and underscores, starting with a letter.")
-            )
+            raise forms.ValidationError(_("Use lower-case letters, digits and underscores, starting with a letter."))
         return key
 
     def clean(self) -> dict[str, Any]:
@@ -211,16 +209,16 @@ class FieldRowForm(forms.Form):
             and not self.is_existing
             and not snake_case(cleaned["label"])
         ):
-            self.add_error("key", gettext("The label has no letters or digits to make a key from; give a key."))
+            self.add_error("key", _("The label has no letters or digits to make a key from; give a key."))
         options = [row for row in self.option_rows if row["label"].strip()]
         # The clean payload is built from plain id/label/color only.
         options = [{"id": row["id"], "label": row["label"], "color": row["color"]} for row in options]
         if cleaned.get("type") in CHOICE_TYPES:
             if not options:
-                self.add_error(None, gettext("Add at least one option for this type."))
+                self.add_error(None, _("Add at least one option for this type."))
             labels = [row["label"].strip().lower() for row in options]
             if len(set(labels)) != len(labels):
-                self.add_error(None, gettext("Two options have the same label."))
+                self.add_error(None, _("Two options have the same label."))
         cleaned["options"] = [
             {**({"id": row["id"]} if row["id"] else {}), "label": row["label"].strip(), "color": row["color"]}
             for row in options
@@ -423,9 +421,8 @@ class RecordForm(forms.Form):
         place_remote_error(self, exc)
 
     def renew_idempotency_key(self) -> None:
-        """After the service refused the values, the corrected form is a new
-        logical write: it gets a new key (the old one would replay the refusal,
-        or answer 409 for a different body)."""
+        """After the service refused the values, the corrected form is a new logical write: a new key
+        (the old one would replay the refusal, or answer 409 for a different body)."""
         renew_idempotency_key(self)
 
 
@@ -513,7 +510,7 @@ class RelationshipForm(forms.Form):
         data = self.cleaned_data
         target = (data.get("target_pick") or "").strip() or (data.get("target_id") or "").strip()
         if not target:
-            self.add_error("target_id", gettext("Pick a record from the search results, or paste its id."))
+            self.add_error("target_id", _("Pick a record from the search results, or paste its id."))
         data["target"] = target
         return data
 
@@ -523,8 +520,7 @@ class RecordDeleteForm(forms.Form):
 
 
 class RecordUndoForm(RecordDeleteForm):
-    """Undo the latest change: one key for the restoring PATCH, kept while
-    the person settles conflicts."""
+    """Undo the latest change: one key for the restoring PATCH, kept while the person settles conflicts."""
 
 
 class RecordPutBackForm(RecordDeleteForm):
@@ -532,8 +528,7 @@ class RecordPutBackForm(RecordDeleteForm):
 
 
 class RecordThenForm(RecordDeleteForm):
-    """Put back the ticked fields' values of an earlier time. `shown_values`
-    carries now as the page showed it (the safe-edit rule's `shown`)."""
+    """Put back the ticked fields' values of an earlier time; `shown_values`: now as the page showed it."""
 
     shown_values = forms.CharField(required=False, widget=forms.HiddenInput, max_length=MAX_SHOWN_LENGTH)
 
@@ -544,8 +539,8 @@ class RecordThenForm(RecordDeleteForm):
             required=True,
             widget=forms.CheckboxSelectMultiple,
             error_messages={
-                "required": gettext("Tick at least one field to put back."),
-                "invalid_choice": gettext("That field no longer differs from now: reload the page and choose again."),
+                "required": _("Tick at least one field to put back."),
+                "invalid_choice": _("That field no longer differs from now: reload the page and choose again."),
             },
         )
 
@@ -581,7 +576,7 @@ class SavedViewForm(forms.Form):
     def clean_name(self) -> str:
         name = " ".join(self.cleaned_data["name"].split())
         if not name:
-            raise forms.ValidationError(gettext("Give the view a name."))
+            raise forms.ValidationError(_("Give the view a name."))
         return name
 
 

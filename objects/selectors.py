@@ -158,7 +158,7 @@ def record_page(
     cursor: str | None,
     limit: int,
     page_budget: int | None = None,
-    before_checking: Callable[[list[dict]], None] | None = None,
+    before_checking: Callable[[list[dict]], object] | None = None,
 ) -> RecordsPage:
     """One page of the records table for a filter plan. When the service
     answers the whole filter, one call. Otherwise the console reads the

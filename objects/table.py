@@ -351,8 +351,7 @@ class RecordsTable:
     zone: dt.tzinfo = dt.UTC
     # The page's records summarised when grouped (the groups' summaries merged).
     page_summaries: dict[str, Summary] | None = None
-    # The position of the first row among every matching record: a slice's
-    # `at`; None for a page (its number tells it).
+    # The first row's position among every matching record: a slice's `at`; None for a page.
     slice_at: int | None = None
 
     @property
@@ -364,9 +363,8 @@ class RecordsTable:
 
     @property
     def window_url(self) -> str:
-        """The next slice's address, for the rows loaded as one scrolls
-        (static/js/objects_window.js); none at the end, and none when grouped
-        (a group's rows and summaries are the page's: grouped tables page)."""
+        """The next slice's address, for the rows loaded as one scrolls (static/js/objects_window.js);
+        none at the end, and none when grouped (a group's rows and summaries are the page's)."""
         if self.state.group or self.read is None or not self.read.next_cursor:
             return ""
         rows_url = reverse("objects:records_rows", args=[self.object_key])
@@ -374,8 +372,7 @@ class RecordsTable:
 
     @property
     def own_slice_url(self) -> str:
-        """This page's rows again as a slice (the same size and cursor): how
-        the script puts them back once they were scrolled far past."""
+        """This page's rows again as a slice (same size and cursor), to put back once scrolled far past."""
         rows_url = reverse("objects:records_rows", args=[self.object_key])
         query = self.state.slice_query(self.state.cursor, at=self.first_row, limit=self.state.limit)
         return f"{rows_url}?{query}"

@@ -1,6 +1,6 @@
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib.auth.forms import PasswordChangeForm, PasswordResetForm
@@ -10,6 +10,9 @@ from django.utils.translation import gettext_lazy as _
 
 from dashboard.people.language import language_choices
 from dashboard.people.roles import ROLE_DESCRIPTIONS, Role
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a text or a lazy translation
 
 
 class SignInCodeForm(forms.Form):
@@ -48,7 +51,7 @@ class FactorCodeForm(forms.Form):
         widget=forms.TextInput(attrs={"autocomplete": "one-time-code", "autocapitalize": "none"}),
     )
 
-    def __init__(self, data: Any = None, *, prefix: str, help_text: str) -> None:
+    def __init__(self, data: Any = None, *, prefix: str, help_text: StrOrPromise) -> None:
         super().__init__(data, prefix=prefix)
         self.fields["code"].help_text = help_text
 
@@ -135,7 +138,7 @@ class LanguageForm(forms.Form):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
-        self.fields["language"].choices = [("", _("The browser's language")), *language_choices()]
+        self.fields["language"].choices = [("", _("The browser's language")), *language_choices()]  # type: ignore[attr-defined]  # a ChoiceField
 
 
 class OwnPasswordForm(PasswordChangeForm):

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections import Counter
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django.contrib.auth import get_user_model
 from django.db import transaction
@@ -24,11 +24,14 @@ from dashboard.accounts.two_factor import two_factor_enabled_ids
 from dashboard.audit.services import audit_account_event
 from dashboard.people.roles import DEFAULT_ROLE, Role
 
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a text or a lazy translation
+
 
 @dataclass(frozen=True)
 class RoleSignIn:
     role: str
-    label: str
+    label: StrOrPromise
     required: bool
     people: int
     without_two_factor: int

@@ -38,6 +38,8 @@ from dashboard.jobs.kinds import register_job_kind
 from dashboard.live.registry import register as register_kind
 
 if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise
+
     from dashboard.assistants.tools import AssistantTool
     from dashboard.frame.home import HomeSection, HomeViewer
     from dashboard.inbox.sources import InboxSource
@@ -63,7 +65,7 @@ class NavEntry:
     every page of its URL namespace, or only on `views` when given; an entry
     with `views` wins over one without in the same namespace."""
 
-    label: str
+    label: StrOrPromise
     url_name: str
     views: frozenset[str] = frozenset()
     permission: str = ""  # shown only to people who have it
@@ -74,8 +76,8 @@ class NavEntry:
 
 @dataclass(frozen=True)
 class HomeCard:
-    title: str
-    description: str
+    title: StrOrPromise
+    description: StrOrPromise
     url_name: str
     permission: str = ""
 
@@ -85,7 +87,7 @@ class ListPage:
     """A list an error page offers to go back to, from any page of the
     namespace of `url_name` (or only from `views`)."""
 
-    label: str
+    label: StrOrPromise
     url_name: str
     views: frozenset[str] = frozenset()
 

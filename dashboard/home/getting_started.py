@@ -19,6 +19,11 @@ Home that shows it again. Six small queries while shown, one while hidden.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a text or a lazy translation
+
 from dataclasses import dataclass
 from typing import Any
 
@@ -34,11 +39,11 @@ from dashboard.people.roles import MANAGE_PEOPLE
 @dataclass(frozen=True)
 class Step:
     slug: str
-    title: str
+    title: StrOrPromise
     done: bool
-    detail: str  # what is done or what to do, in words
+    detail: StrOrPromise  # what is done or what to do, in words
     url: str = ""
-    link: str = ""  # the link's words
+    link: StrOrPromise = ""  # the link's words
 
 
 @dataclass(frozen=True)

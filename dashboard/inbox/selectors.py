@@ -79,7 +79,7 @@ def filtered(items: list[InboxItem], *, kind: str = "", agent_id: str = "") -> l
 
 def kind_counts(items: list[InboxItem]) -> list[tuple[str, str, int]]:
     """(kind, label, count) of every kind, in the inbox's order."""
-    return [(kind, label, sum(1 for item in items if item.kind == kind)) for kind, label in KINDS]
+    return [(kind, str(label), sum(1 for item in items if item.kind == kind)) for kind, label in KINDS]
 
 
 def agent_choices(items: list[InboxItem]) -> list[tuple[str, str]]:

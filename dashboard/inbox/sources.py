@@ -119,11 +119,11 @@ class InboxItem:
 
     @property
     def kind_label(self) -> str:
-        return KIND_LABELS.get(self.kind, self.kind)
+        return str(KIND_LABELS.get(self.kind, self.kind))
 
     @property
     def action_label(self) -> str:
-        return ACTION_LABELS.get(self.action, _("Open"))
+        return str(ACTION_LABELS.get(self.action, _("Open")))
 
     @property
     def dismissable(self) -> bool:

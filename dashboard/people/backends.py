@@ -121,7 +121,7 @@ def theme_of(user: Any) -> str:
 def role_label(user: Any, workspace_id: str | None = None) -> str:
     """The role as a person reads it ("Viewer"), for the pages that name it."""
     role = role_of(user, workspace_id)
-    return Role(role).label if role in Role.values else role
+    return str(Role(role).label) if role in Role.values else role
 
 
 def person_role_set(*, user: Any, role: str) -> None:

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import re
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from django import forms
 from django.contrib.auth import password_validation
@@ -13,6 +13,9 @@ from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy
 
 from dashboard.people.roles import DEFAULT_ROLE, ROLE_DESCRIPTIONS, Role
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a text or a lazy translation
 
 
 def _role_choices() -> list[tuple[str, str]]:
@@ -115,7 +118,7 @@ class WorkspaceRoleForm(forms.Form):
     workspace_id = forms.ChoiceField(label="Workspace")
     role = forms.ChoiceField(label="Role there")
 
-    def __init__(self, *args: Any, workspaces: list[Any], default_label: str, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, workspaces: list[Any], default_label: StrOrPromise, **kwargs: Any) -> None:
         # Its own ids: the page's role form has a `role` field too.
         kwargs.setdefault("auto_id", "id_workspace_role_%s")
         super().__init__(*args, **kwargs)

@@ -109,6 +109,7 @@ def javascript_catalog(request: HttpRequest, language: str, version: str) -> Htt
         raise Http404("No such catalog")
     with translation.override(language):
         response = JavaScriptCatalog.as_view(domain="djangojs")(request)
+    assert isinstance(response, HttpResponse)  # the catalog is rendered, never streamed
     patch_cache_control(response, public=True, max_age=CATALOG_SECONDS, immutable=True)
     return response
 

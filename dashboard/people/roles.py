@@ -11,6 +11,11 @@ guards in `dashboard.frame.permissions` and the templates ask one question.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a text or a lazy translation
+
 from django.db import models
 from django.utils.translation import gettext_lazy as _
 
@@ -39,7 +44,7 @@ ROLE_PERMISSIONS: dict[str, frozenset[str]] = {
     Role.ADMINISTRATOR: frozenset({WRITE, DECIDE_APPROVALS, VIEW_AUDIT_TRAIL, MANAGE_PEOPLE, VIEW_SYSTEM_STATUS}),
 }
 
-ROLE_DESCRIPTIONS: dict[str, str] = {
+ROLE_DESCRIPTIONS: dict[str, StrOrPromise] = {
     Role.VIEWER: _("Reads every area; changes nothing."),
     Role.MEMBER: _("Reads and writes: turns, chats, runs, records."),
     Role.APPROVER: _("A Member who also decides approvals."),

@@ -38,7 +38,7 @@ class PersonRow:
 
     @property
     def role_label(self) -> str:
-        return Role(self.role).label if self.role in Role.values else self.role
+        return str(Role(self.role).label) if self.role in Role.values else self.role
 
 
 def _search(query: str) -> Q:
@@ -213,7 +213,7 @@ class WorkspaceRoleRow:
 
     @property
     def role_label(self) -> str:
-        return Role(self.role).label
+        return str(Role(self.role).label)
 
 
 def person_workspace_roles(*, user: Any, workspaces: list[KnownWorkspace]) -> list[WorkspaceRoleRow]:

@@ -167,9 +167,8 @@ def sessions_end(*, user: AbstractBaseUser, reason: str, keep_session_key: str |
 
 
 def _active_administrator_ids() -> set[int]:
-    """Active accounts that are Administrators (by role, or superusers: a
-    superuser is one whatever their row says). Locks the Administrators' rows
-    so two administrators demoting each other at once can't both succeed."""
+    """Active accounts that are Administrators (by role, or superusers whatever their row says). Locks
+    the Administrators' rows so two administrators demoting each other at once can't both succeed."""
     User = get_user_model()
     by_role = set(
         Person.objects.select_for_update()

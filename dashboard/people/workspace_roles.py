@@ -111,7 +111,7 @@ def person_workspace_role_set(
 
 
 def _role_words(role: str, default: str) -> str:
-    return Role(role).label if role else f"their default ({Role(default).label})"
+    return str(Role(role).label) if role else f"their default ({Role(default).label})"
 
 
 def workspace_name_of(workspace_id: str) -> str:

@@ -4,6 +4,11 @@ token at once; a deactivated person's tokens do nothing)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from django_stubs_ext import StrOrPromise  # a text or a lazy translation
+
 from django.utils.translation import gettext_lazy as _
 
 from dashboard.people.roles import DECIDE_APPROVALS, VIEW_AUDIT_TRAIL, WRITE
@@ -17,7 +22,7 @@ AUDIT = "audit"
 # One's own notification preferences (personal: every role keeps theirs).
 NOTIFICATIONS = "notifications"
 
-SCOPES: dict[str, str] = {
+SCOPES: dict[str, StrOrPromise] = {
     READ: _("Read every area (what the person can read)"),
     WRITE_STUDIO: _("Write in Studio (turns, Content Apps)"),
     WRITE_AGENTS: _("Write in Agents (chats, runs, activation)"),

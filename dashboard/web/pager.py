@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from typing import Any
 from urllib.parse import urlencode
 
 from django.http import QueryDict
@@ -143,6 +144,6 @@ def tabs(
     return result
 
 
-def choice(value: str | None, choices: Iterable[tuple[str, str]], default: str) -> str:
+def choice(value: str | None, choices: Iterable[tuple[str, Any]], default: str) -> str:
     """`value` when it is one of the choices' values, else `default`."""
     return value if value is not None and value in dict(choices) else default
