@@ -36,6 +36,7 @@ from contextlib import contextmanager
 from django.db import transaction
 from django.db.models import Subquery
 from django.utils import timezone
+from django.utils.translation import ngettext
 
 from dashboard.outbox.services import outbox_send
 from dashboard.reach.models import NotificationPreference
@@ -158,7 +159,7 @@ def _title(job: ObjectJob, watches: list[RecordWatch], *, items: dict[str, JobIt
     if job.kind in COUNTS_FIELDS:
         written = as_dict(item.written if item is not None else None) or as_dict(job.params.get("changes"))
         if written:
-            fields = f"{len(written)} field{'s' if len(written) != 1 else ''} on "
+            fields = ngettext("{count} field on ", "{count} fields on ", len(written)).format(count=len(written))
     return f"{actor} {did} {fields}{named} by {by}", watch.record_id
 
 

@@ -448,9 +448,9 @@ def access_policy_save(*, workspace: Workspace, object_key: str, policy: Policy,
             action="access_policy_saved",
             path=path,
             summary=(
-                f"Access policy of {object_key} saved: {len(policy.records)} record rule"
-                f"{'s' if len(policy.records) != 1 else ''}, {len(policy.fields)} field rule"
-                f"{'s' if len(policy.fields) != 1 else ''}"
+                # The audit trail's words stay English (as every summary): counts, no plural to build.
+                f"Access policy of {object_key} saved (record rules: {len(policy.records)}, "
+                f"field rules: {len(policy.fields)})"
             ),
             details={"object_key": object_key, "policy": policy.to_json()},
         )
