@@ -27,7 +27,7 @@ from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import access, comments, computed, computed_order, link_filters, looks, selectors
-from objects.access_reads import HiddenRecord, person_access, policy_fields, record_read
+from objects.access_reads import UNSEEN_RECORD, HiddenRecord, linked_hidden, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
@@ -35,7 +35,7 @@ from objects.forms import CommentForm
 from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
-from objects.history import history_rows, undoable_change
+from objects.history import HistoryRow, history_rows, undoable_change
 from objects.linked_fields import MAX_LINKED_OBJECTS, LinkedTarget
 from objects.links import Link, link_from, links_by_relation
 from objects.models import ColumnPreference, ComputedColumn, RecordTally, SavedView
@@ -366,13 +366,17 @@ def _linked_records(
             max_lookups=LINKED_TITLE_LOOKUPS,
         )
     )
+    unseen = linked_hidden(workspace=workspace, refs=[(link.object_key, link.record_id) for link in every])
     linked: dict[str, dict[str, list[tuple[str, str]]]] = {}
     for record_id, named in by_record.items():
         for link in named:
             title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
-            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(
-                (title, record_url(link.object_key, link.record_id))
+            shown = (
+                (UNSEEN_RECORD, "")
+                if (link.object_key, link.record_id) in unseen
+                else (title, record_url(link.object_key, link.record_id))
             )
+            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(shown)
     problem = ""
     if failures:
         exc = failures[-1]
@@ -512,7 +516,14 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
     link_groups = links_by_relation(links, object_key=object_key, record_id=record_id)
     _name_links(workspace=workspace, link_groups=link_groups)
     zone = workspace.zone
-    history = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    changes = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    history = history_rows(
+        changes,
+        fields=fields,
+        zone=zone,
+        hidden=person_access(workspace=workspace, object_key=object_key).hidden,
+    )
+    _hide_unseen_history_links(workspace=workspace, history=history)
     columns = computed.computed_columns(workspace_id=workspace.id, object_key=object_key) if record else []
     checked, computed_read = computed.compute(
         workspace=workspace, object_key=object_key, records=[record] if record else [], columns=columns, fields=fields
@@ -533,16 +544,15 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "updated_at": format_datetime(record["updated_at"], zone=zone) if record and record.get("updated_at") else "",
         "link_groups": link_groups,
         "list_query": list_carried(list_raw, definition),
-        "history": history_rows(
-            history, fields=fields, zone=zone, hidden=person_access(workspace=workspace, object_key=object_key).hidden
-        ),
+        "history": history,
         # Only the latest change can be undone, and only once.
-        "undoable": undoable_change(history),
+        "undoable": undoable_change(changes),
     }
 
 
 def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]]]) -> None:
-    """Give every link the other record's title (objects/names.py) and its address."""
+    """Give every link the other record's title (objects/names.py) and its
+    address; one the other object's access policy hides, neither."""
     every = [link for _key, group in link_groups for link in group if link.record_id]
     titles = record_titles(
         client=workspace.client,
@@ -550,9 +560,22 @@ def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]
         refs=[(link.object_key, link.record_id) for link in every if not link.title],
         definition_of=lambda key: object_definition(workspace=workspace, object_key=key),
     )
+    unseen = linked_hidden(workspace=workspace, refs=[(link.object_key, link.record_id) for link in every])
     for link in every:
+        if (link.object_key, link.record_id) in unseen:
+            link.title, link.url, link.hidden = UNSEEN_RECORD, "", True
+            continue
         link.title = link.title or titles.get((link.object_key, link.record_id), "")
         link.url = record_url(link.object_key, link.record_id)
+
+
+def _hide_unseen_history_links(*, workspace: Workspace, history: list[HistoryRow]) -> None:
+    """The history's links to records their object's policy hides: named as such, no address."""
+    items = [item for row in history for item in row.links if item.ref[1]]
+    unseen = linked_hidden(workspace=workspace, refs=[item.ref for item in items])
+    for item in items:
+        if item.ref in unseen:
+            item.title, item.url = UNSEEN_RECORD, ""
 
 
 def comments_region(

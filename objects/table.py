@@ -304,7 +304,10 @@ def linked_chips(records: list[tuple[str, str]]) -> SafeString:
     if not records:
         return EMPTY_CELL
     chips = "".join(
-        f'<a class="chip chip--link" href="{escape(url)}">{escape(title or "Untitled")}</a>' for title, url in records
+        f'<a class="chip chip--link" href="{escape(url)}">{escape(title or "Untitled")}</a>'
+        if url
+        else f'<span class="chip">{escape(title or "Untitled")}</span>'  # a record the policy hides: no address
+        for title, url in records
     )
     return SafeString(chips if len(records) == 1 else f'<span class="chips">{chips}</span>')
 

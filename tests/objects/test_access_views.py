@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
 from dashboard.people.backends import person_role_set
-from objects.models import ObjectAccessPolicy
+from objects.models import ColumnPreference, ObjectAccessPolicy
 from objects.selectors import access_policy_cache_key
 from tests.console_api.support import bearer, token_for
 from tests.fuzz.support import FUZZ_TABLE, console_routes
@@ -206,6 +206,30 @@ def test_only_an_administrator_opens_and_saves_the_policy_and_it_is_audited(lead
     refused = client.post(f"/objects/{key}/settings/access/save/", {"rule-0-who": "person", "rule-0-field": "owner"})
     assert refused.status_code == 422
     assert "Name the person" in text_of(parse(refused.content).body)
+
+
+def test_a_link_to_a_record_one_may_not_see_shows_neither_its_title_nor_its_address(leads):
+    """Alice's lead links to bob's (hidden from her): the record page and the
+    linked-record column list the link as "A record you cannot see", no link."""
+    key, ids, names = leads["key"], leads["ids"], leads["names"]
+    target = {"object": key, "id": ids[1]}
+    leads["plain"].post(
+        f"/v1/objects/{key}/records/{ids[0]}/relationships", json={"relation_key": "refers", "target": target}
+    )
+    page = parse(leads["client"].get(f"/objects/{key}/records/{ids[0]}/").content)
+    items = [text_of(li) for li in select(page, "li.link-item")]
+    assert any("A record you cannot see" in item for item in items)
+    hrefs = [a.get("href") for a in select(page, "li.link-item a")]
+    assert not any(ids[1] in (h or "") for h in hrefs)
+    assert names[1] not in text_of(page.body)
+    ColumnPreference.objects.create(
+        user=leads["user"], workspace_id=leads["workspace_id"], object_key=key, link_columns=["refers"]
+    )
+    grid = leads["client"].get(f"/objects/{key}/records/")
+    html = parse(grid.content)
+    assert "A record you cannot see" in [text_of(c) for c in select(html, "table.records tbody .chip")]
+    assert not any(ids[1] in (a.get("href") or "") for a in select(html, "table.records tbody a"))
+    assert names[1] not in grid.content.decode()
 
 
 # --- every records address, as each role, under a generated policy ---------------------------
