@@ -232,6 +232,18 @@ def test_a_link_to_a_record_one_may_not_see_shows_neither_its_title_nor_its_addr
     assert names[1] not in grid.content.decode()
 
 
+def test_a_search_finds_nothing_by_a_hidden_value(leads):
+    """The service's search also matches Salary, hidden from alice: a search
+    for her own lead's salary finds no record (it would tell her the value);
+    one for its name still finds it."""
+    key, names = leads["key"], leads["names"]
+    by_salary = leads["client"].get(f"/objects/{key}/records/", {"q": str(leads["salaries"][2])})
+    assert by_salary.status_code == 200
+    assert [text_of(a) for a in select(parse(by_salary.content), "table.records tbody th a")] == []
+    by_name = leads["client"].get(f"/objects/{key}/records/", {"q": names[2].upper()})
+    assert [text_of(a) for a in select(parse(by_name.content), "table.records tbody th a")] == [names[2]]
+
+
 # --- every records address, as each role, under a generated policy ---------------------------
 
 # Record rules a policy may hold: the filter, and which leads it keeps (alice: "alice@example.com", "alice").
