@@ -244,6 +244,32 @@ def test_a_search_finds_nothing_by_a_hidden_value(leads):
     assert [text_of(a) for a in select(parse(by_name.content), "table.records tbody th a")] == [names[2]]
 
 
+def test_a_card_is_not_moved_by_a_field_read_only_for_me(leads):
+    """Stage is read-only for Members: the board offers no dragging nor "Move
+    to…", and a move posted anyway is refused as the cell's edit is."""
+    key, ids, plain = leads["key"], leads["ids"], leads["plain"]
+    stage = {"label": "Stage", "key": "stage", "type": "stage", "options": ["New", "Won"]}
+    answer = plain.http.patch(f"/v1/objects/{key}", json={"fields": [stage]})
+    assert answer.status_code == 200
+    won = next(f for f in answer.json()["fields"] if f["key"] == "stage")["options"][1]["id"]
+    ObjectAccessPolicy.objects.filter(object_key=key).update(
+        policy={"records": [], "fields": {"stage": {"hidden": [], "read_only": ["member"]}}}
+    )
+    cache.delete(access_policy_cache_key(workspace_id=leads["workspace_id"], object_key=key))
+    person_role_set(user=leads["user"], role="member")
+    board = parse(leads["client"].get(f"/objects/{key}/kanban/", {"by": "stage"}).content)
+    assert select(board, ".kanban-card") and not select(board, "form.kanban-move")
+    assert not any("kanban.js" in (script.get("src") or "") for script in select(board, "script"))
+    moved = leads["client"].post(
+        f"/objects/{key}/kanban/move/",
+        {"record_id": ids[0], "field": "stage", "option": won, "idempotency_key": "m" * 32},
+        HTTP_ACCEPT="application/json",
+    )
+    assert moved.status_code == 403 and "access policy" in moved.json()["message"]
+    record = plain.http.get(f"/v1/objects/{key}/records/{ids[0]}").json()
+    assert not record["values"].get("stage")
+
+
 # --- every records address, as each role, under a generated policy ---------------------------
 
 # Record rules a policy may hold: the filter, and which leads it keeps (alice: "alice@example.com", "alice").
