@@ -264,6 +264,7 @@ def _records_grid(
         linked=linked,
         computed=computed.grid_columns(checked),
         computed_cells=computed.grid_cells(checked, computed_read, zone=workspace.zone),
+        read_only=person_access(workspace=workspace, object_key=object_key).read_only,
     )
     table.computed_problem = computed_read.problem
     table.read = page
@@ -308,6 +309,7 @@ def records_footer_table(
         zone=workspace.zone,
         editable=workspace.can_write and definition.get("kind") != "system",
         link_columns=link_columns_shown(workspace=workspace, user=user, object_key=object_key, view=view),
+        read_only=person_access(workspace=workspace, object_key=object_key).read_only,
     )
     table.footer, table.footer_count = footer_of_count(count, table=table, records=[]), count
     return table

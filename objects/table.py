@@ -230,6 +230,8 @@ class Column:
     relation_key: str = ""
     # A computed column (objects/computed.py): what it computes, in words (read-only; sorted by the console).
     computed: str = ""
+    # A field read-only for this person (the object's access policy): its cells open no editor.
+    read_only: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -502,8 +504,10 @@ def build_table(
     linked: dict[str, dict[str, list[tuple[str, str]]]] | None = None,
     computed: list[tuple[str, str, FieldDef, str]] | None = None,
     computed_cells: dict[str, list[Cell]] | None = None,
+    read_only: frozenset[str] = frozenset(),
 ) -> RecordsTable:
-    """`linked` gives each record's linked records per relation key, as
+    """`read_only`: the fields this person may not change (objects/access.py),
+    whose headers name no editor; `linked` gives each record's linked records per relation key, as
     (title, address) pairs (objects/records.py reads and names them);
     `computed` the computed columns as (key, name, the field they are shown
     as, what they compute in words) and `computed_cells` each record's cells
@@ -525,6 +529,7 @@ def build_table(
                 sort_query=state.sort_query(f.key),
                 sort_direction=state.sort_direction(f.key),
                 is_title=f.key == title_key,
+                read_only=f.key in read_only,
             )
         )
     link_columns = list(link_columns or [])

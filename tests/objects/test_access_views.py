@@ -270,6 +270,16 @@ def test_a_card_is_not_moved_by_a_field_read_only_for_me(leads):
     assert not record["values"].get("stage")
 
 
+def test_a_read_only_field_s_cells_open_no_editor(leads):
+    """Salary is read-only for Members: its header names no cell editor (the
+    grid's script opens one only under a header with `data-key`); Owner's does."""
+    person_role_set(user=leads["user"], role="member")
+    html = parse(leads["client"].get(f"/objects/{leads['key']}/records/").content)
+    keys = {th.get("data-key") for th in select(html, "table.records thead th") if th.get("data-key")}
+    assert "owner" in keys and "salary" not in keys
+    assert any("Salary" in text_of(th) for th in select(html, "table.records thead th"))
+
+
 # --- every records address, as each role, under a generated policy ---------------------------
 
 # Record rules a policy may hold: the filter, and which leads it keeps (alice: "alice@example.com", "alice").
