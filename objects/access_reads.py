@@ -20,6 +20,7 @@ from objects.forms import RecordForm
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import Workspace
+    from objects.history import HistoryRow
 
 
 def access_policy(*, workspace_id: str, object_key: str) -> access.Policy:
@@ -128,6 +129,17 @@ def linked_hidden(*, workspace: Workspace, refs: Any) -> set[tuple[str, str]]:
         if not seen:
             hidden.add((object_key, record_id))
     return hidden
+
+
+def history_links_seen(workspace: Workspace, history: list[HistoryRow]) -> list[HistoryRow]:
+    """A record's history (objects/history.py), its links to records their
+    object's policy hides named as such, without an address."""
+    items = [item for row in history for item in row.links if item.ref[1]]
+    unseen = linked_hidden(workspace=workspace, refs=[item.ref for item in items])
+    for item in items:
+        if item.ref in unseen:
+            item.title, item.url = UNSEEN_RECORD, ""
+    return history
 
 
 def policy_fields(*, workspace: Workspace, object_key: str) -> list[FieldDef]:

@@ -26,7 +26,7 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import access, comments, computed, computed_order, link_filters, looks, selectors
+from objects import access, access_reads, comments, computed, computed_order, link_filters, looks, selectors
 from objects.access_reads import UNSEEN_RECORD, HiddenRecord, linked_hidden, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
@@ -35,7 +35,7 @@ from objects.forms import CommentForm
 from objects.gallery import picture_fields
 from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
-from objects.history import HistoryRow, history_rows, undoable_change
+from objects.history import history_rows, undoable_change
 from objects.linked_fields import MAX_LINKED_OBJECTS, LinkedTarget
 from objects.links import Link, link_from, links_by_relation
 from objects.models import ColumnPreference, ComputedColumn, RecordTally, SavedView
@@ -373,11 +373,8 @@ def _linked_records(
     for record_id, named in by_record.items():
         for link in named:
             title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
-            shown = (
-                (UNSEEN_RECORD, "")
-                if (link.object_key, link.record_id) in unseen
-                else (title, record_url(link.object_key, link.record_id))
-            )
+            ref = (link.object_key, link.record_id)
+            shown = (UNSEEN_RECORD, "") if ref in unseen else (title, record_url(*ref))
             linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(shown)
     problem = ""
     if failures:
@@ -519,13 +516,8 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
     _name_links(workspace=workspace, link_groups=link_groups)
     zone = workspace.zone
     changes = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
-    history = history_rows(
-        changes,
-        fields=fields,
-        zone=zone,
-        hidden=person_access(workspace=workspace, object_key=object_key).hidden,
-    )
-    _hide_unseen_history_links(workspace=workspace, history=history)
+    hidden = person_access(workspace=workspace, object_key=object_key).hidden
+    history = access_reads.history_links_seen(workspace, history_rows(changes, fields=fields, zone=zone, hidden=hidden))
     columns = computed.computed_columns(workspace_id=workspace.id, object_key=object_key) if record else []
     checked, computed_read = computed.compute(
         workspace=workspace, object_key=object_key, records=[record] if record else [], columns=columns, fields=fields
@@ -553,8 +545,7 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
 
 
 def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]]]) -> None:
-    """Give every link the other record's title (objects/names.py) and its
-    address; one the other object's access policy hides, neither."""
+    """Give every link the other record's title and address (objects/names.py), unless its policy hides it."""
     every = [link for _key, group in link_groups for link in group if link.record_id]
     titles = record_titles(
         client=workspace.client,
@@ -569,15 +560,6 @@ def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]
             continue
         link.title = link.title or titles.get((link.object_key, link.record_id), "")
         link.url = record_url(link.object_key, link.record_id)
-
-
-def _hide_unseen_history_links(*, workspace: Workspace, history: list[HistoryRow]) -> None:
-    """The history's links to records their object's policy hides: named as such, no address."""
-    items = [item for row in history for item in row.links if item.ref[1]]
-    unseen = linked_hidden(workspace=workspace, refs=[item.ref for item in items])
-    for item in items:
-        if item.ref in unseen:
-            item.title, item.url = UNSEEN_RECORD, ""
 
 
 def comments_region(

@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString
 
 from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
-from objects.cell_markup import EMPTY_CELL, cell_text, grid_cell, grid_image
+from objects.cell_markup import cell_text, grid_cell, grid_image, linked_chips
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import FilterPlan, RecordFilter
 from objects.grid_groups import FooterRow, footer_html, grouped_html
@@ -299,19 +299,6 @@ def rows_html(rows: list[Row], *, selectable: bool) -> tuple[SafeString, bool]:
         pieces.append(markup)
         away = away or refused
     return SafeString("".join(pieces)), away
-
-
-def linked_chips(records: list[tuple[str, str]]) -> SafeString:
-    """Linked records as chips that open them (their title, or "Untitled")."""
-    if not records:
-        return EMPTY_CELL
-    chips = "".join(
-        f'<a class="chip chip--link" href="{escape(url)}">{escape(title or "Untitled")}</a>'
-        if url
-        else f'<span class="chip">{escape(title or "Untitled")}</span>'  # a record the policy hides: no address
-        for title, url in records
-    )
-    return SafeString(chips if len(records) == 1 else f'<span class="chips">{chips}</span>')
 
 
 @dataclass
