@@ -214,30 +214,65 @@ def narrow(plan: FilterPlan, access: Access | None, fields: list[FieldDef], *, z
     """The plan of a filter, narrowed to what this person may see: the
     policy's check joins the console's own (so a page reads on past hidden
     records, and its counts are of the records they see), and the hidden
-    fields' values are dropped from every record kept (`FilterPlan.shown`).
+    fields' values are dropped from every record kept (`FilterPlan.shown`)
+    and a search is checked again on the values they see (`search_check`).
     `fields`: every field of the object (a rule may name one hidden from them)."""
     if access is None:
         return plan
     check = record_check(access, fields, zone=zone)
     if check is not None:
         plan.record_checks.append(check)
+    if access.hidden and plan.search:
+        plan.record_checks.append(search_check(plan.search, access.hidden))
     plan.hidden = plan.hidden | access.hidden
     return plan
 
 
+def search_check(needle: str, hidden: Iterable[str]) -> Callable[[dict], bool]:
+    """The service's `search` finds its text in any of a record's values,
+    hidden fields' too: this keeps a record only when the text is in a value
+    this person sees (case-insensitive, as the service matches), so a search
+    tells nothing of a hidden value."""
+    wanted = needle.casefold()
+    hidden = frozenset(hidden)
+
+    def texts(value: Any) -> Iterable[str]:
+        if isinstance(value, Mapping):
+            for inner in value.values():
+                yield from texts(inner)
+        elif isinstance(value, (list, tuple)):
+            for inner in value:
+                yield from texts(inner)
+        elif value is not None:
+            yield str(value)
+
+    def check(values: dict) -> bool:
+        return any(wanted in t.casefold() for k, v in values.items() if k not in hidden for t in texts(v))
+
+    return check
+
+
 def access_params(access: Access | None) -> dict:
     """The access as a background count keeps it (objects/tallies.py): it
-    counts what this person may see, and two people who see alike share it."""
-    if access is None or not access.restricted:
-        return {}
-    return {"access": list(access.wheres)}
+    counts what this person may see, and two people who see alike share it
+    (the hidden fields kept too: a search counts only what it finds in the values they see)."""
+    params: dict[str, Any] = {}
+    if access is not None and access.restricted:
+        params["access"] = list(access.wheres)
+    if access is not None and access.hidden:
+        params["hidden"] = sorted(access.hidden)
+    return params
 
 
 def access_from_params(params: Mapping[str, Any]) -> Access | None:
-    wheres = params.get("access")
-    if not isinstance(wheres, list):
+    wheres, hidden = params.get("access"), params.get("hidden")
+    if not isinstance(wheres, list) and not isinstance(hidden, list):
         return None
-    return Access(restricted=True, wheres=tuple(w for w in wheres if isinstance(w, str)))
+    return Access(
+        restricted=isinstance(wheres, list),
+        wheres=tuple(w for w in wheres or [] if isinstance(w, str)),
+        hidden=frozenset(h for h in hidden or [] if isinstance(h, str)) if isinstance(hidden, list) else frozenset(),
+    )
 
 
 # An import's row whose key finds a record its importer may not see (objects/imports.py).

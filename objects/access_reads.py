@@ -20,6 +20,7 @@ from objects.forms import RecordForm
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import Workspace
+    from objects.history import HistoryRow
 
 
 def access_policy(*, workspace_id: str, object_key: str) -> access.Policy:
@@ -84,6 +85,61 @@ def records_seen(*, workspace: Workspace, object_key: str, records: list[Any]) -
         return records
     check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
     return [access.redacted(r, person.hidden) for r in records if access.sees(check, r)]
+
+
+# What a link to or from a record the policy hides shows in its title's place
+# (no address). The link belongs to the record the person sees, so it is
+# listed, honestly, rather than left out (which would tell them the record
+# has fewer links than it has); neither the other record's title nor its id is shown.
+UNSEEN_RECORD = "A record you cannot see"
+# Linked records read per page to check them against their object's policy;
+# those past it are not read and count as hidden (fail closed).
+MAX_SEEN_LOOKUPS = 50
+
+
+def linked_hidden(*, workspace: Workspace, refs: Any) -> set[tuple[str, str]]:
+    """Of linked records, (object key, record id), those their object's
+    access policy hides from this person. One read each, only for an object
+    whose policy narrows records for them (no call otherwise); one that cannot
+    be read, or past MAX_SEEN_LOOKUPS, counts as hidden."""
+    hidden: set[tuple[str, str]] = set()
+    checks: dict[str, Any] = {}
+    reads = 0
+    for object_key, record_id in dict.fromkeys(refs):
+        if object_key not in checks:
+            person = person_access(workspace=workspace, object_key=object_key)
+            checks[object_key] = (
+                access.record_check(
+                    person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone
+                )
+                if person.restricted
+                else None
+            )
+        check = checks[object_key]
+        if check is None:
+            continue
+        reads += 1
+        try:
+            seen = reads <= MAX_SEEN_LOOKUPS and access.sees(
+                check,
+                as_dict(selectors.record_get(client=workspace.client, object_key=object_key, record_id=record_id)),
+            )
+        except errors.ApiError:
+            seen = False
+        if not seen:
+            hidden.add((object_key, record_id))
+    return hidden
+
+
+def history_links_seen(workspace: Workspace, history: list[HistoryRow]) -> list[HistoryRow]:
+    """A record's history (objects/history.py), its links to records their
+    object's policy hides named as such, without an address."""
+    items = [item for row in history for item in row.links if item.ref[1]]
+    unseen = linked_hidden(workspace=workspace, refs=[item.ref for item in items])
+    for item in items:
+        if item.ref in unseen:
+            item.title, item.url = UNSEEN_RECORD, ""
+    return history
 
 
 def policy_fields(*, workspace: Workspace, object_key: str) -> list[FieldDef]:

@@ -139,3 +139,16 @@ def cell_text(cell: Cell | None) -> str:
     if cell.kind == "chips":
         return ", ".join(chip.label for chip in cell.chips)
     return cell.text
+
+
+def linked_chips(records: list[tuple[str, str]]) -> SafeString:
+    """Linked records as chips that open them (their title, or "Untitled")."""
+    if not records:
+        return EMPTY_CELL
+    chips = "".join(
+        f'<a class="chip chip--link" href="{_escape(url)}">{_escape(title or "Untitled")}</a>'
+        if url
+        else f'<span class="chip">{_escape(title or "Untitled")}</span>'  # a record the policy hides: no address
+        for title, url in records
+    )
+    return SafeString(chips if len(records) == 1 else f'<span class="chips">{chips}</span>')

@@ -46,6 +46,7 @@ class LinkItem:
     direction: str  # "to" (this record is the source) or "from"
     title: str
     url: str
+    ref: tuple[str, str] = ("", "")  # the other record (object key, id), checked against its object's policy
 
 
 @dataclass
@@ -124,6 +125,7 @@ def _link_items(change: RecordChange) -> list[LinkItem]:
                 direction="from" if item.get("direction") == "from" else "to",
                 title=str(item.get("title") or "") or f"record {other_id[:8]}… in {other_object}",
                 url=record_url(other_object, other_id) if other_object and other_id else "",
+                ref=(other_object, other_id),
             )
         )
     return links

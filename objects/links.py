@@ -18,6 +18,7 @@ class Link:
     metadata: dict
     title: str
     url: str = ""  # the other record's page (objects/names.py record_url)
+    hidden: bool = False  # the other record is hidden from the reader by its object's access policy
 
 
 def _end(value) -> tuple[str, str]:

@@ -26,8 +26,8 @@ from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import access, comments, computed, computed_order, link_filters, looks, selectors
-from objects.access_reads import HiddenRecord, person_access, policy_fields, record_read
+from objects import access, access_reads, comments, computed, computed_order, link_filters, looks, selectors
+from objects.access_reads import UNSEEN_RECORD, HiddenRecord, linked_hidden, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
 from objects.filters import FilterPlan, RecordFilter
@@ -264,6 +264,7 @@ def _records_grid(
         linked=linked,
         computed=computed.grid_columns(checked),
         computed_cells=computed.grid_cells(checked, computed_read, zone=workspace.zone),
+        read_only=person_access(workspace=workspace, object_key=object_key).read_only,
     )
     table.computed_problem = computed_read.problem
     table.read = page
@@ -308,6 +309,7 @@ def records_footer_table(
         zone=workspace.zone,
         editable=workspace.can_write and definition.get("kind") != "system",
         link_columns=link_columns_shown(workspace=workspace, user=user, object_key=object_key, view=view),
+        read_only=person_access(workspace=workspace, object_key=object_key).read_only,
     )
     table.footer, table.footer_count = footer_of_count(count, table=table, records=[]), count
     return table
@@ -366,13 +368,14 @@ def _linked_records(
             max_lookups=LINKED_TITLE_LOOKUPS,
         )
     )
+    unseen = linked_hidden(workspace=workspace, refs=[(link.object_key, link.record_id) for link in every])
     linked: dict[str, dict[str, list[tuple[str, str]]]] = {}
     for record_id, named in by_record.items():
         for link in named:
             title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
-            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(
-                (title, record_url(link.object_key, link.record_id))
-            )
+            ref = (link.object_key, link.record_id)
+            shown = (UNSEEN_RECORD, "") if ref in unseen else (title, record_url(*ref))
+            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(shown)
     problem = ""
     if failures:
         exc = failures[-1]
@@ -512,7 +515,9 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
     link_groups = links_by_relation(links, object_key=object_key, record_id=record_id)
     _name_links(workspace=workspace, link_groups=link_groups)
     zone = workspace.zone
-    history = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    changes = selectors.record_history(workspace_id=workspace.id, object_key=object_key, record_id=record_id)
+    hidden = person_access(workspace=workspace, object_key=object_key).hidden
+    history = access_reads.history_links_seen(workspace, history_rows(changes, fields=fields, zone=zone, hidden=hidden))
     columns = computed.computed_columns(workspace_id=workspace.id, object_key=object_key) if record else []
     checked, computed_read = computed.compute(
         workspace=workspace, object_key=object_key, records=[record] if record else [], columns=columns, fields=fields
@@ -533,16 +538,14 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "updated_at": format_datetime(record["updated_at"], zone=zone) if record and record.get("updated_at") else "",
         "link_groups": link_groups,
         "list_query": list_carried(list_raw, definition),
-        "history": history_rows(
-            history, fields=fields, zone=zone, hidden=person_access(workspace=workspace, object_key=object_key).hidden
-        ),
+        "history": history,
         # Only the latest change can be undone, and only once.
-        "undoable": undoable_change(history),
+        "undoable": undoable_change(changes),
     }
 
 
 def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]]]) -> None:
-    """Give every link the other record's title (objects/names.py) and its address."""
+    """Give every link the other record's title and address (objects/names.py), unless its policy hides it."""
     every = [link for _key, group in link_groups for link in group if link.record_id]
     titles = record_titles(
         client=workspace.client,
@@ -550,7 +553,11 @@ def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]
         refs=[(link.object_key, link.record_id) for link in every if not link.title],
         definition_of=lambda key: object_definition(workspace=workspace, object_key=key),
     )
+    unseen = linked_hidden(workspace=workspace, refs=[(link.object_key, link.record_id) for link in every])
     for link in every:
+        if (link.object_key, link.record_id) in unseen:
+            link.title, link.url, link.hidden = UNSEEN_RECORD, "", True
+            continue
         link.title = link.title or titles.get((link.object_key, link.record_id), "")
         link.url = record_url(link.object_key, link.record_id)
 

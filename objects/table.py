@@ -26,7 +26,7 @@ from django.utils.safestring import SafeString
 
 from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
-from objects.cell_markup import EMPTY_CELL, cell_text, grid_cell, grid_image
+from objects.cell_markup import cell_text, grid_cell, grid_image, linked_chips
 from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
 from objects.filters import FilterPlan, RecordFilter
 from objects.grid_groups import FooterRow, footer_html, grouped_html
@@ -230,6 +230,8 @@ class Column:
     relation_key: str = ""
     # A computed column (objects/computed.py): what it computes, in words (read-only; sorted by the console).
     computed: str = ""
+    # A field read-only for this person (the object's access policy): its cells open no editor.
+    read_only: bool = False
 
     @property
     def numeric(self) -> bool:
@@ -297,16 +299,6 @@ def rows_html(rows: list[Row], *, selectable: bool) -> tuple[SafeString, bool]:
         pieces.append(markup)
         away = away or refused
     return SafeString("".join(pieces)), away
-
-
-def linked_chips(records: list[tuple[str, str]]) -> SafeString:
-    """Linked records as chips that open them (their title, or "Untitled")."""
-    if not records:
-        return EMPTY_CELL
-    chips = "".join(
-        f'<a class="chip chip--link" href="{escape(url)}">{escape(title or "Untitled")}</a>' for title, url in records
-    )
-    return SafeString(chips if len(records) == 1 else f'<span class="chips">{chips}</span>')
 
 
 @dataclass
@@ -499,8 +491,10 @@ def build_table(
     linked: dict[str, dict[str, list[tuple[str, str]]]] | None = None,
     computed: list[tuple[str, str, FieldDef, str]] | None = None,
     computed_cells: dict[str, list[Cell]] | None = None,
+    read_only: frozenset[str] = frozenset(),
 ) -> RecordsTable:
-    """`linked` gives each record's linked records per relation key, as
+    """`read_only`: the fields this person may not change (objects/access.py),
+    whose headers name no editor; `linked` gives each record's linked records per relation key, as
     (title, address) pairs (objects/records.py reads and names them);
     `computed` the computed columns as (key, name, the field they are shown
     as, what they compute in words) and `computed_cells` each record's cells
@@ -522,6 +516,7 @@ def build_table(
                 sort_query=state.sort_query(f.key),
                 sort_direction=state.sort_direction(f.key),
                 is_title=f.key == title_key,
+                read_only=f.key in read_only,
             )
         )
     link_columns = list(link_columns or [])

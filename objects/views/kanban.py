@@ -20,11 +20,12 @@ from dashboard.accounts.middleware import background_request
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import requires_write
-from dashboard.frame.workspace import ConsoleRequest
+from dashboard.frame.workspace import ConsoleRequest, Workspace
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.htmx import client_redirect, is_partial, poll_row, stop_polling
 from dashboard.web.pager import CursorPager
 from objects import services
+from objects.access_reads import person_access, write_refused
 from objects.fields import FieldDef, field_defs
 from objects.filters import FILTER_PREFIX, RecordFilter
 from objects.kanban import (
@@ -53,6 +54,17 @@ def _card_pairs(query: QueryDict) -> list[tuple[str, str]]:
     if query.get("sum"):
         pairs.append(("sum", str(query["sum"])))
     return pairs
+
+
+def _can_move(workspace: Workspace, definition: dict, object_key: str, by: FieldDef | None) -> bool:
+    """Whether this person may move cards: a move changes the board's field,
+    so not when it is read-only for them (the object's access policy); records
+    of built-in objects belong to their own feature: shown, not moved here."""
+    return (
+        workspace.can_write
+        and definition.get("kind") != "system"
+        and (by is None or person_access(workspace=workspace, object_key=object_key).may_write(by.key))
+    )
 
 
 def _sum_field(choices: list[FieldDef], key: str | None) -> FieldDef | None:
@@ -151,8 +163,7 @@ def _board(
         "filter_problems": plan.problems,
         "filter_partial": plan.partial,
         "move_form": MoveForm(),
-        # Records of built-in objects belong to their own feature: shown, not moved here.
-        "can_move": workspace.can_write and definition.get("kind") != "system",
+        "can_move": _can_move(workspace, definition, object_key, chosen),
         # The fields on cards and the summed field, chosen by the admin and saved with the view.
         "card_choices": [f for f in fields if chosen is None or f.key != chosen.key],
         "shown_fields": shown_fields,
@@ -242,7 +253,7 @@ def kanban_column(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
         "column_index": index + 1,
         "move_form": MoveForm(),
         "filter_query": urlencode(record_filter.pairs()),
-        "can_move": workspace.can_write and definition.get("kind") != "system",
+        "can_move": _can_move(workspace, definition, object_key, by),
     }
     return render(request, "objects/kanban.html#kanban-more-page", context)
 
@@ -274,6 +285,10 @@ def kanban_move(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     elif form.cleaned_data["option"] and form.cleaned_data["option"] not in {o.id for o in by.options}:
         problem = f"“{by.label}” has no such option any more; reload the board."
     status = 400
+    if not problem and by is not None:
+        # A move changes the board's field: refused as its cell's edit is when it is read-only for this person.
+        problem = write_refused(workspace=workspace, object_key=object_key, keys=[by.key])
+        status = 403 if problem else status
     if not problem and by is not None:
         try:
             services.record_update(

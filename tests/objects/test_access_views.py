@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
 from dashboard.people.backends import person_role_set
-from objects.models import ObjectAccessPolicy
+from objects.models import ColumnPreference, ObjectAccessPolicy
 from objects.selectors import access_policy_cache_key
 from tests.console_api.support import bearer, token_for
 from tests.fuzz.support import FUZZ_TABLE, console_routes
@@ -209,6 +209,78 @@ def test_only_an_administrator_opens_and_saves_the_policy_and_it_is_audited(lead
     refused = client.post(f"/objects/{key}/settings/access/save/", {"rule-0-who": "person", "rule-0-field": "owner"})
     assert refused.status_code == 422
     assert "Name the person" in text_of(parse(refused.content).body)
+
+
+def test_a_link_to_a_record_one_may_not_see_shows_neither_its_title_nor_its_address(leads):
+    """Alice's lead links to bob's (hidden from her): the record page and the
+    linked-record column list the link as "A record you cannot see", no link."""
+    key, ids, names = leads["key"], leads["ids"], leads["names"]
+    target = {"object": key, "id": ids[1]}
+    leads["plain"].post(
+        f"/v1/objects/{key}/records/{ids[0]}/relationships", json={"relation_key": "refers", "target": target}
+    )
+    page = parse(leads["client"].get(f"/objects/{key}/records/{ids[0]}/").content)
+    items = [text_of(li) for li in select(page, "li.link-item")]
+    assert any("A record you cannot see" in item for item in items)
+    hrefs = [a.get("href") for a in select(page, "li.link-item a")]
+    assert not any(ids[1] in (h or "") for h in hrefs)
+    assert names[1] not in text_of(page.body)
+    ColumnPreference.objects.create(
+        user=leads["user"], workspace_id=leads["workspace_id"], object_key=key, link_columns=["refers"]
+    )
+    grid = leads["client"].get(f"/objects/{key}/records/")
+    html = parse(grid.content)
+    assert "A record you cannot see" in [text_of(c) for c in select(html, "table.records tbody .chip")]
+    assert not any(ids[1] in (a.get("href") or "") for a in select(html, "table.records tbody a"))
+    assert names[1] not in grid.content.decode()
+
+
+def test_a_search_finds_nothing_by_a_hidden_value(leads):
+    """The service's search also matches Salary, hidden from alice: a search
+    for her own lead's salary finds no record (it would tell her the value);
+    one for its name still finds it."""
+    key, names = leads["key"], leads["names"]
+    by_salary = leads["client"].get(f"/objects/{key}/records/", {"q": str(leads["salaries"][2])})
+    assert by_salary.status_code == 200
+    assert [text_of(a) for a in select(parse(by_salary.content), "table.records tbody th a")] == []
+    by_name = leads["client"].get(f"/objects/{key}/records/", {"q": names[2].upper()})
+    assert [text_of(a) for a in select(parse(by_name.content), "table.records tbody th a")] == [names[2]]
+
+
+def test_a_card_is_not_moved_by_a_field_read_only_for_me(leads):
+    """Stage is read-only for Members: the board offers no dragging nor "Move
+    to…", and a move posted anyway is refused as the cell's edit is."""
+    key, ids, plain = leads["key"], leads["ids"], leads["plain"]
+    stage = {"label": "Stage", "key": "stage", "type": "stage", "options": ["New", "Won"]}
+    answer = plain.http.patch(f"/v1/objects/{key}", json={"fields": [stage]})
+    assert answer.status_code == 200
+    won = next(f for f in answer.json()["fields"] if f["key"] == "stage")["options"][1]["id"]
+    ObjectAccessPolicy.objects.filter(object_key=key).update(
+        policy={"records": [], "fields": {"stage": {"hidden": [], "read_only": ["member"]}}}
+    )
+    cache.delete(access_policy_cache_key(workspace_id=leads["workspace_id"], object_key=key))
+    person_role_set(user=leads["user"], role="member")
+    board = parse(leads["client"].get(f"/objects/{key}/kanban/", {"by": "stage"}).content)
+    assert select(board, ".kanban-card") and not select(board, "form.kanban-move")
+    assert not any("kanban.js" in (script.get("src") or "") for script in select(board, "script"))
+    moved = leads["client"].post(
+        f"/objects/{key}/kanban/move/",
+        {"record_id": ids[0], "field": "stage", "option": won, "idempotency_key": "m" * 32},
+        HTTP_ACCEPT="application/json",
+    )
+    assert moved.status_code == 403 and "access policy" in moved.json()["message"]
+    record = plain.http.get(f"/v1/objects/{key}/records/{ids[0]}").json()
+    assert not record["values"].get("stage")
+
+
+def test_a_read_only_field_s_cells_open_no_editor(leads):
+    """Salary is read-only for Members: its header names no cell editor (the
+    grid's script opens one only under a header with `data-key`); Owner's does."""
+    person_role_set(user=leads["user"], role="member")
+    html = parse(leads["client"].get(f"/objects/{leads['key']}/records/").content)
+    keys = {th.get("data-key") for th in select(html, "table.records thead th") if th.get("data-key")}
+    assert "owner" in keys and "salary" not in keys
+    assert any("Salary" in text_of(th) for th in select(html, "table.records thead th"))
 
 
 # --- every records address, as each role, under a generated policy ---------------------------
