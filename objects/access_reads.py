@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from django.utils.translation import gettext_lazy
+
 from dashboard.api import errors
 from dashboard.web.reading import as_dict
 from objects import access, selectors
@@ -91,7 +93,7 @@ def records_seen(*, workspace: Workspace, object_key: str, records: list[Any]) -
 # (no address). The link belongs to the record the person sees, so it is
 # listed, honestly, rather than left out (which would tell them the record
 # has fewer links than it has); neither the other record's title nor its id is shown.
-UNSEEN_RECORD = "A record you cannot see"
+UNSEEN_RECORD = gettext_lazy("A record you cannot see")  # str() where shown: the reader's language
 # Linked records read per page to check them against their object's policy;
 # those past it are not read and count as hidden (fail closed).
 MAX_SEEN_LOOKUPS = 50
@@ -138,7 +140,7 @@ def history_links_seen(workspace: Workspace, history: list[HistoryRow]) -> list[
     unseen = linked_hidden(workspace=workspace, refs=[item.ref for item in items])
     for item in items:
         if item.ref in unseen:
-            item.title, item.url = UNSEEN_RECORD, ""
+            item.title, item.url = str(UNSEEN_RECORD), ""
     return history
 
 

@@ -374,7 +374,7 @@ def _linked_records(
         for link in named:
             title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
             ref = (link.object_key, link.record_id)
-            shown = (UNSEEN_RECORD, "") if ref in unseen else (title, record_url(*ref))
+            shown = (str(UNSEEN_RECORD), "") if ref in unseen else (title, record_url(*ref))
             linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(shown)
     problem = ""
     if failures:
@@ -556,7 +556,7 @@ def _name_links(*, workspace: Workspace, link_groups: list[tuple[str, list[Link]
     unseen = linked_hidden(workspace=workspace, refs=[(link.object_key, link.record_id) for link in every])
     for link in every:
         if (link.object_key, link.record_id) in unseen:
-            link.title, link.url, link.hidden = UNSEEN_RECORD, "", True
+            link.title, link.url, link.hidden = str(UNSEEN_RECORD), "", True
             continue
         link.title = link.title or titles.get((link.object_key, link.record_id), "")
         link.url = record_url(link.object_key, link.record_id)
