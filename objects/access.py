@@ -31,6 +31,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from django.http import QueryDict
+from django.utils.translation import gettext_noop  # marked here, translated where shown
 
 from objects.conditions import group_check
 from objects.fields import FieldDef
@@ -43,7 +44,7 @@ ADMINISTRATOR = "administrator"  # dashboard.people.roles.Role.ADMINISTRATOR, ke
 MAX_RULES = 20
 MAX_WHERE_LENGTH = 2000
 
-ENFORCED_BY_CONSOLE = "The console enforces this; the service key itself still reads everything."
+ENFORCED_BY_CONSOLE = gettext_noop("The console enforces this; the service key itself still reads everything.")
 
 
 @dataclass(frozen=True)

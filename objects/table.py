@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 from django.http import QueryDict
 from django.urls import reverse
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
 from dashboard.api.paths import quote_id
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
@@ -405,15 +406,17 @@ class RecordsTable:
         (every page before was full)."""
         shown = len(self.rows)
         if self.filter_partial:
-            return f"{shown} shown, a partial result"
+            return gettext("{shown} shown, a partial result").format(shown=shown)
         if self.read is not None and self.read.narrowed and self.read.budget_spent:
-            return f"{shown} shown"
+            return gettext("{shown} shown").format(shown=shown)
         if self.paging.next:
-            return f"{shown} shown, more after"
+            return gettext("{shown} shown, more after").format(shown=shown)
         total = self.total
         if total is None:  # the trail was cut, or narrowed pages before: the count before is unknown
-            return f"{shown} shown, the last page"
-        return f"{total} in all" if self.state.page_number > 1 else f"{shown} shown, that is all"
+            return gettext("{shown} shown, the last page").format(shown=shown)
+        if self.state.page_number > 1:
+            return gettext("{total} in all").format(total=total)
+        return gettext("{shown} shown, that is all").format(shown=shown)
 
     @property
     def footer_html(self) -> SafeString:

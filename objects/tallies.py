@@ -42,6 +42,8 @@ from django.db import IntegrityError, transaction
 from django.db.models import QuerySet
 from django.http import QueryDict
 from django.utils import timezone
+from django.utils.formats import number_format
+from django.utils.translation import gettext
 
 from dashboard.api.paths import api_path
 from dashboard.jobs import engine
@@ -372,16 +374,20 @@ def records_footers_start(*, workspace: Workspace, object_key: str, record_filte
 
 def total_text(tally: RecordTally) -> str:
     """A table's total in words, as its toolbar shows it."""
+    read = number_format(tally.records_read, force_grouping=True)  # in the reader's language
     if tally.status == RecordTally.DONE:
         if tally.written_at is not None:  # the console wrote a record while it counted: no fact any more
-            return f"about {tally.records_read:,} in all (records changed since it was counted)"
-        return f"{tally.records_read:,} in all"
+            return gettext("about {count} in all (records changed since it was counted)").format(count=read)
+        return gettext("{count} in all").format(count=read)
     if tally.status == RecordTally.STOPPED:
         if tally.cursor and tally.pages_read >= settings.OBJECTS_COUNT_MAX_PAGES:
-            return f"at least {tally.records_read:,} (the first {tally.pages_read:,} pages counted)"
-        return f"the total could not be counted: {tally.message}"
+            pages = number_format(tally.pages_read, force_grouping=True)
+            return gettext("at least {count} (the first {pages} pages counted)").format(count=read, pages=pages)
+        return gettext("the total could not be counted: {reason}").format(reason=tally.message)
     if tally.previous is not None:
-        return f"about {tally.previous:,} in all (counting again)"
+        return gettext("about {count} in all (counting again)").format(
+            count=number_format(tally.previous, force_grouping=True)
+        )
     if tally.records_read:
-        return f"about {tally.records_read:,} so far, counting…"
-    return "counting the total…"
+        return gettext("about {count} so far, counting…").format(count=read)
+    return gettext("counting the total…")

@@ -9,6 +9,7 @@ from __future__ import annotations
 from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.urls import reverse
+from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.permissions import requires_permission, requires_write
@@ -44,7 +45,7 @@ def _context(
     return {
         "object_key": object_key,
         "plural_name": definition.get("plural_name") or object_key,
-        "enforced": access.ENFORCED_BY_CONSOLE,
+        "enforced": gettext(access.ENFORCED_BY_CONSOLE),
         "roles": ROLES,
         "operators": RULE_OPERATORS,
         "fields": fields,
