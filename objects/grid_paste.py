@@ -20,6 +20,7 @@ from django.http import QueryDict
 
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
+from objects.access import Access
 from objects.bulk import Selection, selected_records
 from objects.fields import Cell, FieldDef, cell, comparable, editable_fields
 from objects.imports import RowChecker
@@ -162,10 +163,11 @@ def size_words(rows: int, columns: int) -> str:
 
 
 def writable_columns(
-    columns: list[Column], fields: list[FieldDef], *, counts: list[int]
+    columns: list[Column], fields: list[FieldDef], *, counts: list[int], read_only: frozenset[str] = frozenset()
 ) -> tuple[list[FieldDef | None], list[str]]:
     """Each column's field, or None with the reason it is not written
-    (`counts`: how many cells of the block fall in each column)."""
+    (`counts`: how many cells of the block fall in each column; `read_only`:
+    the fields the object's access policy keeps this person from changing)."""
     by_key = {f.key: f for f in fields}
     editable = {f.key for f in editable_fields(fields)}
     out: list[FieldDef | None] = []
@@ -177,6 +179,13 @@ def writable_columns(
             if n:
                 refused.append(
                     f"“{column.label}” is computed, linked or kept by the service, not a field to write: "
+                    f"{_plural(n, 'cell')} left as they are."
+                )
+        elif target.key in read_only:
+            out.append(None)
+            if n:
+                refused.append(
+                    f"“{target.label}” is read-only for you (the object's access policy): "
                     f"{_plural(n, 'cell')} left as they are."
                 )
         elif target.key not in editable:
@@ -218,6 +227,7 @@ def paste_wanted(
     fields: list[FieldDef],
     records: dict[str, dict],
     zone: dt.tzinfo,
+    read_only: frozenset[str] = frozenset(),
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The block laid from the region's first row and column: the values
     wanted per record id, and what was refused (in words naming the field)."""
@@ -235,7 +245,7 @@ def paste_wanted(
         )
     rows = block[: len(ids)]
     counts = [sum(1 for r in rows if j < len(r)) for j in range(len(columns))]
-    targets, column_refusals = writable_columns(columns, fields, counts=counts)
+    targets, column_refusals = writable_columns(columns, fields, counts=counts, read_only=read_only)
     refused.extend(column_refusals)
     editable = editable_fields(fields)
     checker = RowChecker(definition=definition, mapping={str(i): f.key for i, f in enumerate(editable)}, zone=zone)
@@ -257,14 +267,16 @@ def paste_wanted(
 
 
 def fill_wanted(
-    region: Region, *, fields: list[FieldDef], records: dict[str, dict]
+    region: Region, *, fields: list[FieldDef], records: dict[str, dict], read_only: frozenset[str] = frozenset()
 ) -> tuple[dict[str, dict[str, Any]], list[str]]:
     """The range's top row's stored values into each row below it."""
     ids = region.ids
     if len(ids) < 2 or ids[0] not in records:
         return {}, ["Fill down needs a range of two rows or more, its top row still there."]
     below = len(ids) - 1
-    targets, refused = writable_columns(region.columns, fields, counts=[below] * len(region.columns))
+    targets, refused = writable_columns(
+        region.columns, fields, counts=[below] * len(region.columns), read_only=read_only
+    )
     top = as_dict(records[ids[0]].get("values"))
     wanted: dict[str, dict[str, Any]] = {}
     for record_id in ids[1:]:
@@ -312,30 +324,65 @@ def plan_changes(
 
 
 def paste_records(
-    *, client, object_key: str, fields: list[FieldDef], region: Region, zone: dt.tzinfo
+    *,
+    client,
+    object_key: str,
+    fields: list[FieldDef],
+    region: Region,
+    zone: dt.tzinfo,
+    access: Access | None = None,
+    every_field: list[FieldDef] | None = None,
 ) -> dict[str, dict]:
     """The region's records as they are now: the table's page read again
-    (one read), a record no longer on it read alone (the bulk selection's read)."""
+    (one read), a record no longer on it read alone (the bulk selection's
+    read), only those the object's access policy lets this person see."""
     found, _missing, _more = selected_records(
-        client=client, object_key=object_key, fields=fields, selection=region.selection, zone=zone
+        client=client,
+        object_key=object_key,
+        fields=fields,
+        selection=region.selection,
+        zone=zone,
+        access=access,
+        every_field=every_field,
     )
     return {text(r.get("id")): r for r in found}
 
 
 def paste_plan(
-    *, client, object_key: str, definition: dict, fields: list[FieldDef], region: Region, zone: dt.tzinfo
+    *,
+    client,
+    object_key: str,
+    definition: dict,
+    fields: list[FieldDef],
+    region: Region,
+    zone: dt.tzinfo,
+    access: Access | None = None,
+    every_field: list[FieldDef] | None = None,
 ) -> PastePlan:
-    """What the paste or the fill would write, read from the service without writing."""
+    """What the paste or the fill would write, read from the service without
+    writing; as the object's access policy lets this person (`access`: the
+    records they see, the fields they may change)."""
     if not region.ids or not region.columns:
         return PastePlan(refused=["Nothing to paste into: focus a cell of the table first."])
     block = tsv_parse(region.raw) if region.mode == PASTE else []
     if region.mode == PASTE and not block:
         return PastePlan(refused=["The clipboard held no text to paste."])
-    records = paste_records(client=client, object_key=object_key, fields=fields, region=region, zone=zone)
+    records = paste_records(
+        client=client,
+        object_key=object_key,
+        fields=fields,
+        region=region,
+        zone=zone,
+        access=access,
+        every_field=every_field,
+    )
+    read_only = access.read_only if access is not None else frozenset()
     if region.mode == FILL:
-        wanted, refused = fill_wanted(region, fields=fields, records=records)
+        wanted, refused = fill_wanted(region, fields=fields, records=records, read_only=read_only)
     else:
-        wanted, refused = paste_wanted(block, region, definition=definition, fields=fields, records=records, zone=zone)
+        wanted, refused = paste_wanted(
+            block, region, definition=definition, fields=fields, records=records, zone=zone, read_only=read_only
+        )
     rows, unchanged = plan_changes(wanted, definition=definition, fields=fields, records=records, zone=zone)
     return PastePlan(rows=rows, refused=list(dict.fromkeys(refused)), unchanged=unchanged)
 

@@ -24,7 +24,7 @@ from objects.models import ColumnPreference, ObjectAccessPolicy
 from objects.selectors import access_policy_cache_key
 from tests.console_api.support import bearer, token_for
 from tests.fuzz.support import FUZZ_TABLE, console_routes
-from tests.html import parse, select, text_of
+from tests.html import one, parse, select, text_of
 from tests.objects.support import PlainClient, console_on_sandbox
 
 pytestmark = pytest.mark.django_db
@@ -173,6 +173,34 @@ def test_a_record_one_may_not_see_cannot_be_deleted_by_its_id(leads, client):
     assert forbidden_in(json.dumps(api.json()), leads, seen=MINE, salary_hidden=False) == []
     listed = leads["plain"].http.get(f"/v1/objects/{key}/records", params={"limit": 100}).json()["data"]
     assert {r["id"] for r in listed} == set(ids)  # every record still there
+
+
+def test_a_paste_writes_neither_a_read_only_field_nor_a_record_one_may_not_see(leads):
+    """The grid's paste (objects/grid_paste.py) as the policy lets a Member: Salary is read-only
+    for Members, and Members see only their own leads; the dry run says so and plans nothing else."""
+    key, ids, user = leads["key"], leads["ids"], leads["user"]
+    ObjectAccessPolicy.objects.filter(object_key=key).update(
+        policy={
+            "records": [{"who": "role:member", "where": "f.owner=%40me"}],
+            "fields": {"salary": {"read_only": ["member"]}},
+        }
+    )
+    cache.delete(access_policy_cache_key(workspace_id=leads["workspace_id"], object_key=key))
+    person_role_set(user=user, role="member")
+    data = {
+        "mode": "paste",
+        "tsv": "Pasted A\t1\nPasted B\t2\n",
+        "query": "",
+        "ids": [ids[0], ids[1]],  # alice's lead, then one she may not see
+        "keys": ["name", "salary"],
+        "labels": ["Name", "Salary"],
+    }
+    dry = parse(leads["client"].post(f"/objects/{key}/paste/", data).content)
+    changes = [[text_of(td) for td in row.select("th, td")] for row in select(dry, ".grid-paste__changes tbody tr")]
+    assert [row[1:] for row in changes] == [["Name", leads["names"][0], "Pasted A"]]
+    refused = text_of(one(dry, ".grid-paste__refused"))
+    assert "read-only for you" in refused and "Salary" in refused
+    assert forbidden_in(str(dry), leads, seen=MINE, salary_hidden=False) == []
 
 
 def test_a_member_cannot_change_a_read_only_field(leads):
