@@ -30,14 +30,31 @@ def access_policy(*, workspace_id: str, object_key: str) -> access.Policy:
     return access.Policy.from_json(selectors.access_policy_stored(workspace_id=workspace_id, object_key=object_key))
 
 
-def person_of(user: Any) -> access.Person:
+def person_of(user: Any, *, workspace_id: str | None = None) -> access.Person:
     """Who reads, as the policy names people: the ONE place it asks for the
-    person's console role (`role_of`)."""
+    person's console role (`role_of`: in `workspace_id` when named, else in
+    the workspace the request acts in)."""
     from dashboard.people.backends import role_of
 
     if not getattr(user, "is_authenticated", False):
         return access.Person(role="")
-    return access.Person.of(role=role_of(user), email=user.email or "", username=user.get_username())
+    return access.Person.of(role=role_of(user, workspace_id), email=user.email or "", username=user.get_username())
+
+
+def people_told_of(*, workspace_id: str, object_key: str, people: list) -> list:
+    """Of `people`, those who hear of a record of this object (a mention, a
+    comment, a change: the news names the record). The record's values are
+    not at hand where news is made (a job, a watch), so a person under a
+    record rule of the object's access policy hears of none of its records
+    (fail closed); without a policy, everyone (no query: it is cached)."""
+    policy = access_policy(workspace_id=workspace_id, object_key=object_key)
+    if policy.empty:
+        return people
+    return [
+        person
+        for person in people
+        if not access.access_of(policy, person_of(person, workspace_id=workspace_id)).restricted
+    ]
 
 
 def person_access(*, workspace: Workspace, object_key: str) -> access.Access:

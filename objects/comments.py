@@ -43,6 +43,7 @@ from dashboard.people.roles import MANAGE_PEOPLE
 from dashboard.reach.producing import notify
 from dashboard.reach.selectors import preferences_of, workspace_people
 from dashboard.web.markdown import markdown_html
+from objects.access_reads import people_told_of
 from objects.models import RecordComment, RecordNews, RecordWatch
 from objects.names import record_url, title_cache_key
 
@@ -167,6 +168,8 @@ def _tell(
     actor: str,
     comment: RecordComment | None = None,
 ) -> list[RecordNews]:
+    # The object's access policy: nobody hears of a record it may hide from them.
+    people = people_told_of(workspace_id=workspace_id, object_key=object_key, people=list(people))
     rows = [
         RecordNews(
             user=person,
@@ -186,7 +189,9 @@ def _tell(
 
 
 def _mention(people: list, *, comment: RecordComment, record_title: str, actor: str) -> None:
-    """Mentioned people: an inbox item each, and a notification by their preferences."""
+    """Mentioned people: an inbox item each, and a notification by their preferences
+    (only those the object's access policy lets hear of the record)."""
+    people = people_told_of(workspace_id=comment.workspace_id, object_key=comment.object_key, people=people)
     title = f"{actor} mentioned you on {record_title}"
     where = _where(workspace_id=comment.workspace_id, object_key=comment.object_key, record_id=comment.record_id)
     _tell(people, kind=RecordNews.Kind.MENTION, title=title, actor=actor, comment=comment, **where)

@@ -44,6 +44,7 @@ from dashboard.reach.producing import notify
 from dashboard.reach.selectors import workspace_people
 from dashboard.web.reading import as_dict
 from objects import comments
+from objects.access_reads import people_told_of
 from objects.models import JobItem, ObjectJob, RecordNews, RecordWatch
 
 logger = logging.getLogger("objects.job_news")
@@ -100,6 +101,14 @@ def _watchers_told(job: ObjectJob) -> int:
         return 0
     holders = {person.pk for person in workspace_people(job.workspace_id)}
     watches = [watch for watch in watches if watch.user_id in holders]
+    # Nor anyone the object's access policy may keep from one of its records (objects/access_reads.py).
+    told = {
+        p.pk
+        for p in people_told_of(
+            workspace_id=job.workspace_id, object_key=job.object_key, people=[w.user for w in watches]
+        )
+    }
+    watches = [watch for watch in watches if watch.user_id in told]
     if not watches:
         return 0
     return _tell(job, watches)

@@ -20,7 +20,8 @@ from hypothesis import strategies as st
 from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
 from dashboard.people.backends import person_role_set
-from objects.models import ColumnPreference, ObjectAccessPolicy
+from objects import comments
+from objects.models import ColumnPreference, ObjectAccessPolicy, RecordNews
 from objects.selectors import access_policy_cache_key
 from tests.console_api.support import bearer, token_for
 from tests.fuzz.support import FUZZ_TABLE, console_routes
@@ -201,6 +202,30 @@ def test_a_paste_writes_neither_a_read_only_field_nor_a_record_one_may_not_see(l
     refused = text_of(one(dry, ".grid-paste__refused"))
     assert "read-only for you" in refused and "Salary" in refused
     assert forbidden_in(str(dry), leads, seen=MINE, salary_hidden=False) == []
+
+
+def test_no_one_hears_of_a_record_the_policy_may_hide_from_them(leads, django_user_model):
+    """A mention (and any record news) names the record: alice, a Viewer under a record
+    rule, is not told of a comment on a lead, whoever mentions her; without the rule she is."""
+    key, ids, alice = leads["key"], leads["ids"], leads["user"]
+    bob = django_user_model.objects.create_user("bob", "bob@example.com", "x")
+    person_role_set(user=bob, role="administrator")
+
+    def mention() -> int:
+        comments.comment_post(
+            user=bob,
+            workspace_id=leads["workspace_id"],
+            object_key=key,
+            record_id=ids[1],
+            record_title=leads["names"][1],
+            body="@alice have a look",
+        )
+        return RecordNews.objects.filter(user=alice, object_key=key).count()
+
+    assert mention() == 0
+    ObjectAccessPolicy.objects.filter(object_key=key).update(policy={"records": [], "fields": {}})
+    cache.delete(access_policy_cache_key(workspace_id=leads["workspace_id"], object_key=key))
+    assert mention() == 1
 
 
 def test_a_member_cannot_change_a_read_only_field(leads):
