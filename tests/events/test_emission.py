@@ -26,6 +26,8 @@ from dashboard.keys.testing import store_sandbox_key
 from dashboard.live import registry
 from dashboard.live.models import TrackedOperation
 from dashboard.live.outcomes import run_on_final
+from dashboard.people.backends import person_role_set
+from dashboard.people.roles import Role
 from objects.models import ObjectJob
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.html import form_values, one
@@ -94,6 +96,7 @@ def test_an_approval_requested_then_decided_through_the_console(on_sandbox, sand
     requested = Event.objects.filter(type="approval.requested", key__endswith=approval["id"])
     assert requested.count() == 1
 
+    person_role_set(user=key.user, role=Role.APPROVER)  # deciding approvals is an Approver's, in this workspace
     asked = DecisionAsked(approval_id=approval["id"], decision="reject", idempotency_key=f"reject-{approval['id']}")
     outcome = approval_decision(key=key, client=ServiceClient(api_key=sandbox.demo_key), asked=asked)
     assert outcome.outcome == DECIDED

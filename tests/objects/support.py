@@ -39,7 +39,7 @@ def record_row(html, record_id: str):
 
     rows = [
         row
-        for row in select(html, "table.records tbody tr")
+        for row in select(html, "table.records tbody:not(.records-more) tr")
         if any(link["href"].startswith(f"./{record_id}/") for link in row.select("th.record-title a[href]"))
     ]
     assert len(rows) == 1, f"{len(rows)} rows of {record_id}"
@@ -157,7 +157,9 @@ def grid_cell(page, row_title: str, column: str):
     """The records grid's cell of a record (by its title) and a column (by its heading), in Chromium."""
     headers = page.locator("table.records thead th").all_inner_texts()
     index = [h.strip().rstrip("▲▼ ").strip() for h in headers].index(column)
-    row = page.locator("table.records tbody tr", has=page.get_by_role("link", name=row_title, exact=True))
+    row = page.locator(
+        "table.records tbody:not(.records-more) tr", has=page.get_by_role("link", name=row_title, exact=True)
+    )
     return row.locator("th, td").nth(index)
 
 

@@ -119,7 +119,7 @@ def test_the_grid_and_the_export_show_them_read_only(console, definition, remote
 
     headers = select(html, "table.records thead th.records-computed-col")
     assert [text_of(h) for h in headers] == ["Twice computed", "Who computed", "Soon computed"]
-    rows = select(html, "table.records tbody tr")
+    rows = select(html, "table.records tbody:not(.records-more) tr")
     acme = [text_of(td) for td in rows[0].find_all("td")][-5:-2]
     seats = ACME["values"]["seats"]
     assert acme[0] == f"{seats * 2:,}"

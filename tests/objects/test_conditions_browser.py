@@ -12,7 +12,7 @@ from playwright.sync_api import Page, expect
 
 from tests.objects.support import no_sideways_scroll
 
-ROWS = "table.records tbody tr th[scope=row]"
+ROWS = "table.records tbody:not(.records-more) tr th[scope=row]"
 
 
 @pytest.mark.browser

@@ -12,7 +12,7 @@ from urllib.parse import parse_qs, urlsplit
 import pytest
 from playwright.sync_api import Page, Route, expect
 
-ROWS = "table.records tbody tr"
+ROWS = "table.records tbody:not(.records-more) tr"
 
 
 @pytest.mark.browser

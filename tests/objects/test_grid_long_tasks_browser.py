@@ -69,14 +69,14 @@ def test_the_grid_of_100_rows_runs_no_script_task_over_50_ms(hundred_rows, page:
     phone.add_init_script(OBSERVE)
 
     phone.goto(hundred_rows["url"])
-    expect(phone.locator("table.records tbody tr")).to_have_count(ROWS)
+    expect(phone.locator("table.records tbody:not(.records-more) tr")).to_have_count(ROWS)
     loaded = phone.evaluate(SETTLED)
 
     # The whole page selected (the bulk bar counts 100 boxes), then the arrows across a row and down.
     phone.locator("[data-select-page]").focus()
     phone.keyboard.press("Space")
     expect(phone.locator("#bulk-count")).to_have_text(f"{ROWS} selected")
-    phone.locator("table.records tbody tr").first.locator("td").nth(1).focus()
+    phone.locator("table.records tbody:not(.records-more) tr").first.locator("td").nth(1).focus()
     for key in ["ArrowRight"] * 5 + ["ArrowDown"] * 5:
         phone.keyboard.press(key)
     used = phone.evaluate(SETTLED)

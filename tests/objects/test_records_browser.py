@@ -21,7 +21,7 @@ from objects.tallies import KIND as RECORD_TALLY
 from sandbox.fixtures import create_every_type_object, sample_values
 from tests.helpers import SCREENSHOTS, csp_violations
 
-ROWS = "table.records tbody tr"
+ROWS = "table.records tbody:not(.records-more) tr"
 
 
 @pytest.fixture

@@ -78,7 +78,7 @@ def test_invited_enabled_two_factor_approved_and_deactivated(console, journey_sa
     fill_login_form(admin, "ada")
     expect(admin.get_by_role("heading", name="People", exact=True)).to_be_visible()
     admin.get_by_label("Email addresses").fill(INVITEE)
-    admin.get_by_label("Role").select_option(Role.MEMBER)
+    admin.get_by_label("Role", exact=True).select_option(Role.MEMBER)
     admin.get_by_role("button", name="Send invitations").click()
     expect(admin.get_by_role("row").filter(has_text=INVITEE)).to_be_visible()
 
@@ -124,7 +124,7 @@ def test_invited_enabled_two_factor_approved_and_deactivated(console, journey_sa
     # The administrator makes her an Approver; she decides an approval.
     admin.goto(console.url + "/people/")
     admin.get_by_role("link", name="Nina Simone").click()
-    admin.get_by_role("combobox", name="Role").select_option(Role.APPROVER)
+    admin.get_by_role("combobox", name="Role", exact=True).select_option(Role.APPROVER)
     admin.get_by_role("button", name="Change role…").click()
     admin.get_by_role("button", name="Make them Approver").click()
     expect(admin.locator("dd").filter(has_text="Approver")).to_be_visible()
