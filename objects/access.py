@@ -35,7 +35,12 @@ from django.utils.translation import gettext_noop  # marked here, translated whe
 
 from objects.conditions import group_check
 from objects.fields import FieldDef
-from objects.filters import FilterPlan, RecordFilter, Test, condition_test
+from objects.filters import (
+    FilterPlan,
+    RecordFilter,
+    Test,
+    condition_test,
+)
 
 ME = "@me"
 ROLE_PREFIX = "role:"
@@ -293,14 +298,6 @@ def sees(check: Callable[[dict], bool] | None, record: Any) -> bool:
         return True
     values = record.get("values") if isinstance(record, dict) else None
     return check(values if isinstance(values, dict) else {})
-
-
-def redacted(record: Any, hidden: Iterable[str]) -> Any:
-    """The record without the values of the fields hidden from this person."""
-    hidden = set(hidden)
-    if not hidden or not isinstance(record, dict) or not isinstance(record.get("values"), dict):
-        return record
-    return {**record, "values": {k: v for k, v in record["values"].items() if k not in hidden}}
 
 
 def definition_shown(definition: dict, hidden: Iterable[str]) -> dict:

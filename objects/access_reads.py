@@ -18,6 +18,7 @@ from dashboard.api import errors
 from dashboard.web.reading import as_dict
 from objects import access, selectors
 from objects.fields import FieldDef, field_defs
+from objects.filters import redacted
 from objects.forms import RecordForm
 
 if TYPE_CHECKING:
@@ -84,7 +85,7 @@ def record_read(*, workspace: Workspace, object_key: str, record_id: str) -> dic
     check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
     if not access.sees(check, record):
         raise HiddenRecord(status=404)
-    return access.redacted(record, person.hidden)
+    return redacted(record, person.hidden)
 
 
 def record_seen_or_hidden(*, workspace: Workspace, object_key: str, record_id: str) -> None:
@@ -103,7 +104,7 @@ def records_seen(*, workspace: Workspace, object_key: str, records: list[Any]) -
     if person.everything:
         return records
     check = access.record_check(person, policy_fields(workspace=workspace, object_key=object_key), zone=workspace.zone)
-    return [access.redacted(r, person.hidden) for r in records if access.sees(check, r)]
+    return [redacted(r, person.hidden) for r in records if access.sees(check, r)]
 
 
 # What a link to or from a record the policy hides shows in its title's place

@@ -19,6 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import logging
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
@@ -53,6 +54,8 @@ if TYPE_CHECKING:
 logger = logging.getLogger("objects.computed")
 
 COMPUTED_PREFIX = "computed:"  # a computed column's key in the grid and the export: "computed:<id>"
+# A filter's parameter on a computed column ("f.computed:3", "or.1.2.op.computed:3").
+COMPUTED_PARAM = re.compile(rf"^(or\.[0-9]+\.[0-9]+\.)?(f|op|to|days)\.({re.escape(COMPUTED_PREFIX)}[0-9]+)$")
 MAX_COMPUTED_COLUMNS = 20  # per object
 # Linked records read per page for lookups and rollups (besides the cached ones).
 LINKED_VALUE_READS = 100
@@ -420,8 +423,6 @@ def formula_values_of(checked: list[ComputedSpec]) -> Callable[[dict], dict[str,
 def uncounted_problem(query: Iterable[str], checked: list[ComputedSpec]) -> str:
     """What a look or an export says of conditions on lookups and rollups it
     leaves out ("" for none): they read each record's links, the table alone reads them."""
-    from objects.computed_order import computed_keys_named
-
     if not computed_keys_named(query) - {s.key for s in checked}:
         return ""
     return "A condition on a lookup or rollup is checked by the records table only (it reads each record's links)."
@@ -445,3 +446,8 @@ def with_formula_values(
         }
         shown.append({**as_dict(record), "values": {**values, **extra}})
     return shown
+
+
+def computed_keys_named(names: Iterable[str]) -> set[str]:
+    """The computed columns a query's filter has conditions on ("computed:3")."""
+    return {matched.group(3) for name in names if (matched := COMPUTED_PARAM.match(name))}

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import datetime as dt
 import decimal
-import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -48,7 +47,6 @@ SORT_CURSOR_PREFIX = "csort:"
 LINKED_SCAN_PAGES = max(1, LINKED_LOOKUPS // selectors.SCAN_PAGE_SIZE)
 # The service's order of the records a computed sort reads (its ties keep it).
 READ_ORDER = "created_at"
-COMPUTED_PARAM = re.compile(rf"^(or\.[0-9]+\.[0-9]+\.)?(f|op|to|days)\.({re.escape(computed.COMPUTED_PREFIX)}[0-9]+)$")
 
 
 def computed_fields(checked: list[computed.ComputedSpec]) -> list[FieldDef]:
@@ -59,12 +57,7 @@ def computed_fields(checked: list[computed.ComputedSpec]) -> list[FieldDef]:
 
 def names_computed(names: Iterable[str]) -> bool:
     """Whether a query's filter has a condition on a computed column (`f.computed:3`, `or.1.2.op.computed:3`)."""
-    return bool(computed_keys_named(names))
-
-
-def computed_keys_named(names: Iterable[str]) -> set[str]:
-    """The computed columns a query's filter has conditions on ("computed:3")."""
-    return {matched.group(3) for name in names if (matched := COMPUTED_PARAM.match(name))}
+    return bool(computed.computed_keys_named(names))
 
 
 def sort_key(state: TableState) -> str:

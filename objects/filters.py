@@ -31,7 +31,7 @@ from __future__ import annotations
 import datetime as dt
 import decimal
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -392,8 +392,6 @@ class FilterPlan:
 
     def shown(self, record: Any) -> Any:
         """The record as this person may see it (without the hidden fields' values)."""
-        from objects.access import redacted  # the policy's module imports this one
-
         return redacted(record, self.hidden)
 
     # Keys of the computed columns the conditions read (objects/computed_order.py),
@@ -590,3 +588,12 @@ def remote_query(*, filters: dict | None, search: str | None, sort: str | None) 
     if sort:
         params["sort"] = sort
     return params
+
+
+def redacted(record: Any, hidden: Iterable[str]) -> Any:
+    """The record without the values of the fields hidden from this person (objects/access.py
+    decides which: a plan's `hidden`)."""
+    hidden = set(hidden)
+    if not hidden or not isinstance(record, dict) or not isinstance(record.get("values"), dict):
+        return record
+    return {**record, "values": {k: v for k, v in record["values"].items() if k not in hidden}}

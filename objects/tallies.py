@@ -229,7 +229,6 @@ def tally_chunk(tally: RecordTally) -> Step:
     of a chunk that fails is kept: the engine waits or stops, and the pages
     are read again."""
     from objects import computed, selectors
-    from objects.computed_order import computed_keys_named
     from objects.fields import field_defs
     from objects.link_filters import query_linked_fields, read_links
 
@@ -246,7 +245,7 @@ def tally_chunk(tally: RecordTally) -> Step:
     counted = computed.counted_fields(formulas)
     group, value = _fields_of([*fields, *counted], params)
     filter_query = QueryDict(params.get("query") or "")
-    named = (computed_keys_named(filter_query) | {params.get("group"), params.get("value")}) - {None, ""}
+    named = (computed.computed_keys_named(filter_query) | {params.get("group"), params.get("value")}) - {None, ""}
     if any(key.startswith(computed.COMPUTED_PREFIX) for key in named - {f.key for f in counted}):
         return Step(stop_message=UNCOUNTED_COMPUTED)
     if params.get("group") and group is None:

@@ -33,6 +33,11 @@ from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.keys.services import api_key_delete
 from dashboard.live.models import TrackedOperation
+from dashboard.people.administrators import (
+    PeopleRefusal,
+    display_name,
+    refuse_if_last_administrator,
+)
 from dashboard.people.devices import device_of
 from dashboard.people.language import role_words
 from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
@@ -45,21 +50,8 @@ SIGNED_OUT_REASON = "people_signed_out_reason"
 DEACTIVATED_REASON = "An administrator deactivated your account, so you were signed out. Ask them to reactivate it."
 
 
-class PeopleRefusal(Exception):
-    """A change refused for a reason the person can act on; `message` says it."""
-
-    def __init__(self, message: str) -> None:
-        self.message = message
-        super().__init__(message)
-
-
 class InvitationNotSent(PeopleRefusal):
     """The email server did not take the message: nothing was saved."""
-
-
-def _display(user: Any) -> str:
-    name = user.get_full_name() if hasattr(user, "get_full_name") else ""
-    return f"{name} ({user.get_username()})" if name else user.get_username()
 
 
 # --- the sessions a person is signed in with ------------------------------------------
@@ -92,7 +84,7 @@ def session_record(
             actor=user,
             subject=user,
             action="signed_in",
-            summary=f"{_display(user)} signed in: {device}{f' from {address}' if address else ''}"[:300],
+            summary=f"{display_name(user)} signed in: {device}{f' from {address}' if address else ''}"[:300],
             details={"device": device, "address": address[:64]},
         )
 
@@ -116,7 +108,7 @@ def sessions_sign_out_others(*, user: AbstractBaseUser, keep_session_key: str | 
             actor=user,
             subject=user,
             action="sessions_signed_out",
-            summary=f"{_display(user)} signed out {ended} other session{'s' if ended != 1 else ''}",
+            summary=f"{display_name(user)} signed out {ended} other session{'s' if ended != 1 else ''}",
             details={"sessions": ended},
         )
     return ended
@@ -163,34 +155,6 @@ def sessions_end(*, user: AbstractBaseUser, reason: str, keep_session_key: str |
     return ended
 
 
-# --- administrators ------------------------------------------------------------------
-
-
-def _active_administrator_ids() -> set[int]:
-    """Active accounts that are Administrators (by role, or superusers whatever their row says). Locks
-    the Administrators' rows so two administrators demoting each other at once can't both succeed."""
-    User = get_user_model()
-    by_role = set(
-        Person.objects.select_for_update()
-        .filter(role=Role.ADMINISTRATOR, user__is_active=True)
-        .values_list("user_id", flat=True)
-    )
-    superusers = set(User.objects.filter(is_superuser=True, is_active=True).values_list("pk", flat=True))
-    return by_role | superusers
-
-
-def _refuse_if_last_administrator(user: AbstractBaseUser, doing: str) -> None:
-    administrators = _active_administrator_ids()
-    if user.pk in administrators and not administrators - {user.pk}:
-        raise PeopleRefusal(
-            f"{_display(user)} is the only active Administrator: {doing} would leave nobody who can manage "
-            "people. Make someone else an Administrator first."
-        )
-    from dashboard.people import workspace_roles  # imported here: it imports this module
-
-    workspace_roles.refuse_if_last_administrator_anywhere(user, doing)  # nor the last of a workspace
-
-
 # --- roles ---------------------------------------------------------------------------
 
 
@@ -213,14 +177,14 @@ def _role_set(
         if before == role:
             return person
         if before == Role.ADMINISTRATOR:
-            _refuse_if_last_administrator(user, doing)
+            refuse_if_last_administrator(user, doing)
         person.role = role
         person.save(update_fields=["role", "updated_at"])
         audit_account_event(
             actor=by,
             subject=user,
             action="role_changed",
-            summary=f"Role of {_display(user)} changed from {role_words(before)} to {role_words(role)}{why}",
+            summary=f"Role of {display_name(user)} changed from {role_words(before)} to {role_words(role)}{why}",
             details={"from": before, "to": role, **details},
             actor_name=actor_name,
         )
@@ -235,7 +199,7 @@ def person_role_change(*, user: AbstractBaseUser, role: str, by: AbstractBaseUse
         # role_of() makes a superuser an Administrator whatever their row says:
         # changing the row would show a role that does not apply.
         raise PeopleRefusal(
-            f"{_display(user)} is a superuser (made with createsuperuser), so always an Administrator. "
+            f"{display_name(user)} is a superuser (made with createsuperuser), so always an Administrator. "
             "Remove their superuser status in the admin first to give them another role."
         )
     return _role_set(user=user, role=role, by=by, doing="taking that role away", details={})
@@ -267,7 +231,7 @@ def person_role_from_identity_provider(
             actor=actor,
             subject=user,
             action="role_kept",
-            summary=f"{_display(user)} stays Administrator, the only active one, although the identity "
+            summary=f"{display_name(user)} stays Administrator, the only active one, although the identity "
             f"provider's groups now give {role_words(role)}",
             details={"from": Role.ADMINISTRATOR, "to": role, **details},
             actor_name=directory,
@@ -290,7 +254,7 @@ def person_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, di
     with transaction.atomic():
         if not user.is_active:
             return 0
-        _refuse_if_last_administrator(user, "deactivating them")
+        refuse_if_last_administrator(user, "deactivating them")
         get_user_model().objects.filter(pk=user.pk).update(is_active=False)
         user.is_active = False
         ended = sessions_end(user=user, reason=DEACTIVATED_REASON)
@@ -299,7 +263,7 @@ def person_deactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, di
             actor=by,
             subject=user,
             action="deactivated",
-            summary=f"{_display(user)} deactivated" + (f" by {directory}" if directory else ""),
+            summary=f"{display_name(user)} deactivated" + (f" by {directory}" if directory else ""),
             details={"sessions_ended": ended, "tracked_work_stopped": stopped}
             | ({"by": "directory"} if directory else {}),
             actor_name=directory,
@@ -337,7 +301,7 @@ def person_reactivate(*, user: AbstractBaseUser, by: AbstractBaseUser | None, di
             return
         get_user_model().objects.filter(pk=user.pk).update(is_active=True)
         user.is_active = True
-        summary = f"{_display(user)} reactivated" + (f" by {directory}" if directory else "")
+        summary = f"{display_name(user)} reactivated" + (f" by {directory}" if directory else "")
         audit_account_event(actor=by, subject=user, action="reactivated", summary=summary, actor_name=directory)
 
 
@@ -354,7 +318,7 @@ def person_keys_delete(*, user: AbstractBaseUser, by: AbstractBaseUser) -> int:
                 actor=by,
                 subject=user,
                 action="keys_deleted",
-                summary=f"{len(keys)} stored API key{'s' if len(keys) != 1 else ''} of {_display(user)} deleted",
+                summary=f"{len(keys)} stored API key{'s' if len(keys) != 1 else ''} of {display_name(user)} deleted",
                 details={"keys": [f"{key.label} ({key.masked}, {key.workspace_name})" for key in keys]},
             )
     return len(keys)
@@ -388,7 +352,7 @@ def _send(invitation: Invitation, *, token: str, base_url: str, by: AbstractBase
     context = {
         "invitation": invitation,
         "link": invitation_link(token=token, base_url=base_url),
-        "inviter": _display(by),
+        "inviter": display_name(by),
         "days": settings.INVITATION_DAYS,
     }
     message = EmailMessage(

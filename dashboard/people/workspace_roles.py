@@ -1,61 +1,21 @@
 """Roles per workspace (issue #37 item 5): a person's role in one workspace,
 set on the People page or by the identity provider's map, audited like a role
 change, never leaving a workspace without an Administrator who can manage
-people there. Beside `services.py`, whose default-role change asks
-`refuse_if_last_administrator_anywhere`."""
+people there (the rule: administrators.py, which a default-role change in
+`services.py` asks too)."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from django.contrib.auth import get_user_model
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
 
 from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
+from dashboard.people.administrators import PeopleRefusal, display_name, refuse_if_last_administrator_in
 from dashboard.people.models import Person, WorkspaceRole
 from dashboard.people.roles import Role
-from dashboard.people.services import PeopleRefusal, _active_administrator_ids, _display
-
-
-def _refuse_if_last_administrator_in(user: AbstractBaseUser, workspace_id: str, doing: str) -> None:
-    """Nobody left who can manage people while acting in `workspace_id`:
-    the Administrators there are the default ones without a lesser role in
-    it, those made Administrator in it, and superusers."""
-    administrators = _active_administrator_ids()
-    elsewhere = set(
-        WorkspaceRole.objects.select_for_update()
-        .filter(workspace_id=workspace_id, person__user__is_active=True)
-        .values_list("person__user_id", "role")
-    )
-    superusers = set(get_user_model().objects.filter(is_superuser=True, is_active=True).values_list("pk", flat=True))
-    lesser = {pk for pk, role in elsewhere if role != Role.ADMINISTRATOR} - superusers
-    there = (administrators - lesser) | {pk for pk, role in elsewhere if role == Role.ADMINISTRATOR}
-    if user.pk in there and not there - {user.pk}:
-        raise PeopleRefusal(
-            f"{_display(user)} is the only active Administrator in that workspace: {doing} would leave nobody "
-            "who can manage people there. Make someone else an Administrator first."
-        )
-
-
-def _workspaces_with_lesser_roles(user: AbstractBaseUser) -> list[str]:
-    """Workspaces where someone has a role below Administrator, `user` having
-    none of their own there (their default holds there)."""
-    own = WorkspaceRole.objects.filter(person__user_id=user.pk).values_list("workspace_id", flat=True)
-    return list(
-        WorkspaceRole.objects.exclude(role=Role.ADMINISTRATOR)
-        .exclude(workspace_id__in=own)
-        .values_list("workspace_id", flat=True)
-        .distinct()
-    )
-
-
-def refuse_if_last_administrator_anywhere(user: AbstractBaseUser, doing: str) -> None:
-    """PeopleRefusal when `user`, a default Administrator, is the last one of
-    a workspace whose other Administrators are less there."""
-    for workspace_id in _workspaces_with_lesser_roles(user):
-        _refuse_if_last_administrator_in(user, workspace_id, doing)
 
 
 def person_workspace_role_set(
@@ -78,7 +38,7 @@ def person_workspace_role_set(
         raise PeopleRefusal("Choose a workspace.")
     if getattr(user, "is_superuser", False):
         raise PeopleRefusal(
-            f"{_display(user)} is a superuser (made with createsuperuser), so an Administrator in every workspace."
+            f"{display_name(user)} is a superuser (made with createsuperuser), so an Administrator in every workspace."
         )
     with transaction.atomic():
         person, _ = Person.objects.select_for_update().get_or_create(user_id=user.pk)
@@ -89,7 +49,7 @@ def person_workspace_role_set(
         before_there = before or person.role
         after_there = role or person.role
         if before_there == Role.ADMINISTRATOR and after_there != Role.ADMINISTRATOR:
-            _refuse_if_last_administrator_in(user, workspace_id, "that change")
+            refuse_if_last_administrator_in(user, workspace_id, "that change")
         if role is None:
             row.delete()  # type: ignore[union-attr]
             row = None
@@ -102,7 +62,7 @@ def person_workspace_role_set(
             actor=by,
             subject=user,
             action="workspace_role_changed",
-            summary=f"Role of {_display(user)} in {named} changed from {_role_words(before, person.role)} "
+            summary=f"Role of {display_name(user)} in {named} changed from {_role_words(before, person.role)} "
             f"to {_role_words(role or '', person.role)}{why}",
             details={"workspace_id": workspace_id, "from": before, "to": role or "", **(details or {})},
             actor_name=actor_name,
@@ -153,7 +113,7 @@ def person_workspace_roles_from_identity_provider(
                 actor=actor,
                 subject=user,
                 action="role_kept",
-                summary=f"{_display(user)} keeps their role in {workspace_name_of(workspace_id)}: {refusal.message}",
+                summary=f"{display_name(user)} keeps their role in {workspace_name_of(workspace_id)}: {refusal.message}",
                 details={"workspace_id": workspace_id, "to": role or "", **details},
                 actor_name=directory,
             )

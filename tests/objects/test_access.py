@@ -8,7 +8,7 @@ from django.http import QueryDict
 from objects import access
 from objects.access import Access, FieldRule, Person, Policy, RecordRule
 from objects.fields import field_defs
-from objects.filters import FilterPlan
+from objects.filters import FilterPlan, redacted
 
 FIELDS = field_defs(
     {
@@ -87,7 +87,7 @@ def test_hidden_and_read_only_fields_by_role():
     assert viewer.hidden == {"salary"} and viewer.read_only == {"seats"}
     assert access.refused_fields(viewer, ["name", "salary", "seats"]) == ["salary", "seats"]
     assert access.refused_fields(access.access_of(policy, MEMBER), ["salary", "name"]) == ["salary"]
-    assert access.redacted(record(name="A", salary=9), viewer.hidden) == record(name="A")
+    assert redacted(record(name="A", salary=9), viewer.hidden) == record(name="A")
     shown = access.definition_shown({"fields": [{"key": "name"}, {"key": "salary"}]}, viewer.hidden)
     assert shown == {"fields": [{"key": "name"}]}
 
