@@ -21,6 +21,7 @@ from django.http import QueryDict
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
 from objects.access import Access
+from objects.access_reads import person_access, policy_fields
 from objects.bulk import Selection, selected_records
 from objects.fields import Cell, FieldDef, cell, comparable, editable_fields
 from objects.imports import RowChecker
@@ -348,20 +349,14 @@ def paste_records(
     return {text(r.get("id")): r for r in found}
 
 
-def paste_plan(
-    *,
-    client,
-    object_key: str,
-    definition: dict,
-    fields: list[FieldDef],
-    region: Region,
-    zone: dt.tzinfo,
-    access: Access | None = None,
-    every_field: list[FieldDef] | None = None,
-) -> PastePlan:
+def paste_plan(*, workspace, object_key: str, definition: dict, fields: list[FieldDef], region: Region) -> PastePlan:
     """What the paste or the fill would write, read from the service without
-    writing; as the object's access policy lets this person (`access`: the
-    records they see, the fields they may change)."""
+    writing; as the object's access policy lets this person (the records they
+    see, the fields they may change), as a bulk edit does."""
+    person = person_access(workspace=workspace, object_key=object_key)
+    access = None if person.everything else person
+    every_field = None if person.everything else policy_fields(workspace=workspace, object_key=object_key)
+    client, zone = workspace.client, workspace.zone
     if not region.ids or not region.columns:
         return PastePlan(refused=["Nothing to paste into: focus a cell of the table first."])
     block = tsv_parse(region.raw) if region.mode == PASTE else []

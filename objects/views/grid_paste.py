@@ -21,7 +21,6 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.htmx import client_redirect
 from objects import grid_paste
-from objects.access_reads import person_access, policy_fields
 from objects.fields import field_defs
 from objects.records import READ_ONLY, object_definition
 
@@ -46,16 +45,8 @@ def grid_paste_view(request: ConsoleRequest, object_key: str) -> HttpResponseBas
     form = PasteForm(request.POST)
     form.is_valid()  # a missing or malformed key gets a fresh one: the form re-rendered carries it
     token = dry_run_token(region)
-    person = person_access(workspace=workspace, object_key=object_key)  # the object's access policy
     plan = grid_paste.paste_plan(
-        client=workspace.client,
-        object_key=object_key,
-        definition=definition,
-        fields=fields,
-        region=region,
-        zone=workspace.zone,
-        access=None if person.everything else person,
-        every_field=None if person.everything else policy_fields(workspace=workspace, object_key=object_key),
+        workspace=workspace, object_key=object_key, definition=definition, fields=fields, region=region
     )
     title = grid_paste.paste_title(region, definition)
     if request.POST.get("step") == "start" and request.POST.get("checked") == token and plan.rows and form.is_valid():
