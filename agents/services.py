@@ -20,7 +20,7 @@ from agents.models import AlertRule, BuilderAnswer, InsightsRefresh, RunFact
 from agents.run_reading import read_run
 from agents.run_search import SEARCH_CONFIG
 from dashboard.api import errors
-from dashboard.api.messages import meaning_of
+from dashboard.api.messages import meaning_of, stored_meaning_of
 from dashboard.api.paths import api_path
 from dashboard.keys.selectors import workspace_clients
 from dashboard.live.models import TrackedOperation
@@ -260,7 +260,8 @@ def invocation_stream(*, operation_id: int, lease_token: str) -> None:
         operation_push(operation_id=op.pk, lease_token=lease_token, snapshot=failed, release=True)
         return
     except errors.ApiError as exc:
-        meaning = meaning_of(exc)
+        # Stored on the operation, as the poller stores it: in English (stored_meaning_of).
+        meaning = stored_meaning_of(exc)
         if meaning.stops_following or isinstance(exc, REFUSED_FOR_GOOD):
             # Refused (bad request, no credits, gone, conflict): asking again changes nothing.
             message = f"{meaning.title.rstrip('.')}: {exc.message}" if exc.message else meaning.title

@@ -46,6 +46,7 @@ from django.http import HttpRequest, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.template.loader import render_to_string
 from django.utils.http import url_has_allowed_host_and_scheme
+from django.utils.translation import gettext, gettext_lazy
 
 from dashboard.api import errors
 from dashboard.api.attempts import read_budget
@@ -61,7 +62,7 @@ TEMPLATE = "errors/remote_error.html"
 PARTIAL = "errors/remote_error.html#remote_error"
 MESSAGES_REGION = "#messages"
 
-NO_KEY_MESSAGE = "Add an API key of your workspace to use the console."
+NO_KEY_MESSAGE = gettext_lazy("Add an API key of your workspace to use the console.")
 
 
 @dataclass
@@ -182,8 +183,10 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
     if isinstance(exc, errors.AuthenticationError):
         # The service's words add nothing to "your key was refused".
         view.remote_message = ""
-        view.message = f"{meaning.advice} Until then the console shows none of this workspace's data."
-        view.actions = _action("Add a new API key", url_or_none("keys:list"))
+        view.message = gettext("%(advice)s Until then the console shows none of this workspace's data.") % {
+            "advice": meaning.advice
+        }
+        view.actions = _action(gettext("Add a new API key"), url_or_none("keys:list"))
     elif isinstance(exc, errors.InsufficientCreditsError):
         view.remote_message = ""
         view.retry_helps = False  # the same request is refused again until credits are added
@@ -200,7 +203,7 @@ def describe_remote_error(request: HttpRequest, exc: errors.ApiError) -> RemoteE
         view.message, view.remote_message = said or meaning.advice, ""
         if not isinstance(exc, errors.StreamError):
             view.page_status = exc.status or meaning.page_status
-            view.actions = _action("Back", _current_page(request))
+            view.actions = _action(gettext("Back"), _current_page(request))
     return view
 
 
@@ -243,6 +246,6 @@ def _way_back(request: HttpRequest) -> ErrorAction | None:
         return ErrorAction(*listed)
     referer = _same_site(request, request.headers.get("Referer"))
     if referer:
-        return ErrorAction("Go back", referer)
+        return ErrorAction(gettext("Go back"), referer)
     home = url_or_none("home")
-    return ErrorAction("Go to the start page", home) if home else None
+    return ErrorAction(gettext("Go to the start page"), home) if home else None

@@ -43,7 +43,7 @@ from django.db.models import Q, QuerySet
 from django.utils import timezone
 
 from dashboard.api import errors
-from dashboard.api.messages import meaning_of, said_by_service
+from dashboard.api.messages import said_by_service, stored_meaning_of
 from dashboard.events.models import EventType
 from dashboard.events.services import event_emit
 from dashboard.jobs.kinds import JobKind, Step, job_kind, job_kinds
@@ -63,7 +63,8 @@ def step_for_error(exc: errors.ApiError) -> Step:
         return Step(wait_seconds=max(1.0, exc.retry_after or 5.0))
     if isinstance(exc, errors.ServerError | errors.ApiTimeoutError | errors.ApiConnectionError):
         return Step(wait_seconds=5.0)
-    meaning = meaning_of(exc)
+    # Stored on the job and read by operators: in English (stored_meaning_of).
+    meaning = stored_meaning_of(exc)
     said = said_by_service(exc)
     text = f"{meaning.title}. {said}" if said else f"{meaning.title}. {meaning.advice}"
     return Step(stop_message=storable_text(f"{text} (request id {exc.request_id or 'unknown'})"))

@@ -24,7 +24,10 @@ from django.db.models import Expression, Field
 from django.utils import timezone
 
 from dashboard.api import errors
-from dashboard.api.messages import meaning_of
+
+# An operation's stored words (its last error, why it stopped) stay English,
+# whoever writes them: dashboard/live/selectors.py compares them with the catalogue.
+from dashboard.api.messages import stored_meaning_of
 from dashboard.keys.errors import KeyDecryptionError
 from dashboard.live import registry
 from dashboard.live.models import TrackedOperation
@@ -89,7 +92,7 @@ def outcome_of(result: Fetched) -> dict[str, Any]:
     if isinstance(exc, errors.RateLimitedError):
         return _failed(op, now, exc, next_poll_at=rate_limited_until(exc, op, now))
     if isinstance(exc, errors.ApiError):
-        if meaning_of(exc).stops_following:
+        if stored_meaning_of(exc).stops_following:
             # Another poll can't help: the key is refused or may not read
             # this, or the operation no longer exists.
             if exc.status == 401:
@@ -148,13 +151,15 @@ def _failed(
     # A 429 is the service asking to wait, not a failure: it never stops a row.
     if error_count >= max_failures() and not isinstance(exc, errors.RateLimitedError):
         if exc is not None:
-            reason = meaning_of(exc).title
+            reason = stored_meaning_of(exc).title
         stopped = stopped_fields(
             op, now, f"The last {error_count} checks all failed ({reason[:1].lower()}{reason[1:]}).", request_id
         )
         return {**stopped, "error_count": error_count}
     if message is None:
-        message = meaning_of(exc).following if exc is not None else "The last check failed; trying again shortly."
+        message = (
+            stored_meaning_of(exc).following if exc is not None else "The last check failed; trying again shortly."
+        )
     next_poll_at = next_poll_at or now + error_backoff(error_count=error_count)
     logger.warning(
         "live: polling operation %s failed (%s, request id %s); next poll at %s",
@@ -192,7 +197,7 @@ def owner_deactivated_message(op: TrackedOperation) -> str:
 
 
 def _stop_message(exc: errors.ApiError) -> str:
-    meaning = meaning_of(exc)
+    meaning = stored_meaning_of(exc)
     if meaning.kind == "invalid":
         return f"{meaning.following.rstrip('.')}: {exc.message}"
     return meaning.following

@@ -15,7 +15,7 @@ from django.urls import reverse
 from django.utils import timezone
 
 from dashboard.api import errors
-from dashboard.api.messages import meaning_of
+from dashboard.api.messages import catalogue_entry
 from dashboard.keys.selectors import working_workspace_ids
 from dashboard.live import heartbeat, registry
 from dashboard.live.claims import POLL_LEASE_PREFIX
@@ -143,8 +143,9 @@ class PauseReason:
     message: str
 
 
-# What the poller stores on a row the service rate-limited (the catalogue's words).
-RATE_LIMITED = meaning_of(errors.RateLimitedError()).following
+# What the poller stores on a row the service rate-limited (the catalogue's
+# words, in English: dashboard/live/outcomes.py stores them untranslated).
+RATE_LIMITED = catalogue_entry(errors.RateLimitedError).following
 
 
 def poll_messages_waiting_since(*, now: datetime) -> datetime | None:

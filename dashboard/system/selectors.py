@@ -22,9 +22,10 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max, Q
 from django.utils import timezone
+from django.utils.translation import gettext
 
 from dashboard.api import errors
-from dashboard.api.messages import CATALOGUE, FALLBACK
+from dashboard.api.messages import catalogue_entry
 from dashboard.audit.models import AuditEntry
 from dashboard.frame.areas import status_parts
 from dashboard.health import OK, ReadinessReport, broker_queue_depths, readiness_report
@@ -152,8 +153,10 @@ def cause_of_status(status: int | None) -> str:
         cls: type[errors.ApiError] = errors.ApiConnectionError
     else:
         cls = errors.error_class_for(status=status, error_type=None)
-    title = next((meaning.title for known, meaning in CATALOGUE if issubclass(cls, known)), FALLBACK.title)
-    return f"{title} (no answer)" if status is None else f"{title} ({status})"
+    title = gettext(catalogue_entry(cls).title)
+    if status is None:
+        return gettext("%(title)s (no answer)") % {"title": title}
+    return f"{title} ({status})"
 
 
 # --- reads ---------------------------------------------------------------------------
