@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 from django.urls import reverse
+from django.utils.translation import gettext, gettext_noop
 
 from dashboard.frame.areas import home_cards, nav_links
 from dashboard.palette.sources import (
@@ -33,8 +34,9 @@ from dashboard.people.roles import VIEW_AUDIT_TRAIL
 if TYPE_CHECKING:
     from dashboard.frame.workspace import ConsoleRequest
 
-KIND_KEYS = "API keys"
-KIND_AUDIT = "Audit trail"
+# Group keys in English, translated where the groups are made (search.palette_search).
+KIND_KEYS = gettext_noop("API keys")
+KIND_AUDIT = gettext_noop("Audit trail")
 # The trail's people and areas, read once a minute per workspace: the trail
 # grows with every write, and a keystroke must not scan it.
 AUDIT_CHOICES_SECONDS = 60
@@ -43,9 +45,15 @@ AUDIT_CHOICES_SECONDS = 60
 def pages_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
     user = request.user
     candidates: list[tuple[PaletteResult, str]] = [
-        (PaletteResult("Home", "What needs you, and every area", reverse("home"), KIND_PAGES), "start overview"),
+        # Found by their words in the person's language, and by these English ones.
         (
-            PaletteResult("Inbox", "Everything waiting for a person", reverse("inbox:index"), KIND_PAGES),
+            PaletteResult(gettext("Home"), gettext("What needs you, and every area"), reverse("home"), KIND_PAGES),
+            "start overview",
+        ),
+        (
+            PaletteResult(
+                gettext("Inbox"), gettext("Everything waiting for a person"), reverse("inbox:index"), KIND_PAGES
+            ),
             "needs you approvals questions waiting failed",
         ),
     ]
@@ -68,8 +76,13 @@ def keys_found(request: ConsoleRequest, query: str, limit: int) -> list[PaletteR
     url = reverse("keys:list")
     candidates = []
     for key in ApiKey.objects.filter(user_id=request.user.pk).order_by("-is_active", "workspace_name", "pk"):
-        state = "active" if key.is_active else "stored"
-        subtitle = f"Key “{key.label}”, {state}" + (f", role {key.member_role}" if key.member_role else "")
+        # The label and the role are the person's and the service's words, not translated.
+        if key.is_active:
+            subtitle = gettext("Key “%(label)s”, active") % {"label": key.label}
+        else:
+            subtitle = gettext("Key “%(label)s”, stored") % {"label": key.label}
+        if key.member_role:
+            subtitle = gettext("%(key)s, role %(role)s") % {"key": subtitle, "role": key.member_role}
         candidates.append((PaletteResult(key.workspace_name or key.label, subtitle, url, KIND_KEYS), "workspace key"))
     return ranked(query, candidates, limit=limit)
 
@@ -95,7 +108,10 @@ def audit_found(request: ConsoleRequest, query: str, limit: int) -> list[Palette
     candidates = [
         (
             PaletteResult(
-                f"Writes by {name}", "The audit trail, filtered", f"{url}?{urlencode({'person': name})}", KIND_AUDIT
+                gettext("Writes by %(name)s") % {"name": name},
+                gettext("The audit trail, filtered"),
+                f"{url}?{urlencode({'person': name})}",
+                KIND_AUDIT,
             ),
             "audit person",
         )
@@ -104,8 +120,8 @@ def audit_found(request: ConsoleRequest, query: str, limit: int) -> list[Palette
     candidates += [
         (
             PaletteResult(
-                f"Writes in {name.capitalize()}",
-                "The audit trail, filtered",
+                gettext("Writes in %(area)s") % {"area": gettext(name.capitalize())},
+                gettext("The audit trail, filtered"),
                 f"{url}?{urlencode({'area': name})}",
                 KIND_AUDIT,
             ),
@@ -117,12 +133,14 @@ def audit_found(request: ConsoleRequest, query: str, limit: int) -> list[Palette
 
 
 CORE_SOURCES: tuple[PaletteSource, ...] = (
-    PaletteSource(label="Pages", search=pages_found, needs_key=False),
+    # Labels in English (the log's words), translated where a page shows them
+    # (search._not_searched, sources.actions_source).
+    PaletteSource(label=gettext_noop("Pages"), search=pages_found, needs_key=False),
     actions_source(
-        "Actions",
-        PaletteAction("Add an API key", "keys:add", "new key store workspace"),
-        PaletteAction("Two-factor sign-in", "two_factor", "security totp recovery codes account"),
+        gettext_noop("Actions"),
+        PaletteAction(gettext_noop("Add an API key"), "keys:add", "new key store workspace"),
+        PaletteAction(gettext_noop("Two-factor sign-in"), "two_factor", "security totp recovery codes account"),
     ),
-    PaletteSource(label="API keys", search=keys_found, needs_key=False),
-    PaletteSource(label="The audit trail", search=audit_found),
+    PaletteSource(label=gettext_noop("API keys"), search=keys_found, needs_key=False),
+    PaletteSource(label=gettext_noop("The audit trail"), search=audit_found),
 )

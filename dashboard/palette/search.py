@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 from django.db import connections
+from django.utils.translation import get_language, gettext, gettext_lazy, ngettext
 
 from dashboard.api import errors
 from dashboard.api.attempts import separate_read_budget
@@ -44,7 +45,7 @@ MIN_REMOTE_CHARS = 2
 PALETTE_READ_SECONDS = 1.2
 PALETTE_WAIT_SECONDS = 1.5
 # What the palette says instead of the workspace's results while the key is refused.
-KEY_REFUSED_NOTE = (
+KEY_REFUSED_NOTE = gettext_lazy(
     "The service refused your API key, so nothing of this workspace is searched. "
     "Check it or add another on the API keys page."
 )
@@ -93,23 +94,37 @@ def _reason(exc: BaseException) -> str:
     if isinstance(exc, errors.ApiTimeoutError):
         return "the service is slow"
     if isinstance(exc, errors.RateLimitedError):
-        return "the service asks the console to slow down"
+        return gettext("the service asks the console to slow down")
     if isinstance(exc, errors.ApiConnectionError):
-        return "the service could not be reached"
+        return gettext("the service could not be reached")
     if isinstance(exc, errors.ServerError):
-        return "the service had an error"
+        return gettext("the service had an error")
     if isinstance(exc, (errors.PermissionDeniedError, errors.AuthenticationError)):
-        return "your key may not read them"
+        return gettext("your key may not read them")
     if isinstance(exc, errors.ApiError):
-        return "the service refused the search"
-    return "something went wrong"
+        return gettext("the service refused the search")
+    return gettext("something went wrong")
 
 
 def _failure(source: PaletteSource, exc: BaseException) -> str:
     if not isinstance(exc, errors.ApiError):
         # A bug, not the service: logged with its traceback, never shown.
         logger.error("palette source %s failed", source.label, exc_info=exc)
-    return f"{source.label} could not be searched ({_reason(exc)})"
+    return _not_searched(source, _reason(exc))
+
+
+def _in_a_sentence(label: str) -> str:
+    """A source's label inside a sentence: lower case where the language writes nouns so."""
+    return label if (get_language() or "").startswith("de") else label.lower()
+
+
+def _not_searched(source: PaletteSource, reason: str) -> str:
+    """ "Records could not be searched (the service is slow)": the source's
+    label (an area's English, translated when the catalog has it) and why."""
+    return gettext("%(source)s could not be searched (%(reason)s)") % {
+        "source": gettext(source.label),
+        "reason": reason,
+    }
 
 
 def _run_remote(source: PaletteSource, request: ConsoleRequest, query: str, limit: int) -> list[PaletteResult]:
@@ -127,7 +142,7 @@ def palette_search(*, request: ConsoleRequest, raw_query: str | None) -> Palette
     workspace = request.workspace
     has_key = bool(workspace.working_id)
     if workspace.refused:
-        answer.notes.append(KEY_REFUSED_NOTE)
+        answer.notes.append(str(KEY_REFUSED_NOTE))
     sources = [source for source in palette_sources() if has_key or not source.needs_key]
     remote = [source for source in sources if source.remote]
     local = [source for source in sources if not source.remote]
@@ -146,8 +161,16 @@ def palette_search(*, request: ConsoleRequest, raw_query: str | None) -> Palette
             future = pool.submit(context.run, _run_remote, source, request, query, GROUP_LIMIT)
             futures[future] = (sources.index(source), source)
     elif remote:
-        labels = ", ".join(source.label.lower() for source in remote)
-        answer.notes.append(f"Type {MIN_REMOTE_CHARS} characters or more to search {labels} too.")
+        # Lower case in English ("records, agents"); German keeps its nouns' capitals.
+        labels = ", ".join(_in_a_sentence(gettext(source.label)) for source in remote)
+        answer.notes.append(
+            ngettext(
+                "Type %(count)s character or more to search %(labels)s too.",
+                "Type %(count)s characters or more to search %(labels)s too.",
+                MIN_REMOTE_CHARS,
+            )
+            % {"count": MIN_REMOTE_CHARS, "labels": labels}
+        )
 
     for source in local:
         try:
@@ -159,7 +182,7 @@ def palette_search(*, request: ConsoleRequest, raw_query: str | None) -> Palette
         done, _ = wait(futures, timeout=PALETTE_WAIT_SECONDS)
         for future, (position, source) in futures.items():
             if future not in done:
-                answer.failures.append(f"{source.label} could not be searched (the service is slow)")
+                answer.failures.append(_not_searched(source, gettext("the service is slow")))
                 continue
             error = future.exception()
             if error is not None:
@@ -179,7 +202,8 @@ def palette_search(*, request: ConsoleRequest, raw_query: str | None) -> Palette
             group = groups.setdefault(result.kind, [])
             if len(group) < GROUP_LIMIT:
                 group.append(result)
-    answer.groups = [PaletteGroup(kind, told_apart(results)) for kind, results in groups.items()]
+    # A group's kind is its English key ("Records"); the heading is in the person's language.
+    answer.groups = [PaletteGroup(gettext(kind), told_apart(results)) for kind, results in groups.items()]
     return answer
 
 
@@ -200,7 +224,11 @@ def told_apart(results: list[PaletteResult]) -> list[PaletteResult]:
     for result in results:
         tail = _address_tail(result.url)
         if lines[(fold(result.title), result.subtitle)] > 1 and tail:
-            subtitle = f"{result.subtitle}, id {tail}…" if result.subtitle else f"Id {tail}…"
+            subtitle = (
+                gettext("%(subtitle)s, id %(id)s…") % {"subtitle": result.subtitle, "id": tail}
+                if result.subtitle
+                else gettext("Id %(id)s…") % {"id": tail}
+            )
             result = replace(result, subtitle=subtitle)
         told.append(result)
     return told

@@ -37,6 +37,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import gettext, gettext_noop
 
 if TYPE_CHECKING:
     from dashboard.frame.workspace import ConsoleRequest
@@ -45,9 +46,10 @@ if TYPE_CHECKING:
 # and a pasted page of text must not become a dozen remote searches of it.
 QUERY_MAX = 100
 
-# The groups of the core's results, in the person's words.
-KIND_PAGES = "Pages"
-KIND_ACTIONS = "Actions"
+# The groups of the core's results, in the person's words: English here (a
+# group's key), translated where the groups are made (search.palette_search).
+KIND_PAGES = gettext_noop("Pages")
+KIND_ACTIONS = gettext_noop("Actions")
 
 
 @dataclass(frozen=True)
@@ -105,7 +107,7 @@ def actions_source(label: str, *actions: PaletteAction) -> PaletteSource:
                 url = reverse(action.url_name)
             except NoReverseMatch:
                 continue
-            found.append((PaletteResult(action.label, action.keywords, url, KIND_ACTIONS), action.keywords))
+            found.append((PaletteResult(gettext(action.label), action.keywords, url, KIND_ACTIONS), action.keywords))
         return ranked(query, found, limit=limit)
 
     return PaletteSource(label=label, search=search, needs_key=False)

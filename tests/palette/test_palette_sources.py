@@ -280,3 +280,26 @@ def test_saved_briefs_are_found_by_their_words_from_the_database(console, servic
     option = next(o for o in select(html, "[role=option]") if "Quarterly report" in text_of(o))
     assert option["href"] == reverse("studio:brief", args=[brief.pk])
     assert not any("brief" in path for path in calls.paths)
+
+
+def test_in_german_the_core_entries_groups_and_a_failure_read_in_german(console, service):
+    """The person's language (here the browser's): the core's entries, the
+    group headings and why a source failed; a name from the service stays."""
+    service.get("/v1/objects/deals/records").mock(return_value=httpx.Response(503, json={"error": {}}))
+
+    html = parse(console.get(reverse("palette"), {"q": "quokka"}, HTTP_ACCEPT_LANGUAGE="de", **HTMX).content)
+
+    assert groups_of(html)["Agenten"] == ["Quokka helper"]
+    assert [text_of(line) for line in select(html, ".palette-results__failure")] == [
+        "Datensätze: Suche nicht möglich (beim Dienst ist ein Fehler aufgetreten)"
+    ]
+
+
+def test_in_german_home_and_inbox_are_found_by_their_german_words(logged_in_client):
+    with RemoteCallCounter() as calls:
+        html = parse(logged_in_client.get(reverse("palette"), {"q": "posteingang"}, HTTP_ACCEPT_LANGUAGE="de").content)
+
+    options = select(html, "[role=listbox] [role=group] [role=option]")
+    assert [text_of(one(option, ".palette-option__title")) for option in options][:1] == ["Posteingang"]
+    assert text_of(one(options[0], ".palette-option__subtitle")).startswith("Alles, was auf eine Person wartet")
+    assert calls.count == 0
