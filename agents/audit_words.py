@@ -3,13 +3,19 @@ agent by the name the console keeps (the insights refresh's and the inbox
 refresh's, a decision's own), the action, and what was sent where the
 console kept it (a chat message is its tracked row, found by the write's
 Idempotency-Key). An agent the console knows no name of is "an agent":
-never its id."""
+never its id.
+
+The lines are made when the trail is shown (nothing stored changes), so they
+are in the reader's language; names, messages and a decision's stored
+summary are as they were kept."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from agents.decisions import via_words
+from django.utils.translation import gettext, pgettext
+
+from agents.decisions import VIA_WORDS
 from agents.inbox import agent_names_known
 from agents.live import INVOCATION_KIND
 from agents.models import InsightsRefresh
@@ -44,18 +50,27 @@ def _messages(entries: list[Any], workspace_id: str) -> dict[str, str]:
     return dict(rows)
 
 
+def _via(via: str) -> str:
+    """The path of a decision in the reader's words (agents/decisions.py keeps them in English)."""
+    if via.startswith("token "):
+        return gettext("via %(token)s") % {"token": via}  # a personal access token, by its name
+    return gettext(VIA_WORDS[via]) if via in VIA_WORDS else ""
+
+
 def _decision(entry: Any, name: str) -> str:
     details = entry.details if isinstance(entry.details, dict) else {}
     agent = str(details.get("agent_name") or name)
-    of_agent = f" of {agent}" if agent else ""
     if entry.kind == "approval_decision" and entry.summary:
         # The decision flow's words (agents/decisions.py), the same from every path; the path after them.
-        via = via_words(str(details.get("via") or ("bulk" if details.get("bulk") else "")))
-        about = "; ".join(part for part in (f"an approval{of_agent}" if agent else "", via) if part)
+        via = _via(str(details.get("via") or ("bulk" if details.get("bulk") else "")))
+        of_agent = gettext("an approval of %(agent)s") % {"agent": agent} if agent else ""
+        about = "; ".join(part for part in (of_agent, via) if part)
         return f"{entry.summary} ({about})" if about else entry.summary
     if entry.status == 409:
-        return f"Tried to decide an approval{of_agent}: it was already decided"
-    return f"Decided an approval{of_agent}"
+        if agent:
+            return gettext("Tried to decide an approval of %(agent)s: it was already decided") % {"agent": agent}
+        return gettext("Tried to decide an approval: it was already decided")
+    return gettext("Decided an approval of %(agent)s") % {"agent": agent} if agent else gettext("Decided an approval")
 
 
 def audit_words(entries: list[Any], workspace_id: str) -> dict[int, str]:
@@ -73,22 +88,26 @@ def audit_words(entries: list[Any], workspace_id: str) -> dict[int, str]:
             details = entry.details if isinstance(entry.details, dict) else {}
             words[entry.pk] = _decision(entry, names.get(str(details.get("agent_id") or ""), ""))
             continue
-        name = names.get(parts[1], "an agent") if len(parts) > 1 else ""
+        unnamed = pgettext("an agent the console knows no name of", "an agent")
+        name = names.get(parts[1], unnamed) if len(parts) > 1 else ""
         action = parts[2] if len(parts) > 2 else ""
         if len(parts) == 1 and entry.method == "POST":
-            words[entry.pk] = "Asked the builder for a new agent"
+            words[entry.pk] = gettext("Asked the builder for a new agent")
         elif len(parts) == 2 and entry.method == "PATCH":
-            words[entry.pk] = f"Renamed or changed {name}"
+            words[entry.pk] = gettext("Renamed or changed %(agent)s") % {"agent": name}
         elif action == "activate":
-            words[entry.pk] = f"Activated {name}"
+            words[entry.pk] = gettext("Activated %(agent)s") % {"agent": name}
         elif action == "pause":
-            words[entry.pk] = f"Paused {name}"
+            words[entry.pk] = gettext("Paused %(agent)s") % {"agent": name}
         elif action == "runs" and entry.method == "POST":
             message = messages.get(entry.idempotency_key, "")
             if message.startswith("Event "):
-                words[entry.pk] = f"Sent an event to {name}"
+                words[entry.pk] = gettext("Sent an event to %(agent)s") % {"agent": name}
             elif message:
-                words[entry.pk] = f"Sent a message to {name}: “{_quoted(message)}”"
+                words[entry.pk] = gettext("Sent a message to %(agent)s: “%(message)s”") % {
+                    "agent": name,
+                    "message": _quoted(message),
+                }
             else:
-                words[entry.pk] = f"Sent a message to {name}"
+                words[entry.pk] = gettext("Sent a message to %(agent)s") % {"agent": name}
     return words

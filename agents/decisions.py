@@ -37,6 +37,8 @@ import dataclasses
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext_noop
+
 from agents import queue, quorum, selectors, services
 from agents.events import approval_decided
 from agents.reading import CONFIRM_RISKS, read_approval
@@ -66,14 +68,16 @@ VIA_REINSTRUCT = "re-instruct"
 VIA_DEADLINE = "deadline"
 # A message's Approve / Reject (agents/message_decisions.py), after its confirmation page or Slack button.
 VIA_EMAIL, VIA_SLACK, VIA_TEAMS, VIA_PUSH = "email", "slack", "teams", "push"
+# English: the event a decision sends keeps these words; the audit page
+# translates them when it shows them (agents/audit_words.py).
 VIA_WORDS = {
-    VIA_BULK: "in a bulk decision",
-    VIA_REINSTRUCT: "to send a corrected instruction",
-    VIA_DEADLINE: "by the console, not a person",
-    VIA_EMAIL: "from email",
-    VIA_SLACK: "from Slack",
-    VIA_TEAMS: "from Teams",
-    VIA_PUSH: "from a phone's notification",
+    VIA_BULK: gettext_noop("in a bulk decision"),
+    VIA_REINSTRUCT: gettext_noop("to send a corrected instruction"),
+    VIA_DEADLINE: gettext_noop("by the console, not a person"),
+    VIA_EMAIL: gettext_noop("from email"),
+    VIA_SLACK: gettext_noop("from Slack"),
+    VIA_TEAMS: gettext_noop("from Teams"),
+    VIA_PUSH: gettext_noop("from a phone's notification"),
 }
 
 

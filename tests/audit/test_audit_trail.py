@@ -167,12 +167,12 @@ def test_a_write_is_filed_under_the_area_that_declares_its_resource(path, area):
     assert area_of(path) == area
 
 
-def test_agent_writes_read_in_words_with_the_agent_by_name_and_the_outcome(api_key, user, logged_in_client):
+def agent_writes(api_key) -> tuple[str, str]:
+    """Four writes of Agents and Approvals, one agent of them named (the insights refresh's)."""
     from agents.live import INVOCATION_KIND
     from agents.models import InsightsRefresh
     from dashboard.live.services import operation_track
 
-    make_auditor(user)
     agent_id, unknown = "995f7252-0000-4000-8000-000000000001", "995f7252-0000-4000-8000-000000000002"
     InsightsRefresh.objects.create(workspace_id=api_key.workspace_id, agent_names={agent_id: "Lead qualifier"})
     operation_track(
@@ -189,6 +189,12 @@ def test_agent_writes_read_in_words_with_the_agent_by_name_and_the_outcome(api_k
         status=None,
         summary=f"Created or sent agents/{agent_id}/activate",
     )
+    return agent_id, runs
+
+
+def test_agent_writes_read_in_words_with_the_agent_by_name_and_the_outcome(api_key, user, logged_in_client):
+    make_auditor(user)
+    agent_id, runs = agent_writes(api_key)
 
     page = parse(logged_in_client.get(reverse("audit:index")).content)
     rows = page.select("#audit-entries tbody tr")
@@ -207,3 +213,19 @@ def test_agent_writes_read_in_words_with_the_agent_by_name_and_the_outcome(api_k
     # The request stays beside the words, out of the line; no id is in the words.
     assert all(agent_id not in text_of(one(row, ".audit-words")) for row in rows)
     assert text_of(one(rows[3], ".audit-request code")) == f"POST {runs}"
+
+
+def test_agent_writes_read_in_the_readers_language_with_names_and_messages_as_kept(api_key, user, logged_in_client):
+    """The lines are made when the page renders: in German for a German
+    reader; the agent's name and the message sent stay as they were kept."""
+    make_auditor(user)
+    agent_writes(api_key)
+
+    page = parse(logged_in_client.get(reverse("audit:index"), HTTP_ACCEPT_LANGUAGE="de").content)
+
+    assert [text_of(one(row, ".audit-words")) for row in page.select("#audit-entries tbody tr")] == [
+        "Hat Lead qualifier aktiviert",
+        "Wollte eine Freigabe entscheiden: Sie war bereits entschieden",
+        "Hat einen Agenten pausiert",
+        "Hat eine Nachricht an Lead qualifier gesendet: „Qualify Ada from Initech“",
+    ]
