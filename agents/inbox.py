@@ -23,6 +23,7 @@ from urllib.parse import urlencode
 from django.db import connection
 from django.db.models import Field
 from django.urls import reverse
+from django.utils.translation import gettext, ngettext
 
 from agents.deadlines import approval_due_at, deadline_overrides
 from agents.deadlines import time_left as left_until
@@ -275,10 +276,16 @@ def _builder_questions(viewer: InboxViewer, names: dict[str, str]) -> list[Inbox
         questions = [text(as_dict(question).get("text")) for question in as_list(answer.questions)]
         questions = [question for question in questions if question]
         count = len(questions)
+        # The questions and the builder's message are the service's words, not translated.
         title = (
-            f"The agent builder asks {count} question{'s' if count != 1 else ''}: {questions[0]}"
+            ngettext(
+                "The agent builder asks %(count)s question: %(question)s",
+                "The agent builder asks %(count)s questions: %(question)s",
+                count,
+            )
+            % {"count": count, "question": questions[0]}
             if questions
-            else (answer.message or "The agent builder needs an answer")
+            else (answer.message or gettext("The agent builder needs an answer"))
         )
         # Which agent it is about: two drafts' questions read alike otherwise.
         name = names.get(answer.agent_id, "")

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from django.core.cache import cache
+from django.utils.translation import gettext, ngettext
 
 from dashboard.api import errors
 from dashboard.api.paths import api_path
@@ -269,12 +270,14 @@ def compute(
         read.values[record_id] = row
     if partial_rows:
         if failures and not why:
-            why = "the links of some rows could not be read"
-        read.problem = (
-            f"Lookups and rollups of {partial_rows} row{'s' if partial_rows != 1 else ''} are partial: "
-            f"not every linked record could be read for this page ({why or 'some could not be read'}). "
-            "Show fewer rows per page to read them all."
-        )
+            why = gettext("the links of some rows could not be read")
+        read.problem = ngettext(
+            "Lookups and rollups of %(count)s row are partial: not every linked record could be read "
+            "for this page (%(why)s). Show fewer rows per page to read them all.",
+            "Lookups and rollups of %(count)s rows are partial: not every linked record could be read "
+            "for this page (%(why)s). Show fewer rows per page to read them all.",
+            partial_rows,
+        ) % {"count": partial_rows, "why": why or gettext("some could not be read")}
     return checked, read
 
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext, ngettext
 from simpleeval import InvalidExpression, SimpleEval
 
 NUMBER = "number"
@@ -290,7 +291,10 @@ class _Checker:
         fewest = len(signature.args) - signature.optional
         most = None if signature.repeat else len(signature.args)
         if count < fewest or (most is not None and count > most):
-            raise FormulaError(f"{name} takes {_how_many(fewest, most)}; it was given {count}.")
+            raise FormulaError(
+                gettext("%(function)s takes %(how_many)s; it was given %(count)s.")
+                % {"function": name, "how_many": _how_many(fewest, most), "count": count}
+            )
         types = []
         for index, arg in enumerate(node.args):
             wanted = signature.args[min(index, len(signature.args) - 1)]
@@ -308,10 +312,10 @@ class _Checker:
 
 def _how_many(fewest: int, most: int | None) -> str:
     if most is None:
-        return f"at least {fewest} value{'s' if fewest != 1 else ''}"
+        return ngettext("at least %(count)s value", "at least %(count)s values", fewest) % {"count": fewest}
     if fewest == most:
-        return f"{fewest} value{'s' if fewest != 1 else ''}"
-    return f"{fewest} to {most} values"
+        return ngettext("%(count)s value", "%(count)s values", fewest) % {"count": fewest}
+    return gettext("%(fewest)s to %(most)s values") % {"fewest": fewest, "most": most}
 
 
 # --- values ------------------------------------------------------------------

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 from django.core.cache import cache
 from django.urls import NoReverseMatch, reverse
 from django.utils.timesince import timesince
+from django.utils.translation import ngettext
 
 from dashboard.api.paths import api_path
 from dashboard.palette.sources import (
@@ -92,8 +93,11 @@ def objects_found(request: ConsoleRequest, query: str, limit: int) -> list[Palet
         plural, singular = _names(definition)
         key = text(definition.get("key"))
         fields = len(as_list(definition.get("fields")))
-        kind = "built-in object" if definition.get("kind") == "system" else "object"
-        subtitle = f"{kind.capitalize()}, {fields} field{'s' if fields != 1 else ''}"
+        if definition.get("kind") == "system":
+            subtitle = ngettext("Built-in object, %(count)s field", "Built-in object, %(count)s fields", fields)
+        else:
+            subtitle = ngettext("Object, %(count)s field", "Object, %(count)s fields", fields)
+        subtitle %= {"count": fields}
         more = f"{singular} {key} {text(definition.get('description'))}"
         url = _url("objects:records", key)
         if url:

@@ -20,6 +20,7 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.urls import reverse
+from django.utils.translation import ngettext
 
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
@@ -382,11 +383,14 @@ def _linked_records(
         meaning = meaning_of(exc)
         unread = len(set(record_ids) - set(raw))
         said = said_by_service(exc)
-        problem = with_request_id(
-            f"Linked records of {unread} row{'s' if unread != 1 else ''} could not be read: {meaning.title}"
-            f"{': ' + said if said else ''}. {meaning.advice}",
-            exc,
-        )
+        # The catalogue's words are translated (meaning_of); the service's own (said) are not.
+        reason = f"{meaning.title}: {said}" if said else meaning.title
+        words = ngettext(
+            "Linked records of %(count)s row could not be read: %(reason)s.",
+            "Linked records of %(count)s rows could not be read: %(reason)s.",
+            unread,
+        ) % {"count": unread, "reason": reason}
+        problem = with_request_id(f"{words} {meaning.advice}", exc)
     return linked, problem
 
 

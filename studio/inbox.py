@@ -7,6 +7,7 @@ a later turn of the same conversation (or on the same artifact) has left."""
 from __future__ import annotations
 
 from django.urls import reverse
+from django.utils.translation import ngettext
 
 from dashboard.inbox.selectors import failures_since
 from dashboard.inbox.sources import (
@@ -87,7 +88,11 @@ def items(viewer: InboxViewer) -> list[InboxItem]:
             )
         elif pending and op.status == "completed":
             count = len(pending)
-            title = f"{count} video request{'s' if count != 1 else ''} wait{'' if count != 1 else 's'} for your go-ahead ({_short(op.title, 80)})"
+            title = ngettext(
+                "%(count)s video request waits for your go-ahead (%(title)s)",
+                "%(count)s video requests wait for your go-ahead (%(title)s)",
+                count,
+            ) % {"count": count, "title": _short(op.title, 80)}
             found.append(InboxItem(key=f"turn:{op.pk}", kind=KIND_VIDEO, title=title, since=op.updated_at, **common))
         elif op.status in ("failed", TrackedOperation.STATUS_STOPPED) and op.updated_at >= cutoff:
             reason = turn["error_message"] or op.last_error

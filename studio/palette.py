@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 
 from django.core.cache import cache
 from django.urls import NoReverseMatch, reverse
+from django.utils.translation import ngettext
 
 from dashboard.palette.sources import PaletteAction, PaletteResult, PaletteSource, actions_source, ranked
 from studio.briefs import briefs_visible, studio_words
@@ -43,9 +44,11 @@ def conversations_found(request: ConsoleRequest, query: str, limit: int) -> list
         title = name or op.title or "A conversation"
         studio = conversation.studio.capitalize() or "Studio"
         turns = conversation.turn_count
-        subtitle = (
-            f"{studio} conversation, {turns} turn{'s' if turns != 1 else ''}, started by {conversation.started_by}"
-        )
+        subtitle = ngettext(
+            "%(studio)s conversation, %(count)s turn, started by %(person)s",
+            "%(studio)s conversation, %(count)s turns, started by %(person)s",
+            turns,
+        ) % {"studio": studio, "count": turns, "person": conversation.started_by}
         url = reverse("studio:turn", args=[op.pk])
         candidates.append((PaletteResult(title, subtitle, url, KIND_CONVERSATIONS), op.title))
     return ranked(query, candidates, limit=limit)

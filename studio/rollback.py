@@ -76,8 +76,10 @@ def go_back_message(result: TurnResult, *, later: list[TurnResult], when: str) -
     thing = "site" if result.studio == "website" else "app"
     lines = [
         f"Go back to the {thing} as it was on {when}, right after this request: “{' '.join(result.asked.split())}”.",
+        # Sent to the director (the service) as the turn's message, not shown as the console's words: English.
         f"Undo every change asked for after it, keeping everything else as it is. The {len(later)} later "
-        f"request{'s' if len(later) != 1 else ''} to undo, oldest first:",
+        + ("request" if len(later) == 1 else "requests")
+        + " to undo, oldest first:",
     ]
     lines += [f"{number}. “{' '.join(item.asked.split())}”" for number, item in enumerate(later, start=1)]
     if result.public_url:

@@ -125,7 +125,10 @@ def own_password_change(*, user: AbstractBaseUser, new_password: str, keep_sessi
             actor=user,
             subject=user,
             action="password_changed",
-            summary=f"{user.get_username()} changed their password; {ended} other session{'s' if ended != 1 else ''} signed out",
+            # An audit summary is stored, append-only, for operators: English, both forms written out.
+            summary=f"{user.get_username()} changed their password; {ended} other "
+            + ("session" if ended == 1 else "sessions")
+            + " signed out",
             details={"other_sessions_signed_out": ended},
         )
     return ended

@@ -108,7 +108,8 @@ def sessions_sign_out_others(*, user: AbstractBaseUser, keep_session_key: str | 
             actor=user,
             subject=user,
             action="sessions_signed_out",
-            summary=f"{display_name(user)} signed out {ended} other session{'s' if ended != 1 else ''}",
+            # An audit summary is stored, append-only, for operators: English, both forms written out.
+            summary=f"{display_name(user)} signed out {ended} other " + ("session" if ended == 1 else "sessions"),
             details={"sessions": ended},
         )
     return ended
@@ -318,7 +319,10 @@ def person_keys_delete(*, user: AbstractBaseUser, by: AbstractBaseUser) -> int:
                 actor=by,
                 subject=user,
                 action="keys_deleted",
-                summary=f"{len(keys)} stored API key{'s' if len(keys) != 1 else ''} of {display_name(user)} deleted",
+                # Stored for operators (the audit trail): English, both forms written out.
+                summary=f"{len(keys)} stored "
+                + ("API key" if len(keys) == 1 else "API keys")
+                + f" of {display_name(user)} deleted",
                 details={"keys": [f"{key.label} ({key.masked}, {key.workspace_name})" for key in keys]},
             )
     return len(keys)

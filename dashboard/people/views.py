@@ -19,7 +19,7 @@ from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -99,8 +99,19 @@ def invite(request: ConsoleRequest) -> HttpResponseBase:
         if not done.refused:
             messages.success(
                 request,
-                f"Invitation{'s' if len(done.sent) > 1 else ''} sent to {sent} as {role}. "
-                f"Each link works once, for {settings.INVITATION_DAYS} days.",
+                ngettext(
+                    "Invitation sent to %(emails)s as %(role)s.",
+                    "Invitations sent to %(emails)s as %(role)s.",
+                    len(done.sent),
+                )
+                % {"emails": sent, "role": role}
+                + " "
+                + ngettext(
+                    "Each link works once, for %(days)s day.",
+                    "Each link works once, for %(days)s days.",
+                    settings.INVITATION_DAYS,
+                )
+                % {"days": settings.INVITATION_DAYS},
             )
             return client_redirect(request, reverse("people:index"))
         # The box keeps what was not sent, to fix and send again.
@@ -286,8 +297,12 @@ def deactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
         ended = services.person_deactivate(user=user, by=request.user)
     except services.PeopleRefusal as refusal:
         return _in_place(request, user, error=refusal.message)
-    sessions = f"{ended} open session{'s' if ended != 1 else ''} ended"
-    return _done(request, user, f"{user.get_username()} is deactivated ({sessions}); their stored keys are unused.")
+    words = ngettext(
+        "%(name)s is deactivated (%(count)s open session ended); their stored keys are unused.",
+        "%(name)s is deactivated (%(count)s open sessions ended); their stored keys are unused.",
+        ended,
+    )
+    return _done(request, user, words % {"name": user.get_username(), "count": ended})
 
 
 @works_without_key
@@ -296,7 +311,7 @@ def deactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
 def reactivate(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     user = _person_or_404(pk)
     services.person_reactivate(user=user, by=request.user)
-    return _done(request, user, f"{user.get_username()} can sign in again.")
+    return _done(request, user, gettext("%(name)s can sign in again.") % {"name": user.get_username()})
 
 
 @works_without_key
@@ -307,7 +322,8 @@ def keys_delete(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     if not _confirmed(request):
         return _in_place(request, user, confirm="keys")
     deleted = services.person_keys_delete(user=user, by=request.user)
-    return _done(request, user, f"{deleted} stored key{'s' if deleted != 1 else ''} of {user.get_username()} deleted.")
+    words = ngettext("%(count)s stored key of %(name)s deleted.", "%(count)s stored keys of %(name)s deleted.", deleted)
+    return _done(request, user, words % {"count": deleted, "name": user.get_username()})
 
 
 # --- accepting an invitation (public) ------------------------------------------------

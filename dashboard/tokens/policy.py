@@ -54,9 +54,14 @@ def token_policy_set(*, max_days: int | None, by) -> int:
             actor=by,
             subject=None,
             action="token_policy_set",
+            # An audit summary is stored, append-only, for operators: English, both forms written out.
             summary=(
                 f"Set the longest life of an access token to {days or ceiling} days"
-                + (f"; {shortened} token{'s' if shortened != 1 else ''} shortened to fit" if shortened else "")
+                + (
+                    f"; {shortened} " + ("token" if shortened == 1 else "tokens") + " shortened to fit"
+                    if shortened
+                    else ""
+                )
             ),
             details={"max_days": days or ceiling, "shortened": shortened},
         )

@@ -9,7 +9,7 @@ from django.contrib.auth import get_user_model
 from django.contrib.auth.models import PermissionsMixin
 from django.http import Http404, HttpResponse
 from django.shortcuts import redirect, render
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_POST
 
@@ -108,8 +108,13 @@ def token_policy(request: ConsoleRequest) -> HttpResponse:
     if not form.is_valid():
         return _page(request, TokenForm(user=request.user), policy_form=form, status=400)
     shortened = token_policy_set(max_days=form.cleaned_data["max_days"], by=request.user)
-    words = f"Tokens now live at most {token_days_most()} days."
+    most = token_days_most()
+    words = ngettext("Tokens now live at most %(days)s day.", "Tokens now live at most %(days)s days.", most) % {
+        "days": most
+    }
     if shortened:
-        words += f" {shortened} token{'s' if shortened != 1 else ''} in force now expire sooner."
+        words += " " + ngettext(
+            "%(count)s token in force now expires sooner.", "%(count)s tokens in force now expire sooner.", shortened
+        ) % {"count": shortened}
     messages.success(request, words)
     return redirect("tokens:list")

@@ -11,7 +11,7 @@ from django.db import transaction
 from django.http import Http404, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
-from django.utils.translation import gettext, gettext_lazy
+from django.utils.translation import gettext, gettext_lazy, ngettext
 from django.views.decorators.http import require_http_methods
 
 from dashboard.frame.permissions import requires_write
@@ -187,11 +187,13 @@ def _likely_key(keys: list, mapping: dict[str, str]) -> str:
 
 def required_message(missing: list) -> str:
     names = ", ".join(f.label for f in missing)
-    return (
-        f"No column fills the required field{'s' if len(missing) > 1 else ''} {names}: "
-        "every new record would be refused. Choose the column that fills "
-        f"{'each' if len(missing) > 1 else 'it'}."
-    )
+    return ngettext(
+        "No column fills the required field %(names)s: every new record would be refused. "
+        "Choose the column that fills it.",
+        "No column fills the required fields %(names)s: every new record would be refused. "
+        "Choose the column that fills each.",
+        len(missing),
+    ) % {"names": names}
 
 
 @require_http_methods(["GET", "POST"])

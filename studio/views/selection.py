@@ -20,7 +20,7 @@ from django.contrib import messages
 from django.http import HttpResponse, HttpResponseBase
 from django.shortcuts import redirect, render
 from django.urls import reverse
-from django.utils.translation import gettext
+from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_POST
 
 from dashboard.frame.workspace import ConsoleRequest
@@ -110,22 +110,26 @@ def selection_add_all(request: ConsoleRequest) -> HttpResponseBase:
     board = usable_id(request.POST.get("board"))
     if source == "board" and board:
         ids = [image["id"] for image in board_images(client=request.workspace.client, board_id=board)]
-        where = "on this board"
+        where = gettext("on this board")
     elif source == "collection":
         collection = collection_get(
             workspace_id=request.workspace.id, collection_id=database_id(request.POST.get("collection")) or 0
         )
         ids = [item.item_id for item in collection_items(collection=collection, kind="images")]
-        where = f"in “{collection.name}”"
+        where = gettext("in “%(collection)s”") % {"collection": collection.name}
     elif source == "search":
         ids = _search_ids(request)
-        where = "matching the search"
+        where = gettext("matching the search")
     else:
         ids, where = [], ""
     change = selection_add(session=request.session, workspace_id=request.workspace.id, ids=ids)
-    done = f"Selected {change.added} more image{'s' if change.added != 1 else ''} {where}: {change.count} in all."
+    done = ngettext(
+        "Selected %(count)s more image %(where)s: %(total)s in all.",
+        "Selected %(count)s more images %(where)s: %(total)s in all.",
+        change.added,
+    ) % {"count": change.added, "where": where, "total": change.count}
     if not ids:
-        done = "There are no images to select here."
+        done = gettext("There are no images to select here.")
     return _answer(request, change, done)
 
 

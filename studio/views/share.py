@@ -11,6 +11,7 @@ from django.http import Http404, HttpResponse, HttpResponseBase
 from django.shortcuts import render
 from django.urls import reverse
 from django.utils import timezone
+from django.utils.translation import ngettext
 from django.views.decorators.cache import never_cache
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -107,7 +108,8 @@ def _images_chosen(request: ConsoleRequest) -> tuple[str, list[str], str]:
         ids = [item.item_id for item in collection_items(collection=collection, kind="images")]
         return collection.name, ids[: sharing.MAX_IMAGES], reverse("studio:collection", args=[collection.pk])
     ids = selection_ids(session=request.session, workspace_id=request.workspace.id)
-    return f"{len(ids)} selected image{'s' if len(ids) != 1 else ''}", ids, reverse("studio:selection")
+    chosen = ngettext("%(count)s selected image", "%(count)s selected images", len(ids)) % {"count": len(ids)}
+    return chosen, ids, reverse("studio:selection")
 
 
 @require_http_methods(["GET", "POST"])

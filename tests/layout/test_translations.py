@@ -25,23 +25,7 @@ NOT_YET_MARKED: set[str] = set()
 
 # Python files that still add an English plural "s" by hand. Only ever remove a line.
 PLURALS_BY_HAND = {
-    "agents/inbox.py",
     "agents/quorum.py",
-    "dashboard/accounts/services.py",
-    "dashboard/people/services.py",
-    "dashboard/people/views.py",
-    "dashboard/tokens/policy.py",
-    "dashboard/tokens/views.py",
-    "objects/computed.py",
-    "objects/formulas.py",
-    "objects/palette.py",
-    "objects/records.py",
-    "objects/views/imports.py",
-    "studio/inbox.py",
-    "studio/palette.py",
-    "studio/rollback.py",
-    "studio/views/selection.py",
-    "studio/views/share.py",
 }
 
 LOCALE = ROOT / "locale"

@@ -208,6 +208,29 @@ def test_an_administrator_deletes_someones_stored_keys_after_confirming(admin_cl
     assert len(entry.details["keys"]) == 2 and "svc_sk_live_bobsecret" not in str(entry.details)
 
 
+@pytest.mark.parametrize(
+    ("language", "count", "said"),
+    [
+        ("de", 1, "1 gespeicherter Schlüssel von bob gelöscht."),
+        ("de", 2, "2 gespeicherte Schlüssel von bob gelöscht."),
+        ("fr", 1, "1 clé enregistrée de bob supprimée."),
+        ("fr", 2, "2 clés enregistrées de bob supprimées."),
+    ],
+)
+def test_keys_deleted_is_said_in_the_administrators_language_with_its_plural(admin_client, bob, language, count, said):
+    for number in range(count):
+        stored_api_key(user=bob, secret=f"svc_sk_live_bobsecret000{number}", label=f"Key {number}", key_id=f"k{number}")
+
+    page = admin_client.post(
+        reverse("people:keys_delete", args=[bob.pk]), {"confirm": "yes"}, follow=True, HTTP_ACCEPT_LANGUAGE=language
+    )
+
+    assert said in texts(page.content, "#messages .alert")
+    # The audit summary is stored for operators: English, whoever deleted them.
+    entry = AuditEntry.objects.get(action="keys_deleted")
+    assert entry.summary == f"{count} stored {'API key' if count == 1 else 'API keys'} of bob deleted"
+
+
 def test_the_person_page_lists_key_labels_never_keys(admin_client, bob):
     stored_api_key(user=bob, secret="svc_sk_live_bobsecret0005", label="Marketing")
 
