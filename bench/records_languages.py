@@ -132,19 +132,21 @@ def main() -> int:
     if args.json:
         print(json.dumps(figures, indent=2))
         return 0
+    rows = [
+        *((f"records page ({language}), median", f"page_median_ms_{language}", " ms") for language in LANGUAGES),
+        ("ratio page de / en", "ratio_page_de_to_en", "   (goal <= 1.1)"),
+        ("ratio page fr / en", "ratio_page_fr_to_en", "   (goal <= 1.1)"),
+        (f"{count:,} cells, formats resolved once (en), median", "cells_median_ms_en", " ms"),
+        (f"{count:,} cells, formats resolved once (de), median", "cells_median_ms_de", " ms"),
+        (f"{count:,} cells, Django's formats per value (de), median", "django_per_value_median_ms_de", " ms"),
+        ("ratio cells de / en", "ratio_cells_de_to_en", ""),
+        ("ratio Django per value / resolved once (de)", "ratio_django_per_value_to_cells_de", ""),
+    ]
     print(
         f"Records page in three languages: {RECORDS} records x {len(EVERY_TYPE_FIELDS)} fields, {args.runs} runs each"
     )
-    for language in LANGUAGES:
-        print(f"  records page ({language}), median:                  {figures[f'page_median_ms_{language}']:>8} ms")
-    print(f"  ratio page de / en:                            {figures['ratio_page_de_to_en']:>8}   (goal <= 1.1)")
-    print(f"  ratio page fr / en:                            {figures['ratio_page_fr_to_en']:>8}   (goal <= 1.1)")
-    print(f"  {count:,} number, currency, date and datetime cells:")
-    print(f"    formats resolved once (en), median:          {figures['cells_median_ms_en']:>8} ms")
-    print(f"    formats resolved once (de), median:          {figures['cells_median_ms_de']:>8} ms")
-    print(f"    Django's formats per value (de), median:     {figures['django_per_value_median_ms_de']:>8} ms")
-    print(f"  ratio cells de / en:                           {figures['ratio_cells_de_to_en']:>8}")
-    print(f"  ratio Django per value / resolved once (de):   {figures['ratio_django_per_value_to_cells_de']:>8}")
+    for label, key, unit in rows:
+        print(f"  {label + ':':<60}{figures[key]:>9}{unit}")
     return 0
 
 

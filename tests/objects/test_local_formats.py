@@ -17,7 +17,7 @@ from django.utils import translation
 from dashboard.web import local_formats
 from tests.html import one, parse, select, text_of
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, RECORD_ID, page
-from tests.objects.support import record_row, store_api_key, table_rows, tally_steps_inline
+from tests.objects.support import record_row, table_rows, tally_steps_inline
 
 pytestmark = pytest.mark.django_db
 
@@ -32,12 +32,6 @@ EXPECTED = {
     "de": ("10.023,75", "1.234,50 €", "01.12.2026", "22.11.2026 10:30 CET", "01.11.2026 09:00 CET"),
     "fr": ("10 023,75", "1 234,50 €", "01/12/2026", "22/11/2026 10:30 CET", "01/11/2026 09:00 CET"),
 }
-
-
-@pytest.fixture
-def paris_console(logged_in_client, user):
-    store_api_key(user, timezone="Europe/Paris")
-    return logged_in_client
 
 
 @pytest.fixture
