@@ -95,6 +95,7 @@ bench: install
 	$(PY) bench/records_page.py
 	$(PY) bench/computed_columns.py
 	$(PY) bench/large_table.py
+	$(PY) bench/records_languages.py
 	$(PY) bench/status_poll.py
 	$(PY) bench/metrics_overhead.py
 	$(PY) bench/studio_poll.py

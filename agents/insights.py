@@ -30,6 +30,7 @@ from agents.reading import read_approval
 from agents.run_reading import RUN_FINAL_STATUSES, duration_words, seconds_between
 from agents.run_search import run_words
 from dashboard.web import charts
+from dashboard.web.local_formats import dollars
 from dashboard.web.reading import as_dict, as_list, number, text, when
 
 # The windows people choose between (days, today included).
@@ -231,8 +232,8 @@ def money(value: float) -> str:
     """Dollars with cents; a fraction of a cent keeps four places (agent runs
     often cost less than a cent, and "$0.00" would say they were free)."""
     if 0 < abs(value) < 0.01:
-        return f"${value:.4f}"
-    return f"${value:,.2f}"
+        return dollars(value, places=4)
+    return dollars(value)
 
 
 def insights_summary(facts: Iterable[Fact], *, days: int, now: datetime, zone: tzinfo) -> Summary:
@@ -289,7 +290,7 @@ def money_labeller(step: float) -> Callable[[float], str]:
     decimals = 0 if step >= 1 else charts.decimals_for(step, least=2)
 
     def label(value: float) -> str:
-        return f"${value:,.{decimals}f}"
+        return dollars(value, places=decimals)
 
     return label
 

@@ -26,6 +26,7 @@ from difflib import SequenceMatcher
 from typing import Any
 
 from agents.run_reading import duration_words, seconds_between
+from dashboard.web.local_formats import dollars, integer
 
 MAX_DEPTH = 12
 MAX_CHANGES = 200  # per diff: past it the rest is counted, not listed
@@ -68,7 +69,7 @@ class JsonDiff:
     def unchanged_words(self) -> str:
         if not self.unchanged:
             return ""
-        return "1 unchanged value" if self.unchanged == 1 else f"{self.unchanged:,} unchanged values"
+        return "1 unchanged value" if self.unchanged == 1 else f"{integer(self.unchanged)} unchanged values"
 
 
 def value_words(value: Any) -> str:
@@ -174,8 +175,8 @@ def money_words(value: float) -> str:
     """Dollars; below a dollar with four places (runs often cost cents, and
     two costs of "$0.01" would hide the difference being compared)."""
     if 0 < abs(value) < 1:
-        return f"${value:.4f}"
-    return f"${value:,.2f}"
+        return dollars(value, places=4)
+    return dollars(value)
 
 
 def cost_side(first: float | None, second: float | None) -> Side:

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from django.http import QueryDict
 
-from dashboard.web import charts
+from dashboard.web import charts, local_formats
 from dashboard.web.pager import choice
 from objects import computed
 from objects.buckets import BUCKETS, DATE_TYPES, EMPTY, MONTH, WEEK, groupable, summable
@@ -103,15 +103,17 @@ def group_label(field: FieldDef, key: str, bucket: str, *, short: bool = False) 
     if field.type == FieldType.BOOLEAN:
         return "Yes" if key == "true" else "No"
     if field.type in DATE_TYPES:
+        formats = local_formats.active()  # month names and day order as the language writes them
         try:
             if bucket == MONTH:
-                return dt.date.fromisoformat(f"{key}-01").strftime("%b %y" if short else "%b %Y")
+                month = dt.date.fromisoformat(f"{key}-01")
+                return formats.month_shorter(month) if short else formats.month_short(month)
             day = dt.date.fromisoformat(key)
         except ValueError:
             return key
         if short:
-            return f"{day:%d %b}"
-        return f"Week of {day:%d %b %Y}" if bucket == WEEK else f"{day:%d %b %Y}"
+            return formats.day_short(day)
+        return f"Week of {formats.day(day)}" if bucket == WEEK else formats.day(day)
     return key
 
 
@@ -131,14 +133,15 @@ def _order(field: FieldDef, keys: list[str]) -> list[str]:
 def _shown(question: ChartQuestion, number: decimal.Decimal | int | None) -> str:
     if number is None:
         return "–"
+    formats = local_formats.active()
     if question.measure == COUNT:
-        return f"{int(number):,}"
+        return formats.integer(int(number))
     places = 2 if question.value is not None and question.value.type == FieldType.CURRENCY else None
     if question.measure == AVERAGE:
         places = 2
-    text = format_number(number, places=places)
+    text = format_number(number, places=places, formats=formats)
     code = question.value.raw.get("currency") if question.value is not None else ""
-    return f"{code} {text}".strip() if code else text
+    return formats.amount(text, code or "")
 
 
 def chart_rows(tally: RecordTally, question: ChartQuestion) -> list[ChartRow]:

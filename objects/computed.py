@@ -29,6 +29,7 @@ from django.utils.translation import gettext, ngettext
 
 from dashboard.api import errors
 from dashboard.api.paths import api_path
+from dashboard.web.local_formats import integer
 from dashboard.web.reading import as_dict
 from objects import selectors
 from objects.fields import Cell, FieldDef, cell, csv_value, field_defs
@@ -174,7 +175,7 @@ def linked_values(
     for index, (object_key, record_id) in enumerate(missing):
         if index >= budget:
             unread.update(missing[index:])
-            why = f"at most {budget:,} linked records are read for a page"
+            why = f"at most {integer(budget)} linked records are read for a page"
             break
         try:
             body = as_dict(workspace.client.get(api_path("/v1/objects/{}/records/{}", object_key, record_id)))

@@ -32,6 +32,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from dashboard.web.local_formats import integer
 from objects import computed, selectors
 from objects.link_filters import LINKED_LOOKUPS
 from objects.models import ComputedColumn
@@ -169,7 +170,9 @@ def _sorted_page(
         records_read=records_read,
     )
     note = (
-        f"Sorted within the first {records_read:,} records read: refine the filters to sort them all." if more else ""
+        f"Sorted within the first {integer(records_read)} records read: refine the filters to sort them all."
+        if more
+        else ""
     )
     return ComputedPage(page=sorted_page, sort_note=note)
 

@@ -21,7 +21,8 @@ from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_date, parse_datetime
 
-from dashboard.web import reading
+from dashboard.web import local_formats, reading
+from dashboard.web.local_formats import Formats
 from objects.schema import (
     ADDRESS_TYPES,
     CHOICE_TYPES,
@@ -401,28 +402,36 @@ class Cell:
     value: Any = None
 
 
-def format_number(value: Any, *, places: int | None = None) -> str:
+def format_number(value: Any, *, places: int | None = None, formats: Formats | None = None) -> str:
+    """A stored number as the language writes it ("10,023.75", "10.023,75"); `formats`
+    resolved once per page (local_formats.active()) where many values are shown."""
     number = parse_stored_number(value)
     if number is None:
         return str(value)
-    if places is not None:
-        return f"{number.quantize(decimal.Decimal(1).scaleb(-places), rounding=decimal.ROUND_HALF_UP):,.{places}f}"
-    if number == number.to_integral_value():
-        return f"{int(number):,}"
-    return f"{number:,f}".rstrip("0").rstrip(".")
+    return (formats or local_formats.active()).number(number, places=places)
 
 
-def format_datetime(value: Any, *, zone: dt.tzinfo) -> str:
+def format_amount(value: Any, *, code: str, formats: Formats | None = None) -> str:
+    """A currency value: "EUR 1,234.50" in English, "1.234,50 €" in German."""
+    formats = formats or local_formats.active()
+    return formats.amount(format_number(value, places=2, formats=formats), code)
+
+
+def format_datetime(value: Any, *, zone: dt.tzinfo, formats: Formats | None = None) -> str:
     parsed = parse_stored_datetime(value)
     if parsed is None:
         return str(value)
-    local = parsed.astimezone(zone)
-    return f"{local:%Y-%m-%d %H:%M} {local.tzname() or ''}".strip()
+    return (formats or local_formats.active()).date_time(parsed.astimezone(zone))
 
 
-def format_date(value: Any) -> str:
+def format_stamp(record: dict, key: str, *, zone: dt.tzinfo, formats: Formats | None = None) -> str:
+    """A record's `created_at` or `updated_at` as shown ("" without one)."""
+    return format_datetime(record[key], zone=zone, formats=formats) if record.get(key) else ""
+
+
+def format_date(value: Any, *, formats: Formats | None = None) -> str:
     parsed = parse_stored_date(value)
-    return parsed.strftime("%Y-%m-%d") if parsed else str(value)
+    return (formats or local_formats.active()).date(parsed) if parsed else str(value)
 
 
 def file_name(address: str) -> str:
@@ -430,8 +439,9 @@ def file_name(address: str) -> str:
     return path.rsplit("/", 1)[-1] or address
 
 
-def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
-    """How a stored value is shown in the records table and on the record page."""
+def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo, formats: Formats | None = None) -> Cell:
+    """How a stored value is shown in the records table and on the record page, in
+    the language's formats (`formats`: resolved once for a page of many cells)."""
     kind = field.type
     if stored is None or stored == "" or stored == []:
         return Cell(kind="empty")
@@ -442,15 +452,13 @@ def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo) -> Cell:
         yes = stored is True or (isinstance(stored, str) and stored.strip().lower() == "true") or stored == 1
         return Cell(kind="mark", value=yes, text="Yes" if yes else "No")
     if kind == FieldType.NUMBER:
-        return Cell(kind="number", text=format_number(stored))
+        return Cell(kind="number", text=format_number(stored, formats=formats))
     if kind == FieldType.CURRENCY:
-        code = field.raw.get("currency") or ""
-        text = format_number(stored, places=2)
-        return Cell(kind="number", text=f"{code} {text}".strip())
+        return Cell(kind="number", text=format_amount(stored, code=field.raw.get("currency") or "", formats=formats))
     if kind == FieldType.DATE:
-        return Cell(kind="text", text=format_date(stored))
+        return Cell(kind="text", text=format_date(stored, formats=formats))
     if kind == FieldType.DATETIME:
-        return Cell(kind="text", text=format_datetime(stored, zone=zone))
+        return Cell(kind="text", text=format_datetime(stored, zone=zone, formats=formats))
     if kind == FieldType.EMAIL:
         return Cell(kind="link", text=str(stored), href=f"mailto:{stored}")
     if kind == FieldType.PHONE:

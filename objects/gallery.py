@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard.web.local_formats import integer
 from dashboard.web.reading import as_dict, text
 from objects import selectors
 from objects.fields import FieldDef, is_web_address, title_field_key
@@ -69,7 +70,7 @@ def gallery_page(
 def _read_note(page: selectors.RecordsPage) -> str:
     if not page.narrowed:
         return ""
-    said = f"{page.records_read:,} records read ({page.pages_read:,} page{'' if page.pages_read == 1 else 's'})"
+    said = f"{integer(page.records_read)} records read ({integer(page.pages_read)} page{'' if page.pages_read == 1 else 's'})"
     if page.budget_spent:
         return f"{said} to find these; refine the filters to see more, or show the next cards."
     return said + "."

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from django.utils.safestring import SafeString
 
+from dashboard.web import local_formats
 from objects.grouping import (
     LABELS,
     Summary,
@@ -118,6 +119,7 @@ def grouped_html(
     away = False
     parts = []
     valued = valued_keys(state.aggregates)  # a count needs no value read
+    integer = local_formats.active().integer
     for number, found in enumerate(records_grouped(records, group, zone=zone)):
         count = len(found.records)
         label = escape(found.label)
@@ -126,7 +128,7 @@ def grouped_html(
             f'<tr class="records-group-head"><th scope="rowgroup" colspan="{span}">'
             f'<button type="button" class="records-group__toggle" data-group-toggle aria-expanded="true">'
             f'<span class="records-group__mark" aria-hidden="true"></span>{label}</button>'
-            f' <span class="muted small">{count:,} record{"" if count == 1 else "s"}</span></th></tr>'
+            f' <span class="muted small">{integer(count)} record{"" if count == 1 else "s"}</span></th></tr>'
         )
         for record in found.records:
             markup, refused = row_of[id(record)].html(selectable=selectable)

@@ -21,6 +21,7 @@ import decimal
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
+from dashboard.web import local_formats
 from dashboard.web.reading import as_dict
 from objects.buckets import EMPTY, MONTH, group_keys
 from objects.fields import (
@@ -229,21 +230,22 @@ def summaries_read(rows: dict, fields: list[FieldDef]) -> dict[str, Summary]:
 
 
 def aggregate_text(f: FieldDef, aggregate: str, summary: Summary, *, zone: dt.tzinfo) -> str:
-    """A footer's value in words: "12", "USD 1,204.50", "2026-11-03"; "—" when there is none."""
+    """A footer's value in words, in the language's formats: "12", "USD 1,204.50" ("1.204,50 $"
+    in German), "2026-11-03"; "—" when there is none."""
     value = summary.value(aggregate)
     if value is None:
         return "—"
+    formats = local_formats.active()
     if aggregate in (COUNT, EMPTIES):
-        return f"{int(value):,}"
+        return formats.integer(int(value))
     if f.is_number:
         places = 2 if f.type == FieldType.CURRENCY or aggregate == AVERAGE else None
-        shown = format_number(value, places=places)
-        code = f.raw.get("currency") or "" if f.type == FieldType.CURRENCY else ""
-        return f"{code} {shown}".strip()
+        shown = format_number(value, places=places, formats=formats)
+        return formats.amount(shown, f.raw.get("currency") or "") if f.type == FieldType.CURRENCY else shown
     if f.type == FieldType.DATE:
-        return format_date(value)
+        return format_date(value, formats=formats)
     if f.type == FieldType.DATETIME:
-        return format_datetime(value, zone=zone)
+        return format_datetime(value, zone=zone, formats=formats)
     return str(value)
 
 
@@ -272,7 +274,7 @@ def group_label(f: FieldDef, key: str) -> str:
     if f.type == FieldType.BOOLEAN:
         return "Yes" if key == "true" else "No"
     try:
-        return dt.date.fromisoformat(f"{key}-01").strftime("%B %Y")
+        return local_formats.active().month(dt.date.fromisoformat(f"{key}-01"))
     except ValueError:
         return key
 

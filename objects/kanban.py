@@ -12,6 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from dashboard.web import local_formats
 from dashboard.web.reading import as_dict, text
 from objects import computed, selectors
 from objects.buckets import EMPTY, summable
@@ -90,6 +91,7 @@ def apply_tally(columns: list[BoardColumn], tally: RecordTally | None, *, sum_fi
     counting = tally.status == RecordTally.COUNTING
     if tally.status == RecordTally.STOPPED:
         return
+    formats = local_formats.active()
     for column in columns:
         if column.filtered_out:
             continue
@@ -99,8 +101,8 @@ def apply_tally(columns: list[BoardColumn], tally: RecordTally | None, *, sum_fi
         if sum_field is not None and not counting:
             total = group.total if group else 0
             places = 2 if sum_field.type == FieldType.CURRENCY else None
-            code = sum_field.raw.get("currency") or ""
-            column.sum_text = f"{code} {format_number(total, places=places)}".strip()
+            shown = format_number(total, places=places, formats=formats)
+            column.sum_text = formats.amount(shown, sum_field.raw.get("currency") or "") if places else shown
 
 
 def sum_choices(*, workspace_id: str, object_key: str, fields: list[FieldDef]) -> list[FieldDef]:

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from dashboard.api import errors
 from dashboard.api.attempts import separate_read_budget
 from dashboard.api.messages import meaning_of
+from dashboard.web.local_formats import integer
 from objects import selectors
 from objects.fields import FieldDef, field_defs
 from objects.filters import FilterPlan, LinkedCheck, RecordFilter
@@ -162,13 +163,15 @@ def _read(
                 ids.add(link.record_id)
     gaps = []
     if more:
-        gaps.append(f"only the first {LINKED_PAGES * selectors.SCAN_PAGE_SIZE:,} linked records were checked")
+        gaps.append(f"only the first {integer(LINKED_PAGES * selectors.SCAN_PAGE_SIZE)} linked records were checked")
     if len(wanted) > len(looked_up):
-        gaps.append(f"the links of only {len(looked_up):,} of the {len(wanted):,} matching linked records were read")
+        gaps.append(
+            f"the links of only {integer(len(looked_up))} of the {integer(len(wanted))} matching linked records were read"
+        )
     unread = len(looked_up) - len(raw)
     if unread:
         reason = f" ({meaning_of(failures[-1]).title})" if failures else ""
-        gaps.append(f"the links of {unread:,} matching linked records could not be read{reason}")
+        gaps.append(f"the links of {integer(unread)} matching linked records could not be read{reason}")
     if not gaps:
         return frozenset(ids), ""
     return frozenset(ids), (

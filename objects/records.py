@@ -25,6 +25,7 @@ from django.utils.translation import ngettext
 from dashboard.api import errors
 from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
+from dashboard.web.local_formats import integer
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
 from objects import access, access_reads, comments, computed, computed_order, link_filters, looks, selectors
@@ -321,13 +322,13 @@ def footer_of_count(tally: RecordTally, *, table: RecordsTable, records: list[di
     if tally.status == RecordTally.DONE:
         return FooterRow(label="Total", summaries=summaries_read(tally.groups or {}, table.fields))
     if tally.records_read:  # counting, or stopped after the most pages: what it counted
-        label = f"Total of the first {tally.records_read:,}"
+        label = f"Total of the first {integer(tally.records_read)}"
         return FooterRow(label=label, summaries=summaries_read(tally.groups or {}, table.fields))
     if not records:  # a poll, before the first page was counted, or a count that could not go on
         return FooterRow(label=f"Total: {total_text(tally)}", summaries={})
     shown = len(records)
     summaries = table.page_summaries or summarise(records, table.fields, valued=valued_keys(table.state.aggregates))
-    return FooterRow(label=f"Total of the {shown:,} shown", summaries=summaries)
+    return FooterRow(label=f"Total of the {integer(shown)} shown", summaries=summaries)
 
 
 # Titles of linked records read per page (besides the cached ones): a page of

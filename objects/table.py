@@ -26,9 +26,10 @@ from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
 from dashboard.api.paths import quote_id
+from dashboard.web import local_formats
 from dashboard.web.pager import MAX_TRAIL, CursorPager, PageLinks
 from objects.cell_markup import cell_text, grid_cell, grid_image, linked_chips
-from objects.fields import Cell, FieldDef, cell, format_datetime, title_field_key
+from objects.fields import Cell, FieldDef, cell, format_stamp, title_field_key
 from objects.filters import FilterPlan, RecordFilter
 from objects.grid_groups import FooterRow, footer_html, grouped_html
 from objects.grouping import DEFAULT_AGGREGATE, Summary, aggregate_choice, groupable_fields
@@ -382,10 +383,10 @@ class RecordsTable:
         read = self.read
         if read is None or not read.narrowed:
             return ""
-        shown = len(self.rows)
-        matches = f"{shown:,} match{'' if shown == 1 else 'es'}"
-        pages = f"{read.pages_read:,} page{'' if read.pages_read == 1 else 's'}"
-        said = f"{matches} in the {read.records_read:,} records read ({pages})"
+        number, shown = local_formats.active().integer, len(self.rows)
+        matches = f"{number(shown)} match{'' if shown == 1 else 'es'}"
+        pages = f"{number(read.pages_read)} page{'' if read.pages_read == 1 else 's'}"
+        said = f"{matches} in the {number(read.records_read)} records read ({pages})"
         if read.budget_spent:
             return f"{said}; refine the filters to see more, or read the next pages."
         return said + "."
@@ -542,6 +543,7 @@ def build_table(
     linked = linked or {}
     columns.extend(sorted_column(state, key, label, None) for key, label in TIMESTAMP_COLUMNS)
     rows = []
+    formats = local_formats.active()  # the language's separators and date formats, once for every cell
     for record in records:
         values = record_values(record)
         title_cell = None
@@ -549,7 +551,7 @@ def build_table(
         for column in columns:
             if column.field is None or column.computed:
                 continue
-            shown = cell(column.field, values.get(column.key), zone=zone)
+            shown = cell(column.field, values.get(column.key), zone=zone, formats=formats)
             if column.is_title:
                 title_cell = shown
             else:
@@ -562,8 +564,8 @@ def build_table(
                 url="./" + quote_id(record_id) + "/",
                 title=title_cell,
                 cells=cells,
-                created_at=format_datetime(record["created_at"], zone=zone) if record.get("created_at") else "",
-                updated_at=format_datetime(record["updated_at"], zone=zone) if record.get("updated_at") else "",
+                created_at=format_stamp(record, "created_at", zone=zone, formats=formats),
+                updated_at=format_stamp(record, "updated_at", zone=zone, formats=formats),
                 list_suffix=list_suffix,
                 linked=[linked.get(record_id, {}).get(key, []) for key in link_columns],
                 computed=list(zip(computed_columns, computed_cells.get(record_id, []), strict=False)),

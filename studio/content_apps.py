@@ -24,6 +24,7 @@ from jsonschema import Draft202012Validator
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.counted import CountedCharField, CountedTextarea, CountedTextInput
 from dashboard.web.json_input import JsonInputError, parse_json_input
+from dashboard.web.local_formats import integer
 from dashboard.web.reading import as_dict, as_list, number, text
 from studio.words import action_words, key_label, prose, returns_words
 
@@ -112,7 +113,7 @@ def _help(prop: dict) -> str:
         and not isinstance(default, bool)
         and text(default) != ""
     ):
-        shown = f"{default:,}" if isinstance(default, int) else text(default)
+        shown = integer(default) if isinstance(default, int) else text(default)
         said = f"{said}{'' if not said or said.endswith('.') else '.'} Left empty: {shown}.".strip()
     # A check box's default is not given in words: an unticked box already reads as its answer.
     return said
@@ -285,7 +286,7 @@ class AppForm(forms.Form):
             elif isinstance(field, forms.BooleanField):
                 shown = "Yes" if value else "No"
             elif isinstance(value, (str, int, float)):
-                shown = f"{value:,}" if isinstance(value, int) else text(value)
+                shown = integer(value) if isinstance(value, int) else text(value)
             else:
                 shown = value  # typed as JSON: shown as JSON
             rows.append({"label": text(field.label), "text": shown, "picture": ""})
@@ -365,9 +366,9 @@ def schema_errors(schema: dict, body: dict) -> list[tuple[str, str]]:
 def _words(error) -> str:
     limit = error.validator_value
     if error.validator == "maxLength":
-        return f"At most {limit:,} characters."
+        return f"At most {integer(limit)} characters."
     if error.validator == "minLength":
-        return f"At least {limit:,} characters."
+        return f"At least {integer(limit)} characters."
     if error.validator == "maxItems":
         return f"Pick at most {limit}."
     if error.validator == "minItems":

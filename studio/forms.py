@@ -8,6 +8,7 @@ from django.utils.translation import gettext_lazy
 
 from dashboard.idempotency import IdempotencyKeyField
 from dashboard.web.counted import CountedCharField, CountedTextarea, over_limit_words
+from dashboard.web.local_formats import integer
 
 # The five studios, what each makes, and the longest `message` each accepts (spec, "Limits").
 STUDIOS: list[tuple[str, str, int]] = [
@@ -132,7 +133,7 @@ class MessageForm(forms.Form):
         limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
         self.limit = limit
         self.fields["message"].label = f"Your message to the {STUDIO_LABELS.get(studio, 'studio').lower()} director"
-        self.fields["message"].help_text = f"Up to {limit:,} characters."
+        self.fields["message"].help_text = f"Up to {integer(limit)} characters."
         # No maxlength: the browser would cut a long paste without a word (CountedCharField).
         self.fields["message"].widget.attrs["data-max-length"] = str(limit)
         self.fields["message"].widget.attrs["data-limit-noun"] = message_noun(studio)
@@ -219,7 +220,7 @@ class AnotherTakeForm(forms.Form):
         self.studio = studio
         limit = MESSAGE_MAX_LENGTH.get(studio, LONGEST_MESSAGE)
         field = self.fields["message"]
-        field.help_text = f"Up to {limit:,} characters. Change it to ask for a different take."
+        field.help_text = f"Up to {integer(limit)} characters. Change it to ask for a different take."
         field.widget.attrs["data-max-length"] = str(limit)
         field.widget.attrs["data-limit-noun"] = message_noun(studio)
         field.error_messages["required"] = "Write the brief the director makes the take from."

@@ -23,6 +23,7 @@ from django.db.models import Count
 from django.db.models.functions import Lower
 from django.http import Http404
 
+from dashboard.web.local_formats import integer
 from studio.models import LibraryCollection, LibraryCollectionItem
 
 MAX_COLLECTIONS = 200  # per workspace: the list stays one page
@@ -78,7 +79,7 @@ def _clean_name(name: str) -> str:
         raise CollectionRefused("Give the collection a name.")
     if len(name) > NAME_MAX_LENGTH:
         raise CollectionRefused(
-            f"A collection's name can be at most {NAME_MAX_LENGTH} characters; this one has {len(name):,}."
+            f"A collection's name can be at most {NAME_MAX_LENGTH} characters; this one has {integer(len(name))}."
         )
     return name
 
@@ -129,8 +130,8 @@ def collection_add(*, collection: LibraryCollection, entries: list[CollectionEnt
     new = [entry for entry in entries if (entry.kind, entry.item_id) not in have]
     if collection.items.count() + len(new) > MAX_COLLECTION_ITEMS:
         raise CollectionRefused(
-            f"A collection holds at most {MAX_COLLECTION_ITEMS:,} items; “{collection.name}” has "
-            f"{collection.items.count():,}. Nothing was added."
+            f"A collection holds at most {integer(MAX_COLLECTION_ITEMS)} items; “{collection.name}” has "
+            f"{integer(collection.items.count())}. Nothing was added."
         )
     LibraryCollectionItem.objects.bulk_create(
         [

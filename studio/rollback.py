@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from dashboard.web.local_formats import integer
 from studio.forms import MESSAGE_MAX_LENGTH
 from studio.models import DocumentVersion, TurnResult
 
@@ -59,8 +60,8 @@ def restore_message(version: DocumentVersion, *, when: str) -> Restore:
         return Restore(
             message="",
             problem=(
-                f"This version is {len(content):,} characters long; a revision turn carries at most "
-                f"{room:,} of them with its instruction (the service's limit is {DOCUMENT_MESSAGE_MAX:,} "
+                f"This version is {integer(len(content))} characters long; a revision turn carries at most "
+                f"{integer(room)} of them with its instruction (the service's limit is {integer(DOCUMENT_MESSAGE_MAX)} "
                 "characters). Nothing was sent: download this version and paste the parts you need "
                 "into a new turn instead."
             ),
@@ -90,8 +91,8 @@ def go_back_message(result: TurnResult, *, later: list[TurnResult], when: str) -
         return Restore(
             message="",
             problem=(
-                f"Going back over {len(later)} later requests takes a message of {len(message):,} characters; "
-                f"the {result.studio} director takes at most {limit:,}. Nothing was sent: go back to a later "
+                f"Going back over {len(later)} later requests takes a message of {integer(len(message))} characters; "
+                f"the {result.studio} director takes at most {integer(limit)}. Nothing was sent: go back to a later "
                 "result first, then further."
             ),
         )

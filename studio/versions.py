@@ -38,6 +38,7 @@ from dashboard.keys.errors import NoActiveKeyError
 from dashboard.live.models import TrackedOperation
 from dashboard.live.storable import storable_text
 from dashboard.outbox.services import outbox_send
+from dashboard.web.local_formats import integer
 from dashboard.web.reading import as_dict, text
 from dashboard.web.word_diff import ADDED, REMOVED, WordChange, word_changes
 from studio.documents import document_source
@@ -346,7 +347,7 @@ def versions_diff(older: str, newer: str) -> list[DiffLine]:
             if len(same) > head + tail + 1:
                 lines += [DiffLine("same", line) for line in same[:head]]
                 folded = len(same) - head - tail
-                lines.append(DiffLine("folded", f"{folded:,} unchanged line{'' if folded == 1 else 's'}"))
+                lines.append(DiffLine("folded", f"{integer(folded)} unchanged line{'' if folded == 1 else 's'}"))
                 lines += [DiffLine("same", line) for line in same[len(same) - tail :]]
             else:
                 lines += [DiffLine("same", line) for line in same]

@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import re
 
+from dashboard.web.local_formats import integer
+
 # Words of a schema key that mean something else to a maker: an "asset" is a
 # picture (or a clip) they made, an id is how the service finds it and never
 # theirs to read.
@@ -80,7 +82,7 @@ def counted(count: int | float | None, singular: str, plural: str = "") -> str:
         return ""
     number = int(count) if float(count).is_integer() else count
     noun = singular if number == 1 else (plural or singular + "s")
-    shown = f"{number:,}" if isinstance(number, int) else f"{number:g}"
+    shown = integer(number) if isinstance(number, int) else f"{number:g}"
     return f"{shown} {noun}"
 
 

@@ -35,6 +35,8 @@ from dashboard.live.lag import LAG_WINDOW_MINUTES, poll_lag_recent
 from dashboard.live.models import TrackedOperation
 from dashboard.system.service_probe import ServiceProbe
 from dashboard.version import console_version
+from dashboard.web import local_formats
+from dashboard.web.local_formats import integer
 
 # Recent errors are counted over this window.
 ERRORS_WINDOW = timedelta(hours=1)
@@ -225,7 +227,7 @@ def _held_words(report: ReadinessReport) -> str:
         return "unknown (the database is not answering)"
     if count == 0:
         return "none"
-    return f"{count:,}, the longest due for {wait_words(report.seconds.get('stale_lease'))}"
+    return f"{integer(count)}, the longest due for {wait_words(report.seconds.get('stale_lease'))}"
 
 
 def _console_table() -> StatusTable:
@@ -263,7 +265,8 @@ def _background_table(now: datetime) -> StatusTable:
     for queue, depth in queue_depths(queues).items():
         rows.append(
             StatusRow(
-                f"Messages waiting in {queue!r}", ("unknown (broker not answering)" if depth is None else f"{depth:,}",)
+                f"Messages waiting in {queue!r}",
+                ("unknown (broker not answering)" if depth is None else integer(depth),),
             )
         )
     return StatusTable(
@@ -280,9 +283,9 @@ def _live_tables(report: ReadinessReport, now: datetime) -> list[StatusTable]:
     if lag.p95_at_most is None:
         lag_words = f"no polls in the last {LAG_WINDOW_MINUTES} minutes"
     elif lag.p95_at_most == float("inf"):
-        lag_words = f"95% of {lag.polls:,} polls within more than 5 min"
+        lag_words = f"95% of {integer(lag.polls)} polls within more than 5 min"
     else:
-        lag_words = f"95% of {lag.polls:,} polls within {lag.p95_at_most:g} s of falling due"
+        lag_words = f"95% of {integer(lag.polls)} polls within {lag.p95_at_most:g} s of falling due"
     summary = StatusTable(
         slug="polling",
         title="Live updates",
@@ -311,7 +314,7 @@ def _live_tables(report: ReadinessReport, now: datetime) -> list[StatusTable]:
     rows = []
     for row in by_state:
         kind = registry.get_kind(row["kind"])
-        rows.append(StatusRow(kind.title if kind else row["kind"], (row["status"], f"{row['count']:,}")))
+        rows.append(StatusRow(kind.title if kind else row["kind"], (row["status"], integer(row["count"]))))
     operations = StatusTable(
         slug="operations",
         title="Tracked operations not finished",
@@ -327,7 +330,8 @@ def _area_tables() -> list[StatusTable]:
     tables = []
     for index, part in enumerate(status_parts()):
         rows = [
-            StatusRow(label, (f"{value:,}" if isinstance(value, int) else str(value),)) for label, value in part.rows()
+            StatusRow(label, (integer(value) if isinstance(value, int) else str(value),))
+            for label, value in part.rows()
         ]
         tables.append(
             StatusTable(
@@ -352,7 +356,7 @@ def _refused_keys_table() -> StatusTable:
     rows = [
         StatusRow(
             row["workspace_name"] or row["workspace_id"],
-            (f"{row['count']:,}", row["latest"].strftime("%-d %b %Y") if row["latest"] else ""),
+            (integer(row["count"]), local_formats.active().day(row["latest"]) if row["latest"] else ""),
             PROBLEM_STATE,
         )
         for row in refused
@@ -424,7 +428,7 @@ def _errors_table(now: datetime) -> StatusTable:
         cause = ((row["last_error"] or "The last check failed")[:160], "Polls of tracked operations")
         by_cause[cause] = by_cause.get(cause, 0) + row["count"]
     rows = [
-        StatusRow(cause, (where, f"{count:,}"))
+        StatusRow(cause, (where, integer(count)))
         for (cause, where), count in sorted(by_cause.items(), key=lambda item: (-item[1], item[0]))
     ]
     return StatusTable(

@@ -18,6 +18,8 @@ from typing import Any
 
 from django import forms
 
+from dashboard.web.local_formats import integer
+
 
 def over_limit_words(noun: str, limit: int, count: int) -> str:
     """The refusal of a text over its limit, in words: what the limit is, how
@@ -27,7 +29,7 @@ def over_limit_words(noun: str, limit: int, count: int) -> str:
     over = count - limit
     unit = "character" if over == 1 else "characters"
     return (
-        f"{noun} can be at most {limit:,} characters; this one has {count:,}, {over:,} {unit} over. "
+        f"{noun} can be at most {integer(limit)} characters; this one has {integer(count)}, {integer(over)} {unit} over. "
         "Shorten it to send it."
     )
 

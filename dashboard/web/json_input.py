@@ -16,6 +16,8 @@ import math
 import re
 from typing import Any
 
+from dashboard.web.local_formats import integer
+
 MAX_JSON_CHARS = 64 * 1024
 MAX_JSON_DEPTH = 32
 MAX_NUMBER_CHARS = 100
@@ -140,7 +142,9 @@ def _no_constants(name: str) -> Any:
 def parse_json_input(text: str, *, max_chars: int = MAX_JSON_CHARS, max_depth: int = MAX_JSON_DEPTH) -> Any:
     """The JSON value `text` holds, or JsonInputError naming what is wrong and where."""
     if len(text) > max_chars:
-        raise JsonInputError(f"The JSON is too long: at most {max_chars:,} characters (this is {len(text):,}).")
+        raise JsonInputError(
+            f"The JSON is too long: at most {integer(max_chars)} characters (this is {integer(len(text))})."
+        )
     _scan(text, max_depth)
     try:
         return json.loads(text, parse_constant=_no_constants)

@@ -18,6 +18,7 @@ from dashboard.fair_use import costly_request
 from dashboard.frame.workspace import ConsoleRequest
 from dashboard.idempotency import new_idempotency_key
 from dashboard.web.htmx import poll_unchanged, stop_polling
+from dashboard.web.local_formats import integer
 from dashboard.web.params import database_id
 from studio.library import KINDS, board_images, images_by_ids
 from studio.library_collections import collection_get, collection_items
@@ -61,7 +62,7 @@ def library_zip(request: ConsoleRequest) -> HttpResponseBase:
         words = (
             "Choose at least one image to download."
             if not ids
-            else f"Choose at most {MAX_ZIP_IMAGES} images: these are {len(ids):,}. Select some of them instead."
+            else f"Choose at most {MAX_ZIP_IMAGES} images: these are {integer(len(ids))}. Select some of them instead."
         )
         messages.error(request, words)
         return redirect("studio:library", kind="images")

@@ -36,6 +36,13 @@ def api_key(user):
 
 
 @pytest.fixture
+def paris_console(logged_in_client, user):
+    """A logged-in client whose active key's workspace is in Paris (times in CET/CEST)."""
+    store_api_key(user, timezone="Europe/Paris")
+    return logged_in_client
+
+
+@pytest.fixture
 def console(logged_in_client, api_key):
     """A logged-in browser-less client whose active key points at the mocked service."""
     return logged_in_client

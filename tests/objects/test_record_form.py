@@ -18,7 +18,6 @@ from tests.objects.records_fixtures import (
     hidden_value,
     sent_json,
 )
-from tests.objects.support import store_api_key
 
 pytestmark = pytest.mark.django_db
 
@@ -59,12 +58,6 @@ def acme_form(*, meeting_at: str = "2026-11-22T09:30", **changes) -> dict:
 def field_group(html: str, key: str) -> Tag:
     """One field's group in the record form (label, input, help, errors: templates/forms/field.html)."""
     return one(html, f'#record-form [data-field="{key}"] .form-field')
-
-
-@pytest.fixture
-def paris_console(logged_in_client, user):
-    store_api_key(user, timezone="Europe/Paris")
-    return logged_in_client
 
 
 @pytest.fixture

@@ -24,7 +24,7 @@ from tests.objects.records_fixtures import (
     page,
     record,
 )
-from tests.objects.support import WORKSPACE_ID, record_row, store_api_key
+from tests.objects.support import WORKSPACE_ID, record_row
 
 
 def column_labels(html: str | bytes) -> list[str]:
@@ -37,12 +37,6 @@ pytestmark = pytest.mark.django_db
 HTMX = {"HTTP_HX_REQUEST": "true"}
 RECORDS_URL = f"/objects/{OBJECT_KEY}/records/"
 RECORDS_PATH = f"/v1/objects/{OBJECT_KEY}/records"
-
-
-@pytest.fixture
-def paris_console(logged_in_client, user):
-    store_api_key(user, timezone="Europe/Paris")
-    return logged_in_client
 
 
 def mock_definition(remote):
