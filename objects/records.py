@@ -20,15 +20,23 @@ from urllib.parse import urlencode
 
 from django.http import QueryDict
 from django.urls import reverse
-from django.utils.translation import ngettext
 
 from dashboard.api import errors
-from dashboard.api.messages import meaning_of, said_by_service, with_request_id
 from dashboard.frame.permissions import write_refusal
 from dashboard.web.local_formats import integer
 from dashboard.web.params import database_id
 from dashboard.web.reading import as_dict
-from objects import access, access_reads, comments, computed, computed_order, link_filters, looks, selectors
+from objects import (
+    access,
+    access_reads,
+    comments,
+    computed,
+    computed_order,
+    link_filters,
+    linked_cells,
+    looks,
+    selectors,
+)
 from objects.access_reads import UNSEEN_RECORD, HiddenRecord, linked_hidden, person_access, policy_fields, record_read
 from objects.calendar import date_fields
 from objects.fields import FieldDef, cell, field_defs, format_datetime
@@ -39,7 +47,7 @@ from objects.grid_groups import FooterRow
 from objects.grouping import summaries_read, summarise, valued_keys
 from objects.history import history_rows, undoable_change
 from objects.linked_fields import MAX_LINKED_OBJECTS, LinkedTarget
-from objects.links import Link, link_from, links_by_relation
+from objects.links import Link, links_by_relation
 from objects.models import ColumnPreference, ComputedColumn, RecordTally, SavedView
 from objects.names import record_titles, record_url, title_of
 from objects.table import RecordsTable, TableState, build_table, list_query
@@ -240,7 +248,13 @@ def _records_grid(
     chosen = view if view is not None else preference
     link_columns = [k for k in (chosen.link_columns if chosen else []) if isinstance(k, str) and k]
     linked, links_problem = (
-        _linked_records(workspace=workspace, object_key=object_key, records=page.items, relation_keys=link_columns)
+        linked_cells.page_links(
+            workspace=workspace,
+            object_key=object_key,
+            records=page.items,
+            relation_keys=link_columns,
+            definition_of=lambda key: object_definition(workspace=workspace, object_key=key),
+        )
         if link_columns and page.items
         else ({}, "")
     )
@@ -329,70 +343,6 @@ def footer_of_count(tally: RecordTally, *, table: RecordsTable, records: list[di
     shown = len(records)
     summaries = table.page_summaries or summarise(records, table.fields, valued=valued_keys(table.state.aggregates))
     return FooterRow(label=f"Total of the {integer(shown)} shown", summaries=summaries)
-
-
-# Titles of linked records read per page (besides the cached ones): a page of
-# 100 rows may link to many records, and titles are read one at a time.
-LINKED_TITLE_LOOKUPS = 50
-
-
-def _linked_records(
-    *, workspace: Workspace, object_key: str, records: list[dict], relation_keys: list[str]
-) -> tuple[dict[str, dict[str, list[tuple[str, str]]]], str]:
-    """The page's rows' linked records per relation key, as (title, address),
-    and what went wrong reading them, if anything (the page still stands).
-    Remote calls: one per row whose links are not cached (the contract lists
-    links one record at a time), then titles not cached, at most
-    LINKED_TITLE_LOOKUPS."""
-    record_ids = [str(record.get("id") or "") for record in records if isinstance(record, dict)]
-    raw, failures = selectors.record_links_many(
-        client=workspace.client, workspace_id=workspace.id, object_key=object_key, record_ids=record_ids
-    )
-    wanted = set(relation_keys)
-    by_record: dict[str, list[Link]] = {}
-    for record_id, bodies in raw.items():
-        seen = [link_from(body, object_key=object_key, record_id=record_id) for body in bodies]
-        by_record[record_id] = [link for link in seen if link.relation_key in wanted and link.record_id]
-    every = [link for links in by_record.values() for link in links]
-    # A record of this very page is named by the page (no read).
-    definition = object_definition(workspace=workspace, object_key=object_key)
-    titles = {(object_key, str(record.get("id"))): title_of(record, definition) for record in records}
-    titles.update(
-        record_titles(
-            client=workspace.client,
-            workspace_id=workspace.id,
-            refs=[
-                (link.object_key, link.record_id)
-                for link in every
-                if not link.title and (link.object_key, link.record_id) not in titles
-            ],
-            definition_of=lambda key: object_definition(workspace=workspace, object_key=key),
-            max_lookups=LINKED_TITLE_LOOKUPS,
-        )
-    )
-    unseen = linked_hidden(workspace=workspace, refs=[(link.object_key, link.record_id) for link in every])
-    linked: dict[str, dict[str, list[tuple[str, str]]]] = {}
-    for record_id, named in by_record.items():
-        for link in named:
-            title = link.title or titles.get((link.object_key, link.record_id), "") or link.label
-            ref = (link.object_key, link.record_id)
-            shown = (str(UNSEEN_RECORD), "") if ref in unseen else (title, record_url(*ref))
-            linked.setdefault(record_id, {}).setdefault(link.relation_key, []).append(shown)
-    problem = ""
-    if failures:
-        exc = failures[-1]
-        meaning = meaning_of(exc)
-        unread = len(set(record_ids) - set(raw))
-        said = said_by_service(exc)
-        # The catalogue's words are translated (meaning_of); the service's own (said) are not.
-        reason = f"{meaning.title}: {said}" if said else meaning.title
-        words = ngettext(
-            "Linked records of %(count)s row could not be read: %(reason)s.",
-            "Linked records of %(count)s rows could not be read: %(reason)s.",
-            unread,
-        ) % {"count": unread, "reason": reason}
-        problem = with_request_id(f"{words} {meaning.advice}", exc)
-    return linked, problem
 
 
 def default_view_address(*, workspace: Workspace, user: AbstractBaseUser, object_key: str) -> str | None:
