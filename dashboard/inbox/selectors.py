@@ -18,6 +18,7 @@ from dashboard.inbox.models import Dismissal, WaitingItem, WorkspaceRefresh
 from dashboard.inbox.sources import KINDS, InboxItem, InboxViewer
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
+from dashboard.people.models import Person, WorkspaceRole
 
 logger = logging.getLogger("dashboard.inbox")
 
@@ -120,8 +121,9 @@ def _table(model) -> str:
 def _core_stamp_sql(vendor: str) -> str:
     """The person's active workspace (while their key is not refused), its stored items (how many, the newest),
     the person's own tracked work there (how many, the latest change of
-    those final or waiting) and what they dismissed, in one statement on the
-    person's active key.
+    those final or waiting), what they dismissed, and their role there (the
+    default, and the workspace's own: a source may list items by role, so a
+    role's change recounts), in one statement on the person's active key.
     Written out (names from the models) rather than built by the ORM on every
     poll: compiling the querysets cost more than running them
     (bench/inbox_poll.py)."""
@@ -132,6 +134,8 @@ def _core_stamp_sql(vendor: str) -> str:
         f"FROM {ops} o INNER JOIN {keys} k ON o.{_column(TrackedOperation, 'owner_key')} = k.{_column(ApiKey, 'id')} "
         f"WHERE o.{_column(TrackedOperation, 'started_by')} = %s AND k.{_column(ApiKey, 'workspace_id')} = {workspace}"
     )
+    people, roles = _table(Person), _table(WorkspaceRole)
+    person_id, person_user = _column(Person, "id"), _column(Person, "user")
     final, status = _column(TrackedOperation, "is_final"), _column(TrackedOperation, "status")
     waiting = ", ".join(["%s"] * len(WAITING_STATUSES))
     return (
@@ -141,7 +145,11 @@ def _core_stamp_sql(vendor: str) -> str:
         f"(SELECT COUNT(*) {own}), "
         f"(SELECT MAX(o.{_column(TrackedOperation, 'updated_at')}) {own} AND (o.{final} = %s OR o.{status} IN ({waiting}))), "
         f"(SELECT COUNT(*) FROM {dismissed} WHERE {_column(Dismissal, 'user')} = %s "
-        f"AND {_column(Dismissal, 'workspace_id')} = {workspace}) "
+        f"AND {_column(Dismissal, 'workspace_id')} = {workspace}), "
+        f"(SELECT p.{_column(Person, 'role')} FROM {people} p WHERE p.{person_user} = %s), "
+        f"(SELECT r.{_column(WorkspaceRole, 'role')} FROM {roles} r INNER JOIN {people} p "
+        f"ON r.{_column(WorkspaceRole, 'person')} = p.{person_id} WHERE p.{person_user} = %s "
+        f"AND r.{_column(WorkspaceRole, 'workspace_id')} = {workspace}) "
         f"FROM {keys} a WHERE a.{_column(ApiKey, 'user')} = %s AND a.{_column(ApiKey, 'is_active')} = %s "
         # A refused key reads as no workspace: the version changes at once and
         # the changed poll meets the refusal (dashboard/frame/workspace.py).
@@ -165,7 +173,8 @@ def header_stamp(*, user, now: datetime | None = None) -> tuple[str, str]:
 
     with connection.cursor() as cursor:
         cursor.execute(
-            _core_stamp_sql(connection.vendor), [user.pk, user.pk, True, *WAITING_STATUSES, user.pk, user.pk, True]
+            _core_stamp_sql(connection.vendor),
+            [user.pk, user.pk, True, *WAITING_STATUSES, user.pk, user.pk, user.pk, user.pk, True],
         )
         row = cursor.fetchone() or ("",)
     viewer = InboxViewer(user=user, workspace_id=row[0] or "")

@@ -1,6 +1,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from django import forms
@@ -12,7 +13,7 @@ from django.core.validators import validate_email
 from django.utils.functional import lazy
 from django.utils.translation import gettext, gettext_lazy
 
-from dashboard.people.roles import DEFAULT_ROLE, ROLE_DESCRIPTIONS, Role
+from dashboard.people.roles import DEFAULT_ROLE, MANAGE_PEOPLE, ROLE_DESCRIPTIONS, Role
 
 if TYPE_CHECKING:
     from django_stubs_ext import StrOrPromise  # a text or a lazy translation
@@ -39,6 +40,8 @@ class PeopleSearchForm(forms.Form):
 
 # How many addresses one invitation form sends at most (a team, not a mailing list).
 INVITE_AT_ONCE = 50
+# An invitation's role in one workspace: the field `role_in_<workspace id>`.
+WORKSPACE_ROLE_PREFIX = "role_in_"
 _SEPARATORS = re.compile(r"[\s,;]+")
 
 
@@ -56,6 +59,55 @@ class InviteForm(forms.Form):
         widget=forms.Textarea(attrs={"rows": 3, "autocomplete": "off", "spellcheck": "false"}),
     )
     role = forms.ChoiceField(label=gettext_lazy("Role"), choices=_role_choices, initial=DEFAULT_ROLE)
+
+    def __init__(self, *args: Any, workspaces: Sequence[Any] = (), inviter: Any = None, **kwargs: Any) -> None:
+        """One "Role in <workspace>" choice per workspace the console knows
+        where `inviter` manages people (blank: the default role there)."""
+        super().__init__(*args, **kwargs)
+        self.inviter = inviter
+        self.workspaces = {
+            workspace.id: workspace
+            for workspace in workspaces
+            if inviter is None or inviter.has_perm(MANAGE_PEOPLE, workspace.id)
+        }
+        for workspace in self.workspaces.values():
+            self.fields[WORKSPACE_ROLE_PREFIX + workspace.id] = forms.ChoiceField(
+                label=gettext("Role in %(workspace)s") % {"workspace": workspace.label},
+                choices=[("", gettext("Their default role")), *((role.value, role.label) for role in Role)],
+                required=False,
+            )
+
+    def main_fields(self) -> list[Any]:
+        return [self[name] for name in ("emails", "role")]
+
+    def workspace_fields(self) -> list[Any]:
+        return [self[WORKSPACE_ROLE_PREFIX + workspace_id] for workspace_id in self.workspaces]
+
+    def clean(self) -> dict[str, Any]:
+        """A role named for a workspace the form does not offer (not known,
+        or one where the inviter does not manage people: a page open from
+        before, or a forged post) is refused by name, never dropped."""
+        cleaned = super().clean() or {}
+        for name in self.data:
+            workspace_id = name[len(WORKSPACE_ROLE_PREFIX) :]
+            if name.startswith(WORKSPACE_ROLE_PREFIX) and workspace_id not in self.workspaces and self.data.get(name):
+                self.add_error(
+                    None,
+                    gettext(
+                        "You can't give a role in %(workspace)s: you don't manage people there, "
+                        "or the console no longer knows it. Choose the roles again."
+                    )
+                    % {"workspace": workspace_id[:64]},
+                )
+        return cleaned
+
+    def workspace_roles(self) -> list[dict[str, str]]:
+        """The roles chosen per workspace: [{"workspace_id", "role", "name"}], in the form's order."""
+        return [
+            {"workspace_id": workspace.id, "role": role, "name": workspace.name}
+            for workspace in self.workspaces.values()
+            if (role := self.cleaned_data.get(WORKSPACE_ROLE_PREFIX + workspace.id))
+        ]
 
     def clean_emails(self) -> list[tuple[str, str]]:
         """Each address typed once (case aside), in order, with what is wrong

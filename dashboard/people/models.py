@@ -5,6 +5,7 @@ from datetime import datetime
 
 from django.conf import settings
 from django.db import models
+from django.utils.translation import gettext
 from django.utils.translation import gettext_lazy as _
 
 from dashboard.people.roles import DEFAULT_ROLE, Role
@@ -66,6 +67,10 @@ class Invitation(models.Model):
 
     email = models.EmailField(max_length=254)
     role = models.CharField(max_length=16, choices=Role.choices, default=DEFAULT_ROLE)
+    # Roles in workspaces besides the default, made when the invitation is
+    # accepted: [{"workspace_id": ..., "role": ..., "name": the workspace's
+    # name when invited}], by workspace name (`workspace_role_words`).
+    workspace_roles = models.JSONField(default=list, blank=True)
     invited_by = models.ForeignKey(
         settings.AUTH_USER_MODEL, null=True, blank=True, on_delete=models.SET_NULL, related_name="+"
     )
@@ -86,6 +91,15 @@ class Invitation(models.Model):
 
     def __str__(self) -> str:
         return f"{self.email} ({self.get_role_display()})"
+
+    def workspace_role_words(self) -> list[str]:
+        """Its roles in workspaces as a person reads them: ["Approver in Marketing", ...]."""
+        return [
+            gettext("%(role)s in %(workspace)s")
+            % {"role": Role(entry["role"]).label, "workspace": entry.get("name") or entry["workspace_id"]}
+            for entry in self.workspace_roles
+            if entry.get("role") in Role.values
+        ]
 
     def is_expired(self, now: datetime) -> bool:
         return self.expires_at <= now

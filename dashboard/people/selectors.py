@@ -9,7 +9,7 @@ from datetime import datetime
 from typing import Any
 
 from django.contrib.auth import get_user_model
-from django.db.models import Count, Q, QuerySet
+from django.db.models import Count, Prefetch, Q, QuerySet
 from django.utils import timezone
 
 from dashboard.accounts.passkeys import passkey_user_ids
@@ -35,6 +35,8 @@ class PersonRow:
     keys: int  # how many API keys they stored (never the keys)
     second_factor: str  # "", "app", "passkey" or "app and passkey" (dashboard/accounts/two_factor.py, passkeys.py)
     tokens: int = 0  # personal access tokens not revoked (dashboard/tokens), Administrators revoke them there
+    # Their roles per workspace, where they differ from the default: (role label, workspace label), by workspace.
+    workspace_roles: tuple[tuple[str, str], ...] = ()
 
     @property
     def role_label(self) -> str:
@@ -63,6 +65,8 @@ def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow],
         get_user_model()
         .objects.filter(_search(query))
         .select_related("person")
+        # Every row's workspace roles in one query for the page (not one per person).
+        .prefetch_related(Prefetch("person__workspace_roles", queryset=WorkspaceRole.objects.order_by("workspace_id")))
         # Two counts over two relations: distinct, or each multiplies the other.
         .annotate(
             key_count=Count("api_keys", distinct=True),
@@ -78,22 +82,58 @@ def people_page(*, query: str, after: str, limit: int) -> tuple[list[PersonRow],
     # One query for the page's second factors, not one per row.
     apps = two_factor_enabled_ids(user.pk for user in found)
     passkeys = passkey_user_ids([user.pk for user in found])
+    named = _workspace_labels(found)
     rows = []
     for user in found:
         person = getattr(user, "person", None)
         rows.append(
             PersonRow(
                 user=user,
-                # The default role (the row read here saves role_of's query);
-                # roles per workspace show on the person's own page.
+                # The default role (the row read here saves role_of's query), and
+                # beside it the roles per workspace (a superuser has none that apply).
                 role=Role.ADMINISTRATOR if user.is_superuser else (person.role if person else DEFAULT_ROLE),
                 status="active" if user.is_active else "deactivated",
                 keys=user.key_count,
                 second_factor=second_factors(app=user.pk in apps, passkey=user.pk in passkeys),
                 tokens=user.token_count,
+                workspace_roles=()
+                if user.is_superuser or person is None
+                else tuple(
+                    sorted(
+                        (
+                            (str(Role(row.role).label), named.get(row.workspace_id, row.workspace_id))
+                            for row in person.workspace_roles.all()
+                            if row.role in Role.values
+                        ),
+                        key=lambda pair: pair[1].lower(),
+                    )
+                ),
             )
         )
     return rows, (found[-1].username if more and found else None)
+
+
+def _workspace_labels(users: list[Any]) -> dict[str, str]:
+    """{workspace id: its label} for the workspaces the page's rows have a
+    role in, in one query, and none when no row has one."""
+    ids = {
+        row.workspace_id
+        for user in users
+        if getattr(user, "person", None) is not None
+        for row in user.person.workspace_roles.all()
+    }
+    if not ids:
+        return {}
+    rows = (
+        ApiKey.objects.filter(workspace_id__in=ids)
+        .exclude(workspace_name="")
+        .order_by("workspace_id", "-checked_at")
+        .values_list("workspace_id", "workspace_name")
+    )
+    names: dict[str, str] = {}
+    for workspace_id, name in rows:
+        names.setdefault(workspace_id, name)
+    return {workspace_id: names.get(workspace_id) or workspace_id for workspace_id in ids}
 
 
 def second_factors(*, app: bool, passkey: bool) -> str:

@@ -40,8 +40,9 @@ from dashboard.people.administrators import (
 )
 from dashboard.people.devices import device_of
 from dashboard.people.language import role_words
-from dashboard.people.models import Invitation, Person, SignedInSession, Theme, token_hash
+from dashboard.people.models import Invitation, Person, SignedInSession, Theme, WorkspaceRole, token_hash
 from dashboard.people.roles import Role
+from dashboard.people.workspace_roles import checked_workspace_roles, invitation_roles_words
 
 logger = logging.getLogger("dashboard.people")
 
@@ -383,11 +384,20 @@ def _new_token(invitation: Invitation, now: datetime) -> str:
     return token
 
 
-def invitation_create(*, email: str, role: str, by: AbstractBaseUser, base_url: str) -> Invitation:
-    """Invite `email` with `role` and send the link. Refused (in words) for an
+def invitation_create(
+    *,
+    email: str,
+    role: str,
+    by: AbstractBaseUser,
+    base_url: str,
+    workspace_roles: list[dict[str, str]] | None = None,
+) -> Invitation:
+    """Invite `email` with `role` (and `workspace_roles`, made when it is
+    accepted) and send the link. Refused (in words) for an
     address that has an account or a pending invitation, and when the email
     server does not take the message (then nothing is saved)."""
     email = email.strip()
+    in_workspaces = checked_workspace_roles(workspace_roles)
     now = timezone.now()
     existing = _existing_account(email)
     if existing is not None:
@@ -399,15 +409,16 @@ def invitation_create(*, email: str, role: str, by: AbstractBaseUser, base_url: 
             f"{email} was already invited on {pending.created_at:%d %b %Y}. Re-send or revoke that invitation below."
         )
     with transaction.atomic():
-        invitation = Invitation(email=email, role=role, invited_by_id=by.pk)
+        invitation = Invitation(email=email, role=role, invited_by_id=by.pk, workspace_roles=in_workspaces)
         token = _new_token(invitation, now)
         invitation.save()
         audit_account_event(
             actor=by,
             subject=None,
             action="invitation_sent",
-            summary=f"Invited {email} as {role_words(role)}",
-            details={"email": email, "role": role, "invitation": invitation.pk},
+            summary=f"Invited {email} as {invitation_roles_words(invitation)}",
+            details={"email": email, "role": role, "invitation": invitation.pk}
+            | ({"workspace_roles": in_workspaces} if in_workspaces else {}),
         )
         # Sent inside the transaction: a refused message rolls the invitation back.
         _send(invitation, token=token, base_url=base_url, by=by)
@@ -424,7 +435,12 @@ class InvitedMany:
 
 
 def invitations_create(
-    *, addresses: list[tuple[str, str]], role: str, by: AbstractBaseUser, base_url: str
+    *,
+    addresses: list[tuple[str, str]],
+    role: str,
+    by: AbstractBaseUser,
+    base_url: str,
+    workspace_roles: list[dict[str, str]] | None = None,
 ) -> InvitedMany:
     """Invite each address (an (address, problem) pair: a problem found by the
     form refuses it unsent) with `role`: each one as `invitation_create`
@@ -436,7 +452,9 @@ def invitations_create(
             done.refused.append((address, problem))
             continue
         try:
-            done.sent.append(invitation_create(email=address, role=role, by=by, base_url=base_url))
+            done.sent.append(
+                invitation_create(email=address, role=role, by=by, base_url=base_url, workspace_roles=workspace_roles)
+            )
         except PeopleRefusal as refusal:
             done.refused.append((address, refusal.message))
     return done
@@ -525,7 +543,12 @@ def _accept(invitation: Invitation, *, user_fields: dict[str, Any], password: st
         else:
             user.set_password(password)
         user.save()
-        Person.objects.update_or_create(user_id=user.pk, defaults={"role": locked.role})
+        person, _ = Person.objects.update_or_create(user_id=user.pk, defaults={"role": locked.role})
+        in_workspaces = checked_workspace_roles(locked.workspace_roles)
+        WorkspaceRole.objects.bulk_create(
+            WorkspaceRole(person=person, workspace_id=entry["workspace_id"], role=entry["role"])
+            for entry in in_workspaces
+        )
         locked.accepted_at = now
         locked.accepted_user = user
         locked.save(update_fields=["accepted_at", "accepted_user"])
@@ -533,8 +556,9 @@ def _accept(invitation: Invitation, *, user_fields: dict[str, Any], password: st
             actor=user,
             subject=user,
             action="invitation_accepted",
-            summary=f"{locked.email} accepted the invitation ({how}) as {role_words(locked.role)}",
-            details={"email": locked.email, "role": locked.role, "invitation": locked.pk, "how": how},
+            summary=f"{locked.email} accepted the invitation ({how}) as {invitation_roles_words(locked)}",
+            details={"email": locked.email, "role": locked.role, "invitation": locked.pk, "how": how}
+            | ({"workspace_roles": in_workspaces} if in_workspaces else {}),
         )
     return user
 

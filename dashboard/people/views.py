@@ -33,6 +33,7 @@ from dashboard.frame.workspace import ConsoleRequest
 from dashboard.people import selectors, services, workspace_roles
 from dashboard.people.backends import role_of
 from dashboard.people.forms import AcceptForm, InviteForm, PeopleSearchForm, RoleForm, WorkspaceRoleForm
+from dashboard.people.models import Invitation
 from dashboard.people.roles import MANAGE_PEOPLE, Role
 from dashboard.web.htmx import client_redirect, is_partial, render_region
 from dashboard.web.pager import CursorPager
@@ -73,8 +74,14 @@ def _index_context(request: ConsoleRequest, invite_form: InviteForm, invite_erro
 @require_GET
 @requires_permission(MANAGE_PEOPLE, WHO_MAY)
 def index(request: ConsoleRequest) -> HttpResponse:
-    context = _index_context(request, InviteForm())
+    context = _index_context(request, _invite_form(request))
     return render_region(request, "people/index.html", "people", context)
+
+
+def _invite_form(request: ConsoleRequest, data: Any = None) -> InviteForm:
+    """The invitation form, with a role choice per workspace the console
+    knows where this Administrator manages people."""
+    return InviteForm(data, workspaces=selectors.known_workspaces(), inviter=request.user)
 
 
 @works_without_key
@@ -85,7 +92,7 @@ def invite(request: ConsoleRequest) -> HttpResponseBase:
     which lists them. Some refused: the form again, each refused address
     named with why and left in the box to fix (the sent ones are said, and
     the invitations list swapped too), nothing typed lost."""
-    form = InviteForm(request.POST)
+    form = _invite_form(request, request.POST)
     error = ""
     if form.is_valid():
         done = services.invitations_create(
@@ -93,9 +100,11 @@ def invite(request: ConsoleRequest) -> HttpResponseBase:
             role=form.cleaned_data["role"],
             by=request.user,
             base_url=_base_url(request),
+            workspace_roles=form.workspace_roles(),
         )
         sent = ", ".join(invitation.email for invitation in done.sent)
-        role = Role(form.cleaned_data["role"]).label
+        chosen = Invitation(role=form.cleaned_data["role"], workspace_roles=form.workspace_roles())
+        role = "; ".join([str(Role(chosen.role).label), *chosen.workspace_role_words()])
         if not done.refused:
             messages.success(
                 request,
@@ -115,9 +124,9 @@ def invite(request: ConsoleRequest) -> HttpResponseBase:
             )
             return client_redirect(request, reverse("people:index"))
         # The box keeps what was not sent, to fix and send again.
-        kept = InviteForm(
-            {"emails": "\n".join(address for address, _ in done.refused), "role": form.cleaned_data["role"]}
-        )
+        kept_data = request.POST.copy()  # the roles chosen (per workspace too) kept
+        kept_data["emails"] = "\n".join(address for address, _ in done.refused)
+        kept = _invite_form(request, kept_data)
         context = _index_context(request, kept)
         context.update({"invite_refused": done.refused, "invite_sent": sent, "invite_role": role})
         context["people_too"] = bool(done.sent) and is_partial(request)
@@ -163,7 +172,7 @@ def invitation_link(request: ConsoleRequest, pk: int) -> HttpResponseBase:
     except services.PeopleRefusal as refusal:
         messages.error(request, refusal.message)
         return client_redirect(request, reverse("people:index"))
-    context = _index_context(request, InviteForm())
+    context = _index_context(request, _invite_form(request))
     context["new_link"] = {"invitation": selectors.invitation_get(pk=pk), "link": link}
     response = render_region(request, "people/index.html", "people", context)
     response["Cache-Control"] = "no-store"

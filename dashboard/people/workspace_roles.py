@@ -8,13 +8,16 @@ from __future__ import annotations
 
 from typing import Any
 
+from django.conf import settings
 from django.contrib.auth.base_user import AbstractBaseUser
 from django.db import transaction
+from django.utils import translation
 
 from dashboard.audit.services import audit_account_event
 from dashboard.keys.models import ApiKey
 from dashboard.people.administrators import PeopleRefusal, display_name, refuse_if_last_administrator_in
-from dashboard.people.models import Person, WorkspaceRole
+from dashboard.people.language import role_words
+from dashboard.people.models import Invitation, Person, WorkspaceRole
 from dashboard.people.roles import Role
 
 
@@ -117,3 +120,27 @@ def person_workspace_roles_from_identity_provider(
                 details={"workspace_id": workspace_id, "to": role or "", **details},
                 actor_name=directory,
             )
+
+
+# --- an invitation's roles per workspace (made when it is accepted: services._accept) ---
+
+
+def checked_workspace_roles(workspace_roles: list[dict[str, str]] | None) -> list[dict[str, str]]:
+    """An invitation's roles per workspace, each a role of the console, one per workspace."""
+    checked: dict[str, dict[str, str]] = {}
+    for entry in workspace_roles or []:
+        if entry.get("role") not in Role.values or not entry.get("workspace_id"):
+            raise PeopleRefusal("Choose one of the roles listed for each workspace.")
+        checked[entry["workspace_id"]] = {
+            "workspace_id": entry["workspace_id"],
+            "role": entry["role"],
+            "name": entry.get("name", ""),
+        }
+    return list(checked.values())
+
+
+def invitation_roles_words(invitation: Invitation) -> str:
+    """ "Viewer; Approver in Marketing": the default role, then those per
+    workspace, in the console's language (the audit trail's kept words)."""
+    with translation.override(settings.LANGUAGE_CODE):
+        return "; ".join([role_words(invitation.role), *invitation.workspace_role_words()])

@@ -9,6 +9,12 @@
  * Never while typing. Without JavaScript every approval is a link to its page. */
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   var NARROW = "(max-width: 47.99rem)";
 
@@ -137,7 +143,12 @@
       var words = state.querySelector("[data-bulk-state-words]");
       if (words && on) {
         var count = matching.getAttribute("data-count");
-        words.textContent = "All " + count + " approvals matching this filter are selected.";
+        var n = parseInt(count, 10) || 0;
+        words.textContent = interpolate(ngettext(
+          "All %(count)s approval matching this filter is selected.",
+          "All %(count)s approvals matching this filter are selected.",
+          n
+        ), { count: count }, true);
       }
     }
   }

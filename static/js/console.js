@@ -5,6 +5,8 @@
  */
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
 
   /* Colours that come from data (object or option colours): markup carries
    * data-color="#3366ff" (or a colour name). Each distinct colour gets one
@@ -97,8 +99,8 @@
    * any request gets an answer again. Polling regions keep retrying by
    * themselves; on a page without one, /healthz is asked every few seconds.
    * While lost, "Updating live…" reads "Connection lost, retrying…". */
-  var LOST_TEXT = "Connection to the console lost, retrying…";
-  var LIVE_LOST_TEXT = "Connection lost, retrying… last refreshed ";
+  var LOST_TEXT = gettext("Connection to the console lost, retrying…");
+  var LIVE_LOST_TEXT = gettext("Connection lost, retrying… last refreshed") + " ";
   var RETRY_MS = 4000;
   var lost = false;
   var retryTimer = null;
@@ -174,9 +176,9 @@
     function say(text) { if (status) status.textContent = text; }
     source.select();
     if (navigator.clipboard && navigator.clipboard.writeText) {
-      navigator.clipboard.writeText(source.value).then(function () { say("Copied."); }, function () { say("Selected: press Ctrl+C to copy."); });
+      navigator.clipboard.writeText(source.value).then(function () { say(gettext("Copied.")); }, function () { say(gettext("Selected: press Ctrl+C to copy.")); });
     } else {
-      say("Selected: press Ctrl+C to copy.");
+      say(gettext("Selected: press Ctrl+C to copy."));
     }
   });
 
@@ -268,6 +270,11 @@
  */
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   function apply(theme, label) {
     document.documentElement.setAttribute("data-theme", theme);
@@ -278,7 +285,7 @@
     if (!menu) { return; }
     var summary = menu.querySelector("summary");
     var name = menu.querySelector(".theme-menu__name");
-    if (summary) { summary.setAttribute("aria-label", "Theme: " + label + ". Change theme"); }
+    if (summary) { summary.setAttribute("aria-label", interpolate(gettext("Theme: %(theme)s. Change theme"), { theme: label }, true)); }
     if (name) { name.textContent = label; }
     menu.querySelectorAll("button[name=theme]").forEach(function (button) {
       button.setAttribute("aria-pressed", button.value === theme ? "true" : "false");
@@ -290,7 +297,7 @@
     if (messages) {
       var note = document.createElement("div");
       note.className = "alert alert-success";
-      note.textContent = "Theme: " + label + ".";
+      note.textContent = interpolate(gettext("Theme: %(theme)s."), { theme: label }, true);
       messages.replaceChildren(note);
     }
   }

@@ -5,6 +5,11 @@
 // card goes back where it was and the message is shown on it and announced.
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   function newKey() {
     if (window.crypto && window.crypto.randomUUID) { return window.crypto.randomUUID(); }
@@ -39,7 +44,7 @@
     Array.prototype.forEach.call(select.options, function (option) {
       var isCurrent = option.value === current;
       option.selected = isCurrent;
-      option.textContent = isCurrent ? "Move to…" : option.getAttribute("data-label") || option.textContent;
+      option.textContent = isCurrent ? gettext("Move to…") : option.getAttribute("data-label") || option.textContent;
     });
   }
 
@@ -66,22 +71,24 @@
       credentials: "same-origin",
       headers: { "Accept": "application/json", "X-CSRFToken": data.get("csrfmiddlewaretoken") }
     }).then(function (response) {
-      return response.json().catch(function () { return { ok: false, message: "The console answered " + response.status + "." }; })
+      return response.json().catch(function () { return { ok: false, message: interpolate(gettext("The console answered %(status)s."), { status: response.status }, true) }; })
         .then(function (body) { return { ok: response.ok && body.ok, body: body }; });
     }).catch(function () {
-      return { ok: false, body: { message: "The console could not be reached." } };
+      return { ok: false, body: { message: gettext("The console could not be reached.") } };
     }).then(function (result) {
       card.removeAttribute("aria-busy");
       if (result.ok) {
-        announce("Moved “" + title + "” to " + to.getAttribute("data-label") + ".");
+        announce(interpolate(gettext("Moved “%(title)s” to %(column)s."), { title: title, column: to.getAttribute("data-label") }, true));
         return;
       }
       putBack(card, from, oldIndex);
       syncSelect(card, from);
       refreshCounts(board);
-      var message = (result.body && result.body.message) || "The move was refused.";
-      if (error) { error.textContent = "Not moved: " + message; error.hidden = false; }
-      announce("“" + title + "” was put back in " + from.getAttribute("data-label") + ": " + message);
+      var message = (result.body && result.body.message) || gettext("The move was refused.");
+      if (error) { error.textContent = interpolate(gettext("Not moved: %(why)s"), { why: message }, true); error.hidden = false; }
+      announce(interpolate(gettext("“%(title)s” was put back in %(column)s: %(why)s"), {
+        title: title, column: from.getAttribute("data-label"), why: message
+      }, true));
     });
   }
 

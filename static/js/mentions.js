@@ -6,6 +6,12 @@
 // textarea and a typed @name works the same.
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   var BOX = "#comments textarea";
   // The "@name" being typed just before the caret (a username's characters; not an e-mail address's "@").
@@ -54,7 +60,7 @@
     box.selectionStart = box.selectionEnd = before.length + inserted.length;
     close();
     box.focus();
-    status("Mentioned @" + name + ".");
+    status(interpolate(gettext("Mentioned @%(name)s."), { name: name }, true));
   }
 
   function asked(box) {
@@ -84,7 +90,7 @@
       event.preventDefault();
       event.stopPropagation();
       close();
-      status("Suggestions closed.");
+      status(gettext("Suggestions closed."));
     }
   });
 
@@ -108,14 +114,18 @@
     var all = options();
     if (!all.length) {
       close();
-      status("No one of this workspace is called that.");
+      status(gettext("No one of this workspace is called that."));
       return;
     }
     if (open.box.nextElementSibling !== list) { open.box.insertAdjacentElement("afterend", list); }
     list.hidden = false;
     open.box.setAttribute("aria-expanded", "true");
     choose(all[0]);
-    status(all.length + (all.length === 1 ? " person" : " people") + " to mention: Up and Down to choose, Enter to pick, Escape to close.");
+    status(interpolate(ngettext(
+      "%(count)s person to mention: Up and Down to choose, Enter to pick, Escape to close.",
+      "%(count)s people to mention: Up and Down to choose, Enter to pick, Escape to close.",
+      all.length
+    ), { count: all.length }, true));
   });
 
   // New content (the page, a swapped comments region): its boxes become comboboxes.

@@ -7,6 +7,11 @@
 // A static file: the CSP allows no inline script.
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   var DENSITY_KEY = "objects.records.density";
   var saved = new WeakMap(); // cell -> its markup before the editor opened
@@ -114,14 +119,16 @@
       titleButton = document.createElement("button");
       titleButton.type = "button";
       titleButton.className = "btn btn-small record-title__edit";
-      titleButton.textContent = "Edit";
+      titleButton.textContent = gettext("Edit");
       titleButton.setAttribute("data-title-edit", "");
     }
     var link = cell.querySelector("a");
     var table = cell.closest("[data-grid]");
     var header = table.tHead && table.tHead.rows[0].cells[cell.cellIndex];
-    var label = header ? header.textContent.replace(/[\u25B2\u25BC]/g, "").trim() : "name"; // without the sort mark
-    titleButton.setAttribute("aria-label", "Edit " + label + " of " + (link ? link.textContent.trim() : "this record"));
+    var label = header ? header.textContent.replace(/[\u25B2\u25BC]/g, "").trim() : gettext("name"); // without the sort mark
+    titleButton.setAttribute("aria-label", link
+      ? interpolate(gettext("Edit %(field)s of %(record)s"), { field: label, record: link.textContent.trim() }, true)
+      : interpolate(gettext("Edit %(field)s of this record"), { field: label }, true));
     return titleButton;
   }
 
@@ -232,7 +239,7 @@
     holder.innerHTML = before;
     var link = holder.querySelector("a");
     if (!link) { return; }
-    link.textContent = cell.textContent.trim() || "Untitled";
+    link.textContent = cell.textContent.trim() || gettext("Untitled");
     cell.replaceChildren(link);
   }
 
@@ -324,6 +331,12 @@
 // is announced. Rows are swapped in by htmx, so events are delegated.
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   function rowBoxes() {
     return document.querySelectorAll('input[type="checkbox"][name="ids"][form="bulk-form"]');
@@ -342,8 +355,8 @@
     var count = document.getElementById("bulk-count");
     if (count) {
       count.textContent = scope && scope.checked
-        ? "Every matching record selected"
-        : checked ? checked + " selected" : "";
+        ? gettext("Every matching record selected")
+        : checked ? interpolate(ngettext("%(count)s selected", "%(count)s selected", checked), { count: checked }, true) : "";
     }
   }
 

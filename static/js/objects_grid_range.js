@@ -8,6 +8,12 @@
 // stays under its budget, so its words and its look are given here too.
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
+  var ngettext = window.ngettext || function (one, many, n) { return n === 1 ? one : many; };
+  var interpolate = window.interpolate || function (text, values) {
+    return text.replace(/%\((\w+)\)s/g, function (match, name) { return String(values[name]); });
+  };
 
   var range = null; // {table, anchor: [row, col], end: [row, col]}
   var painted = [];
@@ -51,8 +57,8 @@
     };
   }
 
-  var HELP = " Shift with the arrow keys, a drag or Shift+click selects cells; Ctrl+C copies them, Ctrl+V pastes a " +
-    "block from the focused cell, Ctrl+D fills the top row down: a paste or a fill shows its dry run first.";
+  var HELP = " " + gettext("Shift with the arrow keys, a drag or Shift+click selects cells; Ctrl+C copies them, " +
+    "Ctrl+V pastes a block from the focused cell, Ctrl+D fills the top row down: a paste or a fill shows its dry run first.");
 
   // The live region that announces a range, and the grid's help saying how: once per table swapped in.
   function ready() {
@@ -62,6 +68,7 @@
     var status = document.createElement("p");
     status.id = "grid-range-status";
     status.className = "visually-hidden";
+    status.setAttribute("role", "status"); // polite, and found by its role
     status.setAttribute("aria-live", "polite");
     help.after(status);
   }
@@ -83,7 +90,6 @@
     cell.classList.toggle("is-in-range", on);
   }
 
-  function plural(n, word) { return n + " " + word + (n === 1 ? "" : "s"); }
 
   function paint() {
     painted.forEach(function (cell) { mark(cell, false); });
@@ -97,7 +103,12 @@
         if (cells[c]) { mark(cells[c], true); painted.push(cells[c]); }
       }
     }
-    announce(plural(b.bottom - b.top + 1, "row") + " by " + plural(b.right - b.left + 1, "column") + " selected");
+    var rowCount = b.bottom - b.top + 1;
+    var columnCount = b.right - b.left + 1;
+    announce(interpolate(gettext("%(rows)s by %(columns)s selected"), {
+      rows: interpolate(ngettext("%(count)s row", "%(count)s rows", rowCount), { count: rowCount }, true),
+      columns: interpolate(ngettext("%(count)s column", "%(count)s columns", columnCount), { count: columnCount }, true)
+    }, true));
   }
 
   function clear() {
@@ -222,7 +233,7 @@
       add("labels", th ? columnLabel(th) : "");
     }
     document.body.appendChild(form);
-    announce(mode === "fill" ? "Preparing the dry run of the fill" : "Preparing the dry run of the paste");
+    announce(mode === "fill" ? gettext("Preparing the dry run of the fill") : gettext("Preparing the dry run of the paste"));
     form.submit();
   }
 
@@ -237,7 +248,7 @@
 
   function fill() {
     var b = bounds();
-    if (b.bottom === b.top) { announce("Select two rows or more to fill down"); return; }
+    if (b.bottom === b.top) { announce(gettext("Select two rows or more to fill down")); return; }
     send(range.table, "fill", b.top, b.bottom, b.left, b.right, null);
   }
 

@@ -13,6 +13,8 @@
 // objects_grid.js on purpose: loaded only by a table longer than its page.
 (function () {
   "use strict";
+  // Django's JavaScript catalog (templates/base.html); English words without it.
+  var gettext = window.gettext || String;
 
   var WINDOW_ROWS = 150; // near a 100-row page's DOM however far one scrolls
   var MARGIN = 1200; // px beyond the view loaded ahead, in both directions
@@ -271,7 +273,7 @@
     var current = state;
     current.busy = true;
     current.last = Date.now();
-    say("Loading more rows…");
+    say(gettext("Loading more rows…"));
     window.htmx.ajax("GET", url, { source: anchor, target: anchor, swap: below ? "beforebegin" : "afterend" }).then(
       function () { placed(current, index, url, below); },
       function () { placed(current, index, url, below); }
@@ -285,11 +287,11 @@
     var known = state.slices[index];
     if (!body || !body.hasAttribute("data-slice") || (known && known.el === body) || isLoaded(body)) {
       // Not read (the message box says why): tried again once the person scrolls, a little later.
-      say("These rows could not be loaded; scroll to try again.");
+      say(gettext("These rows could not be loaded; scroll to try again."));
       state.pausedUntil = Date.now() + RETRY_MS;
       return;
     }
-    say("Loading more rows…");
+    say(gettext("Loading more rows…"));
     adopt(body, index, url);
     var wanted = state.focus;
     if (wanted && wanted.index !== index && !(state.slices[wanted.index] || {}).el) {
@@ -305,7 +307,7 @@
     trim(view());
     if (body.rows.length === 0 && !known) {
       // A filter the console checks itself read its budget and found none: go on when asked.
-      say("No matches in the records read just now; scroll on to read further.");
+      say(gettext("No matches in the records read just now; scroll on to read further."));
       state.pausedUntil = Date.now() + RETRY_MS;
     }
     soon(0);

@@ -95,3 +95,46 @@ def test_select_copy_paste_confirm_and_undo_by_keyboard(grid, page: Page, monkey
     expect(grid_cell(page, "Deal 000", "Seats")).to_be_visible()
     page.screenshot(path=str(SCREENSHOTS / "grid-range-375.png"))
     assert violations == []
+
+
+@pytest.mark.browser
+def test_in_german_the_range_and_the_fill_refusal_are_announced_in_german(grid, page: Page):
+    """The script's words come from Django's JavaScript catalog (locale/de
+    djangojs.po), plurals by ngettext: "1 Zeile", "2 Zeilen"."""
+    violations = csp_violations(page)
+    page.set_extra_http_headers({"Accept-Language": "de"})
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_grid(page, grid)
+    expect(page.locator("html")).to_have_attribute("lang", "de")
+
+    page.get_by_role("link", name="Deal 000", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowDown")
+    page.keyboard.press("Shift+ArrowRight")
+    expect(page.get_by_role("status").filter(has_text="2 Zeilen mal 2 Spalten ausgewählt")).to_have_count(1)
+    # The grid's help says the range keys in German too (the script adds them).
+    expect(page.locator("#records-grid-help")).to_contain_text("Strg+D füllt die oberste Zeile nach unten aus")
+
+    page.keyboard.press("Shift+ArrowUp")  # one row, two columns: nothing to fill down
+    expect(page.get_by_role("status").filter(has_text="1 Zeile mal 2 Spalten ausgewählt")).to_have_count(1)
+    page.keyboard.press("Control+d")
+    status = page.get_by_role("status").filter(has_text="Wählen Sie zwei oder mehr Zeilen aus")
+    expect(status).to_have_text("Wählen Sie zwei oder mehr Zeilen aus, um nach unten auszufüllen")
+    assert violations == []
+
+
+@pytest.mark.browser
+def test_without_the_catalog_the_range_is_announced_in_english(grid, page: Page):
+    """The catalog's script did not load (blocked here): the range code keeps
+    working with its English words (gettext, ngettext and interpolate guarded)."""
+    page.route("**/i18n/**", lambda route: route.abort())
+    page.set_extra_http_headers({"Accept-Language": "de"})
+    open_grid(page, grid)
+    assert page.evaluate("() => typeof window.gettext") == "undefined"
+
+    page.get_by_role("link", name="Deal 000", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("Shift+ArrowDown")
+    expect(page.get_by_role("status").filter(has_text="2 rows by 1 column selected")).to_have_count(1)

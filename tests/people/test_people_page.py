@@ -132,3 +132,38 @@ def test_a_persons_tokens_are_counted_and_their_link_lists_them_for_an_administr
     assert len(select(listed, "#everyone-heading ~ * tbody tr")) == 2
     admin_client.post(reverse("tokens:revoke", args=[kept[0].pk]))
     assert AccessToken.objects.get(pk=kept[0].pk).revoked_at is not None
+
+
+def test_each_row_shows_the_roles_per_workspace_beside_the_default_in_flat_queries(admin_client, django_user_model):
+    """ "Viewer; Approver in Marketing": the workspace roles of every row in one
+    query for the page, whether 2 or 50 people have them."""
+    from dashboard.people.backends import person_workspace_role_set
+
+    stored_api_key(
+        user=django_user_model.objects.create_user(username="keeper"),
+        secret="svc_sk_live_keeper00001",
+        workspace_id="ws-m",
+        workspace_name="Marketing",
+    )
+
+    def with_roles(people: list) -> None:
+        for user in people:
+            Person.objects.filter(user=user).update(role=Role.VIEWER)
+            person_workspace_role_set(user=user, workspace_id="ws-m", role=Role.APPROVER)
+            person_workspace_role_set(user=user, workspace_id="ws-s", role=Role.MEMBER)  # no key: named by its id
+
+    with_roles(make_people(django_user_model, 2, prefix="few"))
+    with CaptureQueriesContext(connection) as few:
+        assert admin_client.get(reverse("people:index")).status_code == 200
+    with_roles(make_people(django_user_model, 46, prefix="many"))
+    with CaptureQueriesContext(connection) as many:
+        response = admin_client.get(reverse("people:index"))
+
+    rows = {
+        text_of(one(row, "th")).split()[0]: texts(row, "td") for row in select(response.content, "#people tbody tr")
+    }
+    assert len(rows) == 50
+    assert rows["few00"][0] == "Viewer; Approver in Marketing; Member in ws-s"
+    assert rows["many45"][0] == "Viewer; Approver in Marketing; Member in ws-s"
+    assert rows["ada"][0] == "Administrator"  # none of her own: her default alone
+    assert len(many.captured_queries) == len(few.captured_queries)

@@ -111,7 +111,12 @@ def test_the_theme_is_read_with_the_role_in_one_query(client, user):
     with CaptureQueriesContext(connection) as queries:
         page = parse(client.get(PAGE).content)
     assert one(page, "html")["data-theme"] == "dark"
-    person_reads = [query["sql"] for query in queries.captured_queries if "people_person" in query["sql"]]
+    # The header's inbox version names the role too, inside its one statement on the active key (not a read of the row).
+    person_reads = [
+        query["sql"]
+        for query in queries.captured_queries
+        if "people_person" in query["sql"] and "keys_apikey" not in query["sql"]
+    ]
     assert len(person_reads) == 1, person_reads
 
 
