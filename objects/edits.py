@@ -38,11 +38,12 @@ def encode_values(values: Mapping[str, Any], fields: Iterable[FieldDef]) -> str:
     return json.dumps({f.key: values.get(f.key) for f in fields}, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def decode_values(raw: str | None) -> dict | None:
+def decode_values(raw: str | None, *, limit: int = MAX_SHOWN_LENGTH) -> dict | None:
     """The carried values, or None when absent or unreadable (a form from
     before this rule, or one changed by hand): the caller then compares with
-    the record re-read at submit, as before."""
-    if not raw or len(raw) > MAX_SHOWN_LENGTH:
+    the record re-read at submit, as before. (`limit`: the longest text read;
+    a grid paste's dry run carries a page of records.)"""
+    if not raw or len(raw) > limit:
         return None
     try:
         decoded = json.loads(raw)
