@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any
 
-from objects.fields import FieldDef, comparable
+from objects.fields import FieldDef, cell, comparable
 
 SHOWN_FIELD = "shown_values"
 CHOICE_PREFIX = "resolve."
@@ -135,3 +136,16 @@ def plan_edit(
         plan.changes[f.key] = mine
         plan.before[f.key] = theirs
     return plan
+
+
+def conflict_rows(conflicts: list[Conflict], *, zone: tzinfo) -> list[dict[str, Any]]:
+    """Each conflict with its three values as cells (what was shown, theirs now, mine)."""
+    return [
+        {
+            "conflict": c,
+            "shown": cell(c.field, c.shown, zone=zone),
+            "theirs": cell(c.field, c.theirs, zone=zone),
+            "mine": cell(c.field, c.mine, zone=zone),
+        }
+        for c in conflicts
+    ]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import decimal
 import secrets
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urljoin
 
 import pytest
 from django.http import QueryDict
@@ -257,3 +257,62 @@ def test_the_settings_page_says_the_service_has_no_such_fields_and_where_they_so
 
     assert "The service has no computed fields" in said
     assert "Sorting or filtering by one works on the records the console reads" in said
+
+
+# --- carried to the record page, and the CSV export --------------------------------
+
+
+def test_the_record_pages_link_back_keeps_a_computed_sort_and_condition(console, deals, column):
+    url = f"/objects/{deals}/records/"
+    query = {f"f.{column}": "0", f"op.{column}": "lt", "sort": f"-{column}"}
+    html = parse(console.get(url, query).content)
+    first = select(html, "th.record-title a")[0]["href"]  # the record's address with `?list=` of this view
+
+    record = parse(console.get(urljoin(url, first)).content)
+    back = QueryDict(one(record, ".breadcrumbs a:nth-of-type(2)")["href"].split("?", 1)[1])
+
+    assert (back["sort"], back[f"f.{column}"], back[f"op.{column}"]) == (f"-{column}", "0", "lt")
+    again = parse(console.get(url, back).content)
+    assert titles(again) == titles(html) == [deal(i) for i in sorted(range(COUNT), key=signed, reverse=True) if signed(i) < 0][:25]  # fmt: skip
+
+
+def csv_rows(response) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
+
+
+def test_the_csv_export_of_a_table_sorted_by_a_computed_column_comes_in_that_order(console, deals, column):
+    url = f"/objects/{deals}/records/export.csv"
+    console.get(f"/objects/{deals}/records/")
+
+    with RemoteCallCounter() as counter:
+        rows = csv_rows(console.get(url, {"sort": f"-{column}"}))
+    assert counter.paths == [f"/v1/objects/{deals}/records"]  # one read of the service's 100, as the page's
+
+    header, body = rows[0], rows[1:]
+    name, signed_at = header.index("Name"), header.index("Signed (computed)")
+    reference = sorted(range(COUNT), key=signed, reverse=True)
+    assert [r[name] for r in body] == [deal(i) for i in reference]
+    assert [int(D(r[signed_at])) for r in body] == [signed(i) for i in reference]
+    assert not any(r[0].startswith("#") for r in body)  # every record was read: not partial
+
+    kept = csv_rows(console.get(url, {"sort": column, f"f.{column}": "90", f"op.{column}": "gt"}))
+    assert [r[name] for r in kept[1:]] == [deal(i) for i in sorted(range(COUNT), key=signed) if signed(i) > 90]
+
+
+def test_past_the_budget_the_export_sorts_what_the_page_reads_and_says_so(
+    console, deals, column, settings, monkeypatch
+):
+    monkeypatch.setattr(selectors, "SCAN_PAGE_SIZE", 10)
+    settings.OBJECTS_FILTER_PAGE_BUDGET = 2
+    console.get(f"/objects/{deals}/records/")
+
+    with RemoteCallCounter() as counter:
+        rows = csv_rows(console.get(f"/objects/{deals}/records/export.csv", {"sort": column}))
+    assert counter.count == 2  # the budget's pages, whatever the number of records
+
+    name = rows[0].index("Name")
+    assert [r[name] for r in rows[1:-1]] == [deal(i) for i in sorted(range(20), key=signed)]
+    assert rows[-1] == ["# partial: Sorted within the first 20 records read: refine the filters to sort them all."]
