@@ -137,7 +137,8 @@ def test_the_count_shown_follows_the_rows_loaded_and_the_rowcount_the_background
     count_now = tally_steps_inline(monkeypatch)  # the background count runs when this test says
     fields = [f for f in EVERY_TYPE_FIELDS if f["key"] in ("name", "seats")]
     obj = PlainClient(sandbox).post(
-        "/v1/objects", json={"singular_name": "Prospect", "plural_name": "Prospects", "title_field": "name", "fields": fields}
+        "/v1/objects",
+        json={"singular_name": "Prospect", "plural_name": "Prospects", "title_field": "name", "fields": fields},
     )
     sandbox.insert_records(obj["id"], [{"name": f"Lead {i:04d}", "seats": i} for i in range(1_000)])
     user = django_user_model.objects.create_user(username="vera", password="counts follow the rows")
