@@ -252,6 +252,38 @@ def test_the_board_sums_a_formula_per_column_and_a_chart_measures_it(console, de
     assert RecordTally.objects.count() == 1
 
 
+def test_a_chart_of_a_sum_below_zero_draws_its_bar_down_from_a_zero_line(console, deals, column, monkeypatch):
+    drain = tally_steps_inline(monkeypatch)
+    chart = f"/objects/{deals}/chart/"
+    query = {"group": "active", "measure": "sum", "value": column}
+    console.get(chart, query)
+    drain()
+    html = parse(console.get(chart, query).content)
+
+    sums = {"Yes": sum(signed(i) for i in range(COUNT) if signed(i) >= 0)}
+    sums["No"] = sum(signed(i) for i in range(COUNT) if signed(i) < 0)
+    assert sums["No"] < 0 < sums["Yes"]
+    rows = {row[0]: D(row[1].replace(",", "")) for row in table_rows(html)}
+    assert rows == {k: D(v) for k, v in sums.items()}
+    zero = select(html, "svg.chart line.chart-zero")
+    assert len(zero) == 1
+    zero_y = float(zero[0]["y1"])
+    frame = [float(n) for n in one(html, "svg.chart")["viewbox"].split()]
+    bars = {r.find("title").get_text().split(":")[0]: r for r in select(html, "svg.chart rect.chart-bar")}
+    up, down = bars["Yes"], bars["No"]
+    assert "chart-bar--below" in down["class"] and "chart-bar--below" not in up["class"]
+    # Up from the zero line, and down from it: neither clipped to nothing, both inside the drawing.
+    assert float(up["y"]) + float(up["height"]) == pytest.approx(zero_y, abs=0.2)
+    assert float(down["y"]) == pytest.approx(zero_y, abs=0.2)
+    assert float(up["height"]) > 0 and float(down["height"]) > 0
+    assert 0 <= float(up["y"]) and float(down["y"]) + float(down["height"]) <= frame[3]
+    # Each bar's length is its number's share of the axis: the two in proportion.
+    ratio = float(down["height"]) / float(up["height"])
+    assert ratio == pytest.approx(abs(sums["No"]) / sums["Yes"], rel=0.02)
+    ticks = [text_of(t) for t in select(html, "svg.chart text.chart-label[text-anchor=end]")]
+    assert "0" in ticks and ticks[0].startswith("-")  # the axis reaches below zero
+
+
 def test_the_settings_page_says_the_service_has_no_such_fields_and_where_they_sort(console, deals):
     said = text_of(one(parse(console.get(f"/objects/{deals}/settings/computed/").content), "main"))
 
