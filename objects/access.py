@@ -12,8 +12,10 @@ A policy is two lists, kept as JSON (`ObjectAccessPolicy`):
 - record rules: `who` ("role:viewer" or "person:ada@example.com", an email
   or a console user name) and `where`, a records filter in the address's
   own words (objects/filters.py: `f.owner=@me&op.stage=is_not&f.stage=Lost`),
-  where the value `@me` is the signed-in person (their email, else their
-  console user name: a rule holds for either);
+  all of whose conditions must hold (a second one on the same field is a
+  one-branch group: `or.1.1.op.stage=is_not&or.1.1.f.stage=Won`), where the
+  value `@me` is the signed-in person (their email, else their console user
+  name: a rule holds for either);
 - field rules: a field key and the roles it is hidden from, or read-only for.
 
 A person with no record rule naming them or their role sees every record;
@@ -33,7 +35,7 @@ from typing import Any
 from django.http import QueryDict
 from django.utils.translation import gettext_noop  # marked here, translated where shown
 
-from objects.conditions import group_check
+from objects.conditions import GROUP_PREFIX, branch_prefix, group_check
 from objects.fields import FieldDef
 from objects.filters import (
     FilterPlan,
@@ -319,82 +321,144 @@ def refused_fields(access: Access, keys: Iterable[str]) -> list[str]:
 # The conditions a rule of the page may say (the filter's own operators: objects/filters.py).
 RULE_OPERATORS = (("is", "is"), ("is_not", "is not"), ("contains", "contains"), ("empty", "is empty"))
 MAX_FORM_RULES = 10
+MAX_CONDITIONS = 3  # per rule on the page, all of which must hold
 
 
 @dataclass(frozen=True)
-class RuleRow:
-    """One record rule as the page shows it: who, and one condition."""
+class ConditionRow:
+    """One condition of a record rule as the page shows it."""
 
-    who: str = ""
-    person: str = ""
     field: str = ""
     op: str = "is"
     value: str = ""
     me: bool = False
 
 
+@dataclass(frozen=True)
+class RuleRow:
+    """One record rule as the page shows it: who, and its conditions (all must hold)."""
+
+    who: str = ""
+    person: str = ""
+    conditions: tuple[ConditionRow, ...] = ()
+
+    @property
+    def slots(self) -> list[tuple[str, ConditionRow]]:
+        """Each condition's input names' part after `rule-<n>-` ("" for the
+        first: the names a one-condition rule always had) and the condition,
+        padded with blank ones to MAX_CONDITIONS."""
+        shown = [*self.conditions, *[ConditionRow()] * (MAX_CONDITIONS - len(self.conditions))]
+        return [(_slot(c), condition) for c, condition in enumerate(shown)]
+
+
+def _slot(c: int) -> str:
+    return f"and{c}-" if c else ""
+
+
 def rule_rows(policy: Policy) -> list[RuleRow]:
-    """The policy's record rules as the page's rows (a rule of several
-    conditions, made elsewhere, shows its first)."""
+    """The policy's record rules as the page's rows. A rule's `where` is the
+    filter's address: a field's first condition in its own words
+    (`f.owner=@me`), another on the same field a one-branch group of it
+    (`or.1.1.op.stage=is_not&or.1.1.f.stage=Lost`: objects/conditions.py)."""
     rows = []
     for rule in policy.records:
         query = QueryDict(rule.where)
-        keys = [k[2:] for k in query if k.startswith("f.")] or [k[3:] for k in query if k.startswith("op.")]
-        key = keys[0] if keys else ""
-        value = query.get(f"f.{key}", "")
+        named: dict[tuple[str, str], None] = {}
+        for name in query:
+            prefix = ""
+            if name.startswith(GROUP_PREFIX):
+                parts = name.split(".", 3)
+                if len(parts) < 4:
+                    continue
+                prefix, name = ".".join(parts[:3]) + ".", parts[3]
+            for kind in ("f.", "op."):
+                if name.startswith(kind):
+                    named[(prefix, name[len(kind) :])] = None
+        conditions = []
+        for prefix, key in named:
+            value = query.get(f"{prefix}f.{key}", "")
+            op = query.get(f"{prefix}op.{key}", "is")
+            conditions.append(ConditionRow(field=key, op=op, value="" if value == ME else value, me=value == ME))
         who, person = (rule.who, "") if rule.who.startswith(ROLE_PREFIX) else ("person", rule.who[len(PERSON_PREFIX) :])
-        rows.append(
-            RuleRow(
-                who=who,
-                person=person,
-                field=key,
-                op=query.get(f"op.{key}", "is"),
-                value="" if value == ME else value,
-                me=value == ME,
-            )
-        )
+        rows.append(RuleRow(who=who, person=person, conditions=tuple(conditions)))
     return rows
+
+
+def rule_row_from_data(data: Mapping[str, Any], n: int) -> RuleRow:
+    """Rule row `n` of the page's form as typed (its blank conditions dropped)."""
+
+    def got(name: str) -> str:
+        return str(data.get(f"rule-{n}-{name}") or "").strip()
+
+    conditions = []
+    for c in range(MAX_CONDITIONS):
+        slot = _slot(c)
+        row = ConditionRow(
+            field=got(slot + "field"), op=got(slot + "op") or "is", value=got(slot + "value"), me=bool(got(slot + "me"))
+        )
+        if row.field or row.value or row.me or row.op != "is":
+            conditions.append(row)
+    return RuleRow(who=got("who"), person=got("person"), conditions=tuple(conditions))
+
+
+def _rule_where(conditions: Iterable[ConditionRow], known: Mapping[str, FieldDef]) -> tuple[str, str]:
+    """The rule's filter in address form, or what is missing from it (in words)."""
+    query = QueryDict(mutable=True)
+    seen: set[str] = set()
+    group = 0
+    for condition in conditions:
+        key, op = condition.field, condition.op
+        value = ME if condition.me else condition.value
+        if key not in known:
+            return "", "Choose the field the records are seen by."
+        if op not in dict(RULE_OPERATORS):
+            op = "is"
+        if op != "empty" and not value:
+            return "", "Give the value the field must have, or tick “me”."
+        prefix = ""
+        if key in seen:  # the same field again: a group of one branch, ANDed with the rest
+            group += 1
+            prefix = branch_prefix(group, 1)
+        seen.add(key)
+        if op != "empty":
+            query[f"{prefix}f.{key}"] = value
+        if op != "is":
+            query[f"{prefix}op.{key}"] = op
+    if not seen:
+        return "", "Choose the field the records are seen by."
+    return query.urlencode(), ""
 
 
 def policy_from_form(
     data: Mapping[str, Any], *, fields: list[FieldDef], roles: Iterable[str]
 ) -> tuple[Policy, dict[int, str]]:
     """The policy the page's form says, and a message per rule row that is
-    not complete (`data`: a QueryDict; rows `rule-<n>-…`, fields
-    `field-<key>-hidden` / `field-<key>-read_only` listing roles)."""
+    not complete (`data`: a QueryDict; rows `rule-<n>-…`, each with up to
+    MAX_CONDITIONS conditions, the first `rule-<n>-field`…, the next
+    `rule-<n>-and1-field`…; fields `field-<key>-hidden` /
+    `field-<key>-read_only` listing roles)."""
     roles = [r for r in roles if r != ADMINISTRATOR]
     known = {f.key: f for f in fields}
     rules: list[RecordRule] = []
     problems: dict[int, str] = {}
     for n in range(MAX_FORM_RULES):
-        row = {name: str(data.get(f"rule-{n}-{name}") or "").strip() for name in RuleRow.__dataclass_fields__}
-        who, key, op = row["who"], row["field"], row["op"] or "is"
-        value = ME if row["me"] else row["value"]
-        if not who and not key:
+        row = rule_row_from_data(data, n)
+        who = row.who
+        if not who and not row.conditions:
             continue  # a blank row
         if who == "person":
-            person = row["person"]
-            if not person:
+            if not row.person:
                 problems[n] = "Name the person: their email or console user name."
                 continue
-            who = PERSON_PREFIX + person
+            who = PERSON_PREFIX + row.person
         elif who[len(ROLE_PREFIX) :] not in roles:
             problems[n] = "Choose whom the rule is for."
             continue
-        if key not in known:
-            problems[n] = "Choose the field the records are seen by."
+        where, problem = _rule_where(row.conditions, known)
+        if problem:
+            problems[n] = problem
             continue
-        if op not in dict(RULE_OPERATORS):
-            op = "is"
-        if op != "empty" and not value:
-            problems[n] = "Give the value the field must have, or tick “me”."
-            continue
-        query = QueryDict(mutable=True)
-        if op != "empty":
-            query["f." + key] = value
-        if op != "is":
-            query["op." + key] = op
-        rules.append(RecordRule(who=who, where=query.urlencode()))
+        rules.append(RecordRule(who=who, where=where))
     field_rules = []
     for f in fields:
         hidden = frozenset(r for r in _list(data, f"field-{f.key}-hidden") if r in roles)

@@ -178,6 +178,7 @@ class Bar:
     height: float
     label: str  # under the bar ("" when too many to label)
     title: str  # its tooltip: label and number
+    below: bool = False  # a number below zero: the bar hangs from the zero line
 
 
 @dataclass(frozen=True)
@@ -186,30 +187,44 @@ class ChartDrawing:
     axis: charts.Axis
     bars: list[Bar]
     left_out: int  # rows past MAX_BARS (listed in the table only)
+    zero: float | None = None  # the zero line's height when some bar falls below it
 
 
 def chart_drawing(rows: list[ChartRow], question: ChartQuestion) -> ChartDrawing:
+    """Bars from the zero line: up for a number above zero, down for one
+    below (a sum or an average of a field that holds losses); the axis
+    reaches from the lowest to the highest, zero among its ticks."""
     drawn = rows[:MAX_BARS]
     top = max([r.number for r in drawn if r.number > 0], default=0)
+    bottom = min([r.number for r in drawn if r.number < 0], default=0)
     axis = charts.axis(
         top,
         lambda v: _shown(question, int(v) if question.measure == COUNT else decimal.Decimal(str(v))),
         whole=question.measure == COUNT,
         frame=FRAME,
+        minimum=bottom,
     )
+    zero = axis.scale.zero
     slots = charts.slots([r.short for r in drawn], frame=FRAME)
     bars = []
     for slot, row in zip(slots, drawn, strict=True):
-        y = axis.scale.y(max(row.number, 0))
+        y = axis.scale.y(row.number)
         bars.append(
             Bar(
                 centre=slot.centre,
                 x=slot.bar_x,
-                y=round(y, 1),
+                y=round(min(y, zero), 1),
                 width=slot.bar_width,
-                height=round(FRAME.baseline - y, 1),
+                height=round(abs(zero - y), 1),
                 label=slot.label,
                 title=f"{row.label}: {row.shown}",
+                below=row.number < 0,
             )
         )
-    return ChartDrawing(frame=FRAME, axis=axis, bars=bars, left_out=max(0, len(rows) - MAX_BARS))
+    return ChartDrawing(
+        frame=FRAME,
+        axis=axis,
+        bars=bars,
+        left_out=max(0, len(rows) - MAX_BARS),
+        zero=round(zero, 1) if bottom < 0 else None,
+    )

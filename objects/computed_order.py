@@ -16,7 +16,10 @@ record:
   records up to the budget (in the order they were created), sorts them by
   the value (empty values last either way) and pages through them
   (`csort:<offset>` cursors); when there were more records than the budget,
-  the page says "Sorted within the first 1,000 records read".
+  the page says "Sorted within the first 1,000 records read". The CSV
+  export of such a table reads the same records in the same order
+  (`sorted_read`) and says the same at its end; a `?list=` carried to a
+  record page keeps the sort and the conditions (`table_columns`).
 
 Formulas cost no remote call. A lookup or rollup reads each record's links
 (one list per record, cached), so a read that computes one stops at
@@ -56,6 +59,15 @@ def computed_fields(checked: list[computed.ComputedSpec]) -> list[FieldDef]:
     return [computed.shown_field(s) for s in checked if not s.problem]
 
 
+def table_columns(
+    *, workspace_id: str, object_key: str, fields: list[FieldDef]
+) -> tuple[list[ComputedColumn], list[FieldDef]]:
+    """The object's computed columns (one query) and their fields, as the
+    table's sort and filter (and a `?list=` carried from it) name them."""
+    columns = computed.computed_columns(workspace_id=workspace_id, object_key=object_key)
+    return columns, computed_fields(computed.specs(columns, fields=fields))
+
+
 def names_computed(names: Iterable[str]) -> bool:
     """Whether a query's filter has a condition on a computed column (`f.computed:3`, `or.1.2.op.computed:3`)."""
     return bool(computed.computed_keys_named(names))
@@ -87,60 +99,75 @@ def records_page(
     """One page of the table: the service's (narrowed by the console's
     checks up to the budget: `selectors.record_page`), or sorted and filtered
     by computed columns (see the module's note)."""
-    key = sort_key(state)
-    needed = [c for c in columns if computed.COMPUTED_PREFIX + str(c.pk) in plan.computed | {key}]
-    budget: int | None = selectors.filter_page_budget()
-    if not needed:
-        budget = None  # the plain read, its own budget
-    elif any(c.kind != ComputedColumn.Kind.FORMULA for c in needed):
-        budget = min(selectors.filter_page_budget(), LINKED_SCAN_PAGES)
-
-    def values_of(records: list[dict]) -> dict[str, dict[str, Any]]:
-        _checked, read = computed.compute(
-            workspace=workspace, object_key=object_key, records=records, columns=needed, fields=fields
+    if sort_key(state):
+        read = sorted_read(
+            workspace=workspace, object_key=object_key, plan=plan, state=state, columns=columns, fields=fields
         )
-        for record_id, row in read.values.items():
-            plan.computed_values[record_id] = {k: computed.stored_form(v) for k, v in row.items()}
-        return read.values
-
-    if not key:
-        page = selectors.record_page(
-            client=workspace.client,
-            object_key=object_key,
-            plan=plan,
-            sort=state.sort,
-            cursor=state.pager.remote_cursor,
-            limit=state.limit,
-            page_budget=budget,
-            before_checking=values_of if needed else None,
+        offset = sort_offset(state.pager.remote_cursor)
+        after = offset + state.limit
+        sorted_page = selectors.RecordsPage(
+            items=read.records[offset:after],
+            next_cursor=f"{SORT_CURSOR_PREFIX}{after}" if after < len(read.records) else None,
+            narrowed=plan.narrows,
+            pages_read=read.pages_read,
+            records_read=read.records_read,
         )
-        return ComputedPage(page=page)
-    return _sorted_page(
-        workspace=workspace,
+        return ComputedPage(page=sorted_page, sort_note=read.note)
+    needed = [c for c in columns if computed.COMPUTED_PREFIX + str(c.pk) in plan.computed]
+    page = selectors.record_page(
+        client=workspace.client,
         object_key=object_key,
         plan=plan,
-        state=state,
-        budget=budget or selectors.filter_page_budget(),
-        values_of=values_of,
+        sort=state.sort,
+        cursor=state.pager.remote_cursor,
+        limit=state.limit,
+        page_budget=_budget(needed),
+        before_checking=_values_of(workspace=workspace, object_key=object_key, plan=plan, needed=needed, fields=fields)
+        if needed
+        else None,
     )
+    return ComputedPage(page=page)
 
 
-def _sorted_page(
+@dataclass
+class SortedRead:
+    """The records a sort by a computed column read (the filter's, up to the
+    budget), in that column's order, and whether there were more."""
+
+    records: list[dict]
+    pages_read: int
+    records_read: int
+    more: bool
+
+    @property
+    def note(self) -> str:
+        """How far the sort read, in words ("" when it read every record)."""
+        if not self.more:
+            return ""
+        return f"Sorted within the first {integer(self.records_read)} records read: refine the filters to sort them all."
+
+
+def sorted_read(
     *,
     workspace: Workspace,
     object_key: str,
     plan: FilterPlan,
     state: TableState,
-    budget: int,
-    values_of: Callable[[list[dict]], dict[str, dict[str, Any]]],
-) -> ComputedPage:
+    columns: list[ComputedColumn],
+    fields: list[FieldDef],
+) -> SortedRead:
+    """The filter's records sorted by the computed column `state.sort` names,
+    within the budget a page of the table reads (the table's pages and the
+    CSV export read the same records in the same order)."""
     key = sort_key(state)
+    needed = [c for c in columns if computed.COMPUTED_PREFIX + str(c.pk) in plan.computed | {key}]
+    values_of = _values_of(workspace=workspace, object_key=object_key, plan=plan, needed=needed, fields=fields)
     kept: list[dict] = []
     values: dict[str, dict[str, Any]] = {}
     cursor: str | None = None
     more = False
     pages_read = records_read = 0
-    for _ in range(budget):
+    for _ in range(_budget(needed) or selectors.filter_page_budget()):
         page = selectors.record_list(
             client=workspace.client,
             object_key=object_key,
@@ -159,22 +186,32 @@ def _sorted_page(
             break
         cursor = page.next_cursor
     ordered = sorted_records(kept, values, key=key, descending=state.sort.startswith("-"))
-    offset = sort_offset(state.pager.remote_cursor)
-    items = ordered[offset : offset + state.limit]
-    after = offset + state.limit
-    sorted_page = selectors.RecordsPage(
-        items=items,
-        next_cursor=f"{SORT_CURSOR_PREFIX}{after}" if after < len(ordered) else None,
-        narrowed=plan.narrows,
-        pages_read=pages_read,
-        records_read=records_read,
-    )
-    note = (
-        f"Sorted within the first {integer(records_read)} records read: refine the filters to sort them all."
-        if more
-        else ""
-    )
-    return ComputedPage(page=sorted_page, sort_note=note)
+    return SortedRead(records=ordered, pages_read=pages_read, records_read=records_read, more=more)
+
+
+def _budget(needed: list[ComputedColumn]) -> int | None:
+    """Pages a read computing these columns may read (None: the plain read's own budget)."""
+    if not needed:
+        return None
+    if any(c.kind != ComputedColumn.Kind.FORMULA for c in needed):
+        return min(selectors.filter_page_budget(), LINKED_SCAN_PAGES)
+    return selectors.filter_page_budget()
+
+
+def _values_of(
+    *, workspace: Workspace, object_key: str, plan: FilterPlan, needed: list[ComputedColumn], fields: list[FieldDef]
+) -> Callable[[list[dict]], dict[str, dict[str, Any]]]:
+    """The needed columns computed on records read, kept on the plan for its checks."""
+
+    def values_of(records: list[dict]) -> dict[str, dict[str, Any]]:
+        _checked, read = computed.compute(
+            workspace=workspace, object_key=object_key, records=records, columns=needed, fields=fields
+        )
+        for record_id, row in read.values.items():
+            plan.computed_values[record_id] = {k: computed.stored_form(v) for k, v in row.items()}
+        return read.values
+
+    return values_of
 
 
 def sort_offset(cursor: str | None) -> int:

@@ -21,9 +21,10 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
+from datetime import tzinfo
 from typing import Any
 
-from objects.fields import FieldDef, comparable
+from objects.fields import FieldDef, cell, comparable
 
 SHOWN_FIELD = "shown_values"
 CHOICE_PREFIX = "resolve."
@@ -38,11 +39,12 @@ def encode_values(values: Mapping[str, Any], fields: Iterable[FieldDef]) -> str:
     return json.dumps({f.key: values.get(f.key) for f in fields}, sort_keys=True, separators=(",", ":"), default=str)
 
 
-def decode_values(raw: str | None) -> dict | None:
+def decode_values(raw: str | None, *, limit: int = MAX_SHOWN_LENGTH) -> dict | None:
     """The carried values, or None when absent or unreadable (a form from
     before this rule, or one changed by hand): the caller then compares with
-    the record re-read at submit, as before."""
-    if not raw or len(raw) > MAX_SHOWN_LENGTH:
+    the record re-read at submit, as before. (`limit`: the longest text read;
+    a grid paste's dry run carries a page of records.)"""
+    if not raw or len(raw) > limit:
         return None
     try:
         decoded = json.loads(raw)
@@ -134,3 +136,16 @@ def plan_edit(
         plan.changes[f.key] = mine
         plan.before[f.key] = theirs
     return plan
+
+
+def conflict_rows(conflicts: list[Conflict], *, zone: tzinfo) -> list[dict[str, Any]]:
+    """Each conflict with its three values as cells (what was shown, theirs now, mine)."""
+    return [
+        {
+            "conflict": c,
+            "shown": cell(c.field, c.shown, zone=zone),
+            "theirs": cell(c.field, c.theirs, zone=zone),
+            "mine": cell(c.field, c.mine, zone=zone),
+        }
+        for c in conflicts
+    ]

@@ -6,11 +6,16 @@ objects/imports.py RowChecker), and what would change, cell by cell, beside
 what is refused and why. The writes are a bulk edit job (objects/bulk.py)
 whose items each carry their own values (`written`) and the values they
 replace (`before`): one job, one Undo (objects/job_undo.py) by the
-safe-edit rule. Pure logic but `paste_records` (one read of the page)."""
+safe-edit rule. The dry run carries the values it showed (`shown`); Confirm
+re-reads the page and plans again by that rule (objects/edits.py
+`plan_edit`): a cell someone changed since the dry run was shown is not
+written, and the job lists it (`skipped`). Pure logic but `paste_records`
+(one read of the page)."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -23,7 +28,8 @@ from dashboard.web.reading import as_dict, text
 from objects.access import Access
 from objects.access_reads import person_access, policy_fields
 from objects.bulk import Selection, selected_records
-from objects.fields import Cell, FieldDef, cell, comparable, editable_fields
+from objects.edits import decode_values, plan_edit
+from objects.fields import Cell, FieldDef, cell, editable_fields
 from objects.imports import RowChecker
 from objects.jobs import object_job_start
 from objects.models import JobItem, ObjectJob
@@ -33,6 +39,8 @@ from objects.schema import FieldType
 PASTE, FILL = "paste", "fill"
 MAX_TEXT = 500_000  # characters of pasted text read (a 100-row page of 20 columns is far less)
 MAX_COLUMNS = 100
+SHOWN_FIELD = "shown_values"  # the values the dry run showed, per record and field (JSON)
+MAX_SHOWN_TEXT = 4 * MAX_TEXT  # a page's values, each cell's JSON beside its record's id
 
 # How the grid shows a number or a time, read back: "USD 1,200.00" and "2026-03-05 14:00 CET".
 _NUMBER_NOISE = re.compile(r"^[A-Za-z$€£¥]{1,3}\s*|[\s,]|\s*[A-Za-z$€£¥]{1,3}$")
@@ -143,15 +151,43 @@ class RowChange:
     cells: list[CellChange] = field(default_factory=list)
 
 
+@dataclass(frozen=True)
+class Skipped:
+    """A cell changed by someone else since the dry run was shown: not
+    written (kept in the job's params as a dict, said on its page)."""
+
+    record_id: str
+    title: str
+    field: str  # the field's label
+
+    def as_dict(self) -> dict[str, str]:
+        return {"record_id": self.record_id, "title": self.title, "field": self.field}
+
+
 @dataclass
 class PastePlan:
     rows: list[RowChange] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)
     unchanged: int = 0  # cells that already hold the value
+    skipped: list[Skipped] = field(default_factory=list)
+    shown: dict[str, dict[str, Any]] = field(default_factory=dict)  # what this plan shows, per record: now
 
     @property
     def cells(self) -> int:
         return sum(len(r.cells) for r in self.rows)
+
+    @property
+    def shown_json(self) -> str:
+        return json.dumps(self.shown, sort_keys=True, separators=(",", ":"), default=str)
+
+
+def shown_from_data(data: QueryDict) -> dict[str, dict[str, Any]] | None:
+    """The values a dry run showed, as its form carried them back (None when
+    absent or unreadable: the first dry run, or a form changed by hand)."""
+    decoded = decode_values(data.get(SHOWN_FIELD), limit=MAX_SHOWN_TEXT)
+    if decoded is None:
+        return None
+    return {str(k): v for k, v in decoded.items() if isinstance(v, dict)}
 
 
 def _plural(n: int, word: str) -> str:
@@ -295,33 +331,43 @@ def plan_changes(
     fields: list[FieldDef],
     records: dict[str, dict],
     zone: dt.tzinfo,
-) -> tuple[list[RowChange], int]:
-    """Only the cells whose value differs: each record's before and written
-    values (what the job writes and its undo puts back), and how many cells
-    already held their value."""
+    shown: dict[str, dict[str, Any]] | None = None,
+) -> tuple[list[RowChange], int, list[Skipped]]:
+    """Each record's cells by the safe-edit rule (objects/edits.py): `shown`
+    is what the dry run showed (None for the dry run itself: what the
+    records hold now), `wanted` the block's values, `current` the records
+    read now. Only cells whose value differs are written, with the values
+    they replace (what the job writes and its undo puts back); a cell
+    someone changed since it was shown, to another value, is skipped. Also
+    how many cells already held their value."""
     by_key = {f.key: f for f in fields}
     rows: list[RowChange] = []
+    skipped: list[Skipped] = []
     unchanged = 0
     for record_id, values in wanted.items():
         record = records[record_id]
         current = as_dict(record.get("values"))
-        row = RowChange(record_id=record_id, title=title_of(record, definition) or "Untitled", before={}, written={})
-        for key, new in values.items():
-            target = by_key[key]
-            if comparable(target, current.get(key)) == comparable(target, new):
-                unchanged += 1
+        title = title_of(record, definition) or "Untitled"
+        seen = shown.get(record_id, current) if shown is not None else current
+        targets = [by_key[key] for key in values]
+        edit = plan_edit(
+            fields=targets, shown={f.key: seen.get(f.key) for f in targets}, wanted=values, current=current
+        )
+        skipped.extend(Skipped(record_id=record_id, title=title, field=c.field.label) for c in edit.conflicts)
+        unchanged += len(values) - len(edit.changes) - len(edit.conflicts)
+        row = RowChange(record_id=record_id, title=title, before={}, written={})
+        for target in targets:
+            if target.key not in edit.changes:
                 continue
-            row.before[key] = current.get(key)
-            row.written[key] = new
+            new, now = edit.changes[target.key], edit.before[target.key]
+            row.before[target.key], row.written[target.key] = now, new
             row.cells.append(
-                CellChange(
-                    field=target, now=cell(target, current.get(key), zone=zone), after=cell(target, new, zone=zone)
-                )
+                CellChange(field=target, now=cell(target, now, zone=zone), after=cell(target, new, zone=zone))
             )
         if row.cells:
             row.before, row.written = storable(row.before), storable(row.written)
             rows.append(row)
-    return rows, unchanged
+    return rows, unchanged, skipped
 
 
 def paste_records(
@@ -349,10 +395,19 @@ def paste_records(
     return {text(r.get("id")): r for r in found}
 
 
-def paste_plan(*, workspace, object_key: str, definition: dict, fields: list[FieldDef], region: Region) -> PastePlan:
+def paste_plan(
+    *,
+    workspace,
+    object_key: str,
+    definition: dict,
+    fields: list[FieldDef],
+    region: Region,
+    shown: dict[str, dict[str, Any]] | None = None,
+) -> PastePlan:
     """What the paste or the fill would write, read from the service without
     writing; as the object's access policy lets this person (the records they
-    see, the fields they may change), as a bulk edit does."""
+    see, the fields they may change), as a bulk edit does. `shown`: what the
+    dry run showed (at Confirm): a cell changed since is skipped."""
     person = person_access(workspace=workspace, object_key=object_key)
     access = None if person.everything else person
     every_field = None if person.everything else policy_fields(workspace=workspace, object_key=object_key)
@@ -378,8 +433,14 @@ def paste_plan(*, workspace, object_key: str, definition: dict, fields: list[Fie
         wanted, refused = paste_wanted(
             block, region, definition=definition, fields=fields, records=records, zone=zone, read_only=read_only
         )
-    rows, unchanged = plan_changes(wanted, definition=definition, fields=fields, records=records, zone=zone)
-    return PastePlan(rows=rows, refused=list(dict.fromkeys(refused)), unchanged=unchanged)
+    rows, unchanged, skipped = plan_changes(
+        wanted, definition=definition, fields=fields, records=records, zone=zone, shown=shown
+    )
+    now = {
+        record_id: {key: as_dict(records[record_id].get("values")).get(key) for key in values}
+        for record_id, values in wanted.items()
+    }
+    return PastePlan(rows=rows, refused=list(dict.fromkeys(refused)), unchanged=unchanged, skipped=skipped, shown=now)
 
 
 def paste_title(region: Region, definition: dict) -> str:
@@ -407,7 +468,7 @@ def grid_paste_job_start(
         definition=definition,
         kind=ObjectJob.KIND_EDIT,
         title=title,
-        params={"changes": {}, "grid": region.mode},
+        params={"changes": {}, "grid": region.mode, "skipped": [s.as_dict() for s in plan.skipped]},
         items=[
             JobItem(
                 record_id=row.record_id,

@@ -54,12 +54,9 @@ from objects.table import RecordsTable, TableState, build_table, list_query
 from objects.tallies import records_footers_start, records_total_start, total_text
 
 if TYPE_CHECKING:
-    from datetime import tzinfo
-
     from django.contrib.auth.base_user import AbstractBaseUser
 
     from dashboard.frame.workspace import Workspace
-    from objects.edits import Conflict
     from objects.models import RecordComment
 
 # What a read-only member is told by every write address of the area (`requires_write`).
@@ -187,8 +184,9 @@ def records_read(*, workspace: Workspace, object_key: str, query: QueryDict) -> 
     definition = object_definition(workspace=workspace, object_key=object_key)
     fields = field_defs(definition)
     linked, problems = filter_linked_fields(workspace=workspace, query=query)
-    columns = computed.computed_columns(workspace_id=workspace.id, object_key=object_key)
-    computed_fields = computed_order.computed_fields(computed.specs(columns, fields=fields))
+    columns, computed_fields = computed_order.table_columns(
+        workspace_id=workspace.id, object_key=object_key, fields=fields
+    )
     state = TableState.from_query(query, fields, linked, computed_fields)
     plan = filter_plan(workspace=workspace, object_key=object_key, record_filter=state.filter, fields=fields)
     plan.problems[:0] = problems
@@ -432,22 +430,14 @@ def record_title(definition: dict, record: dict | None) -> str:
     return title_of(as_dict(record), definition) or NO_TITLE
 
 
-def list_carried(raw: str, definition: dict) -> str:
-    """The records table's query a record page came from (`?list=`), checked."""
-    return list_query(raw, field_defs(definition)) if raw else ""
-
-
-def conflict_rows(conflicts: list[Conflict], *, zone: tzinfo) -> list[dict[str, Any]]:
-    """Each conflict with its three values as cells (what was shown, theirs now, mine)."""
-    return [
-        {
-            "conflict": c,
-            "shown": cell(c.field, c.shown, zone=zone),
-            "theirs": cell(c.field, c.theirs, zone=zone),
-            "mine": cell(c.field, c.mine, zone=zone),
-        }
-        for c in conflicts
-    ]
+def list_carried(raw: str, definition: dict, *, workspace: Workspace, object_key: str) -> str:
+    """The records table's query a record page came from (`?list=`), checked as the table reads it."""
+    if not raw:
+        return ""
+    fields = field_defs(definition)
+    linked, _problems = filter_linked_fields(workspace=workspace, query=QueryDict(raw[:4000]))
+    _columns, by = computed_order.table_columns(workspace_id=workspace.id, object_key=object_key, fields=fields)
+    return list_query(raw, fields, linked, by)
 
 
 def record_page_context(*, workspace: Workspace, object_key: str, record_id: str, list_raw: str) -> dict[str, Any]:
@@ -492,7 +482,7 @@ def record_page_context(*, workspace: Workspace, object_key: str, record_id: str
         "created_at": format_datetime(record["created_at"], zone=zone) if record and record.get("created_at") else "",
         "updated_at": format_datetime(record["updated_at"], zone=zone) if record and record.get("updated_at") else "",
         "link_groups": link_groups,
-        "list_query": list_carried(list_raw, definition),
+        "list_query": list_carried(list_raw, definition, workspace=workspace, object_key=object_key),
         "history": history,
         # Only the latest change can be undone, and only once.
         "undoable": undoable_change(changes),

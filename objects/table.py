@@ -204,12 +204,12 @@ def _view_param(raw: str) -> str:
     return raw if raw == "all" or (raw.isdigit() and len(raw) <= 19) else ""
 
 
-def list_query(raw: str, fields: list[FieldDef]) -> str:
-    """A records-table query carried to a record page (`?list=`), re-read
-    and re-encoded through TableState, so the breadcrumb back to the table
-    keeps the filters and page and holds nothing else."""
-    state = TableState.from_query(QueryDict(raw[:4000]), fields)
-    return state.query()
+def list_query(raw: str, fields: list[FieldDef], linked: list[FieldDef], computed: list[FieldDef]) -> str:
+    """A records-table query carried to a record page (`?list=`), re-read and
+    re-encoded through TableState (with the linked records' and computed
+    columns' fields the table read it by), so the breadcrumb back to the
+    table keeps the filters, sort and page and holds nothing else."""
+    return TableState.from_query(QueryDict(raw[:4000]), fields, linked, computed).query()
 
 
 # --- the table as the template shows it --------------------------------------

@@ -150,18 +150,41 @@ def ticks(maximum: float, count: int = 4, *, whole: bool = False, steps: Sequenc
     return values
 
 
+def signed_ticks(minimum: float, maximum: float, count: int = 4, *, whole: bool = False) -> list[float]:
+    """Tick values from a round bottom at or below `minimum` to a round top
+    at or above `maximum`, one step apart and 0 among them (values below
+    zero: a chart of losses and gains). With nothing below zero, `ticks`."""
+    minimum, maximum = min(float(minimum), 0.0), max(float(maximum), 0.0)
+    if minimum == 0:
+        return ticks(maximum, count, whole=whole)
+    step = nice_step(maximum - minimum, count)
+    if whole:
+        step = max(1.0, math.ceil(step))
+    low = math.floor(minimum / step + 1e-9)
+    high = math.ceil(maximum / step - 1e-9)
+    return [round(index * step, 10) for index in range(low, high + 1)]
+
+
 @dataclass(frozen=True)
 class Scale:
-    """Values 0..top onto the plot's height (0 at the baseline)."""
+    """Values bottom..top onto the plot's height (`bottom`, 0 unless some
+    value is below zero, at the baseline)."""
 
     top: float
     frame: Frame = FRAME
+    bottom: float = 0.0
 
     def y(self, value: float) -> float:
-        if self.top <= 0:
+        span = self.top - self.bottom
+        if span <= 0:
             return self.frame.baseline
-        share = min(max(value / self.top, 0.0), 1.0)
+        share = min(max((value - self.bottom) / span, 0.0), 1.0)
         return self.frame.baseline - share * self.frame.plot_height
+
+    @property
+    def zero(self) -> float:
+        """Where zero is: the line bars rise above and fall below."""
+        return self.y(0.0)
 
 
 @dataclass(frozen=True)
@@ -184,10 +207,12 @@ def axis(
     whole: bool = False,
     steps: Sequence[float] | None = None,
     frame: Frame = FRAME,
+    minimum: float = 0.0,
 ) -> Axis:
-    """The y axis of values up to `maximum`: its scale and labelled ticks."""
-    values = ticks(maximum, whole=whole, steps=steps)
-    scale = Scale(top=values[-1], frame=frame)
+    """The y axis of values up to `maximum` (and down to `minimum` when it
+    is below zero): its scale and labelled ticks."""
+    values = signed_ticks(minimum, maximum, whole=whole) if minimum < 0 else ticks(maximum, whole=whole, steps=steps)
+    scale = Scale(top=values[-1], frame=frame, bottom=min(values[0], 0.0))
     return Axis(scale=scale, ticks=[Tick(value, _r(scale.y(value)), label(value)) for value in values])
 
 

@@ -78,16 +78,8 @@ def access_save(request: ConsoleRequest, object_key: str) -> HttpResponseBase:
     policy, problems = access.policy_from_form(request.POST, fields=fields, roles=Role.values)
     if problems:
         # The rows as typed (the complete ones and the incomplete alike), and a few blank ones after.
-        typed = [
-            RuleRow(
-                **{
-                    name: request.POST.get(f"rule-{n}-{name}", "") for name in ("who", "person", "field", "op", "value")
-                },
-                me=bool(request.POST.get(f"rule-{n}-me")),
-            )
-            for n in range(access.MAX_FORM_RULES)
-        ]
-        last = max((n for n, row in enumerate(typed) if row != RuleRow(op=row.op)), default=-1)
+        typed = [access.rule_row_from_data(request.POST, n) for n in range(access.MAX_FORM_RULES)]
+        last = max((n for n, row in enumerate(typed) if row != RuleRow()), default=-1)
         context = _context(request, object_key, policy=policy, problems=problems)
         context["rows"] = [(n, row, problems.get(n, "")) for n, row in enumerate(typed[: last + 1 + BLANK_ROWS])]
         status = 200 if is_partial(request) else 422

@@ -21,10 +21,11 @@ from dashboard.web.htmx import client_redirect, is_partial
 from dashboard.web.reading import as_dict
 from objects import services
 from objects.access_reads import record_read, write_refused
+from objects.edits import conflict_rows
 from objects.fields import cell, field_defs
 from objects.forms import RESERVED_NAMES, RecordForm
 from objects.models import RecordChange
-from objects.records import READ_ONLY, conflict_rows, object_definition, record_title
+from objects.records import READ_ONLY, object_definition, record_title
 
 
 @require_http_methods(["GET", "POST"])

@@ -45,8 +45,14 @@ def grid_paste_view(request: ConsoleRequest, object_key: str) -> HttpResponseBas
     form = PasteForm(request.POST)
     form.is_valid()  # a missing or malformed key gets a fresh one: the form re-rendered carries it
     token = dry_run_token(region)
+    # What the dry run showed, at its Confirm: a cell changed since is not written (the safe-edit rule).
     plan = grid_paste.paste_plan(
-        workspace=workspace, object_key=object_key, definition=definition, fields=fields, region=region
+        workspace=workspace,
+        object_key=object_key,
+        definition=definition,
+        fields=fields,
+        region=region,
+        shown=grid_paste.shown_from_data(request.POST),
     )
     title = grid_paste.paste_title(region, definition)
     if request.POST.get("step") == "start" and request.POST.get("checked") == token and plan.rows and form.is_valid():
@@ -69,6 +75,7 @@ def grid_paste_view(request: ConsoleRequest, object_key: str) -> HttpResponseBas
         "plan": plan,
         "title": title,
         "checked": token,
+        "shown_field": grid_paste.SHOWN_FIELD,
         "form": form if form.is_valid() else PasteForm(),
         "records_url": reverse("objects:records", args=[object_key]) + (f"?{query}" if query else ""),
     }

@@ -19,12 +19,12 @@ from dashboard.web.htmx import client_redirect
 from dashboard.web.reading import as_dict
 from objects import revert, selectors, services, timeline
 from objects.access_reads import HiddenRecord, person_access, record_read
-from objects.edits import encode_values
+from objects.edits import conflict_rows, encode_values
 from objects.fields import cell, editable_fields, field_defs
 from objects.forms import RecordPutBackForm, RecordThenForm, RecordUndoForm
 from objects.history import UNDOABLE, history_rows, latest_value_change, undo_plan
 from objects.models import RecordChange, TrashedRecord
-from objects.records import NO_TITLE, READ_ONLY, conflict_rows, object_definition, record_title
+from objects.records import NO_TITLE, READ_ONLY, object_definition, record_title
 from objects.revert import AFTER, BEFORE, put_back_check, put_back_many_plan, put_back_plan
 
 

@@ -53,6 +53,10 @@ def job_context(job: ObjectJob) -> dict:
     return {
         "job": job,
         "failures": failures,
+        # A grid paste's cells changed by someone else between its dry run and its Confirm (objects/grid_paste.py).
+        "skipped_cells": [c for c in job.params.get("skipped") or [] if isinstance(c, dict)]
+        if job.kind == ObjectJob.KIND_EDIT
+        else [],
         "version": f"{job.updated_at.timestamp():.6f}-{job.status}",
         "percent": int(100 * job.processed / job.total) if job.total else (100 if job.status == job.DONE else 0),
         "ready_rows": ready_rows,

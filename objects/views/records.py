@@ -32,6 +32,7 @@ from objects.access_reads import record_form, record_read, record_seen_or_hidden
 from objects.comments import record_news_seen
 from objects.condition_editor import adding, filter_controls, group_editors, linked_choices, linked_controls
 from objects.conditions import MAX_GROUPS
+from objects.edits import conflict_rows
 from objects.fields import field_defs
 from objects.forms import RecordDeleteForm, RecordForm
 from objects.grouping import groupable_fields
@@ -40,7 +41,6 @@ from objects.records import (
     READ_ONLY,
     VIEW_NONE,
     comments_region,
-    conflict_rows,
     default_view_address,
     list_carried,
     object_definition,
@@ -243,7 +243,7 @@ def record_edit(request: ConsoleRequest, object_key: str, record_id: str) -> Htt
         "definition": definition,
         "object_key": object_key,
         "record": record,
-        "list_query": list_carried(_list_param(request), definition),
+        "list_query": list_carried(_list_param(request), definition, workspace=workspace, object_key=object_key),
     }
     if request.method == "POST" and form.is_valid():
         plan = form.edit_plan(request.POST)

@@ -7,7 +7,9 @@
 // their measured height) and puts a slice back, by the very address that
 // read it, when one scrolls near it again, or straight to it when one drags
 // the scrollbar far. Rows carry aria-rowindex and the table aria-rowcount
-// (-1 until the last slice is read), so a screen reader tells the position;
+// (the table's total once its background count has it, in #records-total's
+// data-total, or once the last slice is read; -1 until then), so a screen
+// reader tells the position; the toolbar's "N shown" counts the rows loaded;
 // a selected row that gives way stays selected (its box is kept, hidden, in
 // the bulk form), and arrow keys go on past the rows loaded. Apart from
 // objects_grid.js on purpose: loaded only by a table longer than its page.
@@ -117,11 +119,26 @@
         parked[box.value].parentNode.removeChild(parked[box.value]);
       }
     });
-    var lastKnown = state.slices[state.slices.length - 1];
-    if (lastKnown.el && !lastKnown.next) {
-      state.table.setAttribute("aria-rowcount", String(lastKnown.at + lastKnown.rows + 1));
-    }
+    counts();
     spacers();
+  }
+
+  // How many rows: the total once known (the last slice read, else the background count), and the rows loaded.
+  function counts() {
+    var lastKnown = state.slices[state.slices.length - 1];
+    var ended = !lastKnown.next; // the last slice was read (it may have given way since)
+    var total = document.getElementById("records-total");
+    var counted = total && total.getAttribute("data-total");
+    if (ended) {
+      state.table.setAttribute("aria-rowcount", String(lastKnown.at + lastKnown.rows + 1));
+    } else if (counted && /^\d+$/.test(counted)) {
+      state.table.setAttribute("aria-rowcount", String(Number(counted) + 1)); // and the header row
+    }
+    var shown = document.querySelector("[data-records-grid] .records-shown");
+    if (!shown) { return; }
+    var loaded = lastKnown.at + lastKnown.rows - state.slices[0].at;
+    var words = shown.getAttribute(ended ? "data-end" : "data-more") || "{shown}";
+    shown.textContent = words.replace("{shown}", loaded.toLocaleString(document.documentElement.lang || undefined));
   }
 
   function spacers() {
@@ -350,6 +367,11 @@
     state.last = 0;
     load(index);
   }, true);
+
+  // The background count's answer swapped in (htmx polls it): the table's total for aria-rowcount.
+  document.addEventListener("htmx:afterSettle", function (event) {
+    if (state && state.table.isConnected && event.target && event.target.id === "records-total") { counts(); }
+  });
 
   document.addEventListener("scroll", function () { soon(50); }, true);
   window.addEventListener("resize", function () { soon(100); });

@@ -98,3 +98,16 @@ def test_a_line_breaks_where_a_day_has_no_value():
     assert len(line.paths) == 1  # "a-b"; "d" alone is a point, not a line
     assert line.paths[0] == f"{slots[0].centre:g},{scale.y(10):g} {slots[1].centre:g},{scale.y(20):g}"
     assert charts.line("p95", [None, None, None, None, None], scale=scale, slots_=slots).points == []
+
+
+def test_values_below_zero_tick_down_to_a_round_bottom_with_zero_among_the_ticks():
+    assert charts.signed_ticks(-37, 12) == [-40, -20, 0, 20]
+    assert charts.signed_ticks(-3, 0, whole=True) == [-3, -2, -1, 0]
+    assert charts.signed_ticks(0, 37) == charts.ticks(37)  # nothing below zero: as before
+    axis = charts.axis(12, lambda value: f"{value:g}", minimum=-37)
+    assert [tick.label for tick in axis.ticks] == ["-40", "-20", "0", "20"]
+    assert axis.ticks[0].y == FRAME.baseline and axis.ticks[-1].y == FRAME.top
+    zero = axis.scale.zero
+    assert zero == pytest.approx(FRAME.top + FRAME.plot_height / 3)  # 20 of the 60 above zero
+    assert axis.scale.y(-40) == FRAME.baseline and axis.scale.y(-400) == FRAME.baseline  # never below the plot
+    assert charts.Scale(top=40).zero == FRAME.baseline  # an axis from zero: zero is the baseline

@@ -135,4 +135,55 @@ def test_the_page_form_reads_rules_and_marks_incomplete_rows():
     )
     assert policy.fields == (FieldRule(key="salary", hidden=frozenset({"viewer"}), read_only=frozenset({"member"})),)
     rows = access.rule_rows(policy)
-    assert rows[0].me and rows[0].field == "owner" and rows[1].op == "empty"
+    assert rows[0].conditions == (access.ConditionRow(field="owner", me=True),)
+    assert rows[1].conditions == (access.ConditionRow(field="name", op="empty"),)
+
+
+def test_a_rule_of_several_conditions_holds_only_where_all_do_and_reads_back_on_the_page():
+    data = QueryDict(mutable=True)
+    data.update({"rule-0-who": "role:viewer", "rule-0-field": "owner", "rule-0-me": "1"})
+    data.update({"rule-0-and1-field": "seats", "rule-0-and1-op": "is_not", "rule-0-and1-value": "3"})
+    data.update({"rule-0-and2-field": "seats", "rule-0-and2-op": "is_not", "rule-0-and2-value": "4"})  # the same field
+    data.update(
+        {"rule-1-who": "role:member", "rule-1-field": "name", "rule-1-op": "empty", "rule-1-and1-op": "contains"}
+    )
+    policy, problems = access.policy_from_form(data, fields=FIELDS, roles=["viewer", "member"])
+
+    assert problems == {1: "Choose the field the records are seen by."}  # a condition without its field
+    (rule,) = policy.records
+    assert QueryDict(rule.where) == QueryDict(
+        "f.owner=%40me&f.seats=3&op.seats=is_not&or.1.1.f.seats=4&or.1.1.op.seats=is_not"
+    )
+    assert sees(policy, ADA, record(owner="ada@example.com", seats=5))
+    assert not sees(policy, ADA, record(owner="ada@example.com", seats=3))  # the second condition fails
+    assert not sees(policy, ADA, record(owner="ada", seats=4))  # the third
+    assert not sees(policy, ADA, record(owner="bob@example.com", seats=5))  # the first
+    # The stored shape is the one-condition rules' (a filter's address): it round-trips, and reads back whole.
+    assert Policy.from_json(policy.to_json()) == policy
+    (row,) = access.rule_rows(policy)
+    assert row.conditions == (
+        access.ConditionRow(field="owner", me=True),
+        access.ConditionRow(field="seats", op="is_not", value="3"),
+        access.ConditionRow(field="seats", op="is_not", value="4"),
+    )
+    assert [slot for slot, _c in row.slots] == ["", "and1-", "and2-"]
+    again, _ = access.policy_from_form(_posted(row), fields=FIELDS, roles=["viewer"])
+    assert again == policy  # saved again from the page as it shows it: nothing lost
+
+
+def test_a_one_condition_rule_stored_before_reads_as_it_did():
+    old = Policy.from_json({"records": [{"who": "person:ada", "where": "op.stage=is_not&f.stage=Lost"}]})
+    (row,) = access.rule_rows(old)
+    assert (row.who, row.person) == ("person", "ada")
+    assert row.conditions == (access.ConditionRow(field="stage", op="is_not", value="Lost"),)
+    assert [c for _slot, c in row.slots][1:] == [access.ConditionRow()] * (access.MAX_CONDITIONS - 1)
+
+
+def _posted(row: access.RuleRow) -> QueryDict:
+    data = QueryDict(mutable=True)
+    data.update({"rule-0-who": row.who, "rule-0-person": row.person})
+    for slot, c in row.slots:
+        data.update({f"rule-0-{slot}field": c.field, f"rule-0-{slot}op": c.op, f"rule-0-{slot}value": c.value})
+        if c.me:
+            data[f"rule-0-{slot}me"] = "1"
+    return data

@@ -264,6 +264,40 @@ def test_only_an_administrator_opens_and_saves_the_policy_and_it_is_audited(lead
     assert "Name the person" in text_of(parse(refused.content).body)
 
 
+def test_a_rule_of_two_conditions_saved_on_the_page_holds_where_both_do(leads):
+    client, key, user = leads["client"], leads["key"], leads["user"]
+    person_role_set(user=user, role="administrator")
+    saved = client.post(
+        f"/objects/{key}/settings/access/save/",
+        {
+            "rule-0-who": "role:viewer",
+            "rule-0-field": "owner",
+            "rule-0-me": "1",
+            "rule-0-and1-field": "salary",
+            "rule-0-and1-op": "is_not",
+            "rule-0-and1-value": str(leads["salaries"][0]),
+        },
+    )
+    assert saved.status_code in (200, 302)
+    page = parse(client.get(f"/objects/{key}/settings/access/").content)
+    assert one(page, "#rule-0-field option[selected]")["value"] == "owner"
+    assert one(page, 'input[name="rule-0-me"]').has_attr("checked")
+    assert one(page, "#rule-0-and1-field option[selected]")["value"] == "salary"
+    assert one(page, "#rule-0-and1-op option[selected]")["value"] == "is_not"
+    assert one(page, "#rule-0-and1-value")["value"] == str(leads["salaries"][0])
+    assert not select(page, "#rule-0-and2-field option[selected]")  # the third condition left blank
+
+    person_role_set(user=user, role="viewer")
+    cache.delete(access_policy_cache_key(workspace_id=leads["workspace_id"], object_key=key))
+    grid = parse(client.get(f"/objects/{key}/records/").content)
+    assert [text_of(a) for a in select(grid, "th.record-title a")] == [leads["names"][2]]  # alice's, not salary 0's
+    exported = client.get(f"/objects/{key}/records/export.csv")
+    rows = list(csv.reader(io.StringIO(b"".join(exported.streaming_content).decode("utf-8-sig"))))
+    assert [r[1] for r in rows[1:]] == [leads["names"][2]]
+    hidden = client.get(f"/objects/{key}/records/{leads['ids'][0]}/")
+    assert hidden.status_code == 404 and leads["names"][0] not in hidden.content.decode()
+
+
 def test_a_link_to_a_record_one_may_not_see_shows_neither_its_title_nor_its_address(leads):
     """Alice's lead links to bob's (hidden from her): the record page and the
     linked-record column list the link as "A record you cannot see", no link."""
@@ -347,6 +381,9 @@ WHERES = {
     "f.salary=913571&op.salary=gt": {2, 3},
     "f.name=n1&op.name=contains": {1},
     "f.gone=1": set(),  # a field that is not there: holds for no record
+    # Rules of several conditions, all of which must hold (the page's shape: objects/access.py).
+    "f.owner=%40me&f.salary=913570&op.salary=gt": {2},
+    "f.owner=bob%40example.com&op.owner=is_not&or.1.1.f.owner=alice&or.1.1.op.owner=is_not": {0, 3},
 }
 WHO = [*(f"role:{r}" for r in ROLES), "person:alice@example.com", "person:ALICE", "person:bob"]
 rules = st.lists(st.tuples(st.sampled_from(WHO), st.sampled_from(sorted(WHERES))), max_size=3)

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import decimal
 import secrets
-from urllib.parse import urlencode
+from urllib.parse import urlencode, urljoin
 
 import pytest
 from django.http import QueryDict
@@ -252,8 +252,99 @@ def test_the_board_sums_a_formula_per_column_and_a_chart_measures_it(console, de
     assert RecordTally.objects.count() == 1
 
 
+def test_a_chart_of_a_sum_below_zero_draws_its_bar_down_from_a_zero_line(console, deals, column, monkeypatch):
+    drain = tally_steps_inline(monkeypatch)
+    chart = f"/objects/{deals}/chart/"
+    query = {"group": "active", "measure": "sum", "value": column}
+    console.get(chart, query)
+    drain()
+    html = parse(console.get(chart, query).content)
+
+    sums = {"Yes": sum(signed(i) for i in range(COUNT) if signed(i) >= 0)}
+    sums["No"] = sum(signed(i) for i in range(COUNT) if signed(i) < 0)
+    assert sums["No"] < 0 < sums["Yes"]
+    rows = {row[0]: D(row[1].replace(",", "")) for row in table_rows(html)}
+    assert rows == {k: D(v) for k, v in sums.items()}
+    zero = select(html, "svg.chart line.chart-zero")
+    assert len(zero) == 1
+    zero_y = float(zero[0]["y1"])
+    frame = [float(n) for n in one(html, "svg.chart")["viewbox"].split()]
+    bars = {r.find("title").get_text().split(":")[0]: r for r in select(html, "svg.chart rect.chart-bar")}
+    up, down = bars["Yes"], bars["No"]
+    assert "chart-bar--below" in down["class"] and "chart-bar--below" not in up["class"]
+    # Up from the zero line, and down from it: neither clipped to nothing, both inside the drawing.
+    assert float(up["y"]) + float(up["height"]) == pytest.approx(zero_y, abs=0.2)
+    assert float(down["y"]) == pytest.approx(zero_y, abs=0.2)
+    assert float(up["height"]) > 0 and float(down["height"]) > 0
+    assert 0 <= float(up["y"]) and float(down["y"]) + float(down["height"]) <= frame[3]
+    # Each bar's length is its number's share of the axis: the two in proportion.
+    ratio = float(down["height"]) / float(up["height"])
+    assert ratio == pytest.approx(abs(sums["No"]) / sums["Yes"], rel=0.02)
+    ticks = [text_of(t) for t in select(html, "svg.chart text.chart-label[text-anchor=end]")]
+    assert "0" in ticks and ticks[0].startswith("-")  # the axis reaches below zero
+
+
 def test_the_settings_page_says_the_service_has_no_such_fields_and_where_they_sort(console, deals):
     said = text_of(one(parse(console.get(f"/objects/{deals}/settings/computed/").content), "main"))
 
     assert "The service has no computed fields" in said
     assert "Sorting or filtering by one works on the records the console reads" in said
+
+
+# --- carried to the record page, and the CSV export --------------------------------
+
+
+def test_the_record_pages_link_back_keeps_a_computed_sort_and_condition(console, deals, column):
+    url = f"/objects/{deals}/records/"
+    query = {f"f.{column}": "0", f"op.{column}": "lt", "sort": f"-{column}"}
+    html = parse(console.get(url, query).content)
+    first = select(html, "th.record-title a")[0]["href"]  # the record's address with `?list=` of this view
+
+    record = parse(console.get(urljoin(url, first)).content)
+    back = QueryDict(one(record, ".breadcrumbs a:nth-of-type(2)")["href"].split("?", 1)[1])
+
+    assert (back["sort"], back[f"f.{column}"], back[f"op.{column}"]) == (f"-{column}", "0", "lt")
+    again = parse(console.get(url, back).content)
+    assert titles(again) == titles(html) == [deal(i) for i in sorted(range(COUNT), key=signed, reverse=True) if signed(i) < 0][:25]  # fmt: skip
+
+
+def csv_rows(response) -> list[list[str]]:
+    import csv
+    import io
+
+    return list(csv.reader(io.StringIO(b"".join(response.streaming_content).decode("utf-8-sig"))))
+
+
+def test_the_csv_export_of_a_table_sorted_by_a_computed_column_comes_in_that_order(console, deals, column):
+    url = f"/objects/{deals}/records/export.csv"
+    console.get(f"/objects/{deals}/records/")
+
+    with RemoteCallCounter() as counter:
+        rows = csv_rows(console.get(url, {"sort": f"-{column}"}))
+    assert counter.paths == [f"/v1/objects/{deals}/records"]  # one read of the service's 100, as the page's
+
+    header, body = rows[0], rows[1:]
+    name, signed_at = header.index("Name"), header.index("Signed (computed)")
+    reference = sorted(range(COUNT), key=signed, reverse=True)
+    assert [r[name] for r in body] == [deal(i) for i in reference]
+    assert [int(D(r[signed_at])) for r in body] == [signed(i) for i in reference]
+    assert not any(r[0].startswith("#") for r in body)  # every record was read: not partial
+
+    kept = csv_rows(console.get(url, {"sort": column, f"f.{column}": "90", f"op.{column}": "gt"}))
+    assert [r[name] for r in kept[1:]] == [deal(i) for i in sorted(range(COUNT), key=signed) if signed(i) > 90]
+
+
+def test_past_the_budget_the_export_sorts_what_the_page_reads_and_says_so(
+    console, deals, column, settings, monkeypatch
+):
+    monkeypatch.setattr(selectors, "SCAN_PAGE_SIZE", 10)
+    settings.OBJECTS_FILTER_PAGE_BUDGET = 2
+    console.get(f"/objects/{deals}/records/")
+
+    with RemoteCallCounter() as counter:
+        rows = csv_rows(console.get(f"/objects/{deals}/records/export.csv", {"sort": column}))
+    assert counter.count == 2  # the budget's pages, whatever the number of records
+
+    name = rows[0].index("Name")
+    assert [r[name] for r in rows[1:-1]] == [deal(i) for i in sorted(range(20), key=signed)]
+    assert rows[-1] == ["# partial: Sorted within the first 20 records read: refine the filters to sort them all."]

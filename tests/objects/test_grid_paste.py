@@ -15,11 +15,13 @@ from objects.fields import field_defs
 from objects.grid_paste import (
     FILL,
     PASTE,
+    SHOWN_FIELD,
     Column,
     Region,
     fill_wanted,
     paste_wanted,
     plan_changes,
+    shown_from_data,
     size_words,
     tsv_parse,
 )
@@ -151,20 +153,59 @@ def test_fill_down_copies_the_top_rows_stored_values():
 
 
 def test_only_the_cells_that_differ_are_planned_with_what_they_replace():
-    rows, unchanged = plan_changes(
+    rows, unchanged, skipped = plan_changes(
         {"rec_1": {"seats": 1, "status": "opt_lost"}, "rec_2": {"seats": 2}},
         definition=DEFINITION,
         fields=FIELDS,
         records=RECORDS,
         zone=dt.UTC,
     )
-    assert unchanged == 2  # rec_1's seats and rec_2's seats already hold the value
+    assert unchanged == 2 and skipped == []  # rec_1's seats and rec_2's seats already hold the value
     assert [(r.record_id, r.title, r.before, r.written) for r in rows] == [
         ("rec_1", "Deal 1", {"status": "opt_open"}, {"status": "opt_lost"})
     ]
     assert [(c.field.key, c.now.chips[0].label, c.after.chips[0].label) for c in rows[0].cells] == [
         ("status", "Open", "Lost")
     ]
+
+
+def test_at_confirm_a_cell_changed_since_the_dry_run_is_skipped_by_the_safe_edit_rule():
+    # The dry run showed every record as RECORDS holds them; since then a colleague
+    # changed rec_1's seats to 7, rec_2's seats to 9 and rec_0's amount to 99.
+    shown = {rid: dict(r["values"]) for rid, r in RECORDS.items()}
+    now = {rid: {"id": rid, "values": dict(r["values"])} for rid, r in RECORDS.items()}
+    now["rec_1"]["values"]["seats"] = 7
+    now["rec_2"]["values"]["seats"] = 9
+    now["rec_0"]["values"]["amount"] = 99
+    wanted = {
+        "rec_0": {"seats": 50, "amount": 10.5},  # amount pasted as shown: not the person's change
+        "rec_1": {"seats": 51, "status": "opt_lost"},  # seats moved since: skipped; status written
+        "rec_2": {"seats": 9},  # the colleague wrote what the block holds: nothing to write
+    }
+    rows, unchanged, skipped = plan_changes(
+        wanted, definition=DEFINITION, fields=FIELDS, records=now, zone=dt.UTC, shown=shown
+    )
+    assert [(r.record_id, r.before, r.written) for r in rows] == [
+        ("rec_0", {"seats": 0}, {"seats": 50}),
+        ("rec_1", {"status": "opt_open"}, {"status": "opt_lost"}),
+    ]
+    assert [(s.record_id, s.title, s.field) for s in skipped] == [("rec_1", "Deal 1", "Seats")]
+    assert unchanged == 2  # rec_0's amount (the colleague's 99 stays) and rec_2's seats
+    # The dry run itself (nothing shown yet) plans against the records as read.
+    rows, _unchanged, skipped = plan_changes(wanted, definition=DEFINITION, fields=FIELDS, records=now, zone=dt.UTC)
+    assert skipped == [] and [r.written for r in rows] == [
+        {"seats": 50, "amount": 10.5},
+        {"seats": 51, "status": "opt_lost"},
+    ]
+
+
+def test_the_shown_values_come_back_from_the_form_or_not_at_all():
+    assert shown_from_data(QueryDict(mutable=True)) is None
+    data = QueryDict(mutable=True)
+    data[SHOWN_FIELD] = '{"rec_1": {"seats": 1}, "rec_2": 3}'
+    assert shown_from_data(data) == {"rec_1": {"seats": 1}}
+    data[SHOWN_FIELD] = "{not json"
+    assert shown_from_data(data) is None
 
 
 def test_the_region_is_read_from_the_post_and_said_back_whole():

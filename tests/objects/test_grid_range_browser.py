@@ -138,3 +138,92 @@ def test_without_the_catalog_the_range_is_announced_in_english(grid, page: Page)
     page.keyboard.press("ArrowRight")
     page.keyboard.press("Shift+ArrowDown")
     expect(page.get_by_role("status").filter(has_text="2 rows by 1 column selected")).to_have_count(1)
+
+
+def centre(locator) -> tuple[float, float]:
+    """Where the mouse points at a cell (scrolled into view first)."""
+    locator.scroll_into_view_if_needed()
+    box = locator.bounding_box()
+    assert box is not None
+    return box["x"] + box["width"] / 2, box["y"] + box["height"] / 2
+
+
+def copied_block(page: Page, rows: list[str], columns: list[str]) -> str:
+    """The range's cells as the grid shows them (a title, its link's text), as a spreadsheet would copy them."""
+
+    def shown(row: str, column: str) -> str:
+        cell = grid_cell(page, row, column)
+        return (cell.get_by_role("link", name=row, exact=True) if column == "Name" else cell).inner_text().strip()
+
+    return "\n".join("\t".join(shown(r, c) for c in columns) for r in rows)
+
+
+@pytest.mark.browser
+def test_a_range_by_mouse_drag_and_by_shift_click_selects_announces_and_copies(grid, page: Page):
+    violations = csp_violations(page)
+    page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page.set_viewport_size({"width": 1280, "height": 900})
+    open_grid(page, grid)
+    address = page.url
+
+    # A drag from Deal 002's Seats to Deal 004's Amount: 3 rows by 2 columns, the end focused.
+    start, end = grid_cell(page, "Deal 002", "Seats"), grid_cell(page, "Deal 004", "Amount")
+    page.mouse.move(*centre(start))
+    page.mouse.down()
+    page.mouse.move(*centre(grid_cell(page, "Deal 003", "Seats")), steps=4)
+    page.mouse.move(*centre(end), steps=4)
+    page.mouse.up()
+    expect(page.locator("#grid-range-status")).to_have_text("3 rows by 2 columns selected")
+    expect(page.locator("table.records .is-in-range")).to_have_count(6)
+    for name in ("Deal 002", "Deal 003", "Deal 004"):
+        for column in ("Seats", "Amount"):
+            expect(grid_cell(page, name, column)).to_have_class(re.compile(r"\bis-in-range\b"))
+    expect(end).to_be_focused()
+    # The drag opened no cell editor and selected no text.
+    expect(page.locator("form[data-cell-editor]")).to_have_count(0)
+    assert page.evaluate("() => String(window.getSelection())") == ""
+    page.screenshot(path=str(SCREENSHOTS / "grid-range-drag-1280.png"))
+    page.keyboard.press("Control+c")
+    rows, columns = ["Deal 002", "Deal 003", "Deal 004"], ["Seats", "Amount"]
+    assert page.evaluate("() => navigator.clipboard.readText()") == copied_block(page, rows, columns)
+
+    # A plain click starts afresh: the range is gone, its announcement too, and the cell's editor opens
+    # (as a click always did); Escape closes it unsaved.
+    page.mouse.move(*centre(grid_cell(page, "Deal 010", "Seats")))
+    page.mouse.down()
+    page.mouse.up()
+    expect(page.locator("table.records .is-in-range")).to_have_count(0)
+    expect(page.locator("#grid-range-status")).to_have_text("")
+    editor = page.locator("form[data-cell-editor]")
+    expect(editor).to_have_count(1)
+    editor.get_by_label("Seats of Deal 010").press("Escape")
+    expect(editor).to_have_count(0)
+
+    # Shift+click from the focused cell (Deal 005's Seats) to Deal 007's Amount.
+    page.get_by_role("link", name="Deal 005", exact=True).focus()
+    page.keyboard.press("ArrowRight")
+    page.keyboard.press("ArrowRight")
+    expect(grid_cell(page, "Deal 005", "Seats")).to_be_focused()
+    grid_cell(page, "Deal 007", "Amount").click(modifiers=["Shift"])
+    expect(page.locator("#grid-range-status")).to_have_text("3 rows by 2 columns selected")
+    expect(page.locator("table.records .is-in-range")).to_have_count(6)
+    expect(grid_cell(page, "Deal 005", "Seats")).to_have_class(re.compile(r"\bis-in-range\b"))
+    expect(grid_cell(page, "Deal 007", "Amount")).to_have_class(re.compile(r"\bis-in-range\b"))
+    expect(page.locator("form[data-cell-editor]")).to_have_count(0)
+
+    # Shift+click again moves the end, the anchor kept: onto a title link, which it does not follow.
+    grid_cell(page, "Deal 008", "Name").get_by_role("link").click(modifiers=["Shift"])
+    expect(page.locator("#grid-range-status")).to_have_text("4 rows by 3 columns selected")  # Name to Seats
+    expect(grid_cell(page, "Deal 008", "Name")).to_have_class(re.compile(r"\bis-in-range\b"))
+    expect(grid_cell(page, "Deal 005", "Amount")).not_to_have_class(re.compile(r"\bis-in-range\b"))
+    assert page.url == address and len(page.context.pages) == 1
+    page.keyboard.press("Control+c")
+    rows = ["Deal 005", "Deal 006", "Deal 007", "Deal 008"]
+    headers = [h.strip().rstrip("▲▼ ").strip() for h in page.locator("table.records thead th").all_inner_texts()]
+    between = headers[headers.index("Name") : headers.index("Seats") + 1]
+    assert page.evaluate("() => navigator.clipboard.readText()") == copied_block(page, rows, between)
+
+    # Shift+arrow keys go on from the range the pointer made.
+    page.keyboard.press("Shift+ArrowDown")
+    expect(page.locator("#grid-range-status")).to_have_text("5 rows by 3 columns selected")
+    assert violations == []

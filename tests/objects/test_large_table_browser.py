@@ -119,3 +119,46 @@ def test_50000_records_scroll_on_in_a_window_of_rows(
     page.screenshot(path=SCREENSHOTS / "large-table-far-375.png")
     assert page.evaluate(NODES) <= 1.5 * phone_at_100
     expect(page.locator('#records-grid tr[aria-rowindex="202"] td[data-label="Seats"]')).to_have_text("200")
+
+
+ROWS_SHOWN = """() => {
+  const rows = document.querySelectorAll('#records-grid tbody[data-slice] tr[aria-rowindex]');
+  const last = Math.max(...Array.from(rows, (row) => Number(row.getAttribute('aria-rowindex'))));
+  return [last - 1, document.querySelector('.records-shown').textContent];
+}"""
+
+
+@pytest.mark.browser
+def test_the_count_shown_follows_the_rows_loaded_and_the_rowcount_the_background_total(
+    sandbox, settings, live_server, transactional_db, django_user_model, page: Page, monkeypatch
+):
+    from tests.objects.support import tally_steps_inline
+
+    count_now = tally_steps_inline(monkeypatch)  # the background count runs when this test says
+    fields = [f for f in EVERY_TYPE_FIELDS if f["key"] in ("name", "seats")]
+    obj = PlainClient(sandbox).post(
+        "/v1/objects",
+        json={"singular_name": "Prospect", "plural_name": "Prospects", "title_field": "name", "fields": fields},
+    )
+    sandbox.insert_records(obj["id"], [{"name": f"Lead {i:04d}", "seats": i} for i in range(1_000)])
+    user = django_user_model.objects.create_user(username="vera", password="counts follow the rows")
+    console_on_sandbox(sandbox, settings, None, user)
+    page.set_viewport_size({"width": 1280, "height": 800})
+    page.context.add_cookies([session_cookie(user, live_server.url)])
+    page.goto(f"{live_server.url}/objects/{obj['key']}/records/?sort=seats&limit=100")
+    expect(page.locator("#records-total")).to_have_text("counting the total…")
+
+    scroll_until(page, 100 + 100 + 2)  # the page and a slice at least: not the end
+    loaded, said = page.evaluate(ROWS_SHOWN)
+    assert loaded >= 200 and said == f"{loaded} shown, more after"
+    grid = page.locator("#records-grid")
+    expect(grid).to_have_attribute("aria-rowcount", "-1")  # neither the end read nor the total counted
+
+    assert count_now() >= 1  # the total counted; the toolbar's poll brings it (every 2 s)
+    expect(page.locator("#records-total")).to_have_text("1,000 in all", timeout=10_000)
+    expect(grid).to_have_attribute("aria-rowcount", "1001")  # the records and the header row
+    assert page.locator('#records-grid tr[aria-rowindex="1001"]').count() == 0  # the end still unread
+
+    scroll_until(page, 1001)
+    expect(page.locator(".records-shown")).to_have_text("1,000 shown, that is all")
+    expect(grid).to_have_attribute("aria-rowcount", "1001")
