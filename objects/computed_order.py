@@ -144,7 +144,9 @@ class SortedRead:
         """How far the sort read, in words ("" when it read every record)."""
         if not self.more:
             return ""
-        return f"Sorted within the first {integer(self.records_read)} records read: refine the filters to sort them all."
+        return (
+            f"Sorted within the first {integer(self.records_read)} records read: refine the filters to sort them all."
+        )
 
 
 def sorted_read(
