@@ -13,18 +13,48 @@ of the page's time (see bench/records_page.py).
 
 from __future__ import annotations
 
+import functools
 from html import escape as _escape
+from typing import NamedTuple
 
 from django.utils.safestring import SafeString, mark_safe
 from django.utils.text import Truncator
+from django.utils.translation import get_language, gettext, override, pgettext
 
 from dashboard.frame.images import WEB_SCHEMES, image_allowed, image_elsewhere, image_host
 from objects.fields import Cell
 
 LONG_TEXT_SHOWN = 80  # characters of a long text shown in a table cell (all of it in its title)
-EMPTY_CELL = mark_safe('<span class="cell-empty" aria-label="empty">—</span>')
-YES_MARK = mark_safe('<span class="cell-mark cell-mark--yes" role="img" aria-label="Yes">✓</span>')
-NO_MARK = mark_safe('<span class="cell-mark cell-mark--no" role="img" aria-label="No">✗</span>')
+
+
+class Marks(NamedTuple):
+    """The fixed pieces of markup whose words are the reader's language."""
+
+    empty: SafeString
+    yes: SafeString
+    no: SafeString
+    grid_yes: SafeString
+    grid_no: SafeString
+
+
+@functools.cache
+def _marks_in(language: str | None) -> Marks:
+    with override(language):
+        empty = _escape(pgettext("an empty cell, read aloud", "empty"))
+        yes, no = _escape(pgettext("a yes/no value", "Yes")), _escape(pgettext("a yes/no value", "No"))
+    return Marks(
+        empty=mark_safe(f'<span class="cell-empty" aria-label="{empty}">—</span>'),
+        yes=mark_safe(f'<span class="cell-mark cell-mark--yes" role="img" aria-label="{yes}">✓</span>'),
+        no=mark_safe(f'<span class="cell-mark cell-mark--no" role="img" aria-label="{no}">✗</span>'),
+        # Yes and No in words (their colour marks them), which a screen reader reads as they are.
+        grid_yes=mark_safe(f'<span class="cell-mark--yes">{yes}</span>'),
+        grid_no=mark_safe(f'<span class="cell-mark--no">{no}</span>'),
+    )
+
+
+def marks() -> Marks:
+    """The active language's marks: made once per language (a grid asks per cell)."""
+    return _marks_in(get_language())
 
 
 def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
@@ -33,10 +63,10 @@ def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
     a 100-row page, and SafeString() rather than mark_safe(), whose lazy-string
     check cost more than the markup."""
     if cell is None or cell.kind == "empty":
-        return EMPTY_CELL
+        return marks().empty
     kind = cell.kind
     if kind == "mark":
-        return YES_MARK if cell.value else NO_MARK
+        return marks().yes if cell.value else marks().no
     text = _escape(cell.text)
     if kind == "number":
         return SafeString(f'<span class="cell-number">{text}</span>')
@@ -81,9 +111,6 @@ def render_cell(cell: Cell | None, *, full: bool = False) -> SafeString:
 # The one sentence a grid's refused images point to (aria-describedby), shown
 # once under the table instead of in each cell (objects/table.py).
 IMAGES_ELSEWHERE_NOTE_ID = "images-away"
-# Yes and No in words (their colour marks them), which a screen reader reads as they are.
-GRID_YES = mark_safe('<span class="cell-mark--yes">Yes</span>')
-GRID_NO = mark_safe('<span class="cell-mark--no">No</span>')
 
 
 def grid_cell(cell: Cell | None) -> SafeString:
@@ -96,12 +123,12 @@ def grid_cell(cell: Cell | None) -> SafeString:
     a lone chip without its group, a refused image as "Image on host"
     described by one note under the table."""
     if cell is None:
-        return EMPTY_CELL
+        return marks().empty
     kind = cell.kind
     if kind in ("number", "text"):
         return SafeString(_escape(cell.text))
     if kind == "mark":
-        return GRID_YES if cell.value else GRID_NO
+        return marks().grid_yes if cell.value else marks().grid_no
     if kind == "link":
         return SafeString(f'<a href="{_escape(cell.href)}">{_escape(cell.text)}</a>')
     if kind == "file":
@@ -127,7 +154,7 @@ def grid_image(cell: Cell) -> tuple[SafeString, bool]:
         return image_elsewhere(cell.href, compact=True), False
     markup = SafeString(
         f'<a class="image-away" href="{_escape(cell.href)}" aria-describedby="{IMAGES_ELSEWHERE_NOTE_ID}">'
-        f"Image on {_escape(host)}</a>"
+        f"{_escape(gettext('Image on %(host)s') % {'host': host})}</a>"
     )
     return markup, True
 
@@ -144,7 +171,7 @@ def cell_text(cell: Cell | None) -> str:
 def linked_chips(records: list[tuple[str, str]]) -> SafeString:
     """Linked records as chips that open them (their title, or "Untitled")."""
     if not records:
-        return EMPTY_CELL
+        return marks().empty
     chips = "".join(
         f'<a class="chip chip--link" href="{_escape(url)}">{_escape(title or "Untitled")}</a>'
         if url

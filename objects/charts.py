@@ -16,7 +16,7 @@ from dashboard.web import charts, local_formats
 from dashboard.web.pager import choice
 from objects import computed
 from objects.buckets import BUCKETS, DATE_TYPES, EMPTY, MONTH, WEEK, groupable, summable
-from objects.fields import FieldDef, format_number
+from objects.fields import FieldDef, format_number, yes_no
 from objects.models import RecordTally
 from objects.schema import FieldType
 from objects.tallies import tally_groups
@@ -101,7 +101,7 @@ def group_label(field: FieldDef, key: str, bucket: str, *, short: bool = False) 
         option = field.option_for(key)
         return option.label if option else key
     if field.type == FieldType.BOOLEAN:
-        return "Yes" if key == "true" else "No"
+        return yes_no(key == "true")
     if field.type in DATE_TYPES:
         formats = local_formats.active()  # month names and day order as the language writes them
         try:

@@ -20,6 +20,7 @@ from urllib.parse import urlsplit
 from django import forms
 from django.core.exceptions import ValidationError
 from django.utils.dateparse import parse_date, parse_datetime
+from django.utils.translation import pgettext
 
 from dashboard.web import local_formats, reading
 from dashboard.web.local_formats import Formats
@@ -439,6 +440,11 @@ def file_name(address: str) -> str:
     return path.rsplit("/", 1)[-1] or address
 
 
+def yes_no(value: bool) -> str:
+    """A yes/no value in the reader's words (CSV exports keep true/false: csv_value)."""
+    return pgettext("a yes/no value", "Yes") if value else pgettext("a yes/no value", "No")
+
+
 def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo, formats: Formats | None = None) -> Cell:
     """How a stored value is shown in the records table and on the record page, in
     the language's formats (`formats`: resolved once for a page of many cells)."""
@@ -450,7 +456,7 @@ def cell(field: FieldDef, stored: Any, *, zone: dt.tzinfo, formats: Formats | No
         return Cell(kind="text", text=json.dumps(stored, ensure_ascii=False))
     if kind == FieldType.BOOLEAN:
         yes = stored is True or (isinstance(stored, str) and stored.strip().lower() == "true") or stored == 1
-        return Cell(kind="mark", value=yes, text="Yes" if yes else "No")
+        return Cell(kind="mark", value=yes, text=yes_no(yes))
     if kind == FieldType.NUMBER:
         return Cell(kind="number", text=format_number(stored, formats=formats))
     if kind == FieldType.CURRENCY:

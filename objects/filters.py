@@ -38,7 +38,7 @@ from typing import Any
 from django.http import QueryDict
 
 from objects.conditions import Group, group_check, group_phrase, groups_from_query, groups_pairs
-from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number
+from objects.fields import FieldDef, parse_stored_date, parse_stored_datetime, parse_stored_number, yes_no
 from objects.linked_fields import LinkedCheck, is_linked, linked_check
 from objects.schema import NUMBER_TYPES, SINGLE_CHOICE_TYPES, FieldType
 
@@ -564,7 +564,7 @@ def phrase(field_def: FieldDef, condition: Condition) -> str:
     labels = {o.id: o.label for o in field_def.options}
     shown = [labels.get(v, v) for v in condition.values]
     if control_kind(field_def) == "boolean":
-        shown = ["Yes" if v == "true" else "No" for v in condition.values]
+        shown = [yes_no(v == "true") for v in condition.values]
     if condition.op in VALUELESS:
         return f"{field_def.label} {words}"
     if condition.op == LAST_DAYS:

@@ -32,6 +32,7 @@ from objects.fields import (
     parse_stored_date,
     parse_stored_datetime,
     parse_stored_number,
+    yes_no,
 )
 from objects.schema import SINGLE_CHOICE_TYPES, FieldType
 
@@ -272,7 +273,7 @@ def group_label(f: FieldDef, key: str) -> str:
         option = f.option_for(key)
         return option.label if option else key
     if f.type == FieldType.BOOLEAN:
-        return "Yes" if key == "true" else "No"
+        return yes_no(key == "true")
     try:
         return local_formats.active().month(dt.date.fromisoformat(f"{key}-01"))
     except ValueError:

@@ -432,9 +432,9 @@ class RecordsTable:
 
     @property
     def images_elsewhere_note(self) -> str:
-        from dashboard.frame.images import WHY_NOT_SHOWN
+        from dashboard.frame.images import why_not_shown
 
-        return WHY_NOT_SHOWN
+        return why_not_shown()
 
     @property
     def view_param(self) -> str:

@@ -29,9 +29,13 @@ from urllib.parse import SplitResult, unquote, urlsplit
 
 from django.conf import settings
 from django.utils.safestring import SafeString
+from django.utils.translation import gettext
 
-# Why the image is not there, in the words issue #17's follow-up chose (after "Image on <host> — ").
-WHY_NOT_SHOWN = "not shown here (the console loads images only from the service's hosts)"
+def why_not_shown() -> str:
+    """Why a refused image is not on the page, in the reader's language (the
+    words issue #17's follow-up chose, after "Image on <host> — ")."""
+    return gettext("not shown here (the console loads images only from the service's hosts)")
+
 
 DEFAULT_PORTS = {"http": 80, "https": 443, "ws": 80, "wss": 443, "ftp": 21}
 # The bare `*` source matches network schemes only, never data:, blob: or filesystem:.
@@ -221,8 +225,8 @@ def image_host(url: object) -> str:
 def image_elsewhere_text(url: object) -> str:
     """The words of the placeholder (also its title in the compact form)."""
     host = image_host(url)
-    where = f"Image on {host}" if host else "Image at another address"
-    return f"{where} — {WHY_NOT_SHOWN}"
+    where = gettext("Image on %(host)s") % {"host": host} if host else gettext("Image at another address")
+    return f"{where} — {why_not_shown()}"
 
 
 def image_elsewhere(url: object, *, name: str = "", compact: bool = False) -> SafeString:
@@ -235,12 +239,12 @@ def image_elsewhere(url: object, *, name: str = "", compact: bool = False) -> Sa
     address = str(url or "").strip()
     host = escape(image_host(address))
     sentence = escape(image_elsewhere_text(address))
-    why = escape(WHY_NOT_SHOWN)
+    why = escape(why_not_shown())
     scheme = address.partition(":")[0].lower()
     href = escape(address) if scheme in WEB_SCHEMES and host else ""
     opens = ' rel="noopener noreferrer" target="_blank"'
     if compact:
-        label = f"Image on {host}" if host else "Image elsewhere"
+        label = gettext("Image on %(host)s") % {"host": host} if host else gettext("Image elsewhere")
         if not href:
             return SafeString(
                 f'<span class="image-elsewhere image-elsewhere--compact" title="{sentence}">{sentence}</span>'
@@ -252,6 +256,7 @@ def image_elsewhere(url: object, *, name: str = "", compact: bool = False) -> Sa
         )
     link = ""
     if href:
-        what = f"Open {escape(name)}" if name else "Open the image"
-        link = f' <a href="{href}"{opens}>{what}<span class="visually-hidden"> on {host}, in a new tab</span></a>'
+        what = gettext("Open %(name)s") % {"name": escape(name)} if name else gettext("Open the image")
+        where = gettext("on %(host)s, in a new tab") % {"host": host}
+        link = f' <a href="{href}"{opens}>{what}<span class="visually-hidden"> {where}</span></a>'
     return SafeString(f'<span class="image-elsewhere"><span>{sentence}</span>{link}</span>')

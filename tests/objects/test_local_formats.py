@@ -33,6 +33,13 @@ EXPECTED = {
     "fr": ("10 023,75", "1 234,50 €", "01/12/2026", "22/11/2026 10:30 CET", "01/11/2026 09:00 CET"),
 }
 
+YES = {"de": "Ja", "fr": "Oui"}
+IMAGE_ON = {"de": "Bild auf", "fr": "Image sur"}
+WHY_AWAY = {
+    "de": "hier nicht angezeigt (die Konsole lädt Bilder nur von den Hosts des Dienstes).",
+    "fr": "non affichée ici (la console ne charge les images que depuis les hôtes du service).",
+}
+
 
 @pytest.fixture
 def euro_deals(remote):
@@ -58,6 +65,10 @@ def test_the_records_grid_writes_values_as_the_language_does(paris_console, euro
     assert numbers[1].get_text().strip() == amount.replace(" ", "\xa0")
     cells = [text_of(td) for td in row.select("td")]
     assert close_date in cells and meeting in cells
+    # Yes/No and a refused image's words are the language's too; the service's own words are not translated.
+    assert text_of(one(row, ".cell-mark--yes")) == YES[language]
+    assert text_of(one(row, "a.image-away")) == f"{IMAGE_ON[language]} cdn.acme.test"
+    assert text_of(one(html, "#images-away")).endswith(WHY_AWAY[language])
     # A date's edit value stays ISO (the browser's date input reads only that).
     assert "2026-12-01" not in cells
 
