@@ -8,6 +8,9 @@ the library's facts and the templates all go through these, so no
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
+
+from django.utils.formats import number_format
 
 # Words of a schema key that mean something else to a maker: an "asset" is a
 # picture (or a clip) they made, an id is how the service finds it and never
@@ -74,14 +77,17 @@ def returns_words(value: str) -> str:
     return ", ".join(said[:-1]) + " or " + said[-1]
 
 
-def counted(count: int | float | None, singular: str, plural: str = "") -> str:
-    """`1 image`, `2 images`, `1,200 words`: a number with its noun agreeing."""
+def counted(count: int | float | None, phrase: Callable[[int], str]) -> str:
+    """`1 image`, `2 images`, `1.200 Wörter`: a number with its noun agreeing,
+    in the reader's language. `phrase(n)` is the caller's ngettext of the
+    whole phrase ("%(count)s image", "%(count)s images", n); the number is
+    written as the language writes it."""
     if count is None:
         return ""
     number = int(count) if float(count).is_integer() else count
-    noun = singular if number == 1 else (plural or singular + "s")
-    shown = f"{number:,}" if isinstance(number, int) else f"{number:g}"
-    return f"{shown} {noun}"
+    # A fraction (never a count the service sends today) takes the plural form.
+    form = number if isinstance(number, int) else 2
+    return phrase(form) % {"count": number_format(number, force_grouping=True)}
 
 
 def action_words(label: str) -> str:
