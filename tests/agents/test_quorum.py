@@ -266,6 +266,21 @@ def test_a_deadline_outcome_is_applied_once_across_two_workers(seeded_sandbox, p
     )
 
 
+def _rule_saved(client, sam):
+    """Two approvals of destructive actions by Administrators or Sam, rejected at the deadline."""
+    return client.post(
+        reverse("agents:rules"),
+        {
+            "agent_id": "",
+            "risk": "destructive",
+            "approvals_needed": "2",
+            "approver_roles": ["administrator"],
+            "approver_ids": [str(sam.pk)],
+            "at_deadline": "reject",
+        },
+    )
+
+
 @pytest.mark.django_db
 def test_the_rules_page_refuses_an_approve_at_the_deadline_for_destructive_actions(
     seeded_sandbox, people, client, django_user_model
@@ -287,18 +302,7 @@ def test_the_rules_page_refuses_an_approve_at_the_deadline_for_destructive_actio
     assert text_of(one(refused.content, "#id_at_deadline_error, .field-error, .errorlist")) == NEVER_AUTO_APPROVED
     assert not ApprovalRule.objects.exists()
 
-    saved = client.post(
-        reverse("agents:rules"),
-        {
-            "agent_id": "",
-            "risk": "destructive",
-            "approvals_needed": "2",
-            "approver_roles": ["administrator"],
-            "approver_ids": [str(sam.pk)],
-            "at_deadline": "reject",
-        },
-    )
-    assert saved.status_code == 302
+    assert _rule_saved(client, sam).status_code == 302
     stored = ApprovalRule.objects.get(workspace_id=key.workspace_id)
     assert (stored.approvals_needed, stored.approver_roles, stored.approver_ids) == (2, ["administrator"], [sam.pk])
     assert AuditEntry.objects.get(action="approval.rule").summary == (
@@ -373,18 +377,7 @@ def test_a_rule_reads_in_the_administrators_language_and_is_audited_in_english(
     client.force_login(admin)
     translation.deactivate()  # the sign-in activated it in this thread too: each request's own choice decides
     sam = people["Sam"][0]
-    saved = client.post(
-        reverse("agents:rules"),
-        {
-            "agent_id": "",
-            "risk": "destructive",
-            "approvals_needed": "2",
-            "approver_roles": ["administrator"],
-            "approver_ids": [str(sam.pk)],
-            "at_deadline": "reject",
-        },
-    )
-    assert saved.status_code == 302
+    assert _rule_saved(client, sam).status_code == 302
 
     page = client.get(reverse("agents:rules")).content
     translation.deactivate()
