@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db import IntegrityError, transaction
+from django.utils import translation
+from django.utils.translation import gettext, gettext_lazy, ngettext
 
 from agents.live import INVOCATION_KIND
 from agents.models import ApprovalRule, ApprovalTally, ApprovalVote
@@ -71,13 +73,30 @@ def _name(user: Any) -> str:
     return (user.get_full_name() or user.get_username()) if user is not None else ""
 
 
+# The roles as a group of people ("Administrators, or dana").
+ROLE_GROUPS = {
+    "viewer": gettext_lazy("Viewers"),
+    "member": gettext_lazy("Members"),
+    "approver": gettext_lazy("Approvers"),
+    "auditor": gettext_lazy("Auditors"),
+    "administrator": gettext_lazy("Administrators"),
+}
+
+# Stored words (an audit summary) are English, for operators, whoever's language made them.
+STORED_LANGUAGE = "en"
+
+
 def may_approve_words(rule: ApprovalRule) -> str:
     """Who may approve under a rule, in words: "Administrators, or dana"."""
     from django.contrib.auth import get_user_model
 
-    roles = [role.capitalize() + "s" for role in rule.approver_roles]
-    people = [_name(user) for user in get_user_model().objects.filter(pk__in=[int(pk) for pk in rule.approver_ids])]
-    return ", or ".join(part for part in (", ".join(roles), ", ".join(sorted(people))) if part)
+    roles = ", ".join(str(ROLE_GROUPS.get(role, role)) for role in rule.approver_roles)
+    people = ", ".join(
+        sorted(_name(user) for user in get_user_model().objects.filter(pk__in=[int(pk) for pk in rule.approver_ids]))
+    )
+    if roles and people:
+        return gettext("%(roles)s, or %(people)s") % {"roles": roles, "people": people}
+    return roles or people
 
 
 def approve_refusal(*, rule: ApprovalRule, user: Any, workspace_id: str, run_id: str) -> str:
@@ -256,16 +275,21 @@ def card_words(*, workspace_id: str, approval: dict[str, Any]) -> str:
     if rule is None:
         return ""
     needed = max(1, rule.approvals_needed)
-    parts = [f"Needs {needed} approval{'s' if needed > 1 else ''}"]
     who = may_approve_words(rule)
     if who:
-        parts[0] += f" ({who})"
+        first = ngettext("Needs %(count)s approval (%(who)s)", "Needs %(count)s approvals (%(who)s)", needed) % {
+            "count": needed,
+            "who": who,
+        }
+    else:
+        first = ngettext("Needs %(count)s approval", "Needs %(count)s approvals", needed) % {"count": needed}
+    parts = [first]
     if not rule.starter_may_approve:
         starter = run_starter(workspace_id=workspace_id, run_id=str(approval.get("run_id") or ""))
         parts.append(
-            f"not by {_name(starter)}, who started the run"
+            gettext("not by %(name)s, who started the run") % {"name": _name(starter)}
             if starter is not None
-            else "not by the person who started the run (the console does not know who started it)"
+            else gettext("not by the person who started the run (the console does not know who started it)")
         )
     return "; ".join(parts)
 
@@ -298,7 +322,7 @@ def rule_set(*, workspace_id: str, key: Any, user: Any, agent_name: str, data: d
         area="approvals",
         action="approval.rule",
         path="/agents/rules/",
-        summary=f"Set the rule of {rule.risk} approvals of {agent_name or 'every agent'}: {rule_words(rule)}",
+        summary=f"Set the rule of {rule.risk} approvals of {agent_name or 'every agent'}: {rule_stored_words(rule)}",
         details={"agent_id": rule.agent_id, "risk": rule.risk, "rule_id": rule.pk},
     )
     return rule
@@ -325,14 +349,28 @@ def rule_remove(*, workspace_id: str, key: Any, user: Any, rule_id: int) -> bool
 
 
 def rule_words(rule: ApprovalRule) -> str:
-    """A rule in one line: "2 approvals (Administrators); not by who started
-    the run; rejected at the deadline"."""
+    """A rule in one line, in the reader's language: "2 approvals
+    (Administrators); not by who started the run; rejected at the deadline"."""
     needed = max(1, rule.approvals_needed)
-    parts = [f"{needed} approval{'s' if needed > 1 else ''}"]
     who = may_approve_words(rule)
     if who:
-        parts[0] += f" ({who})"
-    parts.append("the run's starter may approve" if rule.starter_may_approve else "not by who started the run")
-    outcome = {ApprovalRule.REJECT: "rejected", ApprovalRule.APPROVE: "approved"}.get(rule.at_deadline)
-    parts.append(f"{outcome} at the deadline" if outcome else "escalated at the deadline")
-    return "; ".join(parts)
+        first = ngettext("%(count)s approval (%(who)s)", "%(count)s approvals (%(who)s)", needed) % {
+            "count": needed,
+            "who": who,
+        }
+    else:
+        first = ngettext("%(count)s approval", "%(count)s approvals", needed) % {"count": needed}
+    starter = (
+        gettext("the run's starter may approve") if rule.starter_may_approve else gettext("not by who started the run")
+    )
+    deadline = {
+        ApprovalRule.REJECT: gettext("rejected at the deadline"),
+        ApprovalRule.APPROVE: gettext("approved at the deadline"),
+    }.get(rule.at_deadline) or gettext("escalated at the deadline")
+    return "; ".join((first, starter, deadline))
+
+
+def rule_stored_words(rule: ApprovalRule) -> str:
+    """The rule in one line as an audit summary stores it: English, for operators."""
+    with translation.override(STORED_LANGUAGE):
+        return rule_words(rule)

@@ -34,7 +34,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from django.utils.translation import gettext, ngettext
+from django.utils.formats import number_format
+from django.utils.translation import gettext, ngettext, pgettext_lazy
 from simpleeval import InvalidExpression, SimpleEval
 
 NUMBER = "number"
@@ -42,7 +43,14 @@ TEXT = "text"
 BOOLEAN = "boolean"
 DATE = "date"
 ANY = "any"  # an empty value (a blank literal): fits every type
-TYPE_WORDS = {NUMBER: "a number", TEXT: "text", BOOLEAN: "true or false", DATE: "a date", ANY: "empty"}
+# What a type is called inside an error ("… needs a number, but {Name} is text.").
+TYPE_WORDS = {
+    NUMBER: pgettext_lazy("formula type", "a number"),
+    TEXT: pgettext_lazy("formula type", "text"),
+    BOOLEAN: pgettext_lazy("formula type", "true or false"),
+    DATE: pgettext_lazy("formula type", "a date"),
+    ANY: pgettext_lazy("formula type", "empty"),
+}
 
 # Field types of the service (objects/schema.py FieldType) as formula types;
 # anything else (choices, addresses, files) is read as text.
@@ -97,7 +105,7 @@ def _rewrite(source: str, fields: Sequence[FormulaField]) -> tuple[str, dict[str
         position = match.end()
     rest = source[position:]
     if rest.count('"') % 2 or rest.count("'") % 2:
-        raise FormulaError("A text in quotes is not closed: add the closing quote.")
+        raise FormulaError(gettext("A text in quotes is not closed: add the closing quote."))
     pieces.append(_rewrite_code(rest, by_label, by_key, refs))
     return "".join(pieces), refs
 
@@ -116,7 +124,7 @@ def _rewrite_code(
 
     code = _BRACED.sub(braced, code)
     if "{" in code or "}" in code:
-        raise FormulaError("A field name in braces is not closed: write it as {Field name}.")
+        raise FormulaError(gettext("A field name in braces is not closed: write it as {Field name}."))
     code = code.replace("<>", "!=")
     code = re.sub(r"(?<![<>!=])=(?!=)", "==", code)
     code = re.sub(r"\bTRUE\b", "True", code)
@@ -129,8 +137,9 @@ def by_label_names(by_label: dict[str, FormulaField]) -> list[str]:
 
 def _unknown_field(name: str, labels: list[str]) -> str:
     close = difflib.get_close_matches(name, labels, n=1, cutoff=0.6)
-    hint = f" Did you mean {{{close[0]}}}?" if close else ""
-    return f"No field is called “{name}”.{hint}"
+    if close:
+        return gettext("No field is called “%(name)s”. Did you mean {%(close)s}?") % {"name": name, "close": close[0]}
+    return gettext("No field is called “%(name)s”.") % {"name": name}
 
 
 # --- types -------------------------------------------------------------------
@@ -176,7 +185,7 @@ def _what(node: ast.AST, refs: dict[str, FormulaField], fields: dict[str, Formul
     try:
         return ast.unparse(node)
     except Exception:
-        return "a part of the formula"
+        return gettext("a part of the formula")
 
 
 class _Checker:
@@ -192,7 +201,10 @@ class _Checker:
     def expect(self, node: ast.AST, wanted: str, why: str) -> str:
         found = self.type_of(node)
         if found not in (wanted, ANY):
-            raise FormulaError(f"{why} needs {TYPE_WORDS[wanted]}, but {self.words(node)} is {TYPE_WORDS[found]}.")
+            raise FormulaError(
+                gettext("%(what)s needs %(wanted)s, but %(part)s is %(found)s.")
+                % {"what": why, "wanted": TYPE_WORDS[wanted], "part": self.words(node), "found": TYPE_WORDS[found]}
+            )
         return found
 
     def type_of(self, node: ast.AST) -> str:
@@ -206,7 +218,7 @@ class _Checker:
                 return TEXT
             if value is None:
                 return ANY
-            raise FormulaError(f"{self.words(node)} is not a value a formula knows.")
+            raise FormulaError(gettext("%(part)s is not a value a formula knows.") % {"part": self.words(node)})
         if isinstance(node, ast.Name):
             if node.id in ("True", "False"):
                 return BOOLEAN
@@ -214,7 +226,8 @@ class _Checker:
             if found is None:
                 if node.id.upper() in SIGNATURES:
                     raise FormulaError(
-                        f"{node.id.upper()} is a function: write it with brackets, {node.id.upper()}(…)."
+                        gettext("%(function)s is a function: write it with brackets, %(function)s(…).")
+                        % {"function": node.id.upper()}
                     )
                 raise FormulaError(_unknown_field(node.id, [f.label for f in self.fields.values()]))
             self.used[found.key] = found
@@ -225,7 +238,7 @@ class _Checker:
                 self.expect(node.operand, BOOLEAN, "NOT")
                 return BOOLEAN
             if isinstance(node.op, ast.USub | ast.UAdd):
-                self.expect(node.operand, NUMBER, "A minus sign")
+                self.expect(node.operand, NUMBER, gettext("A minus sign"))
                 return NUMBER
         if isinstance(node, ast.BinOp):
             return self.binop(node)
@@ -241,16 +254,21 @@ class _Checker:
             for (first, first_node), (other, other_node) in zip(known, known[1:], strict=False):
                 if first != other:
                     raise FormulaError(
-                        f"{self.words(first_node)} ({TYPE_WORDS[first]}) cannot be compared with "
-                        f"{self.words(other_node)} ({TYPE_WORDS[other]})."
+                        gettext("%(one)s (%(one_type)s) cannot be compared with %(other)s (%(other_type)s).")
+                        % {
+                            "one": self.words(first_node),
+                            "one_type": TYPE_WORDS[first],
+                            "other": self.words(other_node),
+                            "other_type": TYPE_WORDS[other],
+                        }
                     )
             ordering = any(not isinstance(op, ast.Eq | ast.NotEq) for op in node.ops)
             if ordering and any(t == BOOLEAN for t, _ in known):
-                raise FormulaError("True or false values can only be compared with = or <>.")
+                raise FormulaError(gettext("True or false values can only be compared with = or <>."))
             return BOOLEAN
         if isinstance(node, ast.Call):
             return self.call(node)
-        raise FormulaError(f"{self.words(node)} is not part of the formula language.")
+        raise FormulaError(gettext("%(part)s is not part of the formula language.") % {"part": self.words(node)})
 
     def binop(self, node: ast.BinOp) -> str:
         op = node.op
@@ -261,7 +279,9 @@ class _Checker:
         left, right = self.type_of(node.left), self.type_of(node.right)
         symbol = {ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.Mod: "%"}.get(type(op))
         if symbol is None:
-            raise FormulaError(f"The operator in {self.words(node)} is not part of the formula language.")
+            raise FormulaError(
+                gettext("The operator in %(part)s is not part of the formula language.") % {"part": self.words(node)}
+            )
         if ANY in (left, right):
             return ANY if left == right else (left if right == ANY else right)
         if symbol in "+-" and left == DATE and right == NUMBER:
@@ -270,23 +290,30 @@ class _Checker:
             return NUMBER
         if symbol == "+" and TEXT in (left, right):
             side = node.left if left == TEXT else node.right
-            raise FormulaError(f"{self.words(side)} is text: text is joined with &, not +.")
+            raise FormulaError(gettext("%(part)s is text: text is joined with &, not +.") % {"part": self.words(side)})
         for side, found in ((node.left, left), (node.right, right)):
             if found != NUMBER:
-                raise FormulaError(f"“{symbol}” needs numbers, but {self.words(side)} is {TYPE_WORDS[found]}.")
+                raise FormulaError(
+                    gettext("“%(operator)s” needs numbers, but %(part)s is %(found)s.")
+                    % {"operator": symbol, "part": self.words(side), "found": TYPE_WORDS[found]}
+                )
         return NUMBER
 
     def call(self, node: ast.Call) -> str:
         if not isinstance(node.func, ast.Name):
-            raise FormulaError(f"{self.words(node)} is not part of the formula language.")
+            raise FormulaError(gettext("%(part)s is not part of the formula language.") % {"part": self.words(node)})
         name = node.func.id.upper()
         signature = SIGNATURES.get(name)
         if signature is None:
             known = difflib.get_close_matches(name, list(SIGNATURES), n=1)
-            hint = f" Did you mean {known[0]}?" if known else ""
-            raise FormulaError(f"There is no function {node.func.id}.{hint}")
+            if known:
+                raise FormulaError(
+                    gettext("There is no function %(function)s. Did you mean %(close)s?")
+                    % {"function": node.func.id, "close": known[0]}
+                )
+            raise FormulaError(gettext("There is no function %(function)s.") % {"function": node.func.id})
         if node.keywords:
-            raise FormulaError(f"{name} takes its values in order, without names.")
+            raise FormulaError(gettext("%(function)s takes its values in order, without names.") % {"function": name})
         count = len(node.args)
         fewest = len(signature.args) - signature.optional
         most = None if signature.repeat else len(signature.args)
@@ -304,8 +331,10 @@ class _Checker:
         branches = [t for t in types[1:] if t != ANY]
         if len(set(branches)) > 1:
             raise FormulaError(
-                f"IF gives {TYPE_WORDS[branches[0]]} one way and {TYPE_WORDS[branches[1]]} the other: "
-                "give both the same type (TEXT() makes a text)."
+                gettext(
+                    "IF gives %(one)s one way and %(other)s the other: give both the same type (TEXT() makes a text)."
+                )
+                % {"one": TYPE_WORDS[branches[0]], "other": TYPE_WORDS[branches[1]]}
             )
         return branches[0] if branches else ANY
 
@@ -521,26 +550,30 @@ def compile_formula(source: str, fields: Sequence[FormulaField]) -> Formula:
     """Check a formula against the object's fields; FormulaError says what is wrong."""
     source = (source or "").strip()
     if not source:
-        raise FormulaError("Write a formula, for example {Amount} * 2.")
+        raise FormulaError(gettext("Write a formula, for example {Amount} * 2."))
     if len(source) > MAX_FORMULA_LENGTH:
-        raise FormulaError(f"A formula is at most {MAX_FORMULA_LENGTH:,} characters.")
+        raise FormulaError(
+            gettext("A formula is at most %(count)s characters.")
+            % {"count": number_format(MAX_FORMULA_LENGTH, force_grouping=True)}
+        )
     if "\x00" in source:
-        raise FormulaError("A formula cannot hold a NUL character.")
+        raise FormulaError(gettext("A formula cannot hold a NUL character."))
     rewritten, refs = _rewrite(source, fields)
     try:
         parsed = ast.parse(rewritten, mode="eval")
     except SyntaxError as exc:
         raise FormulaError(
-            f"The formula cannot be read near “{_near(rewritten, exc)}”: check brackets and quotes."
+            gettext("The formula cannot be read near “%(near)s”: check brackets and quotes.")
+            % {"near": _near(rewritten, exc)}
         ) from None
     except (ValueError, RecursionError, MemoryError):
-        raise FormulaError("The formula cannot be read: check brackets and quotes.") from None
+        raise FormulaError(gettext("The formula cannot be read: check brackets and quotes.")) from None
     by_key = {f.key: f for f in fields if f.key.isidentifier() and not keyword.iskeyword(f.key)}
     checker = _Checker(refs, by_key)
     try:
         result_type = checker.type_of(parsed.body)
     except RecursionError:
-        raise FormulaError("The formula is nested too deeply.") from None
+        raise FormulaError(gettext("The formula is nested too deeply.")) from None
     return Formula(
         source=rewritten, result_type=result_type, fields=dict(checker.used), tree=parsed.body, names=checker.names
     )

@@ -22,6 +22,7 @@ from typing import Any
 
 from django.core.exceptions import ValidationError
 from django.http import QueryDict
+from django.utils.translation import gettext, ngettext
 
 from dashboard.live.storable import storable, storable_text
 from dashboard.web.reading import as_dict, text
@@ -215,21 +216,37 @@ def writable_columns(
             out.append(None)
             if n:
                 refused.append(
-                    f"“{column.label}” is computed, linked or kept by the service, not a field to write: "
-                    f"{_plural(n, 'cell')} left as they are."
+                    ngettext(
+                        "“%(field)s” is computed, linked or kept by the service, not a field to write: "
+                        "%(count)s cell left as it is.",
+                        "“%(field)s” is computed, linked or kept by the service, not a field to write: "
+                        "%(count)s cells left as they are.",
+                        n,
+                    )
+                    % {"field": column.label, "count": n}
                 )
         elif target.key in read_only:
             out.append(None)
             if n:
                 refused.append(
-                    f"“{target.label}” is read-only for you (the object's access policy): "
-                    f"{_plural(n, 'cell')} left as they are."
+                    ngettext(
+                        "“%(field)s” is read-only for you (the object's access policy): %(count)s cell left as it is.",
+                        "“%(field)s” is read-only for you (the object's access policy): "
+                        "%(count)s cells left as they are.",
+                        n,
+                    )
+                    % {"field": target.label, "count": n}
                 )
         elif target.key not in editable:
             out.append(None)
             if n:
                 refused.append(
-                    f"“{target.label}” is kept by the service (read-only): {_plural(n, 'cell')} left as they are."
+                    ngettext(
+                        "“%(field)s” is kept by the service (read-only): %(count)s cell left as it is.",
+                        "“%(field)s” is kept by the service (read-only): %(count)s cells left as they are.",
+                        n,
+                    )
+                    % {"field": target.label, "count": n}
                 )
         else:
             out.append(target)
@@ -251,7 +268,7 @@ def cell_value(checker: RowChecker, f: FieldDef, raw: str) -> Any:
     raw = raw.strip()
     if raw in ("", "—"):
         if f.required:
-            raise ValidationError("this field is required.")
+            raise ValidationError(gettext("this field is required."))
         return None
     return checker.value(f, _readable(f, raw))
 
@@ -271,14 +288,25 @@ def paste_wanted(
     refused: list[str] = []
     ids, columns = region.ids, region.columns
     if len(block) > len(ids):
+        past = len(block) - len(ids)
         refused.append(
-            f"{_plural(len(block) - len(ids), 'row')} of the block fall past this page's last row: left out. "
-            "Paste them from the next page."
+            ngettext(
+                "%(count)s row of the block falls past this page's last row: left out. Paste it from the next page.",
+                "%(count)s rows of the block fall past this page's last row: left out. Paste them from the next page.",
+                past,
+            )
+            % {"count": past}
         )
     width = max((len(r) for r in block), default=0)
     if width > len(columns):
+        past = width - len(columns)
         refused.append(
-            f"{_plural(width - len(columns), 'column')} of the block fall past the table's last column: left out."
+            ngettext(
+                "%(count)s column of the block falls past the table's last column: left out.",
+                "%(count)s columns of the block fall past the table's last column: left out.",
+                past,
+            )
+            % {"count": past}
         )
     rows = block[: len(ids)]
     counts = [sum(1 for r in rows if j < len(r)) for j in range(len(columns))]
@@ -290,7 +318,7 @@ def paste_wanted(
     for record_id, row in zip(ids, rows, strict=False):
         record = records.get(record_id)
         if record is None:
-            refused.append("A row's record no longer exists: its cells are left out.")
+            refused.append(gettext("A row's record no longer exists: its cells are left out."))
             continue
         for j, raw in enumerate(row[: len(columns)]):
             target = targets[j]
@@ -299,7 +327,10 @@ def paste_wanted(
             try:
                 wanted.setdefault(record_id, {})[target.key] = cell_value(checker, target, raw)
             except ValidationError as exc:
-                refused.append(f"{title_of(record, definition)}, {target.label}: {' '.join(exc.messages)}")
+                refused.append(
+                    gettext("%(record)s, %(field)s: %(problem)s")
+                    % {"record": title_of(record, definition), "field": target.label, "problem": " ".join(exc.messages)}
+                )
     return wanted, refused
 
 
@@ -309,7 +340,7 @@ def fill_wanted(
     """The range's top row's stored values into each row below it."""
     ids = region.ids
     if len(ids) < 2 or ids[0] not in records:
-        return {}, ["Fill down needs a range of two rows or more, its top row still there."]
+        return {}, [gettext("Fill down needs a range of two rows or more, its top row still there.")]
     below = len(ids) - 1
     targets, refused = writable_columns(
         region.columns, fields, counts=[below] * len(region.columns), read_only=read_only
@@ -318,7 +349,7 @@ def fill_wanted(
     wanted: dict[str, dict[str, Any]] = {}
     for record_id in ids[1:]:
         if record_id not in records:
-            refused.append("A row's record no longer exists: it is left out.")
+            refused.append(gettext("A row's record no longer exists: it is left out."))
             continue
         wanted[record_id] = {f.key: top.get(f.key) for f in targets if f is not None}
     return wanted, refused
@@ -413,10 +444,10 @@ def paste_plan(
     every_field = None if person.everything else policy_fields(workspace=workspace, object_key=object_key)
     client, zone = workspace.client, workspace.zone
     if not region.ids or not region.columns:
-        return PastePlan(refused=["Nothing to paste into: focus a cell of the table first."])
+        return PastePlan(refused=[gettext("Nothing to paste into: focus a cell of the table first.")])
     block = tsv_parse(region.raw) if region.mode == PASTE else []
     if region.mode == PASTE and not block:
-        return PastePlan(refused=["The clipboard held no text to paste."])
+        return PastePlan(refused=[gettext("The clipboard held no text to paste.")])
     records = paste_records(
         client=client,
         object_key=object_key,

@@ -33,12 +33,14 @@ import logging
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from django.conf import settings
 from django.db import transaction
 from django.db.models import Subquery
-from django.utils import timezone
-from django.utils.translation import ngettext
+from django.utils import timezone, translation
+from django.utils.translation import gettext, gettext_lazy, ngettext_lazy
 
 from dashboard.outbox.services import outbox_send
+from dashboard.people.language import languages_of_people
 from dashboard.reach.models import NotificationPreference
 from dashboard.reach.producing import notify
 from dashboard.reach.selectors import workspace_people
@@ -51,17 +53,69 @@ logger = logging.getLogger("objects.job_news")
 
 KIND_JOB_NEWS = "watched_job"  # the notifications' kind (dashboard/reach Delivery.kind)
 
-# (what it did to a record, what the job is called after "by", and after "Dana's").
-JOB_WORDS = {
-    ObjectJob.KIND_EDIT: ("changed", "a bulk edit", "bulk edit"),
-    ObjectJob.KIND_DELETE: ("deleted", "a bulk delete", "bulk delete"),
-    ObjectJob.KIND_IMPORT: ("changed", "an import", "import"),
-    ObjectJob.KIND_UNDO: ("put back", "an undo of a job", "undo of a job"),
-    ObjectJob.KIND_RESTORE: ("restored", "a restore from the trash", "restore from the trash"),
-    ObjectJob.KIND_MERGE: ("merged", "a merge of duplicates", "merge of duplicates"),
+# What each kind of job did, in whole sentences (translated for each
+# recipient: `_title` runs under their language). Several records watched:
+SEVERAL = {
+    ObjectJob.KIND_EDIT: ngettext_lazy(
+        "%(actor)s's bulk edit changed %(count)s record you watch",
+        "%(actor)s's bulk edit changed %(count)s records you watch",
+        "count",
+    ),
+    ObjectJob.KIND_DELETE: ngettext_lazy(
+        "%(actor)s's bulk delete deleted %(count)s record you watch",
+        "%(actor)s's bulk delete deleted %(count)s records you watch",
+        "count",
+    ),
+    ObjectJob.KIND_IMPORT: ngettext_lazy(
+        "%(actor)s's import changed %(count)s record you watch",
+        "%(actor)s's import changed %(count)s records you watch",
+        "count",
+    ),
+    ObjectJob.KIND_UNDO: ngettext_lazy(
+        "%(actor)s's undo of a job put back %(count)s record you watch",
+        "%(actor)s's undo of a job put back %(count)s records you watch",
+        "count",
+    ),
+    ObjectJob.KIND_RESTORE: ngettext_lazy(
+        "%(actor)s's restore from the trash restored %(count)s record you watch",
+        "%(actor)s's restore from the trash restored %(count)s records you watch",
+        "count",
+    ),
+    ObjectJob.KIND_MERGE: ngettext_lazy(
+        "%(actor)s's merge of duplicates merged %(count)s record you watch",
+        "%(actor)s's merge of duplicates merged %(count)s records you watch",
+        "count",
+    ),
+}
+# One record watched:
+ONE = {
+    ObjectJob.KIND_EDIT: gettext_lazy("%(actor)s changed %(record)s by a bulk edit"),
+    ObjectJob.KIND_DELETE: gettext_lazy("%(actor)s deleted %(record)s by a bulk delete"),
+    ObjectJob.KIND_IMPORT: gettext_lazy("%(actor)s changed %(record)s by an import"),
+    ObjectJob.KIND_UNDO: gettext_lazy("%(actor)s put back %(record)s by an undo of a job"),
+    ObjectJob.KIND_RESTORE: gettext_lazy("%(actor)s restored %(record)s by a restore from the trash"),
+    ObjectJob.KIND_MERGE: gettext_lazy("%(actor)s merged %(record)s by a merge of duplicates"),
+}
+# One record watched, the fields written counted (the kinds of COUNTS_FIELDS):
+ONE_FIELDS = {
+    ObjectJob.KIND_EDIT: ngettext_lazy(
+        "%(actor)s changed %(count)s field on %(record)s by a bulk edit",
+        "%(actor)s changed %(count)s fields on %(record)s by a bulk edit",
+        "count",
+    ),
+    ObjectJob.KIND_IMPORT: ngettext_lazy(
+        "%(actor)s changed %(count)s field on %(record)s by an import",
+        "%(actor)s changed %(count)s fields on %(record)s by an import",
+        "count",
+    ),
+    ObjectJob.KIND_UNDO: ngettext_lazy(
+        "%(actor)s put back %(count)s field on %(record)s by an undo of a job",
+        "%(actor)s put back %(count)s fields on %(record)s by an undo of a job",
+        "count",
+    ),
 }
 # Whose fields are counted in the item ("changed 3 fields on ...").
-COUNTS_FIELDS = frozenset({ObjectJob.KIND_EDIT, ObjectJob.KIND_IMPORT, ObjectJob.KIND_UNDO})
+COUNTS_FIELDS = frozenset(ONE_FIELDS)
 
 
 @contextmanager
@@ -77,7 +131,7 @@ def by_job() -> Iterator[None]:
 def job_ended_tell(*, before: ObjectJob, job: ObjectJob) -> int:
     """The job just ended (its step left the active statuses): its records'
     watchers are told, one item each. Returns how many were told."""
-    if before.status not in ObjectJob.ACTIVE or job.status in ObjectJob.ACTIVE or job.kind not in JOB_WORDS:
+    if before.status not in ObjectJob.ACTIVE or job.status in ObjectJob.ACTIVE or job.kind not in SEVERAL:
         return 0
     try:
         return _watchers_told(job)
@@ -126,10 +180,13 @@ def _tell(job: ObjectJob, watches: list[RecordWatch]) -> int:
             "record_id", "title", "written"
         )
     }
-    actor = job.started_by.get_username() if job.started_by_id else "someone"
+    actor = job.started_by.get_username() if job.started_by_id else ""
+    # Each title in its recipient's language (their choice, else the console's default): one read for all.
+    languages = languages_of_people(by_person)
     news = []
-    for found in by_person.values():
-        title, record_id = _title(job, found, items=items, actor=actor)
+    for user_id, found in by_person.items():
+        with translation.override(languages.get(user_id, settings.LANGUAGE_CODE)):
+            title, record_id = _title(job, found, items=items, actor=actor or gettext("someone"))
         news.append(
             RecordNews(
                 user=found[0].user,
@@ -138,7 +195,7 @@ def _tell(job: ObjectJob, watches: list[RecordWatch]) -> int:
                 record_id=record_id,
                 kind=RecordNews.Kind.CHANGE,
                 title=title[:300],
-                actor=actor[:150],
+                actor=(actor or "someone")[:150],
                 job=job,
                 created_at=timezone.now(),
             )
@@ -158,18 +215,20 @@ def _tell(job: ObjectJob, watches: list[RecordWatch]) -> int:
 
 def _title(job: ObjectJob, watches: list[RecordWatch], *, items: dict[str, JobItem], actor: str) -> tuple[str, str]:
     """What the item says, and the record it opens ("" for several)."""
-    did, by, called = JOB_WORDS[job.kind]
     if len(watches) > 1:
-        return f"{actor}'s {called} {did} {len(watches)} records you watch", ""
+        return SEVERAL[job.kind] % {"actor": actor, "count": len(watches)}, ""
     watch = watches[0]
     item = items.get(watch.record_id)
-    named = watch.record_title or (item.title if item else "") or f"a record of {job.object_name or job.object_key}"
-    fields = ""
+    named = (
+        watch.record_title
+        or (item.title if item else "")
+        or gettext("a record of %(object)s") % {"object": job.object_name or job.object_key}
+    )
     if job.kind in COUNTS_FIELDS:
         written = as_dict(item.written if item is not None else None) or as_dict(job.params.get("changes"))
         if written:
-            fields = ngettext("{count} field on ", "{count} fields on ", len(written)).format(count=len(written))
-    return f"{actor} {did} {fields}{named} by {by}", watch.record_id
+            return ONE_FIELDS[job.kind] % {"actor": actor, "count": len(written), "record": named}, watch.record_id
+    return ONE[job.kind] % {"actor": actor, "record": named}, watch.record_id
 
 
 def _notify(job: ObjectJob, news: list[RecordNews]) -> None:

@@ -15,6 +15,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from django import forms
+from django.utils.translation import gettext, ngettext
 
 from dashboard.api import errors
 from dashboard.api.paths import api_path
@@ -73,10 +74,10 @@ def read_item(raw: Any) -> dict[str, Any]:
             prose(text(item.get("doc_type"))),
             status_words(status),
             # Counts agree with their number ("1 image", never "1 images").
-            counted(number(item.get("image_count")), "image"),
-            counted(number(item.get("shot_count")), "shot"),
-            counted(number(item.get("word_count")), "word"),
-            "unpublished changes" if item.get("has_unpublished_changes") is True else "",
+            counted(number(item.get("image_count")), lambda n: ngettext("%(count)s image", "%(count)s images", n)),
+            counted(number(item.get("shot_count")), lambda n: ngettext("%(count)s shot", "%(count)s shots", n)),
+            counted(number(item.get("word_count")), lambda n: ngettext("%(count)s word", "%(count)s words", n)),
+            gettext("unpublished changes") if item.get("has_unpublished_changes") is True else "",
         )
         if value
     ]

@@ -7,8 +7,11 @@ the library's facts and the templates all go through these, so no
 
 from __future__ import annotations
 
+import decimal
 import re
+from collections.abc import Callable
 
+from dashboard.web import local_formats
 from dashboard.web.local_formats import integer
 
 # Words of a schema key that mean something else to a maker: an "asset" is a
@@ -76,14 +79,18 @@ def returns_words(value: str) -> str:
     return ", ".join(said[:-1]) + " or " + said[-1]
 
 
-def counted(count: int | float | None, singular: str, plural: str = "") -> str:
-    """`1 image`, `2 images`, `1,200 words`: a number with its noun agreeing."""
+def counted(count: int | float | None, phrase: Callable[[int], str]) -> str:
+    """`1 image`, `2 images`, `1.200 Wörter`: a number with its noun agreeing,
+    in the reader's language. `phrase(n)` is the caller's ngettext of the
+    whole phrase ("%(count)s image", "%(count)s images", n); the number is
+    written as the language writes it."""
     if count is None:
         return ""
     number = int(count) if float(count).is_integer() else count
-    noun = singular if number == 1 else (plural or singular + "s")
-    shown = integer(number) if isinstance(number, int) else f"{number:g}"
-    return f"{shown} {noun}"
+    # A fraction (never a count the service sends today) takes the plural form.
+    if isinstance(number, int):
+        return phrase(number) % {"count": integer(number)}
+    return phrase(2) % {"count": local_formats.active().number(decimal.Decimal(str(number)))}
 
 
 def action_words(label: str) -> str:

@@ -31,6 +31,7 @@ from django.conf import settings
 from django.utils.safestring import SafeString
 from django.utils.translation import gettext
 
+
 def why_not_shown() -> str:
     """Why a refused image is not on the page, in the reader's language (the
     words issue #17's follow-up chose, after "Image on <host> — ")."""

@@ -22,7 +22,7 @@ from django.db import connection
 from django.db.migrations.executor import MigrationExecutor
 from django.db.models import Count, Max, Q
 from django.utils import timezone
-from django.utils.translation import gettext
+from django.utils.translation import gettext, gettext_lazy, ngettext, pgettext
 
 from dashboard.api import errors
 from dashboard.api.messages import catalogue_entry
@@ -52,15 +52,20 @@ OK_STATE = "ok"
 PROBLEM_STATE = "problem"
 
 PART_NAMES = {
-    "database": "Database",
-    "broker": "Task broker",
-    "cache": "Shared cache",
-    "beat": "Celery beat (the scheduler)",
-    "worker": "Worker of the poller's queue",
-    "streams": "Worker of the stream queue (chat answers, Studio progress)",
-    "poller": "Live updates (oldest due operation)",
-    "leases": "Live updates (operations held but not polled)",
+    "database": gettext_lazy("Database"),
+    "broker": gettext_lazy("Task broker"),
+    "cache": gettext_lazy("Shared cache"),
+    "beat": gettext_lazy("Celery beat (the scheduler)"),
+    "worker": gettext_lazy("Worker of the poller's queue"),
+    "streams": gettext_lazy("Worker of the stream queue (chat answers, Studio progress)"),
+    "poller": gettext_lazy("Live updates (oldest due operation)"),
+    "leases": gettext_lazy("Live updates (operations held but not polled)"),
 }
+
+
+def part_name(name: str) -> str:
+    """A readiness part by its name on the page (an unknown part by its own name)."""
+    return str(PART_NAMES.get(name, name))
 
 
 @dataclass(frozen=True)
@@ -77,7 +82,7 @@ class StatusTable:
     caption: str
     columns: tuple[str, ...]
     rows: list[StatusRow]
-    empty: str = "Nothing to show."
+    empty: str = field(default_factory=lambda: gettext("Nothing to show."))
 
     @property
     def lines(self) -> list[tuple[StatusRow, list[tuple[str, str]]]]:
@@ -105,40 +110,54 @@ class SystemStatus:
 def age_words(seconds: float | None) -> str:
     """An age in steps that stay put between polls."""
     if seconds is None:
-        return "never seen"
+        return gettext("never seen")
     if seconds < 15:
-        return "less than 15 s ago"
+        return gettext("less than 15 s ago")
     if seconds < 60:
-        return "less than a minute ago"
+        return gettext("less than a minute ago")
     if seconds < 3600:
-        return f"{int(seconds // 60)} min ago"
+        return gettext("%(count)s min ago") % {"count": int(seconds // 60)}
     if seconds < 48 * 3600:
-        return f"{int(seconds // 3600)} h ago"
-    return f"{int(seconds // 86400)} days ago"
+        return gettext("%(count)s h ago") % {"count": int(seconds // 3600)}
+    days = int(seconds // 86400)
+    return ngettext("%(count)s day ago", "%(count)s days ago", days) % {"count": days}
 
 
 def wait_words(seconds: float | None) -> str:
     if not seconds:
-        return "none waiting"
+        return gettext("none waiting")
     if seconds < 15:
-        return "less than 15 s"
+        return gettext("less than 15 s")
     if seconds < 60:
-        return "less than a minute"
-    return f"{int(seconds // 60)} min"
+        return gettext("less than a minute")
+    return gettext("%(count)s min") % {"count": int(seconds // 60)}
+
+
+CHECK_WORDS_MISSING = gettext_lazy("no heartbeat seen: not started, or stopped long ago")
+CHECK_WORDS_STALE = gettext_lazy("heartbeat too old: stopped or stuck")
+CHECK_WORDS_BEHIND = gettext_lazy("operations wait longer than they should")
+CHECK_WORDS_LEASE = gettext_lazy("operations held by a poll have gone two intervals without one")
+CHECK_WORDS_CACHE = gettext_lazy("answers but does not keep what is written")
 
 
 def check_words(check: str) -> str:
     """A check's answer for a person: "ok", or what went wrong by its name."""
     if check == OK:
-        return "working"
+        return gettext("working")
     name = check.removeprefix("error: ")
-    return {
-        "HeartbeatMissing": "no heartbeat seen: not started, or stopped long ago",
-        "HeartbeatStale": "heartbeat too old: stopped or stuck",
-        "PollerBehind": "operations wait longer than they should",
-        "LeaseStale": "operations held by a poll have gone two intervals without one",
-        "CacheDidNotKeepValue": "answers but does not keep what is written",
-    }.get(name, f"failing ({name})")
+    known = {
+        "HeartbeatMissing": CHECK_WORDS_MISSING,
+        "HeartbeatStale": CHECK_WORDS_STALE,
+        "PollerBehind": CHECK_WORDS_BEHIND,
+        "LeaseStale": CHECK_WORDS_LEASE,
+        "CacheDidNotKeepValue": CHECK_WORDS_CACHE,
+    }.get(name)
+    return str(known) if known else failing_words(name)
+
+
+def failing_words(name: str) -> str:
+    """A check failing by a class name (the name is code: never translated)."""
+    return gettext("failing (%(name)s)") % {"name": name}
 
 
 def _state(check: str) -> str:
@@ -205,18 +224,23 @@ def _readiness_table(report: ReadinessReport) -> StatusTable:
     for name, check in report.parts.items():
         detail = check_words(check)
         if name in ages:
-            detail = f"{detail}; last heartbeat {age_words(ages[name])}"
+            detail = gettext("%(detail)s; last heartbeat %(age)s") % {"detail": detail, "age": age_words(ages[name])}
         if name == "poller":
             oldest = report.seconds.get("oldest_due")
-            detail = f"{detail}; longest wait {wait_words(oldest)}" if oldest else f"{detail}; nothing waiting"
+            detail = (
+                gettext("%(detail)s; longest wait %(wait)s") % {"detail": detail, "wait": wait_words(oldest)}
+                if oldest
+                else gettext("%(detail)s; nothing waiting") % {"detail": detail}
+            )
         if name == "leases":
             detail = f"{detail}; {_held_words(report)}"
-        rows.append(StatusRow(PART_NAMES.get(name, name), ("OK" if check == OK else "Down", detail), _state(check)))
+        state = pgettext("readiness", "OK") if check == OK else pgettext("readiness", "Down")
+        rows.append(StatusRow(part_name(name), (state, detail), _state(check)))
     return StatusTable(
         slug="readiness",
-        title="Readiness",
-        caption="What /readyz checks, part by part",
-        columns=("Part", "State", "Detail"),
+        title=gettext("Readiness"),
+        caption=gettext("What /readyz checks, part by part"),
+        columns=(gettext("Part"), gettext("State"), gettext("Detail")),
         rows=rows,
     )
 
@@ -224,56 +248,67 @@ def _readiness_table(report: ReadinessReport) -> StatusTable:
 def _held_words(report: ReadinessReport) -> str:
     count = report.counts.get("stale_leased")
     if count is None:
-        return "unknown (the database is not answering)"
+        return gettext("unknown (the database is not answering)")
     if count == 0:
-        return "none"
-    return f"{integer(count)}, the longest due for {wait_words(report.seconds.get('stale_lease'))}"
+        return pgettext("none held", "none")
+    return gettext("%(count)s, the longest due for %(wait)s") % {
+        "count": integer(count),
+        "wait": wait_words(report.seconds.get("stale_lease")),
+    }
 
 
 def _console_table() -> StatusTable:
     pending = pending_migrations()
-    rows = [StatusRow("Version", (console_version(),))]
+    rows = [StatusRow(gettext("Version"), (console_version(),))]
     if pending:
-        shown = ", ".join(pending[:5]) + (f" and {len(pending) - 5} more" if len(pending) > 5 else "")
-        rows.append(StatusRow("Pending migrations", (f"{len(pending)}",), PROBLEM_STATE))
-        rows.append(StatusRow("Not applied yet", (f"{shown} (run manage.py migrate)",)))
+        shown = ", ".join(pending[:5])
+        if len(pending) > 5:
+            shown = gettext("%(names)s and %(more)s more") % {"names": shown, "more": len(pending) - 5}
+        rows.append(StatusRow(gettext("Pending migrations"), (f"{len(pending)}",), PROBLEM_STATE))
+        rows.append(
+            StatusRow(gettext("Not applied yet"), (gettext("%(names)s (run manage.py migrate)") % {"names": shown},))
+        )
     else:
-        rows.append(StatusRow("Pending migrations", ("none",), OK_STATE))
+        rows.append(StatusRow(gettext("Pending migrations"), (pgettext("none pending", "none"),), OK_STATE))
     return StatusTable(
         slug="console",
-        title="This console",
-        caption="The version running and its database schema",
-        columns=("What", "Now"),
+        title=gettext("This console"),
+        caption=gettext("The version running and its database schema"),
+        columns=(gettext("What"), gettext("Now")),
         rows=rows,
     )
 
 
 def _background_table(now: datetime) -> StatusTable:
     queues = watched_queues()
-    rows = [StatusRow("Celery beat last scheduled", (age_words(_age(heartbeat.beat_last_seen(), now)),))]
+    rows = [StatusRow(gettext("Celery beat last scheduled"), (age_words(_age(heartbeat.beat_last_seen(), now)),))]
     for queue in queues:
         seen = _age(heartbeat.worker_last_seen(queue), now)
         fresh = seen is not None and seen <= settings.READY_WORKER_MAX_AGE
         rows.append(
             StatusRow(
-                f"Worker of the queue {queue!r} last alive", (age_words(seen),), OK_STATE if fresh else PROBLEM_STATE
+                gettext("Worker of the queue %(queue)s last alive") % {"queue": repr(queue)},
+                (age_words(seen),),
+                OK_STATE if fresh else PROBLEM_STATE,
             )
         )
     rows.append(
-        StatusRow("Poller's last tick (live.tick ran)", (age_words(_age(heartbeat.heartbeat_last_seen(), now)),))
+        StatusRow(
+            gettext("Poller's last tick (live.tick ran)"), (age_words(_age(heartbeat.heartbeat_last_seen(), now)),)
+        )
     )
     for queue, depth in queue_depths(queues).items():
         rows.append(
             StatusRow(
-                f"Messages waiting in {queue!r}",
-                ("unknown (broker not answering)" if depth is None else integer(depth),),
+                gettext("Messages waiting in %(queue)s") % {"queue": repr(queue)},
+                (gettext("unknown (broker not answering)") if depth is None else integer(depth),),
             )
         )
     return StatusTable(
         slug="background",
-        title="Workers, beat and the task queue",
-        caption="Heartbeats of the background processes and messages waiting in the broker",
-        columns=("What", "Now"),
+        title=gettext("Workers, beat and the task queue"),
+        caption=gettext("Heartbeats of the background processes and messages waiting in the broker"),
+        columns=(gettext("What"), gettext("Now")),
         rows=rows,
     )
 
@@ -281,25 +316,29 @@ def _background_table(now: datetime) -> StatusTable:
 def _live_tables(report: ReadinessReport, now: datetime) -> list[StatusTable]:
     lag = poll_lag_recent(now=now)
     if lag.p95_at_most is None:
-        lag_words = f"no polls in the last {LAG_WINDOW_MINUTES} minutes"
+        lag_words = gettext("no polls in the last %(minutes)s minutes") % {"minutes": LAG_WINDOW_MINUTES}
     elif lag.p95_at_most == float("inf"):
-        lag_words = f"95% of {integer(lag.polls)} polls within more than 5 min"
+        lag_words = gettext("95%% of %(polls)s polls within more than 5 min") % {"polls": integer(lag.polls)}
     else:
-        lag_words = f"95% of {integer(lag.polls)} polls within {lag.p95_at_most:g} s of falling due"
+        lag_words = gettext("95%% of %(polls)s polls within %(seconds)s s of falling due") % {
+            "polls": integer(lag.polls),
+            "seconds": f"{lag.p95_at_most:g}",
+        }
     summary = StatusTable(
         slug="polling",
-        title="Live updates",
-        caption=f"How promptly tracked operations are polled (last {LAG_WINDOW_MINUTES} minutes)",
-        columns=("What", "Now"),
+        title=gettext("Live updates"),
+        caption=gettext("How promptly tracked operations are polled (last %(minutes)s minutes)")
+        % {"minutes": LAG_WINDOW_MINUTES},
+        columns=(gettext("What"), gettext("Now")),
         rows=[
-            StatusRow("Poll lag, 95th percentile", (lag_words,)),
+            StatusRow(gettext("Poll lag, 95th percentile"), (lag_words,)),
             StatusRow(
-                "Oldest due operation waiting",
+                gettext("Oldest due operation waiting"),
                 (wait_words(report.seconds.get("oldest_due")),),
                 _state(report.parts.get("poller", OK)),
             ),
             StatusRow(
-                "Operations held but not polled for two intervals",
+                gettext("Operations held but not polled for two intervals"),
                 (_held_words(report),),
                 _state(report.parts.get("leases", OK)),
             ),
@@ -317,11 +356,11 @@ def _live_tables(report: ReadinessReport, now: datetime) -> list[StatusTable]:
         rows.append(StatusRow(kind.title if kind else row["kind"], (row["status"], integer(row["count"]))))
     operations = StatusTable(
         slug="operations",
-        title="Tracked operations not finished",
-        caption="Operations the poller follows, by kind and status",
-        columns=("Kind", "Status", "Operations"),
+        title=gettext("Tracked operations not finished"),
+        caption=gettext("Operations the poller follows, by kind and status"),
+        columns=(gettext("Kind"), gettext("Status"), gettext("Operations")),
         rows=rows,
-        empty="No operation is being followed.",
+        empty=gettext("No operation is being followed."),
     )
     return [summary, operations]
 
@@ -338,7 +377,7 @@ def _area_tables() -> list[StatusTable]:
                 slug=f"area-{index}",
                 title=part.title,
                 caption=part.caption,
-                columns=("What", "How many"),
+                columns=(gettext("What"), gettext("How many")),
                 rows=rows,
                 empty=part.empty,
             )
@@ -363,36 +402,46 @@ def _refused_keys_table() -> StatusTable:
     ]
     return StatusTable(
         slug="refused-keys",
-        title="Stored keys the service refused",
-        caption="Stored API keys the service answered 401 to, by workspace (their owners see no workspace data until they check or replace them)",
-        columns=("Workspace", "Keys refused", "Latest refusal"),
+        title=gettext("Stored keys the service refused"),
+        caption=gettext(
+            "Stored API keys the service answered 401 to, by workspace "
+            "(their owners see no workspace data until they check or replace them)"
+        ),
+        columns=(gettext("Workspace"), gettext("Keys refused"), gettext("Latest refusal")),
         rows=rows,
-        empty="No stored key is refused.",
+        empty=gettext("No stored key is refused."),
     )
 
 
 def _service_table(probe: ServiceProbe | None, now: datetime) -> StatusTable:
     if probe is None:
-        rows = [StatusRow("Reachable", ("not measured yet: a worker measures it while this page is open",))]
-    else:
-        if probe.reachable and probe.check == OK:
-            reachable, answer = "yes", f"{probe.http_status} to a request without a key, as expected"
-        elif probe.reachable:
-            reachable, answer = "with errors", f"{probe.http_status}: the service failed"
-        else:
-            reachable, answer = "no", f"none ({probe.check.removeprefix('error: ')})"
-        latency = "none (no answer)" if probe.milliseconds is None else f"{_latency_step(probe.milliseconds)}"
         rows = [
-            StatusRow("Reachable", (reachable,), _state(probe.check)),
-            StatusRow("Answer", (answer,)),
-            StatusRow("Latency", (latency,)),
-            StatusRow("Measured", (age_words(_age(probe.measured, now)),)),
+            StatusRow(
+                gettext("Reachable"), (gettext("not measured yet: a worker measures it while this page is open"),)
+            )
+        ]
+    else:
+        status = {"status": probe.http_status}
+        if probe.reachable and probe.check == OK:
+            reachable = pgettext("reachable", "yes")
+            answer = gettext("%(status)s to a request without a key, as expected") % status
+        elif probe.reachable:
+            reachable, answer = pgettext("reachable", "with errors"), gettext("%(status)s: the service failed") % status
+        else:
+            reachable = pgettext("reachable", "no")
+            answer = gettext("none (%(name)s)") % {"name": probe.check.removeprefix("error: ")}
+        latency = gettext("none (no answer)") if probe.milliseconds is None else _latency_step(probe.milliseconds)
+        rows = [
+            StatusRow(gettext("Reachable"), (reachable,), _state(probe.check)),
+            StatusRow(gettext("Answer"), (answer,)),
+            StatusRow(gettext("Latency"), (latency,)),
+            StatusRow(gettext("Measured"), (age_words(_age(probe.measured, now)),)),
         ]
     return StatusTable(
         slug="service",
-        title="The remote service",
-        caption="One request to the service, made at most every 15 seconds",
-        columns=("What", "Now"),
+        title=gettext("The remote service"),
+        caption=gettext("One request to the service, made at most every 15 seconds"),
+        columns=(gettext("What"), gettext("Now")),
         rows=rows,
     )
 
@@ -415,7 +464,7 @@ def _errors_table(now: datetime) -> StatusTable:
     )
     by_cause: dict[tuple[str, str], int] = {}
     for row in writes:
-        cause = (cause_of_status(row["status"]), "Writes")
+        cause = (cause_of_status(row["status"]), gettext("Writes"))
         by_cause[cause] = by_cause.get(cause, 0) + row["count"]
     # Rows still followed whose last poll failed: the catalogue's sentence is the cause.
     failing = (
@@ -425,7 +474,8 @@ def _errors_table(now: datetime) -> StatusTable:
         .order_by()
     )
     for row in failing:
-        cause = ((row["last_error"] or "The last check failed")[:160], "Polls of tracked operations")
+        # The stored error is English for operators (stored_meaning_of); shown as it was stored.
+        cause = ((row["last_error"] or gettext("The last check failed"))[:160], gettext("Polls of tracked operations"))
         by_cause[cause] = by_cause.get(cause, 0) + row["count"]
     rows = [
         StatusRow(cause, (where, integer(count)))
@@ -433,11 +483,11 @@ def _errors_table(now: datetime) -> StatusTable:
     ]
     return StatusTable(
         slug="errors",
-        title="Errors in the last hour",
-        caption="Failed writes (from the audit trail) and tracked operations whose last poll failed, by cause",
-        columns=("Cause", "Where", "How many"),
+        title=gettext("Errors in the last hour"),
+        caption=gettext("Failed writes (from the audit trail) and tracked operations whose last poll failed, by cause"),
+        columns=(gettext("Cause"), gettext("Where"), gettext("How many")),
         rows=rows,
-        empty="No errors in the last hour.",
+        empty=gettext("No errors in the last hour."),
     )
 
 
@@ -445,9 +495,9 @@ def _unreadable(slug: str, title: str, exc: Exception) -> StatusTable:
     return StatusTable(
         slug=slug,
         title=title,
-        caption=f"{title}: could not be read",
-        columns=("What", "Now"),
-        rows=[StatusRow("Could not be read", (f"failing ({type(exc).__name__})",), PROBLEM_STATE)],
+        caption=gettext("%(title)s: could not be read") % {"title": title},
+        columns=(gettext("What"), gettext("Now")),
+        rows=[StatusRow(gettext("Could not be read"), (failing_words(type(exc).__name__),), PROBLEM_STATE)],
     )
 
 
@@ -471,14 +521,14 @@ def system_status(*, probe: ServiceProbe | None, now: datetime | None = None) ->
     report = readiness_report(now=moment, broker_timeout=BROKER_TIMEOUT)
     tables = _each_part(
         [
-            ("readiness", "Readiness", lambda: [_readiness_table(report)]),
-            ("console", "This console", lambda: [_console_table()]),
-            ("background", "Workers, beat and the task queue", lambda: [_background_table(moment)]),
-            ("polling", "Live updates", lambda: _live_tables(report, moment)),
-            ("areas", "Areas", _area_tables),
-            ("refused-keys", "Stored keys the service refused", lambda: [_refused_keys_table()]),
-            ("service", "The remote service", lambda: [_service_table(probe, moment)]),
-            ("errors", "Errors in the last hour", lambda: [_errors_table(moment)]),
+            ("readiness", gettext("Readiness"), lambda: [_readiness_table(report)]),
+            ("console", gettext("This console"), lambda: [_console_table()]),
+            ("background", gettext("Workers, beat and the task queue"), lambda: [_background_table(moment)]),
+            ("polling", gettext("Live updates"), lambda: _live_tables(report, moment)),
+            ("areas", gettext("Areas"), _area_tables),
+            ("refused-keys", gettext("Stored keys the service refused"), lambda: [_refused_keys_table()]),
+            ("service", gettext("The remote service"), lambda: [_service_table(probe, moment)]),
+            ("errors", gettext("Errors in the last hour"), lambda: [_errors_table(moment)]),
         ]
     )
-    return SystemStatus(ready=report.ready, down=[PART_NAMES.get(name, name) for name in report.down], tables=tables)
+    return SystemStatus(ready=report.ready, down=[part_name(name) for name in report.down], tables=tables)

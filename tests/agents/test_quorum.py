@@ -13,7 +13,7 @@ import httpx
 import pytest
 from django.db import connection
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from agents import decisions, quorum, services
 from agents.deadline_outcomes import deadline_outcomes_due
@@ -23,6 +23,7 @@ from dashboard.api.paths import api_path
 from dashboard.audit.models import AuditEntry
 from dashboard.audit.testing import make_administrator, make_approver
 from dashboard.inbox.services import workspace_refresh
+from dashboard.people.models import Person
 from tests.agents.decide_support import status_at_service
 from tests.agents.support import store_demo_key
 from tests.html import one, select, text_of
@@ -265,6 +266,21 @@ def test_a_deadline_outcome_is_applied_once_across_two_workers(seeded_sandbox, p
     )
 
 
+def _rule_saved(client, sam):
+    """Two approvals of destructive actions by Administrators or Sam, rejected at the deadline."""
+    return client.post(
+        reverse("agents:rules"),
+        {
+            "agent_id": "",
+            "risk": "destructive",
+            "approvals_needed": "2",
+            "approver_roles": ["administrator"],
+            "approver_ids": [str(sam.pk)],
+            "at_deadline": "reject",
+        },
+    )
+
+
 @pytest.mark.django_db
 def test_the_rules_page_refuses_an_approve_at_the_deadline_for_destructive_actions(
     seeded_sandbox, people, client, django_user_model
@@ -286,18 +302,7 @@ def test_the_rules_page_refuses_an_approve_at_the_deadline_for_destructive_actio
     assert text_of(one(refused.content, "#id_at_deadline_error, .field-error, .errorlist")) == NEVER_AUTO_APPROVED
     assert not ApprovalRule.objects.exists()
 
-    saved = client.post(
-        reverse("agents:rules"),
-        {
-            "agent_id": "",
-            "risk": "destructive",
-            "approvals_needed": "2",
-            "approver_roles": ["administrator"],
-            "approver_ids": [str(sam.pk)],
-            "at_deadline": "reject",
-        },
-    )
-    assert saved.status_code == 302
+    assert _rule_saved(client, sam).status_code == 302
     stored = ApprovalRule.objects.get(workspace_id=key.workspace_id)
     assert (stored.approvals_needed, stored.approver_roles, stored.approver_ids) == (2, ["administrator"], [sam.pk])
     assert AuditEntry.objects.get(action="approval.rule").summary == (
@@ -358,3 +363,29 @@ def test_a_bulk_approve_under_a_quorum_says_the_vote_was_counted_not_failed(
     # Sam's approval meets the quorum: one decision reaches the service.
     assert approve(sam_key, approval).outcome == decisions.DECIDED
     assert decide_calls == [approval["id"]]
+
+
+@pytest.mark.django_db
+def test_a_rule_reads_in_the_administrators_language_and_is_audited_in_english(
+    seeded_sandbox, people, client, django_user_model
+):
+    """The rules page in German (Person.language, carried from sign-in); the audit
+    summary it stores stays English, for operators, whoever saved it."""
+    admin = make_administrator(django_user_model.objects.create_user(username="ada", first_name="Ada"))
+    key = store_demo_key(admin, seeded_sandbox)
+    Person.objects.update_or_create(user=admin, defaults={"language": "de"})
+    client.force_login(admin)
+    translation.deactivate()  # the sign-in activated it in this thread too: each request's own choice decides
+    sam = people["Sam"][0]
+    assert _rule_saved(client, sam).status_code == 302
+
+    page = client.get(reverse("agents:rules")).content
+    translation.deactivate()
+    assert text_of(one(page, "ul.approval-rules li")).startswith(
+        "Jeder Agent: destructive 2 Freigaben (Administratoren oder Sam); "
+        "nicht durch die Person, die den Lauf gestartet hat; bei Fristablauf abgelehnt"
+    )
+    assert AuditEntry.objects.get(workspace_id=key.workspace_id, action="approval.rule").summary == (
+        "Set the rule of destructive approvals of every agent: 2 approvals (Administrators, or Sam); "
+        "not by who started the run; rejected at the deadline"
+    )

@@ -24,9 +24,7 @@ from tests.layout.support import ROOT, TEMPLATES, name_of, template_paths, unmar
 NOT_YET_MARKED: set[str] = set()
 
 # Python files that still add an English plural "s" by hand. Only ever remove a line.
-PLURALS_BY_HAND = {
-    "agents/quorum.py",
-}
+PLURALS_BY_HAND: set[str] = set()
 
 LOCALE = ROOT / "locale"
 ENGLISH_PLURAL = re.compile(r"""["']s["']\s+if\s+[^\n]*?(!=|==|>)\s*1\b""")

@@ -11,8 +11,10 @@ import io
 
 import httpx
 import pytest
+from django.utils import translation
 
 from dashboard.keys.testing import stored_api_key
+from dashboard.people.models import Person
 from objects.models import ComputedColumn
 from tests.html import form_values, one, parse, select, text_of, texts
 from tests.objects.records_fixtures import ACME, DEALS, OBJECT_KEY, page, record
@@ -141,3 +143,41 @@ def test_a_viewer_still_sees_computed_columns_in_the_grid(logged_in_client, user
     remote.get(f"/v1/objects/{OBJECT_KEY}/records").mock(return_value=httpx.Response(200, json=page([ACME])))
     html = parse(logged_in_client.get(RECORDS, {"view": "all"}).content)
     assert [text_of(h) for h in select(html, "th.records-computed-col")] == ["Twice computed"]
+
+
+@pytest.fixture
+def speaking(console, user):
+    """Signs the person in again with a language chosen (the session carries it); the
+    language the sign-in activated in this thread is put back after the test."""
+
+    def speak(language: str) -> None:
+        Person.objects.update_or_create(user=user, defaults={"language": language})
+        console.force_login(user)
+
+    yield speak
+    translation.deactivate()
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("de", "„/“ braucht Zahlen, aber {Name} ist Text."),
+        ("fr", "« / » attend des nombres, mais {Name} est du texte."),
+    ],
+)
+def test_a_refused_formula_is_said_in_the_persons_language(console, definition, speaking, language, said):
+    """The person's own language (Person.language, carried by the session from sign-in); the field's name as typed."""
+    speaking(language)
+    typed = {"name": "Price per seat", "kind": "formula", "formula": "{Amount} / name"}
+
+    html = parse(console.post(ADD, typed, **HTMX).content)
+
+    assert field_error(html, "formula") == said
+
+
+def test_an_unknown_field_and_its_closest_one_in_german(console, definition, speaking):
+    speaking("de")
+
+    html = parse(console.post(ADD, {"name": "Twice", "kind": "formula", "formula": "{Amont} * 2"}).content)
+
+    assert field_error(html, "formula") == "Kein Feld heißt „Amont“. Meinten Sie {Amount}?"

@@ -9,6 +9,7 @@ import datetime as dt
 
 import pytest
 from django.http import QueryDict
+from django.utils import translation
 
 from objects.bulk import Selection
 from objects.fields import field_defs
@@ -117,8 +118,8 @@ def test_rows_past_the_page_and_columns_past_the_table_are_left_out_and_said():
     wanted, refused = wanted_of("1\t2\t3\n4\t5\t6\n7\t8\t9", ids=["rec_1", "rec_2"], columns=COLUMNS[1:3])
     assert set(wanted) == {"rec_1", "rec_2"}
     assert refused == [
-        "1 row of the block fall past this page's last row: left out. Paste them from the next page.",
-        "1 column of the block fall past the table's last column: left out.",
+        "1 row of the block falls past this page's last row: left out. Paste it from the next page.",
+        "1 column of the block falls past the table's last column: left out.",
     ]
 
 
@@ -223,3 +224,35 @@ def test_the_region_is_read_from_the_post_and_said_back_whole():
     assert Region.from_data(QueryDict("mode=other")).mode == PASTE
     assert ("tsv", "1\t2") in read.hidden_pairs()
     assert size_words(3, 1) == "3 rows by 1 column"
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        (
+            "de",
+            [
+                "1 Zeile des Blocks liegt hinter der letzten Zeile dieser Seite: ausgelassen. "
+                "Fügen Sie sie auf der nächsten Seite ein.",
+                "„Total“ ist berechnet, verknüpft oder wird vom Dienst geführt, kein Feld zum Schreiben: "
+                "1 Zelle bleibt, wie sie ist.",
+                "Deal 0, Name: dieses Feld ist erforderlich.",
+            ],
+        ),
+        (
+            "fr",
+            [
+                "1 ligne du bloc dépasse la dernière ligne de cette page : laissée de côté. "
+                "Collez-la depuis la page suivante.",
+                "« Total » est calculé, lié ou tenu par le service, ce n’est pas un champ à écrire : "
+                "1 cellule laissée telle quelle.",
+                "Deal 0, Name : ce champ est obligatoire.",
+            ],
+        ),
+    ],
+)
+def test_what_is_refused_is_said_in_the_language_of_the_page(language, said):
+    """Translated as the dry run is made (the person's language is active); the field's label as the grid showed it."""
+    with translation.override(language):
+        _wanted, refused = wanted_of("1\t\n2\t", ids=["rec_0"], columns=[Column("", "Total"), Column("name", "Name")])
+    assert refused == said

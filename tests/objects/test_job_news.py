@@ -10,10 +10,12 @@ import pytest
 from django.core.cache import cache
 from django.db import connection
 from django.test.utils import CaptureQueriesContext
+from django.utils import translation
 
 from dashboard.inbox.selectors import inbox_items
 from dashboard.inbox.sources import InboxViewer
 from dashboard.jobs import engine
+from dashboard.people.models import Person
 from dashboard.reach.models import Delivery, NotificationPreference
 from objects import job_news, jobs, services
 from objects.models import JobItem, ObjectJob, RecordNews, RecordWatch
@@ -175,3 +177,25 @@ def test_each_kind_of_job_says_what_it_did_to_the_one_record_watched(user, api_k
     job_news.job_ended_tell(before=before, job=job)
 
     assert RecordNews.objects.get(user=bob).title == title
+
+
+def test_each_watcher_hears_in_their_own_language_and_the_notification_says_the_same(remote, user, api_key, bob, carol):
+    """Person.language of each recipient (never the language of who ran the job); no choice: English."""
+    Person.objects.update_or_create(user=bob, defaults={"language": "de"})
+    Person.objects.update_or_create(user=carol, defaults={"language": "fr"})
+    Person.objects.update_or_create(user=user, defaults={"language": "de"})
+    ids = ["rec-1", "rec-2", "rec-3"]
+    for record_id in ids:
+        _watch(bob, record_id)
+    _watch(carol, "rec-2", "Globex renewal")
+    with translation.override("de"):  # who ran the job reads German: the watchers read their own
+        _run(_bulk_edit(remote, user, api_key, ids))
+
+    news = {row.user.get_username(): row.title for row in RecordNews.objects.select_related("user")}
+    assert news == {
+        "bob": "Die Sammelbearbeitung von alice hat 3 Datensätze geändert, die Sie beobachten",
+        "carol": "alice a modifié 1 champ de Globex renewal par une modification groupée",
+    }
+    bob_item = inbox_items(viewer=InboxViewer(user=bob, workspace_id=WORKSPACE_ID))[0]
+    assert bob_item.title == news["bob"]
+    assert list(Delivery.objects.values_list("user__username", "title")) == [("carol", news["carol"])]

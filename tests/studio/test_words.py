@@ -9,6 +9,8 @@ import re
 import httpx
 import pytest
 from django.urls import reverse
+from django.utils import translation
+from django.utils.translation import ngettext
 
 from sandbox.content_apps import list_apps
 from studio.library import read_item
@@ -55,17 +57,37 @@ def test_keys_in_prose_and_the_catalogue_words_read_as_words():
 
 
 def test_counts_agree_with_their_number_and_a_label_keeps_its_acronyms():
-    assert [counted(1, "image"), counted(2, "image"), counted(0, "shot"), counted(1200, "word")] == [
+    def images(n: int) -> str:
+        return ngettext("%(count)s image", "%(count)s images", n)
+
+    def words(n: int) -> str:
+        return ngettext("%(count)s word", "%(count)s words", n)
+
+    assert [counted(1, images), counted(2, images), counted(0, images), counted(1200, words)] == [
         "1 image",
         "2 images",
-        "0 shots",
+        "0 images",
         "1,200 words",
     ]
-    assert counted(None, "image") == ""
+    assert counted(None, images) == ""
     assert action_words("Film an AI shot") == "film an AI shot"
     assert action_words("AI upscale") == "AI upscale"
     facts = read_item({"id": BOARD_ID, "name": "Spring", "image_count": 1, "status": "needs_input"})["facts"]
     assert facts == ["needs input", "1 image"]
+
+
+@pytest.mark.parametrize(
+    ("language", "said"),
+    [
+        ("de", ["needs input", "1 Bild", "1.200 Wörter", "unveröffentlichte Änderungen"]),
+        ("fr", ["needs input", "1 image", "1\u00a0200 mots", "modifications non publiées"]),
+    ],
+)
+def test_a_library_items_facts_in_the_readers_language_the_services_status_as_it_said(language, said):
+    item = {"id": BOARD_ID, "image_count": 1, "word_count": 1200, "status": "needs_input"}
+    with translation.override(language):
+        facts = read_item({**item, "has_unpublished_changes": True})["facts"]
+    assert facts == said
 
 
 def test_progress_lines_pending_requests_and_skipped_edits_are_in_words():

@@ -12,13 +12,14 @@ from datetime import timedelta
 import httpx
 import pytest
 from django.urls import reverse
-from django.utils import timezone
+from django.utils import timezone, translation
 
 from dashboard.api.testing import RemoteCallCounter
 from dashboard.audit.models import AuditEntry
 from dashboard.keys.models import ApiKey
 from dashboard.live.models import TrackedOperation
 from dashboard.people.backends import person_role_set
+from dashboard.people.models import Person
 from dashboard.people.roles import Role
 from dashboard.system import tasks
 from dashboard.system.service_probe import probe_wanted_mark, service_probe_last
@@ -321,3 +322,29 @@ def test_a_part_that_cannot_be_read_says_so_and_the_page_stands(admin_client, al
     _, service = table(response.content, "service")
     assert service["Reachable"] == ["yes"]  # the other parts stand
     assert "cache-password" not in response.content.decode()
+
+
+@pytest.mark.django_db
+def test_the_page_reads_in_the_administrators_language_the_services_words_as_they_are(
+    admin_client, user, alive, service_answers
+):
+    """German chosen on the account page (the session carries it from sign-in); the
+    readiness parts, states and ages in German; a queue's name stays as configured."""
+    Person.objects.update_or_create(user=user, defaults={"language": "de"})
+    admin_client.force_login(user)
+    translation.deactivate()  # the sign-in activated it in this thread too: the request's own choice decides
+
+    html = admin_client.get(reverse("system:status")).content
+
+    caption, readiness = table(html, "readiness")
+    assert caption == "Was /readyz prüft, Teil für Teil"
+    assert readiness["Celery beat (der Planer)"][0] == "OK"
+    assert readiness["Live-Aktualisierungen (gehaltene, aber nicht abgefragte Operationen)"] == [
+        "OK",
+        "funktioniert; keine",
+    ]
+    _, console = table(html, "console")
+    assert console["Ausstehende Migrationen"] == ["keine"]
+    _, background = table(html, "background")
+    assert background["Celery beat zuletzt geplant"] == ["vor weniger als 15 s"]
+    translation.deactivate()
