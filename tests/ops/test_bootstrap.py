@@ -17,10 +17,17 @@ from dashboard.keys.models import ApiKey
 PASSWORD_LINE = re.compile(r"user demo, password (\S+)")
 
 
+@pytest.fixture(scope="module")
+def collected_static(tmp_path_factory):
+    """One folder for the module's runs: the first collects, the others find the
+    same sources' files there and skip (compressing them all is 14 s a run)."""
+    return tmp_path_factory.mktemp("staticfiles")
+
+
 @pytest.fixture(autouse=True)
-def static_root(settings, tmp_path):
-    """bootstrap collects static files: into a folder of the test's own."""
-    settings.STATIC_ROOT = tmp_path / "staticfiles"
+def static_root(settings, collected_static):
+    """bootstrap collects static files: into a folder of the tests' own."""
+    settings.STATIC_ROOT = collected_static
     return settings.STATIC_ROOT
 
 
@@ -64,6 +71,36 @@ def test_bootstrap_collects_hashed_compressed_static_files_for_make_run(sandbox_
     hashed = manifest["paths"]["css/console.css"]
     assert hashed != "css/console.css"
     assert (static_root / hashed).exists() and (static_root / f"{hashed}.gz").exists()
+
+
+@pytest.mark.django_db
+def test_static_files_are_collected_again_only_when_a_source_changed(
+    sandbox_db, static_root, settings, tmp_path, monkeypatch
+):
+    from devtools.management.commands import bootstrap as command
+
+    bootstrap()  # collected (or already there from these sources)
+    manifest = static_root / "staticfiles.json"
+    collected_at = manifest.stat().st_mtime_ns
+    assert command.static_files_collect(verbosity=0) is False
+    assert manifest.stat().st_mtime_ns == collected_at
+
+    # A source changed (here: one more folder of static files, then its file's content): another digest each time.
+    extra = tmp_path / "more-static"
+    extra.mkdir()
+    (extra / "note.txt").write_text("one")
+    before = command.static_sources_fingerprint()
+    settings.STATICFILES_DIRS = [*settings.STATICFILES_DIRS, extra]
+    with_extra = command.static_sources_fingerprint()
+    (extra / "note.txt").write_text("two")
+    assert len({before, with_extra, command.static_sources_fingerprint()}) == 3
+    # So the next run collects (collectstatic itself is Django's: counted here, not run a second time).
+    collected = []
+    monkeypatch.setattr(command, "call_command", lambda *args, **kwargs: collected.append(args))
+    assert command.static_files_collect(verbosity=0) is True
+    assert collected == [("collectstatic",)]
+    # The module's folder left as the other tests find it: collected from the sources they have.
+    (static_root / command.FINGERPRINT_NAME).write_text(before + "\n")
 
 
 @pytest.mark.django_db
