@@ -229,10 +229,15 @@ def session_list(*, user: Any, current_session_key: str | None) -> list[SessionR
 class KnownWorkspace:
     id: str
     name: str
+    # Another known workspace has the same name: the id tells them apart.
+    name_shared: bool = False
 
     @property
     def label(self) -> str:
-        return f"{self.name} ({self.id})" if self.name else self.id
+        """Its name (a long id beside it only reads as noise), its id when it has no name or shares it."""
+        if not self.name:
+            return self.id
+        return f"{self.name} ({self.id})" if self.name_shared else self.name
 
 
 def known_workspaces() -> list[KnownWorkspace]:
@@ -243,7 +248,11 @@ def known_workspaces() -> list[KnownWorkspace]:
     for workspace_id, name in rows:
         if workspace_id and not names.get(workspace_id):
             names[workspace_id] = name
-    return sorted((KnownWorkspace(id=i, name=n) for i, n in names.items()), key=lambda w: (w.name.lower(), w.id))
+    shared = {name for name in names.values() if name and list(names.values()).count(name) > 1}
+    return sorted(
+        (KnownWorkspace(id=i, name=n, name_shared=n in shared) for i, n in names.items()),
+        key=lambda w: (w.name.lower(), w.id),
+    )
 
 
 @dataclass(frozen=True)
