@@ -22,7 +22,7 @@ from django.utils.text import Truncator
 from django.utils.translation import get_language, gettext, override, pgettext
 
 from dashboard.frame.images import WEB_SCHEMES, image_allowed, image_elsewhere, image_host
-from objects.fields import Cell
+from objects.fields import Cell, yes_no
 
 LONG_TEXT_SHOWN = 80  # characters of a long text shown in a table cell (all of it in its title)
 
@@ -41,7 +41,7 @@ class Marks(NamedTuple):
 def _marks_in(language: str | None) -> Marks:
     with override(language):
         empty = _escape(pgettext("an empty cell, read aloud", "empty"))
-        yes, no = _escape(pgettext("a yes/no value", "Yes")), _escape(pgettext("a yes/no value", "No"))
+        yes, no = _escape(yes_no(True)), _escape(yes_no(False))
     return Marks(
         empty=mark_safe(f'<span class="cell-empty" aria-label="{empty}">—</span>'),
         yes=mark_safe(f'<span class="cell-mark cell-mark--yes" role="img" aria-label="{yes}">✓</span>'),

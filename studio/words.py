@@ -12,7 +12,6 @@ import re
 from collections.abc import Callable
 
 from dashboard.web import local_formats
-from dashboard.web.local_formats import integer
 
 # Words of a schema key that mean something else to a maker: an "asset" is a
 # picture (or a clip) they made, an id is how the service finds it and never
@@ -89,7 +88,7 @@ def counted(count: int | float | None, phrase: Callable[[int], str]) -> str:
     number = int(count) if float(count).is_integer() else count
     # A fraction (never a count the service sends today) takes the plural form.
     if isinstance(number, int):
-        return phrase(number) % {"count": integer(number)}
+        return phrase(number) % {"count": local_formats.integer(number)}
     return phrase(2) % {"count": local_formats.active().number(decimal.Decimal(str(number)))}
 
 
